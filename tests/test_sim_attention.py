@@ -1,0 +1,119 @@
+"""Tests of sim.attention: compiled paths against the NumPy reference, invariants, bad input."""
+import numpy as np
+import pytest
+
+from sim import attention as att
+
+
+def _system(seed, n, d, general=True):
+    rng = np.random.default_rng(seed)
+    Z0 = rng.standard_normal((n, d))
+    if not general:
+        return Z0, None, None
+    A = rng.standard_normal((d, d))
+    V = rng.standard_normal((d, d))
+    return Z0, A, V
+
+
+CASES = [  # (seed, n, d, beta, dt, steps, general, record_every)
+    (0, 2, 3, 1.0, 0.1, 20, False, 1),
+    (1, 7, 2, 0.3, 0.25, 15, True, 1),
+    (2, 33, 3, 4.0, 0.05, 25, True, 4),
+    (3, 16, 5, 9.0, 0.1, 12, True, 5),
+    (4, 64, 3, 1.5, 0.2, 10, False, 3),
+    (5, 1, 3, 2.0, 0.1, 5, True, 1),
+    (6, 40, 1, 2.0, 0.1, 8, True, 2),
+]
+
+
+@pytest.mark.parametrize("flow", ["SA", "USA"])
+@pytest.mark.parametrize("case", CASES)
+def test_simulate_matches_reference(case, flow):
+    seed, n, d, beta, dt, steps, general, rec = case
+    Z0, A, V = _system(seed, n, d, general)
+    ref = att.simulate_reference(Z0, beta, dt, steps, A, V, flow, record_every=rec)
+    out = att.simulate(Z0, beta, dt, steps, A, V, flow, record_every=rec)
+    assert out.shape == (steps // rec + 1, n, d) == ref.shape
+    assert out.dtype == np.float64
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(out[0], Z0 / np.linalg.norm(Z0, axis=1, keepdims=True), atol=1e-15)
+    np.testing.assert_allclose(np.linalg.norm(out, axis=-1), 1.0, atol=1e-13)
+
+
+def test_default_contract_shape_and_identity_defaults():
+    Z0, _, _ = _system(11, 5, 3, general=False)
+    out = att.simulate(Z0, 2.0, 0.1, 7)
+    assert out.shape == (8, 5, 3)
+    np.testing.assert_allclose(out, att.simulate(Z0, 2.0, 0.1, 7, np.eye(3), np.eye(3), "SA"),
+                               atol=0)
+
+
+def test_one_layer_by_hand():
+    """One SA layer written out for two tokens, A = V = I."""
+    z1, z2 = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
+    beta, dt = 1.3, 0.4
+    w11 = np.exp(beta) / (np.exp(beta) + 1.0)
+    u1 = w11 * z1 + (1 - w11) * z2
+    y = z1 + dt * u1
+    out = att.simulate(np.array([z1, z2]), beta, dt, 1)
+    np.testing.assert_allclose(out[1, 0], y / np.linalg.norm(y), atol=1e-15)
+    # USA: weights e^{beta<z1,zj>}/n, no renormalisation
+    u1 = (np.exp(beta) * z1 + 1.0 * z2) / 2
+    y = z1 + dt * u1
+    out = att.simulate(np.array([z1, z2]), beta, dt, 1, flow="USA")
+    np.testing.assert_allclose(out[1, 0], y / np.linalg.norm(y), atol=1e-15)
+
+
+def test_usa_large_beta_does_not_overflow():
+    Z0, A, V = _system(7, 12, 3)
+    out = att.simulate(Z0, 2000.0, 0.1, 10, A, V, "USA")
+    assert np.all(np.isfinite(out))
+    np.testing.assert_allclose(out, att.simulate_reference(Z0, 2000.0, 0.1, 10, A, V, "USA"),
+                               atol=1e-10)
+
+
+def test_two_points_follow_half_angle_direction():
+    """Two symmetric points with A = V = I approach each other (SA and USA)."""
+    th = 1.0
+    Z0 = np.array([[np.cos(th), np.sin(th), 0.0], [np.cos(th), -np.sin(th), 0.0]])
+    for flow in ("SA", "USA"):
+        out = att.simulate(Z0, 1.0, 0.05, 40, flow=flow)
+        ang = np.arccos(np.clip(np.einsum("tk,tk->t", out[:, 0], out[:, 1]), -1, 1)) / 2
+        assert np.all(np.diff(ang) < 0)
+        np.testing.assert_allclose(out[:, 0, 2], 0.0, atol=1e-15)  # stays in its plane
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(Z0=np.zeros((3, 3))), "Z0"),
+    (dict(Z0=np.array([[1.0, np.nan, 0.0]])), "Z0"),
+    (dict(Z0=np.ones(3)), "Z0"),
+    (dict(Z0=np.ones((0, 3))), "Z0"),
+    (dict(beta=0.0), "beta"),
+    (dict(beta=-1.0), "beta"),
+    (dict(beta=np.inf), "beta"),
+    (dict(beta="2"), "beta"),
+    (dict(dt=0.0), "dt"),
+    (dict(dt=np.nan), "dt"),
+    (dict(steps=-1), "steps"),
+    (dict(steps=2.5), "steps"),
+    (dict(steps=10**9), "steps"),
+    (dict(A=np.eye(2)), "A"),
+    (dict(A=np.full((3, 3), np.inf)), "A"),
+    (dict(V=np.ones((3, 4))), "V"),
+    (dict(flow="sa"), "flow"),
+    (dict(record_every=0), "record_every"),
+    (dict(Z0=np.ones((1000, 3)), steps=100_000, record_every=100_000), "steps"),
+])
+def test_bad_input_raises(kwargs, name):
+    args = dict(Z0=np.eye(3), beta=1.0, dt=0.1, steps=3)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=name):
+        att.simulate(**args)
+    with pytest.raises(ValueError, match=name):
+        att.simulate_reference(**args)
+
+
+def test_vanishing_update_raises_naming_dt():
+    # V = -I, one token: z + dt*(-z) = 0 at dt = 1
+    with pytest.raises(ValueError, match="dt"):
+        att.simulate(np.array([[1.0, 0.0]]), 1.0, 1.0, 2, V=-np.eye(2))
