@@ -672,3 +672,8 @@ def euler_scalar(a, delta, horizon, V0=1.0) -> dict:
         "s": s, "euler": euler, "exact": exact, "error": np.abs(euler - exact),
         "factor": factor, "bound": bound, "regime": euler_regime(a, delta),
     }
+
+
+def warm() -> None:
+    """Compile (or load from cache) the Numba kernel on a tiny grid; see :mod:`sim.warm`."""
+    pseudospectrum(matrix(2.0), [-1.0, 0.0], [0.0, 1.0])
