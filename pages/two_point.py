@@ -1,0 +1,161 @@
+"""Page: Two points — normalised (SA) vs unnormalised (USA) attention (CONSTRUCTIONS.md §1)."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from sim import two_point as tp
+from sim.attention import simulate
+from ui.figures import COLORS, exact_line, figure, show, sim_markers, thin
+from ui.page import cached, setup
+from ui.spec import PageSchema, Param
+
+SCHEMA = PageSchema("two_point", params=(
+    Param("beta", "float", default=1.0, min=0.1, max=10.0, step=0.1, lo=0.01, hi=50.0),
+    Param("theta0", "float", default=1.0, min=0.05, max=1.55, step=0.01, lo=0.001, hi=1.57),
+    Param("horizon", "float", default=5.0, min=1.0, max=20.0, step=0.5, lo=0.1, hi=100.0),
+    Param("dt", "float", default=0.1, min=0.01, max=0.5, step=0.01, lo=0.001, hi=1.0),
+    Param("n_simplex", "int", default=8, min=3, max=64, step=1, lo=3, hi=128),
+    Param("rho0", "float", default=0.0, min=0.0, max=0.9, step=0.05, lo=0.0, hi=0.99),
+))
+
+MAX_RECORDS = 150       # markers per curve (the kernel records every k-th layer)
+FINE = 400              # points on each exact curve
+ERROR_HALVINGS = 5      # Δ, Δ/2, …, Δ/16 in the error plot
+SIMPLEX_MAX_LAYERS = 2000
+
+
+@cached
+def two_point_data(beta: float, theta0: float, horizon: float, dt: float) -> dict:
+    """Exact curves and layer-map trajectories for both flows (small arrays only)."""
+    steps = max(int(round(horizon / dt)), 1)
+    tau_end = steps * dt
+    every = max(1, -(-steps // MAX_RECORDS))
+    fine = np.linspace(0.0, tau_end, FINE)
+    Z0 = tp.initial_pair(theta0)
+    out = {"steps": steps, "tau_end": tau_end, "fine": fine}
+    for flow in ("SA", "USA"):
+        traj = simulate(Z0, beta, dt, steps, flow=flow, record_every=every)
+        tau = np.arange(traj.shape[0]) * every * dt
+        th_sim = tp.half_angle_of(traj)
+        out[flow] = {
+            "exact": tp.half_angle(beta, theta0, fine, flow),
+            "tau": tau,
+            "sim": th_sim,
+            "gap": float(np.max(np.abs(th_sim - tp.half_angle(beta, theta0, tau, flow)))),
+            "E_sim": np.array([tp.energy(Z, beta, None) for Z in traj]),
+        }
+        out[flow]["E_exact"] = tp.energy_two_point(beta, out[flow]["exact"])
+    # USA re-timed onto the SA clock; keep the part inside the plotted SA depth window
+    tu = np.linspace(0.0, tau_end, 4 * FINE)
+    ts = tp.usa_on_sa_clock(beta, theta0, tu)
+    th_usa = tp.half_angle(beta, theta0, tu, "USA")
+    out["retime_gap"] = float(np.max(np.abs(th_usa - tp.half_angle(beta, theta0, ts, "SA"))))
+    keep = ts <= tau_end
+    pick = np.searchsorted(ts[keep], np.linspace(0.0, ts[keep][-1], 40)).clip(0, keep.sum() - 1)
+    out["retimed"] = (ts[keep][pick], th_usa[keep][pick])
+    dts = dt / 2.0 ** np.arange(ERROR_HALVINGS)
+    out["dts"] = dts
+    out["err"] = {f: tp.discretisation_error(beta, theta0, tau_end, dts, f) for f in ("SA", "USA")}
+    return out
+
+
+@cached
+def simplex_data(beta: float, n: int, rho0: float, horizon: float, dt: float) -> dict:
+    steps = max(int(round(horizon / dt)), 1)
+    dt_s = dt if steps <= SIMPLEX_MAX_LAYERS else horizon / SIMPLEX_MAX_LAYERS
+    steps = min(steps, SIMPLEX_MAX_LAYERS)
+    every = max(1, -(-steps // 60))
+    traj = simulate(tp.simplex_points(n, rho0), beta, dt_s, steps, record_every=every)
+    off = ~np.eye(n, dtype=bool)
+    rho_sim = np.array([(Z @ Z.T)[off].mean() for Z in traj])
+    tau = np.arange(traj.shape[0]) * every * dt_s
+    fine = np.linspace(0.0, steps * dt_s, FINE)
+    return {"tau": tau, "sim": rho_sim, "fine": fine, "exact": tp.simplex_rho(beta, n, rho0, fine),
+            "dt": dt_s}
+
+
+def render() -> None:
+    ctx = setup(SCHEMA)
+    t, v = ctx.t, ctx.values
+    ctx.section("intro")
+    ctx.section("statement")
+    with ctx.guard():
+        d = two_point_data(v["beta"], v["theta0"], v["horizon"], v["dt"])
+
+    m = st.columns(4)
+    m[0].metric(t("metrics.sa_final"), f"{d['SA']['exact'][-1]:.4f}")
+    m[1].metric(t("metrics.usa_final"), f"{d['USA']['exact'][-1]:.4f}")
+    m[2].metric(t("metrics.sim_gap"), f"{max(d['SA']['gap'], d['USA']['gap']):.2e}")
+    m[3].metric(t("metrics.layers"), f"{d['steps']}")
+
+    c1, c2 = st.columns(2)
+    with c1:
+        fig = figure(t("fig.x_depth"), t("fig.y_angle"), t("fig.angle_title"))
+        for flow, col in (("SA", COLORS["sa"]), ("USA", COLORS["usa"])):
+            key = flow.lower()
+            exact_line(fig, d["fine"], d[flow]["exact"], t(f"fig.{key}_exact"), color=col)
+            k = thin(d[flow]["tau"].size, 50)
+            sim_markers(fig, d[flow]["tau"][k], d[flow]["sim"][k], t(f"fig.{key}_sim"), color=col,
+                        symbol="circle" if flow == "SA" else "square")
+        show(fig, key="fig_angle")
+    with c2:
+        fig = figure(t("fig.x_depth_sa"), t("fig.y_angle"), t("fig.time_title"))
+        exact_line(fig, d["fine"], d["SA"]["exact"], t("fig.sa_exact"), color=COLORS["sa"])
+        sim_markers(fig, *d["retimed"], t("fig.usa_retimed"), color=COLORS["usa"], symbol="diamond")
+        show(fig, key="fig_time")
+        st.caption(t("timechange.residual", gap=f"{d['retime_gap']:.1e} rad"))
+    ctx.section("timechange")
+
+    c3, c4 = st.columns(2)
+    with c3:
+        fig = figure(t("fig.x_depth"), t("fig.y_energy"), t("fig.energy_title"))
+        for flow, col in (("SA", COLORS["sa"]), ("USA", COLORS["usa"])):
+            key = flow.lower()
+            exact_line(fig, d["fine"], d[flow]["E_exact"], t(f"fig.{key}_exact"), color=col)
+            k = thin(d[flow]["tau"].size, 40)
+            sim_markers(fig, d[flow]["tau"][k], d[flow]["E_sim"][k], t(f"fig.{key}_sim"), color=col,
+                        symbol="circle" if flow == "SA" else "square")
+        show(fig, key="fig_energy")
+    with c4:
+        fig = figure(t("fig.x_dt"), t("fig.y_err"), t("fig.error_title"), log_x=True, log_y=True)
+        dts = d["dts"]
+        for flow, col, sym in (("SA", COLORS["sa"], "circle"), ("USA", COLORS["usa"], "square")):
+            err = d["err"][flow]
+            fig.add_scatter(x=dts, y=err, mode="lines+markers", name=t(f"fig.{flow.lower()}_err"),
+                            line=dict(color=col, dash="dash"), marker=dict(color=col, symbol=sym, size=8))
+        ref0 = max(np.max(d["err"]["SA"]), np.max(d["err"]["USA"]))
+        exact_line(fig, dts, ref0 * dts / dts[0], t("fig.slope1"), color=COLORS["ref"],
+                   line=dict(dash="dot"))
+        fig.add_vline(x=v["dt"], line=dict(color=COLORS["ref"], width=1),
+                      annotation_text=t("fig.your_dt"))
+        show(fig, key="fig_error")
+    st.markdown(t("energy.body"))
+    ctx.section("discrete")
+
+    with st.expander(t("simplex.title")):
+        st.markdown(t("simplex.body"))
+        with ctx.guard():
+            s = simplex_data(v["beta"], v["n_simplex"], v["rho0"], v["horizon"], v["dt"])
+        fig = figure(t("fig.x_depth"), t("fig.y_rho"), t("fig.simplex_title"))
+        exact_line(fig, s["fine"], s["exact"], t("fig.exact_rho"))
+        sim_markers(fig, s["tau"], s["sim"], t("fig.sim_rho"))
+        show(fig, key="fig_simplex")
+
+    ctx.section("notice")
+    ctx.section("questions")
+    ctx.section("limits")
+    ctx.csv_download("two_point.csv", {
+        "tau": d["fine"], "theta_SA_exact": d["SA"]["exact"], "theta_USA_exact": d["USA"]["exact"],
+        "E_SA_exact": d["SA"]["E_exact"], "E_USA_exact": d["USA"]["E_exact"],
+        "tau_layer_SA": d["SA"]["tau"], "theta_SA_layer_map": d["SA"]["sim"], "E_SA_layer_map": d["SA"]["E_sim"],
+        "tau_layer_USA": d["USA"]["tau"], "theta_USA_layer_map": d["USA"]["sim"],
+        "E_USA_layer_map": d["USA"]["E_sim"],
+        "tau_SA_of_USA": d["retimed"][0], "theta_USA_retimed": d["retimed"][1],
+        "dt": d["dts"], "error_SA": d["err"]["SA"], "error_USA": d["err"]["USA"],
+    })
+    ctx.footer()
+
+
+if __name__ == "__main__":
+    render()

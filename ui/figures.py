@@ -1,0 +1,77 @@
+"""Figure conventions shared by every page.
+
+Exact / theory: solid lines. Simulation: markers or dashed lines. The same
+colour means the same thing on every page (Okabe–Ito, colour-blind safe).
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+# Okabe–Ito palette, by role.
+COLORS = {
+    "sa": "#0072B2",       # blue: normalised attention / the main exact curve
+    "usa": "#D55E00",      # vermillion: unnormalised attention / the contrast
+    "exact": "#0072B2",
+    "sim": "#D55E00",
+    "bound": "#009E73",    # bluish green: bounds and envelopes
+    "ref": "#7F7F7F",      # grey: reference lines (slopes, eigenvalue-only predictions)
+    "accent": "#CC79A7",   # reddish purple
+    "other": "#E69F00",    # orange
+    "sky": "#56B4E9",
+    "black": "#000000",
+}
+SEQUENCE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
+CONFIG = {"displaylogo": False, "responsive": True,
+          "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+
+
+def figure(x_title: str, y_title: str, title: str | None = None, *, log_x: bool = False,
+           log_y: bool = False, height: int = 380) -> go.Figure:
+    """An empty figure with labelled axes in the house style."""
+    fig = go.Figure()
+    fig.update_layout(
+        template="plotly_white", height=height, colorway=SEQUENCE,
+        title=dict(text=title, x=0.0, xanchor="left", font=dict(size=15)) if title else None,
+        margin=dict(l=60, r=20, t=60 if title else 30, b=55),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0,
+                    bgcolor="rgba(255,255,255,0.6)"),
+        hovermode="x unified",
+    )
+    fig.update_xaxes(title_text=x_title, type="log" if log_x else "linear",
+                     showline=True, linecolor="#888", mirror=True, zeroline=False)
+    fig.update_yaxes(title_text=y_title, type="log" if log_y else "linear",
+                     showline=True, linecolor="#888", mirror=True, zeroline=False)
+    return fig
+
+
+def exact_line(fig: go.Figure, x, y, name: str, color: str = COLORS["exact"], **kw) -> None:
+    """Theory: a solid line."""
+    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), name=name, mode="lines",
+                             line=dict(color=color, width=2.5, **kw.pop("line", {})), **kw))
+
+
+def sim_markers(fig: go.Figure, x, y, name: str, color: str = COLORS["sim"], symbol: str = "circle",
+                **kw) -> None:
+    """Simulation: markers (open symbols so the exact line shows through)."""
+    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), name=name, mode="markers",
+                             marker=dict(color=color, size=7, symbol=f"{symbol}-open",
+                                         line=dict(width=1.5, color=color)), **kw))
+
+
+def sim_line(fig: go.Figure, x, y, name: str, color: str = COLORS["sim"], **kw) -> None:
+    """Simulation drawn as a dashed line (for dense data)."""
+    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), name=name, mode="lines",
+                             line=dict(color=color, width=2, dash="dash"), **kw))
+
+
+def thin(n: int, max_points: int) -> np.ndarray:
+    """Indices of at most ``max_points`` evenly spread samples of ``range(n)``, ends kept."""
+    if n <= max_points:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, max_points).round().astype(int))
+
+
+def show(fig: go.Figure, key: str | None = None) -> None:
+    st.plotly_chart(fig, width="stretch", theme=None, config=CONFIG, key=key)

@@ -1,0 +1,317 @@
+"""Page set-up shared by every page: language, controls, URL state, notices.
+
+A page is thin::
+
+    SCHEMA = PageSchema("two_point", params=(...), presets=(...))
+
+    def render():
+        ctx = setup(SCHEMA)          # header, sidebar controls, URL sync
+        v = ctx.values               # current parameter values
+        ...                          # call cached sim functions, draw figures
+        ctx.footer()
+
+URL state: every parameter lives in the query string under its name (the
+widget key), plus ``lang`` and ``preset``. A link restores the exact view;
+garbage, NaN, infinite or out-of-range values are ignored or clamped with a
+visible notice.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import inspect
+import io
+import math
+import sys
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from ui import spec as _spec
+from ui.i18n import LANG_NAMES, Text, normalize_lang
+from ui.spec import LANGS, PageSchema, Param, Resolved
+
+_ACTIVE = "_active_page"
+
+
+# --------------------------------------------------------------------------- language
+def current_lang() -> str:
+    """The language in force: widget state, else ``?lang=``, else browser locale, else en."""
+    state = st.session_state
+    lang = normalize_lang(state.get("lang"))
+    if lang:
+        return lang
+    raw = st.query_params.get("lang")
+    lang = normalize_lang(raw)
+    if lang is None:
+        try:
+            lang = normalize_lang(st.context.locale)
+        except Exception:  # noqa: BLE001 - no browser context (tests, bare mode)
+            lang = None
+    return lang or "en"
+
+
+def language_selector() -> str:
+    """Draw the sidebar language switch (once per run, in app.py) and return the language."""
+    lang = current_lang()
+    raw = st.query_params.get("lang")
+    if "lang" not in st.session_state:
+        st.session_state["lang"] = lang
+        if raw is not None and normalize_lang(raw) is None:
+            st.session_state["_lang_notice"] = raw
+    st.sidebar.segmented_control(
+        "Language / 语言", options=list(LANGS), format_func=LANG_NAMES.get,
+        key="lang", required=True, label_visibility="collapsed",
+    )
+    return normalize_lang(st.session_state.get("lang")) or "en"
+
+
+# --------------------------------------------------------------------------- formatting
+def _decimals(p: Param) -> int:
+    if p.kind == "int" or not p.step:
+        return 0 if p.kind == "int" else 3
+    s = f"{p.step:.10f}".rstrip("0")
+    return max(len(s.split(".")[1]) if "." in s else 0, 0)
+
+
+def fmt_value(p: Param, v) -> str:
+    """Compact, exact string for the URL."""
+    if p.kind == "float":
+        return f"{v:.10g}"
+    if p.kind == "bool":
+        return "1" if v else "0"
+    return str(v)
+
+
+def _parse_url_value(p: Param, raw: str):
+    """Return (value, notice_kind) where notice_kind is None, 'clamped' or 'invalid'."""
+    if p.kind in ("float", "int"):
+        try:
+            x = float(raw)
+        except (TypeError, ValueError):
+            return None, "invalid"
+        if not math.isfinite(x):
+            return None, "invalid"
+        if p.kind == "int" and not x.is_integer():
+            x = round(x)
+        v = p.clamp(int(x) if p.kind == "int" else x)
+        in_range = p.min <= x <= p.max
+        return v, (None if in_range else "clamped")
+    try:
+        return p.coerce(raw), None
+    except (ValueError, TypeError):
+        return None, "invalid"
+
+
+# --------------------------------------------------------------------------- context
+@dataclass
+class Ctx:
+    """What a page needs after set-up."""
+
+    stem: str
+    lang: str
+    t: Text
+    spec: Resolved
+    values: dict = field(default_factory=dict)
+    query: dict = field(default_factory=dict)
+
+    def md(self, key: str, **fmt) -> None:
+        """Render a Markdown (+LaTeX) text block by key."""
+        st.markdown(self.t(key, **fmt))
+
+    def section(self, key: str) -> None:
+        """A titled text section: ``<key>.title`` and ``<key>.body``."""
+        st.subheader(self.t(f"{key}.title"))
+        st.markdown(self.t(f"{key}.body"))
+
+    @contextlib.contextmanager
+    def guard(self):
+        """Turn a ValueError from sim/ into a clear message instead of a traceback."""
+        try:
+            yield
+        except (ValueError, FloatingPointError, OverflowError) as exc:
+            st.error(self.t("ui.compute_error", msg=str(exc)))
+            st.stop()
+
+    def csv_download(self, filename: str, columns: dict, key: str | None = None) -> None:
+        """A download button for the plotted data; ragged columns are padded."""
+        st.download_button(
+            self.t("ui.download_csv"), data=to_csv(columns), file_name=filename,
+            mime="text/csv", key=key or f"csv_{filename}", on_click="ignore",
+        )
+
+    def footer(self) -> None:
+        """Share link and 'show the code' toggle at the end of every page."""
+        with st.sidebar:
+            with st.expander(self.t("ui.share")):
+                st.caption(self.t("ui.share_help"))
+                st.code(share_url(self.query), language=None, wrap_lines=True)
+            show = st.toggle(self.t("ui.show_code"), key="_show_code", value=False)
+        if show:
+            mod = sys.modules.get("__main__")
+            try:
+                src = inspect.getsource(mod) if mod is not None else ""
+            except (OSError, TypeError):
+                src = ""
+            st.subheader(self.t("ui.code_title"))
+            st.code(src or "# source not available", language="python")
+
+
+def to_csv(columns: dict) -> str:
+    names = list(columns)
+    cols = [list(map(_cell, columns[n])) for n in names]
+    nrow = max((len(c) for c in cols), default=0)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(names)
+    for i in range(nrow):
+        w.writerow([c[i] if i < len(c) else "" for c in cols])
+    return buf.getvalue()
+
+
+def _cell(x):
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        return x
+    return f"{f:.12g}"
+
+
+def share_url(query: dict) -> str:
+    base = ""
+    try:
+        base = (st.context.url or "").split("?")[0]
+    except Exception:  # noqa: BLE001
+        base = ""
+    return f"{base}?{urlencode(query)}"
+
+
+# --------------------------------------------------------------------------- set-up
+def _apply_preset(stem: str, presets: dict) -> None:
+    pid = st.session_state.get("preset")
+    if pid in presets:
+        for k, v in presets[pid].values.items():
+            st.session_state[k] = v
+
+
+def _init_values(res: Resolved, t: Text, notices: list[str]) -> dict:
+    """Values for a fresh visit: URL first, then preset, then defaults."""
+    qp = st.query_params
+    values = {name: p.default for name, p in res.params.items()}
+    pid = qp.get("preset")
+    preset = ""
+    if pid is not None:
+        if pid in res.presets:
+            preset = pid
+            values.update(res.presets[pid].values)
+        elif pid != "":
+            notices.append(t("ui.notice_bad_preset", value=pid[:40], options=", ".join(res.presets) or "—"))
+    for name, p in res.params.items():
+        raw = qp.get(name)
+        if raw is None:
+            continue
+        v, kind = _parse_url_value(p, raw)
+        shown = raw if len(raw) <= 40 else raw[:37] + "…"
+        if kind == "invalid":
+            notices.append(t("ui.notice_invalid", name=name, value=shown, default=values[name]))
+        elif kind == "clamped":
+            notices.append(t("ui.notice_clamped", name=name, value=shown, lo=p.min, hi=p.max, used=v))
+            values[name] = v
+        else:
+            values[name] = v
+    st.session_state["preset"] = preset
+    return values
+
+
+def _sanitize(p: Param, v):
+    """Keep a session value valid under the (possibly just edited) spec."""
+    try:
+        v = p.coerce(v)
+    except (ValueError, TypeError):
+        return p.default
+    return p.clamp(v) if p.kind in ("float", "int") else v
+
+
+def _widget(p: Param, t: Text) -> None:
+    label = t(f"params.{p.name}.label")
+    help_ = t(f"params.{p.name}.help") if t.has(f"params.{p.name}.help") else None
+    if p.kind in ("float", "int"):
+        step = p.step if p.step else (1 if p.kind == "int" else (p.max - p.min) / 100)
+        fmt = None if p.kind == "int" else f"%.{_decimals(p)}f"
+        st.slider(label, min_value=p.min, max_value=p.max, step=step, format=fmt, key=p.name, help=help_)
+    elif p.kind == "select":
+        def opt_label(o, _n=p.name):
+            k = f"params.{_n}.options.{o}"
+            return t(k) if t.has(k) else str(o)
+        st.selectbox(label, options=list(p.options), format_func=opt_label, key=p.name, help=help_)
+    elif p.kind == "bool":
+        st.toggle(label, key=p.name, help=help_)
+
+
+def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
+    """Draw the page header and sidebar controls; sync the URL; return the context."""
+    lang = current_lang()
+    t = Text(schema.stem, lang)
+    res = _spec.resolve(schema)
+    state = st.session_state
+    notices: list[str] = []
+
+    if state.get("_lang_notice") is not None:
+        notices.append(t("ui.notice_bad_lang", value=str(state.pop("_lang_notice"))[:40]))
+
+    fresh = state.get(_ACTIVE) != schema.stem
+    if fresh:
+        state[_ACTIVE] = schema.stem
+        for name, v in _init_values(res, t, notices).items():
+            state[name] = v
+    else:
+        for name, p in res.params.items():
+            state[name] = _sanitize(p, state[name]) if name in state else p.default
+        pid = state.get("preset", "")
+        if pid not in res.presets or any(state.get(k) != v for k, v in res.presets[pid].values.items()):
+            state["preset"] = ""  # no preset, or the values were changed since it was applied
+
+    if header:
+        st.title(t("title"))
+        if t.has("subtitle"):
+            st.caption(t("subtitle"))
+    if res.errors:
+        st.error(t("ui.params_error_intro") + "\n\n" + "\n".join(f"- `{e}`" for e in res.errors))
+    for n in notices:
+        st.warning(n, icon="⚠️")
+
+    with st.sidebar:
+        st.header(t("ui.parameters"))
+        if res.presets:
+            ids = ["", *res.presets]
+            st.selectbox(
+                t("ui.preset"), ids, key="preset",
+                format_func=lambda i: t("ui.preset_none") if i == "" else res.presets[i].title.get(lang, i),
+                on_change=_apply_preset, args=(schema.stem, res.presets),
+            )
+        for p in res.params.values():
+            _widget(p, t)
+        if st.button(t("ui.reset"), key="_reset", width="stretch"):
+            state[_ACTIVE] = None
+            st.query_params.clear()
+            st.query_params["lang"] = lang
+            st.rerun()
+
+    values = {name: state[name] for name in res.params}
+    query = {"lang": lang}
+    if state.get("preset"):
+        query["preset"] = state["preset"]
+    query.update({name: fmt_value(res.params[name], v) for name, v in values.items()})
+    if st.query_params.to_dict() != query:
+        st.query_params.from_dict(query)
+    return Ctx(schema.stem, lang, t, res, values, query)
+
+
+def cached(fn=None, *, max_entries: int = 64):
+    """``st.cache_data`` with a bounded size and no spinner: for page-level compute functions.
+
+    Keep the returned objects small (downsample trajectories): each caller gets a copy.
+    """
+    deco = st.cache_data(max_entries=max_entries, show_spinner=False)
+    return deco(fn) if fn is not None else deco

@@ -1,0 +1,315 @@
+"""Parameter schemas and the instructor-editable parameter file.
+
+Each page declares a :class:`PageSchema` in Python: the built-in defaults and
+the *hard limits* that bound compute. The instructor file
+(``assets/params.toml``, or the file named by ``$APP_PARAMS_FILE``) may change
+ranges, defaults, steps and presets inside those hard limits. The file is
+validated on every load; a broken entry is reported (file, key, problem) and
+that entry falls back to the built-in value, so a typo never breaks a page.
+
+File format (one table per page, keyed by the page stem)::
+
+    [two_point.params.beta]
+    min = 0.1
+    max = 8.0
+    default = 1.0
+    step = 0.1
+
+    [two_point.presets.seed_figure]
+    title = { en = "Seed figure", zh = "原文图例" }
+    values = { beta = 1.0, theta0 = 1.0 }
+"""
+from __future__ import annotations
+
+import math
+import os
+import threading
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PARAMS_FILE = ROOT / "assets" / "params.toml"
+PARAMS_ENV = "APP_PARAMS_FILE"
+LANGS = ("en", "zh")
+
+_NUMERIC = ("float", "int")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One control. ``lo``/``hi`` are hard limits the file cannot exceed."""
+
+    name: str
+    kind: str  # "float" | "int" | "select" | "bool"
+    default: object
+    min: float | None = None
+    max: float | None = None
+    step: float | None = None
+    options: tuple = ()
+    lo: float | None = None
+    hi: float | None = None
+
+    def __post_init__(self):
+        if self.kind in _NUMERIC:
+            lo = self.min if self.lo is None else self.lo
+            hi = self.max if self.hi is None else self.hi
+            object.__setattr__(self, "lo", lo)
+            object.__setattr__(self, "hi", hi)
+            problems = _check_numeric(self)
+            if problems:
+                raise ValueError(f"built-in parameter {self.name!r}: {'; '.join(problems)}")
+
+    def coerce(self, value):
+        """Return ``value`` as this parameter's type, or raise ValueError."""
+        if self.kind == "float":
+            if isinstance(value, bool):
+                raise ValueError("expected a number")
+            v = float(value)
+            if not math.isfinite(v):
+                raise ValueError("not a finite number")
+            return v
+        if self.kind == "int":
+            if isinstance(value, bool):
+                raise ValueError("expected an integer")
+            v = float(value)
+            if not math.isfinite(v) or not v.is_integer():
+                raise ValueError("not an integer")
+            return int(v)
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            s = str(value).strip().lower()
+            if s in ("1", "true", "yes", "on"):
+                return True
+            if s in ("0", "false", "no", "off"):
+                return False
+            raise ValueError("expected true/false")
+        if self.kind == "select":
+            if value not in self.options:
+                raise ValueError(f"expected one of {list(self.options)}")
+            return value
+        raise ValueError(f"unknown kind {self.kind!r}")
+
+    def clamp(self, value):
+        """Clamp a coerced numeric value into [min, max] and snap it to the step grid."""
+        if self.kind not in _NUMERIC:
+            return value
+        v = min(max(value, self.min), self.max)
+        if self.step:
+            k = round((v - self.min) / self.step)
+            v = min(self.min + k * self.step, self.max)
+            v = round(v, 12)
+        return int(round(v)) if self.kind == "int" else float(v)
+
+
+def _check_numeric(p: Param) -> list[str]:
+    out = []
+    vals = {"min": p.min, "max": p.max, "default": p.default, "step": p.step}
+    for k, v in vals.items():
+        if v is None:
+            if k != "step":
+                out.append(f"{k} is missing")
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            out.append(f"{k} must be a finite number, got {v!r}")
+        elif p.kind == "int" and not float(v).is_integer():
+            out.append(f"{k} must be an integer, got {v!r}")
+    if out:
+        return out
+    if not p.min <= p.default <= p.max:
+        out.append(f"need min <= default <= max, got min={p.min}, default={p.default}, max={p.max}")
+    if p.lo is not None and p.min < p.lo:
+        out.append(f"min={p.min} is below the hard limit {p.lo}")
+    if p.hi is not None and p.max > p.hi:
+        out.append(f"max={p.max} is above the hard limit {p.hi}")
+    if p.step is not None:
+        if p.step <= 0:
+            out.append(f"step must be > 0, got {p.step}")
+        elif p.step > p.max - p.min and p.max > p.min:
+            out.append(f"step={p.step} is larger than the range max-min={p.max - p.min}")
+    return out
+
+
+@dataclass(frozen=True)
+class Preset:
+    id: str
+    title: dict  # lang -> str
+    values: dict
+
+
+@dataclass(frozen=True)
+class PageSchema:
+    """The built-in parameters and presets of one page."""
+
+    stem: str
+    params: tuple[Param, ...]
+    presets: tuple[Preset, ...] = ()
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A page's effective spec after applying the instructor file."""
+
+    stem: str
+    params: dict[str, Param]
+    presets: dict[str, Preset]
+    errors: tuple[str, ...] = ()
+    source: str = ""
+
+
+@dataclass
+class _FileCache:
+    key: tuple | None = None
+    data: dict | None = None
+    error: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_cache = _FileCache()
+
+
+def params_file() -> Path:
+    """The parameter file in force: ``$APP_PARAMS_FILE`` or the shipped one."""
+    env = os.environ.get(PARAMS_ENV, "").strip()
+    return Path(env) if env else DEFAULT_PARAMS_FILE
+
+
+def load_file(path: Path | None = None) -> tuple[dict, str | None]:
+    """Parse the TOML file (re-read when it changes on disk).
+
+    Returns ``(data, error)``; on any error ``data`` is ``{}``.
+    """
+    path = params_file() if path is None else Path(path)
+    try:
+        st_ = path.stat()
+        key = (str(path), st_.st_mtime_ns, st_.st_size)
+    except OSError as exc:
+        return {}, f"{path}: cannot read the parameter file ({exc.strerror or exc})"
+    with _cache.lock:
+        if _cache.key == key:
+            return _cache.data, _cache.error
+        try:
+            with open(path, "rb") as fh:
+                data, err = tomllib.load(fh), None
+        except tomllib.TOMLDecodeError as exc:
+            data, err = {}, f"{path}: not valid TOML ({exc})"
+        except (OSError, UnicodeDecodeError) as exc:
+            data, err = {}, f"{path}: cannot read the parameter file ({exc})"
+        _cache.key, _cache.data, _cache.error = key, data, err
+        return data, err
+
+
+_PARAM_KEYS = {"min", "max", "default", "step", "options"}
+
+
+def resolve(schema: PageSchema, data: dict | None = None, source: str | None = None) -> Resolved:
+    """Apply the instructor file's section for ``schema.stem`` to the built-ins.
+
+    Every problem becomes one message ``"<file>: [<stem>.params.<name>] <key>: problem"``
+    and the broken entry keeps its built-in value.
+    """
+    errors: list[str] = []
+    if data is None:
+        data, ferr = load_file()
+        if ferr:
+            errors.append(ferr)
+    src = str(params_file()) if source is None else source
+    params = {p.name: p for p in schema.params}
+    presets = {p.id: p for p in schema.presets}
+    section = data.get(schema.stem, {})
+    if not isinstance(section, dict):
+        errors.append(f"{src}: [{schema.stem}] must be a table")
+        return Resolved(schema.stem, params, presets, tuple(errors), src)
+    for key in section:
+        if key not in ("params", "presets"):
+            errors.append(f"{src}: [{schema.stem}] unknown key {key!r} (expected 'params' or 'presets')")
+
+    for name, entry in (section.get("params") or {}).items():
+        where = f"{src}: [{schema.stem}.params.{name}]"
+        if name not in params:
+            errors.append(f"{where} unknown parameter (known: {', '.join(params)})")
+            continue
+        if not isinstance(entry, dict):
+            errors.append(f"{where} must be a table")
+            continue
+        base = params[name]
+        unknown = set(entry) - _PARAM_KEYS
+        if unknown:
+            errors.append(f"{where} unknown key(s) {sorted(unknown)}; allowed: {sorted(_PARAM_KEYS)}")
+        upd = {k: entry[k] for k in ("min", "max", "default", "step") if k in entry}
+        if base.kind in _NUMERIC:
+            cand = replace(base, **upd) if upd else base
+            probs = _check_numeric(cand)
+            if probs:
+                errors.append(f"{where} {'; '.join(probs)} — using the built-in range")
+                continue
+            if base.kind == "int":
+                cand = replace(cand, **{k: int(getattr(cand, k)) for k in ("min", "max", "default")
+                                        }, step=None if cand.step is None else int(cand.step))
+            else:
+                cand = replace(cand, **{k: float(getattr(cand, k)) for k in ("min", "max", "default")},
+                               step=None if cand.step is None else float(cand.step))
+            params[name] = cand
+        else:
+            if set(upd) - {"default"}:
+                errors.append(f"{where} only 'default' (and 'options' for a choice) can be set here")
+                continue
+            cand = base
+            if "options" in entry:
+                opts = entry["options"]
+                if base.kind != "select" or not isinstance(opts, list) or not opts \
+                        or any(o not in base.options for o in opts):
+                    errors.append(f"{where} options must be a non-empty subset of {list(base.options)}")
+                    continue
+                cand = replace(cand, options=tuple(opts))
+            if "default" in entry:
+                try:
+                    cand = replace(cand, default=cand.coerce(entry["default"]))
+                except (ValueError, TypeError) as exc:
+                    errors.append(f"{where} default: {exc}")
+                    continue
+            if cand.kind == "select" and cand.default not in cand.options:
+                cand = replace(cand, default=cand.options[0])
+            params[name] = cand
+
+    for pid, entry in (section.get("presets") or {}).items():
+        where = f"{src}: [{schema.stem}.presets.{pid}]"
+        if not isinstance(entry, dict):
+            errors.append(f"{where} must be a table")
+            continue
+        title, values = entry.get("title"), entry.get("values")
+        if isinstance(title, str):
+            title = {lang: title for lang in LANGS}
+        if not isinstance(title, dict) or not all(isinstance(title.get(l), str) for l in LANGS):
+            errors.append(f"{where} title must be a string or a table with keys {list(LANGS)}")
+            continue
+        if not isinstance(values, dict) or not values:
+            errors.append(f"{where} values must be a non-empty table of parameter = value")
+            continue
+        clean, bad = {}, []
+        for k, v in values.items():
+            if k not in params:
+                bad.append(f"unknown parameter {k!r}")
+                continue
+            p = params[k]
+            try:
+                c = p.coerce(v)
+            except (ValueError, TypeError) as exc:
+                bad.append(f"{k}: {exc}")
+                continue
+            if p.kind in _NUMERIC and not p.min <= c <= p.max:
+                bad.append(f"{k}={c} outside [{p.min}, {p.max}]")
+                continue
+            clean[k] = c
+        if bad:
+            errors.append(f"{where} {'; '.join(bad)} — preset skipped")
+            continue
+        presets[pid] = Preset(pid, dict(title), clean)
+    return Resolved(schema.stem, params, presets, tuple(errors), src)
