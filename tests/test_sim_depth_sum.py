@@ -1,0 +1,368 @@
+"""Tests of sim.depth_sum: closed forms, Monte Carlo within confidence bounds,
+Numba kernel against the NumPy reference on the same draws, bad input."""
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import chi2, norm
+
+from sim import depth_sum as ds
+
+# two-sided tail probability allowed for every chi-square check (fixed seeds: these
+# either pass or fail deterministically; 1e-4 corresponds to ~3.9 standard errors)
+P_TAIL = 1e-4
+Z_SE = 4.0
+
+
+def chi2_ok(s2, v, n, p=P_TAIL):
+    """(n-1) s2 / v ~ chi2_{n-1} for the sample variance s2 of n normals of variance v."""
+    q = (n - 1) * s2 / v
+    return chi2.ppf(p / 2, n - 1) <= q <= chi2.ppf(1 - p / 2, n - 1)
+
+
+# --------------------------------------------------------------------------- exact laws
+EXACT = [  # (alpha, L, sigma, rho)
+    (0.5, 1, 1.0, 0.0), (0.5, 10, 1.0, 0.0), (0.25, 100, 2.0, 0.0), (1.0, 37, 0.3, 0.2),
+    (0.7, 8, 1.5, 1.0), (0.0, 5, 1.0, -0.25), (1.3, 64, 3.0, 0.9), (0.5, 50, 1.0, -1 / 49),
+]
+
+
+@pytest.mark.parametrize("alpha,L,sigma,rho", EXACT)
+def test_variance_equals_quadratic_form(alpha, L, sigma, rho):
+    # Var(L^-a sum xi) = L^-2a 1^T Sigma 1 with Sigma = sigma^2((1-rho) I + rho 11^T)
+    Sigma = sigma ** 2 * ((1 - rho) * np.eye(L) + rho * np.ones((L, L)))
+    direct = L ** (-2 * alpha) * np.ones(L) @ Sigma @ np.ones(L)
+    assert ds.variance(alpha, L, sigma, rho) == pytest.approx(direct, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.3, 0.5, 0.8, 1.5])
+@pytest.mark.parametrize("L", [1, 7, 256, 10**6])
+def test_variance_regimes(alpha, L):
+    assert ds.variance(alpha, L, 1.7) == pytest.approx(1.7 ** 2 * L ** (1 - 2 * alpha), rel=1e-12)
+    assert ds.variance(alpha, L, 1.7, rho=1.0) == pytest.approx(1.7 ** 2 * L ** (2 - 2 * alpha),
+                                                                rel=1e-12)
+    assert ds.mean(alpha, L, -0.4) == pytest.approx(-0.4 * L ** (1 - alpha), rel=1e-12)
+
+
+def test_variance_log_log_slope():
+    Ls = np.array([4, 16, 64, 256, 1024])
+    for alpha in (0.2, 0.5, 0.9):
+        v = [ds.variance(alpha, L, 1.0) for L in Ls]
+        slope = np.polyfit(np.log(Ls), np.log(v), 1)[0]
+        assert slope == pytest.approx(1 - 2 * alpha, abs=1e-10)
+    assert ds.variance(0.5, 100, 1.0, rho=-1 / 99) == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("alpha,L,sigma,rho,mu,c", [
+    (0.5, 10, 1.0, 0.0, 0.0, 1.0), (0.2, 300, 0.5, 0.0, 0.0, 0.7), (0.9, 40, 2.0, 0.3, 0.1, 0.2),
+    (0.5, 16, 1.0, -0.05, -0.3, 1.5), (1.0, 2, 1.0, 1.0, 2.0, 0.1),
+])
+def test_prob_within_is_normal_mass(alpha, L, sigma, rho, mu, c):
+    m = mu * L ** (1 - alpha)
+    s = math.sqrt(ds.variance(alpha, L, sigma, rho))
+    expected = norm.cdf(c, m, s) - norm.cdf(-c, m, s)
+    assert ds.prob_within(alpha, L, sigma, c, rho, mu) == pytest.approx(expected, abs=1e-13)
+
+
+def test_prob_within_three_regimes():
+    Ls = [1, 10, 100, 1000, 10**5]
+    lo = [ds.prob_within(0.25, L, 1.0, 0.5) for L in Ls]
+    mid = [ds.prob_within(0.5, L, 1.0, 0.5) for L in Ls]
+    hi = [ds.prob_within(0.75, L, 1.0, 0.5) for L in Ls]
+    assert np.all(np.diff(lo) < 0) and lo[-1] < 0.05
+    assert np.allclose(mid, math.erf(0.5 / math.sqrt(2)), atol=1e-14)
+    assert np.all(np.diff(hi) > 0) and hi[-1] > 0.99
+    # zero variance at rho = -1/(L-1): mass is 1 if |mean| <= c
+    assert ds.prob_within(0.5, 10, 1.0, 0.1, rho=-1 / 9) == 1.0
+    assert ds.prob_within(0.5, 10, 1.0, 0.1, rho=-1 / 9, mu=0.1) == 0.0
+
+
+def test_increment_rms_square_root_scaling():
+    L = 400
+    for eps in (0.01, 0.1, 0.25, 1.0):
+        k = int(eps * L)
+        assert ds.increment_rms(0.5, L, 1.3, k) == pytest.approx(1.3 * math.sqrt(eps), rel=1e-12)
+    # with a mean and correlation: second moment = variance of the k-term sum + mean^2
+    v = ds.variance(0.8, 9, 2.0, 0.4)
+    m = 0.5 * 9 * 9 ** (-0.8)
+    assert ds.increment_rms(0.8, 9, 2.0, 9, 0.4, 0.5) == pytest.approx(math.sqrt(v + m * m))
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.25, 0.5, 0.75, 1.0, 2.0])
+@pytest.mark.parametrize("L", [1, 3, 50, 1000])
+def test_residual_energy_formula(alpha, L):
+    assert ds.residual_energy(alpha, L) == pytest.approx((1 + L ** (-2 * alpha)) ** L, rel=1e-12)
+
+
+def test_residual_energy_limits():
+    assert ds.residual_energy(0.5, 10**7) == pytest.approx(math.e, rel=1e-6)
+    assert ds.residual_energy(0.75, 10**7) == pytest.approx(1.0, abs=1e-3)
+    assert ds.residual_energy(0.25, 10**4) > 1e40
+    assert ds.residual_energy(0.0, 10**5) == math.inf
+
+
+@pytest.mark.parametrize("c,L", [(0.0, 1), (0.5, 1), (1.0, 10), (2.0, 7), (0.3, 1000), (5.0, 3),
+                                 (1.0, 10**6)])
+def test_one_step_formula(c, L):
+    f, lin = ds.one_step(c, L)
+    assert f == pytest.approx((1 - c / L) ** L, rel=1e-10, abs=1e-15)
+    assert lin == 1 - c
+
+
+def test_one_step_limit_differs_from_linearisation():
+    for c in (0.5, 1.0, 2.0):
+        f, lin = ds.one_step(c, 10**6)
+        assert f == pytest.approx(math.exp(-c), rel=1e-5)
+        assert abs(f - lin) > 0.1
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.5, 0.8, 1.0])
+@pytest.mark.parametrize("c,L", [(1.0, 1), (0.7, 12), (2.0, 500)])
+def test_sgd_step_from_gradient(alpha, c, L):
+    f_exact, lin_exact = ds.one_step(c, L)
+    sgd = ds.sgd_step(alpha, c, L, "sgd")
+    sign = ds.sgd_step(alpha, c, L, "sign")
+    assert sgd["lr"] == pytest.approx(c * L ** (2 * alpha - 1))
+    assert sign["lr"] == pytest.approx(c * L ** (alpha - 1))
+    for r in (sgd, sign):
+        assert r["dw"] == pytest.approx(-c * L ** (alpha - 1), rel=1e-12)
+        assert r["multiplier"] == pytest.approx(1 - c / L, rel=1e-12)
+        assert r["f_after"] == pytest.approx(f_exact, rel=1e-9)
+        assert r["f_linearised"] == pytest.approx(lin_exact, abs=1e-9)
+        assert r["dw_max_dev"] < 1e-14
+
+
+# --------------------------------------------------------------------------- Monte Carlo sums
+MC = [  # (alpha, L, sigma, rho, mu, trials, seed)
+    (0.5, 64, 1.0, 0.0, 0.0, 20000, 1),
+    (0.25, 200, 0.5, 0.0, 0.0, 10000, 2),
+    (1.0, 30, 2.0, 0.0, 0.3, 10000, 3),
+    (0.5, 40, 1.0, 0.35, 0.0, 20000, 4),
+    (0.7, 25, 1.2, 1.0, -0.5, 10000, 5),
+    (0.5, 21, 1.0, -0.04, 0.1, 10000, 6),
+    (0.0, 3, 1.0, -0.5, 0.0, 10000, 7),
+]
+
+
+@pytest.mark.parametrize("alpha,L,sigma,rho,mu,trials,seed", MC)
+def test_sample_mean_and_variance(alpha, L, sigma, rho, mu, trials, seed):
+    x = ds.sample(alpha, L, sigma, trials, seed, rho, mu)
+    assert x.shape == (trials,)
+    v = ds.variance(alpha, L, sigma, rho)
+    m = ds.mean(alpha, L, mu)
+    if v < 1e-24:  # exact lower end of rho
+        np.testing.assert_allclose(x, m, atol=1e-9)
+        return
+    assert abs(x.mean() - m) < Z_SE * math.sqrt(v / trials)
+    assert chi2_ok(np.var(x, ddof=1), v, trials)
+
+
+def test_sample_zero_variance_at_lower_rho():
+    x = ds.sample(0.5, 20, 1.0, 500, 0, rho=-1 / 19, mu=0.2)
+    np.testing.assert_allclose(x, 0.2 * 20 ** 0.5, atol=1e-12)
+
+
+def test_sample_is_normal():
+    # Kolmogorov-Smirnov distance of standardised samples against N(0, 1)
+    from scipy.stats import kstest
+    for rho in (0.0, 0.5, -0.02):
+        x = ds.sample(0.3, 50, 1.0, 20000, 11, rho)
+        p = kstest(x / math.sqrt(ds.variance(0.3, 50, 1.0, rho)), "norm").pvalue
+        assert p > P_TAIL
+
+
+def test_variance_mc_interval():
+    for alpha, L, rho in [(0.5, 64, 0.0), (0.2, 128, 0.0), (0.9, 32, 0.5)]:
+        v = ds.variance(alpha, L, 1.0, rho)
+        s2, lo, hi = ds.variance_mc(alpha, L, 1.0, 4000, 9, rho, level=1 - P_TAIL)
+        assert lo < s2 < hi
+        assert lo <= v <= hi
+
+
+def test_sample_determinism_and_seed():
+    a = ds.sample(0.5, 33, 1.0, 100, 42)
+    np.testing.assert_array_equal(a, ds.sample(0.5, 33, 1.0, 100, 42))
+    assert not np.array_equal(a, ds.sample(0.5, 33, 1.0, 100, 43))
+
+
+def test_sample_spans_several_blocks():
+    # L * trials above the block size: the stream is split into row blocks
+    L = 4096
+    trials = ds._BLOCK // L + 7
+    x = ds.sample(0.5, L, 1.0, trials, 3)
+    assert chi2_ok(np.var(x, ddof=1), 1.0, trials) and abs(x.mean()) < Z_SE / math.sqrt(trials)
+    np.testing.assert_allclose(ds.partial_sums(0.5, L, 1.0, trials, 3)[:, -1], x, atol=1e-10)
+
+
+@pytest.mark.parametrize("rho,mu", [(0.0, 0.0), (0.6, 0.0), (0.0, 0.4), (-0.03, 0.0)])
+def test_partial_sums(rho, mu):
+    L, trials, sigma, alpha = 32, 8000, 1.0, 0.5
+    P = ds.partial_sums(alpha, L, sigma, trials, 17, rho, mu)
+    assert P.shape == (trials, L + 1)
+    assert np.all(P[:, 0] == 0)
+    np.testing.assert_allclose(P[:, -1], ds.sample(alpha, L, sigma, trials, 17, rho, mu), atol=1e-12)
+    # change over k layers at one fixed position: normal with the exact second moment
+    for k, l0 in [(1, 0), (8, 10), (16, 16)]:
+        d = P[:, l0 + k] - P[:, l0]
+        v = ds._variance(alpha, L, sigma, rho, k)
+        m = mu * k * L ** (-alpha)
+        assert abs(d.mean() - m) < Z_SE * math.sqrt(v / trials)
+        assert chi2_ok(np.var(d, ddof=1), v, trials)
+    # pooled RMS over all positions (overlapping windows: a loose relative check)
+    for k in (1, 4, 8):
+        exact = ds.increment_rms(alpha, L, sigma, k, rho, mu)
+        assert ds.increment_rms_mc(P, k) == pytest.approx(exact, rel=0.05)
+
+
+def test_prob_within_mc():
+    for alpha, L, c, rho, mu in [(0.5, 16, 1.0, 0.0, 0.0), (0.25, 256, 0.5, 0.0, 0.0),
+                                 (0.8, 64, 0.3, 0.2, 0.0), (0.5, 9, 1.0, 0.0, 0.3)]:
+        p, se = ds.prob_within_mc(alpha, L, 1.0, c, 20000, 8, rho, mu)
+        exact = ds.prob_within(alpha, L, 1.0, c, rho, mu)
+        assert abs(p - exact) < Z_SE * math.sqrt(exact * (1 - exact) / 20000)
+        assert se == pytest.approx(math.sqrt(p * (1 - p) / 20000))
+
+
+@pytest.mark.parametrize("alpha,L,sigma,rho,mu", [
+    (0.5, 16, 1.0, 0.0, 0.0), (0.5, 24, 1.0, 0.4, 0.5), (1.0, 10, 2.0, 1.0, 0.0),
+    (0.3, 12, 1.0, -0.05, 0.0),
+])
+def test_covariance_decomposition(alpha, L, sigma, rho, mu):
+    trials = 6000
+    d = ds.covariance_decomposition(alpha, L, sigma, trials, 21, rho, mu)
+    x = ds.sample(alpha, L, sigma, trials, 21, rho, mu)
+    # the identity holds for the estimates themselves
+    assert d["var_total"] == pytest.approx(np.var(x, ddof=1), rel=1e-9)
+    assert d["sum_var"] + d["sum_cov2"] == pytest.approx(d["var_total"], rel=1e-12, abs=1e-15)
+    assert d["cov"].shape == (L, L) and np.allclose(d["cov"], d["cov"].T)
+    assert d["n_cov_terms"] == L * (L - 1) // 2
+    base = sigma ** 2 * L ** (-2 * alpha)
+    assert d["sum_var_exact"] == pytest.approx(L * base)
+    assert d["sum_cov2_exact"] == pytest.approx(L * (L - 1) * rho * base)
+    assert d["var_total_exact"] == pytest.approx(ds.variance(alpha, L, sigma, rho))
+    assert chi2_ok(d["var_total"], d["var_total_exact"], trials)
+    # each diagonal entry: chi-square with trials-1 dof (Bonferroni over the L entries)
+    diag = np.diag(d["cov"])
+    assert all(chi2_ok(s, base, trials, P_TAIL / L) for s in diag)
+    if rho == 0.0:  # independent columns: the trace is chi-square with L (n-1) dof
+        q = (trials - 1) * d["sum_var"] / base
+        dof = L * (trials - 1)
+        assert chi2.ppf(P_TAIL / 2, dof) <= q <= chi2.ppf(1 - P_TAIL / 2, dof)
+    # mean off-diagonal entry against rho * base (SE of a sample covariance <= base sqrt(2/n))
+    off = (d["cov"].sum() - diag.sum()) / (L * (L - 1))
+    assert abs(off - rho * base) < Z_SE * base * math.sqrt(2.0 / trials)
+
+
+# --------------------------------------------------------------------------- residual network
+RES = [  # (alpha, L, width, trials, seed)
+    (0.5, 16, 8, 3000, 1),
+    (0.25, 20, 4, 3000, 2),
+    (1.0, 32, 16, 600, 3),
+    (0.5, 64, 32, 300, 4),
+    (0.0, 6, 3, 4000, 5),
+    (0.5, 1, 1, 4000, 6),
+]
+
+
+@pytest.mark.parametrize("alpha,L,width,trials,seed", RES)
+def test_residual_energy_mc_within_se(alpha, L, width, trials, seed):
+    m, se = ds.residual_energy_mc(alpha, L, width, trials, seed)
+    assert se > 0
+    assert abs(m - ds.residual_energy(alpha, L)) < Z_SE * se
+
+
+def test_residual_profile():
+    alpha, L, width, trials = 0.5, 24, 12, 1500
+    m, se = ds.residual_energy_profile(alpha, L, width, trials, 7)
+    assert m.shape == se.shape == (L + 1,)
+    assert m[0] == 1.0 and se[0] == 0.0
+    assert (m[-1], se[-1]) == pytest.approx(ds.residual_energy_mc(alpha, L, width, trials, 7))
+    exact = (1 + L ** (-2 * alpha)) ** np.arange(L + 1)
+    assert np.all(np.abs(m[1:] - exact[1:]) < Z_SE * se[1:])
+
+
+@pytest.mark.parametrize("alpha,L,width,trials", [
+    (0.5, 8, 4, 5), (0.3, 17, 9, 70), (1.0, 3, 256, 3), (0.5, 64, 64, 40), (0.0, 5, 1, 130),
+    (0.5, 5, 512, 3),
+])
+def test_residual_kernel_matches_reference(alpha, L, width, trials):
+    # the same draws go to the Numba kernel and to the NumPy reference
+    a = ds._residual_norms(alpha, L, width, trials, 123, use_numba=True)
+    b = ds._residual_norms(alpha, L, width, trials, 123, use_numba=False)
+    assert a.shape == (trials, L + 1)
+    np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
+
+
+def test_residual_blocks_cover_splits():
+    # the kernel-vs-reference cases above include several trial groups and several layer blocks
+    rows, lb = ds._residual_blocks(64, 64, 40)
+    assert rows < 40 and lb < 64
+    rows, lb = ds._residual_blocks(5, 512, 3)
+    assert lb < 5
+    for L, N, T in [(1, 1, 2), (512, 1024, 2), (512, 1, 10**5), (64, 32, 256)]:
+        rows, lb = ds._residual_blocks(L, N, T)
+        assert 1 <= rows <= T and 1 <= lb <= L
+        assert rows * lb * N * N <= 4 * ds._BLOCK or (rows == 1 and lb == 1)
+
+
+def test_residual_kernel_direct():
+    rng = np.random.default_rng(0)
+    T, lb, N = 5, 3, 7
+    W = rng.standard_normal((T, lb, N, N))
+    z0 = rng.standard_normal((T, N))
+    za, zb = z0.copy(), z0.copy()
+    na, nb = np.zeros((T, lb + 3)), np.zeros((T, lb + 3))
+    ds._residual_kernel(za, W, 0.3, na, 2)
+    ds._residual_reference(zb, W, 0.3, nb, 2)
+    np.testing.assert_allclose(za, zb, rtol=1e-13)
+    np.testing.assert_allclose(na, nb, rtol=1e-13)
+    # one explicit layer by hand
+    z = z0[0] + 0.3 * W[0, 0] @ z0[0]
+    assert nb[0, 3] == pytest.approx(z @ z, rel=1e-13)
+
+
+def test_residual_determinism():
+    a = ds.residual_energy_mc(0.5, 10, 5, 50, 9)
+    assert a == ds.residual_energy_mc(0.5, 10, 5, 50, 9)
+    assert a != ds.residual_energy_mc(0.5, 10, 5, 50, 10)
+
+
+# --------------------------------------------------------------------------- bad input
+BAD = [
+    (ds.variance, (float("nan"), 10, 1.0), {}, "alpha"),
+    (ds.variance, (-0.1, 10, 1.0), {}, "alpha"),
+    (ds.variance, (0.5, 0, 1.0), {}, "L"),
+    (ds.variance, (0.5, 2.5, 1.0), {}, "L"),
+    (ds.variance, (0.5, True, 1.0), {}, "L"),
+    (ds.variance, (0.5, 10, 0.0), {}, "sigma"),
+    (ds.variance, (0.5, 10, float("inf")), {}, "sigma"),
+    (ds.variance, (0.5, 10, 1.0), {"rho": 1.5}, "rho"),
+    (ds.variance, (0.5, 10, 1.0), {"rho": -0.2}, "-1/\\(L-1\\)"),
+    (ds.sample, (0.5, 10, 1.0, 100, 0), {"rho": -0.5}, "rho"),
+    (ds.sample, (0.5, 10, 1.0, 0, 0), {}, "trials"),
+    (ds.sample, (0.5, 10, 1.0, 100, -1), {}, "seed"),
+    (ds.sample, (0.5, 10, 1.0, 100, 0), {"mu": float("nan")}, "mu"),
+    (ds.sample, (0.5, 10**5, 1.0, 10**4, 0), {}, "trials \\* L"),
+    (ds.partial_sums, (0.5, 1000, 1.0, 10**4, 0), {}, "trials \\* \\(L\\+1\\)"),
+    (ds.covariance_decomposition, (0.5, 2000, 1.0, 10, 0), {}, "L"),
+    (ds.covariance_decomposition, (0.5, 1000, 1.0, 1000, 0), {}, "trials \\* L \\* L"),
+    (ds.prob_within, (0.5, 10, 1.0, -1.0), {}, "c"),
+    (ds.residual_energy, (0.5, 0), {}, "L"),
+    (ds.residual_energy, (3.0, 10), {}, "alpha"),
+    (ds.residual_energy_mc, (0.5, 10, 0, 10, 0), {}, "width"),
+    (ds.residual_energy_mc, (0.5, 10, 2000, 10, 0), {}, "width"),
+    (ds.residual_energy_mc, (0.5, 1000, 4, 10, 0), {}, "L"),
+    (ds.residual_energy_mc, (0.5, 10, 4, 1, 0), {}, "trials"),
+    (ds.residual_energy_mc, (0.5, 512, 512, 10, 0), {}, "width\\^2"),
+    (ds.residual_energy_mc, (0.5, 10, 4, 10, "a"), {}, "seed"),
+    (ds.one_step, (-1.0, 10), {}, "c"),
+    (ds.one_step, (1.0, 0), {}, "L"),
+    (ds.sgd_step, (0.5, 1.0, 10), {"update": "adam"}, "update"),
+    (ds.increment_rms, (0.5, 10, 1.0, 11), {}, "k"),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs,match", BAD)
+def test_bad_input_raises(fn, args, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        fn(*args, **kwargs)
