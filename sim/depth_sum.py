@@ -663,3 +663,8 @@ def residual_energy_profile(alpha, L, width, trials, seed):
     alpha, L, width, trials, seed = _residual_args(alpha, L, width, trials, seed)
     r = _residual_norms(alpha, L, width, trials, seed)
     return r.mean(axis=0), r.std(axis=0, ddof=1) / math.sqrt(trials)
+
+
+def warm() -> None:
+    """Compile (or load from cache) the Numba kernel on a tiny input; see :mod:`sim.warm`."""
+    _residual_norms(0.5, 2, 2, 2, 0, use_numba=True)

@@ -366,3 +366,7 @@ BAD = [
 def test_bad_input_raises(fn, args, kwargs, match):
     with pytest.raises(ValueError, match=match):
         fn(*args, **kwargs)
+
+
+def test_warm_runs():
+    ds.warm()
