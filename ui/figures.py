@@ -28,20 +28,20 @@ CONFIG = {"displaylogo": False, "responsive": True,
 
 
 def figure(x_title: str, y_title: str, title: str | None = None, *, log_x: bool = False,
-           log_y: bool = False, height: int = 380) -> go.Figure:
+           log_y: bool = False, height: int = 440) -> go.Figure:
     """An empty figure with labelled axes in the house style."""
     fig = go.Figure()
     fig.update_layout(
         template="plotly_white", height=height, colorway=SEQUENCE,
         title=dict(text=title, x=0.0, xanchor="left", font=dict(size=15)) if title else None,
-        margin=dict(l=60, r=20, t=60 if title else 30, b=55),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0,
+        margin=dict(l=60, r=20, t=50 if title else 20, b=40),
+        legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0,
                     bgcolor="rgba(255,255,255,0.6)"),
         hovermode="x unified",
     )
-    fig.update_xaxes(title_text=x_title, type="log" if log_x else "linear",
+    fig.update_xaxes(title_text=x_title, type="log" if log_x else "linear", exponentformat="power",
                      showline=True, linecolor="#888", mirror=True, zeroline=False)
-    fig.update_yaxes(title_text=y_title, type="log" if log_y else "linear",
+    fig.update_yaxes(title_text=y_title, type="log" if log_y else "linear", exponentformat="power",
                      showline=True, linecolor="#888", mirror=True, zeroline=False)
     return fig
 

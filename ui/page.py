@@ -249,8 +249,27 @@ def _widget(p: Param, t: Text) -> None:
         st.toggle(label, key=p.name, help=help_)
 
 
+def _leave_mpa_v1() -> None:
+    """Make sure the page runs inside app.py's ``st.navigation``.
+
+    Streamlit treats an app with a folder named ``pages/`` as a v1 multipage app until
+    some session has run ``st.navigation`` (a process-wide flag). If the first request
+    after a server start is a deep link such as ``/two_point``, it would run the page
+    script alone, without the router (no language switch, no titles). Clearing the flag
+    and rerunning routes the request through app.py. (Pinned streamlit 1.67.)
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - other streamlit versions
+        return
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
     """Draw the page header and sidebar controls; sync the URL; return the context."""
+    _leave_mpa_v1()
     lang = current_lang()
     t = Text(schema.stem, lang)
     res = _spec.resolve(schema)

@@ -56,7 +56,7 @@ class Param:
             hi = self.max if self.hi is None else self.hi
             object.__setattr__(self, "lo", lo)
             object.__setattr__(self, "hi", hi)
-            problems = _check_numeric(self)
+            problems = _check_numeric(self.kind, vars(self))
             if problems:
                 raise ValueError(f"built-in parameter {self.name!r}: {'; '.join(problems)}")
 
@@ -103,9 +103,10 @@ class Param:
         return int(round(v)) if self.kind == "int" else float(v)
 
 
-def _check_numeric(p: Param) -> list[str]:
+def _check_numeric(kind: str, f: dict) -> list[str]:
+    """Problems of a numeric parameter given its fields (min, max, default, step, lo, hi)."""
     out = []
-    vals = {"min": p.min, "max": p.max, "default": p.default, "step": p.step}
+    vals = {k: f.get(k) for k in ("min", "max", "default", "step")}
     for k, v in vals.items():
         if v is None:
             if k != "step":
@@ -113,21 +114,22 @@ def _check_numeric(p: Param) -> list[str]:
             continue
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             out.append(f"{k} must be a finite number, got {v!r}")
-        elif p.kind == "int" and not float(v).is_integer():
+        elif kind == "int" and not float(v).is_integer():
             out.append(f"{k} must be an integer, got {v!r}")
     if out:
         return out
-    if not p.min <= p.default <= p.max:
-        out.append(f"need min <= default <= max, got min={p.min}, default={p.default}, max={p.max}")
-    if p.lo is not None and p.min < p.lo:
-        out.append(f"min={p.min} is below the hard limit {p.lo}")
-    if p.hi is not None and p.max > p.hi:
-        out.append(f"max={p.max} is above the hard limit {p.hi}")
-    if p.step is not None:
-        if p.step <= 0:
-            out.append(f"step must be > 0, got {p.step}")
-        elif p.step > p.max - p.min and p.max > p.min:
-            out.append(f"step={p.step} is larger than the range max-min={p.max - p.min}")
+    lo_, hi_, lo, hi, step = vals["min"], vals["max"], f.get("lo"), f.get("hi"), vals["step"]
+    if not lo_ <= vals["default"] <= hi_:
+        out.append(f"need min <= default <= max, got min={lo_}, default={vals['default']}, max={hi_}")
+    if lo is not None and lo_ < lo:
+        out.append(f"min={lo_} is below the hard limit {lo}")
+    if hi is not None and hi_ > hi:
+        out.append(f"max={hi_} is above the hard limit {hi}")
+    if step is not None:
+        if step <= 0:
+            out.append(f"step must be > 0, got {step}")
+        elif step > hi_ - lo_ and hi_ > lo_:
+            out.append(f"step={step} is larger than the range max-min={hi_ - lo_}")
     return out
 
 
@@ -245,17 +247,14 @@ def resolve(schema: PageSchema, data: dict | None = None, source: str | None = N
             errors.append(f"{where} unknown key(s) {sorted(unknown)}; allowed: {sorted(_PARAM_KEYS)}")
         upd = {k: entry[k] for k in ("min", "max", "default", "step") if k in entry}
         if base.kind in _NUMERIC:
-            cand = replace(base, **upd) if upd else base
-            probs = _check_numeric(cand)
+            fields = {**vars(base), **upd}
+            probs = _check_numeric(base.kind, fields)
             if probs:
                 errors.append(f"{where} {'; '.join(probs)} — using the built-in range")
                 continue
-            if base.kind == "int":
-                cand = replace(cand, **{k: int(getattr(cand, k)) for k in ("min", "max", "default")
-                                        }, step=None if cand.step is None else int(cand.step))
-            else:
-                cand = replace(cand, **{k: float(getattr(cand, k)) for k in ("min", "max", "default")},
-                               step=None if cand.step is None else float(cand.step))
+            cast = int if base.kind == "int" else float
+            cand = replace(base, **{k: cast(fields[k]) for k in ("min", "max", "default")},
+                           step=None if fields["step"] is None else cast(fields["step"]))
             params[name] = cand
         else:
             if set(upd) - {"default"}:

@@ -1,0 +1,60 @@
+# Tokens on the Sphere — the two commands of the README, and a few more.
+#   make run    install what is missing, warm the Numba cache, serve on http://localhost:8501
+#   make test   install what is missing (incl. Debian chromium), run unit, page and browser tests
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8501
+ADDRESS ?= 127.0.0.1
+SERVE_FLAGS := --server.port $(PORT) --server.address $(ADDRESS) --server.headless true \
+               --server.fileWatcherType none --browser.gatherUsageStats false
+PYTEST_FLAGS ?= -q
+
+.PHONY: help run test test-fast e2e bench warm image-check scale-check clean
+
+help:
+	@echo "make run | make test | make test-fast | make e2e | make bench | make image-check | make scale-check | make clean"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements.txt
+	@touch $@
+
+$(VENV)/.installed-dev: requirements-dev.txt requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	@touch $@ $(VENV)/.installed
+
+warm: $(VENV)/.installed
+	$(BIN)/python -m sim.warm
+
+run: warm
+	$(BIN)/streamlit run app.py $(SERVE_FLAGS)
+
+# Unit + page tests in two processes, then the browser tests (they start their own server).
+test: $(VENV)/.installed-dev
+	@scripts/ensure_chromium.sh
+	$(BIN)/python -m sim.warm
+	@$(BIN)/python -m pytest $(PYTEST_FLAGS) -n 2 --ignore=tests/e2e tests; rc=$$?; \
+	  if [ $$rc = 5 ]; then echo "pytest collected no tests: that is a failure here" >&2; exit 1; fi; \
+	  [ $$rc = 0 ] || exit $$rc
+	@$(BIN)/python -m pytest $(PYTEST_FLAGS) tests/e2e; rc=$$?; \
+	  if [ $$rc = 5 ]; then echo "pytest collected no browser tests: that is a failure here" >&2; exit 1; fi; \
+	  exit $$rc
+
+test-fast: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest $(PYTEST_FLAGS) -n 2 --ignore=tests/e2e tests
+
+e2e: $(VENV)/.installed-dev
+	@scripts/ensure_chromium.sh
+	$(BIN)/python -m pytest $(PYTEST_FLAGS) tests/e2e
+
+bench: $(VENV)/.installed-dev
+	@for b in bench/engine.py bench/gaussian_width.py bench/nonnormal.py bench/depth_sum.py; do \
+	  [ -f $$b ] && { echo "== $$b"; $(BIN)/python $$b; }; done; true
+
+clean:
+	rm -rf $(VENV) .pytest_cache screenshots artifacts .build
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

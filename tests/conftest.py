@@ -1,0 +1,62 @@
+"""Shared test helpers: page discovery, AppTest factory, Plotly spec decoding."""
+from __future__ import annotations
+
+import base64
+import importlib
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+os.chdir(ROOT)  # AppTest and the page scripts resolve paths from the repo root
+
+from ui.nav import PAGES  # noqa: E402
+
+STEMS = [e.stem for e in PAGES]
+
+
+def page_schema(stem: str):
+    """The PageSchema declared at the top of pages/<stem>.py (importing does not render)."""
+    return importlib.import_module(f"pages.{stem}").SCHEMA
+
+
+def decode(x):
+    """Plotly >= 6 typed arrays {'dtype','bdata'} -> ndarray; lists -> ndarray."""
+    if isinstance(x, dict) and "bdata" in x:
+        arr = np.frombuffer(base64.b64decode(x["bdata"]), dtype=np.dtype(x["dtype"]))
+        shape = x.get("shape")
+        if shape:
+            arr = arr.reshape([int(s) for s in str(shape).split(",")])
+        return arr
+    return np.asarray(x) if x is not None else None
+
+
+def chart_specs(at) -> list[dict]:
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def app_test(stem: str, query: dict | None = None, timeout: float = 90):
+    """An AppTest that runs app.py on page ``stem`` with the given query string."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    if stem != "home":
+        at.switch_page(f"pages/{stem}.py")
+        for k, v in (query or {}).items():
+            at.query_params[k] = v
+        at.run()
+    return at
+
+
+@pytest.fixture
+def stems():
+    return STEMS

@@ -1,0 +1,169 @@
+"""Every registered page, through AppTest: defaults in both languages, every preset,
+URL round trip, garbage URL values and a broken parameter file.
+
+Pages are discovered from ``ui.nav.PAGES``, so a new page is covered without edits here.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from tests.conftest import STEMS, app_test, chart_specs, page_schema
+from ui import spec
+from ui.i18n import Text
+
+PRESETS = [(stem, pid) for stem in STEMS
+           for pid in spec.resolve(page_schema(stem), spec.load_file(spec.DEFAULT_PARAMS_FILE)[0]).presets]
+
+
+def _clean(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _widget_value(at, name):
+    for kind in ("slider", "selectbox", "toggle"):
+        try:
+            return getattr(at, kind)(key=name).value
+        except KeyError:
+            continue
+    raise KeyError(name)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("stem", STEMS)
+def test_page_renders_at_defaults(stem, lang):
+    at = app_test(stem, {"lang": lang})
+    _clean(at)
+    assert at.title[0].value == Text(stem, lang)("title")
+    schema = page_schema(stem)
+    for p in schema.params:
+        assert at.query_params[p.name] is not None
+    if schema.params:
+        assert chart_specs(at), f"{stem}: no figure"
+    assert at.query_params["lang"] in ([lang], lang)
+
+
+@pytest.mark.parametrize("stem,pid", PRESETS)
+def test_every_preset(stem, pid):
+    res = spec.resolve(page_schema(stem))
+    at = app_test(stem, {"preset": pid})
+    _clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    for k, v in res.presets[pid].values.items():
+        assert _widget_value(at, k) == v, k
+    assert at.selectbox(key="preset").value == pid
+
+
+def _non_default(p):
+    if p.kind in ("float", "int"):
+        target = p.min + 0.37 * (p.max - p.min)
+        v = p.clamp(int(round(target)) if p.kind == "int" else target)
+        return v if v != p.default else p.clamp(p.max)
+    if p.kind == "select":
+        return next((o for o in p.options if o != p.default), p.default)
+    return not p.default
+
+
+@pytest.mark.parametrize("stem", [s for s in STEMS if page_schema(s).params])
+def test_url_round_trip(stem):
+    """A link with every parameter restores exactly those widget values, and the URL keeps them."""
+    res = spec.resolve(page_schema(stem))
+    want = {name: _non_default(p) for name, p in res.params.items()}
+    from ui.page import fmt_value
+    query = {name: fmt_value(res.params[name], v) for name, v in want.items()}
+    at = app_test(stem, {"lang": "zh", **query})
+    _clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    for name, v in want.items():
+        got = _widget_value(at, name)
+        assert got == pytest.approx(v) if isinstance(v, float) else got == v, name
+        assert at.query_params[name] in (query[name], [query[name]])
+
+
+@pytest.mark.parametrize("stem", [s for s in STEMS if page_schema(s).params])
+def test_garbage_url_values_give_notices_not_tracebacks(stem):
+    res = spec.resolve(page_schema(stem))
+    numeric = [p for p in res.params.values() if p.kind in ("float", "int")]
+    query = {"lang": "xx", "preset": "no_such_preset"}
+    bad = ["abc", "nan", "inf", "1e308", "-1e308", "", "0x1p3", "１２"]
+    for i, p in enumerate(numeric):
+        query[p.name] = bad[i % len(bad)]
+    at = app_test(stem, query)
+    _clean(at)
+    assert len(at.warning) >= 3, [w.value for w in at.warning]
+    for p in numeric:
+        v = _widget_value(at, p.name)
+        assert p.min <= v <= p.max and math.isfinite(v)
+    if numeric and "1e308" in query.values():
+        big = next(p for p in numeric if query[p.name] == "1e308")
+        assert _widget_value(at, big.name) == res.params[big.name].max
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_broken_parameter_file_falls_back(stem, tmp_path, monkeypatch):
+    schema = page_schema(stem)
+    f = tmp_path / "broken.toml"
+    if schema.params:
+        p = schema.params[0]
+        f.write_text(f"[{stem}.params.{p.name}]\nmin = 'low'\n\n[{stem}.params.not_a_param]\nmax = 1\n")
+    else:
+        f.write_text("this is [ not toml")
+    monkeypatch.setenv(spec.PARAMS_ENV, str(f))
+    at = app_test(stem)
+    assert not at.exception
+    msgs = " ".join(e.value for e in at.error)
+    assert str(f) in msgs
+    if schema.params:
+        assert f"[{stem}.params.{schema.params[0].name}]" in msgs and "not_a_param" in msgs
+        assert _widget_value(at, schema.params[0].name) == schema.params[0].default
+        assert chart_specs(at)
+
+
+def test_instructor_file_changes_ranges_and_defaults(tmp_path, monkeypatch):
+    f = tmp_path / "class.toml"
+    f.write_text("[two_point.params.beta]\nmin = 0.5\nmax = 4.0\ndefault = 2.5\nstep = 0.5\n"
+                 "[two_point.presets.mine]\ntitle = { en = 'Mine', zh = '我的' }\nvalues = { beta = 3.5 }\n")
+    monkeypatch.setenv(spec.PARAMS_ENV, str(f))
+    at = app_test("two_point")
+    _clean(at)
+    s = at.slider(key="beta")
+    assert (s.value, s.min, s.max, s.step) == (2.5, 0.5, 4.0, 0.5)
+    at.selectbox(key="preset").set_value("mine").run()
+    assert at.slider(key="beta").value == 3.5
+    assert at.query_params["preset"] in ("mine", ["mine"])
+
+
+def test_two_point_figures_show_the_exact_solution():
+    """The solid SA/USA curves on the page are sim.two_point.half_angle at the plotted depths."""
+    from sim import two_point as tp
+    from tests.conftest import decode
+
+    at = app_test("two_point", {"beta": "1.7", "theta0": "0.8", "horizon": "6", "dt": "0.05"})
+    _clean(at)
+    fig = chart_specs(at)[0]
+    lines = [tr for tr in fig["data"] if tr.get("mode") == "lines"]
+    assert len(lines) == 2
+    for tr, flow in zip(lines, ("SA", "USA")):
+        x, y = decode(tr["x"]), decode(tr["y"])
+        assert x[-1] == pytest.approx(6.0)
+        np.testing.assert_allclose(y, tp.half_angle(1.7, 0.8, x, flow), atol=1e-9)
+    from sim.attention import simulate_reference
+    markers = [tr for tr in fig["data"] if tr.get("mode") == "markers"]
+    assert len(markers) == 2
+    for tr, flow in zip(markers, ("SA", "USA")):
+        x, y = decode(tr["x"]), decode(tr["y"])
+        ref = tp.half_angle_of(simulate_reference(tp.initial_pair(0.8), 1.7, 0.05, 120, flow=flow))
+        layers = np.rint(x / 0.05).astype(int)
+        np.testing.assert_allclose(x, layers * 0.05, atol=1e-12)
+        np.testing.assert_allclose(y, ref[layers], atol=1e-12)  # the markers are the layer map
+
+
+def test_slider_change_reruns_and_updates_url():
+    at = app_test("two_point")
+    before = chart_specs(at)[0]["data"][0]["y"]
+    at.slider(key="beta").set_value(3.0).run()
+    _clean(at)
+    assert chart_specs(at)[0]["data"][0]["y"] != before
+    assert at.query_params["beta"] in ("3", ["3"])
+    assert at.selectbox(key="preset").value == ""

@@ -1,0 +1,136 @@
+"""sim.two_point against closed forms, the 2-particle layer map and invariants."""
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+
+from sim import two_point as tp
+from sim.attention import simulate, simulate_reference
+
+
+def _sa_rate(th, beta):
+    return -math.sin(2 * th) / (1 + math.exp(beta * (1 - math.cos(2 * th))))
+
+
+def _usa_rate(th, beta):
+    return -0.5 * math.exp(beta * math.cos(2 * th)) * math.sin(2 * th)
+
+
+@pytest.mark.parametrize("flow,rate", [("SA", _sa_rate), ("USA", _usa_rate)])
+@pytest.mark.parametrize("beta,theta0", [(1.0, 1.0), (0.3, 0.4), (3.7, 1.3), (0.0, 0.9)])
+def test_half_angle_inverts_the_separable_integral(flow, rate, beta, theta0):
+    """τ(ϑ) = ∫_ϑ^ϑ0 dφ / |rate(φ)| is the exact inverse of the solution (independent of the ODE solver)."""
+    taus = np.array([0.0, 0.3, 1.1, 2.5])
+    th = tp.half_angle(beta, theta0, taus, flow)
+    assert th[0] == theta0
+    for tau, t_ in zip(taus[1:], th[1:]):
+        back, _ = quad(lambda p: -1.0 / rate(p, beta), t_, theta0, epsabs=1e-13, epsrel=1e-13)
+        assert abs(back - tau) < 1e-8 * max(1.0, tau) / abs(rate(t_, beta)) + 1e-9
+
+
+def test_seed_example_values_and_ordering():
+    """β = 1, ϑ0 = 1 rad: both collapse, USA faster, monotone; unsorted taus are handled."""
+    taus = np.array([4.0, 0.0, 1.0, 2.0])
+    sa, usa = tp.half_angle(1, 1, taus), tp.half_angle(1, 1, taus, "USA")
+    order = np.argsort(taus)
+    assert np.all(np.diff(sa[order]) < 0) and np.all(np.diff(usa[order]) < 0)
+    assert np.all(usa[taus > 0] < sa[taus > 0])
+    # Small-angle regime: SA rate ≈ -2ϑ/2 = -ϑ for small ϑ -> ϑ ~ C e^{-τ}; check the log-slope late.
+    late = tp.half_angle(1, 1, [20.0, 21.0])
+    assert abs(math.log(late[1] / late[0]) + 1.0) < 1e-3
+
+
+@pytest.mark.parametrize("flow,beta,theta0,horizon", [
+    ("SA", 1.0, 1.0, 3.0), ("SA", 2.5, 0.6, 3.0), ("USA", 1.0, 1.0, 1.5), ("USA", 2.5, 0.6, 0.3)])
+def test_layer_map_converges_first_order_to_ode(flow, beta, theta0, horizon):
+    """Horizons end well before ϑ reaches rounding level (USA collapses like e^{-e^β τ})."""
+    exact = tp.half_angle(beta, theta0, [horizon], flow)[0]
+    errs = []
+    for dt in (0.02, 0.01, 0.005):
+        traj = simulate(tp.initial_pair(theta0), beta, dt, int(round(horizon / dt)), flow=flow)
+        errs.append(abs(tp.half_angle_of(traj)[-1] - exact))
+    assert errs[2] < errs[1] < errs[0]
+    ratios = np.array(errs[:-1]) / np.array(errs[1:])
+    assert np.all(np.abs(ratios - 2.0) < 0.15), ratios  # slope 1
+    slope = np.polyfit(np.log([0.02, 0.01, 0.005]), np.log(errs), 1)[0]
+    assert abs(slope - 1) < 0.1
+
+
+def test_discretisation_error_slope():
+    errs = tp.discretisation_error(1.0, 1.0, 5.0, [0.2, 0.1, 0.05, 0.025])
+    slope = np.polyfit(np.log([0.2, 0.1, 0.05, 0.025]), np.log(errs), 1)[0]
+    assert abs(slope - 1) < 0.1
+
+
+@pytest.mark.parametrize("beta,theta0", [(1.0, 1.0), (0.2, 1.4), (4.0, 0.3)])
+def test_time_change_maps_usa_onto_sa(beta, theta0):
+    tu = np.linspace(0, 2.0, 50)
+    ts = tp.usa_on_sa_clock(beta, theta0, tu)
+    assert np.all(np.diff(ts) > 0) and np.all(ts >= tu - 1e-12)  # Z/n >= 1
+    gap = np.abs(tp.half_angle(beta, theta0, tu, "USA") - tp.half_angle(beta, theta0, ts, "SA"))
+    assert gap.max() < 1e-8
+
+
+def test_energy_closed_form_and_reference():
+    rng = np.random.default_rng(3)
+    for beta in (0.5, 1.0, 3.0):
+        for th in (0.1, 0.7, 1.4):
+            Z = tp.initial_pair(th)
+            assert tp.energy(Z, beta, None) == pytest.approx(tp.energy_two_point(beta, th), rel=1e-13)
+        Z = rng.normal(size=(7, 4))
+        Z /= np.linalg.norm(Z, axis=1, keepdims=True)
+        A = rng.normal(size=(4, 4))
+        ref = -sum(math.exp(beta * Z[i] @ A @ Z[j]) for i in range(7) for j in range(7)) / (2 * beta * 49)
+        assert tp.energy(Z, beta, A) == pytest.approx(ref, rel=1e-12)
+
+
+@pytest.mark.parametrize("flow", ["SA", "USA"])
+def test_energy_non_increasing_along_layer_map(flow):
+    """A symmetric, V = A: E decreases along the discrete flow for a small step (random config)."""
+    rng = np.random.default_rng(11)
+    Z0 = rng.normal(size=(12, 3))
+    B = rng.normal(size=(3, 3))
+    A = 0.5 * (B + B.T) * 0.5
+    traj = simulate(Z0, 1.5, 0.01, 300, A=A, V=A, flow=flow)
+    E = np.array([tp.energy(Z, 1.5, A) for Z in traj])
+    assert np.all(np.diff(E) <= 1e-12)
+    assert E[-1] < E[0]
+    assert np.allclose(np.linalg.norm(traj, axis=-1), 1.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("n,rho0,beta", [(3, 0.0, 1.0), (8, 0.2, 2.0), (5, -0.2, 0.5)])
+def test_simplex_reduction(n, rho0, beta):
+    P = tp.simplex_points(n, rho0)
+    G = P @ P.T
+    assert np.allclose(np.diag(G), 1) and np.allclose(G[~np.eye(n, dtype=bool)], rho0)
+    dt, steps = 1e-3, 1500
+    traj = simulate_reference(P, beta, dt, steps)
+    Gs = traj[-1] @ traj[-1].T
+    off = Gs[~np.eye(n, dtype=bool)]
+    assert off.std() < 1e-10  # stays equiangular
+    exact = tp.simplex_rho(beta, n, rho0, [dt * steps])[0]
+    assert abs(off.mean() - exact) < 5 * dt  # first-order layer map
+
+
+@pytest.mark.parametrize("call,arg", [
+    (lambda: tp.half_angle(float("nan"), 1, [1]), "beta"),
+    (lambda: tp.half_angle(1, 0.0, [1]), "theta0"),
+    (lambda: tp.half_angle(1, 2.0, [1]), "theta0"),
+    (lambda: tp.half_angle(1, 1, [-1]), "taus"),
+    (lambda: tp.half_angle(1, 1, [np.inf]), "taus"),
+    (lambda: tp.half_angle(1, 1, [1], flow="XX"), "flow"),
+    (lambda: tp.half_angle(1e9, 1, [1]), "beta"),
+    (lambda: tp.energy([[1.0, 0.0]], 0.0, None), "beta"),
+    (lambda: tp.energy([[np.nan, 0.0]], 1.0, None), "Z"),
+    (lambda: tp.energy([[1.0, 0.0]], 1.0, np.eye(3)), "A"),
+    (lambda: tp.simplex_rho(1, 4, -0.5, [1]), "rho0"),
+])
+def test_bad_input_names_the_argument(call, arg):
+    with pytest.raises(ValueError, match=arg):
+        call()
+
+
+def test_energy_overflow_is_minus_inf_not_an_error():
+    Z = tp.initial_pair(0.5)
+    assert tp.energy(Z, 1e4, None) == -math.inf

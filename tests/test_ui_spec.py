@@ -1,0 +1,113 @@
+"""The instructor parameter file: validation, fallbacks, reload, and the shipped file."""
+import math
+
+import pytest
+
+from tests.conftest import STEMS, page_schema
+from ui import spec
+from ui.spec import PageSchema, Param
+
+SCHEMA = PageSchema("demo", params=(
+    Param("beta", "float", default=1.0, min=0.1, max=10.0, step=0.1, lo=0.01, hi=50.0),
+    Param("n", "int", default=8, min=2, max=64, step=1, hi=256),
+    Param("mode", "select", default="a", options=("a", "b", "c")),
+    Param("flag", "bool", default=False),
+))
+
+
+def test_shipped_file_is_valid_for_every_page():
+    data, err = spec.load_file(spec.DEFAULT_PARAMS_FILE)
+    assert err is None
+    for stem in STEMS:
+        res = spec.resolve(page_schema(stem), data, "params.toml")
+        assert res.errors == (), res.errors
+    assert set(data) <= set(STEMS), f"sections for unknown pages: {set(data) - set(STEMS)}"
+
+
+def test_every_page_schema_is_in_the_shipped_file():
+    data, _ = spec.load_file(spec.DEFAULT_PARAMS_FILE)
+    for stem in STEMS:
+        names = {p.name for p in page_schema(stem).params}
+        assert names <= set(data.get(stem, {}).get("params", {})), f"{stem}: {names}"
+
+
+def test_valid_override_and_preset():
+    data = {"demo": {"params": {"beta": {"min": 0.5, "max": 5, "default": 2, "step": 0.5},
+                                "mode": {"options": ["b", "c"], "default": "c"}},
+                     "presets": {"p1": {"title": {"en": "One", "zh": "一"}, "values": {"beta": 3, "n": 4}}}}}
+    res = spec.resolve(SCHEMA, data, "f.toml")
+    assert res.errors == ()
+    b = res.params["beta"]
+    assert (b.min, b.max, b.default, b.step) == (0.5, 5.0, 2.0, 0.5)
+    assert res.params["mode"].options == ("b", "c") and res.params["mode"].default == "c"
+    assert res.presets["p1"].values == {"beta": 3.0, "n": 4}
+    assert res.presets["p1"].title["zh"] == "一"
+
+
+@pytest.mark.parametrize("entry,needle", [
+    ({"min": 5, "max": 1}, "min <= default <= max"),
+    ({"default": 100}, "min <= default <= max"),
+    ({"max": 1000}, "hard limit"),
+    ({"min": 0.0}, "hard limit"),
+    ({"step": -1}, "step must be > 0"),
+    ({"step": 100}, "larger than the range"),
+    ({"default": "two"}, "finite number"),
+    ({"default": math.nan}, "finite number"),
+    ({"colour": 1}, "unknown key"),
+])
+def test_broken_entry_is_reported_and_falls_back(entry, needle):
+    res = spec.resolve(SCHEMA, {"demo": {"params": {"beta": entry}}}, "f.toml")
+    assert any(needle in e and "[demo.params.beta]" in e and "f.toml" in e for e in res.errors), res.errors
+    if "colour" not in entry:
+        assert res.params["beta"] == SCHEMA.param("beta")
+
+
+@pytest.mark.parametrize("data,needle", [
+    ({"demo": {"params": {"gamma": {"min": 1}}}}, "unknown parameter"),
+    ({"demo": {"params": {"n": {"default": 2.5}}}}, "integer"),
+    ({"demo": {"params": {"mode": {"options": ["z"]}}}}, "subset"),
+    ({"demo": {"params": {"mode": {"min": 1}}}}, "only 'default'"),
+    ({"demo": {"presets": {"p": {"title": "T", "values": {"beta": 99}}}}}, "outside"),
+    ({"demo": {"presets": {"p": {"title": "T", "values": {"nope": 1}}}}}, "unknown parameter"),
+    ({"demo": {"presets": {"p": {"values": {"beta": 1}}}}}, "title"),
+    ({"demo": {"presets": {"p": {"title": "T"}}}}, "values"),
+    ({"demo": {"whatever": 1}}, "unknown key"),
+    ({"demo": 3}, "must be a table"),
+])
+def test_other_problems(data, needle):
+    res = spec.resolve(SCHEMA, data, "f.toml")
+    assert any(needle in e for e in res.errors), res.errors
+    # the page still gets a complete, valid spec
+    assert set(res.params) == {"beta", "n", "mode", "flag"}
+
+
+def test_syntax_error_and_missing_file(tmp_path, monkeypatch):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[demo.params.beta\nmin = 1\n")
+    monkeypatch.setenv(spec.PARAMS_ENV, str(bad))
+    res = spec.resolve(SCHEMA)
+    assert res.errors and "not valid TOML" in res.errors[0] and str(bad) in res.errors[0]
+    assert res.params["beta"] == SCHEMA.param("beta")
+    monkeypatch.setenv(spec.PARAMS_ENV, str(tmp_path / "missing.toml"))
+    res = spec.resolve(SCHEMA)
+    assert "cannot read" in res.errors[0]
+
+
+def test_edits_take_effect_without_restart(tmp_path, monkeypatch):
+    f = tmp_path / "p.toml"
+    f.write_text("[demo.params.beta]\ndefault = 2.0\n")
+    monkeypatch.setenv(spec.PARAMS_ENV, str(f))
+    assert spec.resolve(SCHEMA).params["beta"].default == 2.0
+    f.write_text("[demo.params.beta]\ndefault = 3.5\n# changed\n")
+    assert spec.resolve(SCHEMA).params["beta"].default == 3.5
+
+
+def test_clamp_snaps_to_grid():
+    p = SCHEMA.param("beta")
+    assert p.clamp(100.0) == 10.0 and p.clamp(-3.0) == 0.1 and p.clamp(1.04) == pytest.approx(1.0)
+    assert SCHEMA.param("n").clamp(1000) == 64
+
+
+def test_builtin_schema_errors_are_caught_at_definition():
+    with pytest.raises(ValueError, match="min <= default <= max"):
+        Param("x", "float", default=5.0, min=0.0, max=1.0)
