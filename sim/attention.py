@@ -40,7 +40,8 @@ it is not a trained Transformer.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+import numba
+from numba import njit, prange
 
 from sim import _validate as _v
 
@@ -143,30 +144,167 @@ def simulate_reference(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_ev
 
 
 # --------------------------------------------------------------------------- Numba kernels
-@njit(cache=True, nogil=True, error_model="numpy")
-def _layer_simple(Z, beta, dt, A, V, usa, Znew):
+# fastmath without "nnan"/"ninf": reductions may be reassociated (SIMD), inf/nan stay honest
+_FM = {"reassoc", "contract", "arcp", "nsz"}
+# the exp must not be reassociated: that would fold the two-part (Cody-Waite) ln 2
+_FM_EXP = {"contract", "arcp", "nsz"}
+# scores are finite (finite inputs, checked): all flags, so the max reduction vectorises
+_FM_SCORES = {"reassoc", "contract", "arcp", "nsz", "nnan", "ninf"}
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01    # 32 significant bits: k*_LN2_HI is exact for |k| < 2**20
+_LN2_LO = 1.90821492927058770002e-10
+_EXP_MIN = -708.0                       # below this the result is flushed to 0 (true value < 3.3e-308)
+# e^r on |r| <= ln2/2: the degree-11 polynomial interpolating e^r at the 12 Chebyshev nodes
+# (computed in extended precision); its own relative error is below 1e-17, so the exp is
+# accurate to rounding (about 1 ulp). Taylor would need degree 13 for the same accuracy.
+_C0, _C1, _C2, _C3 = 1.0, 1.0, 0.5000000000000018, 0.1666666666666669
+_C4, _C5, _C6, _C7 = 0.04166666666648857, 0.008333333333315002, 0.0013888888952271288, 0.00019841269899541455
+_C8, _C9, _C10, _C11 = 2.4801485486569327e-05, 2.755723242556338e-06, 2.76326459433635e-07, 2.511274345242859e-08
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_EXP)
+def _exp_parts(x, shift, ibuf, rows, n):
+    """Split exp(x[r*n + j] - shift[r]) into a polynomial part (left in x) and 2^k (bits in ibuf).
+
+    exp(y) = 2^k e^r with k = round(y / ln 2), r = y - k ln 2 (two-part ln 2, so r is
+    exact to about an ulp), e^r by a degree-11 polynomial (error < 1e-17 on
+    |r| <= ln2/2), 2^k written into the exponent bits. Arguments below _EXP_MIN give 0.
+    The inner loop is flat and branch-free, so LLVM vectorises it (no SVML needed).
+    The caller multiplies x[q] by ibuf.view(np.float64)[q].
+    """
+    for row in range(rows):
+        sh = shift[row]
+        xr = x[row * n:(row + 1) * n]      # views: indices provably >= 0, so the loop vectorises
+        ir = ibuf[row * n:(row + 1) * n]
+        for j in range(n):
+            y = max(xr[j] - sh, -745.0)
+            kf = np.floor(y * _LOG2E + 0.5)
+            r = (y - kf * _LN2_HI) - kf * _LN2_LO
+            p = _C11
+            p = p * r + _C10
+            p = p * r + _C9
+            p = p * r + _C8
+            p = p * r + _C7
+            p = p * r + _C6
+            p = p * r + _C5
+            p = p * r + _C4
+            p = p * r + _C3
+            p = p * r + _C2
+            p = p * r + _C1
+            p = p * r + _C0
+            ki = max(np.int64(kf), -1022)
+            ir[j] = (ki + 1023) << 52
+            xr[j] = p if y >= _EXP_MIN else 0.0
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM)
+def fast_exp(x):
+    """Vectorised exp of a 1-D float64 array: the engine's exp, exposed for tests.
+
+    Relative error about 1 ulp for x >= -708; smaller arguments give 0 (true value
+    below 3.3e-308); overflows to inf above about 709.78 like ``np.exp``.
+    """
+    out = x.copy()
+    ibuf = np.empty(x.size, np.int64)
+    _exp_parts(out, np.zeros(1), ibuf, 1, x.size)
+    f = ibuf.view(np.float64)
+    for j in range(x.size):
+        out[j] *= f[j]
+    return out
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_SCORES)
+def _scores(i0, rows, Z, BAZT, s, mv):
+    """s[r*n + j] = beta <z_i, A z_j> and mv[r] = max_j of it, for i = i0 + r, r < rows."""
     n, d = Z.shape
-    AZ = Z @ A.T
-    VZ = Z @ V.T
-    s = np.empty(n)
-    for i in range(n):
-        m = -np.inf
-        for j in range(n):
-            acc = 0.0
+    for r in range(rows):
+        i = i0 + r
+        sr = s[r * n:(r + 1) * n]
+        m = -1.0e308             # finite start: "ninf" lets the max reduction vectorise
+        if d == 3:
+            z0, z1, z2 = Z[i, 0], Z[i, 1], Z[i, 2]
+            b0, b1, b2 = BAZT[0], BAZT[1], BAZT[2]
+            for j in range(n):
+                v = z0 * b0[j] + z1 * b1[j] + z2 * b2[j]
+                sr[j] = v
+                m = max(m, v)
+        elif d == 2:
+            z0, z1 = Z[i, 0], Z[i, 1]
+            b0, b1 = BAZT[0], BAZT[1]
+            for j in range(n):
+                v = z0 * b0[j] + z1 * b1[j]
+                sr[j] = v
+                m = max(m, v)
+        else:
+            for j in range(n):
+                sr[j] = 0.0
             for k in range(d):
-                acc += Z[i, k] * AZ[j, k]
-            s[j] = beta * acc
-            if s[j] > m:
-                m = s[j]
+                zk = Z[i, k]
+                bk = BAZT[k]
+                for j in range(n):
+                    sr[j] += zk * bk[j]
+            for j in range(n):
+                m = max(m, sr[j])
+        mv[r] = m
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM, inline="always")
+def _rows(i0, i1, Z, BAZT, VZT, dt, usa, s, ibuf, mv, u, Znew):
+    """New rows i0 <= i < i1 (at most len(mv) of them) into Znew.
+
+    BAZT[k, j] = beta (A z_j)_k and VZT[k, j] = (V z_j)_k (both d x n). Three passes:
+    scores and their row max; exp parts of the whole block in one call; row sums of
+    the weights and weighted values. d = 2 and d = 3 are fused by hand.
+    """
+    n, d = Z.shape
+    rows = i1 - i0
+    _scores(i0, rows, Z, BAZT, s, mv)
+    _exp_parts(s, mv, ibuf, rows, n)
+    f = ibuf.view(np.float64)
+    for r in range(rows):
+        i = i0 + r
+        sr = s[r * n:(r + 1) * n]
+        fr = f[r * n:(r + 1) * n]
         tot = 0.0
-        u = np.zeros(d)
-        for j in range(n):
-            e = np.exp(s[j] - m)
-            tot += e
+        if d == 3:
+            v0, v1, v2 = VZT[0], VZT[1], VZT[2]
+            a0 = 0.0
+            a1 = 0.0
+            a2 = 0.0
+            for j in range(n):
+                e = sr[j] * fr[j]
+                tot += e
+                a0 += e * v0[j]
+                a1 += e * v1[j]
+                a2 += e * v2[j]
+            u[0] = a0
+            u[1] = a1
+            u[2] = a2
+        elif d == 2:
+            v0, v1 = VZT[0], VZT[1]
+            a0 = 0.0
+            a1 = 0.0
+            for j in range(n):
+                e = sr[j] * fr[j]
+                tot += e
+                a0 += e * v0[j]
+                a1 += e * v1[j]
+            u[0] = a0
+            u[1] = a1
+        else:
+            for j in range(n):
+                e = sr[j] * fr[j]
+                sr[j] = e
+                tot += e
             for k in range(d):
-                u[k] += e * VZ[j, k]
-        if usa:
-            if m > 0:
+                vk = VZT[k]
+                acc = 0.0
+                for j in range(n):
+                    acc += sr[j] * vk[j]
+                u[k] = acc
+        m = mv[r]
+        if usa:          # u_i = e^m * u / n; divide everything by e^m when m > 0
+            if m > 0.0:
                 a = np.exp(-m)
                 c = dt / n
             else:
@@ -178,23 +316,95 @@ def _layer_simple(Z, beta, dt, A, V, usa, Znew):
         nrm = 0.0
         for k in range(d):
             y = a * Z[i, k] + c * u[k]
-            Znew[i, k] = y
+            u[k] = y
             nrm += y * y
         nrm = np.sqrt(nrm)
         for k in range(d):
-            Znew[i, k] /= nrm
+            Znew[i, k] = u[k] / nrm
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def _run_simple(Z0, beta, dt, steps, A, V, usa, record_every, out):
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM, inline="always")
+def _prep(Z, beta, A, V, BAZT, VZT):
+    n, d = Z.shape
+    for k in range(d):
+        for j in range(n):
+            a = 0.0
+            v = 0.0
+            for l in range(d):
+                a += A[k, l] * Z[j, l]
+                v += V[k, l] * Z[j, l]
+            BAZT[k, j] = beta * a
+            VZT[k, j] = v
+
+
+#: rows per block: the exp pass runs over about this many scores at once
+_BLOCK = 1024
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM)
+def _run_serial(Z0, beta, dt, steps, A, V, usa, record_every, out):
+    n, d = Z0.shape
     Z = Z0.copy()
     Znew = np.empty_like(Z)
+    BAZT = np.empty((d, n))
+    VZT = np.empty((d, n))
+    R = max(1, min(n, _BLOCK // n))
+    s = np.empty(R * n)
+    ibuf = np.empty(R * n, np.int64)
+    mv = np.empty(R)
+    u = np.empty(d)
     out[0] = Z
-    for s in range(1, steps + 1):
-        _layer_simple(Z, beta, dt, A, V, usa, Znew)
+    for st in range(1, steps + 1):
+        _prep(Z, beta, A, V, BAZT, VZT)
+        for i0 in range(0, n, R):
+            _rows(i0, min(n, i0 + R), Z, BAZT, VZT, dt, usa, s, ibuf, mv, u, Znew)
         Z, Znew = Znew, Z
-        if s % record_every == 0:
-            out[s // record_every] = Z
+        if st % record_every == 0:
+            out[st // record_every] = Z
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM, parallel=True)
+def _run_parallel(Z0, beta, dt, steps, A, V, usa, record_every, out, nchunks):
+    n, d = Z0.shape
+    Z = Z0.copy()
+    Znew = np.empty_like(Z)
+    BAZT = np.empty((d, n))
+    VZT = np.empty((d, n))
+    out[0] = Z
+    size = (n + nchunks - 1) // nchunks
+    R = max(1, min(size, _BLOCK // n))
+    for st in range(1, steps + 1):
+        _prep(Z, beta, A, V, BAZT, VZT)
+        for c in prange(nchunks):
+            s = np.empty(R * n)
+            ibuf = np.empty(R * n, np.int64)
+            mv = np.empty(R)
+            u = np.empty(d)
+            hi = min(n, (c + 1) * size)
+            for i0 in range(c * size, hi, R):
+                _rows(i0, min(hi, i0 + R), Z, BAZT, VZT, dt, usa, s, ibuf, mv, u, Znew)
+        Z, Znew = Znew, Z
+        if st % record_every == 0:
+            out[st // record_every] = Z
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM, parallel=True)
+def _run_batch(Z0s, beta, dt, steps, A, V, usa, record_every, out):
+    for b in prange(Z0s.shape[0]):
+        _run_serial(Z0s[b], beta, dt, steps, A, V, usa, record_every, out[b])
+
+
+#: below this many tokens one thread is faster than a parallel region per layer
+PARALLEL_MIN_N = 256
+
+
+def _run(Z, beta, dt, steps, A, V, usa, record_every, out):
+    n = Z.shape[0]
+    threads = numba.get_num_threads()
+    if n < PARALLEL_MIN_N or threads == 1:
+        _run_serial(Z, beta, dt, steps, A, V, usa, record_every, out)
+    else:
+        _run_parallel(Z, beta, dt, steps, A, V, usa, record_every, out, min(threads, n))
 
 
 def simulate(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1):
@@ -236,7 +446,7 @@ def simulate(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1):
                                                             record_every)
     n, d = Z.shape
     out = np.empty((steps // record_every + 1, n, d))
-    _run_simple(Z, beta, dt, steps, A, V, flow == "USA", record_every, out)
+    _run(Z, beta, dt, steps, A, V, flow == "USA", record_every, out)
     return _check_output(out)
 
 
@@ -254,6 +464,5 @@ def simulate_batch(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every
     _check_size("Z0s", B, steps, n, d, record_every)
     Zs = _normalise_rows("Z0s", Z0s)
     out = np.empty((B, steps // record_every + 1, n, d))
-    for b in range(B):
-        _run_simple(Zs[b], beta, dt, steps, A, V, flow == "USA", record_every, out[b])
+    _run_batch(Zs, beta, dt, steps, A, V, flow == "USA", record_every, out)
     return _check_output(out)

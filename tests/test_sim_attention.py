@@ -117,3 +117,87 @@ def test_vanishing_update_raises_naming_dt():
     # V = -I, one token: z + dt*(-z) = 0 at dt = 1
     with pytest.raises(ValueError, match="dt"):
         att.simulate(np.array([[1.0, 0.0]]), 1.0, 1.0, 2, V=-np.eye(2))
+
+
+# ----------------------------------------------------------------------------- fast paths
+def test_fast_exp_matches_numpy_over_wide_range():
+    rng = np.random.default_rng(0)
+    x = np.concatenate([np.linspace(-708.0, 709.0, 100_001), rng.uniform(-40.0, 0.0, 50_000),
+                        rng.uniform(-1e-3, 1e-3, 1000), [0.0, -0.0, 1.0, -1.0, np.log(2.0)]])
+    y = att.fast_exp(x)
+    ref = np.exp(x)
+    assert np.max(np.abs(y - ref) / ref) < 1e-15
+    assert att.fast_exp(np.array([0.0]))[0] == 1.0
+    # large negative arguments go to 0 gracefully (no nan, no negative, monotone)
+    far = np.array([-708.5, -720.0, -745.0, -746.0, -1e4, -1e300])
+    yf = att.fast_exp(far)
+    assert np.all(yf >= 0.0) and np.all(yf <= 3.4e-308) and np.all(np.isfinite(yf))
+
+
+BIG_CASES = [  # enough tokens to take the parallel path (n >= PARALLEL_MIN_N)
+    (21, 300, 3, 3.0, 0.1, 6, 2),
+    (22, 257, 2, 0.7, 0.3, 5, 1),
+    (23, 260, 6, 12.0, 0.05, 4, 4),
+]
+
+
+@pytest.mark.parametrize("flow", ["SA", "USA"])
+@pytest.mark.parametrize("case", BIG_CASES)
+def test_parallel_path_matches_reference(case, flow):
+    seed, n, d, beta, dt, steps, rec = case
+    assert n >= att.PARALLEL_MIN_N
+    Z0, A, V = _system(seed, n, d)
+    out = att.simulate(Z0, beta, dt, steps, A, V, flow, record_every=rec)
+    ref = att.simulate_reference(Z0, beta, dt, steps, A, V, flow, record_every=rec)
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("nchunks", [1, 2, 3, 7])
+def test_parallel_kernel_any_chunking(nchunks):
+    """The parallel kernel itself on small n and uneven chunks equals the serial one."""
+    Z0, A, V = _system(31, 23, 3)
+    Z = Z0 / np.linalg.norm(Z0, axis=1, keepdims=True)
+    a = np.empty((4, 23, 3))
+    b = np.empty((4, 23, 3))
+    att._run_serial(Z, 2.0, 0.1, 6, A, V, False, 2, a)
+    att._run_parallel(Z, 2.0, 0.1, 6, A, V, False, 2, b, nchunks)
+    np.testing.assert_allclose(a, b, rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("flow", ["SA", "USA"])
+@pytest.mark.parametrize("d", [2, 3, 4])
+def test_batch_equals_one_by_one(flow, d):
+    rng = np.random.default_rng(40 + d)
+    Z0s = rng.standard_normal((5, 19, d))
+    A = rng.standard_normal((d, d))
+    V = rng.standard_normal((d, d))
+    out = att.simulate_batch(Z0s, 2.5, 0.1, 12, A, V, flow, record_every=4)
+    assert out.shape == (5, 4, 19, d)
+    for b in range(5):
+        ref = att.simulate_reference(Z0s[b], 2.5, 0.1, 12, A, V, flow, record_every=4)
+        np.testing.assert_allclose(out[b], ref, rtol=0, atol=1e-10)
+
+
+def test_batch_bad_input():
+    good = np.ones((2, 3, 3))
+    with pytest.raises(ValueError, match="Z0s"):
+        att.simulate_batch(np.ones((3, 3)), 1.0, 0.1, 2)
+    with pytest.raises(ValueError, match="Z0s"):
+        att.simulate_batch(np.zeros((2, 3, 3)), 1.0, 0.1, 2)
+    with pytest.raises(ValueError, match="beta"):
+        att.simulate_batch(good, -1.0, 0.1, 2)
+    with pytest.raises(ValueError, match="steps"):
+        att.simulate_batch(np.ones((10_000, 100, 3)), 1.0, 0.1, 10_000, record_every=10_000)
+    with pytest.raises(ValueError, match="record_every"):
+        att.simulate_batch(good, 1.0, 0.1, 2, record_every=0)
+
+
+def test_long_run_stays_on_sphere_and_clusters():
+    """Hemisphere start, A = V = I: the diameter shrinks (a coarse sanity check)."""
+    rng = np.random.default_rng(5)
+    Z0 = rng.standard_normal((50, 3))
+    Z0[:, 2] = np.abs(Z0[:, 2]) + 0.1
+    out = att.simulate(Z0, 1.0, 0.2, 300, record_every=100)
+    np.testing.assert_allclose(np.linalg.norm(out, axis=-1), 1.0, atol=1e-13)
+    G = np.einsum("ik,jk->ij", out[-1], out[-1])
+    assert G.min() > 0.999
