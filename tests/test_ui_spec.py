@@ -111,3 +111,8 @@ def test_clamp_snaps_to_grid():
 def test_builtin_schema_errors_are_caught_at_definition():
     with pytest.raises(ValueError, match="min <= default <= max"):
         Param("x", "float", default=5.0, min=0.0, max=1.0)
+
+
+def test_unknown_page_section_is_reported():
+    res = spec.resolve(SCHEMA, {"demo": {}, "tow_point": {"params": {}}}, "f.toml", known_pages=("demo",))
+    assert any("[tow_point] is not a page" in e for e in res.errors)

@@ -272,7 +272,9 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
     _leave_mpa_v1()
     lang = current_lang()
     t = Text(schema.stem, lang)
-    res = _spec.resolve(schema)
+    from ui.nav import PAGES
+
+    res = _spec.resolve(schema, known_pages=tuple(e.stem for e in PAGES))
     state = st.session_state
     notices: list[str] = []
 

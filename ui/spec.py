@@ -211,9 +211,11 @@ def load_file(path: Path | None = None) -> tuple[dict, str | None]:
 _PARAM_KEYS = {"min", "max", "default", "step", "options"}
 
 
-def resolve(schema: PageSchema, data: dict | None = None, source: str | None = None) -> Resolved:
+def resolve(schema: PageSchema, data: dict | None = None, source: str | None = None,
+            known_pages: tuple[str, ...] = ()) -> Resolved:
     """Apply the instructor file's section for ``schema.stem`` to the built-ins.
 
+    ``known_pages`` (all page stems) lets sections for unknown pages be reported too.
     Every problem becomes one message ``"<file>: [<stem>.params.<name>] <key>: problem"``
     and the broken entry keeps its built-in value.
     """
@@ -225,6 +227,9 @@ def resolve(schema: PageSchema, data: dict | None = None, source: str | None = N
     src = str(params_file()) if source is None else source
     params = {p.name: p for p in schema.params}
     presets = {p.id: p for p in schema.presets}
+    for other in data:
+        if known_pages and other not in known_pages:
+            errors.append(f"{src}: [{other}] is not a page of this app (pages: {', '.join(known_pages)})")
     section = data.get(schema.stem, {})
     if not isinstance(section, dict):
         errors.append(f"{src}: [{schema.stem}] must be a table")
