@@ -24,7 +24,7 @@ PAGES: tuple[Entry, ...] = (
     # Entry("hemisphere", "sphere", ":material/bubble_chart:"),
     # Entry("gaussian_width", "width", ":material/blur_on:"),
     # Entry("nonnormal", "depth", ":material/trending_up:"),
-    # Entry("depth_sum", "depth", ":material/stacked_line_chart:"),
+    Entry("depth_sum", "depth", ":material/stacked_line_chart:"),
 )
 
 

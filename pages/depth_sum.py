@@ -1,0 +1,551 @@
+"""Page: Depth-sum variance — how small per-layer pieces add up over depth (CONSTRUCTIONS.md §5)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from sim import depth_sum as ds
+from ui.figures import COLORS, exact_line, figure, show, sim_markers, thin
+from ui.i18n import Text
+from ui.page import cached, setup
+from ui.spec import PageSchema, Param
+
+SCHEMA = PageSchema("depth_sum", params=(
+    Param("alpha", "float", default=0.5, min=0.0, max=1.5, step=0.05, lo=0.0, hi=2.0),
+    Param("L", "int", default=64, min=2, max=512, step=1, lo=2, hi=512),
+    Param("sigma", "float", default=1.0, min=0.1, max=3.0, step=0.1, lo=0.01, hi=10.0),
+    Param("N", "int", default=32, min=1, max=128, step=1, lo=1, hi=128),
+    Param("rho", "float", default=0.0, min=0.0, max=1.0, step=0.01, lo=0.0, hi=1.0),
+    Param("mu", "float", default=0.0, min=-1.0, max=1.0, step=0.05, lo=-5.0, hi=5.0),
+    Param("a", "float", default=1.0, min=0.1, max=3.0, step=0.1, lo=0.01, hi=10.0),
+    Param("c", "float", default=1.0, min=0.0, max=3.0, step=0.05, lo=0.0, hi=10.0),
+    Param("trials", "int", default=4000, min=200, max=20000, step=100, lo=100, hi=20000),
+    Param("seed", "int", default=0, min=0, max=9999, step=1, lo=0, hi=10**6),
+))
+
+L_GRID = 2 ** np.arange(0, 11)          # depths of the Monte Carlo points (1 … 1024)
+L_FINE = np.unique(np.round(np.logspace(0, 12, 200, base=2)).astype(int))   # exact curves
+GRID_NORMALS = 4_000_000                # normals per grid point at most (trials capped by it)
+REGIME_ALPHAS = (0.25, 0.5, 0.75)
+N_PATHS = 24                            # sample paths drawn
+PATH_TRIALS = 2000                      # paths used for the increment statistics
+HIST_BINS = 60
+COV_L_MAX = 128                         # the covariance identity is shown at min(L, 128)
+COV_WORK = 40_000_000                   # trials * L_cov^2 at most
+RES_BUDGET = 20_000_000                 # normals for the residual profile (trials capped by it)
+RES_MIN_TRIALS = 10
+SWEEP_L = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+SWEEP_N = (1, 2, 4, 8, 16, 32, 64, 128)
+SWEEP_BUDGET = 8_000_000                # normals per sweep point
+STEP_L = np.unique(np.round(np.logspace(0, 4, 120)).astype(int))
+STEP_L_MARK = (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 4096)
+
+
+def _seed(seed: int, *tags: int) -> int:
+    """An independent seed for each sub-experiment (grid point, panel)."""
+    return int(np.random.SeedSequence([seed, *tags]).generate_state(1, np.uint64)[0] >> 1)
+
+
+# --------------------------------------------------------------------------- cached compute
+@cached
+def at_depth(alpha, L, sigma, rho, mu, a, trials, seed) -> dict:
+    """Monte Carlo S_L at the chosen depth: histogram, variance, P(|S_L| <= a)."""
+    x = ds.sample(alpha, L, sigma, trials, _seed(seed, 1), rho, mu)
+    m, v = ds.mean(alpha, L, mu), ds.variance(alpha, L, sigma, rho)
+    sd = math.sqrt(v)
+    lo, hi = min(m - 4.5 * sd, x.min()), max(m + 4.5 * sd, x.max())
+    counts, edges = np.histogram(x, bins=HIST_BINS, range=(lo, hi))
+    dens = counts / (x.size * np.diff(edges))
+    grid = np.linspace(lo, hi, 400)
+    n = x.size
+    s2 = float(np.var(x, ddof=1))
+    p = float(np.mean(np.abs(x) <= a))
+    return {
+        "edges": edges, "dens": dens, "grid": grid,
+        "pdf": np.exp(-0.5 * ((grid - m) / sd) ** 2) / (sd * math.sqrt(2 * math.pi)),
+        "mean_mc": float(x.mean()), "mean_se": float(x.std(ddof=1) / math.sqrt(n)), "mean": m,
+        "var_mc": s2, "var_se": s2 * math.sqrt(2.0 / (n - 1)), "var": v,
+        "p_mc": p, "p_se": math.sqrt(p * (1 - p) / n), "p": ds.prob_within(alpha, L, sigma, a, rho, mu),
+        "n": n,
+    }
+
+
+@cached
+def over_depth(alpha, sigma, rho, mu, a, trials, seed) -> dict:
+    """Monte Carlo variance (chi-square 95% interval), mean and P(|S_L| <= a) at L = 1 … 1024."""
+    from scipy.stats import chi2
+
+    rows = []
+    for i, L in enumerate(L_GRID):
+        n = int(min(trials, max(200, GRID_NORMALS // L)))
+        x = ds.sample(alpha, int(L), sigma, n, _seed(seed, 2, i), rho, mu)
+        s2 = float(np.var(x, ddof=1))
+        p = float(np.mean(np.abs(x) <= a))
+        rows.append((n, s2, (n - 1) * s2 / chi2.ppf(0.975, n - 1), (n - 1) * s2 / chi2.ppf(0.025, n - 1),
+                     float(x.mean()), float(x.std(ddof=1) / math.sqrt(n)), p, math.sqrt(p * (1 - p) / n)))
+    r = np.array(rows)
+    fine = L_FINE
+    return {
+        "L": L_GRID, "n": r[:, 0], "var_mc": r[:, 1], "var_lo": r[:, 2], "var_hi": r[:, 3],
+        "mean_mc": r[:, 4], "mean_se": r[:, 5], "p_mc": r[:, 6], "p_se": r[:, 7],
+        "fine": fine,
+        "var": np.array([ds.variance(alpha, int(L), sigma, rho) for L in fine]),
+        "var_indep": np.array([ds.variance(alpha, int(L), sigma, 0.0) for L in fine]),
+        "var_ident": np.array([ds.variance(alpha, int(L), sigma, 1.0) for L in fine]),
+        "mean": np.array([ds.mean(alpha, int(L), mu) for L in fine]),
+        "p": np.array([ds.prob_within(alpha, int(L), sigma, a, rho, mu) for L in fine]),
+        "p_ref": {al: np.array([ds.prob_within(al, int(L), sigma, a) for L in fine])
+                  for al in REGIME_ALPHAS},
+        "slope_mc": float(np.polyfit(np.log(L_GRID), np.log(r[:, 1]), 1)[0]),
+    }
+
+
+@cached
+def variants(alpha, sigma, rho, trials, seed) -> dict:
+    """Monte Carlo variance for independent, equicorrelated and identical pieces (μ = 0)."""
+    Ls = L_GRID[1::2]
+    out = {"L": Ls}
+    for j, (name, r) in enumerate((("indep", 0.0), ("corr", rho), ("ident", 1.0))):
+        vals = []
+        for i, L in enumerate(Ls):
+            n = int(min(trials, max(200, GRID_NORMALS // (2 * L))))
+            x = ds.sample(alpha, int(L), sigma, n, _seed(seed, 3, j, i), r, 0.0)
+            vals.append(np.var(x, ddof=1))
+        out[name] = np.array(vals)
+    return out
+
+
+@cached
+def paths(alpha, L, sigma, rho, mu, seed) -> dict:
+    """Sample paths of the partial sums over the layer index and their increments."""
+    n = int(min(PATH_TRIALS, ds.MAX_PATH_OUTPUT // (L + 1)))
+    P = ds.partial_sums(alpha, L, sigma, n, _seed(seed, 4), rho, mu)
+    ell = np.arange(L + 1)
+    k_all = np.unique(np.round(np.logspace(0, math.log10(L), 14)).astype(int))
+    sd = np.sqrt([ds._variance(alpha, L, sigma, rho, int(k)) if k else 0.0 for k in ell])
+    keep = thin(L + 1, 300)
+    return {
+        "ell": ell[keep], "paths": P[:N_PATHS][:, keep], "mean": mu * ell[keep] * float(L) ** (-alpha),
+        "sd": sd[keep], "eps": k_all / L,
+        "rms_mc": np.array([ds.increment_rms_mc(P, int(k)) for k in k_all]),
+        "rms": np.array([ds.increment_rms(alpha, L, sigma, int(k), rho, mu) for k in k_all]),
+        "n": n, "end_sd_mc": float(P[:, -1].std(ddof=1)),
+    }
+
+
+@cached
+def covariance(alpha, L, sigma, rho, mu, trials, seed) -> dict:
+    Lc = int(min(L, COV_L_MAX))
+    n = int(max(200, min(trials, COV_WORK // (Lc * Lc))))
+    d = ds.covariance_decomposition(alpha, Lc, sigma, n, _seed(seed, 5), rho, mu)
+    d = {k: v for k, v in d.items() if k != "cov"}
+    d.update(L=Lc, n=n)
+    return d
+
+
+def _res_trials(L, N, trials, budget):
+    return int(max(RES_MIN_TRIALS, min(trials, budget // (L * N * N))))
+
+
+@cached
+def residual(alpha, L, N, trials, seed) -> dict:
+    n = _res_trials(L, N, trials, RES_BUDGET)
+    m, se = ds.residual_energy_profile(alpha, L, N, n, _seed(seed, 6))
+    ell = np.arange(L + 1)
+    keep = thin(L + 1, 60)
+    fine = np.linspace(0, L, 300)
+    return {"ell": ell[keep], "mean": m[keep], "se": se[keep], "n": n,
+            "fine": fine, "exact": (1.0 + float(L) ** (-2 * alpha)) ** fine,
+            "final": float(m[-1]), "final_se": float(se[-1]), "final_exact": ds.residual_energy(alpha, L)}
+
+
+@cached(max_entries=512)
+def residual_point(alpha, L, N, trials, seed, tag) -> tuple:
+    n = _res_trials(L, N, trials, SWEEP_BUDGET)
+    m, se = ds.residual_energy_mc(alpha, L, N, n, _seed(seed, 7, tag, L, N))
+    return m, se, n
+
+
+@cached
+def one_step_data(alpha, c) -> dict:
+    f = np.array([ds.one_step(c, int(L))[0] for L in STEP_L])
+    marks = {u: [ds.sgd_step(alpha, c, int(L), u) for L in STEP_L_MARK] for u in ("sgd", "sign")}
+    return {"L": STEP_L, "f": f, "lin": 1.0 - c, "lim": math.exp(-c), "L_mark": np.array(STEP_L_MARK),
+            "f_sgd": np.array([r["f_after"] for r in marks["sgd"]]),
+            "f_sign": np.array([r["f_after"] for r in marks["sign"]]),
+            "lin_sgd": np.array([r["f_linearised"] for r in marks["sgd"]]),
+            "lr_sgd": np.array([r["lr"] for r in marks["sgd"]]),
+            "lr_sign": np.array([r["lr"] for r in marks["sign"]]),
+            "dw": np.array([r["dw"] for r in marks["sgd"]])}
+
+
+# --------------------------------------------------------------------------- figures
+def _ref_line(fig, x, y, name, color=COLORS["ref"], dash="dot", width=1.5, **kw):
+    """An exact reference curve drawn thinner and patterned (slopes, limits, other regimes)."""
+    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), name=name, mode="lines",
+                             line=dict(color=color, width=width, dash=dash), **kw))
+
+
+def _hist_figure(t, alpha, L, sigma, rho, mu, a, trials, seed):
+    d = at_depth(alpha, L, sigma, rho, mu, a, trials, seed)
+    fig = figure(t("fig.x_sum"), t("fig.y_density"), t("fig.hist_title"))
+    e = d["edges"]
+    fig.add_trace(go.Scatter(x=np.repeat(e, 2)[1:-1], y=np.repeat(d["dens"], 2), mode="lines",
+                             name=t("fig.hist_mc", n=d["n"]), fill="tozeroy",
+                             fillcolor="rgba(213,94,0,0.12)",
+                             line=dict(color=COLORS["sim"], width=1.5, dash="dash")))
+    exact_line(fig, d["grid"], d["pdf"], t("fig.hist_exact"))
+    return fig
+
+
+def _variance_figure(t, alpha, L, sigma, rho, mu, a, trials, seed):
+    g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
+    fig = figure(t("fig.x_L"), t("fig.y_var"), t("fig.var_title"), log_x=True, log_y=True)
+    exact_line(fig, g["fine"], g["var"], t("fig.var_exact"))
+    fig.add_trace(go.Scatter(
+        x=g["L"], y=g["var_mc"], mode="markers", name=t("fig.var_mc"),
+        marker=dict(color=COLORS["sim"], size=8, symbol="circle-open", line=dict(width=1.5)),
+        error_y=dict(type="data", symmetric=False, array=g["var_hi"] - g["var_mc"],
+                     arrayminus=g["var_mc"] - g["var_lo"], color=COLORS["sim"], thickness=1)))
+    ref = g["var_indep"][0] * g["fine"] ** (1 - 2 * alpha) / g["fine"][0] ** (1 - 2 * alpha)
+    _ref_line(fig, g["fine"], ref, t("fig.slope_ref", s=f"{1 - 2 * alpha:.2f}"))
+    fig.add_vline(x=L, line=dict(color=COLORS["ref"], width=1), annotation_text=t("fig.your_L"))
+    return fig
+
+
+def _regime_figure(t, alpha, L, sigma, rho, mu, a, trials, seed):
+    g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
+    fig = figure(t("fig.x_L"), t("fig.y_prob", a=f"{a:g}"), t("fig.regime_title"), log_x=True)
+    styles = {0.25: "dot", 0.5: "dash", 0.75: "dashdot"}
+    for al in REGIME_ALPHAS:
+        _ref_line(fig, g["fine"], g["p_ref"][al], t("fig.regime_ref", al=f"{al:g}"), dash=styles[al])
+    exact_line(fig, g["fine"], g["p"], t("fig.regime_exact", al=f"{alpha:g}"))
+    fig.add_trace(go.Scatter(
+        x=g["L"], y=g["p_mc"], mode="markers", name=t("fig.regime_mc"),
+        marker=dict(color=COLORS["sim"], size=8, symbol="circle-open", line=dict(width=1.5)),
+        error_y=dict(type="data", array=2 * g["p_se"], color=COLORS["sim"], thickness=1)))
+    fig.add_vline(x=L, line=dict(color=COLORS["ref"], width=1))
+    fig.update_yaxes(range=[-0.03, 1.03])
+    return fig
+
+
+def _paths_figure(t, alpha, L, sigma, rho, mu, seed):
+    p = paths(alpha, L, sigma, rho, mu, seed)
+    fig = figure(t("fig.x_ell", L=L), t("fig.y_partial"), t("fig.paths_title"))
+    ell = p["ell"]
+    for i, y in enumerate(p["paths"]):
+        fig.add_trace(go.Scatter(x=ell, y=y, mode="lines", showlegend=(i == 0), legendgroup="paths",
+                                 name=t("fig.paths_mc"), hoverinfo="skip",
+                                 line=dict(color=COLORS["sim"], width=0.8), opacity=0.45))
+    exact_line(fig, ell, p["mean"], t("fig.paths_mean"))
+    exact_line(fig, ell, p["mean"] + 2 * p["sd"], t("fig.paths_band"), color=COLORS["bound"])
+    exact_line(fig, ell, p["mean"] - 2 * p["sd"], t("fig.paths_band"), color=COLORS["bound"],
+               showlegend=False)
+    return fig
+
+
+def _increment_figure(t, alpha, L, sigma, rho, mu, seed):
+    p = paths(alpha, L, sigma, rho, mu, seed)
+    fig = figure(t("fig.x_eps"), t("fig.y_rms"), t("fig.rms_title"), log_x=True, log_y=True)
+    exact_line(fig, p["eps"], p["rms"], t("fig.rms_exact"))
+    sim_markers(fig, p["eps"], p["rms_mc"], t("fig.rms_mc", n=p["n"]))
+    return fig
+
+
+def _variants_figure(t, alpha, sigma, rho, mu, a, trials, seed):
+    g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
+    vr = variants(alpha, sigma, rho, trials, seed)
+    fig = figure(t("fig.x_L"), t("fig.y_var"), t("fig.variants_title"), log_x=True, log_y=True)
+    for key, col, sym, label in (("indep", COLORS["exact"], "circle", t("fig.v_indep", s=f"{1 - 2 * alpha:.2f}")),
+                                 ("corr", COLORS["accent"], "diamond", t("fig.v_corr", rho=f"{rho:g}")),
+                                 ("ident", COLORS["other"], "square", t("fig.v_ident", s=f"{2 - 2 * alpha:.2f}"))):
+        y = {"indep": g["var_indep"], "ident": g["var_ident"], "corr": g["var"]}[key]
+        exact_line(fig, g["fine"], y, label, color=col)
+        sim_markers(fig, vr["L"], vr[key], t("fig.v_mc"), color=col, symbol=sym, showlegend=(key == "ident"))
+    return fig
+
+
+def _mean_figure(t, alpha, sigma, rho, mu, a, trials, seed):
+    g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
+    fig = figure(t("fig.x_L"), t("fig.y_mean"), t("fig.mean_title", mu=f"{mu:g}"), log_x=True)
+    exact_line(fig, g["fine"], g["mean"], t("fig.mean_exact", s=f"{1 - alpha:.2f}"))
+    fig.add_trace(go.Scatter(
+        x=g["L"], y=g["mean_mc"], mode="markers", name=t("fig.mean_mc"),
+        marker=dict(color=COLORS["sim"], size=8, symbol="circle-open", line=dict(width=1.5)),
+        error_y=dict(type="data", array=2 * g["mean_se"], color=COLORS["sim"], thickness=1)))
+    return fig
+
+
+def _cov_figure(t, alpha, L, sigma, rho, mu, trials, seed):
+    cv = covariance(alpha, L, sigma, rho, mu, trials, seed)
+    names = [t("fig.cov_var", n=cv["n_var_terms"]), t("fig.cov_cov", n=cv["n_cov_terms"]),
+             t("fig.cov_total")]
+    exact = [cv["sum_var_exact"], cv["sum_cov2_exact"], cv["var_total_exact"]]
+    mc = [cv["sum_var"], cv["sum_cov2"], cv["var_total"]]
+    fig = figure("", t("fig.y_cov"), t("fig.cov_title", L=cv["L"], n=cv["n"]))
+    fig.add_bar(x=names, y=exact, name=t("fig.cov_exact"), marker_color=COLORS["exact"])
+    fig.add_bar(x=names, y=mc, name=t("fig.cov_mc"), marker=dict(
+        color="rgba(0,0,0,0)", line=dict(color=COLORS["sim"], width=2), pattern=dict(shape="/",
+                                                                                 fgcolor=COLORS["sim"])))
+    fig.update_layout(barmode="group", hovermode="closest")
+    return fig
+
+
+def _residual_figure(t, alpha, L, N, trials, seed):
+    r = residual(alpha, L, N, trials, seed)
+    fig = figure(t("fig.x_ell", L=L), t("fig.y_energy"), t("fig.res_title", N=N, n=r["n"]))
+    exact_line(fig, r["fine"], r["exact"], t("fig.res_exact"))
+    fig.add_trace(go.Scatter(
+        x=r["ell"], y=r["mean"], mode="markers", name=t("fig.res_mc"),
+        marker=dict(color=COLORS["sim"], size=7, symbol="circle-open", line=dict(width=1.5)),
+        error_y=dict(type="data", array=2 * r["se"], color=COLORS["sim"], thickness=1)))
+    if alpha == 0.5:
+        fig.add_hline(y=math.e, line=dict(color=COLORS["ref"], dash="dot", width=1),
+                      annotation_text="e", annotation_position="bottom right")
+    return fig
+
+
+def _sweep_jobs(L, N):
+    return [("L", x, x, N) for x in SWEEP_L] + [("N", x, L, x) for x in SWEEP_N]
+
+
+def _run_sweep(alpha, L, N, trials, seed, t) -> None:
+    """Fill the cache of every sweep point, with a progress bar."""
+    jobs = _sweep_jobs(L, N)
+    bar = st.progress(0.0, text=t("residual.sweep_progress"))
+    for i, (kind, _, LL, NN) in enumerate(jobs):
+        residual_point(alpha, LL, NN, trials, seed, 0 if kind == "L" else 1)
+        bar.progress((i + 1) / len(jobs), text=t("residual.sweep_progress"))
+    bar.empty()
+
+
+def _sweep_data(alpha, L, N, trials, seed) -> dict:
+    res = {"L": [], "N": []}
+    for kind, x, LL, NN in _sweep_jobs(L, N):
+        res[kind].append((x, *residual_point(alpha, LL, NN, trials, seed, 0 if kind == "L" else 1)))
+    out = {}
+    for kind in ("L", "N"):
+        arr = np.array(res[kind], dtype=float)
+        out[kind] = arr[:, 0]
+        out[f"{kind}_mean"], out[f"{kind}_se"], out[f"{kind}_n"] = arr[:, 1], arr[:, 2], arr[:, 3]
+    out["N_sd"] = out["N_se"] * np.sqrt(out["N_n"])
+    return out
+
+
+def _sweep_L_figure(t, alpha, L, N, trials, seed):
+    sw = _sweep_data(alpha, L, N, trials, seed)
+    fig = figure(t("fig.x_L"), t("fig.y_energy_final"), t("fig.sweep_L_title", N=N), log_x=True,
+                 log_y=alpha < 0.5)
+    Lf = np.unique(np.round(np.logspace(0, math.log10(SWEEP_L[-1]), 200)).astype(int))
+    exact_line(fig, Lf, [ds.residual_energy(alpha, int(x)) for x in Lf], t("fig.sweep_exact"))
+    fig.add_trace(go.Scatter(x=sw["L"], y=sw["L_mean"], mode="markers", name=t("fig.res_mc"),
+                             marker=dict(color=COLORS["sim"], size=8, symbol="circle-open",
+                                         line=dict(width=1.5)),
+                             error_y=dict(type="data", array=2 * sw["L_se"], color=COLORS["sim"])))
+    if alpha == 0.5:
+        fig.add_hline(y=math.e, line=dict(color=COLORS["ref"], dash="dot", width=1), annotation_text="e",
+                      annotation_position="bottom right")
+    return fig
+
+
+def _sweep_N_figure(t, alpha, L, N, trials, seed):
+    sw = _sweep_data(alpha, L, N, trials, seed)
+    fig = figure(t("fig.x_N"), t("fig.y_energy_final"), t("fig.sweep_N_title", L=L), log_x=True)
+    ex = ds.residual_energy(alpha, L)
+    exact_line(fig, [SWEEP_N[0], SWEEP_N[-1]], [ex, ex], t("fig.sweep_exact_N"))
+    fig.add_trace(go.Scatter(x=sw["N"], y=sw["N_mean"], mode="markers", name=t("fig.res_mc"),
+                             marker=dict(color=COLORS["sim"], size=8, symbol="circle-open",
+                                         line=dict(width=1.5)),
+                             error_y=dict(type="data", array=2 * sw["N_se"], color=COLORS["sim"])))
+    fig.add_trace(go.Scatter(x=sw["N"], y=sw["N_sd"], mode="lines+markers", name=t("fig.sweep_sd"),
+                             line=dict(color=COLORS["accent"], dash="dash"),
+                             marker=dict(symbol="square-open", color=COLORS["accent"])))
+    return fig
+
+
+def _step_figure(t, alpha, L, c):
+    s = one_step_data(alpha, c)
+    fig = figure(t("fig.x_L_step"), t("fig.y_f"), t("fig.step_title", c=f"{c:g}"), log_x=True)
+    exact_line(fig, s["L"], s["f"], t("fig.step_exact"))
+    _ref_line(fig, [s["L"][0], s["L"][-1]], [s["lim"]] * 2, t("fig.step_lim"))
+    _ref_line(fig, [s["L"][0], s["L"][-1]], [s["lin"]] * 2, t("fig.step_lin"), color=COLORS["bound"],
+              dash="dashdot", width=2)
+    sim_markers(fig, s["L_mark"], s["f_sgd"], t("fig.step_sgd"))
+    fig.add_trace(go.Scatter(x=s["L_mark"], y=s["f_sign"], mode="markers", name=t("fig.step_sign"),
+                             marker=dict(size=10, symbol="x-thin", color=COLORS["accent"],
+                                         line=dict(width=2, color=COLORS["accent"]))))
+    fig.add_vline(x=L, line=dict(color=COLORS["ref"], width=1), annotation_text=t("fig.your_L"))
+    return fig
+
+
+def _lr_figure(t, alpha, c):
+    s = one_step_data(alpha, c)
+    fig = figure(t("fig.x_L_step"), t("fig.y_lr"), t("fig.lr_title", al=f"{alpha:g}"), log_x=True,
+                 log_y=True)
+    Lm = s["L_mark"].astype(float)
+    exact_line(fig, Lm, s["lr_sgd"], t("fig.lr_sgd", s=f"{2 * alpha - 1:.2f}"))
+    exact_line(fig, Lm, s["lr_sign"], t("fig.lr_sign", s=f"{alpha - 1:.2f}"), color=COLORS["accent"])
+    _ref_line(fig, Lm, np.abs(s["dw"]), t("fig.lr_dw", s=f"{alpha - 1:.2f}"))
+    return fig
+
+
+#: figure builders and the page parameters each one depends on (its cache key)
+FIGURES = {
+    "hist": (_hist_figure, ("alpha", "L", "sigma", "rho", "mu", "a", "trials", "seed")),
+    "var": (_variance_figure, ("alpha", "L", "sigma", "rho", "mu", "a", "trials", "seed")),
+    "regime": (_regime_figure, ("alpha", "L", "sigma", "rho", "mu", "a", "trials", "seed")),
+    "paths": (_paths_figure, ("alpha", "L", "sigma", "rho", "mu", "seed")),
+    "rms": (_increment_figure, ("alpha", "L", "sigma", "rho", "mu", "seed")),
+    "variants": (_variants_figure, ("alpha", "sigma", "rho", "mu", "a", "trials", "seed")),
+    "mean": (_mean_figure, ("alpha", "sigma", "rho", "mu", "a", "trials", "seed")),
+    "cov": (_cov_figure, ("alpha", "L", "sigma", "rho", "mu", "trials", "seed")),
+    "res": (_residual_figure, ("alpha", "L", "N", "trials", "seed")),
+    "sweep_L": (_sweep_L_figure, ("alpha", "L", "N", "trials", "seed")),
+    "sweep_N": (_sweep_N_figure, ("alpha", "L", "N", "trials", "seed")),
+    "step": (_step_figure, ("alpha", "L", "c")),
+    "lr": (_lr_figure, ("alpha", "c")),
+}
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _built_figure(name: str, lang: str, args: tuple):
+    """Build a figure once per (name, language, inputs) and share the object.
+
+    Building a Plotly figure costs tens of milliseconds here, far more than reading the
+    cached data; st.plotly_chart only reads the object, so sharing it is safe.
+    """
+    return FIGURES[name][0](Text("depth_sum", lang), *args)
+
+
+def _show(name: str, ctx) -> None:
+    args = tuple(ctx.values[k] for k in FIGURES[name][1])
+    show(_built_figure(name, ctx.lang, args), key=f"fig_{name}")
+
+
+# --------------------------------------------------------------------------- page
+def render() -> None:
+    ctx = setup(SCHEMA)
+    t, v = ctx.t, ctx.values
+    alpha, L, sigma, N = v["alpha"], v["L"], v["sigma"], v["N"]
+    rho, mu, a, c, trials, seed = v["rho"], v["mu"], v["a"], v["c"], v["trials"], v["seed"]
+    ctx.section("intro")
+    ctx.section("statement")
+
+    with ctx.guard():
+        d = at_depth(alpha, L, sigma, rho, mu, a, trials, seed)
+        g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
+        r = residual(alpha, L, N, trials, seed)
+        s = one_step_data(alpha, c)
+        p = paths(alpha, L, sigma, rho, mu, seed)
+        cv = covariance(alpha, L, sigma, rho, mu, trials, seed)
+        variants(alpha, sigma, rho, trials, seed)
+
+    f_step, f_lin = ds.one_step(c, L)
+    m = st.columns(4)
+    m[0].metric(t("metrics.var", L=L), f"{d['var']:.4g}",
+                t("metrics.mc_pm", x=f"{d['var_mc']:.4g}", se=f"{d['var_se']:.2g}"), delta_color="off")
+    m[1].metric(t("metrics.prob", a=f"{a:g}"), f"{d['p']:.4f}",
+                t("metrics.mc_pm", x=f"{d['p_mc']:.4f}", se=f"{d['p_se']:.1g}"), delta_color="off")
+    m[2].metric(t("metrics.energy"), f"{r['final_exact']:.4g}",
+                t("metrics.mc_pm", x=f"{r['final']:.4g}", se=f"{r['final_se']:.2g}"), delta_color="off")
+    m[3].metric(t("metrics.step"), f"{f_step:.4f}",
+                t("metrics.step_delta", lim=f"{math.exp(-c):.4f}", lin=f"{f_lin:.4f}"), delta_color="off")
+    st.caption(t("metrics.caption"))
+
+    with ctx.guard():
+        st.subheader(t("sums.title"))
+        c1, c2 = st.columns(2)
+        with c1:
+            _show("hist", ctx)
+        with c2:
+            _show("var", ctx)
+        st.markdown(t("sums.body", slope=f"{g['slope_mc']:.3f}", s=f"{1 - 2 * alpha:.2f}"))
+
+        st.subheader(t("regimes.title"))
+        _show("regime", ctx)
+        st.markdown(t("regimes.body"))
+
+        st.subheader(t("paths.title"))
+        c3, c4 = st.columns(2)
+        with c3:
+            _show("paths", ctx)
+        with c4:
+            _show("rms", ctx)
+        st.markdown(t("paths.body"))
+
+        st.subheader(t("variants.title"))
+        st.markdown(t("variants.intro"))
+        c5, c6 = st.columns(2)
+        with c5:
+            _show("variants", ctx)
+        with c6:
+            _show("mean", ctx)
+        c7, c8 = st.columns([3, 2])
+        with c7:
+            _show("cov", ctx)
+        with c8:
+            st.markdown(t("variants.identity"))
+            st.markdown(t("variants.table",
+                          L=cv["L"], n=cv["n"], nv=cv["n_var_terms"], nc=cv["n_cov_terms"],
+                          sv=f"{cv['sum_var']:.4g}", sve=f"{cv['sum_var_exact']:.4g}",
+                          sc=f"{cv['sum_cov2']:.4g}", sce=f"{cv['sum_cov2_exact']:.4g}",
+                          vt=f"{cv['var_total']:.4g}", vte=f"{cv['var_total_exact']:.4g}",
+                          chk=f"{abs(cv['sum_var'] + cv['sum_cov2'] - cv['var_total']):.1e}"))
+
+        st.subheader(t("residual.title"))
+        st.markdown(t("residual.body"))
+        c9, c10 = st.columns([3, 2])
+        with c9:
+            _show("res", ctx)
+        with c10:
+            st.markdown(t("residual.notes", n=r["n"], ex=f"{r['final_exact']:.4f}",
+                          mc=f"{r['final']:.4f}", se=f"{r['final_se']:.2g}"))
+            run = st.button(t("residual.sweep_button"), key="_ds_sweep_btn", width="stretch")
+        key = (alpha, L, N, trials, seed)
+        if run:
+            st.session_state["_ds_sweep"] = key
+            _run_sweep(alpha, L, N, trials, seed, t)
+        if st.session_state.get("_ds_sweep") == key:
+            c11, c12 = st.columns(2)
+            with c11:
+                _show("sweep_L", ctx)
+            with c12:
+                _show("sweep_N", ctx)
+            st.markdown(t("residual.sweep_body"))
+        else:
+            st.caption(t("residual.sweep_hint"))
+
+        st.subheader(t("step.title"))
+        st.markdown(t("step.body"))
+        c13, c14 = st.columns(2)
+        with c13:
+            _show("step", ctx)
+        with c14:
+            _show("lr", ctx)
+        st.markdown(t("step.notes", L=L, lr_sgd=f"{c * L ** (2 * alpha - 1):.4g}",
+                      lr_sign=f"{c * L ** (alpha - 1):.4g}", dw=f"{-c * L ** (alpha - 1):.4g}",
+                      mult=f"{1 - c / L:.4g}", f=f"{f_step:.4f}", lim=f"{math.exp(-c):.4f}",
+                      lin=f"{f_lin:.4f}"))
+
+    ctx.section("notice")
+    ctx.section("questions")
+    ctx.section("limits")
+    ctx.csv_download("depth_sum.csv", {
+        "hist_left_edge": d["edges"][:-1], "hist_density_mc": d["dens"],
+        "x": d["grid"], "normal_density_exact": d["pdf"],
+        "L_grid": g["L"], "var_mc": g["var_mc"], "var_ci_lo": g["var_lo"], "var_ci_hi": g["var_hi"],
+        "mean_mc": g["mean_mc"], "prob_mc": g["p_mc"], "prob_se": g["p_se"], "trials_at_L": g["n"],
+        "L_fine": g["fine"], "var_exact": g["var"], "mean_exact": g["mean"], "prob_exact": g["p"],
+        "eps": p["eps"], "rms_exact": p["rms"], "rms_mc": p["rms_mc"],
+        "ell": r["ell"], "energy_mc": r["mean"], "energy_se": r["se"],
+        "energy_exact": (1.0 + float(L) ** (-2 * alpha)) ** r["ell"],
+        "L_step": s["L"], "f_after_step_exact": s["f"],
+    })
+    ctx.footer()
+
+
+if __name__ == "__main__":
+    render()
