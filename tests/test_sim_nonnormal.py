@@ -101,7 +101,7 @@ def test_peak_against_dense_numerical_maximisation(M):
     assert value == pytest.approx(f[i], rel=1e-9)
     assert np.all(f <= value * (1.0 + 1e-14))
     A = nn.matrix(M)
-    coarse = np.linspace(0.0, 4.0, 801)
+    coarse = np.linspace(0.0, 4.0, 81)
     g = np.array([np.linalg.norm(expm(t * A), 2) for t in coarse])
     assert np.max(g) <= value * (1.0 + 1e-12)
     # an independent optimiser on the expm-based norm
@@ -209,6 +209,27 @@ def test_pseudospectrum_zero_at_eigenvalues_and_large_for_nonnormal():
     r = 0.5
     assert sig[0, 1] == pytest.approx(r * r / (5.0 + math.sqrt(r * r + 25.0)), rel=1e-14)
     assert 1.0 / sig[0, 1] > 35.0
+
+
+@pytest.mark.parametrize("M,eps", [(0.0, 0.0), (1.0, 0.0), (3.0, 0.0), (6.0, 0.0), (20.0, 0.0),
+                                   (-8.0, 0.3), (5.0, 1.5)])
+def test_kreiss_lower_bound_below_true_peak(M, eps):
+    A = nn.matrix(M, eps)
+    R = max(2.5, 1.4 * math.sqrt(abs(M) + 1.0))
+    re = np.linspace(-1.0 - R, -1.0 + R, 201)
+    im = np.linspace(-R, R, 201)
+    sig = nn.pseudospectrum(A, re, im)
+    K = nn.kreiss_lower_bound(A, re, im)
+    assert K == nn.kreiss_lower_bound(A, re, im, sigma=sig)
+    s = np.linspace(0.0, 10.0, 20001)
+    true_peak = nn.flow_norm(M, s, eps).max()
+    assert 0.0 < K <= true_peak * (1 + 1e-9)
+    # on the real axis at z = 1: Re z / sigma_min = (M/2 + sqrt(4 + M^2/4)) / 4 for the Jordan case
+    if eps == 0.0:
+        expect = (abs(M) / 2 + math.sqrt(4.0 + M * M / 4)) / 4
+        assert nn.kreiss_lower_bound(A, [1.0], [0.0]) == pytest.approx(expect, rel=1e-13)
+        assert K >= expect * (1 - 1e-2)
+    assert nn.kreiss_lower_bound(A, [-3.0, -0.5], [0.0, 1.0]) == 0.0
 
 
 # ---------------------------------------------------------------------------
@@ -345,6 +366,7 @@ def test_euler_scalar_regimes(ad, regime):
     lambda: nn.pseudospectrum(np.eye(2), [], [0.0]),
     lambda: nn.pseudospectrum(np.eye(2), np.zeros(3000), np.zeros(3000)),
     lambda: nn.pseudospectrum_reference([[1, np.nan], [0, 1]], [0.0], [0.0]),
+    lambda: nn.kreiss_lower_bound(np.eye(2), [0.0, 1.0], [0.0], sigma=np.ones((2, 2))),
     lambda: nn.jacobian_products(0),
     lambda: nn.jacobian_products(10, d=0),
     lambda: nn.jacobian_products(5000, d=64),
