@@ -466,3 +466,17 @@ def simulate_batch(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every
     out = np.empty((B, steps // record_every + 1, n, d))
     _run_batch(Zs, beta, dt, steps, A, V, flow == "USA", record_every, out)
     return _check_output(out)
+
+
+def warm() -> None:
+    """Compile (or load from cache) every kernel on tiny inputs (see :mod:`sim.warm`)."""
+    rng = np.random.default_rng(0)
+    for d in (2, 3, 4):
+        Z = rng.standard_normal((4, d))
+        out = np.empty((2, 4, d))
+        Zn = Z / np.linalg.norm(Z, axis=1, keepdims=True)
+        for usa in (False, True):
+            _run_serial(Zn, 1.0, 0.1, 1, np.eye(d), np.eye(d), usa, 1, out)
+            _run_parallel(Zn, 1.0, 0.1, 1, np.eye(d), np.eye(d), usa, 1, out, 2)
+        simulate_batch(Z[None], 1.0, 0.1, 1)
+    fast_exp(np.zeros(2))

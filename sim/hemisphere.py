@@ -396,3 +396,9 @@ def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.
         if progress is not None:
             progress((b + 1) / n_betas)
     return PhaseDiagram(betas, times, one, close, med, time.perf_counter() - t0)
+
+
+def warm() -> None:
+    """Compile (or load from cache) the kernels on tiny inputs (see :mod:`sim.warm`)."""
+    pair_stats(sphere_uniform(3, 3, seed=0))
+    pair_stats(sphere_uniform(3, 2, seed=0))
