@@ -41,7 +41,7 @@ from sim import attention as _att
 
 __all__ = [
     "sphere_uniform", "cap_uniform", "random_matrix", "MATRIX_KINDS",
-    "min_projection", "diameter", "cluster_count", "pair_stats", "pair_stats_reference",
+    "min_projection", "diameter", "cluster_count", "cluster_labels", "pair_stats", "pair_stats_reference",
     "hemisphere_direction", "projection_basis", "PhaseDiagram", "phase_diagram",
 ]
 
@@ -316,6 +316,31 @@ def pair_stats_reference(Z, threshold=0.999):
         comps.append(connected_components(adj, directed=False)[0])
     st = _finish(np.array(maxd2), np.array(comps), np.array(close), n, tol2)
     return PairStats(*(np.asarray(a).reshape(lead) for a in st))
+
+
+def cluster_labels(Z, threshold=0.999):
+    r"""Cluster label of each token of one configuration ``Z`` (n, d), largest cluster first.
+
+    Clusters are the connected components of the graph :math:`\langle z_i, z_j\rangle >`
+    ``threshold`` (as in :func:`pair_stats`); labels are 0, 1, ... by decreasing size.
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    thr = _threshold(threshold)
+    Z = _v.finite_array("Z", Z, ndim=2)
+    n = Z.shape[0]
+    if n > 20_000:
+        raise ValueError(f"Z has too many rows for cluster_labels ({n} > 20000)")
+    D2 = np.maximum(0.0, 2.0 - 2.0 * (Z @ Z.T))
+    # exact squared distances where the Gram form is too coarse (near-coincident tokens)
+    close = D2 < 4.0 * (1.0 - thr) + 1e-12
+    ii, jj = np.nonzero(close)
+    D2[ii, jj] = ((Z[ii] - Z[jj]) ** 2).sum(axis=1)
+    _, lab = connected_components((D2 < 2.0 * (1.0 - thr)).astype(np.int8), directed=False)
+    order = np.argsort(-np.bincount(lab), kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return rank[lab]
 
 
 def diameter(Z):

@@ -187,3 +187,13 @@ def test_phase_diagram_bad_input(kwargs, name):
 def test_bad_input(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_cluster_labels_agree_with_counts():
+    Z = _clustered(3, [2, 9, 5], spread=1e-5)
+    lab = hs.cluster_labels(Z)
+    assert lab.max() + 1 == hs.cluster_count(Z) == 3
+    np.testing.assert_array_equal(lab, [2, 2] + [0] * 9 + [1] * 5)   # largest cluster first
+    for s in range(3):
+        U = hs.sphere_uniform(40, 3, seed=s)
+        assert hs.cluster_labels(U, 0.9).max() + 1 == hs.cluster_count(U, 0.9)
