@@ -146,6 +146,9 @@ class RunResult:
     """``(format, body)`` of every ``st.error``/``st.warning``/... shown."""
     element_counts: dict[str, int] = field(default_factory=dict)
     """How many elements of each type (``plotly_chart``, ``slider``...)."""
+    media_urls: list[str] = field(default_factory=list)
+    """Server-side files the page refers to (download buttons, images): they
+    live in the memory of the replica that ran the script."""
     messages: int = 0
     bytes: int = 0
     finished: str = ""
@@ -603,6 +606,11 @@ class StreamlitSession:
         if kind == "exception":
             ex = el.exception
             res.exceptions.append(f"{ex.type}: {ex.message}")
+        elif kind == "download_button":
+            if el.download_button.url:
+                res.media_urls.append(el.download_button.url)
+        elif kind == "imgs":
+            res.media_urls.extend(img.url for img in el.imgs.imgs if img.url)
         elif kind == "alert":
             fmt = el.alert.DESCRIPTOR.fields_by_name["format"].enum_type.values_by_number
             res.alerts.append((fmt[el.alert.format].name, el.alert.body))

@@ -1,0 +1,562 @@
+"""make scale-check: three replicas behind nginx on loopback, one of them killed mid-run.
+
+What it does (everything on 127.0.0.1, everything it starts is stopped at the end):
+
+1. starts 3 app replicas (``streamlit run app.py`` with the ``make run`` server
+   settings, ports 8611-8613, one shared cookie secret) and Debian ``nginx`` on
+   port 8610 with ``deploy/nginx.conf`` -- the same file docker compose uses --
+   where only the replica list and the listen port are rewritten and a response
+   header naming the replica that answered is added (to observe stickiness);
+2. warms each replica with one direct session per page (the first student's
+   compile/load cost is not what this measures);
+3. drives N websocket sessions through nginx (``bench/wsclient.py``): each loads
+   the index page like a browser (getting the sticky cookie), opens its websocket,
+   then reruns the app's pages with defaults and with a slider moved, with think
+   time between reruns;
+4. at 1/3 of the run kills (SIGKILL) the replica holding the most sessions; those
+   sessions see their websocket drop, reconnect through nginx with the same
+   cookie and rerun the same page with the same widget values on a survivor;
+5. at 2/3 of the run opens M new sessions, which must all succeed on survivors;
+6. checks: every session's page load, websocket and later requests hit one replica
+   (stickiness); all 3 replicas got sessions; sessions on the surviving replicas
+   had zero errors and zero disconnects; every session of the killed replica
+   reconnected to a survivor and stayed there; all new sessions succeeded.
+
+The last line summarises the figures (PASS/FAIL, spread, failover, survivors' p95).
+Exit status 0 only if every check passed.
+
+    .venv/bin/python scripts/scale_check.py [--sessions 30] [--new-sessions 6] [--duration 36]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from bench.wsclient import SessionError, StreamlitSession, http_get, percentile  # noqa: E402
+
+HOST = "127.0.0.1"
+REPLICA_HEADER = "x-streamlit-replica"
+SERVE_FLAGS = [
+    "--server.address", HOST,
+    "--server.headless", "true",
+    "--server.fileWatcherType", "none",
+    "--browser.gatherUsageStats", "false",
+]
+
+
+def log(msg: str) -> None:
+    print(f"[scale-check {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- processes
+class Procs:
+    """Processes this script started (each in its own process group)."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, subprocess.Popen]] = []
+
+    def start(self, name: str, argv: list[str], logfile: str, env: dict[str, str] | None = None,
+              cwd: str = ROOT) -> subprocess.Popen:
+        fh = open(logfile, "wb")
+        p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+        fh.close()
+        self.items.append((name, p))
+        return p
+
+    @staticmethod
+    def kill(p: subprocess.Popen, sig: int = signal.SIGTERM, wait: float = 10.0) -> None:
+        if p.poll() is not None:
+            return
+        try:
+            os.killpg(p.pid, sig)  # the group we created with start_new_session
+        except ProcessLookupError:
+            return
+        try:
+            p.wait(wait)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait(5)
+
+    def stop_all(self) -> None:
+        for name, p in reversed(self.items):
+            self.kill(p)
+
+
+def port_free(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        # like the servers themselves: TIME_WAIT leftovers do not block a bind
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((HOST, port))
+            return True
+        except OSError:
+            return False
+
+
+def wait_healthy(port: int, proc: subprocess.Popen, timeout: float) -> float:
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout:
+        if proc.poll() is not None:
+            raise RuntimeError(f"process on port {port} exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"http://{HOST}:{port}/_stcore/health", timeout=1) as r:
+                if r.status == 200:
+                    return time.perf_counter() - t0
+        except Exception:  # noqa: BLE001 - not up yet
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"port {port} not healthy within {timeout:.0f} s")
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process and its children (MB)."""
+    total = 0
+    pids = [pid]
+    try:
+        out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
+        pids += [int(x) for x in out.stdout.split()]
+    except OSError:
+        pass
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total / 1024
+
+
+def ensure_nginx() -> str:
+    exe = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+    if exe:
+        return exe
+    log("nginx missing: apt-get install nginx")
+    sudo = [] if os.geteuid() == 0 else ["sudo"]
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive", RUNLEVEL="1")  # do not start the service
+    subprocess.run(sudo + ["apt-get", "update", "-qq"], check=True, env=env)
+    subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "nginx"], check=True, env=env,
+                   stdout=subprocess.DEVNULL)
+    exe = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not os.path.exists(exe):
+        raise RuntimeError("nginx not found after apt-get install")
+    return exe
+
+
+def render_nginx(src: str, tmp: str, listen: int, replicas: list[int]) -> str:
+    """deploy/nginx.conf with the replica list, listen port and debug header swapped in."""
+    with open(src, encoding="utf-8") as fh:
+        text = fh.read()
+    servers = "".join(f"    server {HOST}:{p} max_fails=1 fail_timeout=10s;\n" for p in replicas)
+    new, n1 = re.subn(r"(?ms)^[ \t]*# BEGIN replicas.*?^[ \t]*# END replicas[^\n]*\n",
+                      "    # replicas (scale-check)\n" + servers, text)
+    new, n2 = re.subn(r"(?m)^([ \t]*)listen [^;]*;[^\n]*# LISTEN[^\n]*$", rf"\1listen {HOST}:{listen};", new)
+    new, n3 = re.subn(r"(?m)^([ \t]*)# DEBUG[^\n]*$",
+                      rf"\1add_header X-Streamlit-Replica $upstream_addr always;", new)
+    if (n1, n2, n3) != (1, 1, 1):
+        raise RuntimeError(f"{src}: markers BEGIN/END replicas, LISTEN, DEBUG not found once each "
+                           f"({n1}, {n2}, {n3}); scale-check must use the deploy configuration")
+    site = os.path.join(tmp, "streamlit.conf")
+    with open(site, "w", encoding="utf-8") as fh:
+        fh.write(new)
+    main = os.path.join(tmp, "nginx.conf")
+    for d in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+        os.makedirs(os.path.join(tmp, d), exist_ok=True)
+    with open(main, "w", encoding="utf-8") as fh:
+        fh.write(f"""worker_processes 1;
+pid {tmp}/nginx.pid;
+error_log {tmp}/nginx-error.log warn;
+events {{ worker_connections 2048; }}
+http {{
+    access_log {tmp}/nginx-access.log;
+    client_body_temp_path {tmp}/client_body;
+    proxy_temp_path {tmp}/proxy;
+    fastcgi_temp_path {tmp}/fastcgi;
+    uwsgi_temp_path {tmp}/uwsgi;
+    scgi_temp_path {tmp}/scgi;
+    include {site};
+}}
+""")
+    return main
+
+
+# --------------------------------------------------------------------------- sessions
+def replica_of(headers: dict[str, str]) -> str | None:
+    """The replica that answered: the last address nginx tried."""
+    v = headers.get(REPLICA_HEADER)
+    if not v:
+        return None
+    return v.split(",")[-1].strip().rsplit(":", 1)[-1]
+
+
+@dataclass
+class Sess:
+    idx: int
+    phase: str  # "initial" or "new"
+    s: StreamlitSession
+    http_replica: str | None = None
+    ws_replica: str | None = None
+    replicas_seen: list[str] = field(default_factory=list)
+    checks: list[tuple[str, str | None]] = field(default_factory=list)  # (when, replica) of later GETs
+    media: list[tuple[float, int, str | None, str | None]] = field(default_factory=list)
+    # (t, HTTP status, replica that answered, replica the session was on) of download-file GETs
+    reruns: list[tuple[float, float, str | None]] = field(default_factory=list)  # (t, seconds, replica)
+    errors: list[str] = field(default_factory=list)
+    drops: int = 0
+    reconnects: list[float] = field(default_factory=list)  # seconds from drop to a good rerun
+    after_reconnect: str | None = None
+    done: bool = False
+
+
+async def sticky_get(sess: Sess, path: str = "/_stcore/health") -> str | None:
+    hdrs = {"Cookie": sess.s.cookie_header()} if sess.s.cookies else {}
+    status, rh, _, _ = await asyncio.to_thread(http_get, sess.s.base_url + path, headers=hdrs, timeout=10)
+    return replica_of(rh) if status == 200 else f"HTTP {status}"
+
+
+def pick_slider(s: StreamlitSession) -> tuple[str, float] | None:
+    """A keyed slider on the page and a value one step away from its current one."""
+    vals = s.widget_values
+    for key, val in vals.items():
+        try:
+            el = s.widget(key)
+        except KeyError:
+            continue
+        if el.DESCRIPTOR.name != "Slider" or not isinstance(val, float) or el.options:
+            continue
+        step = el.step or (el.max - el.min) / 20
+        new = val + step if val + step <= el.max else val - step
+        return key, round(new, 10)
+    return None
+
+
+async def drive(sess: Sess, pages: list[str], until: float, t0: float, rng: random.Random,
+                think: tuple[float, float]) -> None:
+    s = sess.s
+    try:
+        status, rh = await s.load_index("/")
+        if status != 200:
+            sess.errors.append(f"GET / -> {status}")
+            return
+        sess.http_replica = replica_of(rh)
+        await s.connect()
+        sess.ws_replica = replica_of(s.response_headers)
+        sess.replicas_seen.append(sess.ws_replica or "?")
+    except SessionError as exc:
+        sess.errors.append(f"connect: {exc}")
+        return
+    i = rng.randrange(len(pages))
+    plan: list[tuple[str | None, dict[str, Any] | None]] = []
+    while time.monotonic() < until:
+        if not plan:
+            page = pages[i % len(pages)]
+            i += 1
+            plan = [(page, None), (None, "move")]  # open the page at defaults, then drag a slider
+        page, action = plan.pop(0)
+        widgets = None
+        if action == "move":
+            mv = pick_slider(s)
+            if mv is None:
+                continue
+            widgets = {mv[0]: mv[1]}
+        dropped_at: float | None = None
+        for attempt in range(3):
+            try:
+                r = await s.rerun(page=page, widgets=widgets) if page is not None else await s.rerun(widgets=widgets)
+            except SessionError as exc:
+                r = None
+                err = str(exc)
+            else:
+                err = r.error
+            if r is not None and r.ok:
+                rep = sess.replicas_seen[-1] if sess.replicas_seen else None
+                sess.reruns.append((time.monotonic() - t0, r.seconds, rep))
+                if dropped_at is not None:
+                    sess.reconnects.append(time.monotonic() - dropped_at)
+                    sess.after_reconnect = rep
+                if r.media_urls and len(sess.media) < 4:
+                    # A CSV download lives in the memory of the replica that ran the page.
+                    hdrs = {"Cookie": s.cookie_header()} if s.cookies else {}
+                    mu = r.media_urls[rng.randrange(len(r.media_urls))]
+                    st_, mh, _, _ = await asyncio.to_thread(
+                        http_get, s.base_url + "/" + mu.lstrip("/"), headers=hdrs, timeout=10)
+                    sess.media.append((time.monotonic() - t0, st_, replica_of(mh), rep))
+                break
+            if r is not None and r.error is None:
+                # The page itself failed (exception / compile error): an app error.
+                sess.errors.append(f"rerun {page or '(same page)'}: {r.exceptions or r.finished}")
+                break
+            if err and (err.startswith("closed") or "not connected" in err or "Error" in err):
+                # The websocket dropped: reconnect like the frontend, rerun the same request.
+                sess.drops += 1
+                dropped_at = dropped_at or time.monotonic()
+                try:
+                    await s.reconnect(attempts=20, delay=0.3)
+                except SessionError as exc:
+                    sess.errors.append(f"reconnect: {exc}")
+                    return
+                sess.replicas_seen.append(replica_of(s.response_headers) or "?")
+                continue
+            sess.errors.append(f"rerun {page or '(same page)'}: {err}")
+            break
+        else:
+            sess.errors.append("rerun failed three times")
+        if len(sess.checks) < 3 and rng.random() < 0.3:
+            sess.checks.append((f"{time.monotonic() - t0:.1f}", await sticky_get(sess)))
+        await asyncio.sleep(rng.uniform(*think))
+    # A last check that the browser's cookie still leads to the replica it is on.
+    sess.checks.append(("end", await sticky_get(sess)))
+    sess.done = True
+    await s.close()
+
+
+# --------------------------------------------------------------------------- scenario
+async def scenario(args: argparse.Namespace, url: str, replica_ports: list[int],
+                   replica_procs: dict[str, subprocess.Popen]) -> tuple[bool, str]:
+    rng = random.Random(args.seed)
+    # pages from the app's navigation
+    async with StreamlitSession(url, timeout=90) as probe:
+        first = await probe.rerun()
+        if not first.ok:
+            return False, f"first page failed: {first.error or first.exceptions}"
+        pages = sorted(probe.pages) or [""]
+    log(f"pages: {[p or '/' for p in pages]}")
+
+    t0 = time.monotonic()
+    until = t0 + args.duration
+    sessions: list[Sess] = []
+    tasks: list[asyncio.Task] = []
+    for k in range(args.sessions):
+        sess = Sess(k, "initial", StreamlitSession(url, timeout=60))
+        sessions.append(sess)
+        tasks.append(asyncio.create_task(drive(sess, pages, until, t0, random.Random(rng.random()),
+                                               (args.think_min, args.think_max))))
+        await asyncio.sleep(args.ramp / max(1, args.sessions))
+
+    await asyncio.sleep(max(0.0, t0 + args.duration / 3 - time.monotonic()))
+    before: dict[str, int] = {}
+    for x in sessions:
+        if x.ws_replica:
+            before[x.ws_replica] = before.get(x.ws_replica, 0) + 1
+    victim = max(before, key=lambda p: before[p]) if before else str(replica_ports[1])
+    t_kill = time.monotonic() - t0
+    log(f"sessions per replica before the kill: {dict(sorted(before.items()))}; killing replica :{victim} (SIGKILL)")
+    Procs.kill(replica_procs[victim], signal.SIGKILL)
+
+    await asyncio.sleep(max(0.0, t0 + 2 * args.duration / 3 - time.monotonic()))
+    log(f"opening {args.new_sessions} new sessions")
+    for k in range(args.new_sessions):
+        sess = Sess(args.sessions + k, "new", StreamlitSession(url, timeout=60))
+        sessions.append(sess)
+        tasks.append(asyncio.create_task(drive(sess, pages, until, t0, random.Random(rng.random()),
+                                               (args.think_min, args.think_max))))
+    await asyncio.wait_for(asyncio.gather(*tasks), timeout=args.duration + 120)
+
+    # ------------------------------------------------------------------ verdict
+    survivors = {str(p) for p in replica_ports} - {victim}
+    fails: list[str] = []
+    initial = [x for x in sessions if x.phase == "initial"]
+    new = [x for x in sessions if x.phase == "new"]
+    on_victim = [x for x in initial if x.ws_replica == victim]
+    on_surv = [x for x in initial if x.ws_replica in survivors]
+
+    spread = {str(p): sum(1 for x in initial if x.ws_replica == str(p)) for p in replica_ports}
+    if min(spread.values()) == 0:
+        fails.append(f"not every replica got sessions: {spread}")
+    sticky_ok = 0
+    for x in sessions:
+        first_rep = x.ws_replica
+        ok = x.http_replica is not None and x.http_replica == x.ws_replica
+        # before any failover every later request must hit the same replica
+        final_rep = x.replicas_seen[-1] if x.replicas_seen else None
+        for when, rep in x.checks:
+            if x.drops == 0 and rep != first_rep:
+                ok = False
+            if when == "end" and rep != final_rep:
+                ok = False
+        if ok:
+            sticky_ok += 1
+        else:
+            fails.append(f"session {x.idx}: not sticky: page load -> {x.http_replica}, websocket -> "
+                         f"{x.ws_replica}, later requests {x.checks}, replicas {x.replicas_seen}")
+    media_n = media_bad = 0
+    for x in sessions:
+        for (t, status, got, expected) in x.media:
+            if expected == victim and t >= t_kill - 1.0:
+                continue  # its replica may be gone already: that is the failover case
+            media_n += 1
+            if status != 200 or got != expected:
+                media_bad += 1
+                fails.append(f"session {x.idx}: download file -> HTTP {status} from :{got}, session on :{expected}")
+    surv_err = [x for x in on_surv if x.errors or x.drops]
+    for x in surv_err:
+        fails.append(f"session {x.idx} on surviving replica :{x.ws_replica}: drops={x.drops} errors={x.errors}")
+    reconnected = [x for x in on_victim if x.drops and x.after_reconnect in survivors and not x.errors
+                   and x.replicas_seen[-1] in survivors]
+    for x in on_victim:
+        if x not in reconnected:
+            fails.append(f"session {x.idx} on killed replica: drops={x.drops} errors={x.errors} "
+                         f"replicas={x.replicas_seen} after={x.after_reconnect}")
+    new_ok = [x for x in new if not x.errors and x.reruns and x.ws_replica in survivors and x.done]
+    for x in new:
+        if x not in new_ok:
+            fails.append(f"new session {x.idx}: replica={x.ws_replica} errors={x.errors} reruns={len(x.reruns)}")
+    if not on_victim:
+        fails.append("the killed replica held no session")
+    surv_times = [sec for x in on_surv for (_, sec, _) in x.reruns]
+    surv_after = [sec for x in on_surv for (t, sec, _) in x.reruns if t >= t_kill]
+    all_times = [sec for x in sessions for (_, sec, _) in x.reruns]
+    p95 = percentile(surv_times, 95)
+    p95_after = percentile(surv_after, 95)
+    rec = [r for x in on_victim for r in x.reconnects]
+    moved = {}
+    for x in reconnected:
+        moved[x.after_reconnect] = moved.get(x.after_reconnect, 0) + 1
+
+    log(f"reruns: {len(all_times)} in total, p50 {percentile(all_times, 50):.3f} s, "
+        f"p95 {percentile(all_times, 95):.3f} s, max {max(all_times, default=float('nan')):.3f} s")
+    log(f"survivors' sessions: {len(on_surv)}, reruns {len(surv_times)}, p95 {p95:.3f} s "
+        f"(after the kill {p95_after:.3f} s), sessions with errors {len(surv_err)}")
+    log(f"killed replica's sessions: {len(on_victim)}, reconnected to a survivor {len(reconnected)} "
+        f"(to {dict(sorted(moved.items()))}), reconnect-to-rerun max "
+        f"{max(rec, default=float('nan')):.2f} s, median {percentile(rec, 50):.2f} s")
+    log(f"new sessions after the kill: {len(new_ok)}/{len(new)} ok on survivors")
+    log(f"download files fetched through nginx: {media_n - media_bad}/{media_n} served by the session's replica")
+    for f in fails[:20]:
+        log("FAIL " + f)
+    ok = not fails
+    spread_s = "/".join(str(spread[str(p)]) for p in replica_ports)
+    line = (f"scale-check: {'PASS' if ok else 'FAIL'} replicas=3 sessions={len(initial)} spread={spread_s} "
+            f"sticky={sticky_ok}/{len(sessions)} downloads={media_n - media_bad}/{media_n} killed=:{victim}({len(on_victim)} sessions) "
+            f"survivors_errors={len(surv_err)}/{len(on_surv)} reconnected={len(reconnected)}/{len(on_victim)}"
+            f"(max {max(rec, default=float('nan')):.1f}s) new_sessions={len(new_ok)}/{len(new)} "
+            f"survivors_p95={p95:.2f}s(after kill {p95_after:.2f}s) reruns={len(all_times)}")
+    return ok, line
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="3 replicas + nginx on loopback; kill one mid-run.")
+    ap.add_argument("--sessions", type=int, default=30, help="sessions opened at the start")
+    ap.add_argument("--new-sessions", type=int, default=6, help="sessions opened after the kill")
+    ap.add_argument("--duration", type=float, default=36.0, help="seconds of load")
+    ap.add_argument("--ramp", type=float, default=4.0, help="seconds over which sessions open")
+    ap.add_argument("--think-min", type=float, default=1.0)
+    ap.add_argument("--think-max", type=float, default=2.5)
+    ap.add_argument("--nginx-port", type=int, default=8610)
+    ap.add_argument("--first-port", type=int, default=8611)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--nginx-conf", default=os.path.join(ROOT, "deploy", "nginx.conf"),
+                    help="the site configuration to test (default: the deploy one)")
+    ap.add_argument("--python", default=os.path.join(ROOT, ".venv", "bin", "python"))
+    args = ap.parse_args(argv)
+
+    if not os.path.exists(os.path.join(ROOT, "app.py")):
+        print("scale-check: FAIL no app.py", flush=True)
+        return 1
+    replica_ports = [args.first_port + i for i in range(3)]
+    busy = [p for p in [args.nginx_port, *replica_ports] if not port_free(p)]
+    if busy:
+        print(f"scale-check: FAIL ports busy: {busy}", flush=True)
+        return 1
+
+    procs = Procs()
+    tmp = tempfile.mkdtemp(prefix="scale-check.")
+    line = "scale-check: FAIL (did not finish)"
+    ok = False
+
+    def on_signal(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_signal)
+    t_all = time.perf_counter()
+    try:
+        nginx = ensure_nginx()
+        env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=secrets.token_hex(32), PYTHONUNBUFFERED="1")
+        replica_procs: dict[str, subprocess.Popen] = {}
+        for p in replica_ports:
+            replica_procs[str(p)] = procs.start(
+                f"replica:{p}", [args.python, "-m", "streamlit", "run", "app.py", "--server.port", str(p),
+                                 *SERVE_FLAGS], os.path.join(tmp, f"replica-{p}.log"), env=env)
+        conf = render_nginx(args.nginx_conf, tmp, args.nginx_port, replica_ports)
+        t = subprocess.run([nginx, "-t", "-p", tmp, "-c", conf], capture_output=True, text=True)
+        if t.returncode != 0:
+            raise RuntimeError(f"nginx -t: {t.stderr.strip()}")
+        ng = procs.start("nginx", [nginx, "-p", tmp, "-c", conf, "-g", "daemon off;"],
+                         os.path.join(tmp, "nginx.out"))
+        for p in replica_ports:
+            s = wait_healthy(p, replica_procs[str(p)], 120)
+            log(f"replica :{p} healthy after {s:.1f} s")
+        wait_healthy(args.nginx_port, ng, 20)
+
+        # warm each replica directly (first run loads the Numba cache, builds caches)
+        async def warm() -> list[float]:
+            out = []
+            for p in replica_ports:
+                t1 = time.perf_counter()
+                async with StreamlitSession(f"http://{HOST}:{p}", timeout=120) as s:
+                    r = await s.rerun()
+                    if not r.ok:
+                        raise RuntimeError(f"replica :{p} default page: {r.error or r.exceptions}")
+                    for page in sorted(s.pages):
+                        r = await s.rerun(page=page)
+                        if not r.ok:
+                            raise RuntimeError(f"replica :{p} page {page}: {r.error or r.exceptions}")
+                out.append(time.perf_counter() - t1)
+            return out
+
+        warm_s = asyncio.run(warm())
+        log("replicas warmed (every page once, directly): " + ", ".join(f"{x:.1f} s" for x in warm_s))
+        rss0 = {p: rss_mb(replica_procs[str(p)].pid) for p in replica_ports}
+        ok, line = asyncio.run(scenario(args, f"http://{HOST}:{args.nginx_port}", replica_ports, replica_procs))
+        rss1 = {p: rss_mb(replica_procs[str(p)].pid) for p in replica_ports if replica_procs[str(p)].poll() is None}
+        log("replica RSS after warm-up: " + ", ".join(f":{p} {v:.0f} MB" for p, v in rss0.items())
+            + "; at the end (survivors): " + ", ".join(f":{p} {v:.0f} MB" for p, v in rss1.items()))
+        with open(os.path.join(tmp, "nginx-error.log"), encoding="utf-8", errors="replace") as fh:
+            errs = [ln for ln in fh if "[emerg]" in ln or "[alert]" in ln]
+        if errs:
+            ok = False
+            line = line.replace("PASS", "FAIL") + f" nginx_errors={len(errs)}"
+    except KeyboardInterrupt:
+        line = "scale-check: FAIL interrupted"
+    except Exception as exc:  # noqa: BLE001 - report, clean up, fail
+        line = f"scale-check: FAIL {type(exc).__name__}: {exc}"
+        for name in os.listdir(tmp):
+            if name.endswith(".log") and "replica" in name:
+                with open(os.path.join(tmp, name), errors="replace") as fh:
+                    tail = fh.read()[-1500:]
+                log(f"--- {name}\n{tail}")
+    finally:
+        procs.stop_all()
+        shutil.rmtree(tmp, ignore_errors=True)
+        log(f"stopped {len(procs.items)} processes; total {time.perf_counter() - t_all:.0f} s")
+    print(line, flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
