@@ -1,0 +1,304 @@
+"""Page: Hemisphere clustering (CONSTRUCTIONS.md §2)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from sim import hemisphere as hs
+from sim.attention import simulate
+from ui.figures import COLORS, CONFIG, SEQUENCE, TEMPLATE, figure, show, sim_line, sim_markers, thin
+from ui.page import cached, setup
+from ui.spec import PageSchema, Param
+
+SCHEMA = PageSchema("hemisphere", params=(
+    Param("n", "int", default=64, min=4, max=512, step=1, lo=2, hi=1024),
+    Param("d", "int", default=3, min=3, max=8, step=1, lo=3, hi=16),
+    Param("beta", "float", default=2.0, min=0.1, max=20.0, step=0.1, lo=0.01, hi=50.0),
+    Param("horizon", "float", default=10.0, min=1.0, max=40.0, step=1.0, lo=0.5, hi=200.0),
+    Param("dt", "float", default=0.1, min=0.01, max=2.0, step=0.01, lo=0.001, hi=5.0),
+    Param("cap", "int", default=80, min=5, max=180, step=1, lo=1, hi=180),
+    Param("A", "select", default="identity", options=hs.MATRIX_KINDS),
+    Param("A_seed", "int", default=0, min=0, max=99, step=1, lo=0, hi=1_000_000),
+    Param("seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=1_000_000),
+    Param("contrast_beta", "float", default=9.0, min=0.5, max=30.0, step=0.5, lo=0.1, hi=60.0),
+    Param("contrast_horizon", "float", default=60.0, min=5.0, max=200.0, step=5.0, lo=1.0, hi=500.0),
+    Param("phase_size", "select", default="small", options=("small", "medium", "large")),
+))
+
+MAX_LAYERS = 4000       # layers per simulation on this page
+MAX_WORK = 3e9          # layers * n^2 * d per simulation (about a second here at worst)
+RECORDS = 400           # recorded layers per run (curves)
+FRAMES = 48             # animation frames per 3-D figure
+LINE_POINTS = 6_000     # trajectory points drawn per 3-D figure (all tokens together)
+LINE_MAX = 100          # ... and at most this many per token
+THRESHOLD = 0.999       # two tokens are in one cluster when <z_i, z_j> > THRESHOLD
+#: phase-diagram sizes: systems B and number of beta values (protocol: n=32, d=2, dt=0.1, T=30)
+PHASE_SIZES = {"small": dict(B=32, n_betas=18), "medium": dict(B=128, n_betas=24),
+               "large": dict(B=256, n_betas=46)}
+
+
+def _layers(horizon: float, dt: float, n: int, d: int) -> tuple[int, float]:
+    """Number of layers and the step actually used (Δ is enlarged if the work would be too big)."""
+    steps = max(1, int(round(horizon / dt)))
+    cap = max(1, min(MAX_LAYERS, int(MAX_WORK / (n * n * d))))
+    if steps > cap:
+        return cap, horizon / cap
+    return steps, dt
+
+
+def _run(Z0, beta, horizon, dt, A):
+    n, d = Z0.shape
+    steps, dt_used = _layers(horizon, dt, n, d)
+    every = max(1, -(-steps // RECORDS))
+    traj = simulate(Z0, beta, dt_used, steps, A=A, record_every=every)
+    tau = np.arange(traj.shape[0]) * every * dt_used
+    w = np.eye(d)[-1]
+    P = np.eye(3) if d == 3 else hs.projection_basis(d, w)   # displayed coordinates: (.., .., <w, z>)
+    kf = thin(traj.shape[0], FRAMES)
+    kl = thin(traj.shape[0], max(2, min(LINE_MAX, LINE_POINTS // n)))
+    return {
+        "traj": traj, "tau": tau, "steps": steps, "dt": dt_used, "w": w,
+        "frames": (traj[kf] @ P.T).astype(np.float32), "frame_tau": tau[kf],
+        "lines": (traj[kl] @ P.T).astype(np.float32),
+    }
+
+
+@cached
+def hemi_data(n, d, beta, horizon, dt, cap, A_kind, A_seed, seed) -> dict:
+    """The hemisphere run: tokens uniform on a cap around w = e_d."""
+    A = hs.random_matrix(d, A_kind, A_seed)
+    Z0 = hs.cap_uniform(n, d, math.radians(cap), seed=seed)
+    out = _run(Z0, beta, horizon, dt, A)
+    traj = out.pop("traj")
+    out["rmin"] = hs.min_projection(traj, out["w"])
+    out["diam"] = hs.pair_stats(traj, THRESHOLD).diameter
+    out["margin"] = hs.hemisphere_direction(Z0)[1]
+    return out
+
+
+@cached
+def contrast_data(n, d, beta, horizon, dt, A_kind, A_seed, seed) -> dict:
+    """The contrast run: tokens uniform on the whole sphere."""
+    A = hs.random_matrix(d, A_kind, A_seed)
+    Z0 = hs.sphere_uniform(n, d, seed=seed + 1)
+    out = _run(Z0, beta, horizon, dt, A)
+    traj = out.pop("traj")
+    out["clusters"] = hs.pair_stats(traj, THRESHOLD).clusters
+    out["labels"] = hs.cluster_labels(traj[-1], THRESHOLD)
+    out["margin"] = hs.hemisphere_direction(Z0)[1]
+    return out
+
+
+# --------------------------------------------------------------------------- 3-D figure
+def _sphere_mesh():
+    u = np.linspace(0.0, 2 * np.pi, 41)
+    v = np.linspace(0.0, np.pi, 21)
+    return np.outer(np.cos(u), np.sin(v)), np.outer(np.sin(u), np.sin(v)), np.outer(np.ones_like(u), np.cos(v))
+
+
+def _paths(lines: np.ndarray):
+    """(records, n, 3) -> x, y, z of all token paths, separated by NaN (one trace)."""
+    R, n, _ = lines.shape
+    seg = np.concatenate([lines.transpose(1, 0, 2), np.full((n, 1, 3), np.nan, np.float32)], axis=1)
+    seg = seg.reshape(-1, 3)
+    return seg[:, 0], seg[:, 1], seg[:, 2]
+
+
+# A built figure is only read afterwards (st.plotly_chart serialises it), so it is kept as a shared
+# resource: no pickled copy per rerun, which for 48 frames costs more than the rest of the page.
+@st.cache_resource(max_entries=16, show_spinner=False)
+def sphere_figure(data: dict, lang_key: tuple, colors: tuple | None, projected: bool) -> go.Figure:
+    """Tokens on a translucent sphere, their paths, w and the boundary circle; frames over depth."""
+    labels = dict(lang_key)
+    fr, ftau = data["frames"], data["frame_tau"]
+    xs, ys, zs = _sphere_mesh()
+    th = np.linspace(0.0, 2 * np.pi, 121)
+    col = list(colors) if colors else COLORS["sa"]
+    traces = [
+        go.Surface(x=xs, y=ys, z=zs, opacity=0.13, showscale=False, hoverinfo="skip",
+                   colorscale=[[0, "#9ecae1"], [1, "#9ecae1"]], name=labels["sphere"], showlegend=False),
+        go.Scatter3d(x=np.cos(th), y=np.sin(th), z=np.zeros_like(th), mode="lines", hoverinfo="skip",
+                     line=dict(color=COLORS["bound"], width=5), name=labels["boundary"]),
+        go.Scatter3d(x=[0.0, 0.0], y=[0.0, 0.0], z=[0.0, 1.3], mode="lines+text", text=["", "w"],
+                     textposition="top center", hoverinfo="skip",
+                     line=dict(color=COLORS["usa"], width=7), name=labels["w"]),
+        go.Scatter3d(**dict(zip("xyz", _paths(data["lines"]))), mode="lines", hoverinfo="skip", opacity=0.35,
+                     line=dict(color=COLORS["ref"], width=2), name=labels["paths"]),
+        go.Scatter3d(x=fr[0, :, 0], y=fr[0, :, 1], z=fr[0, :, 2], mode="markers", name=labels["tokens"],
+                     marker=dict(size=4, color=col, line=dict(width=0))),
+    ]
+    frames = [go.Frame(data=[go.Scatter3d(x=fr[k, :, 0], y=fr[k, :, 1], z=fr[k, :, 2])], traces=[4],
+                       name=f"{k}") for k in range(fr.shape[0])]
+    steps = [dict(method="animate", label=f"{ftau[k]:.3g}",
+                  args=[[f"{k}"], dict(mode="immediate", frame=dict(duration=0, redraw=True),
+                                       transition=dict(duration=0))]) for k in range(fr.shape[0])]
+    ax = dict(range=[-1.15, 1.15], showbackground=False, gridcolor="#E5E5E5", zeroline=False)
+    fig = go.Figure(data=traces, frames=frames, layout=dict(
+        template=TEMPLATE, height=600, margin=dict(l=0, r=0, t=40, b=10),
+        title=dict(text=labels["title"], x=0.0, xanchor="left", font=dict(size=15)),
+        legend=dict(orientation="h", yanchor="top", y=-0.02, x=0.0),
+        scene=dict(aspectmode="cube",
+                   xaxis=dict(title=dict(text=labels["x"]), **ax),
+                   yaxis=dict(title=dict(text=labels["y"]), **ax),
+                   zaxis=dict(title=dict(text=labels["z"]), **ax),
+                   camera=dict(eye=dict(x=1.5, y=1.3, z=0.8))),
+        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=1.0, xanchor="left", yanchor="bottom",
+                          showactive=False, pad=dict(t=0, r=10),
+                          buttons=[dict(label=labels["play"], method="animate",
+                                        args=[None, dict(frame=dict(duration=90, redraw=True),
+                                                         transition=dict(duration=0), fromcurrent=True)]),
+                                   dict(label=labels["pause"], method="animate",
+                                        args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=True),
+                                                           transition=dict(duration=0))])])],
+        sliders=[dict(active=0, steps=steps, x=0.0, len=1.0, y=0.02, yanchor="top",
+                      currentvalue=dict(prefix=labels["slider"], font=dict(size=13)), pad=dict(t=0, b=0))],
+    ))
+    return fig
+
+
+def _fig_labels(t, title_key: str, projected: bool) -> tuple:
+    keys = ("sphere", "boundary", "w", "paths", "tokens", "play", "pause", "slider")
+    lab = {k: t(f"fig3d.{k}") for k in keys}
+    lab["title"] = t(title_key)
+    axes = ("xp", "yp", "zp") if projected else ("x", "y", "z")
+    lab.update(x=t(f"fig3d.{axes[0]}"), y=t(f"fig3d.{axes[1]}"), z=t(f"fig3d.{axes[2]}"))
+    return tuple(sorted(lab.items()))
+
+
+def _show3d(fig: go.Figure, key: str) -> None:
+    st.plotly_chart(fig, width="stretch", theme=None, config=CONFIG, key=key)
+
+
+# --------------------------------------------------------------------------- phase diagram
+def _phase_figures(pd: hs.PhaseDiagram, t) -> tuple[go.Figure, go.Figure]:
+    figs = []
+    for z, key, scale, zmax in ((pd.one_cluster, "one", "Blues", 1.0),
+                                (pd.median_clusters, "median", "Oranges", None)):
+        fig = figure(t("phase.x"), t("phase.y"), t(f"phase.{key}_title"), height=420)
+        fig.update_layout(hovermode="closest")
+        fig.add_trace(go.Heatmap(x=pd.times, y=pd.betas, z=z, colorscale=scale, zmin=0.0, zmax=zmax,
+                                 colorbar=dict(title=dict(text=t(f"phase.{key}_bar"), side="right")),
+                                 hovertemplate="τ=%{x:.3g}<br>β=%{y:.3g}<br>%{z:.3g}<extra></extra>"))
+        figs.append(fig)
+    return figs[0], figs[1]
+
+
+def _request_phase(size: str) -> None:
+    st.session_state["_hemi_phase_req"] = size
+
+
+def _phase_panel(ctx, size: str) -> None:
+    t = ctx.t
+    st.subheader(t("phase.title"))
+    st.markdown(t("phase.body"))
+    cfg = PHASE_SIZES[size]
+    store = st.session_state.setdefault("_hemi_phase", {})
+    label = t("phase.button", size=t(f"params.phase_size.options.{size}"), B=cfg["B"], nb=cfg["n_betas"])
+    # the request is kept in session state by the callback, so it survives an extra rerun
+    st.button(label, key="_hemi_phase_btn", on_click=_request_phase, args=(size,))
+    if st.session_state.pop("_hemi_phase_req", None) == size:
+        bar = st.progress(0.0, text=t("phase.progress"))
+        with ctx.guard():
+            res = hs.phase_diagram(B=cfg["B"], n_betas=cfg["n_betas"],
+                                   progress=lambda f: bar.progress(f, text=t("phase.progress")))
+        bar.empty()
+        store[size] = res
+    res = store.get(size)
+    if res is None:
+        st.caption(t("phase.hint"))
+        return
+    c1, c2 = st.columns(2)
+    f1, f2 = _phase_figures(res, t)
+    with c1:
+        show(f1, key="fig_phase_one")
+    with c2:
+        show(f2, key="fig_phase_median")
+    st.caption(t("phase.done", B=cfg["B"], nb=cfg["n_betas"], s=f"{res.seconds:.2f}"))
+
+
+# --------------------------------------------------------------------------- page
+def render() -> None:
+    ctx = setup(SCHEMA)
+    t, v = ctx.t, ctx.values
+    n, d = v["n"], v["d"]
+    projected = d > 3
+    ctx.section("intro")
+    ctx.section("statement")
+    with ctx.guard():
+        h = hemi_data(n, d, v["beta"], v["horizon"], v["dt"], v["cap"], v["A"], v["A_seed"], v["seed"])
+
+    m = st.columns(4)
+    m[0].metric(t("metrics.rmin0"), f"{h['rmin'][0]:.4f}")
+    m[1].metric(t("metrics.rmin_end"), f"{h['rmin'][-1]:.4f}")
+    m[2].metric(t("metrics.diam0"), f"{math.degrees(h['diam'][0]):.1f}°")
+    m[3].metric(t("metrics.diam_end"), f"{math.degrees(h['diam'][-1]):.2e}°")
+    st.caption(t("metrics.caption", layers=h["steps"], dt=f"{h['dt']:.4g}", tau=f"{h['tau'][-1]:.4g}"))
+    if h["dt"] != v["dt"]:
+        st.info(t("notes.dt_adjusted", dt=f"{h['dt']:.4g}", layers=h["steps"]))
+    if v["cap"] >= 90:
+        st.info(t("notes.outside", cap=v["cap"],
+                     margin=f"{h['margin']:.3f}" if h["margin"] > 0 else t("notes.none")))
+
+    c1, c2 = st.columns([3, 2])
+    with c1:
+        fig = sphere_figure(h, _fig_labels(t, "fig3d.title_hemi", projected), None, projected)
+        _show3d(fig, "fig_sphere")
+        if projected:
+            st.caption(t("notes.projection", d=d))
+    with c2:
+        fig = figure(t("fig.x_depth"), t("fig.y_rmin"), t("fig.rmin_title"), height=300)
+        k = thin(h["tau"].size, 80)
+        fig.add_hline(y=float(h["rmin"][0]), line=dict(color=COLORS["bound"], width=2),
+                      annotation_text=t("fig.rmin0_line"), annotation_position="bottom right")
+        if v["cap"] < 90:
+            fig.add_hline(y=0.0, line=dict(color=COLORS["ref"], width=1, dash="dot"))
+        sim_markers(fig, h["tau"][k], h["rmin"][k], t("fig.rmin_sim"), color=COLORS["sa"])
+        fig.update_layout(showlegend=False)
+        show(fig, key="fig_rmin")
+        fig = figure(t("fig.x_depth"), t("fig.y_diam"), t("fig.diam_title"), log_y=True, height=300)
+        sim_markers(fig, h["tau"][k], np.maximum(h["diam"][k], 1e-17), t("fig.diam_sim"),
+                    color=COLORS["usa"], symbol="square")
+        fig.update_layout(showlegend=False)
+        show(fig, key="fig_diam")
+    ctx.section("why")
+
+    st.subheader(t("contrast.title"))
+    st.markdown(t("contrast.body"))
+    with ctx.guard():
+        c = contrast_data(n, d, v["contrast_beta"], v["contrast_horizon"], v["dt"], v["A"], v["A_seed"],
+                          v["seed"])
+    c3, c4 = st.columns([3, 2])
+    with c3:
+        cols = tuple(SEQUENCE[int(lab) % len(SEQUENCE)] for lab in c["labels"])
+        fig = sphere_figure(c, _fig_labels(t, "fig3d.title_contrast", projected), cols, projected)
+        _show3d(fig, "fig_sphere_contrast")
+        if projected:
+            st.caption(t("notes.projection", d=d))
+    with c4:
+        fig = figure(t("fig.x_depth"), t("fig.y_clusters"), t("fig.clusters_title"), height=340)
+        sim_line(fig, c["tau"], c["clusters"], t("fig.clusters_sim"), color=COLORS["sa"], line_shape="hv")
+        fig.update_layout(showlegend=False)
+        fig.update_yaxes(rangemode="tozero")
+        show(fig, key="fig_clusters")
+        st.markdown(t("contrast.numbers", k=int(c["clusters"][-1]), tau=f"{c['tau'][-1]:.4g}",
+                      beta=v["contrast_beta"], layers=c["steps"], dt=f"{c['dt']:.4g}"))
+        if c["dt"] != v["dt"]:
+            st.info(t("notes.dt_adjusted", dt=f"{c['dt']:.4g}", layers=c["steps"]))
+
+    _phase_panel(ctx, v["phase_size"])
+
+    ctx.section("notice")
+    ctx.section("questions")
+    ctx.section("limits")
+    ctx.csv_download("hemisphere.csv", {
+        "tau": h["tau"], "min_i_r_i": h["rmin"], "diameter_rad": h["diam"],
+        "tau_contrast": c["tau"], "clusters_contrast": c["clusters"],
+    })
+    ctx.footer()
+
+
+if __name__ == "__main__":
+    render()
