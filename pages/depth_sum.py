@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from sim import depth_sum as ds
-from ui.figures import COLORS, exact_line, figure, show, sim_markers, thin
+from ui.figures import COLORS, exact_line, figure as _base_figure, show, sim_markers, thin
 from ui.i18n import Text
 from ui.page import cached, setup
 from ui.spec import PageSchema, Param
@@ -183,6 +183,21 @@ def one_step_data(alpha, c) -> dict:
 
 
 # --------------------------------------------------------------------------- figures
+def figure(x_title, y_title, title=None, *, log_x=False, log_y=False):
+    """The house figure, with the legend pushed below the (sometimes long) axis title."""
+    fig = _base_figure(x_title, y_title, title, log_x=log_x, log_y=log_y)
+    fig.update_layout(legend=dict(y=-0.3 if log_x else -0.27))
+    return fig
+
+
+def _mark_L(fig, L, text=None, log_x=True):
+    """A thin vertical line at the chosen depth; annotations on a log axis take log10(x)."""
+    fig.add_vline(x=L, line=dict(color=COLORS["ref"], width=1))
+    if text:
+        fig.add_annotation(x=math.log10(L) if log_x else L, y=1.0, xref="x", yref="paper", text=text,
+                           showarrow=False, xanchor="left", yanchor="top", font=dict(size=11))
+
+
 def _ref_line(fig, x, y, name, color=COLORS["ref"], dash="dot", width=1.5, **kw):
     """An exact reference curve drawn thinner and patterned (slopes, limits, other regimes)."""
     fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), name=name, mode="lines",
@@ -212,7 +227,7 @@ def _variance_figure(t, alpha, L, sigma, rho, mu, a, trials, seed):
                      arrayminus=g["var_mc"] - g["var_lo"], color=COLORS["sim"], thickness=1)))
     ref = g["var_indep"][0] * g["fine"] ** (1 - 2 * alpha) / g["fine"][0] ** (1 - 2 * alpha)
     _ref_line(fig, g["fine"], ref, t("fig.slope_ref", s=f"{1 - 2 * alpha:.2f}"))
-    fig.add_vline(x=L, line=dict(color=COLORS["ref"], width=1), annotation_text=t("fig.your_L"))
+    _mark_L(fig, L, t("fig.your_L"))
     return fig
 
 
@@ -227,7 +242,7 @@ def _regime_figure(t, alpha, L, sigma, rho, mu, a, trials, seed):
         x=g["L"], y=g["p_mc"], mode="markers", name=t("fig.regime_mc"),
         marker=dict(color=COLORS["sim"], size=8, symbol="circle-open", line=dict(width=1.5)),
         error_y=dict(type="data", array=2 * g["p_se"], color=COLORS["sim"], thickness=1)))
-    fig.add_vline(x=L, line=dict(color=COLORS["ref"], width=1))
+    _mark_L(fig, L)
     fig.update_yaxes(range=[-0.03, 1.03])
     return fig
 
@@ -291,6 +306,7 @@ def _cov_figure(t, alpha, L, sigma, rho, mu, trials, seed):
         color="rgba(0,0,0,0)", line=dict(color=COLORS["sim"], width=2), pattern=dict(shape="/",
                                                                                  fgcolor=COLORS["sim"])))
     fig.update_layout(barmode="group", hovermode="closest")
+    fig.update_xaxes(type="category")
     return fig
 
 
@@ -353,7 +369,8 @@ def _sweep_L_figure(t, alpha, L, N, trials, seed):
 
 def _sweep_N_figure(t, alpha, L, N, trials, seed):
     sw = _sweep_data(alpha, L, N, trials, seed)
-    fig = figure(t("fig.x_N"), t("fig.y_energy_final"), t("fig.sweep_N_title", L=L), log_x=True)
+    fig = figure(t("fig.x_N"), t("fig.y_energy_final"), t("fig.sweep_N_title", L=L), log_x=True,
+                 log_y=True)
     ex = ds.residual_energy(alpha, L)
     exact_line(fig, [SWEEP_N[0], SWEEP_N[-1]], [ex, ex], t("fig.sweep_exact_N"))
     fig.add_trace(go.Scatter(x=sw["N"], y=sw["N_mean"], mode="markers", name=t("fig.res_mc"),
@@ -377,7 +394,7 @@ def _step_figure(t, alpha, L, c):
     fig.add_trace(go.Scatter(x=s["L_mark"], y=s["f_sign"], mode="markers", name=t("fig.step_sign"),
                              marker=dict(size=10, symbol="x-thin", color=COLORS["accent"],
                                          line=dict(width=2, color=COLORS["accent"]))))
-    fig.add_vline(x=L, line=dict(color=COLORS["ref"], width=1), annotation_text=t("fig.your_L"))
+    _mark_L(fig, L, t("fig.your_L"))
     return fig
 
 
@@ -445,14 +462,14 @@ def render() -> None:
 
     f_step, f_lin = ds.one_step(c, L)
     m = st.columns(4)
-    m[0].metric(t("metrics.var", L=L), f"{d['var']:.4g}",
-                t("metrics.mc_pm", x=f"{d['var_mc']:.4g}", se=f"{d['var_se']:.2g}"), delta_color="off")
-    m[1].metric(t("metrics.prob", a=f"{a:g}"), f"{d['p']:.4f}",
-                t("metrics.mc_pm", x=f"{d['p_mc']:.4f}", se=f"{d['p_se']:.1g}"), delta_color="off")
-    m[2].metric(t("metrics.energy"), f"{r['final_exact']:.4g}",
-                t("metrics.mc_pm", x=f"{r['final']:.4g}", se=f"{r['final_se']:.2g}"), delta_color="off")
-    m[3].metric(t("metrics.step"), f"{f_step:.4f}",
-                t("metrics.step_delta", lim=f"{math.exp(-c):.4f}", lin=f"{f_lin:.4f}"), delta_color="off")
+    m[0].metric(t("metrics.var", L=L), f"{d['var']:.4g}")
+    m[0].caption(t("metrics.mc_pm", x=f"{d['var_mc']:.4g}", se=f"{d['var_se']:.2g}"))
+    m[1].metric(t("metrics.prob", a=f"{a:g}"), f"{d['p']:.4f}")
+    m[1].caption(t("metrics.mc_pm", x=f"{d['p_mc']:.4f}", se=f"{d['p_se']:.1g}"))
+    m[2].metric(t("metrics.energy"), f"{r['final_exact']:.4g}")
+    m[2].caption(t("metrics.mc_pm", x=f"{r['final']:.4g}", se=f"{r['final_se']:.2g}"))
+    m[3].metric(t("metrics.step"), f"{f_step:.4f}")
+    m[3].caption(t("metrics.step_delta", lim=f"{math.exp(-c):.4f}", lin=f"{f_lin:.4f}"))
     st.caption(t("metrics.caption"))
 
     with ctx.guard():

@@ -370,3 +370,36 @@ def test_bad_input_raises(fn, args, kwargs, match):
 
 def test_warm_runs():
     ds.warm()
+
+
+# --------------------------------------------------------------------------- the page draws these laws
+def test_page_figures_show_the_exact_laws():
+    """The solid curves of pages/depth_sum.py are the closed forms of this module."""
+    pytest.importorskip("streamlit")
+    import importlib
+
+    page = importlib.import_module("pages.depth_sum")
+    from ui.i18n import Text
+
+    t = Text("depth_sum", "en")
+    alpha, L, sigma, rho, mu, a, trials, seed = 0.35, 40, 1.3, 0.1, 0.2, 0.8, 600, 3
+
+    def lines(fig):
+        return [tr for tr in fig.data if tr.mode == "lines"]
+
+    hist = page._hist_figure(t, alpha, L, sigma, rho, mu, a, trials, seed)
+    x, y = np.asarray(lines(hist)[-1].x), np.asarray(lines(hist)[-1].y)
+    np.testing.assert_allclose(y, norm.pdf(x, ds.mean(alpha, L, mu), math.sqrt(ds.variance(alpha, L, sigma, rho))),
+                               rtol=1e-12)
+    var = page._variance_figure(t, alpha, L, sigma, rho, mu, a, trials, seed)
+    x, y = np.asarray(var.data[0].x), np.asarray(var.data[0].y)
+    np.testing.assert_allclose(y, [ds.variance(alpha, int(v), sigma, rho) for v in x], rtol=1e-12)
+    reg = page._regime_figure(t, alpha, L, sigma, rho, mu, a, trials, seed)
+    cur = lines(reg)[-1]
+    np.testing.assert_allclose(cur.y, [ds.prob_within(alpha, int(v), sigma, a, rho, mu) for v in cur.x])
+    res = page._residual_figure(t, alpha, 12, 6, 50, seed)
+    x, y = np.asarray(res.data[0].x), np.asarray(res.data[0].y)
+    np.testing.assert_allclose(y[-1], ds.residual_energy(alpha, 12), rtol=1e-12)
+    step = page._step_figure(t, alpha, L, 1.7)
+    x, y = np.asarray(step.data[0].x), np.asarray(step.data[0].y)
+    np.testing.assert_allclose(y, [ds.one_step(1.7, int(v))[0] for v in x], rtol=1e-12)
