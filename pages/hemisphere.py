@@ -128,7 +128,7 @@ def sphere_figure(data: dict, lang_key: tuple, colors: tuple | None, projected: 
         go.Scatter3d(**dict(zip("xyz", _paths(data["lines"]))), mode="lines", hoverinfo="skip", opacity=0.35,
                      line=dict(color=COLORS["ref"], width=2), name=labels["paths"]),
         go.Scatter3d(x=fr[0, :, 0], y=fr[0, :, 1], z=fr[0, :, 2], mode="markers", name=labels["tokens"],
-                     marker=dict(size=4, color=col, line=dict(width=0))),
+                     marker=dict(size=5, color=col, line=dict(width=0))),
     ]
     frames = [go.Frame(data=[go.Scatter3d(x=fr[k, :, 0], y=fr[k, :, 1], z=fr[k, :, 2])], traces=[4],
                        name=f"{k}") for k in range(fr.shape[0])]
@@ -137,15 +137,15 @@ def sphere_figure(data: dict, lang_key: tuple, colors: tuple | None, projected: 
                                        transition=dict(duration=0))]) for k in range(fr.shape[0])]
     ax = dict(range=[-1.15, 1.15], showbackground=False, gridcolor="#E5E5E5", zeroline=False)
     fig = go.Figure(data=traces, frames=frames, layout=dict(
-        template=TEMPLATE, height=600, margin=dict(l=0, r=0, t=40, b=10),
+        template=TEMPLATE, height=650, margin=dict(l=0, r=0, t=100, b=70),
         title=dict(text=labels["title"], x=0.0, xanchor="left", font=dict(size=15)),
-        legend=dict(orientation="h", yanchor="top", y=-0.02, x=0.0),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0),
         scene=dict(aspectmode="cube",
                    xaxis=dict(title=dict(text=labels["x"]), **ax),
                    yaxis=dict(title=dict(text=labels["y"]), **ax),
                    zaxis=dict(title=dict(text=labels["z"]), **ax),
-                   camera=dict(eye=dict(x=1.5, y=1.3, z=0.8))),
-        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=1.0, xanchor="left", yanchor="bottom",
+                   camera=dict(eye=dict(x=1.2, y=1.05, z=0.65))),
+        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=0.0, xanchor="left", yanchor="top",
                           showactive=False, pad=dict(t=0, r=10),
                           buttons=[dict(label=labels["play"], method="animate",
                                         args=[None, dict(frame=dict(duration=90, redraw=True),
@@ -153,7 +153,7 @@ def sphere_figure(data: dict, lang_key: tuple, colors: tuple | None, projected: 
                                    dict(label=labels["pause"], method="animate",
                                         args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=True),
                                                            transition=dict(duration=0))])])],
-        sliders=[dict(active=0, steps=steps, x=0.0, len=1.0, y=0.02, yanchor="top",
+        sliders=[dict(active=0, steps=steps, x=0.24, len=0.76, y=0.04, yanchor="top",
                       currentvalue=dict(prefix=labels["slider"], font=dict(size=13)), pad=dict(t=0, b=0))],
     ))
     return fig
@@ -175,11 +175,12 @@ def _show3d(fig: go.Figure, key: str) -> None:
 # --------------------------------------------------------------------------- phase diagram
 def _phase_figures(pd: hs.PhaseDiagram, t) -> tuple[go.Figure, go.Figure]:
     figs = []
-    for z, key, scale, zmax in ((pd.one_cluster, "one", "Blues", 1.0),
-                                (pd.median_clusters, "median", "Oranges", None)):
+    # the median count starts near n = 32; the colour scale stops at 8 so that 1..8 stay readable
+    for z, key, scale, zmin, zmax in ((pd.one_cluster, "one", "Blues", 0.0, 1.0),
+                                      (pd.median_clusters, "median", "Oranges", 1.0, 8.0)):
         fig = figure(t("phase.x"), t("phase.y"), t(f"phase.{key}_title"), height=420)
         fig.update_layout(hovermode="closest")
-        fig.add_trace(go.Heatmap(x=pd.times, y=pd.betas, z=z, colorscale=scale, zmin=0.0, zmax=zmax,
+        fig.add_trace(go.Heatmap(x=pd.times, y=pd.betas, z=z, colorscale=scale, zmin=zmin, zmax=zmax,
                                  colorbar=dict(title=dict(text=t(f"phase.{key}_bar"), side="right")),
                                  hovertemplate="τ=%{x:.3g}<br>β=%{y:.3g}<br>%{z:.3g}<extra></extra>"))
         figs.append(fig)
@@ -249,7 +250,7 @@ def render() -> None:
         if projected:
             st.caption(t("notes.projection", d=d))
     with c2:
-        fig = figure(t("fig.x_depth"), t("fig.y_rmin"), t("fig.rmin_title"), height=300)
+        fig = figure(t("fig.x_depth_short"), t("fig.y_rmin"), t("fig.rmin_title"), height=300)
         k = thin(h["tau"].size, 80)
         fig.add_hline(y=float(h["rmin"][0]), line=dict(color=COLORS["bound"], width=2),
                       annotation_text=t("fig.rmin0_line"), annotation_position="bottom right")
@@ -258,7 +259,7 @@ def render() -> None:
         sim_markers(fig, h["tau"][k], h["rmin"][k], t("fig.rmin_sim"), color=COLORS["sa"])
         fig.update_layout(showlegend=False)
         show(fig, key="fig_rmin")
-        fig = figure(t("fig.x_depth"), t("fig.y_diam"), t("fig.diam_title"), log_y=True, height=300)
+        fig = figure(t("fig.x_depth_short"), t("fig.y_diam"), t("fig.diam_title"), log_y=True, height=300)
         sim_markers(fig, h["tau"][k], np.maximum(h["diam"][k], 1e-17), t("fig.diam_sim"),
                     color=COLORS["usa"], symbol="square")
         fig.update_layout(showlegend=False)
@@ -278,7 +279,7 @@ def render() -> None:
         if projected:
             st.caption(t("notes.projection", d=d))
     with c4:
-        fig = figure(t("fig.x_depth"), t("fig.y_clusters"), t("fig.clusters_title"), height=340)
+        fig = figure(t("fig.x_depth_short"), t("fig.y_clusters"), t("fig.clusters_title"), height=340)
         sim_line(fig, c["tau"], c["clusters"], t("fig.clusters_sim"), color=COLORS["sa"], line_shape="hv")
         fig.update_layout(showlegend=False)
         fig.update_yaxes(rangemode="tozero")
