@@ -19,9 +19,11 @@ with attention weights
 to first order in :math:`\Delta`, so the map is a first-order method for the sphere
 flow :math:`\dot z_i = P_{z_i} u_i` (global error :math:`O(\Delta)` on a fixed depth).
 
-Numerical form (exact reformulation, used by every path). With
-:math:`m_i = \max_j \beta\langle z_i, A z_j\rangle` and
-:math:`e_{ij} = e^{\beta\langle z_i, A z_j\rangle - m_i}\in(0,1]`:
+Numerical form (exact reformulation, used by every path). With a shift
+:math:`m_i \ge \max_j \beta\langle z_i, A z_j\rangle` (the NumPy reference uses the
+maximum itself; the kernels use the bound :math:`\beta\lVert A^\top z_i\rVert` when it
+exceeds the self score :math:`\beta\langle z_i, A z_i\rangle` by at most 600, else the
+maximum) and :math:`e_{ij} = e^{\beta\langle z_i, A z_j\rangle - m_i}\in(0,1]`:
 
 - SA:  :math:`z_i + \Delta u_i = z_i + \Delta \sum_j e_{ij} V z_j / \sum_j e_{ij}`;
 - USA: :math:`z_i + \Delta u_i = z_i + \Delta c_i \tilde u_i` with
@@ -214,27 +216,29 @@ def fast_exp(x):
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_SCORES)
-def _scores(i0, rows, Z, BAZT, s, mv):
-    """s[r*n + j] = beta <z_i, A z_j> and mv[r] = max_j of it, for i = i0 + r, r < rows."""
+def _scores(i0, rows, Z, BAZT, top, s, mv):
+    """s[r*n + j] = beta <z_i, A z_j> and a shift mv[r] for its exp, for i = i0 + r, r < rows.
+
+    The shift is the Cauchy-Schwarz bound top[i] = beta |A^T z_i| >= max_j s_ij when it is
+    within _SHIFT_GAP of the self score s_ii <= max_j s_ij (then every e^{s_ij - shift} <= 1
+    and the largest is >= e^{-_SHIFT_GAP}: no overflow, no harmful underflow); otherwise the
+    exact row maximum (a scalar reduction, ~4x slower than the scores themselves).
+    Softmax is shift-invariant, so either choice gives the same weights up to rounding.
+    """
     n, d = Z.shape
     for r in range(rows):
         i = i0 + r
         sr = s[r * n:(r + 1) * n]
-        m = -1.0e308             # finite start: "ninf" lets the max reduction vectorise
         if d == 3:
             z0, z1, z2 = Z[i, 0], Z[i, 1], Z[i, 2]
             b0, b1, b2 = BAZT[0], BAZT[1], BAZT[2]
             for j in range(n):
-                v = z0 * b0[j] + z1 * b1[j] + z2 * b2[j]
-                sr[j] = v
-                m = max(m, v)
+                sr[j] = z0 * b0[j] + z1 * b1[j] + z2 * b2[j]
         elif d == 2:
             z0, z1 = Z[i, 0], Z[i, 1]
             b0, b1 = BAZT[0], BAZT[1]
             for j in range(n):
-                v = z0 * b0[j] + z1 * b1[j]
-                sr[j] = v
-                m = max(m, v)
+                sr[j] = z0 * b0[j] + z1 * b1[j]
         else:
             for j in range(n):
                 sr[j] = 0.0
@@ -243,13 +247,16 @@ def _scores(i0, rows, Z, BAZT, s, mv):
                 bk = BAZT[k]
                 for j in range(n):
                     sr[j] += zk * bk[j]
-            for j in range(n):
+        m = top[i]
+        if m - sr[i] > _SHIFT_GAP:
+            m = sr[0]
+            for j in range(1, n):
                 m = max(m, sr[j])
         mv[r] = m
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM, inline="always")
-def _rows(i0, i1, Z, BAZT, VZT, dt, usa, s, ibuf, mv, u, Znew):
+def _rows(i0, i1, Z, BAZT, VZT, top, dt, usa, s, ibuf, mv, u, Znew):
     """New rows i0 <= i < i1 (at most len(mv) of them) into Znew.
 
     BAZT[k, j] = beta (A z_j)_k and VZT[k, j] = (V z_j)_k (both d x n). Three passes:
@@ -258,7 +265,7 @@ def _rows(i0, i1, Z, BAZT, VZT, dt, usa, s, ibuf, mv, u, Znew):
     """
     n, d = Z.shape
     rows = i1 - i0
-    _scores(i0, rows, Z, BAZT, s, mv)
+    _scores(i0, rows, Z, BAZT, top, s, mv)
     _exp_parts(s, mv, ibuf, rows, n)
     f = ibuf.view(np.float64)
     for r in range(rows):
@@ -324,7 +331,8 @@ def _rows(i0, i1, Z, BAZT, VZT, dt, usa, s, ibuf, mv, u, Znew):
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM, inline="always")
-def _prep(Z, beta, A, V, BAZT, VZT):
+def _prep(Z, beta, A, V, BAZT, VZT, top):
+    """BAZT = beta A Z^T, VZT = V Z^T (d x n) and top[i] = beta |A^T z_i| (row shift bound)."""
     n, d = Z.shape
     for k in range(d):
         for j in range(n):
@@ -335,7 +343,18 @@ def _prep(Z, beta, A, V, BAZT, VZT):
                 v += V[k, l] * Z[j, l]
             BAZT[k, j] = beta * a
             VZT[k, j] = v
+    for i in range(n):
+        q = 0.0
+        for l in range(d):
+            a = 0.0
+            for k in range(d):
+                a += A[k, l] * Z[i, k]
+            q += a * a
+        top[i] = beta * np.sqrt(q)
 
+
+#: largest gap top[i] - s_ii for which the bound top[i] is used as the softmax shift
+_SHIFT_GAP = 600.0
 
 #: rows per block: the exp pass runs over about this many scores at once
 _BLOCK = 1024
@@ -348,6 +367,7 @@ def _run_serial(Z0, beta, dt, steps, A, V, usa, record_every, out):
     Znew = np.empty_like(Z)
     BAZT = np.empty((d, n))
     VZT = np.empty((d, n))
+    top = np.empty(n)
     R = max(1, min(n, _BLOCK // n))
     s = np.empty(R * n)
     ibuf = np.empty(R * n, np.int64)
@@ -355,9 +375,9 @@ def _run_serial(Z0, beta, dt, steps, A, V, usa, record_every, out):
     u = np.empty(d)
     out[0] = Z
     for st in range(1, steps + 1):
-        _prep(Z, beta, A, V, BAZT, VZT)
+        _prep(Z, beta, A, V, BAZT, VZT, top)
         for i0 in range(0, n, R):
-            _rows(i0, min(n, i0 + R), Z, BAZT, VZT, dt, usa, s, ibuf, mv, u, Znew)
+            _rows(i0, min(n, i0 + R), Z, BAZT, VZT, top, dt, usa, s, ibuf, mv, u, Znew)
         Z, Znew = Znew, Z
         if st % record_every == 0:
             out[st // record_every] = Z
@@ -370,11 +390,12 @@ def _run_parallel(Z0, beta, dt, steps, A, V, usa, record_every, out, nchunks):
     Znew = np.empty_like(Z)
     BAZT = np.empty((d, n))
     VZT = np.empty((d, n))
+    top = np.empty(n)
     out[0] = Z
     size = (n + nchunks - 1) // nchunks
     R = max(1, min(size, _BLOCK // n))
     for st in range(1, steps + 1):
-        _prep(Z, beta, A, V, BAZT, VZT)
+        _prep(Z, beta, A, V, BAZT, VZT, top)
         for c in prange(nchunks):
             s = np.empty(R * n)
             ibuf = np.empty(R * n, np.int64)
@@ -382,7 +403,7 @@ def _run_parallel(Z0, beta, dt, steps, A, V, usa, record_every, out, nchunks):
             u = np.empty(d)
             hi = min(n, (c + 1) * size)
             for i0 in range(c * size, hi, R):
-                _rows(i0, min(hi, i0 + R), Z, BAZT, VZT, dt, usa, s, ibuf, mv, u, Znew)
+                _rows(i0, min(hi, i0 + R), Z, BAZT, VZT, top, dt, usa, s, ibuf, mv, u, Znew)
         Z, Znew = Znew, Z
         if st % record_every == 0:
             out[st // record_every] = Z

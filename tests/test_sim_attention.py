@@ -201,3 +201,17 @@ def test_long_run_stays_on_sphere_and_clusters():
     np.testing.assert_allclose(np.linalg.norm(out, axis=-1), 1.0, atol=1e-13)
     G = np.einsum("ik,jk->ij", out[-1], out[-1])
     assert G.min() > 0.999
+
+
+@pytest.mark.parametrize("flow", ["SA", "USA"])
+@pytest.mark.parametrize("beta", [40.0, 3000.0])
+def test_softmax_shift_branches(flow, beta):
+    """Kernels shift by beta*|A^T z_i| when close to the self score, else by the row maximum
+    (large beta, general A); both must equal the reference (which always uses the maximum)."""
+    Z0, A, V = _system(77, 30, 3)
+    Zn = Z0 / np.linalg.norm(Z0, axis=1, keepdims=True)
+    gap = beta * (np.linalg.norm(Zn @ A, axis=1) - np.einsum("ij,ij->i", Zn @ A.T, Zn))
+    assert (gap.max() > att._SHIFT_GAP) == (beta > 1000)     # both branches are exercised
+    out = att.simulate(Z0, beta, 0.02, 8, A, V, flow)
+    ref = att.simulate_reference(Z0, beta, 0.02, 8, A, V, flow)
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-10)
