@@ -25,7 +25,7 @@ What it does (everything on 127.0.0.1, everything it starts is stopped at the en
 The last line summarises the figures (PASS/FAIL, spread, failover, survivors' p95).
 Exit status 0 only if every check passed.
 
-    .venv/bin/python scripts/scale_check.py [--sessions 30] [--new-sessions 6] [--duration 36]
+    .venv/bin/python scripts/scale_check.py [--sessions 30] [--new-sessions 6] [--duration 45]
 """
 
 from __future__ import annotations
@@ -230,7 +230,15 @@ class Sess:
     drops: int = 0
     reconnects: list[float] = field(default_factory=list)  # seconds from drop to a good rerun
     after_reconnect: str | None = None
+    restored: int = 0  # failovers mid-move after which every widget showed the moved value
+    restored_url: int = 0  # ... showed the view of the last completed rerun (move in flight lost)
     done: bool = False
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, (int, float)):
+        return abs(a - b) <= 1e-9 * max(1.0, abs(a))
+    return a == b
 
 
 async def sticky_get(sess: Sess, path: str = "/_stcore/health") -> str | None:
@@ -285,6 +293,9 @@ async def drive(sess: Sess, pages: list[str], until: float, t0: float, rng: rand
                 continue
             widgets = {mv[0]: mv[1]}
         dropped_at: float | None = None
+        # What the student sees after this rerun, failover or not (same page only).
+        before = dict(s.widget_values) if page is None else None
+        expected = {**before, **(widgets or {})} if before is not None else None
         for attempt in range(3):
             try:
                 r = await s.rerun(page=page, widgets=widgets) if page is not None else await s.rerun(widgets=widgets)
@@ -299,6 +310,17 @@ async def drive(sess: Sess, pages: list[str], until: float, t0: float, rng: rand
                 if dropped_at is not None:
                     sess.reconnects.append(time.monotonic() - dropped_at)
                     sess.after_reconnect = rep
+                    if expected is not None and before is not None:
+                        now = s.widget_values
+                        lost = {k: (v, now.get(k)) for k, v in expected.items() if not _same(v, now.get(k))}
+                        if not lost:
+                            sess.restored += 1
+                        elif all(_same(before.get(k), now.get(k)) for k in lost):
+                            # The new replica rebuilt the view from the URL, i.e. as of the last
+                            # completed rerun: the one move in flight when the replica died is lost.
+                            sess.restored_url += 1
+                        else:
+                            sess.errors.append(f"view not restored on the new replica: {lost}")
                 if r.media_urls and len(sess.media) < 4:
                     # A CSV download lives in the memory of the replica that ran the page.
                     hdrs = {"Cookie": s.cookie_header()} if s.cookies else {}
@@ -445,6 +467,11 @@ async def scenario(args: argparse.Namespace, url: str, replica_ports: list[int],
     log(f"killed replica's sessions: {len(on_victim)}, reconnected to a survivor {len(reconnected)} "
         f"(to {dict(sorted(moved.items()))}), reconnect-to-rerun max "
         f"{max(rec, default=float('nan')):.2f} s, median {percentile(rec, 50):.2f} s")
+    restored = sum(x.restored for x in on_victim)
+    restored_url = sum(x.restored_url for x in on_victim)
+    log(f"failovers during a slider move: {restored} showed the moved value on the new replica, "
+        f"{restored_url} the view of the last completed rerun (from the URL; the move in flight was lost), "
+        f"0 allowed to lose more")
     log(f"new sessions after the kill: {len(new_ok)}/{len(new)} ok on survivors")
     log(f"download files fetched through nginx: {media_n - media_bad}/{media_n} served by the session's replica")
     for f in fails[:20]:
@@ -463,10 +490,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="3 replicas + nginx on loopback; kill one mid-run.")
     ap.add_argument("--sessions", type=int, default=30, help="sessions opened at the start")
     ap.add_argument("--new-sessions", type=int, default=6, help="sessions opened after the kill")
-    ap.add_argument("--duration", type=float, default=36.0, help="seconds of load")
+    ap.add_argument("--duration", type=float, default=45.0, help="seconds of load")
     ap.add_argument("--ramp", type=float, default=4.0, help="seconds over which sessions open")
-    ap.add_argument("--think-min", type=float, default=1.0)
-    ap.add_argument("--think-max", type=float, default=2.5)
+    ap.add_argument("--think-min", type=float, default=2.0, help="seconds between a student's actions")
+    ap.add_argument("--think-max", type=float, default=5.0)
     ap.add_argument("--nginx-port", type=int, default=8610)
     ap.add_argument("--first-port", type=int, default=8611)
     ap.add_argument("--seed", type=int, default=1)
