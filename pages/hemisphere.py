@@ -29,8 +29,9 @@ SCHEMA = PageSchema("hemisphere", params=(
 ))
 
 MAX_LAYERS = 4000       # layers per simulation on this page
-MAX_WORK = 3e9          # layers * n^2 * d per simulation (about a second here at worst)
-RECORDS = 400           # recorded layers per run (curves)
+MAX_WORK = 1.5e9        # layers * n^2 * d per simulation (about a second here at worst)
+RECORDS = 400           # recorded layers per run (curves), at most
+STATS_WORK = 2e8        # records * n^2 * d for the pair statistics of one run
 FRAMES = 48             # animation frames per 3-D figure
 LINE_POINTS = 6_000     # trajectory points drawn per 3-D figure (all tokens together)
 LINE_MAX = 100          # ... and at most this many per token
@@ -52,7 +53,8 @@ def _layers(horizon: float, dt: float, n: int, d: int) -> tuple[int, float]:
 def _run(Z0, beta, horizon, dt, A):
     n, d = Z0.shape
     steps, dt_used = _layers(horizon, dt, n, d)
-    every = max(1, -(-steps // RECORDS))
+    records = max(50, min(RECORDS, int(STATS_WORK // (n * n * d))))   # pair statistics stay bounded
+    every = max(1, -(-steps // records))
     traj = simulate(Z0, beta, dt_used, steps, A=A, record_every=every)
     tau = np.arange(traj.shape[0]) * every * dt_used
     w = np.eye(d)[-1]
