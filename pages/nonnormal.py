@@ -291,8 +291,8 @@ def render() -> None:
                                      name=t("fig.kreiss_point"),
                                      marker=dict(color=COLORS["accent"], size=11, symbol="diamond-open",
                                                  line=dict(width=2, color=COLORS["accent"]))))
-        fig.add_vline(x=0.0, line=dict(color=COLORS["ref"], dash="dash", width=1.5),
-                      annotation_text=t("fig.imag_axis"), annotation_position="top right")
+        fig.add_trace(go.Scatter(x=[0.0, 0.0], y=[p["im"][0], p["im"][-1]], mode="lines", name=t("fig.imag_axis"),
+                                 line=dict(color=COLORS["ref"], dash="dash", width=1.5), hoverinfo="skip"))
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
         _legend_low(fig)
         show(fig, key="fig_pseudo")
