@@ -215,3 +215,15 @@ def test_softmax_shift_branches(flow, beta):
     out = att.simulate(Z0, beta, 0.02, 8, A, V, flow)
     ref = att.simulate_reference(Z0, beta, 0.02, 8, A, V, flow)
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-10)
+
+
+def test_concurrent_calls_from_threads():
+    """Sessions call the engine from several threads at once (nogil kernels, parallel path)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [(_system(90 + k, 300 if k % 2 else 40, 3), 1.0 + k) for k in range(6)]
+    expect = [att.simulate(Z0, b, 0.1, 5, A, V) for (Z0, A, V), b in jobs]
+    with ThreadPoolExecutor(max_workers=3) as ex:
+        got = list(ex.map(lambda job: att.simulate(job[0][0], job[1], 0.1, 5, job[0][1], job[0][2]), jobs))
+    for g, e in zip(got, expect):
+        np.testing.assert_array_equal(g, e)
