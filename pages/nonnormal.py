@@ -85,9 +85,11 @@ def pseudo_data(M: float, eps: float, grid: int) -> dict:
     center = -1.0 - eps / 2.0
     re = np.linspace(center - R, center + R, grid)
     im = np.linspace(-R, R, grid)
-    t0 = time.perf_counter()
-    sig = nn.pseudospectrum(A, re, im)
-    ms = (time.perf_counter() - t0) * 1e3
+    ms = math.inf
+    for _ in range(3):                      # best of 3: the kernel takes well under a millisecond
+        t0 = time.perf_counter()
+        sig = nn.pseudospectrum(A, re, im)
+        ms = min(ms, (time.perf_counter() - t0) * 1e3)
     kreiss = nn.kreiss_lower_bound(A, re, im, sigma=sig)
     right = re > 0
     at = (np.nan, np.nan)
