@@ -119,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=secrets.token_hex(16))
         p = procs.start("replica", [args.python, "-m", "streamlit", "run", "app.py", "--server.port",
-                                    str(args.port), *SERVE_FLAGS], os.path.join(tmp, "replica.log"), env=env)
+                                    str(args.port), *SERVE_FLAGS, "--server.address", HOST],
+                        os.path.join(tmp, "replica.log"), env=env)
         wait_healthy(args.port, p, 120)
         url = f"http://{HOST}:{args.port}"
 

@@ -1,26 +1,34 @@
-"""make scale-check: three replicas behind nginx on loopback, one of them killed mid-run.
+"""make scale-check: app replicas behind nginx on loopback, one of them killed mid-run.
 
-What it does (everything on 127.0.0.1, everything it starts is stopped at the end):
+What it does (everything on loopback addresses, everything it starts is stopped at the end):
 
-1. starts 3 app replicas (``streamlit run app.py`` with the ``make run`` server
-   settings, ports 8611-8613, one shared cookie secret) and Debian ``nginx`` on
-   port 8610 with ``deploy/nginx.conf`` -- the same file docker compose uses --
-   where only the replica list and the listen port are rewritten and a response
-   header naming the replica that answered is added (to observe stickiness);
+1. starts one app replica per ``server`` line of ``deploy/nginx.conf`` (three:
+   app1..app3; ``streamlit run app.py`` with the ``make run`` server settings and
+   one shared cookie secret) and Debian ``nginx`` on 127.0.0.1:8610 with that
+   same file, the one docker compose mounts. The upstream block is used as
+   deployed: nginx runs in a private mount namespace whose /etc/hosts maps
+   app1, app2, app3 to 127.0.0.11, .12, .13, where the replicas listen on the
+   deployed port. Only the listen line changes, and a response header naming the
+   replica that answered is added to observe stickiness. (Without ``unshare``,
+   or with --rewrite-servers, the server lines become 127.0.0.1:8611.. instead.)
+   The file is first checked for the one-name pitfall: every replica must have
+   its own name, else nginx's consistent hash round-robins and nothing is sticky;
 2. warms each replica with one direct session per page (the first student's
    compile/load cost is not what this measures);
 3. drives N websocket sessions through nginx (``bench/wsclient.py``): each loads
    the index page like a browser (getting the sticky cookie), opens its websocket,
-   then reruns the app's pages with defaults and with a slider moved, with think
-   time between reruns;
+   then opens the app's pages and moves a slider on them, with think time between
+   reruns, fetching some of the CSV downloads the pages offer;
 4. at 1/3 of the run kills (SIGKILL) the replica holding the most sessions; those
    sessions see their websocket drop, reconnect through nginx with the same
    cookie and rerun the same page with the same widget values on a survivor;
 5. at 2/3 of the run opens M new sessions, which must all succeed on survivors;
-6. checks: every session's page load, websocket and later requests hit one replica
-   (stickiness); all 3 replicas got sessions; sessions on the surviving replicas
-   had zero errors and zero disconnects; every session of the killed replica
-   reconnected to a survivor and stayed there; all new sessions succeeded.
+6. checks: every session's page load, websocket, later requests and downloads hit
+   one replica (stickiness); every replica got sessions; sessions on the surviving
+   replicas had zero errors and zero disconnects; every session of the killed
+   replica reconnected to a survivor, stayed there and showed its view again
+   (the moved value, or the URL's view of the last completed rerun); all new
+   sessions succeeded.
 
 The last line summarises the figures (PASS/FAIL, spread, failover, survivors' p95).
 Exit status 0 only if every check passed.
@@ -54,8 +62,7 @@ from bench.wsclient import SessionError, StreamlitSession, http_get, percentile 
 
 HOST = "127.0.0.1"
 REPLICA_HEADER = "x-streamlit-replica"
-SERVE_FLAGS = [
-    "--server.address", HOST,
+SERVE_FLAGS = [  # as `make run`; --server.address is added per replica
     "--server.headless", "true",
     "--server.fileWatcherType", "none",
     "--browser.gatherUsageStats", "false",
@@ -104,26 +111,26 @@ class Procs:
             self.kill(p)
 
 
-def port_free(port: int) -> bool:
+def port_free(port: int, host: str = HOST) -> bool:
     import socket
 
     with socket.socket() as s:
         # like the servers themselves: TIME_WAIT leftovers do not block a bind
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            s.bind((HOST, port))
+            s.bind((host, port))
             return True
         except OSError:
             return False
 
 
-def wait_healthy(port: int, proc: subprocess.Popen, timeout: float) -> float:
+def wait_healthy(port: int, proc: subprocess.Popen, timeout: float, host: str = HOST) -> float:
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < timeout:
         if proc.poll() is not None:
             raise RuntimeError(f"process on port {port} exited with {proc.returncode}")
         try:
-            with urllib.request.urlopen(f"http://{HOST}:{port}/_stcore/health", timeout=1) as r:
+            with urllib.request.urlopen(f"http://{host}:{port}/_stcore/health", timeout=1) as r:
                 if r.status == 200:
                     return time.perf_counter() - t0
         except Exception:  # noqa: BLE001 - not up yet
@@ -168,19 +175,61 @@ def ensure_nginx() -> str:
     return exe
 
 
-def render_nginx(src: str, tmp: str, listen: int, replicas: list[int]) -> str:
-    """deploy/nginx.conf with the replica list, listen port and debug header swapped in."""
-    with open(src, encoding="utf-8") as fh:
-        text = fh.read()
-    servers = "".join(f"    server {HOST}:{p} max_fails=1 fail_timeout=10s;\n" for p in replicas)
-    new, n1 = re.subn(r"(?ms)^[ \t]*# BEGIN replicas.*?^[ \t]*# END replicas[^\n]*\n",
-                      "    # replicas (scale-check)\n" + servers, text)
+@dataclass
+class Replica:
+    name: str  # as nginx.conf names it (app1) or its address in rewrite mode
+    host: str
+    port: int
+    proc: subprocess.Popen | None = None
+
+    @property
+    def addr(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+_SERVER_RE = re.compile(r"^\s*server\s+([^\s:;]+):(\d+)\b[^;]*;", re.M)
+_BLOCK_RE = re.compile(r"(?ms)^[ \t]*# BEGIN replicas.*?^[ \t]*# END replicas[^\n]*\n")
+
+
+def deploy_replicas(text: str, src: str) -> list[tuple[str, int]]:
+    """The replica servers of deploy/nginx.conf, checked for the one-name pitfall."""
+    m = _BLOCK_RE.search(text)
+    if not m:
+        raise RuntimeError(f"{src}: no '# BEGIN replicas' ... '# END replicas' block")
+    servers = [(h, int(p)) for h, p in _SERVER_RE.findall(m.group(0))]
+    names = [h for h, _ in servers]
+    if len(servers) < 2 or len(set(names)) != len(names):
+        raise RuntimeError(
+            f"{src}: the upstream must list each replica under its own name (got {names}); with one "
+            "name for all replicas nginx's consistent hash round-robins between them: no stickiness")
+    return servers
+
+
+def can_unshare() -> bool:
+    try:
+        return subprocess.run(["unshare", "-m", "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def render_nginx(text: str, src: str, tmp: str, listen: int, replicas: list[Replica], verbatim: bool) -> str:
+    """deploy/nginx.conf with the loopback listen port and a header naming the replica.
+
+    ``verbatim``: the upstream block stays as deployed (app1:8501 ...); the names
+    resolve to loopback addresses through a private /etc/hosts (see start_nginx).
+    Otherwise the server lines are replaced by the replicas' loopback addresses.
+    """
+    new = text
+    if not verbatim:
+        servers = "".join(f"    server {r.addr} max_fails=1 fail_timeout=10s;\n" for r in replicas)
+        new, n1 = _BLOCK_RE.subn("    # replicas (scale-check, rewritten)\n" + servers, new)
+        assert n1 == 1
     new, n2 = re.subn(r"(?m)^([ \t]*)listen [^;]*;[^\n]*# LISTEN[^\n]*$", rf"\1listen {HOST}:{listen};", new)
     new, n3 = re.subn(r"(?m)^([ \t]*)# DEBUG[^\n]*$",
-                      rf"\1add_header X-Streamlit-Replica $upstream_addr always;", new)
-    if (n1, n2, n3) != (1, 1, 1):
-        raise RuntimeError(f"{src}: markers BEGIN/END replicas, LISTEN, DEBUG not found once each "
-                           f"({n1}, {n2}, {n3}); scale-check must use the deploy configuration")
+                      r"\1add_header X-Streamlit-Replica $upstream_addr always;", new)
+    if (n2, n3) != (1, 1):
+        raise RuntimeError(f"{src}: markers LISTEN and DEBUG not found once each ({n2}, {n3}); "
+                           "scale-check must use the deploy configuration")
     site = os.path.join(tmp, "streamlit.conf")
     with open(site, "w", encoding="utf-8") as fh:
         fh.write(new)
@@ -205,13 +254,30 @@ http {{
     return main
 
 
+def nginx_argv(nginx: str, tmp: str, conf: str, replicas: list[Replica], verbatim: bool,
+               extra: list[str]) -> list[str]:
+    """nginx, in a private mount namespace whose /etc/hosts maps app1.. to loopback addresses."""
+    argv = [nginx, "-p", tmp, "-c", conf, *extra]
+    if not verbatim:
+        return argv
+    hosts = os.path.join(tmp, "hosts")
+    with open(hosts, "w", encoding="utf-8") as fh:
+        fh.write("127.0.0.1 localhost\n" + "".join(f"{r.host} {r.name}\n" for r in replicas))
+    inner = "mount --bind \"$0\" /etc/hosts && exec \"$@\""
+    return ["unshare", "-m", "sh", "-c", inner, hosts, *argv]
+
+
 # --------------------------------------------------------------------------- sessions
+_ADDR_NAME: dict[str, str] = {}
+
+
 def replica_of(headers: dict[str, str]) -> str | None:
-    """The replica that answered: the last address nginx tried."""
+    """The replica that answered (its name): the last address nginx tried."""
     v = headers.get(REPLICA_HEADER)
     if not v:
         return None
-    return v.split(",")[-1].strip().rsplit(":", 1)[-1]
+    addr = v.split(",")[-1].strip()
+    return _ADDR_NAME.get(addr, addr)
 
 
 @dataclass
@@ -358,8 +424,7 @@ async def drive(sess: Sess, pages: list[str], until: float, t0: float, rng: rand
 
 
 # --------------------------------------------------------------------------- scenario
-async def scenario(args: argparse.Namespace, url: str, replica_ports: list[int],
-                   replica_procs: dict[str, subprocess.Popen]) -> tuple[bool, str]:
+async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) -> tuple[bool, str]:
     rng = random.Random(args.seed)
     # pages from the app's navigation
     async with StreamlitSession(url, timeout=90) as probe:
@@ -385,10 +450,12 @@ async def scenario(args: argparse.Namespace, url: str, replica_ports: list[int],
     for x in sessions:
         if x.ws_replica:
             before[x.ws_replica] = before.get(x.ws_replica, 0) + 1
-    victim = max(before, key=lambda p: before[p]) if before else str(replica_ports[1])
+    by_name = {r.name: r for r in replicas}
+    victim = max(before, key=lambda p: before[p]) if before else replicas[1].name
     t_kill = time.monotonic() - t0
-    log(f"sessions per replica before the kill: {dict(sorted(before.items()))}; killing replica :{victim} (SIGKILL)")
-    Procs.kill(replica_procs[victim], signal.SIGKILL)
+    log(f"sessions per replica before the kill: {dict(sorted(before.items()))}; killing {victim} "
+        f"({by_name[victim].addr}, pid {by_name[victim].proc.pid}) with SIGKILL")
+    Procs.kill(by_name[victim].proc, signal.SIGKILL)
 
     await asyncio.sleep(max(0.0, t0 + 2 * args.duration / 3 - time.monotonic()))
     log(f"opening {args.new_sessions} new sessions")
@@ -400,14 +467,14 @@ async def scenario(args: argparse.Namespace, url: str, replica_ports: list[int],
     await asyncio.wait_for(asyncio.gather(*tasks), timeout=args.duration + 120)
 
     # ------------------------------------------------------------------ verdict
-    survivors = {str(p) for p in replica_ports} - {victim}
+    survivors = {r.name for r in replicas} - {victim}
     fails: list[str] = []
     initial = [x for x in sessions if x.phase == "initial"]
     new = [x for x in sessions if x.phase == "new"]
     on_victim = [x for x in initial if x.ws_replica == victim]
     on_surv = [x for x in initial if x.ws_replica in survivors]
 
-    spread = {str(p): sum(1 for x in initial if x.ws_replica == str(p)) for p in replica_ports}
+    spread = {r.name: sum(1 for x in initial if x.ws_replica == r.name) for r in replicas}
     if min(spread.values()) == 0:
         fails.append(f"not every replica got sessions: {spread}")
     sticky_ok = 0
@@ -434,10 +501,10 @@ async def scenario(args: argparse.Namespace, url: str, replica_ports: list[int],
             media_n += 1
             if status != 200 or got != expected:
                 media_bad += 1
-                fails.append(f"session {x.idx}: download file -> HTTP {status} from :{got}, session on :{expected}")
+                fails.append(f"session {x.idx}: download file -> HTTP {status} from {got}, session on {expected}")
     surv_err = [x for x in on_surv if x.errors or x.drops]
     for x in surv_err:
-        fails.append(f"session {x.idx} on surviving replica :{x.ws_replica}: drops={x.drops} errors={x.errors}")
+        fails.append(f"session {x.idx} on surviving replica {x.ws_replica}: drops={x.drops} errors={x.errors}")
     reconnected = [x for x in on_victim if x.drops and x.after_reconnect in survivors and not x.errors
                    and x.replicas_seen[-1] in survivors]
     for x in on_victim:
@@ -477,9 +544,9 @@ async def scenario(args: argparse.Namespace, url: str, replica_ports: list[int],
     for f in fails[:20]:
         log("FAIL " + f)
     ok = not fails
-    spread_s = "/".join(str(spread[str(p)]) for p in replica_ports)
-    line = (f"scale-check: {'PASS' if ok else 'FAIL'} replicas=3 sessions={len(initial)} spread={spread_s} "
-            f"sticky={sticky_ok}/{len(sessions)} downloads={media_n - media_bad}/{media_n} killed=:{victim}({len(on_victim)} sessions) "
+    spread_s = "/".join(str(spread[r.name]) for r in replicas)
+    line = (f"scale-check: {'PASS' if ok else 'FAIL'} replicas={len(replicas)} sessions={len(initial)} spread={spread_s} "
+            f"sticky={sticky_ok}/{len(sessions)} downloads={media_n - media_bad}/{media_n} killed={victim}({len(on_victim)} sessions) "
             f"survivors_errors={len(surv_err)}/{len(on_surv)} reconnected={len(reconnected)}/{len(on_victim)}"
             f"(max {max(rec, default=float('nan')):.1f}s) new_sessions={len(new_ok)}/{len(new)} "
             f"survivors_p95={p95:.2f}s(after kill {p95_after:.2f}s) reruns={len(all_times)}")
@@ -487,7 +554,7 @@ async def scenario(args: argparse.Namespace, url: str, replica_ports: list[int],
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="3 replicas + nginx on loopback; kill one mid-run.")
+    ap = argparse.ArgumentParser(description="Replicas + nginx on loopback; kill one mid-run.")
     ap.add_argument("--sessions", type=int, default=30, help="sessions opened at the start")
     ap.add_argument("--new-sessions", type=int, default=6, help="sessions opened after the kill")
     ap.add_argument("--duration", type=float, default=45.0, help="seconds of load")
@@ -495,7 +562,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--think-min", type=float, default=2.0, help="seconds between a student's actions")
     ap.add_argument("--think-max", type=float, default=5.0)
     ap.add_argument("--nginx-port", type=int, default=8610)
-    ap.add_argument("--first-port", type=int, default=8611)
+    ap.add_argument("--first-port", type=int, default=8611, help="replica ports in --rewrite-servers mode")
+    ap.add_argument("--rewrite-servers", action="store_true",
+                    help="replace the upstream server lines by 127.0.0.1:PORT instead of resolving the "
+                         "deployed names to loopback addresses in a private /etc/hosts (needs unshare)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--nginx-conf", default=os.path.join(ROOT, "deploy", "nginx.conf"),
                     help="the site configuration to test (default: the deploy one)")
@@ -505,14 +575,30 @@ def main(argv: list[str] | None = None) -> int:
     if not os.path.exists(os.path.join(ROOT, "app.py")):
         print("scale-check: FAIL no app.py", flush=True)
         return 1
-    replica_ports = [args.first_port + i for i in range(3)]
-    busy = [p for p in [args.nginx_port, *replica_ports] if not port_free(p)]
+    with open(args.nginx_conf, encoding="utf-8") as fh:
+        conf_text = fh.read()
+    try:
+        servers = deploy_replicas(conf_text, args.nginx_conf)
+    except RuntimeError as exc:
+        print(f"scale-check: FAIL {exc}", flush=True)
+        return 1
+    verbatim = not args.rewrite_servers and can_unshare()
+    if verbatim:
+        # The deployed upstream block as-is: app1:8501 -> 127.0.0.11:8501, app2 -> .12, ...
+        replicas = [Replica(name, f"127.0.0.{11 + i}", port) for i, (name, port) in enumerate(servers)]
+    else:
+        replicas = [Replica(f"{HOST}:{args.first_port + i}", HOST, args.first_port + i)
+                    for i in range(len(servers))]
+    _ADDR_NAME.update({r.addr: r.name for r in replicas})
+    busy = [f"{h}:{p}" for h, p in [(HOST, args.nginx_port)] + [(r.host, r.port) for r in replicas]
+            if not port_free(p, h)]
     if busy:
         print(f"scale-check: FAIL ports busy: {busy}", flush=True)
         return 1
 
     procs = Procs()
     tmp = tempfile.mkdtemp(prefix="scale-check.")
+    os.chmod(tmp, 0o755)
     line = "scale-check: FAIL (did not finish)"
     ok = False
 
@@ -523,46 +609,51 @@ def main(argv: list[str] | None = None) -> int:
     t_all = time.perf_counter()
     try:
         nginx = ensure_nginx()
+        log(f"nginx with {os.path.relpath(args.nginx_conf, ROOT)}: "
+            + ("upstream block as deployed, " + ", ".join(f"{r.name} -> {r.addr}" for r in replicas)
+               + " (private /etc/hosts)" if verbatim else
+               "server lines rewritten to " + ", ".join(r.addr for r in replicas)))
         env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=secrets.token_hex(32), PYTHONUNBUFFERED="1")
-        replica_procs: dict[str, subprocess.Popen] = {}
-        for p in replica_ports:
-            replica_procs[str(p)] = procs.start(
-                f"replica:{p}", [args.python, "-m", "streamlit", "run", "app.py", "--server.port", str(p),
-                                 *SERVE_FLAGS], os.path.join(tmp, f"replica-{p}.log"), env=env)
-        conf = render_nginx(args.nginx_conf, tmp, args.nginx_port, replica_ports)
-        t = subprocess.run([nginx, "-t", "-p", tmp, "-c", conf], capture_output=True, text=True)
+        for r in replicas:
+            r.proc = procs.start(
+                f"replica {r.name}", [args.python, "-m", "streamlit", "run", "app.py", "--server.port",
+                                      str(r.port), *SERVE_FLAGS, "--server.address", r.host],
+                os.path.join(tmp, f"replica-{r.name}.log"), env=env)
+        conf = render_nginx(conf_text, args.nginx_conf, tmp, args.nginx_port, replicas, verbatim)
+        t = subprocess.run(nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-t"]), capture_output=True,
+                           text=True)
         if t.returncode != 0:
             raise RuntimeError(f"nginx -t: {t.stderr.strip()}")
-        ng = procs.start("nginx", [nginx, "-p", tmp, "-c", conf, "-g", "daemon off;"],
+        ng = procs.start("nginx", nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-g", "daemon off;"]),
                          os.path.join(tmp, "nginx.out"))
-        for p in replica_ports:
-            s = wait_healthy(p, replica_procs[str(p)], 120)
-            log(f"replica :{p} healthy after {s:.1f} s")
+        for r in replicas:
+            sec = wait_healthy(r.port, r.proc, 120, r.host)
+            log(f"replica {r.name} ({r.addr}) healthy after {sec:.1f} s")
         wait_healthy(args.nginx_port, ng, 20)
 
         # warm each replica directly (first run loads the Numba cache, builds caches)
         async def warm() -> list[float]:
             out = []
-            for p in replica_ports:
+            for r in replicas:
                 t1 = time.perf_counter()
-                async with StreamlitSession(f"http://{HOST}:{p}", timeout=120) as s:
-                    r = await s.rerun()
-                    if not r.ok:
-                        raise RuntimeError(f"replica :{p} default page: {r.error or r.exceptions}")
+                async with StreamlitSession(f"http://{r.addr}", timeout=120) as s:
+                    res = await s.rerun()
+                    if not res.ok:
+                        raise RuntimeError(f"replica {r.name} default page: {res.error or res.exceptions}")
                     for page in sorted(s.pages):
-                        r = await s.rerun(page=page)
-                        if not r.ok:
-                            raise RuntimeError(f"replica :{p} page {page}: {r.error or r.exceptions}")
+                        res = await s.rerun(page=page)
+                        if not res.ok:
+                            raise RuntimeError(f"replica {r.name} page {page}: {res.error or res.exceptions}")
                 out.append(time.perf_counter() - t1)
             return out
 
         warm_s = asyncio.run(warm())
         log("replicas warmed (every page once, directly): " + ", ".join(f"{x:.1f} s" for x in warm_s))
-        rss0 = {p: rss_mb(replica_procs[str(p)].pid) for p in replica_ports}
-        ok, line = asyncio.run(scenario(args, f"http://{HOST}:{args.nginx_port}", replica_ports, replica_procs))
-        rss1 = {p: rss_mb(replica_procs[str(p)].pid) for p in replica_ports if replica_procs[str(p)].poll() is None}
-        log("replica RSS after warm-up: " + ", ".join(f":{p} {v:.0f} MB" for p, v in rss0.items())
-            + "; at the end (survivors): " + ", ".join(f":{p} {v:.0f} MB" for p, v in rss1.items()))
+        rss0 = {r.name: rss_mb(r.proc.pid) for r in replicas}
+        ok, line = asyncio.run(scenario(args, f"http://{HOST}:{args.nginx_port}", replicas))
+        rss1 = {r.name: rss_mb(r.proc.pid) for r in replicas if r.proc.poll() is None}
+        log("replica RSS after warm-up: " + ", ".join(f"{k} {v:.0f} MB" for k, v in rss0.items())
+            + "; at the end (survivors): " + ", ".join(f"{k} {v:.0f} MB" for k, v in rss1.items()))
         with open(os.path.join(tmp, "nginx-error.log"), encoding="utf-8", errors="replace") as fh:
             errs = [ln for ln in fh if "[emerg]" in ln or "[alert]" in ln]
         if errs:
@@ -572,8 +663,8 @@ def main(argv: list[str] | None = None) -> int:
         line = "scale-check: FAIL interrupted"
     except Exception as exc:  # noqa: BLE001 - report, clean up, fail
         line = f"scale-check: FAIL {type(exc).__name__}: {exc}"
-        for name in os.listdir(tmp):
-            if name.endswith(".log") and "replica" in name:
+        for name in sorted(os.listdir(tmp)):
+            if name.endswith(".log") or name.endswith(".out"):
                 with open(os.path.join(tmp, name), errors="replace") as fh:
                     tail = fh.read()[-1500:]
                 log(f"--- {name}\n{tail}")
