@@ -39,11 +39,14 @@ TEMPLATE = {"layout": {"paper_bgcolor": "white", "plot_bgcolor": "white", "color
 def figure(x_title: str, y_title: str, title: str | None = None, *, log_x: bool = False,
            log_y: bool = False, height: int = 440) -> go.Figure:
     """An empty figure with labelled axes in the house style."""
+    # Title at the top of the figure, legend right below it and above the plot area, so that
+    # neither can collide with a long axis title.
     return go.Figure(layout={
         "template": TEMPLATE, "height": height,
-        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 15}} if title else None,
-        "margin": {"l": 60, "r": 20, "t": 50 if title else 20, "b": 40},
-        "legend": {"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0.0,
+        "title": {"text": title, "x": 0.0, "xanchor": "left", "y": 0.985, "yanchor": "top",
+                  "yref": "container", "font": {"size": 15}} if title else None,
+        "margin": {"l": 60, "r": 20, "t": 95 if title else 60, "b": 40},
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0.0,
                    "bgcolor": "rgba(255,255,255,0.6)"},
         "hovermode": "x unified",
         "xaxis": {"title": {"text": x_title}, "type": "log" if log_x else "linear"},
@@ -52,9 +55,9 @@ def figure(x_title: str, y_title: str, title: str | None = None, *, log_x: bool 
 
 
 def exact_line(fig: go.Figure, x, y, name: str, color: str = COLORS["exact"], **kw) -> None:
-    """Theory: a solid line."""
-    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), name=name, mode="lines",
-                             line=dict(color=color, width=2.5, **kw.pop("line", {})), **kw))
+    """Theory: a solid line (``line=dict(...)`` entries override the defaults)."""
+    line = {"color": color, "width": 2.5, **kw.pop("line", {})}
+    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), name=name, mode="lines", line=line, **kw))
 
 
 def sim_markers(fig: go.Figure, x, y, name: str, color: str = COLORS["sim"], symbol: str = "circle",
