@@ -31,15 +31,26 @@ Five families (``kind``), see ``CONSTRUCTIONS.md`` §3:
     a unit circle in a fixed 2-plane (a 1-D manifold spanning 2 dimensions):
     :math:`w = \sqrt{\pi/2}`.
 
+Orientation.  Subspace, circle and directions are built on the first ``k``
+(2, ``M``) coordinate axes and then turned by an orthogonal matrix
+:math:`H = H_1 H_2 H_3`, a product of ``REFLECTIONS`` Householder reflections
+:math:`H_j = I - 2 v_j v_j^\top` with uniformly random unit normals :math:`v_j`:
+the set's basis is :math:`q_i = H^\top e_i` and
+:math:`\langle q_i, g\rangle = (H g)_i`.  Any fixed orientation gives the same
+width (:math:`N(0, I_D)` is rotation invariant); the tilt only makes the
+simulation use all ``D`` coordinates of ``g``, at O(D) cost per draw instead
+of O(D k).  :math:`H` is drawn *before* and independently of ``g``, so the
+set is fixed with respect to ``g``.
+
 Sampling.  ``seed`` feeds :class:`numpy.random.SeedSequence`; its first child
-orients the set (a Haar-random orthonormal basis, drawn *before* and
-independently of ``g``, so the set is fixed with respect to ``g``), its second
-child is split into one :class:`numpy.random.Generator` per chunk of draws of
-``g`` (at most ``CHUNK_NUMBERS`` normals per chunk, so memory stays bounded).
-The partition depends only on ``samples`` and ``D``; the Numba path draws the
-*same* normals as the NumPy reference (Numba's ``Generator.standard_normal``
-reproduces NumPy's stream), runs the chunks on threads (kernels are
-``nogil``), and gives the same sup values up to rounding.
+draws :math:`v_j`, its second child is split into one
+:class:`numpy.random.Generator` per chunk of draws of ``g`` (at most
+``CHUNK_NUMBERS`` normals per chunk, so memory stays bounded).  The partition
+depends only on ``samples`` and ``D``.  The Numba path draws the *same*
+normals as the NumPy reference (Numba's ``Generator.standard_normal``
+reproduces NumPy's stream), reflects and reduces them in the same fused
+``nogil`` kernel, and runs the chunks on threads; the reference projects on the
+explicit basis with BLAS.  Both give the same sup values up to rounding.
 
 What this module does not claim: the width of a set says nothing about how a
 particular learned set of directions was obtained; the bounds for fixed
@@ -66,7 +77,7 @@ from sim._validate import choice, integer, real
 __all__ = [
     "KINDS", "exact", "bound", "monte_carlo", "sup_samples", "sup_density",
     "equicorrelated_directions", "tail_bound", "tail_exact", "empirical_tail",
-    "one_draw", "max_abs_bound",
+    "one_draw", "max_abs_bound", "warm",
 ]
 
 KINDS = ("subspace", "directions", "adaptive", "hypercube", "circle")
@@ -83,10 +94,10 @@ _MAX_D_EXACT = 10**12
 # on 2 cores; see bench/gaussian_width.py).
 MAX_SAMPLES = 2_000_000          # length of the returned sup array (16 MB)
 MAX_DRAWS = 50_000_000           # samples * D normals drawn
-MAX_BASIS = 4_000_000            # D * k (or D * M) entries of the orienting basis
-MAX_FLOPS = 2_000_000_000        # samples*D*k (or M) for the projection, plus D*k^2 for QR
+MAX_BASIS = 4_000_000            # D * k (or D * M) entries of an explicit basis (reference, pictures)
+MAX_FLOPS = 2_000_000_000        # samples*D*k (or M): the NumPy reference's projection
+REFLECTIONS = 3                  # Householder reflections that orient subspace, circle, directions
 CHUNK_NUMBERS = 1 << 17          # normals per chunk (1 MiB of float64)
-FUSED_MAX_WIDTH = 64             # k (or M) up to which the Numba path projects in-kernel
 
 
 # --------------------------------------------------------------------------
@@ -118,7 +129,7 @@ def _params(kind, params):
     return out
 
 
-def _mc_args(kind, samples, seed, params):
+def _mc_args(kind, samples, seed, params, reference=False):
     p = _params(kind, params)
     samples = integer("samples", samples, 2, MAX_SAMPLES)
     seed = integer("seed", seed, 0, 2**63 - 1)
@@ -126,11 +137,11 @@ def _mc_args(kind, samples, seed, params):
     if samples * D > MAX_DRAWS:
         raise ValueError(f"samples*D = {samples * D} exceeds {MAX_DRAWS}: lower samples or D")
     width = _basis_width(p)
-    if width:
+    if width and reference:  # only the NumPy reference builds the basis and projects on it
         if D * width > MAX_BASIS:
             raise ValueError(f"D*{'k' if kind == 'subspace' else 'M'} = {D * width} exceeds "
                              f"{MAX_BASIS}: lower D or {'k' if kind == 'subspace' else 'M'}")
-        flops = samples * D * width + D * width * width
+        flops = samples * D * width
         if flops > MAX_FLOPS:
             raise ValueError(f"samples*D*{'k' if kind == 'subspace' else 'M'} = {flops:.3g} "
                              f"exceeds {MAX_FLOPS:.3g}: lower samples, D or "
@@ -284,26 +295,36 @@ def _equicorr_coeffs(M: int, rho: float) -> tuple[float, float]:
     return alpha, beta
 
 
-def _haar_basis(rng: np.random.Generator, D: int, k: int) -> np.ndarray:
-    """D x k matrix with orthonormal columns, Haar distributed (QR with sign fix)."""
-    A = rng.standard_normal((D, k))
-    Q, R = np.linalg.qr(A)
-    Q *= np.where(np.diag(R) < 0, -1.0, 1.0)
-    return Q
-
-
 def _streams(seed: int):
     set_ss, g_ss = np.random.SeedSequence(seed).spawn(2)
     return set_ss, g_ss
 
 
+def _reflectors(D: int, seed: int) -> np.ndarray:
+    """Unit normals v_1..v_r (rows) of the Householder reflections that orient the set."""
+    set_ss, _ = _streams(seed)
+    V = np.random.default_rng(set_ss).standard_normal((REFLECTIONS, D))
+    return V / np.linalg.norm(V, axis=1, keepdims=True)
+
+
+def _basis(V: np.ndarray, k: int) -> np.ndarray:
+    """Q = H^T[:, :k] with H = H_1 ... H_r applied to g as H_r first: (Q^T g)_i = (H g)_i."""
+    D = V.shape[1]
+    Q = np.eye(D, k)
+    for v in V[::-1]:
+        Q -= 2.0 * np.outer(v, v @ Q)
+    return Q
+
+
 def _set_basis(p, seed):
-    """The orienting basis of the set for this seed (None for adaptive/hypercube)."""
+    """The explicit orthonormal basis of the set for this seed (None for adaptive/hypercube)."""
     width = _basis_width(p)
     if not width:
         return None
-    set_ss, _ = _streams(seed)
-    return _haar_basis(np.random.default_rng(set_ss), p["D"], width)
+    if p["D"] * width > MAX_BASIS:
+        raise ValueError(f"D*{'k' if p['kind'] == 'subspace' else 'M'} = {p['D'] * width} exceeds "
+                         f"{MAX_BASIS}: lower D or {'k' if p['kind'] == 'subspace' else 'M'}")
+    return _basis(_reflectors(p["D"], seed), width)
 
 
 def equicorrelated_directions(M, D, correlation=0.0, seed=None) -> np.ndarray:
@@ -321,8 +342,9 @@ def equicorrelated_directions(M, D, correlation=0.0, seed=None) -> np.ndarray:
     :math:`Q \in \mathbb{R}^{D\times M}` having orthonormal columns, the rows of
     :math:`U = C Q^\top` are the directions: :math:`u_i = \alpha q_i + \beta\sum_j q_j`
     and :math:`U U^\top = C^2`.  ``seed=None`` takes :math:`Q` = the first ``M``
-    coordinate axes; an integer seed takes the Haar-random :math:`Q` that
-    :func:`monte_carlo` uses with the same seed.  Needs ``M <= D`` and
+    coordinate axes; an integer seed takes the tilted :math:`Q` (see the module
+    notes: three random Householder reflections) that :func:`monte_carlo` uses
+    with the same seed.  Needs ``M <= D`` and
     :math:`0 \le \rho \le 1` (:math:`\rho = 1`: all directions coincide).
 
     Then :math:`\langle g,u_i\rangle = \alpha h_i + \beta\sum_j h_j` with
@@ -527,13 +549,6 @@ def sup_density(kind, x, **params) -> np.ndarray:
 # Monte Carlo: Numba kernels (fill arrays only) and the NumPy reference
 # --------------------------------------------------------------------------
 @njit(cache=True, nogil=True)
-def _fill_normals(gen, out):  # pragma: no cover - compiled
-    flat = out.reshape(-1)
-    for i in range(flat.size):
-        flat[i] = gen.standard_normal()
-
-
-@njit(cache=True, nogil=True)
 def _fused_norm(gen, D, out):  # pragma: no cover - compiled
     for i in range(out.size):
         s = 0.0
@@ -553,60 +568,38 @@ def _fused_abs_sum(gen, D, out):  # pragma: no cover - compiled
         out[i] = s * c
 
 
-@njit(cache=True, nogil=True, fastmath=True)
-def _fused_project(gen, Qt, alpha, beta, mode, out):  # pragma: no cover - compiled
-    """Per draw: g (drawn here), h = Qt g; mode 0: ||h||, mode 1: max_i |alpha h_i + beta sum h|."""
-    k, D = Qt.shape
+@njit(cache=True, nogil=True)
+def _fused_reflect(gen, V, width, alpha, beta, mode, out):  # pragma: no cover - compiled
+    """Per draw: g (drawn here), h = H g by the reflections in V, then reduce h[:width]:
+    mode 0: ||h[:width]||; mode 1: max_i |alpha h_i + beta sum_j h_j|."""
+    r, D = V.shape
     g = np.empty(D)
-    h = np.empty(k)
     for i in range(out.size):
         for j in range(D):
             g[j] = gen.standard_normal()
-        for m in range(k):
-            acc = 0.0
+        for m in range(r):
+            s = 0.0
             for j in range(D):
-                acc += Qt[m, j] * g[j]
-            h[m] = acc
+                s += V[m, j] * g[j]
+            s *= 2.0
+            for j in range(D):
+                g[j] -= s * V[m, j]
         if mode == 0:
             s = 0.0
-            for m in range(k):
-                s += h[m] * h[m]
+            for j in range(width):
+                s += g[j] * g[j]
             out[i] = math.sqrt(s)
         else:
             s = 0.0
-            for m in range(k):
-                s += h[m]
+            for j in range(width):
+                s += g[j]
             bs = beta * s
             best = 0.0
-            for m in range(k):
-                v = abs(alpha * h[m] + bs)
+            for j in range(width):
+                v = abs(alpha * g[j] + bs)
                 if v > best:
                     best = v
             out[i] = best
-
-
-@njit(cache=True, nogil=True)
-def _row_norms(H, out):  # pragma: no cover - compiled
-    for i in range(H.shape[0]):
-        s = 0.0
-        for j in range(H.shape[1]):
-            s += H[i, j] * H[i, j]
-        out[i] = math.sqrt(s)
-
-
-@njit(cache=True, nogil=True)
-def _equicorr_absmax(H, alpha, beta, out):  # pragma: no cover - compiled
-    for i in range(H.shape[0]):
-        s = 0.0
-        for j in range(H.shape[1]):
-            s += H[i, j]
-        bs = beta * s
-        m = 0.0
-        for j in range(H.shape[1]):
-            v = abs(alpha * H[i, j] + bs)
-            if v > m:
-                m = v
-        out[i] = m
 
 
 def _chunks(samples: int, D: int, g_ss):
@@ -630,7 +623,7 @@ def _chunk_numpy(p, Q, gen, n, out):
         out[:] = np.abs(G @ U.T).max(axis=1)
 
 
-def _chunk_numba(p, Q, gen, n, out):
+def _chunk_numba(p, V, gen, n, out):
     kind, D = p["kind"], p["D"]
     if kind == "adaptive":
         _fused_norm(gen, D, out)
@@ -640,17 +633,7 @@ def _chunk_numba(p, Q, gen, n, out):
         return
     alpha, beta = (_equicorr_coeffs(p["M"], p["correlation"]) if kind == "directions"
                    else (1.0, 0.0))
-    mode = 1 if kind == "directions" else 0
-    if Q.shape[1] <= FUSED_MAX_WIDTH:  # thin basis: project inside the kernel, no block of g
-        _fused_project(gen, np.ascontiguousarray(Q.T), alpha, beta, mode, out)
-        return
-    G = np.empty((n, D))               # wide basis: BLAS reuses each g across many columns
-    _fill_normals(gen, G)
-    H = G @ Q
-    if mode == 0:
-        _row_norms(H, out)
-    else:
-        _equicorr_absmax(H, alpha, beta, out)
+    _fused_reflect(gen, V, _basis_width(p), alpha, beta, 1 if kind == "directions" else 0, out)
 
 
 def sup_samples(kind, samples, seed, *, method="numba", threads=None, **params) -> np.ndarray:
@@ -665,12 +648,13 @@ def sup_samples(kind, samples, seed, *, method="numba", threads=None, **params) 
     seed : int
         non-negative; fixes both the orientation of the set and the draws.
     method : {"numba", "numpy"}
-        ``"numpy"`` is the plain reference (draw a block of ``g``, reduce with
-        NumPy; directions via the explicit ``M x D`` matrix of directions).
-        ``"numba"`` draws the same normals inside ``nogil`` kernels, fused with
-        the reduction (adaptive, hypercube) or with the projection onto a thin
-        basis (k or M <= ``FUSED_MAX_WIDTH``), so no block of ``g`` is stored;
-        wider bases go through BLAS.  Chunks run on threads.
+        ``"numpy"`` is the plain reference: draw a block of ``g``, project it
+        with BLAS on the explicit basis (directions: on the explicit ``M x D``
+        matrix of directions), reduce with NumPy; cost ``samples*D*k``.
+        ``"numba"`` draws the same normals inside one ``nogil`` kernel fused
+        with the reflections and the reduction (no block of ``g`` is stored);
+        cost ``samples*D*(1 + 2*REFLECTIONS)``, independent of ``k`` and ``M``.
+        Chunks run on threads.
     threads : int, optional
         worker threads for ``"numba"`` (default: ``os.cpu_count()``); the
         result does not depend on it.
@@ -682,18 +666,22 @@ def sup_samples(kind, samples, seed, *, method="numba", threads=None, **params) 
     Raises
     ------
     ValueError
-        on bad arguments, and when ``samples*D`` (or the projection cost)
-        exceeds the caps ``MAX_DRAWS`` / ``MAX_FLOPS`` / ``MAX_BASIS``.
+        on bad arguments, and when ``samples*D`` exceeds ``MAX_DRAWS`` (and,
+        for the reference, ``samples*D*k`` exceeds ``MAX_FLOPS`` or ``D*k``
+        exceeds ``MAX_BASIS``).
     """
-    p, samples, seed = _mc_args(kind, samples, seed, params)
     method = choice("method", method, ("numba", "numpy"))
+    p, samples, seed = _mc_args(kind, samples, seed, params, reference=(method == "numpy"))
     if threads is None:
         threads = os.cpu_count() or 1
     threads = integer("threads", threads, 1, 64)
-    Q = _set_basis(p, seed)
-    if method == "numpy" and p["kind"] == "directions":
-        alpha, beta = _equicorr_coeffs(p["M"], p["correlation"])
-        Q = alpha * Q.T + beta * Q.sum(axis=1)[None, :]  # explicit U = C Q^T
+    if method == "numpy":
+        Q = _set_basis(p, seed)
+        if p["kind"] == "directions":
+            alpha, beta = _equicorr_coeffs(p["M"], p["correlation"])
+            Q = alpha * Q.T + beta * Q.sum(axis=1)[None, :]  # explicit U = C Q^T
+    else:
+        Q = _reflectors(p["D"], seed) if _basis_width(p) else None
     _, g_ss = _streams(seed)
     out = np.empty(samples)
     jobs = _chunks(samples, p["D"], g_ss)
@@ -774,3 +762,10 @@ def one_draw(kind, seed, **params) -> dict:
     res["u"] = u
     res["sup"] = float(g @ u)
     return res
+
+
+def warm() -> None:
+    """Compile (or load from the cache) every Numba kernel of this module on tiny inputs."""
+    for kind, p in (("adaptive", {"D": 2}), ("hypercube", {"D": 2}), ("subspace", {"D": 3, "k": 2}),
+                    ("directions", {"D": 3, "M": 2, "correlation": 0.5})):
+        sup_samples(kind, 2, 0, threads=1, **p)
