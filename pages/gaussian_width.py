@@ -31,6 +31,8 @@ MIN_POINT_SAMPLES = 200
 HIST_BINS = 50
 D_SWEEP_MAX = 1024            # the overview and the D-families sweep D = 1, 2, 4, ..., 1024
 EXACT_DIRECTIONS_POINTS = 16  # quadratures on the exact line of E max|<g,u_i>| when rho > 0
+TAIL_MIN_COUNT = 5            # empirical tail points need at least this many draws above r
+LOG_TICKS = [0.5, 1, 2, 5, 10, 20, 50]  # y ticks of the log-scaled width axes
 SIGMA_BAR = 2.0               # error bars: mean ± 2 standard errors (≈ 95 %)
 
 FAMILY_COLORS = {"subspace": COLORS["other"], "directions": COLORS["accent"],
@@ -179,19 +181,14 @@ def _mc_trace(fig, x, y, se, name, color, symbol="circle", **kw):
         **kw))
 
 
-def _legend_inside(fig, corner: str = "top-left") -> None:
-    """Put the legend inside the plot area, in a corner the curves leave empty."""
-    x, xa = (0.01, "left") if corner.endswith("left") else (0.99, "right")
-    y, ya = (0.99, "top") if corner.startswith("top") else (0.01, "bottom")
-    fig.update_layout(legend=dict(orientation="v", x=x, xanchor=xa, y=y, yanchor=ya,
-                                  bgcolor="rgba(255,255,255,0.8)", bordercolor="#DDD", borderwidth=1))
-
-
-def _legend_below(fig, y: float = -0.3) -> None:
-    """Legend under the axis title (the house default sits too close to it), on a taller figure
-    so the plot area keeps its size when the legend wraps in a half-width column."""
-    fig.update_layout(legend=dict(y=y, orientation="h", x=0.0, xanchor="left", yanchor="top"),
-                      height=520)
+def _tall(fig, columns: int = 2) -> None:
+    """Figures with many legend entries: the house legend sits above the plot, under the title.
+    Lay it out in ``columns`` columns and reserve its rows in the top margin, so it never reaches
+    up into the title and the plot area keeps its size."""
+    n = sum(1 for tr in fig.data if tr.showlegend is not False)
+    rows = -(-n // columns)
+    fig.update_layout(legend=dict(entrywidth=1.0 / columns - 0.01, entrywidthmode="fraction"),
+                      margin=dict(t=62 + 21 * rows), height=420 + 21 * rows)
 
 
 def _bound_line(fig, x, y, name, color=COLORS["bound"], dash="dot", **kw):
@@ -202,7 +199,11 @@ def _bound_line(fig, x, y, name, color=COLORS["bound"], dash="dot", **kw):
 def sweep_figure(t, family: str, s: dict, cur: int, f: dict) -> go.Figure:
     var = s["var"]
     log_x = var in ("M", "D")
-    fig = figure(t(f"fig.x_{var}"), t("fig.y_width"), t(f"fig.sweep_title.{family}"), log_x=log_x)
+    log_y = family in ("hypercube", "adaptive")  # √D growth: a straight line of slope ½
+    fig = figure(t(f"fig.x_{var}"), t("fig.y_width"), t(f"fig.sweep_title.{family}"), log_x=log_x,
+                 log_y=log_y)
+    if log_y:
+        fig.update_yaxes(tickvals=LOG_TICKS, ticktext=[f"{v:g}" for v in LOG_TICKS])
     exact_line(fig, s["x"], s["exact"], t(f"fig.exact.{family}"))
     _bound_line(fig, s["x"], s["hi"], t(f"fig.upper.{family}"))
     _bound_line(fig, s["x"], s["lo"], t(f"fig.lower.{family}"), dash="dash")
@@ -213,7 +214,7 @@ def sweep_figure(t, family: str, s: dict, cur: int, f: dict) -> go.Figure:
         x=[cur], y=[f["mean"]], mode="markers", name=t("fig.your_value", var=var, v=cur, n=f["n"]),
         marker=dict(color=COLORS["sim"], size=14, symbol="star"),
         error_y=dict(type="data", array=[SIGMA_BAR * f["se"]], color=COLORS["sim"], thickness=1.5, width=6)))
-    _legend_below(fig)
+    _tall(fig, 1)
     return fig
 
 
@@ -231,7 +232,7 @@ def hist_figure(t, family: str, f: dict) -> go.Figure:
                              line=dict(color=COLORS["black"], width=1.5)))
     fig.add_trace(go.Scatter(x=[f["mean"]] * 2, y=[0, 1.05 * top], mode="lines", name=t("fig.mc_mean"),
                              line=dict(color=COLORS["sim"], width=2, dash="dot")))
-    _legend_below(fig)
+    _tall(fig)
     return fig
 
 
@@ -248,9 +249,8 @@ def overview_figure(t, o: dict, k: int) -> go.Figure:
         _mc_trace(fig, xm, ym, se, t("fig.ov_mc"), col, symbol=symbols[name], legendgroup=name,
                   showlegend=(name == "fixed"))
     _bound_line(fig, o["x"], np.full(o["x"].size, o["fixed_bound"]), t("fig.ov_fixed_bound"))
-    fig.update_yaxes(tickvals=[0.5, 1, 2, 5, 10, 20, 50], ticktext=["0.5", "1", "2", "5", "10", "20", "50"])
-    _legend_inside(fig, "top-left")
-    fig.update_layout(height=500)
+    fig.update_yaxes(tickvals=LOG_TICKS, ticktext=[f"{v:g}" for v in LOG_TICKS])
+    _tall(fig, 3)
     return fig
 
 
@@ -259,11 +259,11 @@ def tail_figure(t, d: dict, M: int, rho: float) -> go.Figure:
     floor = 0.3 / d["n"]
     exact_line(fig, d["r"], np.maximum(d["exact"], 1e-300), t("fig.tail_exact"))
     _bound_line(fig, d["r"], d["bound"], t("fig.tail_bound", M=M))
-    keep = d["emp"] > 0
+    keep = d["emp"] * d["n"] >= TAIL_MIN_COUNT  # fewer exceedances: the fraction is mostly noise
     _mc_trace(fig, d["r_mc"][keep], d["emp"][keep], d["se"][keep],
               t("fig.tail_mc", n=d["n"]), COLORS["sim"])
     fig.update_yaxes(range=[math.log10(floor), 0.15])
-    _legend_below(fig)
+    _tall(fig, 1)
     return fig
 
 
@@ -421,7 +421,7 @@ def render() -> None:
     m[0].metric(t("metrics.exact"), f"{f['exact']:.4f}")
     m[1].metric(t("metrics.mc"), f"{f['mean']:.4f}", delta=t("metrics.se", se=f"{f['se']:.4f}"),
                 delta_color="off", delta_arrow="off")
-    m[2].metric(t("metrics.z"), f"{(f['mean'] - f['exact']) / f['se']:+.2f}")
+    m[2].metric(t("metrics.z"), f"{(f['mean'] - f['exact']) / f['se']:+.2f}", help=t("metrics.z_help"))
     m[3].metric(t("metrics.lower"), f"{f['lo']:.4f}")
     m[4].metric(t("metrics.upper"), f"{f['hi']:.4f}")
     m[5].metric(t("metrics.time"), f"{f['ms']:.0f} ms")
