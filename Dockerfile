@@ -12,8 +12,16 @@
 ARG BASE=python:3.11-slim
 FROM ${BASE}
 
+# libgomp1 gives Numba its OpenMP threading layer, which is safe when several
+# sessions run parallel kernels at the same time; without it Numba falls back
+# to "workqueue", which aborts the whole server on concurrent use.
 # One unprivileged user owns the only writable paths: the Numba cache and HOME.
-RUN useradd --create-home --home-dir /home/app --shell /usr/sbin/nologin --uid 10001 --user-group app \
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libgomp1 \
+    && apt-get clean \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --create-home --home-dir /home/app --shell /usr/sbin/nologin --uid 10001 --user-group app \
     && mkdir -p /var/cache/numba \
     && chown app:app /var/cache/numba
 
@@ -21,7 +29,8 @@ ENV VIRTUAL_ENV=/opt/venv \
     PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    NUMBA_CACHE_DIR=/var/cache/numba
+    NUMBA_CACHE_DIR=/var/cache/numba \
+    NUMBA_THREADING_LAYER=threadsafe
 
 # Pinned runtime requirements only (requirements.txt), in a venv so any
 # Debian-style base works (PEP 668).
