@@ -33,8 +33,9 @@ Five families (``kind``), see ``CONSTRUCTIONS.md`` §3:
 
 Orientation.  Subspace, circle and directions are built on the first ``k``
 (2, ``M``) coordinate axes and then turned by an orthogonal matrix
-:math:`H = H_1 H_2 H_3`, a product of ``REFLECTIONS`` Householder reflections
-:math:`H_j = I - 2 v_j v_j^\top` with uniformly random unit normals :math:`v_j`:
+:math:`H = H_3 H_2 H_1` (:math:`H_1` acts first), a product of ``REFLECTIONS``
+Householder reflections :math:`H_j = I - 2 v_j v_j^\top` with uniformly random
+unit normals :math:`v_j`:
 the set's basis is :math:`q_i = H^\top e_i` and
 :math:`\langle q_i, g\rangle = (H g)_i`.  Any fixed orientation gives the same
 width (:math:`N(0, I_D)` is rotation invariant); the tilt only makes the
@@ -308,7 +309,7 @@ def _reflectors(D: int, seed: int) -> np.ndarray:
 
 
 def _basis(V: np.ndarray, k: int) -> np.ndarray:
-    """Q = H^T[:, :k] with H = H_1 ... H_r applied to g as H_r first: (Q^T g)_i = (H g)_i."""
+    """Q = H^T[:, :k] for H = H_r ... H_1 (H_1, from V[0], acts on g first), so (Q^T g)_i = (H g)_i."""
     D = V.shape[1]
     Q = np.eye(D, k)
     for v in V[::-1]:
