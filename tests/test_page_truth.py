@@ -1,0 +1,58 @@
+"""What the pages draw is what sim/ computes: solid curves are the closed forms,
+Monte-Carlo markers sit within a few standard errors of them (several parameter values)."""
+import numpy as np
+import pytest
+
+from sim import gaussian_width as gw
+from sim import nonnormal as nn
+from tests.conftest import app_test, chart_specs, decode
+
+
+def _trace(fig, startswith):
+    hits = [tr for tr in fig["data"] if str(tr.get("name", "")).startswith(startswith)]
+    assert hits, f"no trace named {startswith!r}: {[tr.get('name') for tr in fig['data']]}"
+    return hits
+
+
+@pytest.mark.parametrize("query", [{"family": "subspace", "D": "64", "k": "4"},
+                                   {"family": "subspace", "D": "300", "k": "37", "seed": "5"}])
+def test_gaussian_width_subspace_curve_and_markers(query):
+    at = app_test("gaussian_width", query)
+    assert not at.exception
+    fig = chart_specs(at)[0]
+    D = int(query["D"])
+    exact = _trace(fig, "exact")[0]
+    k, w = decode(exact["x"]), decode(exact["y"])
+    np.testing.assert_allclose(w, [gw.exact("subspace", D=D, k=int(kk)) for kk in k], rtol=1e-12)
+    lo, hi = zip(*(gw.bound("subspace", D=D, k=int(kk)) for kk in k))
+    assert np.all(np.array(lo) <= w + 1e-12) and np.all(w <= np.array(hi) + 1e-12)
+    mc = _trace(fig, "Monte Carlo")[0]
+    x, y = decode(mc["x"]), decode(mc["y"])
+    err = decode(mc["error_y"]["array"])  # ± 2 s.e.
+    ref = np.array([gw.exact("subspace", D=D, k=int(kk)) for kk in x])
+    assert np.all(np.abs(y - ref) <= 2.5 * err), (y - ref) / err  # within 5 s.e.
+
+
+@pytest.mark.parametrize("M", [6.0, 1.5, 13.3])
+def test_nonnormal_envelope_peak_and_responses(M):
+    at = app_test("nonnormal", {"M": str(M), "s_max": "6"})
+    assert not at.exception
+    fig = chart_specs(at)[0]
+    env = next(tr for tr in fig["data"] if "sA" in tr["name"] and "‖<sub>2</sub>" in tr["name"]
+               and tr.get("mode") == "lines")
+    s, y = decode(env["x"]), decode(env["y"])
+    assert s[-1] == pytest.approx(6.0)
+    np.testing.assert_allclose(y, nn.operator_norm(M, s), rtol=1e-12)
+    from scipy.linalg import expm
+    A = np.array([[-1.0, M], [0.0, -1.0]])
+    for si in s[::80]:
+        assert nn.operator_norm(M, [si])[0] == pytest.approx(np.linalg.norm(expm(si * A), 2), rel=1e-10)
+    pk = [tr for tr in fig["data"] if tr.get("mode") == "markers"][0]
+    s_star, val = nn.peak(M)
+    assert decode(pk["x"])[0] == pytest.approx(s_star, abs=1e-12)
+    assert decode(pk["y"])[0] == pytest.approx(val, rel=1e-12)
+    if abs(M) <= 2:
+        assert s_star == 0 and val == 1
+    # every response stays under the envelope
+    for tr in fig["data"][:6]:
+        assert np.all(decode(tr["y"]) <= y * (1 + 1e-12))
