@@ -9,6 +9,10 @@ load from other processes hits all columns alike; compilation is excluded.
 Pair-steps/s = steps * n * n / time.
 
 Run:  .venv/bin/python bench/engine.py [--quick]
+
+NumPy's BLAS keeps its default threads. On a machine shared with other work its spinning
+threads slow the baseline a lot (which flatters the ratio); ``OPENBLAS_NUM_THREADS=1`` gives
+a steadier, more conservative baseline for the Gram products of width d = 3.
 """
 from __future__ import annotations
 
