@@ -191,6 +191,8 @@ log "custom parameter file moves: $(cat "$TMP/expect.json")"
 
 if ss -Hltn "sport = :$PORT" | grep -q .; then die "port $PORT is busy (set PORT=)"; fi
 CTR=$($SUDO buildah from --pull-never --name "image-check-$$" "$IMAGE")
+# exact uncompressed size of the image's file system (before anything runs in it)
+rootfs_mb=$({ mnt=$($SUDO buildah mount "$CTR") && $SUDO du -sx -B1M "$mnt" | cut -f1; $SUDO buildah umount "$CTR" >/dev/null; } 2>/dev/null || echo "?")
 run_args=(--isolation chroot
     -v "$TMP/params.toml:/config/params.toml:ro"
     --env APP_PARAMS_FILE=/config/params.toml
@@ -314,9 +316,5 @@ log "all $n_pages pages rendered without errors; mounted params applied ($params
 
 grep -qi "traceback" "$TMP/server.log" && { tail -30 "$TMP/server.log" >&2; die "traceback in the server log"; }
 
-size_mb=$("$PY" -c "import sys
-s=sys.argv[1].strip(); import re
-m=re.match(r'([0-9.]+)\s*([kMG]?B)', s)
-f={'B':1e-6,'kB':1e-3,'MB':1,'GB':1e3}
-print(f'{float(m.group(1))*f[m.group(2)]:.0f}' if m else s)" "$size_human")
-echo "image-check: PASS image=$IMAGE base=$BASE size=${size_mb}MB build=${build_s}s start_to_healthy=${healthy_s}s first_simulate=${warm_total}s_incl_imports(empty_cache ${cold_total}s) numba_layer=$layer uid=$srv_uid pages=$n_pages params_override=$params_shown"
+size_mb=$(echo "$size_human" | tr -d ' ')
+echo "image-check: PASS image=$IMAGE base=$BASE size=${size_mb}(rootfs ${rootfs_mb} MB) build=${build_s}s start_to_healthy=${healthy_s}s first_simulate=${warm_total}s_incl_imports(empty_cache ${cold_total}s) numba_layer=$layer uid=$srv_uid pages=$n_pages params_override=$params_shown"
