@@ -11,10 +11,10 @@ SERVE_FLAGS := --server.port $(PORT) --server.address $(ADDRESS) --server.headle
                --server.fileWatcherType none --browser.gatherUsageStats false
 PYTEST_FLAGS ?= -q
 
-.PHONY: help run test test-fast e2e bench warm image-check scale-check clean
+.PHONY: help run test test-fast e2e bench warm image-check scale-check capacity clean
 
 help:
-	@echo "make run | make test | make test-fast | make e2e | make bench | make image-check | make scale-check | make clean"
+	@echo "make run | make test | make test-fast | make e2e | make bench | make image-check | make scale-check | make capacity | make clean"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,22 @@ e2e: $(VENV)/.installed-dev
 bench: $(VENV)/.installed-dev
 	@for b in bench/engine.py bench/gaussian_width.py bench/nonnormal.py bench/depth_sum.py; do \
 	  [ -f $$b ] && { echo "== $$b"; $(BIN)/python $$b; }; done; true
+
+# The Docker image, built with Debian's buildah (no Docker engine needed) and proven: hadolint, non-root,
+# /_stcore/health, index page, warm Numba cache, a mounted APP_PARAMS_FILE applied, every page renders.
+# Needs root (apt-get, buildah chroot). Minutes the first time (debootstrap base cached in .build/):
+# not part of `make test`.
+image-check: $(VENV)/.installed-dev
+	scripts/image_check.sh
+
+# Three replicas behind nginx with the sticky configuration of deploy/nginx.conf, on loopback;
+# one replica is killed mid-run. About 1.5 minutes.
+scale-check: $(VENV)/.installed-dev
+	$(BIN)/python scripts/scale_check.py
+
+# Optional: how many students one replica serves (steady classroom load on one server).
+capacity: $(VENV)/.installed-dev
+	$(BIN)/python scripts/replica_capacity.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache screenshots artifacts .build
