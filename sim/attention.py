@@ -43,7 +43,9 @@ from __future__ import annotations
 
 import numpy as np
 import numba
-from numba import njit, prange
+from llvmlite import ir as llvm_ir
+from numba import njit, prange, types
+from numba.extending import intrinsic
 
 from sim import _validate as _v
 
@@ -150,8 +152,6 @@ def simulate_reference(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_ev
 _FM = {"reassoc", "contract", "arcp", "nsz"}
 # the exp must not be reassociated: that would fold the two-part (Cody-Waite) ln 2
 _FM_EXP = {"contract", "arcp", "nsz"}
-# scores are finite (finite inputs, checked): all flags, so the max reduction vectorises
-_FM_SCORES = {"reassoc", "contract", "arcp", "nsz", "nnan", "ninf"}
 _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01    # 32 significant bits: k*_LN2_HI is exact for |k| < 2**20
 _LN2_LO = 1.90821492927058770002e-10
@@ -164,81 +164,89 @@ _C4, _C5, _C6, _C7 = 0.04166666666648857, 0.008333333333315002, 0.00138888889522
 _C8, _C9, _C10, _C11 = 2.4801485486569327e-05, 2.755723242556338e-06, 2.76326459433635e-07, 2.511274345242859e-08
 
 
-@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_EXP)
-def _exp_parts(x, shift, ibuf, rows, n):
-    """Split exp(x[r*n + j] - shift[r]) into a polynomial part (left in x) and 2^k (bits in ibuf).
+@intrinsic
+def _as_float(typingctx, bits):
+    """Reinterpret the bits of an int64 as a float64 (an LLVM bitcast: free, vectorisable)."""
+    sig = types.float64(types.int64)
 
-    exp(y) = 2^k e^r with k = round(y / ln 2), r = y - k ln 2 (two-part ln 2, so r is
-    exact to about an ulp), e^r by a degree-11 polynomial (error < 1e-17 on
-    |r| <= ln2/2), 2^k written into the exponent bits. Arguments below _EXP_MIN give 0.
-    The inner loop is flat and branch-free, so LLVM vectorises it (no SVML needed).
-    The caller multiplies x[q] by ibuf.view(np.float64)[q].
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], llvm_ir.DoubleType())
+
+    return sig, codegen
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_EXP, inline="always")
+def _exp1(y):
+    """exp(y) = 2^k e^r with k = round(y / ln 2), r = y - k ln 2.
+
+    The two-part ln 2 makes r exact to about an ulp; e^r is a degree-11 polynomial (error
+    < 1e-17 on |r| <= ln2/2); 2^k is built in the exponent bits. Branch-free, so a flat
+    loop over it vectorises (no SVML needed). Relative error about 1 ulp; y < _EXP_MIN
+    gives 0; y > 709.78 gives inf. Inlined into its callers, which must not allow
+    reassociation (that would fold the two parts of ln 2).
     """
-    for row in range(rows):
-        sh = shift[row]
-        xr = x[row * n:(row + 1) * n]      # views: indices provably >= 0, so the loop vectorises
-        ir = ibuf[row * n:(row + 1) * n]
-        for j in range(n):
-            y = max(xr[j] - sh, -745.0)
-            kf = np.floor(y * _LOG2E + 0.5)
-            r = (y - kf * _LN2_HI) - kf * _LN2_LO
-            p = _C11
-            p = p * r + _C10
-            p = p * r + _C9
-            p = p * r + _C8
-            p = p * r + _C7
-            p = p * r + _C6
-            p = p * r + _C5
-            p = p * r + _C4
-            p = p * r + _C3
-            p = p * r + _C2
-            p = p * r + _C1
-            p = p * r + _C0
-            ki = max(np.int64(kf), -1022)
-            ir[j] = (ki + 1023) << 52
-            xr[j] = p if y >= _EXP_MIN else 0.0
+    yc = max(y, _EXP_MIN)
+    kf = np.floor(yc * _LOG2E + 0.5)
+    r = (yc - kf * _LN2_HI) - kf * _LN2_LO
+    p = _C11
+    p = p * r + _C10
+    p = p * r + _C9
+    p = p * r + _C8
+    p = p * r + _C7
+    p = p * r + _C6
+    p = p * r + _C5
+    p = p * r + _C4
+    p = p * r + _C3
+    p = p * r + _C2
+    p = p * r + _C1
+    p = p * r + _C0
+    e = p * _as_float((np.int64(kf) + 1023) << 52)
+    return e if y >= _EXP_MIN else 0.0
 
 
-@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM)
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_EXP)
 def fast_exp(x):
     """Vectorised exp of a 1-D float64 array: the engine's exp, exposed for tests.
 
     Relative error about 1 ulp for x >= -708; smaller arguments give 0 (true value
     below 3.3e-308); overflows to inf above about 709.78 like ``np.exp``.
     """
-    out = x.copy()
-    ibuf = np.empty(x.size, np.int64)
-    _exp_parts(out, np.zeros(1), ibuf, 1, x.size)
-    f = ibuf.view(np.float64)
+    out = np.empty_like(x)
     for j in range(x.size):
-        out[j] *= f[j]
+        out[j] = _exp1(x[j])
     return out
 
 
-@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_SCORES)
-def _scores(i0, rows, Z, BAZT, top, s, mv):
-    """s[r*n + j] = beta <z_i, A z_j> and a shift mv[r] for its exp, for i = i0 + r, r < rows.
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_EXP)
+def _weights(i0, rows, Z, BAZT, top, s, mv):
+    """s[r*n + j] = exp(beta <z_i, A z_j> - m_i) and mv[r] = m_i, for i = i0 + r, r < rows.
 
-    The shift is the Cauchy-Schwarz bound top[i] = beta |A^T z_i| >= max_j s_ij when it is
-    within _SHIFT_GAP of the self score s_ii <= max_j s_ij (then every e^{s_ij - shift} <= 1
-    and the largest is >= e^{-_SHIFT_GAP}: no overflow, no harmful underflow); otherwise the
-    exact row maximum (a scalar reduction, ~4x slower than the scores themselves).
-    Softmax is shift-invariant, so either choice gives the same weights up to rounding.
+    The shift m_i is the Cauchy-Schwarz bound top[i] = beta |A^T z_i| >= max_j s_ij when it
+    is within _SHIFT_GAP of the self score s_ii <= max_j s_ij: then every weight is <= 1 and
+    the largest is >= e^{-_SHIFT_GAP} (no overflow, no harmful underflow), and scores and
+    exp are computed in one flat pass. Otherwise (very large beta |A|) it is the exact row
+    maximum, from stored scores. Softmax is shift-invariant, so both give the same weights
+    up to rounding. d = 2 and d = 3 are written out by hand.
     """
     n, d = Z.shape
     for r in range(rows):
         i = i0 + r
-        sr = s[r * n:(r + 1) * n]
-        if d == 3:
+        sr = s[r * n:(r + 1) * n]          # a view: indices provably >= 0, so loops vectorise
+        sii = 0.0
+        for k in range(d):
+            sii += Z[i, k] * BAZT[k, i]
+        m = top[i]
+        near = m - sii <= _SHIFT_GAP
+        if near and d == 3:
             z0, z1, z2 = Z[i, 0], Z[i, 1], Z[i, 2]
             b0, b1, b2 = BAZT[0], BAZT[1], BAZT[2]
             for j in range(n):
-                sr[j] = z0 * b0[j] + z1 * b1[j] + z2 * b2[j]
-        elif d == 2:
+                sr[j] = _exp1(z0 * b0[j] + z1 * b1[j] + z2 * b2[j] - m)
+        elif near and d == 2:
             z0, z1 = Z[i, 0], Z[i, 1]
             b0, b1 = BAZT[0], BAZT[1]
             for j in range(n):
-                sr[j] = z0 * b0[j] + z1 * b1[j]
+                sr[j] = _exp1(z0 * b0[j] + z1 * b1[j] - m)
         else:
             for j in range(n):
                 sr[j] = 0.0
@@ -247,31 +255,29 @@ def _scores(i0, rows, Z, BAZT, top, s, mv):
                 bk = BAZT[k]
                 for j in range(n):
                     sr[j] += zk * bk[j]
-        m = top[i]
-        if m - sr[i] > _SHIFT_GAP:
-            m = sr[0]
-            for j in range(1, n):
-                m = max(m, sr[j])
+            if not near:
+                m = sr[0]
+                for j in range(1, n):
+                    m = max(m, sr[j])
+            for j in range(n):
+                sr[j] = _exp1(sr[j] - m)
         mv[r] = m
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM, inline="always")
-def _rows(i0, i1, Z, BAZT, VZT, top, dt, usa, s, ibuf, mv, u, Znew):
+def _rows(i0, i1, Z, BAZT, VZT, top, dt, usa, s, mv, u, Znew):
     """New rows i0 <= i < i1 (at most len(mv) of them) into Znew.
 
-    BAZT[k, j] = beta (A z_j)_k and VZT[k, j] = (V z_j)_k (both d x n). Three passes:
-    scores and their row max; exp parts of the whole block in one call; row sums of
-    the weights and weighted values. d = 2 and d = 3 are fused by hand.
+    BAZT[k, j] = beta (A z_j)_k and VZT[k, j] = (V z_j)_k (both d x n). Two passes over j:
+    the shifted weights of the whole block (one call, no reassociation), then the row sums
+    of the weights and weighted values (reassociated, so the reductions vectorise).
     """
     n, d = Z.shape
     rows = i1 - i0
-    _scores(i0, rows, Z, BAZT, top, s, mv)
-    _exp_parts(s, mv, ibuf, rows, n)
-    f = ibuf.view(np.float64)
+    _weights(i0, rows, Z, BAZT, top, s, mv)
     for r in range(rows):
         i = i0 + r
         sr = s[r * n:(r + 1) * n]
-        fr = f[r * n:(r + 1) * n]
         tot = 0.0
         if d == 3:
             v0, v1, v2 = VZT[0], VZT[1], VZT[2]
@@ -279,7 +285,7 @@ def _rows(i0, i1, Z, BAZT, VZT, top, dt, usa, s, ibuf, mv, u, Znew):
             a1 = 0.0
             a2 = 0.0
             for j in range(n):
-                e = sr[j] * fr[j]
+                e = sr[j]
                 tot += e
                 a0 += e * v0[j]
                 a1 += e * v1[j]
@@ -292,7 +298,7 @@ def _rows(i0, i1, Z, BAZT, VZT, top, dt, usa, s, ibuf, mv, u, Znew):
             a0 = 0.0
             a1 = 0.0
             for j in range(n):
-                e = sr[j] * fr[j]
+                e = sr[j]
                 tot += e
                 a0 += e * v0[j]
                 a1 += e * v1[j]
@@ -300,9 +306,7 @@ def _rows(i0, i1, Z, BAZT, VZT, top, dt, usa, s, ibuf, mv, u, Znew):
             u[1] = a1
         else:
             for j in range(n):
-                e = sr[j] * fr[j]
-                sr[j] = e
-                tot += e
+                tot += sr[j]
             for k in range(d):
                 vk = VZT[k]
                 acc = 0.0
@@ -370,14 +374,13 @@ def _run_serial(Z0, beta, dt, steps, A, V, usa, record_every, out):
     top = np.empty(n)
     R = max(1, min(n, _BLOCK // n))
     s = np.empty(R * n)
-    ibuf = np.empty(R * n, np.int64)
     mv = np.empty(R)
     u = np.empty(d)
     out[0] = Z
     for st in range(1, steps + 1):
         _prep(Z, beta, A, V, BAZT, VZT, top)
         for i0 in range(0, n, R):
-            _rows(i0, min(n, i0 + R), Z, BAZT, VZT, top, dt, usa, s, ibuf, mv, u, Znew)
+            _rows(i0, min(n, i0 + R), Z, BAZT, VZT, top, dt, usa, s, mv, u, Znew)
         Z, Znew = Znew, Z
         if st % record_every == 0:
             out[st // record_every] = Z
@@ -398,12 +401,11 @@ def _run_parallel(Z0, beta, dt, steps, A, V, usa, record_every, out, nchunks):
         _prep(Z, beta, A, V, BAZT, VZT, top)
         for c in prange(nchunks):
             s = np.empty(R * n)
-            ibuf = np.empty(R * n, np.int64)
             mv = np.empty(R)
             u = np.empty(d)
             hi = min(n, (c + 1) * size)
             for i0 in range(c * size, hi, R):
-                _rows(i0, min(hi, i0 + R), Z, BAZT, VZT, top, dt, usa, s, ibuf, mv, u, Znew)
+                _rows(i0, min(hi, i0 + R), Z, BAZT, VZT, top, dt, usa, s, mv, u, Znew)
         Z, Znew = Znew, Z
         if st % record_every == 0:
             out[st // record_every] = Z
