@@ -184,10 +184,8 @@ def one_step_data(alpha, c) -> dict:
 
 # --------------------------------------------------------------------------- figures
 def figure(x_title, y_title, title=None, *, log_x=False, log_y=False):
-    """The house figure, with the legend pushed below the (sometimes long) axis title."""
-    fig = _base_figure(x_title, y_title, title, log_x=log_x, log_y=log_y)
-    fig.update_layout(legend=dict(y=-0.3 if log_x else -0.27))
-    return fig
+    """The house figure (legend above the plot, clear of the long axis titles)."""
+    return _base_figure(x_title, y_title, title, log_x=log_x, log_y=log_y)
 
 
 def _mark_L(fig, L, text=None, log_x=True):
