@@ -1,66 +1,81 @@
-"""A real server (started as ``make run`` starts it) and headless Debian Chromium."""
+"""A real server (started as ``make run`` starts it) and headless Debian Chromium.
+
+One server and one browser tab serve the whole e2e run (a Chromium page costs ~0.3 GB and a
+server start a few seconds on two cores). ``server`` is the URL; ``server_proc`` the
+:class:`bench.classroom.Server` (pid for RSS readings).
+"""
 from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.classroom import Server, free_port  # noqa: E402,F401 - free_port re-exported
+
 SHOTS = ROOT / "screenshots"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
                  "--disable-dev-shm-usage"]
+VIEWPORT = {"width": 1400, "height": 1000}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def first_visit(url: str, timeout: float = 120.0) -> bool:
+    """One browser-less session opens the app and switches the language, as the first student
+    after a server start would. Returns whether the switch took effect.
+
+    The first session after a server start runs in Streamlit's legacy ``pages/``-folder mode
+    until ``st.navigation`` runs; its widgets carry ids from that run and its first widget
+    interaction is lost (``test_first_visitor_after_start_can_switch_language``). Making that
+    visit here keeps the other browser tests about the pages, and warms imports and Numba.
+    """
+    from bench.wsclient import StreamlitSession
+
+    async def go():
+        async with StreamlitSession(url, timeout=timeout) as s:
+            r = await s.rerun(page="", query_string="lang=en")
+            if not r.ok:
+                raise RuntimeError(f"first visit failed: {r.error or r.exceptions}")
+            r = await s.rerun(widgets={"lang": ["中文"]})  # the segmented control sends its label
+            if not r.ok:
+                raise RuntimeError(f"first visit, language switch failed: {r.error or r.exceptions}")
+            return "lang=zh" in s.query_string
+
+    return run_async(go)
 
 
-def start_server(port: int, env: dict | None = None) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--server.headless", "true",
-           "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
-    return subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **(env or {})},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+def run_async(fn, *args, **kw):
+    """``asyncio.run(fn(*args, **kw))`` in a helper thread: Playwright's sync API keeps an
+    event loop running in the main thread, where asyncio.run() is refused."""
+    import asyncio
+    import concurrent.futures
 
-
-def wait_healthy(port: int, proc: subprocess.Popen, timeout: float = 60.0) -> float:
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < timeout:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited: {proc.stderr.read().decode()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return time.perf_counter() - t0
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError("server did not become healthy")
+    with concurrent.futures.ThreadPoolExecutor(1) as ex:
+        return ex.submit(lambda: asyncio.run(fn(*args, **kw))).result()
 
 
 @pytest.fixture(scope="session")
-def server():
-    port = free_port()
-    proc = start_server(port)
+def server_proc():
+    # make test runs `python -m sim.warm` just before; app.py warms again in st.cache_resource.
+    srv = Server(warm=False)
+    srv.start()
     try:
-        wait_healthy(port, proc)
-        yield f"http://127.0.0.1:{port}"
+        srv.first_visitor_switched_language = first_visit(srv.url)
+        yield srv
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        srv.stop()
+
+
+@pytest.fixture(scope="session")
+def server(server_proc) -> str:
+    return server_proc.url
 
 
 @pytest.fixture(scope="session")
@@ -77,12 +92,24 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+@pytest.fixture(scope="session")
+def _tab(browser):
+    ctx = browser.new_context(viewport=VIEWPORT, locale="en-US")
+    ctx.set_default_timeout(60_000)
     pg = ctx.new_page()
+    pg.js_errors = []  # uncaught errors in the page's JavaScript
+    pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
     yield pg
     ctx.close()
+
+
+@pytest.fixture
+def page(_tab):
+    """The one browser tab, reset: normal viewport, no recorded JS errors."""
+    _tab.set_viewport_size(VIEWPORT)
+    _tab.js_errors.clear()
+    yield _tab
+    assert not _tab.js_errors, f"JavaScript errors in the page: {_tab.js_errors[:3]}"
 
 
 @pytest.fixture(scope="session")

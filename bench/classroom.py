@@ -1,0 +1,493 @@
+"""A classroom at once: N concurrent Streamlit sessions over the websocket protocol.
+
+Starts the server the way ``make run`` does (``python -m sim.warm``, then ``streamlit run app.py``
+with the Makefile's ``SERVE_FLAGS``, on a free loopback port), stops it at the end, and drives N
+browser-less sessions (``bench/wsclient.py``) that all start together. Each session opens the
+app, then for every page in ``ui.nav.PAGES``:
+
+1. ``defaults``: opens the page (a fresh visit: defaults);
+2. ``slider``:   moves the first slider to a value of its own (a widget state, like a drag);
+3. ``link``:     opens the page from a shared link with every parameter changed (query string).
+
+Reports per page the p50/p95 rerun time (request sent -> ``script_finished``), total wall time,
+server RSS (``/proc/<pid>/status`` VmRSS) before and after, dropped sessions (connection lost,
+timeouts) and exceptions (``delta.new_element.exception``) and error alerts::
+
+    .venv/bin/python bench/classroom.py            # N = 50, everyone clicks at the same instant
+    .venv/bin/python bench/classroom.py -n 10 --json out.json
+    .venv/bin/python bench/classroom.py --think 2 --spread 20   # pauses ~2 s, arrivals over 20 s
+    .venv/bin/python bench/classroom.py --rounds 2  # a second class: does memory keep growing?
+    .venv/bin/python bench/classroom.py --flag runner.postScriptGC=false   # try a server option
+
+The first slider takes a different value in every session (cache misses: the page's real
+compute), the link is the same for all (cache hits after the first).
+
+Targets (issue 7): N = 50 with zero errors, p95 <= 2 s, RSS growth <= 5 MB per session.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import shlex
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.wsclient import SessionError, StreamlitSession, percentile  # noqa: E402
+
+TARGET_P95_S = 2.0
+TARGET_MB_PER_SESSION = 5.0
+KINDS = ("defaults", "slider", "link")
+
+
+# --------------------------------------------------------------------------- the server
+def serve_flags(port: int, address: str = "127.0.0.1") -> list[str]:
+    """``SERVE_FLAGS`` from the Makefile (what ``make run`` passes), with port and address filled in."""
+    text = (ROOT / "Makefile").read_text()
+    m = re.search(r"^SERVE_FLAGS\s*:?=\s*((?:.*\\\n)*.*)$", text, re.M)
+    if not m:  # pragma: no cover - Makefile changed shape: fall back to the documented flags
+        raw = ("--server.port $(PORT) --server.address $(ADDRESS) --server.headless true "
+               "--server.fileWatcherType none --browser.gatherUsageStats false")
+    else:
+        raw = m.group(1).replace("\\\n", " ")
+    raw = raw.replace("$(PORT)", str(port)).replace("$(ADDRESS)", address)
+    return shlex.split(raw)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_mb(pid: int) -> float:
+    """Resident set size of a process in MB (VmRSS from /proc; psutil is not installed)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return float("nan")
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system, all threads) a process has used so far, from /proc/<pid>/stat.
+
+    Unlike wall time this does not grow when other work competes for the cores."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+class Server:
+    """``streamlit run app.py`` as ``make run`` starts it, on loopback; a context manager."""
+
+    def __init__(self, port: int | None = None, *, warm: bool = True, env: dict | None = None,
+                 extra_flags: list[str] | None = None):
+        self.port = port or free_port()
+        self.extra_flags = list(extra_flags or [])  # e.g. ["--runner.postScriptGC", "false"]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.warm = warm
+        self.env = {**os.environ, **(env or {})}
+        self.proc: subprocess.Popen | None = None
+        self.startup_s = float("nan")
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def rss_mb(self) -> float:
+        return rss_mb(self.pid)
+
+    def start(self, timeout: float = 120.0) -> "Server":
+        t0 = time.perf_counter()
+        if self.warm:
+            subprocess.run([sys.executable, "-m", "sim.warm"], cwd=ROOT, env=self.env, check=True,
+                           stdout=subprocess.DEVNULL)
+        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", *serve_flags(self.port), *self.extra_flags]
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE)
+        self._wait_healthy(timeout)
+        self.startup_s = time.perf_counter() - t0
+        return self
+
+    def _wait_healthy(self, timeout: float) -> None:
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < timeout:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode(errors="replace")[-2000:]
+                raise RuntimeError(f"server exited with {self.proc.returncode}: {err}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"server on {self.url} did not become healthy in {timeout:g} s")
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+
+    def __enter__(self) -> "Server":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+# --------------------------------------------------------------------------- the plan
+def url_path(stem: str) -> str:
+    """The page's URL path: the default page (home, see ui.nav.navigation) is served at "/"."""
+    return "" if stem == "home" else stem
+
+
+@dataclass
+class PagePlan:
+    stem: str
+    slider: str | None = None          # first numeric parameter
+    slider_values: list = field(default_factory=list)  # grid values, one picked per session
+    link_query: dict = field(default_factory=dict)     # every parameter away from its default
+
+
+def _grid(p, k: int) -> list:
+    """k distinct non-default values of numeric parameter p spread over its range."""
+    vals = []
+    for i in range(1, 4 * k + 1):
+        v = p.clamp(p.min + (p.max - p.min) * ((i * 0.6180339887) % 1.0))
+        if v != p.default and v not in vals:
+            vals.append(v)
+        if len(vals) == k:
+            break
+    return vals or [p.clamp(p.max)]
+
+
+def _non_default(p):
+    if p.kind in ("float", "int"):
+        v = p.clamp(p.min + 0.37 * (p.max - p.min))
+        return v if v != p.default else p.clamp(p.max)
+    if p.kind == "select":
+        return next((o for o in p.options if o != p.default), p.default)
+    return not p.default
+
+
+def plans(n_sessions: int, stems: list[str] | None = None) -> list[PagePlan]:
+    import importlib
+
+    _quiet_streamlit()
+    from ui import spec
+    from ui.nav import PAGES
+    from ui.page import fmt_value
+
+    out = []
+    for e in PAGES:
+        if stems and e.stem not in stems:
+            continue
+        res = spec.resolve(importlib.import_module(f"pages.{e.stem}").SCHEMA)
+        plan = PagePlan(e.stem)
+        first = next((p for p in res.params.values() if p.kind in ("float", "int")), None)
+        if first is not None:
+            plan.slider = first.name
+            plan.slider_values = _grid(first, max(n_sessions, 1))
+        plan.link_query = {"lang": "en", **{n: fmt_value(p, _non_default(p)) for n, p in res.params.items()}}
+        out.append(plan)
+    return out
+
+
+def _quiet_streamlit() -> None:
+    """Importing page modules outside a server makes st.cache_data warn once per function."""
+    try:
+        import streamlit.logger
+
+        streamlit.logger.set_log_level("error")
+    except Exception:  # noqa: BLE001 - only cosmetics
+        pass
+
+
+# --------------------------------------------------------------------------- one student
+@dataclass
+class Sample:
+    stem: str
+    kind: str
+    seconds: float
+    ok: bool
+    exceptions: list[str]
+    error_alerts: list[str]
+    error: str | None
+
+
+@dataclass
+class SessionReport:
+    index: int
+    samples: list[Sample] = field(default_factory=list)
+    dropped: str | None = None   # why the session was lost, if it was
+    finished_at: float = 0.0
+
+
+async def student(i: int, url: str, plan: list[PagePlan], start: asyncio.Event,
+                  timeout: float, lang: str, hold: asyncio.Event | None = None,
+                  finished: list | None = None, think: float = 0.0, spread: float = 0.0) -> SessionReport:
+    """One student: open the app, then every page three ways. With ``hold`` the websocket stays
+    open until the event is set (so the server's memory is read with the whole class connected).
+
+    ``spread``: the student arrives uniformly within that many seconds after the start;
+    ``think``: mean pause (uniform in [0, 2*think]) before each action. Both 0 (the default) is
+    the worst case: the whole class clicks at the same instant, and again as soon as it can."""
+    rep = SessionReport(i)
+    s = StreamlitSession(url, locale="zh-CN" if lang == "zh" else "en-US", timeout=timeout)
+    rng = random.Random(i)
+    await start.wait()
+    if spread > 0:
+        await asyncio.sleep(rng.uniform(0.0, spread))
+    try:
+        await s.connect()
+        r = await s.rerun(page="", query_string=f"lang={lang}")
+        rep.samples.append(Sample("(open app)", "defaults", r.seconds, r.ok, r.exceptions, r.error_alerts, r.error))
+        if r.error:
+            rep.dropped = r.error
+            return rep
+        for pp in plan:
+            path = url_path(pp.stem)
+            steps = [("defaults", dict(page=path, query_string=f"lang={lang}"))]
+            if pp.slider:
+                v = pp.slider_values[i % len(pp.slider_values)]
+                steps.append(("slider", dict(widgets={pp.slider: v})))
+            steps.append(("link", dict(page=path, query_string=urlencode({**pp.link_query, "lang": lang}))))
+            for kind, kw in steps:
+                if think > 0:
+                    await asyncio.sleep(rng.uniform(0.0, 2.0 * think))
+                try:
+                    r = await s.rerun(**kw)
+                except KeyError as exc:  # the widget was not on the page
+                    rep.samples.append(Sample(pp.stem, kind, 0.0, False, [f"missing widget: {exc}"], [], None))
+                    continue
+                rep.samples.append(Sample(pp.stem, kind, r.seconds, r.ok and not r.error_alerts,
+                                          r.exceptions, r.error_alerts, r.error))
+                if r.error:
+                    rep.dropped = f"{pp.stem}/{kind}: {r.error}"
+                    return rep
+    except SessionError as exc:
+        rep.dropped = str(exc)
+    finally:
+        rep.finished_at = time.perf_counter()
+        if finished is not None:
+            finished.append(rep)
+        if hold is not None and rep.dropped is None:
+            await hold.wait()
+        await s.close()
+    return rep
+
+
+# --------------------------------------------------------------------------- the class
+@dataclass
+class ClassroomResult:
+    n: int
+    wall_s: float
+    rss_before_mb: float
+    rss_after_mb: float
+    rss_idle_mb: float
+    sessions: list[SessionReport]
+    stems: list[str]
+    cpu_s: float = float("nan")          # server CPU seconds while the class ran
+    rss_rounds_mb: list = field(default_factory=list)  # RSS after each later round (same plan)
+
+    @property
+    def samples(self) -> list[Sample]:
+        return [x for s in self.sessions for x in s.samples]
+
+    @property
+    def dropped(self) -> list[str]:
+        return [f"session {s.index}: {s.dropped}" for s in self.sessions if s.dropped]
+
+    @property
+    def exceptions(self) -> list[str]:
+        return [f"{x.stem}/{x.kind}: {e}" for x in self.samples for e in x.exceptions]
+
+    @property
+    def error_alerts(self) -> list[str]:
+        return [f"{x.stem}/{x.kind}: {e[:200]}" for x in self.samples for e in x.error_alerts]
+
+    @property
+    def errors(self) -> list[str]:
+        return self.dropped + self.exceptions + self.error_alerts
+
+    @property
+    def mb_per_session(self) -> float:
+        return (self.rss_after_mb - self.rss_before_mb) / max(self.n, 1)
+
+    def per_page(self) -> list[dict]:
+        rows = []
+        for stem in self.stems:
+            xs = [x for x in self.samples if x.stem == stem and x.error is None]
+            row = {"page": stem, "reruns": len(xs),
+                   "p50_s": percentile([x.seconds for x in xs], 50),
+                   "p95_s": percentile([x.seconds for x in xs], 95),
+                   "max_s": max((x.seconds for x in xs), default=float("nan")),
+                   "errors": sum(len(x.exceptions) + len(x.error_alerts) for x in xs)}
+            for k in KINDS:
+                row[f"p95_{k}_s"] = percentile([x.seconds for x in xs if x.kind == k], 95)
+            rows.append(row)
+        return rows
+
+    def as_dict(self) -> dict:
+        return {"n": self.n, "wall_s": self.wall_s, "rss_before_mb": self.rss_before_mb,
+                "rss_after_mb": self.rss_after_mb, "rss_idle_mb": self.rss_idle_mb, "cpu_s": self.cpu_s,
+                "rss_rounds_mb": self.rss_rounds_mb,
+                "mb_per_session": self.mb_per_session, "pages": self.per_page(),
+                "dropped": self.dropped, "exceptions": self.exceptions, "error_alerts": self.error_alerts}
+
+    def table(self) -> str:
+        lines = [f"{'page':<16} {'reruns':>6} {'p50 s':>7} {'p95 s':>7} {'max s':>7} "
+                 f"{'p95 dflt':>8} {'p95 sldr':>8} {'p95 link':>8} {'errors':>6}"]
+        for r in self.per_page():
+            lines.append(f"{r['page']:<16} {r['reruns']:>6} {r['p50_s']:>7.3f} {r['p95_s']:>7.3f} "
+                         f"{r['max_s']:>7.3f} {r['p95_defaults_s']:>8.3f} {r['p95_slider_s']:>8.3f} "
+                         f"{r['p95_link_s']:>8.3f} {r['errors']:>6}")
+        allx = [x.seconds for x in self.samples if x.error is None and x.stem in self.stems]
+        lines.append(f"{'all pages':<16} {len(allx):>6} {percentile(allx, 50):>7.3f} "
+                     f"{percentile(allx, 95):>7.3f} {max(allx, default=float('nan')):>7.3f}")
+        lines.append("")
+        lines.append(f"sessions {self.n}, wall {self.wall_s:.1f} s, dropped {len(self.dropped)}, "
+                     f"exceptions {len(self.exceptions)}, error alerts {len(self.error_alerts)}")
+        nrun = len(allx)
+        lines.append(f"server CPU {self.cpu_s:.1f} s for {nrun} reruns = {1e3 * self.cpu_s / max(nrun, 1):.0f} ms "
+                     f"per rerun (not inflated by other work on the machine; the wall time is)")
+        lines.append(f"server RSS: after one warm-up visit {self.rss_before_mb:.0f} MB, with {self.n} sessions "
+                     f"done {self.rss_after_mb:.0f} MB -> {self.mb_per_session:+.2f} MB/session "
+                     f"(target <= {TARGET_MB_PER_SESSION:g}); idle server before warm-up {self.rss_idle_mb:.0f} MB")
+        for k, r in enumerate(self.rss_rounds_mb, start=2):
+            lines.append(f"  round {k} (a new class of {self.n} sessions, same plan, previous class disconnected): "
+                         f"RSS {r:.0f} MB ({r - self.rss_after_mb:+.0f} MB vs round 1)")
+        return "\n".join(lines)
+
+
+async def _warm_up(url: str, plan: list[PagePlan], timeout: float) -> list[str]:
+    """One session visits every page once (imports, Numba, caches of the defaults)."""
+    rep = await student(0, url, plan, _set_event(), timeout, "en")
+    return [*([rep.dropped] if rep.dropped else []),
+            *(f"{x.stem}/{x.kind}: {e}" for x in rep.samples for e in x.exceptions + x.error_alerts)]
+
+
+def _set_event() -> asyncio.Event:
+    ev = asyncio.Event()
+    ev.set()
+    return ev
+
+
+async def run_classroom(url: str, n: int, pid: int | None = None, *, stems: list[str] | None = None,
+                        timeout: float = 120.0, lang_mix: bool = True, warm_up: bool = True,
+                        rounds: int = 1, think: float = 0.0, spread: float = 0.0) -> ClassroomResult:
+    """Drive ``n`` concurrent sessions against a running server; ``pid`` for RSS/CPU readings.
+
+    With ``rounds > 1`` further classes with the same plan follow (after the previous one
+    disconnected); their RSS shows whether memory keeps growing per session or is the bounded
+    ``st.cache_data`` filling up (same values: cache hits)."""
+    plan = plans(n, stems)
+    idle = rss_mb(pid) if pid else float("nan")
+    if warm_up:
+        problems = await _warm_up(url, plan, timeout)
+        if problems:
+            print("warm-up problems:", *problems[:5], sep="\n  ", file=sys.stderr)
+    before = rss_mb(pid) if pid else float("nan")
+    cpu0 = cpu_s(pid) if pid else float("nan")
+    sessions, wall, after = await _one_class(url, n, plan, timeout, lang_mix, pid, think, spread)
+    cpu = (cpu_s(pid) - cpu0) if pid else float("nan")
+    later = []
+    for _ in range(rounds - 1):
+        await _one_class(url, n, plan, timeout, lang_mix, pid, think, spread)
+        later.append(rss_mb(pid) if pid else float("nan"))
+    return ClassroomResult(n, wall, before, after, idle, list(sessions), [p.stem for p in plan], cpu, later)
+
+
+async def _one_class(url: str, n: int, plan: list[PagePlan], timeout: float, lang_mix: bool,
+                     pid: int | None, think: float = 0.0,
+                     spread: float = 0.0) -> tuple[list[SessionReport], float, float]:
+    start, hold, finished = asyncio.Event(), asyncio.Event(), []
+    tasks = [asyncio.create_task(student(i, url, plan, start, timeout,
+                                         "zh" if (lang_mix and i % 2) else "en", hold, finished, think, spread))
+             for i in range(n)]
+    await asyncio.sleep(0)
+    t0 = time.perf_counter()
+    start.set()
+    # Wait until every student has done its work (each then holds its websocket open).
+    while len(finished) < n and not all(t.done() for t in tasks):
+        await asyncio.sleep(0.05)
+    wall = max((r.finished_at for r in finished), default=time.perf_counter()) - t0
+    after = rss_mb(pid) if pid else float("nan")
+    hold.set()
+    sessions = await asyncio.gather(*tasks)
+    return list(sessions), wall, after
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-n", "--sessions", type=int, default=50)
+    ap.add_argument("--url", help="use a running server instead of starting one (no RSS unless --pid)")
+    ap.add_argument("--pid", type=int, help="server pid for RSS readings with --url")
+    ap.add_argument("--pages", nargs="*", help="only these page stems")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds one rerun may take")
+    ap.add_argument("--think", type=float, default=0.0,
+                    help="mean pause in seconds before each action (default 0: worst case)")
+    ap.add_argument("--spread", type=float, default=0.0,
+                    help="students arrive within this many seconds (default 0: all at once)")
+    ap.add_argument("--rounds", type=int, default=1, help="classes one after another (memory check)")
+    ap.add_argument("--flag", action="append", default=[], metavar="OPTION=VALUE",
+                    help="extra streamlit option for the server, e.g. runner.postScriptGC=false")
+    ap.add_argument("--json", type=Path, help="also write the result as JSON here")
+    args = ap.parse_args(argv)
+    extra = [x for f in args.flag for x in (f"--{f.split('=', 1)[0]}", f.split("=", 1)[1])]
+
+    def go(url: str, pid: int | None) -> ClassroomResult:
+        return asyncio.run(run_classroom(url, args.sessions, pid, stems=args.pages, timeout=args.timeout,
+                                         rounds=args.rounds, think=args.think, spread=args.spread))
+
+    if args.url:
+        res = go(args.url, args.pid)
+    else:
+        with Server(extra_flags=extra) as srv:
+            print(f"server {srv.url} (pid {srv.pid}) up in {srv.startup_s:.1f} s incl. sim.warm; "
+                  f"flags: {' '.join(serve_flags(srv.port) + extra)}")
+            res = go(srv.url, srv.pid)
+    print(res.table())
+    for e in res.errors[:20]:
+        print("  ERROR", e)
+    rows = res.per_page()
+    worst = max((r["p95_s"] for r in rows), default=float("nan"))
+    verdict = (not res.errors, worst <= TARGET_P95_S,
+               not res.mb_per_session > TARGET_MB_PER_SESSION)
+    print(f"targets: zero errors {'OK' if verdict[0] else 'MISS'}; p95 <= {TARGET_P95_S:g} s "
+          f"{'OK' if verdict[1] else 'MISS'} (worst {worst:.3f} s); memory "
+          f"{'OK' if verdict[2] else 'MISS'}")
+    if args.json:
+        args.json.write_text(json.dumps(res.as_dict(), indent=1, default=float))
+    return 0 if verdict[0] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,241 @@
+"""Latency budget per page: server rerun time, and in Chromium first load and slider -> figure.
+
+Starts the server the way ``make run`` does (see ``bench/classroom.py``), then per page in
+``ui.nav.PAGES``:
+
+server (one websocket session, ``bench/wsclient.py``; time from the rerun request to
+``script_finished``):
+  first   the first visit at the defaults (caches cold for this page),
+  rerun   median of 7 reruns at the defaults (what a rerun costs when nothing changed;
+          target <= 100 ms),
+  cpu     server CPU per such rerun (/proc/<pid>/stat; unlike wall time not inflated by
+          other work on the machine),
+  slider  median of 5 reruns after moving the first slider to a value not seen before
+          (cache miss: the page's real compute);
+
+Chromium (a fresh browser context per page, i.e. an empty HTTP cache, like a new student):
+  load    navigation start -> every figure drawn, script finished (cold cache),
+  reload  the same in the same context (JS bundle cached),
+  fig     keydown on the first slider -> the first figure's SVG changed (median of 5 one-step
+          moves to new values; target <= 700 ms),
+  settled keydown -> script finished and every figure drawn again.
+
+    .venv/bin/python bench/latency.py                 # all pages
+    .venv/bin/python bench/latency.py --pages two_point --json out.json
+    .venv/bin/python bench/latency.py --url http://127.0.0.1:8501   # a running server
+
+Other work on the machine inflates every number: the table prints the load average.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.classroom import Server, _quiet_streamlit, cpu_s, url_path  # noqa: E402
+from bench.wsclient import StreamlitSession  # noqa: E402
+
+TARGET_RERUN_MS = 100.0
+TARGET_SLIDER_MS = 700.0
+RERUNS = 7
+MOVES = 5
+
+
+def loadavg() -> str:
+    try:
+        return open("/proc/loadavg").read().split()[0]
+    except OSError:
+        return "?"
+
+
+def _med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+# --------------------------------------------------------------------------- server side
+async def server_times(url: str, stem: str, reruns: int = RERUNS, moves: int = MOVES,
+                       pid: int | None = None) -> dict:
+    import importlib
+
+    from ui import spec
+
+    res = spec.resolve(importlib.import_module(f"pages.{stem}").SCHEMA)
+    first = next((p for p in res.params.values() if p.kind in ("float", "int")), None)
+    out: dict = {"page": stem}
+    async with StreamlitSession(url, timeout=180.0) as s:
+        await s.rerun(page="", query_string="lang=en")
+        r = await s.rerun(page=url_path(stem), query_string="lang=en")
+        problems = list(r.exceptions) + r.error_alerts + ([r.error] if r.error else [])
+        out["first_ms"] = r.seconds * 1e3
+        xs = []
+        c0 = cpu_s(pid) if pid else float("nan")
+        for _ in range(reruns):
+            r = await s.rerun()
+            xs.append(r.seconds * 1e3)
+            problems += list(r.exceptions) + r.error_alerts + ([r.error] if r.error else [])
+        out["rerun_cpu_ms"] = (cpu_s(pid) - c0) * 1e3 / reruns if pid else float("nan")
+        out["rerun_ms"] = _med(xs)
+        out["rerun_min_ms"] = min(xs)
+        ys = []
+        if first is not None:
+            # Values from the top of the range downwards: not the ones the browser part visits.
+            step = first.step or (1 if first.kind == "int" else (first.max - first.min) / 100)
+            for k in range(moves):
+                v = first.clamp(first.max - (k + 1) * step)
+                if v == first.default:
+                    v = first.clamp(first.max - (k + 1 + moves) * step)
+                r = await s.rerun(widgets={first.name: v})
+                ys.append(r.seconds * 1e3)
+                problems += list(r.exceptions) + r.error_alerts + ([r.error] if r.error else [])
+        out["slider_ms"] = _med(ys)
+        out["elements"] = r.element_counts.get("plotly_chart", 0)
+        out["problems"] = problems
+    return out
+
+
+# --------------------------------------------------------------------------- browser side
+KEYDOWN_JS = """() => {
+  window.__t0 = null; window.__tfig = null; window.__tdone = null;
+  document.addEventListener('keydown', () => { window.__t0 = performance.now(); },
+                            {capture: true, once: true});
+}"""
+
+
+def browser_times(browser, url: str, stem: str, moves: int = MOVES) -> dict:
+    from tests.e2e import browser as b
+
+    res = b.resolved(stem)
+    first = b.first_slider(list(res.params.values()))
+    out: dict = {}
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    try:
+        page = ctx.new_page()
+        target = f"{url}/{url_path(stem)}?lang=en"
+        t0 = time.perf_counter()
+        b.goto(page, target)
+        out["load_s"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        b.goto(page, target)
+        out["reload_s"] = time.perf_counter() - t0
+        figs, done = [], []
+        if first is not None and b.n_charts(page):
+            for _ in range(moves):
+                before = b.signature(page)
+                v = b.widget_value(page, stem, first)
+                key, want = b.step_target(first, v)
+                page.evaluate(KEYDOWN_JS)
+                b.nudge(page, first, key)
+                page.wait_for_function(
+                    f"(bf) => {{ const s = ({b.SIGNATURE_JS})();"
+                    " if (s.some((h, i) => h !== bf[i]) || s.length !== bf.length) {"
+                    " window.__tfig = window.__tfig ?? performance.now(); return true; } return false; }",
+                    arg=before, polling="raf", timeout=120_000)
+                page.wait_for_function(
+                    f"() => {{ if (({b.READY_JS})() && new URLSearchParams(location.search).get({json.dumps(first.name)})"
+                    f" === {json.dumps(_fmt(first, want))}) {{ window.__tdone = performance.now(); return true; }}"
+                    " return false; }", polling="raf", timeout=120_000)
+                t = page.evaluate("() => [window.__t0, window.__tfig, window.__tdone]")
+                if None in t:
+                    continue
+                figs.append(t[1] - t[0])
+                done.append(t[2] - t[0])
+        out["fig_ms"] = _med(figs)
+        out["settled_ms"] = _med(done)
+        out["js_errors"] = []
+    finally:
+        ctx.close()
+    return out
+
+
+def _fmt(p, v) -> str:
+    from ui.page import fmt_value
+
+    return fmt_value(p, v)
+
+
+# --------------------------------------------------------------------------- report
+def table(rows: list[dict]) -> str:
+    head = (f"{'page':<16} {'first ms':>8} {'rerun ms':>8} {'cpu ms':>6} {'slider ms':>9} │ {'load s':>6} {'reload s':>8} "
+            f"{'fig ms':>7} {'settled ms':>10} │ targets (rerun<={TARGET_RERUN_MS:g} ms, fig<={TARGET_SLIDER_MS:g} ms)")
+    lines = [head]
+    for r in rows:
+        ok_r = r.get("rerun_ms", float("nan")) <= TARGET_RERUN_MS
+        f = r.get("fig_ms", float("nan"))
+        ok_f = f <= TARGET_SLIDER_MS if f == f else None
+        verdict = ("rerun OK" if ok_r else "rerun MISS") + (
+            "" if ok_f is None else (", fig OK" if ok_f else ", fig MISS"))
+        if r.get("problems"):
+            verdict += f", {len(r['problems'])} problem(s)"
+        lines.append(f"{r['page']:<16} {r.get('first_ms', float('nan')):>8.0f} {r.get('rerun_ms', float('nan')):>8.0f} "
+                     f"{r.get('rerun_cpu_ms', float('nan')):>6.0f} {r.get('slider_ms', float('nan')):>9.0f} │ {r.get('load_s', float('nan')):>6.2f} "
+                     f"{r.get('reload_s', float('nan')):>8.2f} {f:>7.0f} {r.get('settled_ms', float('nan')):>10.0f} │ "
+                     f"{verdict}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--url", help="a running server instead of starting one")
+    ap.add_argument("--pid", type=int, help="server pid with --url (for the CPU column)")
+    ap.add_argument("--pages", nargs="*", help="only these page stems")
+    ap.add_argument("--no-browser", action="store_true", help="server times only")
+    ap.add_argument("--flag", action="append", default=[], metavar="OPTION=VALUE",
+                    help="extra streamlit option for the server, e.g. runner.postScriptGC=false")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    extra = [x for f in args.flag for x in (f"--{f.split('=', 1)[0]}", f.split("=", 1)[1])]
+    _quiet_streamlit()
+    from ui.nav import PAGES
+
+    stems = [e.stem for e in PAGES if not args.pages or e.stem in args.pages]
+    la0 = loadavg()
+    srv = None
+    if args.url:
+        url = args.url
+    else:
+        srv = Server(extra_flags=extra).start()
+        url = srv.url
+        print(f"server {url} up in {srv.startup_s:.1f} s (incl. python -m sim.warm) {' '.join(extra)}")
+    rows = []
+    try:
+        # The first session after a start is special (see tests/e2e/conftest.first_visit).
+        from tests.e2e.conftest import first_visit
+
+        first_visit(url)
+        for stem in stems:
+            rows.append(asyncio.run(server_times(url, stem, pid=srv.pid if srv else args.pid)))
+        if not args.no_browser:
+            from playwright.sync_api import sync_playwright
+
+            from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
+
+            with sync_playwright() as p:
+                br = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                try:
+                    for row in rows:
+                        row.update(browser_times(br, url, row["page"]))
+                finally:
+                    br.close()
+    finally:
+        if srv is not None:
+            srv.stop()
+    print(table(rows))
+    print(f"load average at start {la0}, at end {loadavg()} (2 cores; other work inflates the times)")
+    for r in rows:
+        for pr in r.get("problems", [])[:3]:
+            print(f"  {r['page']}: {pr[:200]}")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1, default=float))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
