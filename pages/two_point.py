@@ -128,8 +128,14 @@ def render() -> None:
         ref0 = max(np.max(d["err"]["SA"]), np.max(d["err"]["USA"]))
         exact_line(fig, dts, ref0 * dts / dts[0], t("fig.slope1"), color=COLORS["ref"],
                    line=dict(dash="dot"))
-        fig.add_vline(x=v["dt"], line=dict(color=COLORS["ref"], width=1),
-                      annotation_text=t("fig.your_dt"))
+        # A vline annotation on a log axis stretches the autorange (it is placed at log10-space
+        # coordinates), so draw the line and its label by hand and pin the range to the data.
+        lx = np.log10(dts)
+        fig.add_shape(type="line", x0=v["dt"], x1=v["dt"], y0=0, y1=1, yref="paper",
+                      line=dict(color=COLORS["ref"], width=1))
+        fig.add_annotation(x=np.log10(v["dt"]), y=1, yref="paper", text=t("fig.your_dt"),
+                           showarrow=False, xanchor="right", yanchor="top", xshift=-4)
+        fig.update_xaxes(range=[lx.min() - 0.08, lx.max() + 0.08], dtick="D2")
         show(fig, key="fig_error")
     st.markdown(t("energy.body"))
     ctx.section("discrete")

@@ -36,6 +36,13 @@ TEMPLATE = {"layout": {"paper_bgcolor": "white", "plot_bgcolor": "white", "color
                         "xaxis": _AXIS, "yaxis": _AXIS, "hoverlabel": {"namelength": -1}}}
 
 
+# Log axes: labels at decades only, unlabelled minor ticks (and faint grid lines) in between.
+# A page whose log axis spans less than about a decade sets ``dtick="D2"`` on it (1, 2, 5 labels).
+_LOG = {"type": "log", "dtick": 1,
+        "minor": {"ticks": "outside", "ticklen": 3, "tickcolor": "#AAA", "showgrid": True,
+                  "gridcolor": "#F3F3F3"}}
+
+
 def figure(x_title: str, y_title: str, title: str | None = None, *, log_x: bool = False,
            log_y: bool = False, height: int = 440) -> go.Figure:
     """An empty figure with labelled axes in the house style."""
@@ -49,8 +56,8 @@ def figure(x_title: str, y_title: str, title: str | None = None, *, log_x: bool 
         "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0.0,
                    "bgcolor": "rgba(255,255,255,0.6)"},
         "hovermode": "x unified",
-        "xaxis": {"title": {"text": x_title}, "type": "log" if log_x else "linear"},
-        "yaxis": {"title": {"text": y_title}, "type": "log" if log_y else "linear"},
+        "xaxis": {"title": {"text": x_title}, **(_LOG if log_x else {"type": "linear"})},
+        "yaxis": {"title": {"text": y_title}, **(_LOG if log_y else {"type": "linear"})},
     })
 
 
