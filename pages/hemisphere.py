@@ -112,8 +112,13 @@ def _paths(lines: np.ndarray):
 # A built figure is only read afterwards (st.plotly_chart serialises it), so it is kept as a shared
 # resource: no pickled copy per rerun, which for 48 frames costs more than the rest of the page.
 @st.cache_resource(max_entries=16, show_spinner=False)
-def sphere_figure(data: dict, lang_key: tuple, colors: tuple | None, projected: bool) -> go.Figure:
-    """Tokens on a translucent sphere, their paths, w and the boundary circle; frames over depth."""
+def sphere_figure(data: dict, lang_key: tuple, colors: tuple | None, projected: bool,
+                  show_w: bool = True) -> go.Figure:
+    """Tokens on a translucent sphere, their paths, w and the boundary circle; frames over depth.
+
+    ``show_w=False`` (the contrast run) leaves out w and the hemisphere boundary: that theorem does
+    not apply there.
+    """
     labels = dict(lang_key)
     fr, ftau = data["frames"], data["frame_tau"]
     xs, ys, zs = _sphere_mesh()
@@ -123,9 +128,9 @@ def sphere_figure(data: dict, lang_key: tuple, colors: tuple | None, projected: 
         go.Surface(x=xs, y=ys, z=zs, opacity=0.13, showscale=False, hoverinfo="skip",
                    colorscale=[[0, "#9ecae1"], [1, "#9ecae1"]], name=labels["sphere"], showlegend=False),
         go.Scatter3d(x=np.cos(th), y=np.sin(th), z=np.zeros_like(th), mode="lines", hoverinfo="skip",
-                     line=dict(color=COLORS["bound"], width=5), name=labels["boundary"]),
+                     line=dict(color=COLORS["bound"], width=5), name=labels["boundary"], visible=show_w),
         go.Scatter3d(x=[0.0, 0.0], y=[0.0, 0.0], z=[0.0, 1.3], mode="lines+text", text=["", "w"],
-                     textposition="top center", hoverinfo="skip",
+                     textposition="top center", hoverinfo="skip", visible=show_w,
                      line=dict(color=COLORS["usa"], width=7), name=labels["w"]),
         go.Scatter3d(**dict(zip("xyz", _paths(data["lines"]))), mode="lines", hoverinfo="skip", opacity=0.35,
                      line=dict(color=COLORS["ref"], width=2), name=labels["paths"]),
@@ -134,15 +139,20 @@ def sphere_figure(data: dict, lang_key: tuple, colors: tuple | None, projected: 
     ]
     frames = [go.Frame(data=[go.Scatter3d(x=fr[k, :, 0], y=fr[k, :, 1], z=fr[k, :, 2])], traces=[4],
                        name=f"{k}") for k in range(fr.shape[0])]
+    # Step labels feed the "depth τ = …" read-out; the tick labels under the slider (odd values
+    # at every frame) are hidden by a transparent slider font.
     steps = [dict(method="animate", label=f"{ftau[k]:.3g}",
                   args=[[f"{k}"], dict(mode="immediate", frame=dict(duration=0, redraw=True),
                                        transition=dict(duration=0))]) for k in range(fr.shape[0])]
-    ax = dict(range=[-1.15, 1.15], showbackground=False, gridcolor="#E5E5E5", zeroline=False)
+    # tick values carry no information on the unit sphere; hiding them also keeps the animation
+    # controls below the scene free of clutter
+    ax = dict(range=[-1.15, 1.15], showbackground=False, gridcolor="#E5E5E5", zeroline=False,
+              showticklabels=False)
     fig = go.Figure(data=traces, frames=frames, layout=dict(
         template=TEMPLATE, height=650, margin=dict(l=0, r=0, t=100, b=70),
         title=dict(text=labels["title"], x=0.0, xanchor="left", font=dict(size=15)),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0),
-        scene=dict(aspectmode="cube",
+        scene=dict(aspectmode="cube", domain=dict(x=[0.0, 1.0], y=[0.1, 1.0]),
                    xaxis=dict(title=dict(text=labels["x"]), **ax),
                    yaxis=dict(title=dict(text=labels["y"]), **ax),
                    zaxis=dict(title=dict(text=labels["z"]), **ax),
@@ -156,7 +166,9 @@ def sphere_figure(data: dict, lang_key: tuple, colors: tuple | None, projected: 
                                         args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=True),
                                                            transition=dict(duration=0))])])],
         sliders=[dict(active=0, steps=steps, x=0.24, len=0.76, y=0.04, yanchor="top",
-                      currentvalue=dict(prefix=labels["slider"], font=dict(size=13)), pad=dict(t=0, b=0))],
+                      font=dict(color="rgba(0,0,0,0)"), ticklen=3,
+                      currentvalue=dict(prefix=labels["slider"], font=dict(size=13, color="#333")),
+                      pad=dict(t=0, b=0))],
     ))
     return fig
 
@@ -236,8 +248,8 @@ def render() -> None:
     m = st.columns(4)
     m[0].metric(t("metrics.rmin0"), f"{h['rmin'][0]:.4f}")
     m[1].metric(t("metrics.rmin_end"), f"{h['rmin'][-1]:.4f}")
-    m[2].metric(t("metrics.diam0"), f"{math.degrees(h['diam'][0]):.1f}°")
-    m[3].metric(t("metrics.diam_end"), f"{math.degrees(h['diam'][-1]):.2e}°")
+    m[2].metric(t("metrics.diam0"), f"{h['diam'][0]:.4f}")
+    m[3].metric(t("metrics.diam_end"), f"{h['diam'][-1]:.2e}")
     st.caption(t("metrics.caption", layers=h["steps"], dt=f"{h['dt']:.4g}", tau=f"{h['tau'][-1]:.4g}"))
     if h["dt"] != v["dt"]:
         st.info(t("notes.dt_adjusted", dt=f"{h['dt']:.4g}", layers=h["steps"]))
@@ -276,7 +288,8 @@ def render() -> None:
     c3, c4 = st.columns([3, 2])
     with c3:
         cols = tuple(SEQUENCE[int(lab) % len(SEQUENCE)] for lab in c["labels"])
-        fig = sphere_figure(c, _fig_labels(t, "fig3d.title_contrast", projected), cols, projected)
+        fig = sphere_figure(c, _fig_labels(t, "fig3d.title_contrast", projected), cols, projected,
+                            show_w=False)
         _show3d(fig, "fig_sphere_contrast")
         if projected:
             st.caption(t("notes.projection", d=d))
