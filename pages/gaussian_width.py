@@ -191,6 +191,10 @@ def _tall(fig, columns: int = 2) -> None:
                       margin=dict(t=62 + 21 * rows), height=420 + 21 * rows)
 
 
+# explicit tick values on a log axis: the house minor ticks would be drawn densely, so none
+_NO_MINOR = dict(ticks="", showgrid=False)
+
+
 def _bound_line(fig, x, y, name, color=COLORS["bound"], dash="dot", **kw):
     fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), mode="lines", name=name,
                              line=dict(color=color, width=2, dash=dash), **kw))
@@ -203,7 +207,7 @@ def sweep_figure(t, family: str, s: dict, cur: int, f: dict) -> go.Figure:
     fig = figure(t(f"fig.x_{var}"), t("fig.y_width"), t(f"fig.sweep_title.{family}"), log_x=log_x,
                  log_y=log_y)
     if log_y:
-        fig.update_yaxes(tickvals=LOG_TICKS, ticktext=[f"{v:g}" for v in LOG_TICKS])
+        fig.update_yaxes(tickvals=LOG_TICKS, ticktext=[f"{v:g}" for v in LOG_TICKS], minor=_NO_MINOR)
     exact_line(fig, s["x"], s["exact"], t(f"fig.exact.{family}"))
     _bound_line(fig, s["x"], s["hi"], t(f"fig.upper.{family}"))
     _bound_line(fig, s["x"], s["lo"], t(f"fig.lower.{family}"), dash="dash")
@@ -232,7 +236,7 @@ def hist_figure(t, family: str, f: dict) -> go.Figure:
                              line=dict(color=COLORS["black"], width=1.5)))
     fig.add_trace(go.Scatter(x=[f["mean"]] * 2, y=[0, 1.05 * top], mode="lines", name=t("fig.mc_mean"),
                              line=dict(color=COLORS["sim"], width=2, dash="dot")))
-    _tall(fig)
+    _tall(fig, 1)  # one entry per row: two columns ran into each other at half page width
     return fig
 
 
@@ -249,7 +253,7 @@ def overview_figure(t, o: dict, k: int) -> go.Figure:
         _mc_trace(fig, xm, ym, se, t("fig.ov_mc"), col, symbol=symbols[name], legendgroup=name,
                   showlegend=(name == "fixed"))
     _bound_line(fig, o["x"], np.full(o["x"].size, o["fixed_bound"]), t("fig.ov_fixed_bound"))
-    fig.update_yaxes(tickvals=LOG_TICKS, ticktext=[f"{v:g}" for v in LOG_TICKS])
+    fig.update_yaxes(tickvals=LOG_TICKS, ticktext=[f"{v:g}" for v in LOG_TICKS], minor=_NO_MINOR)
     _tall(fig, 3)
     return fig
 
@@ -323,7 +327,7 @@ def picture_figure(t, family: str, d: dict) -> go.Figure:
     foot = float(g @ u) * u
     traces += [
         go.Scatter3d(x=[0, g[0]], y=[0, g[1]], z=[0, g[2]], mode="lines+markers+text", name=t("pic.g"),
-                     text=["", "g"], textposition="top center", line=dict(color=COLORS["black"], width=7),
+                     text=["", "g"], textposition="bottom center", line=dict(color=COLORS["black"], width=7),
                      marker=dict(size=[0, 6], color=COLORS["black"])),
         go.Scatter3d(x=[0, u[0]], y=[0, u[1]], z=[0, u[2]], mode="lines+markers+text", name=t("pic.u"),
                      text=["", "u*"], textposition="top center", line=dict(color=COLORS["sim"], width=9),
@@ -336,10 +340,12 @@ def picture_figure(t, family: str, d: dict) -> go.Figure:
     ax = dict(range=[-m, m], showbackground=False, showgrid=False, zeroline=False, showticklabels=False,
               title=dict(text=""), showspikes=False)
     return go.Figure(data=traces, layout=dict(
-        template=TEMPLATE, height=540, margin=dict(l=0, r=0, t=50, b=0),
-        title=dict(text=t("pic.title"), x=0.0, xanchor="left", font=dict(size=15)),
-        legend=dict(orientation="h", yanchor="top", y=0.0, x=0.0),
-        scene=dict(aspectmode="cube", xaxis=ax, yaxis=ax, zaxis=ax,
+        template=TEMPLATE, height=540, margin=dict(l=0, r=0, t=120, b=0),
+        title=dict(text=t("pic.title"), x=0.0, xanchor="left", y=0.985, yanchor="top", yref="container",
+                   font=dict(size=15)),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0, entrywidth=0.5,
+                    entrywidthmode="fraction"),
+        scene=dict(aspectmode="cube", xaxis=ax, yaxis=ax, zaxis=ax, domain=dict(x=[0, 1], y=[0, 1]),
                    camera=dict(eye=dict(x=1.0, y=0.85, z=0.55)))))
 
 
@@ -432,7 +438,11 @@ def render() -> None:
     c1, c2 = st.columns(2)
     with c1:
         fig("sweep", (family, D, k, M, rho, samples, seed), "fig_sweep")
-        st.caption(t("fig.sweep_caption", n_max=int(s["n"].max()), n_min=int(s["n"].min())))
+        n_max, n_min = int(s["n"].max()), int(s["n"].min())
+        if n_max == n_min:
+            st.caption(t("fig.sweep_caption_equal", n=n_max))
+        else:
+            st.caption(t("fig.sweep_caption", n_max=n_max, n_min=n_min))
     with c2:
         fig("hist", fa, "fig_hist")
         if f["dens"] is None:
@@ -455,12 +465,9 @@ def render() -> None:
     ctx.section("tail")
     with ctx.guard():
         td = tail(D, M, rho, samples, seed)
-    c5, c6 = st.columns(2)
-    with c5:
-        fig("tail", (D, M, rho, samples, seed), "fig_tail")
-    with c6:
-        st.markdown(t("tail.numbers", mean=f"{td['mean']:.3f}", bound=f"{td['bound_mean']:.3f}",
-                      n=td["n"], M=M, rho=f"{rho:g}"))
+    st.markdown(t("tail.numbers", mean=f"{td['mean']:.3f}", bound=f"{td['bound_mean']:.3f}",
+                  n=td["n"], M=M, rho=f"{rho:g}"))
+    fig("tail", (D, M, rho, samples, seed), "fig_tail")
 
     ctx.section("notice")
     ctx.section("questions")
