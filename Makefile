@@ -31,7 +31,7 @@ warm: $(VENV)/.installed
 	$(BIN)/python -m sim.warm
 
 run: warm
-	$(BIN)/streamlit run app.py $(SERVE_FLAGS)
+	$(BIN)/python -m ui.serve $(SERVE_FLAGS)
 
 # Unit + page tests in two processes, then the browser tests (they start their own server).
 test: $(VENV)/.installed-dev

@@ -123,7 +123,7 @@ class Server:
         if self.warm:
             subprocess.run([sys.executable, "-m", "sim.warm"], cwd=ROOT, env=self.env, check=True,
                            stdout=subprocess.DEVNULL)
-        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", *serve_flags(self.port), *self.extra_flags]
+        cmd = [sys.executable, "-m", "ui.serve", *serve_flags(self.port), *self.extra_flags]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
         self._wait_healthy(timeout)
@@ -197,7 +197,9 @@ def _non_default(p):
     return not p.default
 
 
-def plans(n_sessions: int, stems: list[str] | None = None) -> list[PagePlan]:
+def plans(n_sessions: int, stems: list[str] | None = None, same_values: bool = False) -> list[PagePlan]:
+    """What every student does on each page. ``same_values``: everyone moves the first slider
+    to the same value (cache hits after the first: isolates per-session cost and memory)."""
     import importlib
 
     _quiet_streamlit()
@@ -214,7 +216,7 @@ def plans(n_sessions: int, stems: list[str] | None = None) -> list[PagePlan]:
         first = next((p for p in res.params.values() if p.kind in ("float", "int")), None)
         if first is not None:
             plan.slider = first.name
-            plan.slider_values = _grid(first, max(n_sessions, 1))
+            plan.slider_values = _grid(first, 1 if same_values else max(n_sessions, 1))
         plan.link_query = {"lang": "en", **{n: fmt_value(p, _non_default(p)) for n, p in res.params.items()}}
         out.append(plan)
     return out
@@ -402,13 +404,14 @@ def _set_event() -> asyncio.Event:
 
 async def run_classroom(url: str, n: int, pid: int | None = None, *, stems: list[str] | None = None,
                         timeout: float = 120.0, lang_mix: bool = True, warm_up: bool = True,
-                        rounds: int = 1, think: float = 0.0, spread: float = 0.0) -> ClassroomResult:
+                        rounds: int = 1, think: float = 0.0, spread: float = 0.0,
+                        same_values: bool = False) -> ClassroomResult:
     """Drive ``n`` concurrent sessions against a running server; ``pid`` for RSS/CPU readings.
 
     With ``rounds > 1`` further classes with the same plan follow (after the previous one
     disconnected); their RSS shows whether memory keeps growing per session or is the bounded
     ``st.cache_data`` filling up (same values: cache hits)."""
-    plan = plans(n, stems)
+    plan = plans(n, stems, same_values)
     idle = rss_mb(pid) if pid else float("nan")
     if warm_up:
         problems = await _warm_up(url, plan, timeout)
@@ -456,6 +459,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="mean pause in seconds before each action (default 0: worst case)")
     ap.add_argument("--spread", type=float, default=0.0,
                     help="students arrive within this many seconds (default 0: all at once)")
+    ap.add_argument("--same-values", action="store_true",
+                    help="every student moves the slider to the same value (cache hits)")
     ap.add_argument("--rounds", type=int, default=1, help="classes one after another (memory check)")
     ap.add_argument("--flag", action="append", default=[], metavar="OPTION=VALUE",
                     help="extra streamlit option for the server, e.g. runner.postScriptGC=false")
@@ -465,7 +470,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def go(url: str, pid: int | None) -> ClassroomResult:
         return asyncio.run(run_classroom(url, args.sessions, pid, stems=args.pages, timeout=args.timeout,
-                                         rounds=args.rounds, think=args.think, spread=args.spread))
+                                         rounds=args.rounds, think=args.think, spread=args.spread,
+                                         same_values=args.same_values))
 
     if args.url:
         res = go(args.url, args.pid)

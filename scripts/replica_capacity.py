@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     line = "replica-capacity: FAIL (did not finish)"
     try:
         env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=secrets.token_hex(16))
-        p = procs.start("replica", [args.python, "-m", "streamlit", "run", "app.py", "--server.port",
+        p = procs.start("replica", [args.python, "-m", "ui.serve", "--server.port",
                                     str(args.port), *SERVE_FLAGS, "--server.address", HOST],
                         os.path.join(tmp, "replica.log"), env=env)
         wait_healthy(args.port, p, 120)

@@ -616,7 +616,7 @@ def main(argv: list[str] | None = None) -> int:
         env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=secrets.token_hex(32), PYTHONUNBUFFERED="1")
         for r in replicas:
             r.proc = procs.start(
-                f"replica {r.name}", [args.python, "-m", "streamlit", "run", "app.py", "--server.port",
+                f"replica {r.name}", [args.python, "-m", "ui.serve", "--server.port",
                                       str(r.port), *SERVE_FLAGS, "--server.address", r.host],
                 os.path.join(tmp, f"replica-{r.name}.log"), env=env)
         conf = render_nginx(conf_text, args.nginx_conf, tmp, args.nginx_port, replicas, verbatim)

@@ -303,7 +303,8 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
         st.warning(n, icon="⚠️")
 
     with st.sidebar:
-        st.header(t("ui.parameters"))
+        if res.params:
+            st.header(t("ui.parameters"))
         if res.presets:
             ids = ["", *res.presets]
             st.selectbox(
@@ -313,7 +314,7 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
             )
         for p in res.params.values():
             _widget(p, t)
-        if st.button(t("ui.reset"), key="_reset", width="stretch"):
+        if res.params and st.button(t("ui.reset"), key="_reset", width="stretch"):
             state[_ACTIVE] = None
             st.query_params.clear()
             st.query_params["lang"] = lang

@@ -39,13 +39,11 @@ def numeric(stem: str):
     return [p for p in b.resolved(stem).params.values() if p.kind in ("float", "int")]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Known app bug (reported in notes/issue7_requests.md): on a fresh server the first session runs "
-    "in Streamlit's legacy pages/-folder mode until st.navigation runs, its widgets get ids from "
-    "that run, and its first widget interaction (here: the language switch) is ignored. "
-    "Remove this marker once fixed; strict, so a fix shows up as XPASS."))
 def test_first_visitor_after_start_can_switch_language(server_proc):
-    """The server fixture's first session (see conftest.first_visit) switched the language."""
+    """The server fixture's first session (see conftest.first_visit) switched the language.
+
+    Regression test: Streamlit's legacy pages/-folder mode used to drop the first visitor's
+    first interaction; ui.serve clears that mode before the server starts."""
     assert server_proc.first_visitor_switched_language
 
 
