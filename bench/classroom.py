@@ -1,6 +1,6 @@
 """A classroom at once: N concurrent Streamlit sessions over the websocket protocol.
 
-Starts the server the way ``make run`` does (``python -m sim.warm``, then ``streamlit run app.py``
+Starts the server the way ``make run`` does (``python -m sim.warm``, then ``python -m ui.serve``, i.e. ``streamlit run app.py``
 with the Makefile's ``SERVE_FLAGS``, on a free loopback port), stops it at the end, and drives N
 browser-less sessions (``bench/wsclient.py``) that all start together. Each session opens the
 app, then for every page in ``ui.nav.PAGES``:
@@ -98,7 +98,7 @@ def cpu_s(pid: int) -> float:
 
 
 class Server:
-    """``streamlit run app.py`` as ``make run`` starts it, on loopback; a context manager."""
+    """``python -m ui.serve`` (``streamlit run app.py``) as ``make run`` starts it, on loopback; a context manager."""
 
     def __init__(self, port: int | None = None, *, warm: bool = True, env: dict | None = None,
                  extra_flags: list[str] | None = None):

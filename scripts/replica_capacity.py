@@ -1,6 +1,6 @@
 """How many students one replica serves: steady classroom load on one server.
 
-Starts one replica (``streamlit run app.py`` with the ``make run`` settings, on
+Starts one replica (``python -m ui.serve``, i.e. ``streamlit run app.py``, with the ``make run`` settings, on
 a loopback port), warms it, then for each class size N runs N websocket
 sessions (``bench/wsclient.py``) that behave like students: open the app, open
 a page, then every few seconds (think time, default 2-6 s) drag a slider on it

@@ -3,7 +3,7 @@
 What it does (everything on loopback addresses, everything it starts is stopped at the end):
 
 1. starts one app replica per ``server`` line of ``deploy/nginx.conf`` (three:
-   app1..app3; ``streamlit run app.py`` with the ``make run`` server settings and
+   app1..app3; ``python -m ui.serve`` (``streamlit run app.py``) with the ``make run`` server settings and
    one shared cookie secret) and Debian ``nginx`` on 127.0.0.1:8610 with that
    same file, the one docker compose mounts. The upstream block is used as
    deployed: nginx runs in a private mount namespace whose /etc/hosts maps
