@@ -176,12 +176,14 @@ def _ellipse_figure(d: dict, t, lang_s: str) -> go.Figure:
                                    dict(label=t("fig.pause"), method="animate",
                                         args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False),
                                                            transition=dict(duration=0))])])],
-        sliders=[dict(active=start, steps=steps, x=0.38, len=0.62, y=-0.2, yanchor="top",
-                      currentvalue=dict(prefix=lang_s, font=dict(size=13, color="#333")), pad=dict(t=0, b=0),
+        # the read-out sits at the right end of the slider, clear of the play/pause buttons
+        sliders=[dict(active=start, steps=steps, x=0.42, len=0.58, y=-0.2, yanchor="top",
+                      currentvalue=dict(prefix=lang_s, xanchor="right", font=dict(size=13, color="#333")),
+                      pad=dict(t=0, b=0),
                       ticklen=0, minorticklen=0, font=dict(size=1, color="rgba(0,0,0,0)"))],
-        legend=dict(orientation="v", x=0.01, y=0.99, xanchor="left", yanchor="top",
-                    bgcolor="rgba(255,255,255,0.8)"),
-        margin=dict(l=60, r=20, t=50, b=120), height=640,
+        legend=dict(orientation="h", x=0.0, y=1.02, xanchor="left", yanchor="bottom",
+                    entrywidth=0.5, entrywidthmode="fraction"),
+        margin=dict(l=60, r=20, t=110, b=120), height=700,
     )
     return fig
 
@@ -225,19 +227,23 @@ def render() -> None:
     exact_line(fig, f["s"], f["eig"], t("fig.eig_only"), color=COLORS["ref"], line=dict(dash="dot"))
     fig.add_trace(go.Scatter(x=[f["s_star"]], y=[f["peak"]], mode="markers", name=t("fig.peak"),
                              marker=dict(color=COLORS["black"], size=14, symbol="star")))
-    fig.add_annotation(x=f["s_star"], y=f["peak"], ax=45, ay=-28, showarrow=True, arrowhead=0,
-                       text=t("fig.peak_text", s=f"{f['s_star']:.3f}", v=f"{f['peak']:.3f}"),
-                       bgcolor="rgba(255,255,255,0.8)", xanchor="left")
+    # Both labels sit in a band above every curve, at the right end, with a thin leader to their
+    # point: next to the points they covered the curves around the peak.
+    top = max(float(np.max(f["norm"])), f["peak"], 1.0)
+    s_txt = 0.98 * v["s_max"]
+    note = dict(showarrow=True, arrowhead=0, arrowwidth=1, arrowcolor="#666", axref="x", ayref="y",
+                bgcolor="rgba(255,255,255,0.85)", xanchor="right", yanchor="middle")
+    fig.add_annotation(x=f["s_star"], y=f["peak"], ax=s_txt, ay=1.26 * top,
+                       text=t("fig.peak_text", s=f"{f['s_star']:.3f}", v=f"{f['peak']:.3f}"), **note)
     if v["s_max"] >= 1.0:
         fig.add_trace(go.Scatter(x=[1.0], y=[f["e2_at_1"]], mode="markers", name=t("fig.at_s1"),
                                  marker=dict(color=COLORS["accent"], size=11, symbol="diamond")))
         fig.add_trace(go.Scatter(x=[1.0], y=[abs(M) / math.e], mode="markers", name=t("fig.m_over_e"),
                                  marker=dict(color=COLORS["accent"], size=14, symbol="line-ew-open",
                                              line=dict(width=3, color=COLORS["accent"]))))
-        fig.add_annotation(x=1.0, y=f["e2_at_1"], ax=60, ay=34, showarrow=True, arrowhead=0,
-                           text=t("fig.at_s1_text", v=f"{f['e2_at_1']:.3f}"),
-                           bgcolor="rgba(255,255,255,0.8)", xanchor="left")
-    fig.update_yaxes(range=[0.0, 1.2 * max(f["peak"], 1.0)])
+        fig.add_annotation(x=1.0, y=f["e2_at_1"], ax=s_txt, ay=1.12 * top,
+                           text=t("fig.at_s1_text", v=f"{f['e2_at_1']:.3f}"), **note)
+    fig.update_yaxes(range=[0.0, 1.34 * top])
     fig.update_layout(legend=dict(orientation="v", x=1.02, y=1.0, xanchor="left", yanchor="top"),
                       margin=dict(r=10))
     show(fig, key="fig_response")

@@ -27,12 +27,16 @@ CONFIG = {"displaylogo": False, "responsive": True,
           "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
 
 
+# Glyphs the text font lacks (‖ ⟨ ⟩ √ …) fall through this list in order: a math font before the
+# CJK one keeps them proportional (the CJK font draws them full-width, e.g. "‖ e ‖ ₂").
+FONT = ("Source Sans Pro, Source Sans, Cambria Math, STIX Two Math, DejaVu Math TeX Gyre, "
+        "Noto Sans CJK SC, Microsoft YaHei, PingFang SC, sans-serif")
 _AXIS = dict(showline=True, linecolor="#888", mirror=True, zeroline=False, gridcolor="#E5E5E5",
              ticks="outside", tickcolor="#888", exponentformat="power", automargin=True)
 # A small template instead of "plotly_white": that one carries defaults for every trace type
 # and costs ~50 ms per figure to copy and validate, which dominated a page rerun.
 TEMPLATE = {"layout": {"paper_bgcolor": "white", "plot_bgcolor": "white", "colorway": SEQUENCE,
-                        "font": {"family": "Source Sans Pro, Noto Sans CJK SC, sans-serif", "size": 13},
+                        "font": {"family": FONT, "size": 13},
                         "xaxis": _AXIS, "yaxis": _AXIS, "hoverlabel": {"namelength": -1}}}
 
 
