@@ -189,11 +189,13 @@ def figure(x_title, y_title, title=None, *, log_x=False, log_y=False):
 
 
 def _mark_L(fig, L, text=None, log_x=True):
-    """A thin vertical line at the chosen depth; annotations on a log axis take log10(x)."""
-    fig.add_vline(x=L, line=dict(color=COLORS["ref"], width=1))
+    """A thin vertical line at the chosen depth, named in the legend (a text label inside the plot
+    ran into the error bars and markers)."""
+    line = dict(color=COLORS["ref"], width=1.2, dash="longdash")
+    fig.add_vline(x=L, line=line)
     if text:
-        fig.add_annotation(x=math.log10(L) if log_x else L, y=1.0, xref="x", yref="paper", text=text,
-                           showarrow=False, xanchor="left", yanchor="top", font=dict(size=11))
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=line, name=text,
+                                 hoverinfo="skip"))
 
 
 def _ref_line(fig, x, y, name, color=COLORS["ref"], dash="dot", width=1.5, **kw):
@@ -233,14 +235,16 @@ def _regime_figure(t, alpha, L, sigma, rho, mu, a, trials, seed):
     g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
     fig = figure(t("fig.x_L"), t("fig.y_prob", a=f"{a:g}"), t("fig.regime_title"), log_x=True)
     styles = {0.25: "dot", 0.5: "dash", 0.75: "dashdot"}
+    exact_line(fig, g["fine"], g["p"], t("fig.regime_exact", al=f"{alpha:g}"))
+    # the grey references go on top (thin, patterned): at the defaults the α = 0.5 one coincides
+    # with the exact curve and would otherwise be hidden under it
     for al in REGIME_ALPHAS:
         _ref_line(fig, g["fine"], g["p_ref"][al], t("fig.regime_ref", al=f"{al:g}"), dash=styles[al])
-    exact_line(fig, g["fine"], g["p"], t("fig.regime_exact", al=f"{alpha:g}"))
     fig.add_trace(go.Scatter(
         x=g["L"], y=g["p_mc"], mode="markers", name=t("fig.regime_mc"),
         marker=dict(color=COLORS["sim"], size=8, symbol="circle-open", line=dict(width=1.5)),
         error_y=dict(type="data", array=2 * g["p_se"], color=COLORS["sim"], thickness=1)))
-    _mark_L(fig, L)
+    _mark_L(fig, L, t("fig.your_L"))
     fig.update_yaxes(range=[-0.03, 1.03])
     return fig
 
@@ -498,17 +502,19 @@ def render() -> None:
             _show("variants", ctx)
         with c6:
             _show("mean", ctx)
+        st.markdown(t("variants.identity"))  # full width: the identity overflowed a narrow column
+        chk = abs(cv['sum_var'] + cv['sum_cov2'] - cv['var_total'])
+        chk = t("variants.chk_exact") if chk < 1e-12 else t("variants.chk_within", d=f"{chk:.1e}")
         c7, c8 = st.columns([3, 2])
         with c7:
             _show("cov", ctx)
         with c8:
-            st.markdown(t("variants.identity"))
             st.markdown(t("variants.table",
                           L=cv["L"], n=cv["n"], nv=cv["n_var_terms"], nc=cv["n_cov_terms"],
                           sv=f"{cv['sum_var']:.4g}", sve=f"{cv['sum_var_exact']:.4g}",
                           sc=f"{cv['sum_cov2']:.4g}", sce=f"{cv['sum_cov2_exact']:.4g}",
                           vt=f"{cv['var_total']:.4g}", vte=f"{cv['var_total_exact']:.4g}",
-                          chk=f"{abs(cv['sum_var'] + cv['sum_cov2'] - cv['var_total']):.1e}"))
+                          chk=chk))
 
         st.subheader(t("residual.title"))
         st.markdown(t("residual.body"))

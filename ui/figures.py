@@ -92,5 +92,35 @@ def thin(n: int, max_points: int) -> np.ndarray:
     return np.unique(np.linspace(0, n - 1, max_points).round().astype(int))
 
 
+def fit_log_ticks(fig: go.Figure) -> go.Figure:
+    """Decade-only labels leave a log axis that spans less than ~1.5 decades with one label or
+    none: label such an axis at 1, 2, 5 × 10ᵏ (under ~0.6 decade: Plotly's automatic ticks) instead. Only
+    axes still on the house default are touched."""
+    for name, coord in (("xaxis", "x"), ("yaxis", "y")):
+        ax = fig.layout[name]
+        if ax.type != "log" or ax.tickvals is not None or ax.dtick != 1:
+            continue
+        if ax.range is not None:
+            span = abs(ax.range[1] - ax.range[0])
+        else:
+            lo, hi = np.inf, -np.inf
+            for tr in fig.data:
+                vals = getattr(tr, coord, None)
+                if vals is None or getattr(tr, coord + "axis", coord) not in (None, coord):
+                    continue
+                try:
+                    v = np.asarray(vals, dtype=float).ravel()
+                except (TypeError, ValueError):  # categories or text
+                    continue
+                v = v[np.isfinite(v) & (v > 0)]
+                if v.size:
+                    lo, hi = min(lo, v.min()), max(hi, v.max())
+            span = np.log10(hi / lo) if hi > lo else 0.0
+        if span < 1.5:
+            ax.dtick = "D2" if span >= 0.6 else None  # Plotly's own choice on a short range
+    return fig
+
+
 def show(fig: go.Figure, key: str | None = None) -> None:
+    fit_log_ticks(fig)
     st.plotly_chart(fig, width="stretch", theme=None, config=CONFIG, key=key)
