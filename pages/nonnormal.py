@@ -181,9 +181,8 @@ def _ellipse_figure(d: dict, t, lang_s: str) -> go.Figure:
                       currentvalue=dict(prefix=lang_s, xanchor="right", font=dict(size=13, color="#333")),
                       pad=dict(t=0, b=0),
                       ticklen=0, minorticklen=0, font=dict(size=1, color="rgba(0,0,0,0)"))],
-        legend=dict(orientation="h", x=0.0, y=1.02, xanchor="left", yanchor="bottom",
-                    entrywidth=0.5, entrywidthmode="fraction"),
-        margin=dict(l=60, r=20, t=110, b=120), height=700,
+        legend=dict(orientation="v", x=0.0, y=1.02, xanchor="left", yanchor="bottom"),
+        margin=dict(l=60, r=20, t=140, b=120), height=730,
     )
     return fig
 

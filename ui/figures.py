@@ -5,6 +5,8 @@ colour means the same thing on every page (Okabe–Ito, colour-blind safe).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
@@ -93,9 +95,12 @@ def thin(n: int, max_points: int) -> np.ndarray:
 
 
 def fit_log_ticks(fig: go.Figure) -> go.Figure:
-    """Decade-only labels leave a log axis that spans less than ~1.5 decades with one label or
-    none: label such an axis at 1, 2, 5 × 10ᵏ (under ~0.6 decade: Plotly's automatic ticks) instead. Only
-    axes still on the house default are touched."""
+    """Fit the labels of log axes to their span, in place.
+
+    Decade-only labels leave an axis that spans less than ~1.5 decades with one label or none,
+    and crowd one that spans many decades. Short axes get labels at 1, 2, 5 × 10ᵏ (under ~0.6
+    decade: Plotly's automatic ticks), long ones every k-th decade (at most ~8 labels). Only
+    axes still on the house default (``dtick=1``, no ``tickvals``) are touched."""
     for name, coord in (("xaxis", "x"), ("yaxis", "y")):
         ax = fig.layout[name]
         if ax.type != "log" or ax.tickvals is not None or ax.dtick != 1:
@@ -118,6 +123,8 @@ def fit_log_ticks(fig: go.Figure) -> go.Figure:
             span = np.log10(hi / lo) if hi > lo else 0.0
         if span < 1.5:
             ax.dtick = "D2" if span >= 0.6 else None  # Plotly's own choice on a short range
+        elif span > 7:
+            ax.dtick = math.ceil(span / 7)  # at most ~8 labels: every 2nd, 3rd … decade
     return fig
 
 
