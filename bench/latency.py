@@ -23,6 +23,8 @@ Chromium (a fresh browser context per page, i.e. an empty HTTP cache, like a new
     .venv/bin/python bench/latency.py                 # all pages
     .venv/bin/python bench/latency.py --pages two_point --json out.json
     .venv/bin/python bench/latency.py --url http://127.0.0.1:8501   # a running server
+    .venv/bin/python bench/latency.py --worst      # bounded work: the costliest slider corner
+    .venv/bin/python bench/latency.py --flag runner.postScriptGC=false   # try a server option
 
 Other work on the machine inflates every number: the table prints the load average.
 """
@@ -35,6 +37,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -98,6 +101,72 @@ async def server_times(url: str, stem: str, reruns: int = RERUNS, moves: int = M
         out["slider_ms"] = _med(ys)
         out["elements"] = r.element_counts.get("plotly_chart", 0)
         out["problems"] = problems
+    return out
+
+
+# --------------------------------------------------------------------------- bounded work
+async def worst_corner(url: str, stem: str, pid: int | None = None, passes: int = 2,
+                       timeout: float = 300.0) -> dict:
+    """The slowest rerun the slider ranges allow, found by coordinate ascent (issue 7, "bounded work").
+
+    Starting from the defaults, each numeric parameter in turn is tried at its min and its max
+    (others fixed at the current corner) and the costliest value is kept; ``passes`` sweeps.
+    Before every probe the server's caches are cleared (``clear_cache``, as the frontend's menu
+    does), so each probe is the full cold cost of that combination. The cost is the server's CPU
+    time for the rerun (``/proc/<pid>/stat``; not inflated by other work on the machine; wall
+    time without a pid). Reports the corner, its wall and CPU time, and the notices/errors the
+    page showed there (a page that refuses an expensive combination with a message is fine).
+    Buttons are not pressed: what sits behind an explicit button is not part of a rerun.
+    Clearing the caches affects every session: use a server of its own (the default).
+    """
+    import importlib
+
+    from ui import spec
+    from ui.page import fmt_value
+
+    res = spec.resolve(importlib.import_module(f"pages.{stem}").SCHEMA)
+    nums = [p for p in res.params.values() if p.kind in ("float", "int")]
+    out: dict = {"page": stem, "corner": {}, "worst_ms": float("nan"), "worst_cpu_ms": float("nan"),
+                 "probes": 0, "alerts": [], "problems": []}
+    if not nums:
+        return out
+    async with StreamlitSession(url, timeout=timeout) as s:
+        await s.rerun(page="", query_string="lang=en")
+
+        async def probe(corner: dict):
+            q = {k: fmt_value(res.params[k], v) for k, v in corner.items()}
+            await s.clear_caches()
+            await s.rerun(page="", query_string="lang=en")  # the app's own warm-up after the clear
+            c0 = cpu_s(pid) if pid else float("nan")
+            r = await s.rerun(page=url_path(stem), query_string=urlencode({"lang": "en", **q}))
+            cpu = (cpu_s(pid) - c0) * 1e3 if pid else float("nan")
+            out["probes"] += 1
+            out["problems"].extend(list(r.exceptions) + r.error_alerts + ([r.error] if r.error else []))
+            return (cpu if pid else r.seconds * 1e3), r
+
+        corner = {p.name: p.default for p in nums}
+        best, _ = await probe(corner)
+        default_cost = best
+        for _ in range(passes):
+            for p in nums:
+                for v in (p.min, p.max):
+                    if v == corner[p.name]:
+                        continue
+                    trial = {**corner, p.name: v}
+                    cost, _ = await probe(trial)
+                    if cost > best:
+                        best, corner = cost, trial
+        q = {k: fmt_value(res.params[k], v) for k, v in corner.items()}
+        await s.clear_caches()
+        await s.rerun(page="", query_string="lang=en")
+        c0 = cpu_s(pid) if pid else float("nan")
+        r = await s.rerun(page=url_path(stem), query_string=urlencode({"lang": "en", **q}))
+        out.update(corner={k: v for k, v in corner.items() if v != res.params[k].default},
+                   default_cost_ms=default_cost,
+                   worst_ms=r.seconds * 1e3,
+                   worst_cpu_ms=(cpu_s(pid) - c0) * 1e3 if pid else float("nan"),
+                   alerts=[f"{fmt}: {body[:160]}" for fmt, body in r.alerts])
+        out["problems"].extend(list(r.exceptions) + r.error_alerts + ([r.error] if r.error else []))
     return out
 
 
@@ -189,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-browser", action="store_true", help="server times only")
     ap.add_argument("--flag", action="append", default=[], metavar="OPTION=VALUE",
                     help="extra streamlit option for the server, e.g. runner.postScriptGC=false")
+    ap.add_argument("--worst", action="store_true",
+                    help="instead: the slowest rerun the slider ranges allow, per page (bounded work)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     extra = [x for f in args.flag for x in (f"--{f.split('=', 1)[0]}", f.split("=", 1)[1])]
@@ -210,6 +281,20 @@ def main(argv: list[str] | None = None) -> int:
         from tests.e2e.conftest import first_visit
 
         first_visit(url)
+        if args.worst:
+            for stem in stems:
+                w = asyncio.run(worst_corner(url, stem, pid=srv.pid if srv else args.pid))
+                rows.append(w)
+                print(f"{stem:<16} cold rerun at the defaults {w.get('default_cost_ms', float('nan')):6.0f} ms CPU; "
+                      f"worst corner {w['worst_ms']:7.0f} ms wall, {w['worst_cpu_ms']:7.0f} ms CPU "
+                      f"({w['probes']} probes) at {w['corner']}", flush=True)
+                for a in w["alerts"][:4]:
+                    print(f"{'':<18}notice {a}")
+                for pr in w["problems"][:4]:
+                    print(f"{'':<18}PROBLEM {pr[:200]}")
+            if args.json:
+                args.json.write_text(json.dumps(rows, indent=1, default=float))
+            return 0
         for stem in stems:
             rows.append(asyncio.run(server_times(url, stem, pid=srv.pid if srv else args.pid)))
         if not args.no_browser:

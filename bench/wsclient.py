@@ -399,6 +399,16 @@ class StreamlitSession:
             raise ValueError(f"setting a {kind} widget is not supported (key {key!r})")
         self._states[wid] = st
 
+    async def clear_caches(self) -> None:
+        """Send ``clear_cache`` (the frontend's "Clear caches"): the server empties
+        ``st.cache_data`` and ``st.cache_resource`` for *every* session and this session's
+        state. For measurements of cold-cache cost (``bench/latency.py --worst``)."""
+        if not self.connected:
+            raise SessionError("not connected")
+        back = BackMsg()
+        back.clear_cache = True
+        await self._ws.send(back.SerializeToString())
+
     def click(self, key: str) -> None:
         """Press a button on the next rerun."""
         self.set_widget(key, True)
