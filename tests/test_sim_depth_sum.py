@@ -395,7 +395,8 @@ def test_page_figures_show_the_exact_laws():
     x, y = np.asarray(var.data[0].x), np.asarray(var.data[0].y)
     np.testing.assert_allclose(y, [ds.variance(alpha, int(v), sigma, rho) for v in x], rtol=1e-12)
     reg = page._regime_figure(t, alpha, L, sigma, rho, mu, a, trials, seed)
-    cur = lines(reg)[-1]
+    cur = next(tr for tr in reg.data if tr.name == t("fig.regime_exact", al=f"{alpha:g}"))
+    assert cur.mode == "lines" and len(cur.x) > 10
     np.testing.assert_allclose(cur.y, [ds.prob_within(alpha, int(v), sigma, a, rho, mu) for v in cur.x])
     res = page._residual_figure(t, alpha, 12, 6, 50, seed)
     x, y = np.asarray(res.data[0].x), np.asarray(res.data[0].y)
