@@ -1,0 +1,36 @@
+"""The architecture in one test: sim/ is pure numerics, pages stay thin."""
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module.split(".")[0])
+    return out
+
+
+def test_sim_never_imports_ui_libraries():
+    for f in sorted((ROOT / "sim").glob("*.py")):
+        bad = _imports(f) & {"streamlit", "plotly", "ui", "pages"}
+        assert not bad, f"{f.name} imports {bad}"
+
+
+def test_pages_define_no_numba_kernels():
+    for f in sorted((ROOT / "pages").glob("*.py")):
+        assert "numba" not in _imports(f), f"{f.name}: kernels belong in sim/"
+
+
+def test_every_registered_page_has_its_files():
+    from ui.nav import PAGES
+
+    for e in PAGES:
+        assert (ROOT / "pages" / f"{e.stem}.py").is_file()
+        for lang in ("en", "zh"):
+            assert (ROOT / "assets" / "text" / lang / f"{e.stem}.toml").is_file()
