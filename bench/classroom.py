@@ -464,8 +464,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=1, help="classes one after another (memory check)")
     ap.add_argument("--flag", action="append", default=[], metavar="OPTION=VALUE",
                     help="extra streamlit option for the server, e.g. runner.postScriptGC=false")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="environment variable for the server, e.g. NUMBA_NUM_THREADS=1")
     ap.add_argument("--json", type=Path, help="also write the result as JSON here")
     args = ap.parse_args(argv)
+    env = dict(e.split("=", 1) for e in args.env)
     extra = [x for f in args.flag for x in (f"--{f.split('=', 1)[0]}", f.split("=", 1)[1])]
 
     def go(url: str, pid: int | None) -> ClassroomResult:
@@ -476,9 +479,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.url:
         res = go(args.url, args.pid)
     else:
-        with Server(extra_flags=extra) as srv:
+        with Server(extra_flags=extra, env=env) as srv:
             print(f"server {srv.url} (pid {srv.pid}) up in {srv.startup_s:.1f} s incl. sim.warm; "
-                  f"flags: {' '.join(serve_flags(srv.port) + extra)}")
+                  f"flags: {' '.join(serve_flags(srv.port) + extra)}" + (f"; env {env}" if env else ""))
             res = go(srv.url, srv.pid)
     print(res.table())
     for e in res.errors[:20]:
