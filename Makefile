@@ -11,10 +11,10 @@ SERVE_FLAGS := --server.port $(PORT) --server.address $(ADDRESS) --server.headle
                --server.fileWatcherType none --browser.gatherUsageStats false
 PYTEST_FLAGS ?= -q
 
-.PHONY: help run test test-fast e2e bench warm image-check scale-check capacity clean
+.PHONY: help run test test-fast e2e bench classroom latency warm image-check scale-check capacity clean
 
 help:
-	@echo "make run | make test | make test-fast | make e2e | make bench | make image-check | make scale-check | make capacity | make clean"
+	@echo "make run | make test | make test-fast | make e2e | make bench | make classroom | make latency | make image-check | make scale-check | make capacity | make clean"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,14 @@ scale-check: $(VENV)/.installed-dev
 # Optional: how many students one replica serves (steady classroom load on one server).
 capacity: $(VENV)/.installed-dev
 	$(BIN)/python scripts/replica_capacity.py
+
+# Issue-7 benchmarks (minutes; not tests): 50 websocket sessions x every page, and the latency table.
+classroom: $(VENV)/.installed-dev
+	$(BIN)/python bench/classroom.py -n 50
+
+latency: $(VENV)/.installed-dev
+	@scripts/ensure_chromium.sh
+	$(BIN)/python bench/latency.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache screenshots artifacts .build
