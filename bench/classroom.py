@@ -188,15 +188,6 @@ def _grid(p, k: int) -> list:
     return vals or [p.clamp(p.max)]
 
 
-def _non_default(p):
-    if p.kind in ("float", "int"):
-        v = p.clamp(p.min + 0.37 * (p.max - p.min))
-        return v if v != p.default else p.clamp(p.max)
-    if p.kind == "select":
-        return next((o for o in p.options if o != p.default), p.default)
-    return not p.default
-
-
 def plans(n_sessions: int, stems: list[str] | None = None, same_values: bool = False) -> list[PagePlan]:
     """What every student does on each page. ``same_values``: everyone moves the first slider
     to the same value (cache hits after the first: isolates per-session cost and memory)."""
@@ -217,7 +208,7 @@ def plans(n_sessions: int, stems: list[str] | None = None, same_values: bool = F
         if first is not None:
             plan.slider = first.name
             plan.slider_values = _grid(first, 1 if same_values else max(n_sessions, 1))
-        plan.link_query = {"lang": "en", **{n: fmt_value(p, _non_default(p)) for n, p in res.params.items()}}
+        plan.link_query = {"lang": "en", **{n: fmt_value(p, p.other_value()) for n, p in res.params.items()}}
         out.append(plan)
     return out
 

@@ -445,6 +445,15 @@ def _show(name: str, ctx) -> None:
 
 
 # --------------------------------------------------------------------------- page
+def _show_pair(left: str, right: str, ctx) -> None:
+    """Two figures side by side."""
+    c1, c2 = st.columns(2)
+    with c1:
+        _show(left, ctx)
+    with c2:
+        _show(right, ctx)
+
+
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
@@ -476,11 +485,7 @@ def render() -> None:
 
     with ctx.guard():
         st.subheader(t("sums.title"))
-        c1, c2 = st.columns(2)
-        with c1:
-            _show("hist", ctx)
-        with c2:
-            _show("var", ctx)
+        _show_pair("hist", "var", ctx)
         st.markdown(t("sums.body", slope=f"{g['slope_mc']:.3f}", s=f"{1 - 2 * alpha:.2f}"))
 
         st.subheader(t("regimes.title"))
@@ -488,20 +493,12 @@ def render() -> None:
         st.markdown(t("regimes.body"))
 
         st.subheader(t("paths.title"))
-        c3, c4 = st.columns(2)
-        with c3:
-            _show("paths", ctx)
-        with c4:
-            _show("rms", ctx)
+        _show_pair("paths", "rms", ctx)
         st.markdown(t("paths.body"))
 
         st.subheader(t("variants.title"))
         st.markdown(t("variants.intro"))
-        c5, c6 = st.columns(2)
-        with c5:
-            _show("variants", ctx)
-        with c6:
-            _show("mean", ctx)
+        _show_pair("variants", "mean", ctx)
         st.markdown(t("variants.identity"))  # full width: the identity overflowed a narrow column
         chk = abs(cv['sum_var'] + cv['sum_cov2'] - cv['var_total'])
         chk = t("variants.chk_exact") if chk < 1e-12 else t("variants.chk_within", d=f"{chk:.1e}")
@@ -530,22 +527,14 @@ def render() -> None:
             st.session_state["_ds_sweep"] = key
             _run_sweep(alpha, L, N, trials, seed, t)
         if st.session_state.get("_ds_sweep") == key:
-            c11, c12 = st.columns(2)
-            with c11:
-                _show("sweep_L", ctx)
-            with c12:
-                _show("sweep_N", ctx)
+            _show_pair("sweep_L", "sweep_N", ctx)
             st.markdown(t("residual.sweep_body"))
         else:
             st.caption(t("residual.sweep_hint"))
 
         st.subheader(t("step.title"))
         st.markdown(t("step.body"))
-        c13, c14 = st.columns(2)
-        with c13:
-            _show("step", ctx)
-        with c14:
-            _show("lr", ctx)
+        _show_pair("step", "lr", ctx)
         st.markdown(t("step.notes", L=L, lr_sgd=f"{c * L ** (2 * alpha - 1):.4g}",
                       lr_sign=f"{c * L ** (alpha - 1):.4g}", dw=f"{-c * L ** (alpha - 1):.4g}",
                       mult=f"{1 - c / L:.4g}", f=f"{f_step:.4f}", lim=f"{math.exp(-c):.4f}",

@@ -75,6 +75,15 @@ def simplex_data(beta: float, n: int, rho0: float, horizon: float, dt: float) ->
             "dt": dt_s}
 
 
+def _flows(fig, t, d: dict, exact_key: str, sim_key: str, max_markers: int) -> None:
+    """For SA and USA: the exact curve (solid) and the layer map (markers), same colour."""
+    for flow, col, sym in (("SA", COLORS["sa"], "circle"), ("USA", COLORS["usa"], "square")):
+        key = flow.lower()
+        exact_line(fig, d["fine"], d[flow][exact_key], t(f"fig.{key}_exact"), color=col)
+        k = thin(d[flow]["tau"].size, max_markers)
+        sim_markers(fig, d[flow]["tau"][k], d[flow][sim_key][k], t(f"fig.{key}_sim"), color=col, symbol=sym)
+
+
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
@@ -93,12 +102,7 @@ def render() -> None:
     c1, c2 = st.columns(2)
     with c1:
         fig = figure(t("fig.x_depth"), t("fig.y_angle"), t("fig.angle_title"))
-        for flow, col in (("SA", COLORS["sa"]), ("USA", COLORS["usa"])):
-            key = flow.lower()
-            exact_line(fig, d["fine"], d[flow]["exact"], t(f"fig.{key}_exact"), color=col)
-            k = thin(d[flow]["tau"].size, 50)
-            sim_markers(fig, d[flow]["tau"][k], d[flow]["sim"][k], t(f"fig.{key}_sim"), color=col,
-                        symbol="circle" if flow == "SA" else "square")
+        _flows(fig, t, d, "exact", "sim", 50)
         show(fig, key="fig_angle")
     with c2:
         fig = figure(t("fig.x_depth_sa"), t("fig.y_angle"), t("fig.time_title"))
@@ -111,12 +115,7 @@ def render() -> None:
     c3, c4 = st.columns(2)
     with c3:
         fig = figure(t("fig.x_depth"), t("fig.y_energy"), t("fig.energy_title"))
-        for flow, col in (("SA", COLORS["sa"]), ("USA", COLORS["usa"])):
-            key = flow.lower()
-            exact_line(fig, d["fine"], d[flow]["E_exact"], t(f"fig.{key}_exact"), color=col)
-            k = thin(d[flow]["tau"].size, 40)
-            sim_markers(fig, d[flow]["tau"][k], d[flow]["E_sim"][k], t(f"fig.{key}_sim"), color=col,
-                        symbol="circle" if flow == "SA" else "square")
+        _flows(fig, t, d, "E_exact", "E_sim", 40)
         show(fig, key="fig_energy")
     with c4:
         fig = figure(t("fig.x_dt"), t("fig.y_err"), t("fig.error_title"), log_x=True, log_y=True)

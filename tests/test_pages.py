@@ -55,21 +55,11 @@ def test_every_preset(stem, pid):
     assert at.selectbox(key="preset").value == pid
 
 
-def _non_default(p):
-    if p.kind in ("float", "int"):
-        target = p.min + 0.37 * (p.max - p.min)
-        v = p.clamp(int(round(target)) if p.kind == "int" else target)
-        return v if v != p.default else p.clamp(p.max)
-    if p.kind == "select":
-        return next((o for o in p.options if o != p.default), p.default)
-    return not p.default
-
-
 @pytest.mark.parametrize("stem", [s for s in STEMS if page_schema(s).params])
 def test_url_round_trip(stem):
     """A link with every parameter restores exactly those widget values, and the URL keeps them."""
     res = spec.resolve(page_schema(stem))
-    want = {name: _non_default(p) for name, p in res.params.items()}
+    want = {name: p.other_value() for name, p in res.params.items()}
     from ui.page import fmt_value
     query = {name: fmt_value(res.params[name], v) for name, v in want.items()}
     at = app_test(stem, {"lang": "zh", **query})

@@ -91,6 +91,15 @@ class Param:
             return value
         raise ValueError(f"unknown kind {self.kind!r}")
 
+    def other_value(self):
+        """A valid value other than the default (on the slider's grid): for tests and benchmarks."""
+        if self.kind in _NUMERIC:
+            v = self.clamp(self.min + 0.37 * (self.max - self.min))
+            return v if v != self.default else self.clamp(self.max)
+        if self.kind == "select":
+            return next((o for o in self.options if o != self.default), self.default)
+        return not self.default
+
     def clamp(self, value):
         """Clamp a coerced numeric value into [min, max] and snap it to the step grid."""
         if self.kind not in _NUMERIC:

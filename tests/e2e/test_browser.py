@@ -120,16 +120,6 @@ def test_slider_redraws_and_preset_applies(stem, server, page):
         assert b.same(got[k], v), f"preset {pid}: {k} shows {got[k]}, preset says {v}"
 
 
-def _away_from_default(p):
-    """A valid value other than the default (on the slider's grid)."""
-    if p.kind in ("float", "int"):
-        v = p.clamp(p.min + 0.37 * (p.max - p.min))
-        return v if v != p.default else p.clamp(p.max)
-    if p.kind == "select":
-        return next((o for o in p.options if o != p.default), p.default)
-    return not p.default
-
-
 @pytest.mark.parametrize("stem", WITH_PARAMS)
 def test_link_restores_widget_values(stem, server, page):
     """A shared link with every parameter set restores exactly those values, and the page keeps
@@ -138,7 +128,7 @@ def test_link_restores_widget_values(stem, server, page):
 
     res = b.resolved(stem)
     params = list(res.params.values())
-    want = {p.name: _away_from_default(p) for p in params}
+    want = {p.name: p.other_value() for p in params}
     query = {"lang": "zh", **{p.name: fmt_value(p, want[p.name]) for p in params}}
     b.goto(page, url(server, stem, urlencode(query)))
     assert_clean(page, "link")
