@@ -6,7 +6,7 @@ import streamlit as st
 
 from sim import two_point as tp
 from sim.attention import simulate
-from ui.figures import COLORS, exact_line, figure, show, sim_markers, thin
+from ui.figures import COLORS, cached_figure, exact_line, figure, show, sim_markers, thin
 from ui.page import cached, setup
 from ui.spec import PageSchema, Param
 
@@ -84,6 +84,65 @@ def _flows(fig, t, d: dict, exact_key: str, sim_key: str, max_markers: int) -> N
         sim_markers(fig, d[flow]["tau"][k], d[flow][sim_key][k], t(f"fig.{key}_sim"), color=col, symbol=sym)
 
 
+# --------------------------------------------------------------------------- figures
+# Built once per (language, parameters) and shared: see ui.figures.cached_figure.
+@cached_figure
+def angle_figure(t, beta, theta0, horizon, dt):
+    d = two_point_data(beta, theta0, horizon, dt)
+    fig = figure(t("fig.x_depth"), t("fig.y_angle"), t("fig.angle_title"))
+    _flows(fig, t, d, "exact", "sim", 50)
+    return fig
+
+
+@cached_figure
+def time_figure(t, beta, theta0, horizon, dt):
+    d = two_point_data(beta, theta0, horizon, dt)
+    fig = figure(t("fig.x_depth_sa"), t("fig.y_angle"), t("fig.time_title"))
+    exact_line(fig, d["fine"], d["SA"]["exact"], t("fig.sa_exact"), color=COLORS["sa"])
+    sim_markers(fig, *d["retimed"], t("fig.usa_retimed"), color=COLORS["usa"], symbol="diamond")
+    return fig
+
+
+@cached_figure
+def energy_figure(t, beta, theta0, horizon, dt):
+    d = two_point_data(beta, theta0, horizon, dt)
+    fig = figure(t("fig.x_depth"), t("fig.y_energy"), t("fig.energy_title"))
+    _flows(fig, t, d, "E_exact", "E_sim", 40)
+    return fig
+
+
+@cached_figure
+def error_figure(t, beta, theta0, horizon, dt):
+    d = two_point_data(beta, theta0, horizon, dt)
+    fig = figure(t("fig.x_dt"), t("fig.y_err"), t("fig.error_title"), log_x=True, log_y=True)
+    dts = d["dts"]
+    for flow, col, sym in (("SA", COLORS["sa"], "circle"), ("USA", COLORS["usa"], "square")):
+        err = d["err"][flow]
+        fig.add_scatter(x=dts, y=err, mode="lines+markers", name=t(f"fig.{flow.lower()}_err"),
+                        line=dict(color=col, dash="dash"), marker=dict(color=col, symbol=sym, size=8))
+    ref0 = max(np.max(d["err"]["SA"]), np.max(d["err"]["USA"]))
+    exact_line(fig, dts, ref0 * dts / dts[0], t("fig.slope1"), color=COLORS["ref"],
+               line=dict(dash="dot"))
+    # A vline annotation on a log axis stretches the autorange (it is placed at log10-space
+    # coordinates), so draw the line and its label by hand and pin the range to the data.
+    lx = np.log10(dts)
+    fig.add_shape(type="line", x0=dt, x1=dt, y0=0, y1=1, yref="paper",
+                  line=dict(color=COLORS["ref"], width=1))
+    fig.add_annotation(x=np.log10(dt), y=1, yref="paper", text=t("fig.your_dt"),
+                       showarrow=False, xanchor="right", yanchor="top", xshift=-4)
+    fig.update_xaxes(range=[lx.min() - 0.08, lx.max() + 0.08], dtick="D2")
+    return fig
+
+
+@cached_figure
+def simplex_figure(t, beta, n, rho0, horizon, dt):
+    s = simplex_data(beta, n, rho0, horizon, dt)
+    fig = figure(t("fig.x_depth"), t("fig.y_rho"), t("fig.simplex_title"))
+    exact_line(fig, s["fine"], s["exact"], t("fig.exact_rho"))
+    sim_markers(fig, s["tau"], s["sim"], t("fig.sim_rho"))
+    return fig
+
+
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
@@ -99,54 +158,29 @@ def render() -> None:
     m[3].metric(t("metrics.usa_gap"), f"{d['USA']['gap']:.2e}")
     st.caption(t("metrics.caption", layers=d["steps"], dt=v["dt"], tau=f"{d['tau_end']:g}"))
 
+    key = (v["beta"], v["theta0"], v["horizon"], v["dt"])
     c1, c2 = st.columns(2)
     with c1:
-        fig = figure(t("fig.x_depth"), t("fig.y_angle"), t("fig.angle_title"))
-        _flows(fig, t, d, "exact", "sim", 50)
-        show(fig, key="fig_angle")
+        show(angle_figure(t, *key), key="fig_angle")
     with c2:
-        fig = figure(t("fig.x_depth_sa"), t("fig.y_angle"), t("fig.time_title"))
-        exact_line(fig, d["fine"], d["SA"]["exact"], t("fig.sa_exact"), color=COLORS["sa"])
-        sim_markers(fig, *d["retimed"], t("fig.usa_retimed"), color=COLORS["usa"], symbol="diamond")
-        show(fig, key="fig_time")
+        show(time_figure(t, *key), key="fig_time")
         st.caption(t("timechange.residual", gap=f"{d['retime_gap']:.1e} rad"))
     ctx.section("timechange")
 
     c3, c4 = st.columns(2)
     with c3:
-        fig = figure(t("fig.x_depth"), t("fig.y_energy"), t("fig.energy_title"))
-        _flows(fig, t, d, "E_exact", "E_sim", 40)
-        show(fig, key="fig_energy")
+        show(energy_figure(t, *key), key="fig_energy")
     with c4:
-        fig = figure(t("fig.x_dt"), t("fig.y_err"), t("fig.error_title"), log_x=True, log_y=True)
-        dts = d["dts"]
-        for flow, col, sym in (("SA", COLORS["sa"], "circle"), ("USA", COLORS["usa"], "square")):
-            err = d["err"][flow]
-            fig.add_scatter(x=dts, y=err, mode="lines+markers", name=t(f"fig.{flow.lower()}_err"),
-                            line=dict(color=col, dash="dash"), marker=dict(color=col, symbol=sym, size=8))
-        ref0 = max(np.max(d["err"]["SA"]), np.max(d["err"]["USA"]))
-        exact_line(fig, dts, ref0 * dts / dts[0], t("fig.slope1"), color=COLORS["ref"],
-                   line=dict(dash="dot"))
-        # A vline annotation on a log axis stretches the autorange (it is placed at log10-space
-        # coordinates), so draw the line and its label by hand and pin the range to the data.
-        lx = np.log10(dts)
-        fig.add_shape(type="line", x0=v["dt"], x1=v["dt"], y0=0, y1=1, yref="paper",
-                      line=dict(color=COLORS["ref"], width=1))
-        fig.add_annotation(x=np.log10(v["dt"]), y=1, yref="paper", text=t("fig.your_dt"),
-                           showarrow=False, xanchor="right", yanchor="top", xshift=-4)
-        fig.update_xaxes(range=[lx.min() - 0.08, lx.max() + 0.08], dtick="D2")
-        show(fig, key="fig_error")
+        show(error_figure(t, *key), key="fig_error")
     st.markdown(t("energy.body"))
     ctx.section("discrete")
 
     with st.expander(t("simplex.title")):
         st.markdown(t("simplex.body"))
         with ctx.guard():
-            s = simplex_data(v["beta"], v["n_simplex"], v["rho0"], v["horizon"], v["dt"])
-        fig = figure(t("fig.x_depth"), t("fig.y_rho"), t("fig.simplex_title"))
-        exact_line(fig, s["fine"], s["exact"], t("fig.exact_rho"))
-        sim_markers(fig, s["tau"], s["sim"], t("fig.sim_rho"))
-        show(fig, key="fig_simplex")
+            simplex_data(v["beta"], v["n_simplex"], v["rho0"], v["horizon"], v["dt"])
+        show(simplex_figure(t, v["beta"], v["n_simplex"], v["rho0"], v["horizon"], v["dt"]),
+             key="fig_simplex")
 
     ctx.section("notice")
     ctx.section("questions")

@@ -5,11 +5,13 @@ colour means the same thing on every page (Okabe–Ito, colour-blind safe).
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
+from plotly.basedatatypes import BaseFigure
 
 # Okabe–Ito palette, by role.
 COLORS = {
@@ -128,6 +130,71 @@ def fit_log_ticks(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def show(fig: go.Figure, key: str | None = None) -> None:
-    fit_log_ticks(fig)
+class Frozen(BaseFigure):
+    """A finished figure, serialised once and afterwards only read.
+
+    ``st.plotly_chart`` turns a figure into JSON through ``to_dict()``, which deep-copies every
+    trace, layout entry and animation frame and re-encodes its arrays — on every rerun of every
+    session, ~10–60 ms per figure here (more with frames). A figure kept in a shared cache is
+    wrapped once: ``to_dict()`` then returns the stored dict (Plotly's own output, so what reaches
+    the browser is identical; ``tests/test_figures.py`` checks that). Read-only by design: there is
+    nothing to mutate, and sharing it between reruns and sessions is safe.
+    """
+
+    def __init__(self, fig: go.Figure) -> None:  # noqa: D107 -- BaseFigure.__init__ skipped on purpose
+        fit_log_ticks(fig)
+        object.__setattr__(self, "_spec", fig.to_dict())
+
+    def to_dict(self) -> dict:
+        return self._spec
+
+    def to_plotly_json(self) -> dict:
+        return self._spec
+
+    @property
+    def spec(self) -> dict:
+        """The serialised figure (``data``, ``layout``, ``frames``): read it, do not change it."""
+        return self._spec
+
+    def __repr__(self) -> str:
+        return f"Frozen({len(self._spec.get('data', []))} traces, {len(self._spec.get('frames', []))} frames)"
+
+
+def freeze(fig: go.Figure | Frozen) -> Frozen:
+    """``fig`` as a :class:`Frozen` figure (unchanged when it already is one)."""
+    return fig if isinstance(fig, Frozen) else Frozen(fig)
+
+
+def cached_figure(fn=None, *, max_entries: int = 64):
+    """Decorator: build a page figure once and share it between reruns and sessions.
+
+    ``fn(t, *args) -> go.Figure``, where ``t`` is the page's :class:`ui.i18n.Text`. The result is
+    :class:`Frozen` and kept in ``st.cache_resource`` (at most ``max_entries`` figures per builder),
+    keyed on the language, the version of the text files and ``args`` (hashed by Streamlit: pass the
+    page's parameter values and let the builder read its data from the ``cached`` compute
+    functions). A cached rerun then pays neither Plotly's validation nor its deep copy.
+    """
+    def deco(fn):
+        def build(stem: str, lang: str, version: tuple, *args):
+            from ui.i18n import Text
+
+            return Frozen(fn(Text(stem, lang), *args))
+
+        # Streamlit keys a cache on module + qualified name + source: make each builder distinct.
+        build.__module__, build.__qualname__ = fn.__module__, f"{fn.__qualname__}.<frozen>"
+        shared = st.cache_resource(max_entries=max_entries, show_spinner=False)(build)
+
+        @functools.wraps(fn)
+        def call(t, *args) -> Frozen:
+            return shared(t.stem, t.lang, t.version, *args)
+
+        call.clear = shared.clear
+        return call
+
+    return deco(fn) if fn is not None else deco
+
+
+def show(fig: go.Figure | Frozen, key: str | None = None) -> None:
+    if not isinstance(fig, Frozen):
+        fit_log_ticks(fig)
     st.plotly_chart(fig, width="stretch", theme=None, config=CONFIG, key=key)

@@ -83,6 +83,13 @@ class Text:
                 return v
         return None
 
+    @property
+    def version(self) -> tuple:
+        """Changes when one of this page's text files changes on disk (a cache key for built figures)."""
+        paths = [TEXT_DIR / lg / f for lg in {self.lang, "en"} for f in (f"{self.stem}.toml", "common.toml")]
+        with _lock:
+            return tuple(sorted((str(p), _cache[p][0] if p in _cache else None) for p in paths))
+
     def has(self, key: str) -> bool:
         return self._get(self._own, key) is not None
 
