@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.i18n import Text
-from ui.nav import PAGES
+from ui.nav import PAGES, page
 from ui.page import setup
 from ui.spec import PageSchema
 
@@ -20,7 +20,7 @@ def render() -> None:
             continue
         pt = Text(e.stem, ctx.lang)
         with st.container(border=True):
-            st.page_link(f"pages/{e.stem}.py", label=pt("title"), icon=e.icon)
+            st.page_link(page(e, ctx.lang), label=pt("title"), icon=e.icon)
             st.caption(pt("subtitle"))
     ctx.section("times")
     ctx.section("howto")

@@ -9,8 +9,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from sim import nonnormal as nn
-from ui.figures import COLORS, SEQUENCE, exact_line, figure, show, sim_line, sim_markers, thin
-from ui.i18n import Text
+from ui.figures import (COLORS, SEQUENCE, cached_figure, exact_line, figure, show, sim_line, sim_markers,
+                        thin)
 from ui.page import cached, setup
 from ui.spec import PageSchema, Param
 
@@ -187,15 +187,139 @@ def _ellipse_figure(d: dict, t, lang_s: str) -> go.Figure:
     return fig
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def ellipse_figure(M: float, s_max: float, lang: str) -> go.Figure:
-    """The animated figure, built once per (M, s_max, language) and shared read-only.
-
-    Building 61 frames costs ~0.1 s of Plotly validation; st.plotly_chart only reads the figure
-    (it serialises a copy), so sharing one object between reruns and sessions is safe.
-    """
-    t = Text("nonnormal", lang)
+@cached_figure(max_entries=16)
+def ellipse_figure(t, M: float, s_max: float):
+    """The animated ellipse (61 frames): built once per (M, s_max, language) and shared."""
     return _ellipse_figure(flow_data(M, s_max), t, t("fig.s_prefix"))
+
+
+@cached_figure
+def response_figure(t, M: float, s_max: float):
+    f = flow_data(M, s_max)
+    fig = figure(t("fig.x_s"), t("fig.y_norm"), t("fig.response_title"), height=500)
+    for j, ang in enumerate(f["angles"]):
+        is_e2 = abs(ang - np.pi / 2) < 1e-9
+        _line(fig, f["s"], f["resp"][j], t("fig.resp_e2") if is_e2 else
+              t("fig.resp_dir", deg=f"{math.degrees(ang):.0f}"),
+              color=SEQUENCE[j % len(SEQUENCE)], width=3.5 if is_e2 else 1.5)
+    exact_line(fig, f["s"], f["norm"], t("fig.envelope"), color=COLORS["black"])
+    exact_line(fig, f["s"], f["eig"], t("fig.eig_only"), color=COLORS["ref"], line=dict(dash="dot"))
+    fig.add_trace(go.Scatter(x=[f["s_star"]], y=[f["peak"]], mode="markers", name=t("fig.peak"),
+                             marker=dict(color=COLORS["black"], size=14, symbol="star")))
+    # Both labels sit in a band above every curve, at the right end, with a thin leader to their
+    # point: next to the points they covered the curves around the peak.
+    top = max(float(np.max(f["norm"])), f["peak"], 1.0)
+    s_txt = 0.98 * s_max
+    note = dict(showarrow=True, arrowhead=0, arrowwidth=1, arrowcolor="#666", axref="x", ayref="y",
+                bgcolor="rgba(255,255,255,0.85)", xanchor="right", yanchor="middle")
+    fig.add_annotation(x=f["s_star"], y=f["peak"], ax=s_txt, ay=1.26 * top,
+                       text=t("fig.peak_text", s=f"{f['s_star']:.3f}", v=f"{f['peak']:.3f}"), **note)
+    if s_max >= 1.0:
+        fig.add_trace(go.Scatter(x=[1.0], y=[f["e2_at_1"]], mode="markers", name=t("fig.at_s1"),
+                                 marker=dict(color=COLORS["accent"], size=11, symbol="diamond")))
+        fig.add_trace(go.Scatter(x=[1.0], y=[abs(M) / math.e], mode="markers", name=t("fig.m_over_e"),
+                                 marker=dict(color=COLORS["accent"], size=14, symbol="line-ew-open",
+                                             line=dict(width=3, color=COLORS["accent"]))))
+        fig.add_annotation(x=1.0, y=f["e2_at_1"], ax=s_txt, ay=1.12 * top,
+                           text=t("fig.at_s1_text", v=f"{f['e2_at_1']:.3f}"), **note)
+    fig.update_yaxes(range=[0.0, 1.34 * top])
+    fig.update_layout(legend=dict(orientation="v", x=1.02, y=1.0, xanchor="left", yanchor="top"),
+                      margin=dict(r=10))
+    return fig
+
+
+@cached_figure
+def kappa_s_figure(t, M: float, eps: float, s_max: float):
+    k = kappa_data(M, eps, s_max)
+    fig = figure(t("fig.x_s_short"), t("fig.y_norm"), t("fig.kappa_title", eps=f"{eps:g}"), log_y=True)
+    exact_line(fig, k["s"], k["norm_eps"], t("fig.norm_eps"), color=COLORS["exact"])
+    exact_line(fig, k["s"], k["bound"], t("fig.kappa_bound"), color=COLORS["bound"])
+    _line(fig, k["s"], k["norm_jordan"], t("fig.norm_jordan"), color=COLORS["other"], width=1.5)
+    exact_line(fig, k["s"], k["eig"], t("fig.eig_only"), color=COLORS["ref"], line=dict(dash="dot"))
+    _legend_low(fig)
+    return fig
+
+
+@cached_figure
+def kappa_eps_figure(t, M: float, eps: float, s_max: float):
+    k = kappa_data(M, eps, s_max)
+    fig = figure(t("fig.x_eps"), t("fig.y_kappa"), t("fig.kappa_eps_title"), log_x=True, log_y=True)
+    exact_line(fig, k["eps_sweep"], k["kappa_sweep"], t("fig.kappa_curve"), color=COLORS["bound"])
+    exact_line(fig, k["eps_sweep"], k["sup_sweep"], t("fig.sup_curve"), color=COLORS["exact"])
+    fig.add_trace(go.Scatter(x=[eps, eps], y=[k["kappa"], k["sup_eps"]], mode="markers",
+                             name=t("fig.your_eps"),
+                             marker=dict(color=COLORS["black"], size=10, symbol="x")))
+    _legend_low(fig)
+    return fig
+
+
+@cached_figure(max_entries=16)
+def pseudo_figure(t, M: float, eps: float, grid: int):
+    p = pseudo_data(M, eps, grid)
+    fig = figure(t("fig.x_re"), t("fig.y_im"), t("fig.pseudo_title", eps=f"{eps:g}"), height=560)
+    fig.update_layout(hovermode="closest")
+    fig.add_trace(go.Contour(
+        x=p["re"], y=p["im"], z=p["logsig"], name=t("fig.pseudo_levels"),
+        contours=dict(start=-3.0, end=0.5, size=0.5, coloring="lines", showlabels=True,
+                      labelfont=dict(size=11)),
+        colorscale="Viridis", line=dict(width=1.8), showscale=True,
+        colorbar=dict(title=dict(text=t("fig.log_sigma"), side="right"), thickness=14),
+        hovertemplate="z = %{x:.3f} %{y:+.3f}i<br>log10 σ_min = %{z:.2f}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=p["eig"].real, y=p["eig"].imag, mode="markers", name=t("fig.eigenvalues"),
+                             marker=dict(color=COLORS["usa"], size=12, symbol="x")))
+    if np.isfinite(p["kreiss_at"][0]):
+        fig.add_trace(go.Scatter(x=[p["kreiss_at"][0]], y=[p["kreiss_at"][1]], mode="markers",
+                                 name=t("fig.kreiss_point"),
+                                 marker=dict(color=COLORS["accent"], size=11, symbol="diamond-open",
+                                             line=dict(width=2, color=COLORS["accent"]))))
+    fig.add_trace(go.Scatter(x=[0.0, 0.0], y=[p["im"][0], p["im"][-1]], mode="lines", name=t("fig.imag_axis"),
+                             line=dict(color=COLORS["ref"], dash="dash", width=1.5), hoverinfo="skip"))
+    fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    _legend_low(fig)
+    return fig
+
+
+@cached_figure
+def jacobian_figure(t, L: int, d: int, eta: float, seed: int):
+    j = jacobian_data(L, d, eta, seed)
+    fig = figure(t("fig.x_depth"), t("fig.y_product"), t("fig.jac_title", d=d, eta=f"{eta:g}"), log_y=True)
+
+    def ex(x):
+        return np.exp(np.clip(x, -700.0, 700.0))
+
+    exact_line(fig, j["depth"], ex(j["norm_product"]), t("fig.norm_product"), color=COLORS["bound"])
+    sim_line(fig, j["depth"], ex(j["ordered"]), t("fig.ordered"), color=COLORS["exact"])
+    sim_line(fig, j["depth"], ex(j["reversed"]), t("fig.reversed"), color=COLORS["usa"])
+    fig.add_trace(go.Scatter(x=j["depth"], y=ex(j["radius_product"]), mode="lines", name=t("fig.radius_product"),
+                             line=dict(color=COLORS["ref"], dash="dot", width=2)))
+    _legend_low(fig)
+    return fig
+
+
+@cached_figure
+def euler_flow_figure(t, M: float, delta: float, s_max: float):
+    e = euler_data(M, delta, s_max)
+    idx = thin(e["sk"].size, EULER_MARKERS)
+    fig = figure(t("fig.x_s_short"), t("fig.y_component"), t("fig.euler_title", delta=f"{delta:g}"))
+    exact_line(fig, e["s"], e["exact"][:, 0], t("fig.x1_exact"), color=COLORS["exact"])
+    exact_line(fig, e["s"], e["exact"][:, 1], t("fig.x2_exact"), color=COLORS["bound"])
+    sim_markers(fig, e["sk"][idx], e["euler"][idx, 0], t("fig.x1_euler"), color=COLORS["exact"])
+    sim_markers(fig, e["sk"][idx], e["euler"][idx, 1], t("fig.x2_euler"), color=COLORS["bound"],
+                symbol="square")
+    _legend_low(fig)
+    return fig
+
+
+@cached_figure
+def euler_scalar_figure(t, M: float, delta: float, s_max: float):
+    e = euler_data(M, delta, s_max)
+    idx = thin(e["sk"].size, EULER_MARKERS)
+    fig = figure(t("fig.x_s_short"), t("fig.y_V"), t("fig.scalar_title", ad=f"{A_SCALAR * delta:g}"))
+    exact_line(fig, e["s"], e["sc_exact"], t("fig.V_exact"), color=COLORS["exact"])
+    sim_markers(fig, e["sc_s"][idx], e["sc_euler"][idx], t("fig.V_euler"), color=COLORS["sim"])
+    fig.add_hline(y=0.0, line=dict(color=COLORS["ref"], width=1))
+    _legend_low(fig)
+    return fig
 
 
 def render() -> None:
@@ -216,40 +340,11 @@ def render() -> None:
     m[4].metric(t("metrics.kappa"), f"{k['kappa']:.4g}")
     st.caption(t("metrics.caption_growth") if abs(M) > 2 else t("metrics.caption_nogrowth"))
 
-    fig = figure(t("fig.x_s"), t("fig.y_norm"), t("fig.response_title"), height=500)
-    for j, ang in enumerate(f["angles"]):
-        is_e2 = abs(ang - np.pi / 2) < 1e-9
-        _line(fig, f["s"], f["resp"][j], t("fig.resp_e2") if is_e2 else
-              t("fig.resp_dir", deg=f"{math.degrees(ang):.0f}"),
-              color=SEQUENCE[j % len(SEQUENCE)], width=3.5 if is_e2 else 1.5)
-    exact_line(fig, f["s"], f["norm"], t("fig.envelope"), color=COLORS["black"])
-    exact_line(fig, f["s"], f["eig"], t("fig.eig_only"), color=COLORS["ref"], line=dict(dash="dot"))
-    fig.add_trace(go.Scatter(x=[f["s_star"]], y=[f["peak"]], mode="markers", name=t("fig.peak"),
-                             marker=dict(color=COLORS["black"], size=14, symbol="star")))
-    # Both labels sit in a band above every curve, at the right end, with a thin leader to their
-    # point: next to the points they covered the curves around the peak.
-    top = max(float(np.max(f["norm"])), f["peak"], 1.0)
-    s_txt = 0.98 * v["s_max"]
-    note = dict(showarrow=True, arrowhead=0, arrowwidth=1, arrowcolor="#666", axref="x", ayref="y",
-                bgcolor="rgba(255,255,255,0.85)", xanchor="right", yanchor="middle")
-    fig.add_annotation(x=f["s_star"], y=f["peak"], ax=s_txt, ay=1.26 * top,
-                       text=t("fig.peak_text", s=f"{f['s_star']:.3f}", v=f"{f['peak']:.3f}"), **note)
-    if v["s_max"] >= 1.0:
-        fig.add_trace(go.Scatter(x=[1.0], y=[f["e2_at_1"]], mode="markers", name=t("fig.at_s1"),
-                                 marker=dict(color=COLORS["accent"], size=11, symbol="diamond")))
-        fig.add_trace(go.Scatter(x=[1.0], y=[abs(M) / math.e], mode="markers", name=t("fig.m_over_e"),
-                                 marker=dict(color=COLORS["accent"], size=14, symbol="line-ew-open",
-                                             line=dict(width=3, color=COLORS["accent"]))))
-        fig.add_annotation(x=1.0, y=f["e2_at_1"], ax=s_txt, ay=1.12 * top,
-                           text=t("fig.at_s1_text", v=f"{f['e2_at_1']:.3f}"), **note)
-    fig.update_yaxes(range=[0.0, 1.34 * top])
-    fig.update_layout(legend=dict(orientation="v", x=1.02, y=1.0, xanchor="left", yanchor="top"),
-                      margin=dict(r=10))
-    show(fig, key="fig_response")
+    show(response_figure(t, M, v["s_max"]), key="fig_response")
 
     c1, c2 = st.columns([1, 1])
     with c1:
-        show(ellipse_figure(M, v["s_max"], ctx.lang), key="fig_ellipse")
+        show(ellipse_figure(t, M, v["s_max"]), key="fig_ellipse")
     with c2:
         ctx.section("ellipse")
         st.caption(t("ellipse.caption"))
@@ -258,22 +353,9 @@ def render() -> None:
     ctx.section("kappa")
     c3, c4 = st.columns(2)
     with c3:
-        fig = figure(t("fig.x_s_short"), t("fig.y_norm"), t("fig.kappa_title", eps=f"{v['eps']:g}"), log_y=True)
-        exact_line(fig, k["s"], k["norm_eps"], t("fig.norm_eps"), color=COLORS["exact"])
-        exact_line(fig, k["s"], k["bound"], t("fig.kappa_bound"), color=COLORS["bound"])
-        _line(fig, k["s"], k["norm_jordan"], t("fig.norm_jordan"), color=COLORS["other"], width=1.5)
-        exact_line(fig, k["s"], k["eig"], t("fig.eig_only"), color=COLORS["ref"], line=dict(dash="dot"))
-        _legend_low(fig)
-        show(fig, key="fig_kappa_s")
+        show(kappa_s_figure(t, M, v["eps"], v["s_max"]), key="fig_kappa_s")
     with c4:
-        fig = figure(t("fig.x_eps"), t("fig.y_kappa"), t("fig.kappa_eps_title"), log_x=True, log_y=True)
-        exact_line(fig, k["eps_sweep"], k["kappa_sweep"], t("fig.kappa_curve"), color=COLORS["bound"])
-        exact_line(fig, k["eps_sweep"], k["sup_sweep"], t("fig.sup_curve"), color=COLORS["exact"])
-        fig.add_trace(go.Scatter(x=[v["eps"], v["eps"]], y=[k["kappa"], k["sup_eps"]], mode="markers",
-                                 name=t("fig.your_eps"),
-                                 marker=dict(color=COLORS["black"], size=10, symbol="x")))
-        _legend_low(fig)
-        show(fig, key="fig_kappa_eps")
+        show(kappa_eps_figure(t, M, v["eps"], v["s_max"]), key="fig_kappa_eps")
     st.caption(t("kappa.caption", kappa=f"{k['kappa']:.4g}", sup=f"{k['sup_eps']:.4g}"))
 
     # ------------------------------------------------------------------ pseudospectra
@@ -282,27 +364,7 @@ def render() -> None:
         p = pseudo_data(M, v["eps"], v["grid"])
     c5, c6 = st.columns([3, 2])
     with c5:
-        fig = figure(t("fig.x_re"), t("fig.y_im"), t("fig.pseudo_title", eps=f"{v['eps']:g}"), height=560)
-        fig.update_layout(hovermode="closest")
-        fig.add_trace(go.Contour(
-            x=p["re"], y=p["im"], z=p["logsig"], name=t("fig.pseudo_levels"),
-            contours=dict(start=-3.0, end=0.5, size=0.5, coloring="lines", showlabels=True,
-                          labelfont=dict(size=11)),
-            colorscale="Viridis", line=dict(width=1.8), showscale=True,
-            colorbar=dict(title=dict(text=t("fig.log_sigma"), side="right"), thickness=14),
-            hovertemplate="z = %{x:.3f} %{y:+.3f}i<br>log10 σ_min = %{z:.2f}<extra></extra>"))
-        fig.add_trace(go.Scatter(x=p["eig"].real, y=p["eig"].imag, mode="markers", name=t("fig.eigenvalues"),
-                                 marker=dict(color=COLORS["usa"], size=12, symbol="x")))
-        if np.isfinite(p["kreiss_at"][0]):
-            fig.add_trace(go.Scatter(x=[p["kreiss_at"][0]], y=[p["kreiss_at"][1]], mode="markers",
-                                     name=t("fig.kreiss_point"),
-                                     marker=dict(color=COLORS["accent"], size=11, symbol="diamond-open",
-                                                 line=dict(width=2, color=COLORS["accent"]))))
-        fig.add_trace(go.Scatter(x=[0.0, 0.0], y=[p["im"][0], p["im"][-1]], mode="lines", name=t("fig.imag_axis"),
-                                 line=dict(color=COLORS["ref"], dash="dash", width=1.5), hoverinfo="skip"))
-        fig.update_yaxes(scaleanchor="x", scaleratio=1)
-        _legend_low(fig)
-        show(fig, key="fig_pseudo")
+        show(pseudo_figure(t, M, v["eps"], v["grid"]), key="fig_pseudo")
     with c6:
         st.metric(t("metrics.kreiss"), f"{p['kreiss']:.4f}")
         st.metric(t("metrics.sup_eps"), f"{p['sup']:.4f}")
@@ -313,19 +375,7 @@ def render() -> None:
     ctx.section("jacobians")
     with ctx.guard():
         j = jacobian_data(v["L"], v["d"], v["eta"], v["seed"])
-    fig = figure(t("fig.x_depth"), t("fig.y_product"), t("fig.jac_title", d=v["d"], eta=f"{v['eta']:g}"),
-                 log_y=True)
-
-    def ex(x):
-        return np.exp(np.clip(x, -700.0, 700.0))
-
-    exact_line(fig, j["depth"], ex(j["norm_product"]), t("fig.norm_product"), color=COLORS["bound"])
-    sim_line(fig, j["depth"], ex(j["ordered"]), t("fig.ordered"), color=COLORS["exact"])
-    sim_line(fig, j["depth"], ex(j["reversed"]), t("fig.reversed"), color=COLORS["usa"])
-    fig.add_trace(go.Scatter(x=j["depth"], y=ex(j["radius_product"]), mode="lines", name=t("fig.radius_product"),
-                             line=dict(color=COLORS["ref"], dash="dot", width=2)))
-    _legend_low(fig)
-    show(fig, key="fig_jacobians")
+    show(jacobian_figure(t, v["L"], v["d"], v["eta"], v["seed"]), key="fig_jacobians")
     gap = (j["norm_product"][-1] - j["ordered"][-1]) / math.log(10.0)
     st.caption(t("jacobians.caption", L=v["L"], gap=f"{gap:.1f}",
                  ordered=f"{j['ordered'][-1] / math.log(10):.2f}",
@@ -336,23 +386,10 @@ def render() -> None:
     with ctx.guard():
         e = euler_data(M, v["delta"], v["s_max"])
     c7, c8 = st.columns(2)
-    idx = thin(e["sk"].size, EULER_MARKERS)
     with c7:
-        fig = figure(t("fig.x_s_short"), t("fig.y_component"), t("fig.euler_title", delta=f"{v['delta']:g}"))
-        exact_line(fig, e["s"], e["exact"][:, 0], t("fig.x1_exact"), color=COLORS["exact"])
-        exact_line(fig, e["s"], e["exact"][:, 1], t("fig.x2_exact"), color=COLORS["bound"])
-        sim_markers(fig, e["sk"][idx], e["euler"][idx, 0], t("fig.x1_euler"), color=COLORS["exact"])
-        sim_markers(fig, e["sk"][idx], e["euler"][idx, 1], t("fig.x2_euler"), color=COLORS["bound"],
-                    symbol="square")
-        _legend_low(fig)
-        show(fig, key="fig_euler_flow")
+        show(euler_flow_figure(t, M, v["delta"], v["s_max"]), key="fig_euler_flow")
     with c8:
-        fig = figure(t("fig.x_s_short"), t("fig.y_V"), t("fig.scalar_title", ad=f"{A_SCALAR * v['delta']:g}"))
-        exact_line(fig, e["s"], e["sc_exact"], t("fig.V_exact"), color=COLORS["exact"])
-        sim_markers(fig, e["sc_s"][idx], e["sc_euler"][idx], t("fig.V_euler"), color=COLORS["sim"])
-        fig.add_hline(y=0.0, line=dict(color=COLORS["ref"], width=1))
-        _legend_low(fig)
-        show(fig, key="fig_euler_scalar")
+        show(euler_scalar_figure(t, M, v["delta"], v["s_max"]), key="fig_euler_scalar")
     bound = t("euler.no_bound") if not math.isfinite(e["bound"]) else f"{e['bound']:.2e}"
     st.markdown(t("euler.result", ad=f"{A_SCALAR * v['delta']:g}", regime=t(f"euler.regimes.{e['regime']}"), factor=f"{e['factor']:.3f}",
                   err=f"{e['sc_err']:.2e}", bound=bound, flow_err=f"{e['flow_err']:.2e}"))

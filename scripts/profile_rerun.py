@@ -31,6 +31,8 @@ def main() -> None:
     from streamlit.navigation.page import StreamlitPage
     from streamlit.testing.v1 import AppTest
 
+    from tests.conftest import open_page
+
     prof = cProfile.Profile()
     active = {"on": False}
     orig = StreamlitPage.run
@@ -48,7 +50,7 @@ def main() -> None:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     at.run()
     if args.stem != "home":
-        at.switch_page(f"pages/{args.stem}.py")
+        open_page(at, args.stem)
     at.run()
     at.run()
     for kv in args.set:
@@ -59,7 +61,7 @@ def main() -> None:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
         at.run()
         if args.stem != "home":
-            at.switch_page(f"pages/{args.stem}.py")
+            open_page(at, args.stem)
         for k, v in q.items():
             at.query_params[k] = v
     active["on"] = True

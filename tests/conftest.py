@@ -41,6 +41,19 @@ def chart_specs(at) -> list[dict]:
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
 
 
+def open_page(at, stem: str):
+    """Point an AppTest at page ``stem`` for its next ``run()``.
+
+    Pages are functions (``st.Page(render, url_path=stem)``, see ui/nav.py), and
+    ``AppTest.switch_page`` only resolves file pages; the script hash Streamlit uses for a page is
+    the hash of its URL path, which is what a browser session sends as well."""
+    matches = [h for h, info in at._registered_pages.items() if info.get("url_pathname") == stem]
+    if not matches:
+        raise ValueError(f"no registered page {stem!r}: {list(at._registered_pages.values())}")
+    at._page_hash = matches[0]
+    return at
+
+
 def app_test(stem: str, query: dict | None = None, timeout: float = 90):
     """An AppTest that runs app.py on page ``stem`` with the given query string."""
     from streamlit.testing.v1 import AppTest
@@ -50,7 +63,7 @@ def app_test(stem: str, query: dict | None = None, timeout: float = 90):
         at.query_params[k] = v
     at.run()
     if stem != "home":
-        at.switch_page(f"pages/{stem}.py")
+        open_page(at, stem)
         for k, v in (query or {}).items():
             at.query_params[k] = v
         at.run()

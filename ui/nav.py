@@ -6,6 +6,7 @@ one ``Entry`` line below.
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 
 from ui.i18n import Text
@@ -28,14 +29,29 @@ PAGES: tuple[Entry, ...] = (
 )
 
 
-def navigation(lang: str):
-    """Build the ``st.navigation`` mapping {group title: [st.Page, ...]}."""
+def page_module(stem: str):
+    """The module ``pages.<stem>`` (imported once per process)."""
+    return importlib.import_module(f"pages.{stem}")
+
+
+def page(e: Entry, lang: str):
+    """The ``st.Page`` of one entry (also what ``st.page_link`` needs to link to it)."""
     import streamlit as st
 
+    return st.Page(page_module(e.stem).render, title=Text(e.stem, lang)("title"), icon=e.icon,
+                   url_path=e.stem, default=(e.stem == "home"))
+
+
+def navigation(lang: str):
+    """Build the ``st.navigation`` mapping {group title: [st.Page, ...]}.
+
+    Each page is its module's ``render`` function, not its file: a file page is re-executed on
+    every rerun (Streamlit's AST "magic", then every ``SCHEMA`` and every cache decorator built
+    anew, ~10-15 ms per rerun here); a function page runs only ``render()``. The URL path is the
+    stem either way (``/two_point``), and ``python pages/<stem>.py`` still works for debugging.
+    """
     common = Text("common", lang)
     groups: dict[str, list] = {}
     for e in PAGES:
-        page = st.Page(f"pages/{e.stem}.py", title=Text(e.stem, lang)("title"), icon=e.icon,
-                       url_path=e.stem, default=(e.stem == "home"))
-        groups.setdefault(common(f"groups.{e.group}"), []).append(page)
+        groups.setdefault(common(f"groups.{e.group}"), []).append(page(e, lang))
     return groups

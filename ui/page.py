@@ -137,7 +137,8 @@ class Ctx:
     def csv_download(self, filename: str, columns: dict, key: str | None = None) -> None:
         """A download button for the plotted data; ragged columns are padded."""
         st.download_button(
-            self.t("ui.download_csv"), data=to_csv(columns), file_name=filename,
+            # deferred: the CSV is built only when the button is clicked, not on every rerun
+            self.t("ui.download_csv"), data=lambda: to_csv(columns), file_name=filename,
             mime="text/csv", key=key or f"csv_{filename}", on_click="ignore",
         )
 
@@ -149,7 +150,7 @@ class Ctx:
                 st.code(share_url(self.query), language=None, wrap_lines=True)
             show = st.toggle(self.t("ui.show_code"), key="_show_code", value=False)
         if show:
-            mod = sys.modules.get("__main__")
+            mod = sys.modules.get(f"pages.{self.stem}")
             try:
                 src = inspect.getsource(mod) if mod is not None else ""
             except (OSError, TypeError):
