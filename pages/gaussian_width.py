@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from sim import gaussian_width as gw
-from ui.figures import COLORS, CONFIG, TEMPLATE, exact_line, figure
+from ui.figures import COLORS, CONFIG, TEMPLATE, Frozen, exact_line, figure
 from ui.page import cached, setup
 from ui.spec import PageSchema, Param
 
@@ -376,7 +376,11 @@ def _text_stamp(lang: str) -> tuple:
 # A built figure is only read afterwards (st.plotly_chart serialises it), so it is kept as a shared
 # resource: building and validating five Plotly figures would otherwise dominate a cached rerun.
 @st.cache_resource(max_entries=128, show_spinner=False)
-def built_figure(kind: str, lang: str, stamp: tuple, args: tuple) -> go.Figure:
+def built_figure(kind: str, lang: str, stamp: tuple, args: tuple) -> Frozen:
+    return Frozen(_build_figure(kind, lang, args))
+
+
+def _build_figure(kind: str, lang: str, args: tuple) -> go.Figure:
     from ui.i18n import Text
 
     t = Text(SCHEMA.stem, lang)
