@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from sim import nonnormal as nn
-from ui.figures import (COLORS, SEQUENCE, cached_figure, exact_line, figure, show, sim_line, sim_markers,
+from ui.figures import (COLORS, SEQUENCE, Frozen, cached_figure, exact_line, figure, show, sim_line, sim_markers,
                         thin)
 from ui.page import cached, setup
 from ui.spec import PageSchema, Param
@@ -137,7 +137,7 @@ def _line(fig: go.Figure, x, y, name: str, color: str, width: float = 2.5, dash:
                              line=dict(color=color, width=width, dash=dash)))
 
 
-def _ellipse_figure(d: dict, t, lang_s: str) -> go.Figure:
+def _ellipse_figure(d: dict, t, lang_s: str) -> Frozen:
     lim = 1.08 * max(d["peak"], float(np.abs(d["ellipse"]).max()), 1.0)
     fig = figure(t("fig.x1"), t("fig.x2"), t("fig.ellipse_title"), height=500)
     fig.update_layout(hovermode="closest", margin=dict(l=60, r=20, t=50, b=40))
@@ -162,7 +162,7 @@ def _ellipse_figure(d: dict, t, lang_s: str) -> go.Figure:
     start = int(np.argmin(np.abs(d["sf"] - min(1.0, d["sf"][-1]))))
     for tr, style, name in zip(moving(start), first, names):
         fig.add_trace(go.Scatter(x=tr["x"], y=tr["y"], name=name, **style))
-    fig.frames = [dict(data=moving(k), traces=[1, 2, 3], name=f"{d['sf'][k]:.3f}") for k in range(FRAMES)]
+    frames = [dict(data=moving(k), traces=[1, 2, 3], name=f"{d['sf'][k]:.3f}") for k in range(FRAMES)]
     steps = [dict(method="animate", label=f"{d['sf'][k]:.2f}",
                   args=[[f"{d['sf'][k]:.3f}"], dict(mode="immediate", frame=dict(duration=0, redraw=False),
                                                     transition=dict(duration=0))])
@@ -184,7 +184,7 @@ def _ellipse_figure(d: dict, t, lang_s: str) -> go.Figure:
         legend=dict(orientation="v", x=0.0, y=1.02, xanchor="left", yanchor="bottom"),
         margin=dict(l=60, r=20, t=140, b=120), height=730,
     )
-    return fig
+    return Frozen(fig, frames=frames)
 
 
 @cached_figure(max_entries=16)

@@ -61,3 +61,22 @@ def test_cached_figure_keys_on_language_and_arguments(monkeypatch):
     from tests.conftest import decode
     assert decode(f3.spec["data"][0]["y"]).tolist() == [2.0, 2.0]
     cached.clear()
+
+
+def test_raw_frames_match_validated_frames():
+    """Frames given as plain dicts reach the browser like go.Frame objects (same numbers)."""
+    x = np.linspace(0.0, 1.0, 30)
+    raw = [dict(data=[dict(type="scatter", x=x, y=k * x)], traces=[0], name=f"{k}") for k in range(4)]
+    ref = F.figure("x", "y")
+    F.exact_line(ref, x, x, "line")
+    fast = go.Figure(ref)
+    ref.frames = [go.Frame(**f) for f in raw]
+    a = json.loads(pio.to_json(F.Frozen(ref).spec, validate=False))
+    b = json.loads(pio.to_json(F.Frozen(fast, frames=raw).spec, validate=False))
+    assert a["data"] == b["data"] and a["layout"] == b["layout"]
+    from tests.conftest import decode
+    assert len(a["frames"]) == len(b["frames"]) == 4
+    for fa, fb in zip(a["frames"], b["frames"]):
+        assert fa["name"] == fb["name"] and fa["traces"] == fb["traces"]
+        np.testing.assert_array_equal(decode(fa["data"][0]["y"]), decode(fb["data"][0]["y"]))
+        np.testing.assert_array_equal(decode(fb["data"][0]["x"]), x)

@@ -141,9 +141,16 @@ class Frozen(BaseFigure):
     nothing to mutate, and sharing it between reruns and sessions is safe.
     """
 
-    def __init__(self, fig: go.Figure) -> None:  # noqa: D107 -- BaseFigure.__init__ skipped on purpose
+    def __init__(self, fig: go.Figure, frames: list[dict] | None = None) -> None:  # noqa: D107
+        # BaseFigure.__init__ is skipped on purpose: nothing of a live figure is needed.
         fit_log_ticks(fig)
-        object.__setattr__(self, "_spec", fig.to_dict())
+        spec = fig.to_dict()
+        if frames is not None:
+            # Animation frames as plain dicts (``{"data": [...], "traces": [...], "name": ...}``):
+            # Plotly validates each frame's traces one by one (~1 ms per frame here); these go to
+            # the browser as given (numpy arrays are encoded by Plotly's JSON encoder).
+            spec["frames"] = [_typed_arrays(f) for f in frames]
+        object.__setattr__(self, "_spec", spec)
 
     def to_dict(self) -> dict:
         return self._spec
@@ -160,6 +167,25 @@ class Frozen(BaseFigure):
         return f"Frozen({len(self._spec.get('data', []))} traces, {len(self._spec.get('frames', []))} frames)"
 
 
+def _typed_arrays(obj):
+    """numpy arrays inside ``obj`` -> Plotly's base64 typed-array form, as ``to_dict`` writes them."""
+    if isinstance(obj, dict):
+        return {k: _typed_arrays(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_typed_arrays(v) for v in obj]
+    if isinstance(obj, np.ndarray) and obj.dtype.kind in "fiu" and obj.ndim == 1:
+        return _to_typed(obj)
+    return obj
+
+
+def _to_typed(a: np.ndarray):
+    try:  # the encoder Plotly's own to_dict uses (private module, so guarded)
+        from _plotly_utils.utils import to_typed_array_spec
+    except ImportError:  # pragma: no cover
+        return a.tolist()
+    return to_typed_array_spec(a)
+
+
 def freeze(fig: go.Figure | Frozen) -> Frozen:
     """``fig`` as a :class:`Frozen` figure (unchanged when it already is one)."""
     return fig if isinstance(fig, Frozen) else Frozen(fig)
@@ -168,7 +194,7 @@ def freeze(fig: go.Figure | Frozen) -> Frozen:
 def cached_figure(fn=None, *, max_entries: int = 64):
     """Decorator: build a page figure once and share it between reruns and sessions.
 
-    ``fn(t, *args) -> go.Figure``, where ``t`` is the page's :class:`ui.i18n.Text`. The result is
+    ``fn(t, *args) -> go.Figure | Frozen``, where ``t`` is the page's :class:`ui.i18n.Text`. The result is
     :class:`Frozen` and kept in ``st.cache_resource`` (at most ``max_entries`` figures per builder),
     keyed on the language, the version of the text files and ``args`` (hashed by Streamlit: pass the
     page's parameter values and let the builder read its data from the ``cached`` compute
@@ -178,7 +204,7 @@ def cached_figure(fn=None, *, max_entries: int = 64):
         def build(stem: str, lang: str, version: tuple, *args):
             from ui.i18n import Text
 
-            return Frozen(fn(Text(stem, lang), *args))
+            return freeze(fn(Text(stem, lang), *args))
 
         # Streamlit keys a cache on module + qualified name + source: make each builder distinct.
         build.__module__, build.__qualname__ = fn.__module__, f"{fn.__qualname__}.<frozen>"
