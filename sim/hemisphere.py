@@ -41,7 +41,8 @@ from sim import attention as _att
 
 __all__ = [
     "sphere_uniform", "cap_uniform", "random_matrix", "MATRIX_KINDS",
-    "min_projection", "diameter", "cluster_count", "cluster_labels", "pair_stats", "pair_stats_reference",
+    "min_projection", "diameter", "cluster_count", "cluster_labels", "cluster_labels_reference",
+    "pair_stats", "pair_stats_reference",
     "hemisphere_direction", "projection_basis", "PhaseDiagram", "phase_diagram",
 ]
 
@@ -318,29 +319,63 @@ def pair_stats_reference(Z, threshold=0.999):
     return PairStats(*(np.asarray(a).reshape(lead) for a in st))
 
 
+@njit(cache=True, nogil=True)
+def _labels_kernel(Z, tol2, parent):
+    """Union-find roots of the closeness graph |z_i - z_j|^2 < tol2 of one configuration."""
+    n, d = Z.shape
+    for i in range(n):
+        parent[i] = i
+    for i in range(n):
+        for j in range(i + 1, n):
+            s = 0.0
+            for l in range(d):
+                t = Z[i, l] - Z[j, l]
+                s += t * t
+            if s < tol2:
+                ri = _find(parent, i)
+                rj = _find(parent, j)
+                if ri != rj:
+                    parent[ri] = rj
+    for i in range(n):
+        parent[i] = _find(parent, i)
+
+
+def _rank_labels(lab):
+    """Relabel components 0, 1, ... by decreasing size (ties: first appearance of the label)."""
+    _, first, inv, counts = np.unique(lab, return_index=True, return_inverse=True, return_counts=True)
+    order = np.lexsort((first, -counts))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return rank[inv]
+
+
 def cluster_labels(Z, threshold=0.999):
     r"""Cluster label of each token of one configuration ``Z`` (n, d), largest cluster first.
 
     Clusters are the connected components of the graph :math:`\langle z_i, z_j\rangle >`
-    ``threshold`` (as in :func:`pair_stats`); labels are 0, 1, ... by decreasing size.
+    ``threshold``, i.e. :math:`\lVert z_i - z_j\rVert^2 < 2(1 - \text{threshold})` (as in
+    :func:`pair_stats`); labels are 0, 1, ... by decreasing size, equal sizes in the order of
+    their first token. :func:`cluster_labels_reference` is the SciPy version.
     """
+    thr = _threshold(threshold)
+    Z = np.ascontiguousarray(_v.finite_array("Z", Z, ndim=2), dtype=np.float64)
+    n = Z.shape[0]
+    if n > 20_000:
+        raise ValueError(f"Z has too many rows for cluster_labels ({n} > 20000)")
+    parent = np.empty(n, np.int64)
+    _labels_kernel(Z, 2.0 * (1.0 - thr), parent)
+    return _rank_labels(parent)
+
+
+def cluster_labels_reference(Z, threshold=0.999):
+    """SciPy version of :func:`cluster_labels` (validator)."""
     from scipy.sparse.csgraph import connected_components
 
     thr = _threshold(threshold)
     Z = _v.finite_array("Z", Z, ndim=2)
-    n = Z.shape[0]
-    if n > 20_000:
-        raise ValueError(f"Z has too many rows for cluster_labels ({n} > 20000)")
-    D2 = np.maximum(0.0, 2.0 - 2.0 * (Z @ Z.T))
-    # exact squared distances where the Gram form is too coarse (near-coincident tokens)
-    close = D2 < 4.0 * (1.0 - thr) + 1e-12
-    ii, jj = np.nonzero(close)
-    D2[ii, jj] = ((Z[ii] - Z[jj]) ** 2).sum(axis=1)
+    D2 = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(-1)
     _, lab = connected_components((D2 < 2.0 * (1.0 - thr)).astype(np.int8), directed=False)
-    order = np.argsort(-np.bincount(lab), kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return rank[lab]
+    return _rank_labels(lab)
 
 
 def diameter(Z):
@@ -427,3 +462,4 @@ def warm() -> None:
     """Compile (or load from cache) the kernels on tiny inputs (see :mod:`sim.warm`)."""
     pair_stats(sphere_uniform(3, 3, seed=0))
     pair_stats(sphere_uniform(3, 2, seed=0))
+    cluster_labels(sphere_uniform(3, 3, seed=0))

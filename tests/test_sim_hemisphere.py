@@ -197,3 +197,12 @@ def test_cluster_labels_agree_with_counts():
     for s in range(3):
         U = hs.sphere_uniform(40, 3, seed=s)
         assert hs.cluster_labels(U, 0.9).max() + 1 == hs.cluster_count(U, 0.9)
+
+
+@pytest.mark.parametrize("threshold", [0.999, 0.95, 0.3])
+def test_cluster_labels_match_reference(threshold):
+    """The union-find kernel against SciPy's connected components (same ranking of labels)."""
+    for s in range(4):
+        for Z in (_clustered(10 + s, [3, 8, 3, 1, 6], spread=2e-3), hs.sphere_uniform(60, 4, seed=s)):
+            np.testing.assert_array_equal(hs.cluster_labels(Z, threshold),
+                                          hs.cluster_labels_reference(Z, threshold))
