@@ -1,6 +1,8 @@
 """Page: Hemisphere clustering (CONSTRUCTIONS.md §2)."""
 from __future__ import annotations
 
+import base64
+import functools
 import math
 
 import numpy as np
@@ -9,7 +11,8 @@ import streamlit as st
 
 from sim import hemisphere as hs
 from sim.attention import simulate
-from ui.figures import COLORS, CONFIG, SEQUENCE, TEMPLATE, figure, show, sim_line, sim_markers, thin
+from ui.figures import (COLORS, SEQUENCE, TEMPLATE, Frozen, cached_figure, figure, freeze, show, sim_line,
+                        sim_markers, thin)
 from ui.page import cached, setup
 from ui.spec import PageSchema, Param
 
@@ -31,7 +34,8 @@ SCHEMA = PageSchema("hemisphere", params=(
 MAX_LAYERS = 4000       # layers per simulation on this page
 MAX_WORK = 1.5e9        # layers * n^2 * d per simulation (about a second here at worst)
 RECORDS = 400           # recorded layers per run (curves), at most
-STATS_WORK = 2e8        # records * n^2 * d for the pair statistics of one run
+STATS_WORK = 1e8        # records * n^2 * d for the cluster counts of the contrast run
+DIAM_POINTS = 80        # layers at which the diameter is computed and drawn (ends included)
 FRAMES = 48             # animation frames per 3-D figure
 LINE_POINTS = 6_000     # trajectory points drawn per 3-D figure (all tokens together)
 LINE_MAX = 100          # ... and at most this many per token
@@ -76,8 +80,12 @@ def hemi_data(n, d, beta, horizon, dt, cap, A_kind, A_seed, seed) -> dict:
     out = _run(Z0, beta, horizon, dt, A)
     traj = out.pop("traj")
     out["rmin"] = hs.min_projection(traj, out["w"])
-    out["diam"] = hs.pair_stats(traj, THRESHOLD).diameter
-    out["margin"] = hs.hemisphere_direction(Z0)[1]
+    # the diameter (an O(n^2) pass per layer) only at the layers drawn, first and last included
+    k = thin(traj.shape[0], DIAM_POINTS)
+    out["diam_tau"] = out["tau"][k]
+    out["diam"] = hs.pair_stats(traj[k], THRESHOLD).diameter
+    # the best hemisphere (a linear programme) is shown only for caps beyond 90°
+    out["margin"] = hs.hemisphere_direction(Z0)[1] if cap >= 90 else None
     return out
 
 
@@ -90,15 +98,28 @@ def contrast_data(n, d, beta, horizon, dt, A_kind, A_seed, seed) -> dict:
     traj = out.pop("traj")
     out["clusters"] = hs.pair_stats(traj, THRESHOLD).clusters
     out["labels"] = hs.cluster_labels(traj[-1], THRESHOLD)
-    out["margin"] = hs.hemisphere_direction(Z0)[1]
     return out
 
 
 # --------------------------------------------------------------------------- 3-D figure
-def _sphere_mesh():
+def _typed(a) -> dict:
+    """``a`` as float32 in Plotly's typed-array form (what ``to_dict`` would send anyway).
+
+    Handing Plotly the encoded form skips its per-array validation, which for 2 x 48 animation
+    frames cost more than the rest of a slider change."""
+    a = np.ascontiguousarray(a, dtype=np.float32)
+    spec = {"dtype": "f4", "bdata": base64.b64encode(a).decode("ascii")}
+    if a.ndim > 1:
+        spec["shape"] = str(a.shape)[1:-1]
+    return spec
+
+
+@functools.cache
+def _sphere_mesh() -> tuple[dict, dict, dict]:
     u = np.linspace(0.0, 2 * np.pi, 41)
     v = np.linspace(0.0, np.pi, 21)
-    return np.outer(np.cos(u), np.sin(v)), np.outer(np.sin(u), np.sin(v)), np.outer(np.ones_like(u), np.cos(v))
+    return (_typed(np.outer(np.cos(u), np.sin(v))), _typed(np.outer(np.sin(u), np.sin(v))),
+            _typed(np.outer(np.ones_like(u), np.cos(v))))
 
 
 def _paths(lines: np.ndarray):
@@ -106,39 +127,36 @@ def _paths(lines: np.ndarray):
     R, n, _ = lines.shape
     seg = np.concatenate([lines.transpose(1, 0, 2), np.full((n, 1, 3), np.nan, np.float32)], axis=1)
     seg = seg.reshape(-1, 3)
-    return seg[:, 0], seg[:, 1], seg[:, 2]
+    return _typed(seg[:, 0]), _typed(seg[:, 1]), _typed(seg[:, 2])
 
 
-# A built figure is only read afterwards (st.plotly_chart serialises it), so it is kept as a shared
-# resource: no pickled copy per rerun, which for 48 frames costs more than the rest of the page.
-@st.cache_resource(max_entries=16, show_spinner=False)
-def sphere_figure(data: dict, lang_key: tuple, colors: tuple | None, projected: bool,
-                  show_w: bool = True) -> go.Figure:
+def _sphere_figure(data: dict, labels: dict, colors: list | str, show_w: bool) -> Frozen:
     """Tokens on a translucent sphere, their paths, w and the boundary circle; frames over depth.
 
     ``show_w=False`` (the contrast run) leaves out w and the hemisphere boundary: that theorem does
     not apply there.
     """
-    labels = dict(lang_key)
     fr, ftau = data["frames"], data["frame_tau"]
+    xyz = [{c: _typed(fr[k, :, i]) for i, c in enumerate("xyz")} for k in range(fr.shape[0])]
     xs, ys, zs = _sphere_mesh()
     th = np.linspace(0.0, 2 * np.pi, 121)
-    col = list(colors) if colors else COLORS["sa"]
     traces = [
         go.Surface(x=xs, y=ys, z=zs, opacity=0.13, showscale=False, hoverinfo="skip",
                    colorscale=[[0, "#9ecae1"], [1, "#9ecae1"]], name=labels["sphere"], showlegend=False),
-        go.Scatter3d(x=np.cos(th), y=np.sin(th), z=np.zeros_like(th), mode="lines", hoverinfo="skip",
+        go.Scatter3d(x=_typed(np.cos(th)), y=_typed(np.sin(th)), z=_typed(np.zeros_like(th)), mode="lines",
+                     hoverinfo="skip",
                      line=dict(color=COLORS["bound"], width=5), name=labels["boundary"], visible=show_w),
         go.Scatter3d(x=[0.0, 0.0], y=[0.0, 0.0], z=[0.0, 1.3], mode="lines+text", text=["", "w"],
                      textposition="top center", hoverinfo="skip", visible=show_w,
                      line=dict(color=COLORS["usa"], width=7), name=labels["w"]),
         go.Scatter3d(**dict(zip("xyz", _paths(data["lines"]))), mode="lines", hoverinfo="skip", opacity=0.35,
                      line=dict(color=COLORS["ref"], width=2), name=labels["paths"]),
-        go.Scatter3d(x=fr[0, :, 0], y=fr[0, :, 1], z=fr[0, :, 2], mode="markers", name=labels["tokens"],
-                     marker=dict(size=5, color=col, line=dict(width=0))),
+        go.Scatter3d(**xyz[0], mode="markers", name=labels["tokens"],
+                     marker=dict(size=5, color=colors, line=dict(width=0))),
     ]
-    frames = [go.Frame(data=[go.Scatter3d(x=fr[k, :, 0], y=fr[k, :, 1], z=fr[k, :, 2])], traces=[4],
-                       name=f"{k}") for k in range(fr.shape[0])]
+    # plain frame dicts: Plotly would validate 2 x 48 frames one by one (see ui.figures.Frozen)
+    frames = [{"data": [{"type": "scatter3d", **xyz[k]}], "traces": [4], "name": f"{k}"}
+              for k in range(fr.shape[0])]
     # Step labels feed the "depth τ = …" read-out; the tick labels under the slider (odd values
     # at every frame) are hidden by a transparent slider font.
     steps = [dict(method="animate", label=f"{ftau[k]:.3g}",
@@ -148,7 +166,7 @@ def sphere_figure(data: dict, lang_key: tuple, colors: tuple | None, projected: 
     # controls below the scene free of clutter
     ax = dict(range=[-1.15, 1.15], showbackground=False, gridcolor="#E5E5E5", zeroline=False,
               showticklabels=False)
-    fig = go.Figure(data=traces, frames=frames, layout=dict(
+    fig = go.Figure(data=traces, layout=dict(
         template=TEMPLATE, height=650, margin=dict(l=0, r=0, t=100, b=70),
         title=dict(text=labels["title"], x=0.0, xanchor="left", font=dict(size=15)),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0),
@@ -170,20 +188,67 @@ def sphere_figure(data: dict, lang_key: tuple, colors: tuple | None, projected: 
                       currentvalue=dict(prefix=labels["slider"], font=dict(size=13, color="#333")),
                       pad=dict(t=0, b=0))],
     ))
-    return fig
+    return Frozen(fig, frames=frames)
 
 
-def _fig_labels(t, title_key: str, projected: bool) -> tuple:
+def _fig_labels(t, title_key: str, projected: bool) -> dict:
     keys = ("sphere", "boundary", "w", "paths", "tokens", "play", "pause", "slider")
     lab = {k: t(f"fig3d.{k}") for k in keys}
     lab["title"] = t(title_key)
     axes = ("xp", "yp", "zp") if projected else ("x", "y", "z")
     lab.update(x=t(f"fig3d.{axes[0]}"), y=t(f"fig3d.{axes[1]}"), z=t(f"fig3d.{axes[2]}"))
-    return tuple(sorted(lab.items()))
+    return lab
 
 
-def _show3d(fig: go.Figure, key: str) -> None:
-    st.plotly_chart(fig, width="stretch", theme=None, config=CONFIG, key=key)
+# --------------------------------------------------------------------------- figures
+# Built once per (language, parameters) and shared read-only: see ui.figures.cached_figure.
+# ``hp``: the hemisphere run's parameters (n, d, beta, horizon, dt, cap, A, A_seed, seed);
+# ``cp``: the contrast run's (n, d, contrast_beta, contrast_horizon, dt, A, A_seed, seed).
+@cached_figure(max_entries=16)
+def hemi_sphere_figure(t, *hp):
+    h = hemi_data(*hp)
+    return _sphere_figure(h, _fig_labels(t, "fig3d.title_hemi", hp[1] > 3), COLORS["sa"], True)
+
+
+@cached_figure(max_entries=16)
+def contrast_sphere_figure(t, *cp):
+    c = contrast_data(*cp)
+    cols = [SEQUENCE[int(lab) % len(SEQUENCE)] for lab in c["labels"]]
+    return _sphere_figure(c, _fig_labels(t, "fig3d.title_contrast", cp[1] > 3), cols, False)
+
+
+@cached_figure
+def rmin_figure(t, *hp):
+    h = hemi_data(*hp)
+    fig = figure(t("fig.x_depth_short"), t("fig.y_rmin"), t("fig.rmin_title"), height=300)
+    k = thin(h["tau"].size, DIAM_POINTS)
+    fig.add_hline(y=float(h["rmin"][0]), line=dict(color=COLORS["bound"], width=2),
+                  annotation_text=t("fig.rmin0_line"), annotation_position="bottom right")
+    if hp[5] < 90:
+        fig.add_hline(y=0.0, line=dict(color=COLORS["ref"], width=1, dash="dot"))
+    sim_markers(fig, h["tau"][k], h["rmin"][k], t("fig.rmin_sim"), color=COLORS["sa"])
+    fig.update_layout(showlegend=False)
+    return fig
+
+
+@cached_figure
+def diam_figure(t, *hp):
+    h = hemi_data(*hp)
+    fig = figure(t("fig.x_depth_short"), t("fig.y_diam"), t("fig.diam_title"), log_y=True, height=300)
+    sim_markers(fig, h["diam_tau"], np.maximum(h["diam"], 1e-17), t("fig.diam_sim"),
+                color=COLORS["usa"], symbol="square")
+    fig.update_layout(showlegend=False)
+    return fig
+
+
+@cached_figure
+def clusters_figure(t, *cp):
+    c = contrast_data(*cp)
+    fig = figure(t("fig.x_depth_short"), t("fig.y_clusters"), t("fig.clusters_title"), height=340)
+    sim_line(fig, c["tau"], c["clusters"], t("fig.clusters_sim"), color=COLORS["sa"], line_shape="hv")
+    fig.update_layout(showlegend=False)
+    fig.update_yaxes(rangemode="tozero")
+    return fig
 
 
 # --------------------------------------------------------------------------- phase diagram
@@ -226,7 +291,12 @@ def _phase_panel(ctx, size: str) -> None:
         st.caption(t("phase.hint"))
         return
     c1, c2 = st.columns(2)
-    f1, f2 = _phase_figures(res, t)
+    figs = st.session_state.setdefault("_hemi_phase_figs", {})
+    fkey = (size, t.lang, t.version, id(res))
+    if fkey not in figs:
+        figs.clear()
+        figs[fkey] = tuple(freeze(f) for f in _phase_figures(res, t))
+    f1, f2 = figs[fkey]
     with c1:
         show(f1, key="fig_phase_one")
     with c2:
@@ -242,8 +312,9 @@ def render() -> None:
     projected = d > 3
     ctx.section("intro")
     ctx.section("statement")
+    hp = (n, d, v["beta"], v["horizon"], v["dt"], v["cap"], v["A"], v["A_seed"], v["seed"])
     with ctx.guard():
-        h = hemi_data(n, d, v["beta"], v["horizon"], v["dt"], v["cap"], v["A"], v["A_seed"], v["seed"])
+        h = hemi_data(*hp)
 
     m = st.columns(4)
     m[0].metric(t("metrics.rmin0"), f"{h['rmin'][0]:.4f}")
@@ -259,46 +330,26 @@ def render() -> None:
 
     c1, c2 = st.columns([3, 2])
     with c1:
-        fig = sphere_figure(h, _fig_labels(t, "fig3d.title_hemi", projected), None, projected)
-        _show3d(fig, "fig_sphere")
+        show(hemi_sphere_figure(t, *hp), key="fig_sphere")
         if projected:
             st.caption(t("notes.projection", d=d))
     with c2:
-        fig = figure(t("fig.x_depth_short"), t("fig.y_rmin"), t("fig.rmin_title"), height=300)
-        k = thin(h["tau"].size, 80)
-        fig.add_hline(y=float(h["rmin"][0]), line=dict(color=COLORS["bound"], width=2),
-                      annotation_text=t("fig.rmin0_line"), annotation_position="bottom right")
-        if v["cap"] < 90:
-            fig.add_hline(y=0.0, line=dict(color=COLORS["ref"], width=1, dash="dot"))
-        sim_markers(fig, h["tau"][k], h["rmin"][k], t("fig.rmin_sim"), color=COLORS["sa"])
-        fig.update_layout(showlegend=False)
-        show(fig, key="fig_rmin")
-        fig = figure(t("fig.x_depth_short"), t("fig.y_diam"), t("fig.diam_title"), log_y=True, height=300)
-        sim_markers(fig, h["tau"][k], np.maximum(h["diam"][k], 1e-17), t("fig.diam_sim"),
-                    color=COLORS["usa"], symbol="square")
-        fig.update_layout(showlegend=False)
-        show(fig, key="fig_diam")
+        show(rmin_figure(t, *hp), key="fig_rmin")
+        show(diam_figure(t, *hp), key="fig_diam")
     ctx.section("why")
 
     st.subheader(t("contrast.title"))
     st.markdown(t("contrast.body"))
+    cp = (n, d, v["contrast_beta"], v["contrast_horizon"], v["dt"], v["A"], v["A_seed"], v["seed"])
     with ctx.guard():
-        c = contrast_data(n, d, v["contrast_beta"], v["contrast_horizon"], v["dt"], v["A"], v["A_seed"],
-                          v["seed"])
+        c = contrast_data(*cp)
     c3, c4 = st.columns([3, 2])
     with c3:
-        cols = tuple(SEQUENCE[int(lab) % len(SEQUENCE)] for lab in c["labels"])
-        fig = sphere_figure(c, _fig_labels(t, "fig3d.title_contrast", projected), cols, projected,
-                            show_w=False)
-        _show3d(fig, "fig_sphere_contrast")
+        show(contrast_sphere_figure(t, *cp), key="fig_sphere_contrast")
         if projected:
             st.caption(t("notes.projection", d=d))
     with c4:
-        fig = figure(t("fig.x_depth_short"), t("fig.y_clusters"), t("fig.clusters_title"), height=340)
-        sim_line(fig, c["tau"], c["clusters"], t("fig.clusters_sim"), color=COLORS["sa"], line_shape="hv")
-        fig.update_layout(showlegend=False)
-        fig.update_yaxes(rangemode="tozero")
-        show(fig, key="fig_clusters")
+        show(clusters_figure(t, *cp), key="fig_clusters")
         st.markdown(t("contrast.numbers", k=int(c["clusters"][-1]), tau=f"{c['tau'][-1]:.4g}",
                       beta=v["contrast_beta"], layers=c["steps"], dt=f"{c['dt']:.4g}"))
         if c["dt"] != v["dt"]:
@@ -310,7 +361,7 @@ def render() -> None:
     ctx.section("questions")
     ctx.section("limits")
     ctx.csv_download("hemisphere.csv", {
-        "tau": h["tau"], "min_i_r_i": h["rmin"], "diameter_rad": h["diam"],
+        "tau": h["tau"], "min_i_r_i": h["rmin"], "tau_diameter": h["diam_tau"], "diameter_rad": h["diam"],
         "tau_contrast": c["tau"], "clusters_contrast": c["clusters"],
     })
     ctx.footer()
