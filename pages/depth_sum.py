@@ -8,8 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from sim import depth_sum as ds
-from ui.figures import COLORS, exact_line, figure as _base_figure, show, sim_markers, thin
-from ui.i18n import Text
+from ui.figures import COLORS, cached_figure, exact_line, figure as _base_figure, show, sim_markers, thin
 from ui.page import cached, setup
 from ui.spec import PageSchema, Param
 
@@ -429,19 +428,14 @@ FIGURES = {
 }
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)
-def _built_figure(name: str, lang: str, args: tuple):
-    """Build a figure once per (name, language, inputs) and share the object.
-
-    Building a Plotly figure costs tens of milliseconds here, far more than reading the
-    cached data; st.plotly_chart only reads the object, so sharing it is safe.
-    """
-    return FIGURES[name][0](Text("depth_sum", lang), *args)
+#: the same builders, Frozen and shared between reruns and sessions (ui.figures.cached_figure:
+#: keyed on language, text-file version and the inputs above, so an edited text file shows)
+_FROZEN = {name: cached_figure(fn) for name, (fn, _) in FIGURES.items()}
 
 
 def _show(name: str, ctx) -> None:
     args = tuple(ctx.values[k] for k in FIGURES[name][1])
-    show(_built_figure(name, ctx.lang, args), key=f"fig_{name}")
+    show(_FROZEN[name](ctx.t, *args), key=f"fig_{name}")
 
 
 # --------------------------------------------------------------------------- page
