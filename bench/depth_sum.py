@@ -1,15 +1,18 @@
-"""Benchmark of the residual-network Monte Carlo in sim.depth_sum (not a test).
+"""Benchmark of the Monte Carlo in sim.depth_sum (not a test).
 
-Baseline: the plain-NumPy reference (batched matmul) measured in the same run.
-Two tables:
-1. kernel only: one call of the Numba kernel vs the NumPy reference on the same
-   pre-drawn weight block (no random number generation);
-2. whole Monte Carlo: ``_residual_norms`` with each path, random draws included
-   (this is what the page pays; both paths draw the same numbers).
+Baseline: the plain-NumPy references, measured in the same run. Both paths draw the same
+numbers from ``np.random.default_rng`` (the Numba kernels take the Generator and draw inside
+their loops; the references draw whole arrays), so the draws are included on both sides.
 
-Run: ``.venv/bin/python bench/depth_sum.py``. On a busy 2-core machine the ``omp``
-threading layer's spinning barrier costs ~8-16 ms per parallel region; compare with
-``OMP_WAIT_POLICY=PASSIVE`` or ``NUMBA_THREADING_LAYER=workqueue`` in the environment.
+1. Gaussian sums: ``unit_sums`` (per sample the common normal and the sum of L normals),
+   Numba kernel vs NumPy reference; and ``sample`` (= rescaling those draws).
+2. Residual network: ``_residual_norms`` (z_{l+1} = (I + L^-a W_l) z_l, every weight drawn),
+   Numba kernel vs NumPy reference (batched matmul).
+3. What the page pays for one slider move that the draws do not depend on (alpha, sigma, mu,
+   rho): rescaling cached draws at the eleven depths 1 … 1024 of the variance panel.
+
+Run: ``.venv/bin/python bench/depth_sum.py``. Times are CPU seconds of this process (other work
+on the machine inflates wall time, not these); min / median of the repeats.
 """
 from __future__ import annotations
 
@@ -27,54 +30,58 @@ from sim import depth_sum as ds  # noqa: E402
 def best(fn, repeat=5):
     ts = []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = time.process_time()
         fn()
-        ts.append(time.perf_counter() - t)
+        ts.append(time.process_time() - t)
     return min(ts), float(np.median(ts))
 
 
-def kernel_table():
-    print("kernel only (one block, pre-drawn weights); times are min / median of 5, ms")
-    print(f"{'T':>5} {'lb':>4} {'N':>5} {'numba':>15} {'numpy ref':>15} {'ref/numba':>10}")
-    rng = np.random.default_rng(0)
-    for T, lb, N in [(64, 32, 16), (64, 32, 32), (16, 16, 128), (4, 2, 512)]:
-        W = rng.standard_normal((T, lb, N, N))
-        z0 = rng.standard_normal((T, N))
-        norms = np.empty((T, lb + 1))
-        res = {}
-        for name, fn in (("numba", ds._residual_kernel), ("numpy", ds._residual_reference)):
-            fn(z0.copy(), W, 0.1, norms, 0)
-
-            def go(fn=fn):
-                fn(z0.copy(), W, 0.1, norms, 0)
-            res[name] = best(go)
-        nb, rf = res["numba"], res["numpy"]
-        print(f"{T:>5} {lb:>4} {N:>5} {nb[0]*1e3:7.2f}/{nb[1]*1e3:7.2f} "
-              f"{rf[0]*1e3:7.2f}/{rf[1]*1e3:7.2f} {rf[0]/nb[0]:10.2f}")
+def _fmt(t):
+    return f"{t[0] * 1e3:7.1f}/{t[1] * 1e3:7.1f}"
 
 
-def mc_table():
-    print("\nwhole Monte Carlo (draws included); times are min / median of 3, ms")
-    print(f"{'L':>5} {'N':>5} {'trials':>7} {'normals':>10} {'numba':>15} {'numpy ref':>15} "
-          f"{'ref/numba':>10} {'draw only':>10}")
-    for L, N, T in [(32, 32, 256), (64, 16, 512), (16, 128, 64), (256, 8, 500), (8, 512, 8)]:
-        res = {}
-        for name, flag in (("numba", True), ("numpy", False)):
-            res[name] = best(lambda flag=flag: ds._residual_norms(0.5, L, N, T, 1, flag), 3)
-        draws = T * (L * N * N + N)
-        rng = np.random.default_rng(1)
-        dr = best(lambda: rng.standard_normal(draws), 3)
-        nb, rf = res["numba"], res["numpy"]
-        print(f"{L:>5} {N:>5} {T:>7} {draws:>10.2e} {nb[0]*1e3:7.1f}/{nb[1]*1e3:7.1f} "
-              f"{rf[0]*1e3:7.1f}/{rf[1]*1e3:7.1f} {rf[0]/nb[0]:10.2f} {dr[0]*1e3:10.1f}")
+def sums_table():
+    print("Gaussian sums: unit_sums(L, trials, seed); ms CPU, min / median of 5")
+    print(f"{'L':>5} {'trials':>7} {'normals':>10} {'numba':>15} {'numpy ref':>15} {'ref/numba':>10} "
+          f"{'ns/normal':>10}")
+    for L, T in [(1, 4000), (64, 4000), (512, 4000), (1024, 3906), (4096, 2000)]:
+        nb = best(lambda: ds.unit_sums(L, T, 1, use_numba=True))
+        rf = best(lambda: ds.unit_sums(L, T, 1, use_numba=False))
+        n = T * (L + 1)
+        print(f"{L:>5} {T:>7} {n:>10.2e} {_fmt(nb)} {_fmt(rf)} {rf[0] / nb[0]:10.2f} {nb[0] / n * 1e9:10.2f}")
+
+
+def residual_table():
+    print("\nResidual network: _residual_norms (draws included); ms CPU, min / median of 3")
+    print(f"{'L':>5} {'N':>5} {'trials':>7} {'normals':>10} {'numba':>15} {'numpy ref':>15} {'ref/numba':>10} "
+          f"{'ns/normal':>10}")
+    for L, N, T in [(64, 32, 305), (32, 32, 256), (16, 128, 64), (256, 8, 500), (8, 512, 8)]:
+        nb = best(lambda: ds._residual_norms(0.5, L, N, T, 1, True), 3)
+        rf = best(lambda: ds._residual_norms(0.5, L, N, T, 1, False), 3)
+        n = T * (L * N * N + N)
+        print(f"{L:>5} {N:>5} {T:>7} {n:>10.2e} {_fmt(nb)} {_fmt(rf)} {rf[0] / nb[0]:10.2f} "
+              f"{nb[0] / n * 1e9:10.2f}")
+
+
+def rescale_table():
+    print("\nVariance panel at L = 1 … 1024, trials = 4000: draw vs rescale cached draws; ms CPU")
+    Ls = 2 ** np.arange(11)
+    trials = [int(min(4000, max(200, 4_000_000 // L))) for L in Ls]
+    draw = best(lambda: [ds.unit_sums(int(L), n, i) for i, (L, n) in enumerate(zip(Ls, trials))], 3)
+    units = [ds.unit_sums(int(L), n, i) for i, (L, n) in enumerate(zip(Ls, trials))]
+    res = best(lambda: [ds.sums_from_units(0.35, int(L), 1.3, c, E, 0.1, 0.2)
+                        for L, (c, E) in zip(Ls, units)], 5)
+    old = best(lambda: [np.concatenate([y.sum(axis=1) for y in ds._term_blocks(0.35, int(L), 1.3, n, i, 0.1, 0.2)])
+                        for i, (L, n) in enumerate(zip(Ls, trials))], 3)
+    print(f"{'draw (numba)':>22} {_fmt(draw)}")
+    print(f"{'rescale cached draws':>22} {_fmt(res)}")
+    print(f"{'pieces drawn (numpy)':>22} {_fmt(old)}   (the page before: every move redrew them)")
 
 
 if __name__ == "__main__":
     t = time.perf_counter()
-    ds._residual_norms(0.5, 2, 2, 2, 0, True)  # compile / load the cache
-    print(f"first kernel call (compile or cache load): {time.perf_counter() - t:.2f} s")
-    import numba
-    print(f"numba threads: {numba.get_num_threads()}, threading layer: "
-          f"{numba.threading_layer()}\n")
-    kernel_table()
-    mc_table()
+    ds.warm()  # compile / load the cache
+    print(f"warm() (compile or cache load): {time.perf_counter() - t:.2f} s\n")
+    sums_table()
+    residual_table()
+    rescale_table()

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from sim import depth_sum as ds
-from ui.figures import COLORS, cached_figure, exact_line, figure as _base_figure, show, sim_markers, thin
+from ui.figures import COLORS, cached_figure, figure as _base_figure, show, thin
 from ui.page import cached, setup
 from ui.spec import PageSchema, Param
 
@@ -49,10 +49,35 @@ def _seed(seed: int, *tags: int) -> int:
 
 
 # --------------------------------------------------------------------------- cached compute
+# The Monte Carlo sums share their draws across α, σ, μ, ρ and a: the draws (one common normal
+# and the sum of the L independent normals per sample, ds.unit_sums) are cached per
+# (depth, trials, seed), and every S_L is their exact linear combination (ds.sums_from_units).
+# A slider other than L, trials or seed then costs no new random numbers.
+@cached
+def depth_units(L, trials, seed) -> tuple:
+    """The draws behind the histogram at the chosen depth."""
+    return ds.unit_sums(L, trials, _seed(seed, 1))
+
+
+def _grid_trials(L, trials):
+    return int(min(trials, max(200, GRID_NORMALS // L)))
+
+
+@cached
+def grid_units(trials, seed) -> dict:
+    """The draws at L = 1 … 1024 (one seed per grid point) and the chi-square quantiles."""
+    from scipy.stats import chi2
+
+    n = np.array([_grid_trials(int(L), trials) for L in L_GRID])
+    units = [ds.unit_sums(int(L), int(k), _seed(seed, 2, i)) for i, (L, k) in enumerate(zip(L_GRID, n))]
+    return {"n": n, "c": [u[0] for u in units], "E": [u[1] for u in units],
+            "q_hi": chi2.ppf(0.975, n - 1), "q_lo": chi2.ppf(0.025, n - 1)}
+
+
 @cached
 def at_depth(alpha, L, sigma, rho, mu, a, trials, seed) -> dict:
     """Monte Carlo S_L at the chosen depth: histogram, variance, P(|S_L| <= a)."""
-    x = ds.sample(alpha, L, sigma, trials, _seed(seed, 1), rho, mu)
+    x = ds.sums_from_units(alpha, L, sigma, *depth_units(L, trials, seed), rho, mu)
     m, v = ds.mean(alpha, L, mu), ds.variance(alpha, L, sigma, rho)
     sd = math.sqrt(v)
     lo, hi = min(m - 4.5 * sd, x.min()), max(m + 4.5 * sd, x.max())
@@ -72,48 +97,49 @@ def at_depth(alpha, L, sigma, rho, mu, a, trials, seed) -> dict:
     }
 
 
+def _exact_over(fn, *args):
+    """A closed form of sim.depth_sum at every depth of L_FINE."""
+    return np.array([fn(args[0], int(L), *args[1:]) for L in L_FINE])
+
+
 @cached
 def over_depth(alpha, sigma, rho, mu, a, trials, seed) -> dict:
     """Monte Carlo variance (chi-square 95% interval), mean and P(|S_L| <= a) at L = 1 … 1024."""
-    from scipy.stats import chi2
-
+    u = grid_units(trials, seed)
     rows = []
     for i, L in enumerate(L_GRID):
-        n = int(min(trials, max(200, GRID_NORMALS // L)))
-        x = ds.sample(alpha, int(L), sigma, n, _seed(seed, 2, i), rho, mu)
+        x = ds.sums_from_units(alpha, int(L), sigma, u["c"][i], u["E"][i], rho, mu)
+        n = x.size
         s2 = float(np.var(x, ddof=1))
         p = float(np.mean(np.abs(x) <= a))
-        rows.append((n, s2, (n - 1) * s2 / chi2.ppf(0.975, n - 1), (n - 1) * s2 / chi2.ppf(0.025, n - 1),
+        rows.append((n, s2, (n - 1) * s2 / u["q_hi"][i], (n - 1) * s2 / u["q_lo"][i],
                      float(x.mean()), float(x.std(ddof=1) / math.sqrt(n)), p, math.sqrt(p * (1 - p) / n)))
     r = np.array(rows)
-    fine = L_FINE
     return {
         "L": L_GRID, "n": r[:, 0], "var_mc": r[:, 1], "var_lo": r[:, 2], "var_hi": r[:, 3],
         "mean_mc": r[:, 4], "mean_se": r[:, 5], "p_mc": r[:, 6], "p_se": r[:, 7],
-        "fine": fine,
-        "var": np.array([ds.variance(alpha, int(L), sigma, rho) for L in fine]),
-        "var_indep": np.array([ds.variance(alpha, int(L), sigma, 0.0) for L in fine]),
-        "var_ident": np.array([ds.variance(alpha, int(L), sigma, 1.0) for L in fine]),
-        "mean": np.array([ds.mean(alpha, int(L), mu) for L in fine]),
-        "p": np.array([ds.prob_within(alpha, int(L), sigma, a, rho, mu) for L in fine]),
-        "p_ref": {al: np.array([ds.prob_within(al, int(L), sigma, a) for L in fine])
-                  for al in REGIME_ALPHAS},
+        "fine": L_FINE,
+        "var": _exact_over(ds.variance, alpha, sigma, rho),
+        "var_indep": _exact_over(ds.variance, alpha, sigma, 0.0),
+        "var_ident": _exact_over(ds.variance, alpha, sigma, 1.0),
+        "mean": _exact_over(ds.mean, alpha, mu),
+        "p": _exact_over(ds.prob_within, alpha, sigma, a, rho, mu),
+        "p_ref": {al: _exact_over(ds.prob_within, al, sigma, a) for al in REGIME_ALPHAS},
         "slope_mc": float(np.polyfit(np.log(L_GRID), np.log(r[:, 1]), 1)[0]),
     }
 
 
 @cached
 def variants(alpha, sigma, rho, trials, seed) -> dict:
-    """Monte Carlo variance for independent, equicorrelated and identical pieces (μ = 0)."""
-    Ls = L_GRID[1::2]
-    out = {"L": Ls}
-    for j, (name, r) in enumerate((("indep", 0.0), ("corr", rho), ("ident", 1.0))):
-        vals = []
-        for i, L in enumerate(Ls):
-            n = int(min(trials, max(200, GRID_NORMALS // (2 * L))))
-            x = ds.sample(alpha, int(L), sigma, n, _seed(seed, 3, j, i), r, 0.0)
-            vals.append(np.var(x, ddof=1))
-        out[name] = np.array(vals)
+    """Monte Carlo variance for independent, equicorrelated and identical pieces (μ = 0), from the
+    same draws as the variance panel (common random numbers: the three are exact recombinations
+    of one set of pieces, so their differences are not sampling noise)."""
+    u = grid_units(trials, seed)
+    idx = range(1, len(L_GRID), 2)
+    out = {"L": L_GRID[1::2]}
+    for name, r in (("indep", 0.0), ("corr", rho), ("ident", 1.0)):
+        out[name] = np.array([np.var(ds.sums_from_units(alpha, int(L_GRID[i]), sigma, u["c"][i], u["E"][i],
+                                                        r, 0.0), ddof=1) for i in idx])
     return out
 
 
@@ -182,117 +208,160 @@ def one_step_data(alpha, c) -> dict:
 
 
 # --------------------------------------------------------------------------- figures
-def figure(x_title, y_title, title=None, *, log_x=False, log_y=False):
-    """The house figure (legend above the plot, clear of the long axis titles)."""
-    return _base_figure(x_title, y_title, title, log_x=log_x, log_y=log_y)
+# Traces and layout entries are plain dicts put into the house figure (ui.figures.figure) in one
+# go.Figure call without Plotly's per-property validation (~3 ms a figure less; an alpha change
+# rebuilds all eleven). tests/test_sim_depth_sum.py builds every figure once more with
+# validation and checks that both specs are identical.
+_VALIDATE = False
+_REF_LINE = {"color": COLORS["ref"], "width": 1.2, "dash": "longdash"}
 
 
-def _mark_L(fig, L, text=None, log_x=True):
-    """A thin vertical line at the chosen depth, named in the legend (a text label inside the plot
-    ran into the error bars and markers)."""
-    line = dict(color=COLORS["ref"], width=1.2, dash="longdash")
-    fig.add_vline(x=L, line=line)
-    if text:
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=line, name=text,
-                                 hoverinfo="skip"))
+def figure(x_title, y_title, title=None, data=(), *, log_x=False, log_y=False, shapes=(),
+           annotations=(), xaxis=None, yaxis=None, **layout) -> go.Figure:
+    """The house figure (legend above the plot, clear of the long axis titles) with ``data``."""
+    lay = _base_figure(x_title, y_title, title, log_x=log_x, log_y=log_y).layout.to_plotly_json()
+    lay["xaxis"].update(xaxis or {})
+    lay["yaxis"].update(yaxis or {})
+    if shapes:
+        lay["shapes"] = list(shapes)
+    if annotations:
+        lay["annotations"] = list(annotations)
+    lay.update(layout)
+    if _VALIDATE:
+        return go.Figure(data=list(data), layout=lay)
+    return go.Figure(data=list(data), layout=lay, _validate=False)
 
 
-def _ref_line(fig, x, y, name, color=COLORS["ref"], dash="dot", width=1.5, **kw):
+def _line(x, y, name, color=COLORS["exact"], width=2.5, **kw) -> dict:
+    """Theory: a solid line (as ui.figures.exact_line draws it)."""
+    line = {"color": color, "width": width, **kw.pop("line", {})}
+    return {"type": "scatter", "x": np.asarray(x), "y": np.asarray(y), "name": name, "mode": "lines",
+            "line": line, **kw}
+
+
+def _ref(x, y, name, color=COLORS["ref"], dash="dot", width=1.5, **kw) -> dict:
     """An exact reference curve drawn thinner and patterned (slopes, limits, other regimes)."""
-    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), name=name, mode="lines",
-                             line=dict(color=color, width=width, dash=dash), **kw))
+    return _line(x, y, name, color=color, line={"width": width, "dash": dash}, **kw)
+
+
+def _markers(x, y, name, color=COLORS["sim"], symbol="circle", size=7, **kw) -> dict:
+    """Simulation: open markers (as ui.figures.sim_markers draws them)."""
+    return {"type": "scatter", "x": np.asarray(x), "y": np.asarray(y), "name": name, "mode": "markers",
+            "marker": {"color": color, "size": size, "symbol": f"{symbol}-open",
+                       "line": {"width": 1.5, "color": color}}, **kw}
+
+
+def _mc_bars(x, y, name, err, size=8, **err_kw) -> dict:
+    """Monte Carlo points with error bars (``err``: symmetric, or ``(plus, minus)``)."""
+    e = ({"type": "data", "array": err, "color": COLORS["sim"], **err_kw} if not isinstance(err, tuple)
+         else {"type": "data", "symmetric": False, "array": err[0], "arrayminus": err[1],
+               "color": COLORS["sim"], **err_kw})
+    return {"type": "scatter", "x": np.asarray(x), "y": np.asarray(y), "name": name, "mode": "markers",
+            "marker": {"color": COLORS["sim"], "size": size, "symbol": "circle-open", "line": {"width": 1.5}},
+            "error_y": e}
+
+
+def _vline(L) -> dict:
+    """A thin vertical line at the chosen depth (what fig.add_vline makes)."""
+    return {"type": "line", "x0": L, "x1": L, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain",
+            "line": _REF_LINE}
+
+
+def _your_L(text) -> dict:
+    """The legend entry of the vertical line at the chosen depth (a text label inside the plot ran
+    into the error bars and markers)."""
+    return {"type": "scatter", "x": [None], "y": [None], "mode": "lines", "line": _REF_LINE, "name": text,
+            "hoverinfo": "skip"}
+
+
+def _e_line(y=math.e) -> tuple[dict, dict]:
+    """The horizontal line at e with its label (what fig.add_hline(annotation_text="e") makes)."""
+    return ({"type": "line", "x0": 0, "x1": 1, "xref": "x domain", "y0": y, "y1": y, "yref": "y",
+             "line": {"color": COLORS["ref"], "dash": "dot", "width": 1}},
+            {"showarrow": False, "text": "e", "x": 1, "xanchor": "right", "xref": "x domain", "y": y,
+             "yanchor": "top", "yref": "y"})
 
 
 def _hist_figure(t, alpha, L, sigma, rho, mu, a, trials, seed):
     d = at_depth(alpha, L, sigma, rho, mu, a, trials, seed)
-    fig = figure(t("fig.x_sum"), t("fig.y_density"), t("fig.hist_title"))
     e = d["edges"]
-    fig.add_trace(go.Scatter(x=np.repeat(e, 2)[1:-1], y=np.repeat(d["dens"], 2), mode="lines",
-                             name=t("fig.hist_mc", n=d["n"]), fill="tozeroy",
-                             fillcolor="rgba(213,94,0,0.12)",
-                             line=dict(color=COLORS["sim"], width=1.5, dash="dash")))
-    exact_line(fig, d["grid"], d["pdf"], t("fig.hist_exact"))
-    return fig
+    return figure(t("fig.x_sum"), t("fig.y_density"), t("fig.hist_title"), [
+        {"type": "scatter", "x": np.repeat(e, 2)[1:-1], "y": np.repeat(d["dens"], 2), "mode": "lines",
+         "name": t("fig.hist_mc", n=d["n"]), "fill": "tozeroy", "fillcolor": "rgba(213,94,0,0.12)",
+         "line": {"color": COLORS["sim"], "width": 1.5, "dash": "dash"}},
+        _line(d["grid"], d["pdf"], t("fig.hist_exact")),
+    ])
 
 
 def _variance_figure(t, alpha, L, sigma, rho, mu, a, trials, seed):
     g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
-    fig = figure(t("fig.x_L"), t("fig.y_var"), t("fig.var_title"), log_x=True, log_y=True)
-    exact_line(fig, g["fine"], g["var"], t("fig.var_exact"))
-    fig.add_trace(go.Scatter(
-        x=g["L"], y=g["var_mc"], mode="markers", name=t("fig.var_mc"),
-        marker=dict(color=COLORS["sim"], size=8, symbol="circle-open", line=dict(width=1.5)),
-        error_y=dict(type="data", symmetric=False, array=g["var_hi"] - g["var_mc"],
-                     arrayminus=g["var_mc"] - g["var_lo"], color=COLORS["sim"], thickness=1)))
     ref = g["var_indep"][0] * g["fine"] ** (1 - 2 * alpha) / g["fine"][0] ** (1 - 2 * alpha)
-    _ref_line(fig, g["fine"], ref, t("fig.slope_ref", s=f"{1 - 2 * alpha:.2f}"))
-    _mark_L(fig, L, t("fig.your_L"))
-    return fig
+    return figure(t("fig.x_L"), t("fig.y_var"), t("fig.var_title"), [
+        _line(g["fine"], g["var"], t("fig.var_exact")),
+        _mc_bars(g["L"], g["var_mc"], t("fig.var_mc"), (g["var_hi"] - g["var_mc"], g["var_mc"] - g["var_lo"]),
+                 thickness=1),
+        _ref(g["fine"], ref, t("fig.slope_ref", s=f"{1 - 2 * alpha:.2f}")),
+        _your_L(t("fig.your_L")),
+    ], log_x=True, log_y=True, shapes=[_vline(L)])
 
 
 def _regime_figure(t, alpha, L, sigma, rho, mu, a, trials, seed):
     g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
-    fig = figure(t("fig.x_L"), t("fig.y_prob", a=f"{a:g}"), t("fig.regime_title"), log_x=True)
     styles = {0.25: "dot", 0.5: "dash", 0.75: "dashdot"}
-    exact_line(fig, g["fine"], g["p"], t("fig.regime_exact", al=f"{alpha:g}"))
     # the grey references go on top (thin, patterned): at the defaults the α = 0.5 one coincides
     # with the exact curve and would otherwise be hidden under it
-    for al in REGIME_ALPHAS:
-        _ref_line(fig, g["fine"], g["p_ref"][al], t("fig.regime_ref", al=f"{al:g}"), dash=styles[al])
-    fig.add_trace(go.Scatter(
-        x=g["L"], y=g["p_mc"], mode="markers", name=t("fig.regime_mc"),
-        marker=dict(color=COLORS["sim"], size=8, symbol="circle-open", line=dict(width=1.5)),
-        error_y=dict(type="data", array=2 * g["p_se"], color=COLORS["sim"], thickness=1)))
-    _mark_L(fig, L, t("fig.your_L"))
-    fig.update_yaxes(range=[-0.03, 1.03])
-    return fig
+    return figure(t("fig.x_L"), t("fig.y_prob", a=f"{a:g}"), t("fig.regime_title"), [
+        _line(g["fine"], g["p"], t("fig.regime_exact", al=f"{alpha:g}")),
+        *(_ref(g["fine"], g["p_ref"][al], t("fig.regime_ref", al=f"{al:g}"), dash=styles[al])
+          for al in REGIME_ALPHAS),
+        _mc_bars(g["L"], g["p_mc"], t("fig.regime_mc"), 2 * g["p_se"], thickness=1),
+        _your_L(t("fig.your_L")),
+    ], log_x=True, shapes=[_vline(L)], yaxis={"range": [-0.03, 1.03]})
 
 
 def _paths_figure(t, alpha, L, sigma, rho, mu, seed):
     p = paths(alpha, L, sigma, rho, mu, seed)
-    fig = figure(t("fig.x_ell", L=L), t("fig.y_partial"), t("fig.paths_title"))
     ell = p["ell"]
-    for i, y in enumerate(p["paths"]):
-        fig.add_trace(go.Scatter(x=ell, y=y, mode="lines", showlegend=(i == 0), legendgroup="paths",
-                                 name=t("fig.paths_mc"), hoverinfo="skip",
-                                 line=dict(color=COLORS["sim"], width=0.8), opacity=0.45))
-    exact_line(fig, ell, p["mean"], t("fig.paths_mean"))
-    exact_line(fig, ell, p["mean"] + 2 * p["sd"], t("fig.paths_band"), color=COLORS["bound"])
-    exact_line(fig, ell, p["mean"] - 2 * p["sd"], t("fig.paths_band"), color=COLORS["bound"],
-               showlegend=False)
-    return fig
+    # all sample paths in one trace, separated by gaps (NaN): one SVG path instead of 24 traces
+    # (Plotly.js redraws it ~4x faster; a path no longer darkens where it crosses another)
+    gap = np.full((len(p["paths"]), 1), np.nan)
+    return figure(t("fig.x_ell", L=L), t("fig.y_partial"), t("fig.paths_title"), [
+        {"type": "scatter", "x": np.hstack([np.broadcast_to(ell, p["paths"].shape), gap]).ravel(),
+         "y": np.hstack([p["paths"], gap]).ravel(), "mode": "lines", "name": t("fig.paths_mc"),
+         "hoverinfo": "skip", "line": {"color": COLORS["sim"], "width": 0.8}, "opacity": 0.45},
+        _line(ell, p["mean"], t("fig.paths_mean")),
+        _line(ell, p["mean"] + 2 * p["sd"], t("fig.paths_band"), color=COLORS["bound"]),
+        _line(ell, p["mean"] - 2 * p["sd"], t("fig.paths_band"), color=COLORS["bound"], showlegend=False),
+    ])
 
 
 def _increment_figure(t, alpha, L, sigma, rho, mu, seed):
     p = paths(alpha, L, sigma, rho, mu, seed)
-    fig = figure(t("fig.x_eps"), t("fig.y_rms"), t("fig.rms_title"), log_x=True, log_y=True)
-    exact_line(fig, p["eps"], p["rms"], t("fig.rms_exact"))
-    sim_markers(fig, p["eps"], p["rms_mc"], t("fig.rms_mc", n=p["n"]))
-    return fig
+    return figure(t("fig.x_eps"), t("fig.y_rms"), t("fig.rms_title"), [
+        _line(p["eps"], p["rms"], t("fig.rms_exact")),
+        _markers(p["eps"], p["rms_mc"], t("fig.rms_mc", n=p["n"])),
+    ], log_x=True, log_y=True)
 
 
 def _variants_figure(t, alpha, sigma, rho, mu, a, trials, seed):
     g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
     vr = variants(alpha, sigma, rho, trials, seed)
-    fig = figure(t("fig.x_L"), t("fig.y_var"), t("fig.variants_title"), log_x=True, log_y=True)
+    data = []
     for key, col, sym, label in (("indep", COLORS["exact"], "circle", t("fig.v_indep", s=f"{1 - 2 * alpha:.2f}")),
                                  ("corr", COLORS["accent"], "diamond", t("fig.v_corr", rho=f"{rho:g}")),
                                  ("ident", COLORS["other"], "square", t("fig.v_ident", s=f"{2 - 2 * alpha:.2f}"))):
         y = {"indep": g["var_indep"], "ident": g["var_ident"], "corr": g["var"]}[key]
-        exact_line(fig, g["fine"], y, label, color=col)
-        sim_markers(fig, vr["L"], vr[key], t("fig.v_mc"), color=col, symbol=sym, showlegend=(key == "ident"))
-    return fig
+        data += [_line(g["fine"], y, label, color=col),
+                 _markers(vr["L"], vr[key], t("fig.v_mc"), color=col, symbol=sym, showlegend=(key == "ident"))]
+    return figure(t("fig.x_L"), t("fig.y_var"), t("fig.variants_title"), data, log_x=True, log_y=True)
 
 
 def _mean_figure(t, alpha, sigma, rho, mu, a, trials, seed):
     g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
-    fig = figure(t("fig.x_L"), t("fig.y_mean"), t("fig.mean_title", mu=f"{mu:g}"), log_x=True)
-    exact_line(fig, g["fine"], g["mean"], t("fig.mean_exact", s=f"{1 - alpha:.2f}"))
-    fig.add_trace(go.Scatter(
-        x=g["L"], y=g["mean_mc"], mode="markers", name=t("fig.mean_mc"),
-        marker=dict(color=COLORS["sim"], size=8, symbol="circle-open", line=dict(width=1.5)),
-        error_y=dict(type="data", array=2 * g["mean_se"], color=COLORS["sim"], thickness=1)))
-    return fig
+    return figure(t("fig.x_L"), t("fig.y_mean"), t("fig.mean_title", mu=f"{mu:g}"), [
+        _line(g["fine"], g["mean"], t("fig.mean_exact", s=f"{1 - alpha:.2f}")),
+        _mc_bars(g["L"], g["mean_mc"], t("fig.mean_mc"), 2 * g["mean_se"], thickness=1),
+    ], log_x=True)
 
 
 def _cov_figure(t, alpha, L, sigma, rho, mu, trials, seed):
@@ -301,28 +370,21 @@ def _cov_figure(t, alpha, L, sigma, rho, mu, trials, seed):
              t("fig.cov_total")]
     exact = [cv["sum_var_exact"], cv["sum_cov2_exact"], cv["var_total_exact"]]
     mc = [cv["sum_var"], cv["sum_cov2"], cv["var_total"]]
-    fig = figure("", t("fig.y_cov"), t("fig.cov_title", L=cv["L"], n=cv["n"]))
-    fig.add_bar(x=names, y=exact, name=t("fig.cov_exact"), marker_color=COLORS["exact"])
-    fig.add_bar(x=names, y=mc, name=t("fig.cov_mc"), marker=dict(
-        color="rgba(0,0,0,0)", line=dict(color=COLORS["sim"], width=2), pattern=dict(shape="/",
-                                                                                 fgcolor=COLORS["sim"])))
-    fig.update_layout(barmode="group", hovermode="closest")
-    fig.update_xaxes(type="category")
-    return fig
+    return figure("", t("fig.y_cov"), t("fig.cov_title", L=cv["L"], n=cv["n"]), [
+        {"type": "bar", "x": names, "y": exact, "name": t("fig.cov_exact"), "marker": {"color": COLORS["exact"]}},
+        {"type": "bar", "x": names, "y": mc, "name": t("fig.cov_mc"), "marker": {
+            "color": "rgba(0,0,0,0)", "line": {"color": COLORS["sim"], "width": 2},
+            "pattern": {"shape": "/", "fgcolor": COLORS["sim"]}}},
+    ], barmode="group", hovermode="closest", xaxis={"type": "category"})
 
 
 def _residual_figure(t, alpha, L, N, trials, seed):
     r = residual(alpha, L, N, trials, seed)
-    fig = figure(t("fig.x_ell", L=L), t("fig.y_energy"), t("fig.res_title", N=N, n=r["n"]))
-    exact_line(fig, r["fine"], r["exact"], t("fig.res_exact"))
-    fig.add_trace(go.Scatter(
-        x=r["ell"], y=r["mean"], mode="markers", name=t("fig.res_mc"),
-        marker=dict(color=COLORS["sim"], size=7, symbol="circle-open", line=dict(width=1.5)),
-        error_y=dict(type="data", array=2 * r["se"], color=COLORS["sim"], thickness=1)))
-    if alpha == 0.5:
-        fig.add_hline(y=math.e, line=dict(color=COLORS["ref"], dash="dot", width=1),
-                      annotation_text="e", annotation_position="bottom right")
-    return fig
+    e = _e_line() if alpha == 0.5 else ()
+    return figure(t("fig.x_ell", L=L), t("fig.y_energy"), t("fig.res_title", N=N, n=r["n"]), [
+        _line(r["fine"], r["exact"], t("fig.res_exact")),
+        _mc_bars(r["ell"], r["mean"], t("fig.res_mc"), 2 * r["se"], size=7, thickness=1),
+    ], shapes=e[:1], annotations=e[1:])
 
 
 def _sweep_jobs(L, N):
@@ -354,60 +416,49 @@ def _sweep_data(alpha, L, N, trials, seed) -> dict:
 
 def _sweep_L_figure(t, alpha, L, N, trials, seed):
     sw = _sweep_data(alpha, L, N, trials, seed)
-    fig = figure(t("fig.x_L"), t("fig.y_energy_final"), t("fig.sweep_L_title", N=N), log_x=True,
-                 log_y=alpha < 0.5)
     Lf = np.unique(np.round(np.logspace(0, math.log10(SWEEP_L[-1]), 200)).astype(int))
-    exact_line(fig, Lf, [ds.residual_energy(alpha, int(x)) for x in Lf], t("fig.sweep_exact"))
-    fig.add_trace(go.Scatter(x=sw["L"], y=sw["L_mean"], mode="markers", name=t("fig.res_mc"),
-                             marker=dict(color=COLORS["sim"], size=8, symbol="circle-open",
-                                         line=dict(width=1.5)),
-                             error_y=dict(type="data", array=2 * sw["L_se"], color=COLORS["sim"])))
-    if alpha == 0.5:
-        fig.add_hline(y=math.e, line=dict(color=COLORS["ref"], dash="dot", width=1), annotation_text="e",
-                      annotation_position="bottom right")
-    return fig
+    e = _e_line() if alpha == 0.5 else ()
+    return figure(t("fig.x_L"), t("fig.y_energy_final"), t("fig.sweep_L_title", N=N), [
+        _line(Lf, [ds.residual_energy(alpha, int(x)) for x in Lf], t("fig.sweep_exact")),
+        _mc_bars(sw["L"], sw["L_mean"], t("fig.res_mc"), 2 * sw["L_se"]),
+    ], log_x=True, log_y=alpha < 0.5, shapes=e[:1], annotations=e[1:])
 
 
 def _sweep_N_figure(t, alpha, L, N, trials, seed):
     sw = _sweep_data(alpha, L, N, trials, seed)
-    fig = figure(t("fig.x_N"), t("fig.y_energy_final"), t("fig.sweep_N_title", L=L), log_x=True,
-                 log_y=True)
     ex = ds.residual_energy(alpha, L)
-    exact_line(fig, [SWEEP_N[0], SWEEP_N[-1]], [ex, ex], t("fig.sweep_exact_N"))
-    fig.add_trace(go.Scatter(x=sw["N"], y=sw["N_mean"], mode="markers", name=t("fig.res_mc"),
-                             marker=dict(color=COLORS["sim"], size=8, symbol="circle-open",
-                                         line=dict(width=1.5)),
-                             error_y=dict(type="data", array=2 * sw["N_se"], color=COLORS["sim"])))
-    fig.add_trace(go.Scatter(x=sw["N"], y=sw["N_sd"], mode="lines+markers", name=t("fig.sweep_sd"),
-                             line=dict(color=COLORS["accent"], dash="dash"),
-                             marker=dict(symbol="square-open", color=COLORS["accent"])))
-    return fig
+    return figure(t("fig.x_N"), t("fig.y_energy_final"), t("fig.sweep_N_title", L=L), [
+        _line([SWEEP_N[0], SWEEP_N[-1]], [ex, ex], t("fig.sweep_exact_N")),
+        _mc_bars(sw["N"], sw["N_mean"], t("fig.res_mc"), 2 * sw["N_se"]),
+        {"type": "scatter", "x": sw["N"], "y": sw["N_sd"], "mode": "lines+markers", "name": t("fig.sweep_sd"),
+         "line": {"color": COLORS["accent"], "dash": "dash"},
+         "marker": {"symbol": "square-open", "color": COLORS["accent"]}},
+    ], log_x=True, log_y=True)
 
 
 def _step_figure(t, alpha, L, c):
     s = one_step_data(alpha, c)
-    fig = figure(t("fig.x_L_step"), t("fig.y_f"), t("fig.step_title", c=f"{c:g}"), log_x=True)
-    exact_line(fig, s["L"], s["f"], t("fig.step_exact"))
-    _ref_line(fig, [s["L"][0], s["L"][-1]], [s["lim"]] * 2, t("fig.step_lim"))
-    _ref_line(fig, [s["L"][0], s["L"][-1]], [s["lin"]] * 2, t("fig.step_lin"), color=COLORS["bound"],
-              dash="dashdot", width=2)
-    sim_markers(fig, s["L_mark"], s["f_sgd"], t("fig.step_sgd"))
-    fig.add_trace(go.Scatter(x=s["L_mark"], y=s["f_sign"], mode="markers", name=t("fig.step_sign"),
-                             marker=dict(size=10, symbol="x-thin", color=COLORS["accent"],
-                                         line=dict(width=2, color=COLORS["accent"]))))
-    _mark_L(fig, L, t("fig.your_L"))
-    return fig
+    ends = [s["L"][0], s["L"][-1]]
+    return figure(t("fig.x_L_step"), t("fig.y_f"), t("fig.step_title", c=f"{c:g}"), [
+        _line(s["L"], s["f"], t("fig.step_exact")),
+        _ref(ends, [s["lim"]] * 2, t("fig.step_lim")),
+        _ref(ends, [s["lin"]] * 2, t("fig.step_lin"), color=COLORS["bound"], dash="dashdot", width=2),
+        _markers(s["L_mark"], s["f_sgd"], t("fig.step_sgd")),
+        {"type": "scatter", "x": s["L_mark"], "y": s["f_sign"], "mode": "markers", "name": t("fig.step_sign"),
+         "marker": {"size": 10, "symbol": "x-thin", "color": COLORS["accent"],
+                    "line": {"width": 2, "color": COLORS["accent"]}}},
+        _your_L(t("fig.your_L")),
+    ], log_x=True, shapes=[_vline(L)])
 
 
 def _lr_figure(t, alpha, c):
     s = one_step_data(alpha, c)
-    fig = figure(t("fig.x_L_step"), t("fig.y_lr"), t("fig.lr_title", al=f"{alpha:g}"), log_x=True,
-                 log_y=True)
     Lm = s["L_mark"].astype(float)
-    exact_line(fig, Lm, s["lr_sgd"], t("fig.lr_sgd", s=f"{2 * alpha - 1:.2f}"))
-    exact_line(fig, Lm, s["lr_sign"], t("fig.lr_sign", s=f"{alpha - 1:.2f}"), color=COLORS["accent"])
-    _ref_line(fig, Lm, np.abs(s["dw"]), t("fig.lr_dw", s=f"{alpha - 1:.2f}"))
-    return fig
+    return figure(t("fig.x_L_step"), t("fig.y_lr"), t("fig.lr_title", al=f"{alpha:g}"), [
+        _line(Lm, s["lr_sgd"], t("fig.lr_sgd", s=f"{2 * alpha - 1:.2f}")),
+        _line(Lm, s["lr_sign"], t("fig.lr_sign", s=f"{alpha - 1:.2f}"), color=COLORS["accent"]),
+        _ref(Lm, np.abs(s["dw"]), t("fig.lr_dw", s=f"{alpha - 1:.2f}")),
+    ], log_x=True, log_y=True)
 
 
 #: figure builders and the page parameters each one depends on (its cache key)
@@ -456,14 +507,10 @@ def render() -> None:
     ctx.section("intro")
     ctx.section("statement")
 
+    # Each section computes its data just before it is drawn, so the first figures reach the browser
+    # (and are redrawn there) while the server still simulates the ones further down.
     with ctx.guard():
         d = at_depth(alpha, L, sigma, rho, mu, a, trials, seed)
-        g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
-        r = residual(alpha, L, N, trials, seed)
-        s = one_step_data(alpha, c)
-        p = paths(alpha, L, sigma, rho, mu, seed)
-        cv = covariance(alpha, L, sigma, rho, mu, trials, seed)
-        variants(alpha, sigma, rho, trials, seed)
 
     f_step, f_lin = ds.one_step(c, L)
     m = st.columns(4)
@@ -471,13 +518,14 @@ def render() -> None:
     m[0].caption(t("metrics.mc_pm", x=f"{d['var_mc']:.4g}", se=f"{d['var_se']:.2g}"))
     m[1].metric(t("metrics.prob", a=f"{a:g}"), f"{d['p']:.4f}")
     m[1].caption(t("metrics.mc_pm", x=f"{d['p_mc']:.4f}", se=f"{d['p_se']:.1g}"))
-    m[2].metric(t("metrics.energy"), f"{r['final_exact']:.4g}")
-    m[2].caption(t("metrics.mc_pm", x=f"{r['final']:.4g}", se=f"{r['final_se']:.2g}"))
+    m[2].metric(t("metrics.energy"), f"{ds.residual_energy(alpha, L):.4g}")
+    energy_mc = m[2].empty()  # the residual-network Monte Carlo runs further down
     m[3].metric(t("metrics.step"), f"{f_step:.4f}")
     m[3].caption(t("metrics.step_delta", lim=f"{math.exp(-c):.4f}", lin=f"{f_lin:.4f}"))
     st.caption(t("metrics.caption"))
 
     with ctx.guard():
+        g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
         st.subheader(t("sums.title"))
         _show_pair("hist", "var", ctx)
         st.markdown(t("sums.body", slope=f"{g['slope_mc']:.3f}", s=f"{1 - 2 * alpha:.2f}"))
@@ -486,10 +534,12 @@ def render() -> None:
         _show("regime", ctx)
         st.markdown(t("regimes.body"))
 
+        p = paths(alpha, L, sigma, rho, mu, seed)
         st.subheader(t("paths.title"))
         _show_pair("paths", "rms", ctx)
         st.markdown(t("paths.body"))
 
+        cv = covariance(alpha, L, sigma, rho, mu, trials, seed)
         st.subheader(t("variants.title"))
         st.markdown(t("variants.intro"))
         _show_pair("variants", "mean", ctx)
@@ -507,6 +557,8 @@ def render() -> None:
                           vt=f"{cv['var_total']:.4g}", vte=f"{cv['var_total_exact']:.4g}",
                           chk=chk))
 
+        r = residual(alpha, L, N, trials, seed)
+        energy_mc.caption(t("metrics.mc_pm", x=f"{r['final']:.4g}", se=f"{r['final_se']:.2g}"))
         st.subheader(t("residual.title"))
         st.markdown(t("residual.body"))
         c9, c10 = st.columns([3, 2])
@@ -526,6 +578,7 @@ def render() -> None:
         else:
             st.caption(t("residual.sweep_hint"))
 
+        s = one_step_data(alpha, c)
         st.subheader(t("step.title"))
         st.markdown(t("step.body"))
         _show_pair("step", "lr", ctx)

@@ -48,22 +48,28 @@ become correlated in training. The residual-network identity is a second moment 
 initialisation, not a statement about every path or about trained weights. The zero
 initialisation of the one-step example is deliberately special.
 
-Implementations: the residual-network Monte Carlo has a Numba kernel
-(:func:`_residual_kernel`, parallel over trials) and a plain NumPy reference
-(:func:`_residual_reference`) that consume the same random draws; everything else is
-NumPy.
+Implementations. The Gaussian sums are drawn in two parts per sample, the common normal
+:math:`c` and the sum :math:`E=\sum_j e_j` of the :math:`L` independent normals
+(:func:`unit_sums`); every :math:`S_L` is then the exact linear combination
+:math:`L^{-\alpha}\bigl(L\mu+\sigma(\sqrt{1-\rho}\,E+L\sqrt\rho\,c)\bigr)` of the pieces
+(:func:`sums_from_units`), so one set of draws serves every :math:`\alpha,\sigma,\mu,\rho`
+(common random numbers). The draws and the residual-network Monte Carlo have Numba kernels
+(:func:`_unit_sums_kernel`, :func:`_residual_kernel`) that take the ``np.random.Generator``
+and draw inside the loop, in exactly the order of their plain-NumPy references
+(:func:`_unit_sums_reference`, :func:`_residual_reference`), which draw whole arrays; the
+tests compare the two paths on the same seeds.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from sim import _validate as _v
 
 __all__ = [
-    "variance", "mean", "sample", "variance_mc", "partial_sums", "increment_rms",
+    "variance", "mean", "unit_sums", "sums_from_units", "sample", "variance_mc", "partial_sums", "increment_rms",
     "increment_rms_mc", "prob_within", "prob_within_mc", "covariance_decomposition",
     "residual_energy", "residual_energy_mc", "residual_energy_profile",
     "one_step", "sgd_step",
@@ -329,16 +335,18 @@ def _unit_terms(rng, rows: int, L: int, rho: float) -> np.ndarray:
     rho < 0: :math:`\sqrt{1-\rho}\,(e-\bar e\mathbf 1)+\sqrt{1+(L-1)\rho}\,\bar e\mathbf 1`
     (the component along :math:`\mathbf 1` is rescaled), whose covariance is
     :math:`(1-\rho)I+\rho\mathbf 1\mathbf 1^\top`.
+
+    Draw order (the same for every rho, so that :func:`unit_sums` serves all of them): the
+    ``rows`` common normals, then the ``rows x L`` independent ones, row by row.
     """
+    common = rng.standard_normal(rows)
+    e = rng.standard_normal((rows, L))
     if rho >= 0.0:
-        common = rng.standard_normal(rows)
-        e = rng.standard_normal((rows, L))
         if rho == 0.0:
             return e
         e *= math.sqrt(1.0 - rho)
         e += math.sqrt(rho) * common[:, None]
         return e
-    e = rng.standard_normal((rows, L))
     ebar = e.mean(axis=1, keepdims=True)
     e -= ebar
     e *= math.sqrt(1.0 - rho)
@@ -346,10 +354,15 @@ def _unit_terms(rng, rows: int, L: int, rho: float) -> np.ndarray:
     return e
 
 
+def _rows(L: int) -> int:
+    """Samples per block of drawn pieces (rows x L ≈ _BLOCK doubles)."""
+    return max(1, _BLOCK // L)
+
+
 def _term_blocks(alpha, L, sigma, trials, seed, rho, mu):
     """Yield blocks of scaled pieces Y = L^{-alpha} xi (rows x L), same stream for all users."""
     rng = np.random.default_rng(seed)
-    rows = max(1, _BLOCK // L)
+    rows = _rows(L)
     s = float(L) ** (-alpha)
     done = 0
     while done < trials:
@@ -375,6 +388,109 @@ def _sum_args(alpha, L, sigma, trials, seed, rho, mu, lo_trials=1):
     return alpha, L, sigma, trials, seed, rho, mu
 
 
+@njit(cache=True, nogil=True)
+def _unit_sums_kernel(rng, L, rows, c, E):  # pragma: no cover - compiled
+    """Fill ``c[t]`` (the common normal) and ``E[t]`` (the sum of ``L`` independent normals),
+    drawing from ``rng`` in the order of :func:`_unit_terms`: per block of ``rows`` samples the
+    common normals, then the pieces row by row. Nothing but the two sums is stored."""
+    T = c.shape[0]
+    t0 = 0
+    while t0 < T:
+        r = min(rows, T - t0)
+        for i in range(r):
+            c[t0 + i] = rng.standard_normal()
+        for i in range(r):
+            acc = 0.0
+            for _ in range(L):
+                acc += rng.standard_normal()
+            E[t0 + i] = acc
+        t0 += r
+
+
+def _unit_sums_reference(rng, L, rows, c, E):
+    """Plain-NumPy reference of :func:`_unit_sums_kernel` (same draws; whole blocks drawn)."""
+    T = c.shape[0]
+    t0 = 0
+    while t0 < T:
+        r = min(rows, T - t0)
+        c[t0:t0 + r] = rng.standard_normal(r)
+        E[t0:t0 + r] = rng.standard_normal((r, L)).sum(axis=1)
+        t0 += r
+
+
+def _units_args(L, trials, seed):
+    L = _depth(L, L_MAX_EXACT)
+    trials = _trials(trials, 1)
+    seed = _seed(seed)
+    _check_work("trials * L", float(trials) * L, MAX_SUM_WORK,
+                "lower trials or L (each sample draws L normals)")
+    return L, trials, seed
+
+
+def unit_sums(L, trials, seed, use_numba=True):
+    r"""The random part of :func:`sample`: per sample, the common normal :math:`c` and the sum
+    :math:`E=\sum_{j=1}^L e_j` of the ``L`` independent standard normals :math:`e_j`.
+
+    The pieces of :func:`sample` are :math:`\xi_j=\mu+\sigma x_j` with
+    :math:`x_j=\sqrt{1-\rho}\,e_j+\sqrt\rho\,c` (:math:`\rho\ge0`), so their sum is a fixed linear
+    combination of :math:`E` and :math:`c` (:func:`sums_from_units`): these draws serve every
+    :math:`\alpha,\sigma,\mu,\rho` (common random numbers). All ``L`` pieces are still drawn and
+    added; only the sum is kept.
+
+    Parameters
+    ----------
+    L : int >= 1
+    trials : int >= 1
+        ``trials * L`` is bounded by :data:`MAX_SUM_WORK`.
+    seed : int >= 0
+        Seed of ``np.random.default_rng``; the stream is that of :func:`partial_sums`.
+    use_numba : bool
+        Numba kernel (default) or the NumPy reference; both return the same numbers up to the
+        summation order (about ``1e-15 * sqrt(L)``).
+
+    Returns
+    -------
+    (np.ndarray, np.ndarray)
+        ``(c, E)``, each of shape (trials,); :math:`c\sim N(0,1)`, :math:`E\sim N(0,L)`, independent.
+    """
+    L, trials, seed = _units_args(L, trials, seed)
+    c, E = np.empty(trials), np.empty(trials)
+    step = _unit_sums_kernel if use_numba else _unit_sums_reference
+    step(np.random.default_rng(seed), L, _rows(L), c, E)
+    return c, E
+
+
+def sums_from_units(alpha, L, sigma, c, E, rho=0.0, mu=0.0) -> np.ndarray:
+    r"""Samples of :math:`S_L` from the draws of :func:`unit_sums` (exact algebra, no new draws).
+
+    .. math::
+
+        S_L = L^{-\alpha}\sum_{j=1}^{L}\bigl(\mu+\sigma x_j\bigr)
+            = L^{-\alpha}\Bigl(L\mu+\sigma\bigl(\sqrt{1-\rho}\,E+L\sqrt\rho\,c\bigr)\Bigr)
+            \quad(\rho\ge0),
+
+    and :math:`L^{-\alpha}\bigl(L\mu+\sigma\sqrt{1+(L-1)\rho}\,E\bigr)` for :math:`\rho<0` (there the
+    pieces' deviations from their mean cancel in the sum, see :func:`_unit_terms`).
+    """
+    alpha = _alpha(alpha)
+    L = _depth(L)
+    sigma = _sigma(sigma)
+    rho = _rho(rho, L)
+    mu = _mu(mu)
+    c = _v.finite_array("c", c, ndim=1)
+    E = _v.finite_array("E", E, shape=c.shape)
+    if rho >= 0.0:
+        u = math.sqrt(1.0 - rho) * E
+        if rho > 0.0:
+            u += (L * math.sqrt(rho)) * c
+    else:
+        u = math.sqrt(max(1.0 + (L - 1) * rho, 0.0)) * E
+    u *= sigma
+    u += L * mu
+    u *= float(L) ** (-alpha)
+    return u
+
+
 def sample(alpha, L, sigma, trials, seed, rho=0.0, mu=0.0) -> np.ndarray:
     r"""Monte Carlo samples of :math:`S_L = L^{-\alpha}\sum_{j=1}^L\xi_j`.
 
@@ -395,15 +511,11 @@ def sample(alpha, L, sigma, trials, seed, rho=0.0, mu=0.0) -> np.ndarray:
     -------
     np.ndarray, shape (trials,)
         Equals the last column of :func:`partial_sums` with the same arguments (up to
-        rounding of the summation order).
+        rounding of the summation order). Computed as
+        ``sums_from_units(alpha, L, sigma, *unit_sums(L, trials, seed), rho, mu)``.
     """
     alpha, L, sigma, trials, seed, rho, mu = _sum_args(alpha, L, sigma, trials, seed, rho, mu)
-    out = np.empty(trials)
-    i = 0
-    for y in _term_blocks(alpha, L, sigma, trials, seed, rho, mu):
-        out[i:i + y.shape[0]] = y.sum(axis=1)
-        i += y.shape[0]
-    return out
+    return sums_from_units(alpha, L, sigma, *unit_sums(L, trials, seed), rho, mu)
 
 
 def variance_mc(alpha, L, sigma, trials, seed, rho=0.0, mu=0.0, level=0.95):
@@ -533,24 +645,25 @@ def covariance_decomposition(alpha, L, sigma, trials, seed, rho=0.0, mu=0.0) -> 
 
 
 # --------------------------------------------------------------------------- residual network
-@njit(cache=True, parallel=True, nogil=True, fastmath=True)
-def _residual_kernel(z, W, scale, norms, l0):  # pragma: no cover - compiled
-    """Advance ``z[t]`` through the layers ``W[t, 0..lb-1]`` in place; fill ``norms[t, l0+1..]``.
+@njit(cache=True, nogil=True)
+def _residual_kernel(rng, z, scale, norms, l0, lb):  # pragma: no cover - compiled
+    """Advance ``z[t]`` through ``lb`` layers in place; fill ``norms[t, l0+1 .. l0+lb]``.
 
-    ``W`` holds standard normals; one layer is ``z <- z + scale * W z`` with
-    ``scale = L^{-alpha} / sqrt(N)``. Parallel over trials ``t``; ``fastmath`` only lets the
-    inner products vectorise (summation order differs from BLAS at the 1e-15 level).
+    One layer is ``z <- z + scale * W z`` with ``scale = L^{-alpha} / sqrt(N)`` and ``W`` an
+    N x N matrix of standard normals, drawn from ``rng`` inside the loop in the order of
+    ``rng.standard_normal((T, lb, N, N))`` (trial, layer, row, column): exactly the draws that
+    :func:`_residual_reference` receives as an array, without storing them. One stream, so one
+    thread; ``nogil`` lets other sessions' Python run meanwhile.
     """
-    T, lb, N = W.shape[0], W.shape[1], W.shape[2]
-    for t in prange(T):
-        y = np.empty(N)
+    T, N = z.shape[0], z.shape[1]
+    y = np.empty(N)
+    for t in range(T):
         zt = z[t]
         for l in range(lb):
-            Wl = W[t, l]
             for i in range(N):
                 acc = 0.0
                 for j in range(N):
-                    acc += Wl[i, j] * zt[j]
+                    acc += rng.standard_normal() * zt[j]
                 y[i] = acc
             nrm = 0.0
             for i in range(N):
@@ -559,16 +672,17 @@ def _residual_kernel(z, W, scale, norms, l0):  # pragma: no cover - compiled
             norms[t, l0 + l + 1] = nrm
 
 
-def _residual_reference(z, W, scale, norms, l0):
-    """Plain-NumPy reference of :func:`_residual_kernel` (same arguments, same effect)."""
-    for l in range(W.shape[1]):
+def _residual_reference(rng, z, scale, norms, l0, lb):
+    """Plain-NumPy reference of :func:`_residual_kernel` (same arguments, same draws, same effect)."""
+    W = rng.standard_normal((z.shape[0], lb, z.shape[1], z.shape[1]))
+    for l in range(lb):
         z += scale * np.matmul(W[:, l], z[:, :, None])[:, :, 0]
         norms[:, l0 + l + 1] = np.einsum("ti,ti->t", z, z)
 
 
 def _residual_blocks(L: int, N: int, trials: int):
-    """(rows, lb): trials per group and layers per weight block (≈ _BLOCK doubles a block;
-    at least a few trials per group so the kernel has trials to share out)."""
+    """(rows, lb): trials per group and layers per weight block (≈ _BLOCK doubles a block, at
+    least a few trials per group). They fix the draw order, so both paths use them."""
     rows_min = min(trials, 16, max(1, 4 * _BLOCK // (N * N)))
     lb = min(L, max(1, _BLOCK // (rows_min * N * N)))
     rows = min(trials, max(rows_min, _BLOCK // (lb * N * N)))
@@ -580,8 +694,9 @@ def _residual_norms(alpha, L, width, trials, seed, use_numba=True) -> np.ndarray
 
     Draw order from ``np.random.default_rng(seed)``: for each group of ``rows`` trials, the
     starting vectors ``z_0`` (rows x N), then the weights layer block by layer block
-    (rows x lb x N x N standard normals). The Numba kernel and the NumPy reference consume
-    exactly the same arrays. Arguments are assumed validated.
+    (rows x lb x N x N standard normals). The Numba kernel draws them one by one inside its
+    loop, the NumPy reference as arrays: the same numbers either way. Arguments are assumed
+    validated.
     """
     N = width
     rng = np.random.default_rng(seed)
@@ -599,8 +714,7 @@ def _residual_norms(alpha, L, width, trials, seed, use_numba=True) -> np.ndarray
         l0 = 0
         while l0 < L:
             b = min(lb, L - l0)
-            W = rng.standard_normal((r, b, N, N))
-            step(z, W, scale, norms, l0)
+            step(rng, z, scale, norms, l0, b)
             l0 += b
         out[t0:t0 + r] = norms
         t0 += r
@@ -626,7 +740,7 @@ def residual_energy_mc(alpha, L, width, trials, seed):
     .. math:: z_{\ell+1} = (I + L^{-\alpha}W_\ell)\,z_\ell,\qquad (W_\ell)_{ik}\sim N(0,1/N)\ \text{iid},
 
     with a fresh uniformly random unit :math:`z_0` and fresh weights in every trial
-    (Numba kernel, parallel over trials). Compare with :func:`residual_energy`.
+    (every weight matrix is drawn; Numba kernel). Compare with :func:`residual_energy`.
 
     Parameters
     ----------
@@ -666,5 +780,6 @@ def residual_energy_profile(alpha, L, width, trials, seed):
 
 
 def warm() -> None:
-    """Compile (or load from cache) the Numba kernel on a tiny input; see :mod:`sim.warm`."""
+    """Compile (or load from cache) the Numba kernels on tiny inputs; see :mod:`sim.warm`."""
+    unit_sums(2, 2, 0, use_numba=True)
     _residual_norms(0.5, 2, 2, 2, 0, use_numba=True)

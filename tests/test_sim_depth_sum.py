@@ -179,6 +179,33 @@ def test_variance_mc_interval():
         assert lo <= v <= hi
 
 
+@pytest.mark.parametrize("L,trials", [(1, 7), (5, 300), (64, 4000), (3000, 1500)])
+def test_unit_sums_kernel_matches_reference(L, trials):
+    # the Numba kernel draws inside its loop exactly what the reference draws as arrays
+    # (L = 3000, trials = 1500: several blocks of rows)
+    a = ds.unit_sums(L, trials, 31, use_numba=True)
+    b = ds.unit_sums(L, trials, 31, use_numba=False)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_allclose(a[1], b[1], rtol=0, atol=1e-13 * L)  # summation order only
+    assert chi2_ok(np.var(a[1], ddof=1), L, trials) and chi2_ok(np.var(a[0], ddof=1), 1.0, trials)
+
+
+@pytest.mark.parametrize("alpha,L,sigma,rho,mu", [
+    (0.5, 16, 1.0, 0.0, 0.0), (0.3, 40, 1.7, 0.45, -0.2), (1.0, 9, 0.5, 1.0, 0.3),
+    (0.8, 21, 1.0, -0.04, 0.1), (0.5, 3000, 2.0, 0.01, 0.05),
+])
+def test_sums_from_units_add_the_drawn_pieces(alpha, L, sigma, rho, mu):
+    # the exact rescaling equals the sum of the explicitly constructed pieces (same stream)
+    trials = 1500 if L > 100 else 400
+    direct = np.concatenate([y.sum(axis=1) for y in
+                             ds._term_blocks(alpha, L, sigma, trials, 13, rho, mu)])
+    x = ds.sample(alpha, L, sigma, trials, 13, rho, mu)
+    np.testing.assert_allclose(x, direct, rtol=0, atol=1e-12 * max(1.0, np.abs(direct).max()))
+    np.testing.assert_allclose(
+        ds.sums_from_units(alpha, L, sigma, *ds.unit_sums(L, trials, 13, use_numba=False), rho, mu),
+        direct, rtol=0, atol=1e-12 * max(1.0, np.abs(direct).max()))
+
+
 def test_sample_determinism_and_seed():
     a = ds.sample(0.5, 33, 1.0, 100, 42)
     np.testing.assert_array_equal(a, ds.sample(0.5, 33, 1.0, 100, 42))
@@ -306,17 +333,19 @@ def test_residual_blocks_cover_splits():
 
 
 def test_residual_kernel_direct():
-    rng = np.random.default_rng(0)
     T, lb, N = 5, 3, 7
-    W = rng.standard_normal((T, lb, N, N))
-    z0 = rng.standard_normal((T, N))
+    z0 = np.random.default_rng(0).standard_normal((T, N))
     za, zb = z0.copy(), z0.copy()
     na, nb = np.zeros((T, lb + 3)), np.zeros((T, lb + 3))
-    ds._residual_kernel(za, W, 0.3, na, 2)
-    ds._residual_reference(zb, W, 0.3, nb, 2)
+    ra, rb = np.random.default_rng(1), np.random.default_rng(1)
+    ds._residual_kernel(ra, za, 0.3, na, 2, lb)
+    ds._residual_reference(rb, zb, 0.3, nb, 2, lb)
     np.testing.assert_allclose(za, zb, rtol=1e-13)
     np.testing.assert_allclose(na, nb, rtol=1e-13)
-    # one explicit layer by hand
+    # both consumed exactly the T * lb * N * N draws of the weights
+    assert ra.standard_normal() == rb.standard_normal()
+    # one explicit layer by hand, with the weights the kernel drew
+    W = np.random.default_rng(1).standard_normal((T, lb, N, N))
     z = z0[0] + 0.3 * W[0, 0] @ z0[0]
     assert nb[0, 3] == pytest.approx(z @ z, rel=1e-13)
 
@@ -355,6 +384,12 @@ BAD = [
     (ds.residual_energy_mc, (0.5, 10, 4, 1, 0), {}, "trials"),
     (ds.residual_energy_mc, (0.5, 512, 512, 10, 0), {}, "width\\^2"),
     (ds.residual_energy_mc, (0.5, 10, 4, 10, "a"), {}, "seed"),
+    (ds.unit_sums, (10**5, 10**4, 0), {}, "trials \\* L"),
+    (ds.unit_sums, (0, 10, 0), {}, "L"),
+    (ds.unit_sums, (10, 0, 0), {}, "trials"),
+    (ds.sums_from_units, (0.5, 10, 1.0, [0.0, 1.0], [1.0]), {}, "E"),
+    (ds.sums_from_units, (0.5, 10, 1.0, [0.0, float("nan")], [1.0, 2.0]), {}, "c"),
+    (ds.sums_from_units, (0.5, 10, 1.0, [0.0], [1.0]), {"rho": -0.5}, "rho"),
     (ds.one_step, (-1.0, 10), {}, "c"),
     (ds.one_step, (1.0, 0), {}, "L"),
     (ds.sgd_step, (0.5, 1.0, 10), {"update": "adam"}, "update"),
@@ -404,3 +439,28 @@ def test_page_figures_show_the_exact_laws():
     step = page._step_figure(t, alpha, L, 1.7)
     x, y = np.asarray(step.data[0].x), np.asarray(step.data[0].y)
     np.testing.assert_allclose(y, [ds.one_step(1.7, int(v))[0] for v in x], rtol=1e-12)
+
+
+def test_page_figures_valid_and_built_without_validation_identically(monkeypatch):
+    """The page builds its figures from plain dicts without Plotly's validation; built once more
+    with validation (which rejects unknown or ill-typed properties) they serialise identically."""
+    pytest.importorskip("streamlit")
+    import importlib
+    import json
+
+    import plotly.io as pio
+
+    page = importlib.import_module("pages.depth_sum")
+    from ui.figures import Frozen
+    from ui.i18n import Text
+
+    values = dict(alpha=0.5, L=24, sigma=1.3, N=4, rho=0.2, mu=0.1, a=0.8, c=1.7, trials=200, seed=2)
+    for lang in ("en", "zh"):
+        t = Text("depth_sum", lang)
+        for name, (fn, keys) in page.FIGURES.items():
+            args = [values[k] for k in keys]
+            monkeypatch.setattr(page, "_VALIDATE", False)
+            fast = Frozen(fn(t, *args)).spec
+            monkeypatch.setattr(page, "_VALIDATE", True)
+            checked = Frozen(fn(t, *args)).spec
+            assert json.loads(pio.to_json(fast, validate=False)) == json.loads(pio.to_json(checked, validate=False)), name
