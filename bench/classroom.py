@@ -393,37 +393,49 @@ def _set_event() -> asyncio.Event:
     return ev
 
 
-async def run_classroom(url: str, n: int, pid: int | None = None, *, stems: list[str] | None = None,
+def _sum(f, pids) -> float:
+    return sum(f(p) for p in pids) if pids else float("nan")
+
+
+async def run_classroom(url: str | list[str], n: int, pid: int | list[int] | None = None, *,
+                        stems: list[str] | None = None,
                         timeout: float = 120.0, lang_mix: bool = True, warm_up: bool = True,
                         rounds: int = 1, think: float = 0.0, spread: float = 0.0,
                         same_values: bool = False) -> ClassroomResult:
     """Drive ``n`` concurrent sessions against a running server; ``pid`` for RSS/CPU readings.
 
+    ``url`` may be a list of replicas: student ``i`` then uses ``url[i % len(url)]`` for its whole
+    session, which is what a sticky load balancer does (minus the proxy); RSS and CPU are summed
+    over ``pid`` (a list, one per replica).
+
     With ``rounds > 1`` further classes with the same plan follow (after the previous one
     disconnected); their RSS shows whether memory keeps growing per session or is the bounded
     ``st.cache_data`` filling up (same values: cache hits)."""
+    urls = [url] if isinstance(url, str) else list(url)
+    pids = [] if pid is None else [pid] if isinstance(pid, int) else list(pid)
     plan = plans(n, stems, same_values)
-    idle = rss_mb(pid) if pid else float("nan")
+    idle = _sum(rss_mb, pids)
     if warm_up:
-        problems = await _warm_up(url, plan, timeout)
-        if problems:
-            print("warm-up problems:", *problems[:5], sep="\n  ", file=sys.stderr)
-    before = rss_mb(pid) if pid else float("nan")
-    cpu0 = cpu_s(pid) if pid else float("nan")
-    sessions, wall, after = await _one_class(url, n, plan, timeout, lang_mix, pid, think, spread)
-    cpu = (cpu_s(pid) - cpu0) if pid else float("nan")
+        for u in urls:
+            problems = await _warm_up(u, plan, timeout)
+            if problems:
+                print("warm-up problems:", *problems[:5], sep="\n  ", file=sys.stderr)
+    before = _sum(rss_mb, pids)
+    cpu0 = _sum(cpu_s, pids)
+    sessions, wall, after = await _one_class(urls, n, plan, timeout, lang_mix, pids, think, spread)
+    cpu = _sum(cpu_s, pids) - cpu0
     later = []
     for _ in range(rounds - 1):
-        await _one_class(url, n, plan, timeout, lang_mix, pid, think, spread)
-        later.append(rss_mb(pid) if pid else float("nan"))
+        await _one_class(urls, n, plan, timeout, lang_mix, pids, think, spread)
+        later.append(_sum(rss_mb, pids))
     return ClassroomResult(n, wall, before, after, idle, list(sessions), [p.stem for p in plan], cpu, later)
 
 
-async def _one_class(url: str, n: int, plan: list[PagePlan], timeout: float, lang_mix: bool,
-                     pid: int | None, think: float = 0.0,
+async def _one_class(urls: list[str], n: int, plan: list[PagePlan], timeout: float, lang_mix: bool,
+                     pids: list[int], think: float = 0.0,
                      spread: float = 0.0) -> tuple[list[SessionReport], float, float]:
     start, hold, finished = asyncio.Event(), asyncio.Event(), []
-    tasks = [asyncio.create_task(student(i, url, plan, start, timeout,
+    tasks = [asyncio.create_task(student(i, urls[i % len(urls)], plan, start, timeout,
                                          "zh" if (lang_mix and i % 2) else "en", hold, finished, think, spread))
              for i in range(n)]
     await asyncio.sleep(0)
@@ -433,7 +445,7 @@ async def _one_class(url: str, n: int, plan: list[PagePlan], timeout: float, lan
     while len(finished) < n and not all(t.done() for t in tasks):
         await asyncio.sleep(0.05)
     wall = max((r.finished_at for r in finished), default=time.perf_counter()) - t0
-    after = rss_mb(pid) if pid else float("nan")
+    after = _sum(rss_mb, pids)
     hold.set()
     sessions = await asyncio.gather(*tasks)
     return list(sessions), wall, after
@@ -457,6 +469,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="extra streamlit option for the server, e.g. runner.postScriptGC=false")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                     help="environment variable for the server, e.g. NUMBA_NUM_THREADS=1")
+    ap.add_argument("--replicas", type=int, default=1,
+                    help="servers started side by side; student i stays on replica i mod K (what the "
+                         "sticky load balancer does, without the proxy)")
     ap.add_argument("--json", type=Path, help="also write the result as JSON here")
     args = ap.parse_args(argv)
     env = dict(e.split("=", 1) for e in args.env)
@@ -470,10 +485,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.url:
         res = go(args.url, args.pid)
     else:
-        with Server(extra_flags=extra, env=env) as srv:
-            print(f"server {srv.url} (pid {srv.pid}) up in {srv.startup_s:.1f} s incl. sim.warm; "
-                  f"flags: {' '.join(serve_flags(srv.port) + extra)}" + (f"; env {env}" if env else ""))
-            res = go(srv.url, srv.pid)
+        servers = [Server(extra_flags=extra, env=env, warm=(k == 0)) for k in range(max(1, args.replicas))]
+        try:
+            for srv in servers:
+                srv.start()
+                print(f"server {srv.url} (pid {srv.pid}) up in {srv.startup_s:.1f} s"
+                      + (" incl. python -m sim.warm; " if srv.warm else "; ") +
+                      f"flags: {' '.join(serve_flags(srv.port) + extra)}" + (f"; env {env}" if env else ""))
+            res = go([s.url for s in servers], [s.pid for s in servers])
+        finally:
+            for srv in servers:
+                srv.stop()
     print(res.table())
     for e in res.errors[:20]:
         print("  ERROR", e)
