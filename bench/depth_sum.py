@@ -8,7 +8,9 @@ their loops; the references draw whole arrays), so the draws are included on bot
    Numba kernel vs NumPy reference; and ``sample`` (= rescaling those draws).
 2. Residual network: ``_residual_norms`` (z_{l+1} = (I + L^-a W_l) z_l, every weight drawn),
    Numba kernel vs NumPy reference (batched matmul).
-3. What the page pays for one slider move that the draws do not depend on (alpha, sigma, mu,
+3. The moments behind the path and covariance panels (``path_moments``, ``column_moments``),
+   kernel vs reference, and the cost of rescaling them for a new alpha, sigma, mu, rho.
+4. What the page pays for one slider move that the draws do not depend on (alpha, sigma, mu,
    rho): rescaling cached draws at the eleven depths 1 … 1024 of the variance panel.
 
 Run: ``.venv/bin/python bench/depth_sum.py``. Times are CPU seconds of this process (other work
@@ -51,6 +53,25 @@ def sums_table():
         print(f"{L:>5} {T:>7} {n:>10.2e} {_fmt(nb)} {_fmt(rf)} {rf[0] / nb[0]:10.2f} {nb[0] / n * 1e9:10.2f}")
 
 
+def moments_table():
+    print("\nPath and covariance moments (what the page caches per depth/seed); ms CPU, min / median of 3")
+    print(f"{'function':>16} {'L':>5} {'trials':>7} {'numba':>15} {'numpy ref':>15} {'ref/numba':>10}")
+    for L, T in [(64, 2000), (512, 2000)]:
+        ks = np.unique(np.round(np.logspace(0, np.log10(L), 14)).astype(int))
+        nb = best(lambda: ds.path_moments(L, T, 1, ks, 24, use_numba=True), 3)
+        rf = best(lambda: ds.path_moments(L, T, 1, ks, 24, use_numba=False), 3)
+        print(f"{'path_moments':>16} {L:>5} {T:>7} {_fmt(nb)} {_fmt(rf)} {rf[0] / nb[0]:10.2f}")
+    for L, T in [(64, 4000), (128, 2441)]:
+        nb = best(lambda: ds.column_moments(L, T, 1, use_numba=True), 3)
+        rf = best(lambda: ds.column_moments(L, T, 1, use_numba=False), 3)
+        print(f"{'column_moments':>16} {L:>5} {T:>7} {_fmt(nb)} {_fmt(rf)} {rf[0] / nb[0]:10.2f}")
+    m = ds.path_moments(64, 2000, 1, np.arange(1, 65, 5), 24)
+    cm = ds.column_moments(64, 4000, 1)
+    pr = best(lambda: ds.paths_from_moments(0.35, 1.3, m, 0.1, 0.2), 5)
+    cr = best(lambda: ds.covariance_from_moments(0.35, 1.3, cm, 0.1), 5)
+    print(f"  rescaling for a new alpha/sigma/mu/rho: paths {_fmt(pr)}, covariance {_fmt(cr)}")
+
+
 def residual_table():
     print("\nResidual network: _residual_norms (draws included); ms CPU, min / median of 3")
     print(f"{'L':>5} {'N':>5} {'trials':>7} {'normals':>10} {'numba':>15} {'numpy ref':>15} {'ref/numba':>10} "
@@ -83,5 +104,6 @@ if __name__ == "__main__":
     ds.warm()  # compile / load the cache
     print(f"warm() (compile or cache load): {time.perf_counter() - t:.2f} s\n")
     sums_table()
+    moments_table()
     residual_table()
     rescale_table()

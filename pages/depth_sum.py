@@ -97,11 +97,6 @@ def at_depth(alpha, L, sigma, rho, mu, a, trials, seed) -> dict:
     }
 
 
-def _exact_over(fn, *args):
-    """A closed form of sim.depth_sum at every depth of L_FINE."""
-    return np.array([fn(args[0], int(L), *args[1:]) for L in L_FINE])
-
-
 @cached
 def over_depth(alpha, sigma, rho, mu, a, trials, seed) -> dict:
     """Monte Carlo variance (chi-square 95% interval), mean and P(|S_L| <= a) at L = 1 … 1024."""
@@ -119,12 +114,12 @@ def over_depth(alpha, sigma, rho, mu, a, trials, seed) -> dict:
         "L": L_GRID, "n": r[:, 0], "var_mc": r[:, 1], "var_lo": r[:, 2], "var_hi": r[:, 3],
         "mean_mc": r[:, 4], "mean_se": r[:, 5], "p_mc": r[:, 6], "p_se": r[:, 7],
         "fine": L_FINE,
-        "var": _exact_over(ds.variance, alpha, sigma, rho),
-        "var_indep": _exact_over(ds.variance, alpha, sigma, 0.0),
-        "var_ident": _exact_over(ds.variance, alpha, sigma, 1.0),
-        "mean": _exact_over(ds.mean, alpha, mu),
-        "p": _exact_over(ds.prob_within, alpha, sigma, a, rho, mu),
-        "p_ref": {al: _exact_over(ds.prob_within, al, sigma, a) for al in REGIME_ALPHAS},
+        "var": ds.variance_curve(alpha, L_FINE, sigma, rho),
+        "var_indep": ds.variance_curve(alpha, L_FINE, sigma, 0.0),
+        "var_ident": ds.variance_curve(alpha, L_FINE, sigma, 1.0),
+        "mean": ds.mean_curve(alpha, L_FINE, mu),
+        "p": ds.prob_within_curve(alpha, L_FINE, sigma, a, rho, mu),
+        "p_ref": {al: ds.prob_within_curve(al, L_FINE, sigma, a) for al in REGIME_ALPHAS},
         "slope_mc": float(np.polyfit(np.log(L_GRID), np.log(r[:, 1]), 1)[0]),
     }
 
@@ -143,31 +138,50 @@ def variants(alpha, sigma, rho, trials, seed) -> dict:
     return out
 
 
+def _path_ks(L):
+    return np.unique(np.round(np.logspace(0, math.log10(L), 14)).astype(int))
+
+
+@cached
+def path_units(L, seed) -> dict:
+    """The draws behind the sample paths, reduced to what the two path figures need."""
+    n = int(min(PATH_TRIALS, ds.MAX_PATH_OUTPUT // (L + 1)))
+    return ds.path_moments(L, n, _seed(seed, 4), _path_ks(L), keep=N_PATHS)
+
+
 @cached
 def paths(alpha, L, sigma, rho, mu, seed) -> dict:
-    """Sample paths of the partial sums over the layer index and their increments."""
-    n = int(min(PATH_TRIALS, ds.MAX_PATH_OUTPUT // (L + 1)))
-    P = ds.partial_sums(alpha, L, sigma, n, _seed(seed, 4), rho, mu)
+    """Sample paths of the partial sums over the layer index and their increments (rescaled draws)."""
+    r = ds.paths_from_moments(alpha, sigma, path_units(L, seed), rho, mu)
     ell = np.arange(L + 1)
-    k_all = np.unique(np.round(np.logspace(0, math.log10(L), 14)).astype(int))
-    sd = np.sqrt([ds._variance(alpha, L, sigma, rho, int(k)) if k else 0.0 for k in ell])
+    k_all = _path_ks(L)
+    sd = np.sqrt(np.maximum(sigma * sigma * float(L) ** (-2 * alpha) * (ell + ell * (ell - 1) * rho), 0.0))
     keep = thin(L + 1, 300)
     return {
-        "ell": ell[keep], "paths": P[:N_PATHS][:, keep], "mean": mu * ell[keep] * float(L) ** (-alpha),
-        "sd": sd[keep], "eps": k_all / L,
-        "rms_mc": np.array([ds.increment_rms_mc(P, int(k)) for k in k_all]),
+        "ell": ell[keep], "paths": r["paths"][:, keep], "mean": mu * ell[keep] * float(L) ** (-alpha),
+        "sd": sd[keep], "eps": k_all / L, "rms_mc": r["rms_mc"],
         "rms": np.array([ds.increment_rms(alpha, L, sigma, int(k), rho, mu) for k in k_all]),
-        "n": n, "end_sd_mc": float(P[:, -1].std(ddof=1)),
+        "n": r["n"], "end_sd_mc": r["end_sd"],
     }
 
 
-@cached
-def covariance(alpha, L, sigma, rho, mu, trials, seed) -> dict:
+def _cov_size(L, trials):
     Lc = int(min(L, COV_L_MAX))
-    n = int(max(200, min(trials, COV_WORK // (Lc * Lc))))
-    d = ds.covariance_decomposition(alpha, Lc, sigma, n, _seed(seed, 5), rho, mu)
-    d = {k: v for k, v in d.items() if k != "cov"}
-    d.update(L=Lc, n=n)
+    return Lc, int(max(200, min(trials, COV_WORK // (Lc * Lc))))
+
+
+@cached
+def cov_units(L, trials, seed) -> dict:
+    """The draws behind the covariance identity, reduced to column and pair sums."""
+    Lc, n = _cov_size(L, trials)
+    return ds.column_moments(Lc, n, _seed(seed, 5))
+
+
+@cached
+def covariance(alpha, L, sigma, rho, trials, seed) -> dict:
+    """The covariance identity term by term at min(L, 128) (the mean μ does not enter)."""
+    d = ds.covariance_from_moments(alpha, sigma, cov_units(L, trials, seed), rho)
+    d.update(L=_cov_size(L, trials)[0])
     return d
 
 
@@ -364,8 +378,8 @@ def _mean_figure(t, alpha, sigma, rho, mu, a, trials, seed):
     ], log_x=True)
 
 
-def _cov_figure(t, alpha, L, sigma, rho, mu, trials, seed):
-    cv = covariance(alpha, L, sigma, rho, mu, trials, seed)
+def _cov_figure(t, alpha, L, sigma, rho, trials, seed):
+    cv = covariance(alpha, L, sigma, rho, trials, seed)
     names = [t("fig.cov_var", n=cv["n_var_terms"]), t("fig.cov_cov", n=cv["n_cov_terms"]),
              t("fig.cov_total")]
     exact = [cv["sum_var_exact"], cv["sum_cov2_exact"], cv["var_total_exact"]]
@@ -470,7 +484,7 @@ FIGURES = {
     "rms": (_increment_figure, ("alpha", "L", "sigma", "rho", "mu", "seed")),
     "variants": (_variants_figure, ("alpha", "sigma", "rho", "mu", "a", "trials", "seed")),
     "mean": (_mean_figure, ("alpha", "sigma", "rho", "mu", "a", "trials", "seed")),
-    "cov": (_cov_figure, ("alpha", "L", "sigma", "rho", "mu", "trials", "seed")),
+    "cov": (_cov_figure, ("alpha", "L", "sigma", "rho", "trials", "seed")),
     "res": (_residual_figure, ("alpha", "L", "N", "trials", "seed")),
     "sweep_L": (_sweep_L_figure, ("alpha", "L", "N", "trials", "seed")),
     "sweep_N": (_sweep_N_figure, ("alpha", "L", "N", "trials", "seed")),
@@ -539,7 +553,7 @@ def render() -> None:
         _show_pair("paths", "rms", ctx)
         st.markdown(t("paths.body"))
 
-        cv = covariance(alpha, L, sigma, rho, mu, trials, seed)
+        cv = covariance(alpha, L, sigma, rho, trials, seed)
         st.subheader(t("variants.title"))
         st.markdown(t("variants.intro"))
         _show_pair("variants", "mean", ctx)

@@ -280,6 +280,89 @@ def test_covariance_decomposition(alpha, L, sigma, rho, mu):
     assert abs(off - rho * base) < Z_SE * base * math.sqrt(2.0 / trials)
 
 
+# --------------------------------------------------------------------------- curves and moments
+@pytest.mark.parametrize("alpha,sigma,rho,mu,c", [
+    (0.5, 1.0, 0.0, 0.0, 1.0), (0.25, 1.7, 0.3, -0.4, 0.6), (1.2, 0.4, 1.0, 0.9, 2.0),
+    (0.0, 1.0, -1 / 1023, 0.0, 0.5), (0.8, 2.5, 0.05, 0.2, 0.0),
+])
+def test_curves_equal_the_scalar_laws(alpha, sigma, rho, mu, c):
+    Ls = np.unique(np.round(np.logspace(0, np.log10(1024), 60)))
+    np.testing.assert_allclose(ds.variance_curve(alpha, Ls, sigma, rho),
+                               [ds.variance(alpha, int(L), sigma, rho) for L in Ls], rtol=1e-14, atol=1e-300)
+    np.testing.assert_allclose(ds.mean_curve(alpha, Ls, mu), [ds.mean(alpha, int(L), mu) for L in Ls],
+                               rtol=1e-14)
+    np.testing.assert_allclose(ds.prob_within_curve(alpha, Ls, sigma, c, rho, mu),
+                               [ds.prob_within(alpha, int(L), sigma, c, rho, mu) for L in Ls], rtol=1e-12, atol=1e-15)
+
+
+PATHS = [  # (L, trials, ks, keep)
+    (1, 5, [1], 5), (8, 40, [1, 3, 8], 7), (64, 300, [1, 2, 5, 16, 64], 24), (3000, 800, [1, 30, 3000], 3),
+]
+
+
+@pytest.mark.parametrize("L,trials,ks,keep", PATHS)
+def test_path_moments_kernel_matches_reference(L, trials, ks, keep):
+    # L = 3000, trials = 800: several blocks of rows (the draw order depends on them)
+    a = ds.path_moments(L, trials, 5, ks, keep, use_numba=True)
+    b = ds.path_moments(L, trials, 5, ks, keep, use_numba=False)
+    np.testing.assert_array_equal(a["c"], b["c"])
+    np.testing.assert_array_equal(a["E"], b["E"])  # both are sequential partial sums
+    np.testing.assert_array_equal(a["U"], b["U"])
+    for key in ("SD", "SD2", "SDc", "SDE"):
+        np.testing.assert_allclose(a[key], b[key], rtol=1e-10, atol=1e-9 * L * trials)
+
+
+@pytest.mark.parametrize("alpha,L,sigma,rho,mu", [
+    (0.5, 32, 1.0, 0.0, 0.0), (0.3, 50, 1.4, 0.4, -0.3), (1.0, 9, 0.7, 1.0, 0.5),
+    (0.7, 21, 1.0, -0.04, 0.2), (0.5, 1, 2.0, 0.0, 0.1),
+])
+def test_paths_from_moments_equal_partial_sums(alpha, L, sigma, rho, mu):
+    # the rescaled moments give exactly what partial_sums + increment_rms_mc give on the same draws
+    trials, seed = 700, 19
+    ks = sorted({1, max(1, L // 3), L})
+    P = ds.partial_sums(alpha, L, sigma, trials, seed, rho, mu)
+    r = ds.paths_from_moments(alpha, sigma, ds.path_moments(L, trials, seed, ks, keep=24), rho, mu)
+    scale = max(1.0, np.abs(P).max())
+    np.testing.assert_allclose(r["paths"], P[:24], rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(r["rms_mc"], [ds.increment_rms_mc(P, k) for k in ks], rtol=1e-9)
+    assert r["end_sd"] == pytest.approx(np.std(P[:, -1], ddof=1), rel=1e-9, abs=1e-12)
+    assert r["n"] == trials
+
+
+@pytest.mark.parametrize("L,trials,block", [(1, 4, None), (7, 300, None), (64, 1000, None), (128, 2441, None),
+                                             (1024, 3, None), (50, 130, 256)])
+def test_column_moments_kernel_matches_reference(L, trials, block, monkeypatch):
+    if block:  # several blocks of rows (the draw order depends on them)
+        monkeypatch.setattr(ds, "_BLOCK", block)
+    a = ds.column_moments(L, trials, 8, use_numba=True)
+    b = ds.column_moments(L, trials, 8, use_numba=False)
+    np.testing.assert_array_equal(a["c"], b["c"])
+    np.testing.assert_allclose(a["E"], b["E"], rtol=0, atol=1e-13 * L)
+    np.testing.assert_allclose(a["colsum"], b["colsum"], rtol=0, atol=1e-13 * trials)
+    assert a["sq"] == pytest.approx(b["sq"], rel=1e-12)
+    assert a["off"] == pytest.approx(b["off"], rel=1e-9, abs=1e-9 * L * trials)
+
+
+@pytest.mark.parametrize("alpha,L,sigma,rho,mu", [
+    (0.5, 16, 1.0, 0.0, 0.0), (0.5, 24, 1.0, 0.4, 0.5), (1.0, 10, 2.0, 1.0, 0.0),
+    (0.3, 12, 1.0, -0.05, 0.0), (0.8, 64, 0.6, 0.05, -0.2), (0.2, 30, 1.0, -1 / 29, 0.0),
+])
+def test_covariance_from_moments_equals_the_matrix(alpha, L, sigma, rho, mu):
+    # same draws as covariance_decomposition: the O(1) rescaling reproduces its three terms
+    trials = 3000
+    d = ds.covariance_decomposition(alpha, L, sigma, trials, 21, rho, mu)
+    r = ds.covariance_from_moments(alpha, sigma, ds.column_moments(L, trials, 21), rho)
+    big = max(d["var_total"], d["sum_var"], abs(d["sum_cov2"]))
+    for key in ("sum_var", "sum_cov2", "var_total"):
+        assert r[key] == pytest.approx(d[key], rel=1e-9, abs=1e-11 * big), key
+    for key in ("sum_var_exact", "sum_cov2_exact", "var_total_exact", "n_var_terms", "n_cov_terms"):
+        assert r[key] == d[key]
+    assert r["n"] == trials
+    # the identity is checked, not assumed: the pair sums and the variance of the sum are
+    # computed separately and agree to rounding
+    assert abs(r["sum_var"] + r["sum_cov2"] - r["var_total"]) < 1e-12 * big
+
+
 # --------------------------------------------------------------------------- residual network
 RES = [  # (alpha, L, width, trials, seed)
     (0.5, 16, 8, 3000, 1),
@@ -390,6 +473,17 @@ BAD = [
     (ds.sums_from_units, (0.5, 10, 1.0, [0.0, 1.0], [1.0]), {}, "E"),
     (ds.sums_from_units, (0.5, 10, 1.0, [0.0, float("nan")], [1.0, 2.0]), {}, "c"),
     (ds.sums_from_units, (0.5, 10, 1.0, [0.0], [1.0]), {"rho": -0.5}, "rho"),
+    (ds.variance_curve, (0.5, [1, 2.5], 1.0), {}, "Ls"),
+    (ds.variance_curve, (0.5, [0, 2], 1.0), {}, "Ls"),
+    (ds.variance_curve, (0.5, [2, 100], 1.0), {"rho": -0.1}, "rho"),
+    (ds.prob_within_curve, (0.5, [2, 3], 1.0, -1.0), {}, "c"),
+    (ds.mean_curve, (0.5, [2, 3], float("inf")), {}, "mu"),
+    (ds.path_moments, (10, 50, 0, [0, 2]), {}, "ks"),
+    (ds.path_moments, (10, 50, 0, [11]), {}, "ks"),
+    (ds.path_moments, (10, 50, 0, [2]), {"keep": 51}, "keep"),
+    (ds.path_moments, (10**5, 10**4, 0, [1]), {}, "trials \\* L"),
+    (ds.column_moments, (2000, 10, 0), {}, "L"),
+    (ds.column_moments, (1000, 1000, 0), {}, "trials \\* L \\* L"),
     (ds.one_step, (-1.0, 10), {}, "c"),
     (ds.one_step, (1.0, 0), {}, "L"),
     (ds.sgd_step, (0.5, 1.0, 10), {"update": "adam"}, "update"),
@@ -463,4 +557,5 @@ def test_page_figures_valid_and_built_without_validation_identically(monkeypatch
             fast = Frozen(fn(t, *args)).spec
             monkeypatch.setattr(page, "_VALIDATE", True)
             checked = Frozen(fn(t, *args)).spec
-            assert json.loads(pio.to_json(fast, validate=False)) == json.loads(pio.to_json(checked, validate=False)), name
+            same = json.loads(pio.to_json(fast, validate=False)) == json.loads(pio.to_json(checked, validate=False))
+            assert same, name
