@@ -115,11 +115,23 @@ def _typed(a) -> dict:
 
 
 @functools.cache
-def _sphere_mesh() -> tuple[dict, dict, dict]:
-    u = np.linspace(0.0, 2 * np.pi, 41)
-    v = np.linspace(0.0, np.pi, 21)
-    return (_typed(np.outer(np.cos(u), np.sin(v))), _typed(np.outer(np.sin(u), np.sin(v))),
-            _typed(np.outer(np.ones_like(u), np.cos(v))))
+def _sphere_wire() -> dict:
+    """The unit sphere as a light wireframe: parallels at ±30°, ±60° and 8 meridians that stop short of
+    the poles (where clusters gather), NaN-separated in one line trace.
+
+    A translucent surface looked softer but cost the browser ~1.3 s of CPU per slider change here
+    (software WebGL redraws both scenes from scratch, see the notes in ``_sphere_figure``)."""
+    th = np.linspace(0.0, 2 * np.pi, 97)
+    gap = np.full((1, 3), np.nan)
+    parts = []
+    for lat in np.radians([-60, -30, 30, 60]):      # no equator: the boundary circle is drawn there
+        parts += [np.column_stack([np.cos(lat) * np.cos(th), np.cos(lat) * np.sin(th),
+                                   np.full_like(th, np.sin(lat))]), gap]
+    lat = np.radians(np.linspace(-75.0, 75.0, 41))
+    for lon in np.radians(np.arange(0, 360, 45)):
+        parts += [np.column_stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)]), gap]
+    P = np.concatenate(parts)
+    return {c: _typed(P[:, i]) for i, c in enumerate("xyz")}
 
 
 def _paths(lines: np.ndarray):
@@ -130,19 +142,25 @@ def _paths(lines: np.ndarray):
     return _typed(seg[:, 0]), _typed(seg[:, 1]), _typed(seg[:, 2])
 
 
-def _sphere_figure(data: dict, labels: dict, colors: list | str, show_w: bool) -> Frozen:
-    """Tokens on a translucent sphere, their paths, w and the boundary circle; frames over depth.
+def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Frozen:
+    """Tokens on the sphere (a wireframe), their paths, w and the boundary circle; frames over depth.
 
     ``show_w=False`` (the contrast run) leaves out w and the hemisphere boundary: that theorem does
     not apply there.
+
+    Browser cost: Streamlit derives a chart's element id from its spec (even with a key), so a
+    changed figure is a new chart: the browser builds a fresh WebGL scene (context, ~50 shader
+    programs) for each 3-D figure that changed. Animation frames and paths hardly matter there
+    (12 instead of 48 frames, or no paths at all: no measurable difference in headless Chromium);
+    a translucent surface did (~1.3 s of software-WebGL CPU per slider change for the two scenes,
+    time to a settled page roughly halved without it), hence the wireframe.
     """
     fr, ftau = data["frames"], data["frame_tau"]
     xyz = [{c: _typed(fr[k, :, i]) for i, c in enumerate("xyz")} for k in range(fr.shape[0])]
-    xs, ys, zs = _sphere_mesh()
     th = np.linspace(0.0, 2 * np.pi, 121)
     traces = [
-        go.Surface(x=xs, y=ys, z=zs, opacity=0.13, showscale=False, hoverinfo="skip",
-                   colorscale=[[0, "#9ecae1"], [1, "#9ecae1"]], name=labels["sphere"], showlegend=False),
+        go.Scatter3d(**_sphere_wire(), mode="lines", hoverinfo="skip", name=labels["sphere"], showlegend=False,
+                     line=dict(color="#C6DBEF", width=1.5)),
         go.Scatter3d(x=_typed(np.cos(th)), y=_typed(np.sin(th)), z=_typed(np.zeros_like(th)), mode="lines",
                      hoverinfo="skip",
                      line=dict(color=COLORS["bound"], width=5), name=labels["boundary"], visible=show_w),
@@ -152,7 +170,7 @@ def _sphere_figure(data: dict, labels: dict, colors: list | str, show_w: bool) -
         go.Scatter3d(**dict(zip("xyz", _paths(data["lines"]))), mode="lines", hoverinfo="skip", opacity=0.35,
                      line=dict(color=COLORS["ref"], width=2), name=labels["paths"]),
         go.Scatter3d(**xyz[0], mode="markers", name=labels["tokens"],
-                     marker=dict(size=5, color=colors, line=dict(width=0))),
+                     marker=dict(size=5, line=dict(width=0), **color)),
     ]
     # plain frame dicts: Plotly would validate 2 x 48 frames one by one (see ui.figures.Frozen)
     frames = [{"data": [{"type": "scatter3d", **xyz[k]}], "traces": [4], "name": f"{k}"}
@@ -200,6 +218,16 @@ def _fig_labels(t, title_key: str, projected: bool) -> dict:
     return lab
 
 
+def _cluster_colors(lab: np.ndarray) -> dict:
+    """Marker colours by cluster: SEQUENCE[label mod 8] through a stepped colour scale.
+
+    The same colours as a list of colour strings, but one typed array instead of n strings that
+    Plotly would validate one by one (~40 ms at n = 512)."""
+    k = len(SEQUENCE)
+    scale = [[pos, c] for i, c in enumerate(SEQUENCE) for pos in (i / k, (i + 1) / k)]
+    return {"color": _typed(lab % k), "colorscale": scale, "cmin": -0.5, "cmax": k - 0.5, "showscale": False}
+
+
 # --------------------------------------------------------------------------- figures
 # Built once per (language, parameters) and shared read-only: see ui.figures.cached_figure.
 # ``hp``: the hemisphere run's parameters (n, d, beta, horizon, dt, cap, A, A_seed, seed);
@@ -207,14 +235,14 @@ def _fig_labels(t, title_key: str, projected: bool) -> dict:
 @cached_figure(max_entries=16)
 def hemi_sphere_figure(t, *hp):
     h = hemi_data(*hp)
-    return _sphere_figure(h, _fig_labels(t, "fig3d.title_hemi", hp[1] > 3), COLORS["sa"], True)
+    return _sphere_figure(h, _fig_labels(t, "fig3d.title_hemi", hp[1] > 3), {"color": COLORS["sa"]}, True)
 
 
 @cached_figure(max_entries=16)
 def contrast_sphere_figure(t, *cp):
     c = contrast_data(*cp)
-    cols = [SEQUENCE[int(lab) % len(SEQUENCE)] for lab in c["labels"]]
-    return _sphere_figure(c, _fig_labels(t, "fig3d.title_contrast", cp[1] > 3), cols, False)
+    return _sphere_figure(c, _fig_labels(t, "fig3d.title_contrast", cp[1] > 3), _cluster_colors(c["labels"]),
+                          False)
 
 
 @cached_figure
@@ -222,12 +250,16 @@ def rmin_figure(t, *hp):
     h = hemi_data(*hp)
     fig = figure(t("fig.x_depth_short"), t("fig.y_rmin"), t("fig.rmin_title"), height=300)
     k = thin(h["tau"].size, DIAM_POINTS)
-    fig.add_hline(y=float(h["rmin"][0]), line=dict(color=COLORS["bound"], width=2),
-                  annotation_text=t("fig.rmin0_line"), annotation_position="bottom right")
+    r0 = float(h["rmin"][0])
+    # horizontal lines across the plot (what add_hline writes, without its ~8 ms of machinery)
+    hline = dict(type="line", xref="x domain", x0=0, x1=1, yref="y")
+    shapes = [dict(hline, y0=r0, y1=r0, line=dict(color=COLORS["bound"], width=2))]
     if hp[5] < 90:
-        fig.add_hline(y=0.0, line=dict(color=COLORS["ref"], width=1, dash="dot"))
+        shapes.append(dict(hline, y0=0.0, y1=0.0, line=dict(color=COLORS["ref"], width=1, dash="dot")))
     sim_markers(fig, h["tau"][k], h["rmin"][k], t("fig.rmin_sim"), color=COLORS["sa"])
-    fig.update_layout(showlegend=False)
+    fig.update_layout(showlegend=False, shapes=shapes, annotations=[dict(
+        text=t("fig.rmin0_line"), showarrow=False, xref="x domain", x=1, xanchor="right", yref="y", y=r0,
+        yanchor="top")])
     return fig
 
 
