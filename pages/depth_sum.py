@@ -228,12 +228,21 @@ def one_step_data(alpha, c) -> dict:
 # validation and checks that both specs are identical.
 _VALIDATE = False
 _REF_LINE = {"color": COLORS["ref"], "width": 1.2, "dash": "longdash"}
+_MARGIN_B = 60
 
 
 def figure(x_title, y_title, title=None, data=(), *, log_x=False, log_y=False, shapes=(),
-           annotations=(), xaxis=None, yaxis=None, **layout) -> go.Figure:
-    """The house figure (legend above the plot, clear of the long axis titles) with ``data``."""
+           annotations=(), xaxis=None, yaxis=None, margin=None, **layout) -> go.Figure:
+    """The house figure (legend above the plot, clear of the long axis titles) with ``data``.
+
+    ``margin``: starting margins (px) where this figure's tick labels usually need more than the
+    house default (automargin still widens them when the labels need it)."""
     lay = _base_figure(x_title, y_title, title, log_x=log_x, log_y=log_y).layout.to_plotly_json()
+    # Room for the x tick labels and title from the start: automargin pushed the bottom margin
+    # of every figure here from 40 to 53-56 px, and each push makes Plotly.js draw the figure a
+    # second time (the browser redraw of all eleven took ~2x as long). It still pushes if needed.
+    lay["margin"]["b"] = max(lay["margin"]["b"], _MARGIN_B)
+    lay["margin"].update(margin or {})
     lay["xaxis"].update(xaxis or {})
     lay["yaxis"].update(yaxis or {})
     if shapes:
@@ -316,7 +325,7 @@ def _variance_figure(t, alpha, L, sigma, rho, mu, a, trials, seed):
                  thickness=1),
         _ref(g["fine"], ref, t("fig.slope_ref", s=f"{1 - 2 * alpha:.2f}")),
         _your_L(t("fig.your_L")),
-    ], log_x=True, log_y=True, shapes=[_vline(L)])
+    ], log_x=True, log_y=True, shapes=[_vline(L)], margin={"l": 68})
 
 
 def _regime_figure(t, alpha, L, sigma, rho, mu, a, trials, seed):
@@ -367,7 +376,8 @@ def _variants_figure(t, alpha, sigma, rho, mu, a, trials, seed):
         y = {"indep": g["var_indep"], "ident": g["var_ident"], "corr": g["var"]}[key]
         data += [_line(g["fine"], y, label, color=col),
                  _markers(vr["L"], vr[key], t("fig.v_mc"), color=col, symbol=sym, showlegend=(key == "ident"))]
-    return figure(t("fig.x_L"), t("fig.y_var"), t("fig.variants_title"), data, log_x=True, log_y=True)
+    return figure(t("fig.x_L"), t("fig.y_var"), t("fig.variants_title"), data, log_x=True, log_y=True,
+                  margin={"l": 68})
 
 
 def _mean_figure(t, alpha, sigma, rho, mu, a, trials, seed):
@@ -375,7 +385,7 @@ def _mean_figure(t, alpha, sigma, rho, mu, a, trials, seed):
     return figure(t("fig.x_L"), t("fig.y_mean"), t("fig.mean_title", mu=f"{mu:g}"), [
         _line(g["fine"], g["mean"], t("fig.mean_exact", s=f"{1 - alpha:.2f}")),
         _mc_bars(g["L"], g["mean_mc"], t("fig.mean_mc"), 2 * g["mean_se"], thickness=1),
-    ], log_x=True)
+    ], log_x=True, margin={"l": 78})
 
 
 def _cov_figure(t, alpha, L, sigma, rho, trials, seed):
@@ -462,7 +472,7 @@ def _step_figure(t, alpha, L, c):
          "marker": {"size": 10, "symbol": "x-thin", "color": COLORS["accent"],
                     "line": {"width": 2, "color": COLORS["accent"]}}},
         _your_L(t("fig.your_L")),
-    ], log_x=True, shapes=[_vline(L)])
+    ], log_x=True, shapes=[_vline(L)], margin={"r": 28})
 
 
 def _lr_figure(t, alpha, c):
@@ -472,7 +482,7 @@ def _lr_figure(t, alpha, c):
         _line(Lm, s["lr_sgd"], t("fig.lr_sgd", s=f"{2 * alpha - 1:.2f}")),
         _line(Lm, s["lr_sign"], t("fig.lr_sign", s=f"{alpha - 1:.2f}"), color=COLORS["accent"]),
         _ref(Lm, np.abs(s["dw"]), t("fig.lr_dw", s=f"{alpha - 1:.2f}")),
-    ], log_x=True, log_y=True)
+    ], log_x=True, log_y=True, margin={"l": 75})
 
 
 #: figure builders and the page parameters each one depends on (its cache key)
