@@ -60,7 +60,9 @@ def figure(x_title: str, y_title: str, title: str | None = None, *, log_x: bool 
         "template": TEMPLATE, "height": height,
         "title": {"text": title, "x": 0.0, "xanchor": "left", "y": 0.985, "yanchor": "top",
                   "yref": "container", "font": {"size": 15}} if title else None,
-        "margin": {"l": 60, "r": 20, "t": 95 if title else 60, "b": 40},
+        # b=56: the x-axis title and tick labels need ~53-56 px; starting below that makes automargin
+        # grow it after the first layout, and Plotly.js then draws the figure twice (measured on depth_sum).
+        "margin": {"l": 60, "r": 20, "t": 95 if title else 60, "b": 56},
         "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0.0,
                    "bgcolor": "rgba(255,255,255,0.6)"},
         "hovermode": "x unified",
