@@ -17,7 +17,7 @@ timeouts) and exceptions (``delta.new_element.exception``) and error alerts::
     .venv/bin/python bench/classroom.py -n 10 --json out.json
     .venv/bin/python bench/classroom.py --think 2 --spread 20   # pauses ~2 s, arrivals over 20 s
     .venv/bin/python bench/classroom.py --rounds 2  # a second class: does memory keep growing?
-    .venv/bin/python bench/classroom.py --flag runner.postScriptGC=false   # try a server option
+    .venv/bin/python bench/classroom.py --flag runner.postScriptGC=true   # try a server option (here: Streamlit's default GC)
 
 The first slider takes a different value in every session (cache misses: the page's real
 compute), the link is the same for all (cache hits after the first).
@@ -103,7 +103,7 @@ class Server:
     def __init__(self, port: int | None = None, *, warm: bool = True, env: dict | None = None,
                  extra_flags: list[str] | None = None):
         self.port = port or free_port()
-        self.extra_flags = list(extra_flags or [])  # e.g. ["--runner.postScriptGC", "false"]
+        self.extra_flags = list(extra_flags or [])  # e.g. ["--runner.postScriptGC", "true"]
         self.url = f"http://127.0.0.1:{self.port}"
         self.warm = warm
         self.env = {**os.environ, **(env or {})}
@@ -466,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="every student moves the slider to the same value (cache hits)")
     ap.add_argument("--rounds", type=int, default=1, help="classes one after another (memory check)")
     ap.add_argument("--flag", action="append", default=[], metavar="OPTION=VALUE",
-                    help="extra streamlit option for the server, e.g. runner.postScriptGC=false")
+                    help="extra streamlit option for the server, e.g. runner.postScriptGC=true")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                     help="environment variable for the server, e.g. NUMBA_NUM_THREADS=1")
     ap.add_argument("--replicas", type=int, default=1,

@@ -24,7 +24,7 @@ Chromium (a fresh browser context per page, i.e. an empty HTTP cache, like a new
     .venv/bin/python bench/latency.py --pages two_point --json out.json
     .venv/bin/python bench/latency.py --url http://127.0.0.1:8501   # a running server
     .venv/bin/python bench/latency.py --worst      # bounded work: the costliest slider corner
-    .venv/bin/python bench/latency.py --flag runner.postScriptGC=false   # try a server option
+    .venv/bin/python bench/latency.py --flag runner.postScriptGC=true   # try a server option (here: Streamlit's default GC)
 
 Other work on the machine inflates every number: the table prints the load average.
 """
@@ -257,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pages", nargs="*", help="only these page stems")
     ap.add_argument("--no-browser", action="store_true", help="server times only")
     ap.add_argument("--flag", action="append", default=[], metavar="OPTION=VALUE",
-                    help="extra streamlit option for the server, e.g. runner.postScriptGC=false")
+                    help="extra streamlit option for the server, e.g. runner.postScriptGC=true")
     ap.add_argument("--worst", action="store_true",
                     help="instead: the slowest rerun the slider ranges allow, per page (bounded work)")
     ap.add_argument("--json", type=Path)
