@@ -7,7 +7,6 @@ A test checks that both languages have exactly the same keys.
 """
 from __future__ import annotations
 
-import threading
 import time
 import tomllib
 from functools import reduce
@@ -18,38 +17,40 @@ from ui.spec import LANGS, ROOT
 TEXT_DIR = ROOT / "assets" / "text"
 LANG_NAMES = {"en": "English", "zh": "中文"}
 
-_lock = threading.Lock()
-_cache: dict[Path, tuple[tuple, dict]] = {}
-_checked: dict[Path, float] = {}
+#: path -> (file key (mtime_ns, size) or None, parsed table, time of the last stat). Reads and
+#: whole-entry replacements of a dict are atomic in CPython: no lock (with 50 sessions rerunning,
+#: a lock here became a convoy point behind the GIL). Two threads may parse one file twice; harmless.
+_cache: dict[Path, tuple[tuple | None, dict, float]] = {}
 #: a text file is looked at (stat) at most this often: a rerun builds a dozen Text objects and
 #: with a class connected the stat calls were ~3 % of the server's CPU. Edits show within a second.
 RECHECK_S = 1.0
 
 
-def _load(path: Path) -> dict:
+def _entry(path: Path) -> tuple[tuple | None, dict, float]:
     now = time.monotonic()
-    with _lock:
-        hit = _cache.get(path)
-        if hit and now - _checked.get(path, -1e9) < RECHECK_S:
-            return hit[1]
+    hit = _cache.get(path)
+    if hit is not None and now - hit[2] < RECHECK_S:
+        return hit
     try:
         st_ = path.stat()
+        key = (st_.st_mtime_ns, st_.st_size)
     except OSError:
-        return {}
-    key = (st_.st_mtime_ns, st_.st_size)
-    with _lock:
-        _checked[path] = now
-        hit = _cache.get(path)
-        if hit and hit[0] == key:
-            return hit[1]
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        data = {}
-    with _lock:
-        _cache[path] = (key, data)
-    return data
+        key = None
+    if hit is not None and hit[0] == key:
+        entry = (key, hit[1], now)
+    else:
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+            data = {}
+        entry = (key, data, now)
+    _cache[path] = entry
+    return entry
+
+
+def _load(path: Path) -> dict:
+    return _entry(path)[1]
 
 
 def flat_keys(d: dict, prefix: str = "") -> set[str]:
@@ -80,8 +81,11 @@ class Text:
 
     def __init__(self, stem: str, lang: str):
         self.stem, self.lang = stem, lang
-        self._own = [_load(TEXT_DIR / lang / f"{stem}.toml"), _load(TEXT_DIR / lang / "common.toml")]
-        self._fallback = [_load(TEXT_DIR / "en" / f"{stem}.toml"), _load(TEXT_DIR / "en" / "common.toml")]
+        files = [_entry(TEXT_DIR / lg / f) for lg in (lang, "en") for f in (f"{stem}.toml", "common.toml")]
+        self._own = [files[0][1], files[1][1]]
+        self._fallback = [files[2][1], files[3][1]]
+        #: changes when one of this page's text files changes on disk (a cache key for built figures)
+        self.version = (stem, lang, *(f[0] for f in files))
 
     @staticmethod
     def _get(tables, key):
@@ -93,13 +97,6 @@ class Text:
             if not isinstance(v, dict):
                 return v
         return None
-
-    @property
-    def version(self) -> tuple:
-        """Changes when one of this page's text files changes on disk (a cache key for built figures)."""
-        paths = [TEXT_DIR / lg / f for lg in {self.lang, "en"} for f in (f"{self.stem}.toml", "common.toml")]
-        with _lock:
-            return tuple(sorted((str(p), _cache[p][0] if p in _cache else None) for p in paths))
 
     def has(self, key: str) -> bool:
         return self._get(self._own, key) is not None

@@ -177,9 +177,7 @@ class Resolved:
 
 @dataclass
 class _FileCache:
-    key: tuple | None = None
-    data: dict | None = None
-    error: str | None = None
+    snapshot: tuple | None = None   # (file key, parsed data, error message)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -203,9 +201,10 @@ def load_file(path: Path | None = None) -> tuple[dict, str | None]:
         key = (str(path), st_.st_mtime_ns, st_.st_size)
     except OSError as exc:
         return {}, f"{path}: cannot read the parameter file ({exc.strerror or exc})"
+    snap = _cache.snapshot  # (key, data, error), replaced as a whole: read without the lock
+    if snap is not None and snap[0] == key:
+        return snap[1], snap[2]
     with _cache.lock:
-        if _cache.key == key:
-            return _cache.data, _cache.error
         try:
             with open(path, "rb") as fh:
                 data, err = tomllib.load(fh), None
@@ -213,7 +212,7 @@ def load_file(path: Path | None = None) -> tuple[dict, str | None]:
             data, err = {}, f"{path}: not valid TOML ({exc})"
         except (OSError, UnicodeDecodeError) as exc:
             data, err = {}, f"{path}: cannot read the parameter file ({exc})"
-        _cache.key, _cache.data, _cache.error = key, data, err
+        _cache.snapshot = (key, data, err)
         return data, err
 
 
