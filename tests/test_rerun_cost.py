@@ -1,0 +1,38 @@
+"""The performance architecture, guarded: every chart a page shows is a shared Frozen figure, and a
+rerun at the same state builds no figure at all (README, *Performance*)."""
+from __future__ import annotations
+
+import pytest
+import plotly.tools
+
+from tests.conftest import STEMS, app_test
+from ui import figures as F
+
+CHART_PAGES = [s for s in STEMS if s != "home"]
+
+
+@pytest.mark.parametrize("stem", CHART_PAGES)
+def test_charts_are_frozen_and_a_same_state_rerun_builds_none(stem, monkeypatch):
+    shown, built = [], []
+    orig_chart, orig_init = plotly.tools.return_figure_from_figure_or_data, F.Frozen.__init__
+
+    def chart(figure_or_data, *a, **k):  # what st.plotly_chart calls with the figure it was given
+        shown.append(type(figure_or_data).__name__)
+        return orig_chart(figure_or_data, *a, **k)
+
+    def init(self, *a, **k):
+        built.append(1)
+        orig_init(self, *a, **k)
+
+    monkeypatch.setattr(plotly.tools, "return_figure_from_figure_or_data", chart)
+    monkeypatch.setattr(F.Frozen, "__init__", init)
+    at = app_test(stem, {"lang": "en"})
+    assert not at.exception
+    assert shown and set(shown) == {"Frozen"}, shown
+    n_charts = len(at.get("plotly_chart"))
+    shown.clear()
+    built.clear()
+    at.run()                                   # same session, same state
+    assert not at.exception
+    assert len(shown) == n_charts and set(shown) == {"Frozen"}
+    assert built == [], f"{stem}: {len(built)} figure(s) rebuilt on a rerun at the same state"
