@@ -169,7 +169,8 @@ def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Froze
                      line=dict(color=COLORS["usa"], width=7), name=labels["w"]),
         go.Scatter3d(**dict(zip("xyz", _paths(data["lines"]))), mode="lines", hoverinfo="skip", opacity=0.35,
                      line=dict(color=COLORS["ref"], width=2), name=labels["paths"]),
-        go.Scatter3d(**xyz[0], mode="markers", name=labels["tokens"],
+        # coloured by cluster: the legend would show one arbitrary cluster colour; the title says it
+        go.Scatter3d(**xyz[0], mode="markers", name=labels["tokens"], showlegend="colorscale" not in color,
                      marker=dict(size=5, line=dict(width=0), **color)),
     ]
     # plain frame dicts: Plotly would validate 2 x 48 frames one by one (see ui.figures.Frozen)
