@@ -128,8 +128,9 @@ def error_figure(t, beta, theta0, horizon, dt):
     lx = np.log10(dts)
     fig.add_shape(type="line", x0=dt, x1=dt, y0=0, y1=1, yref="paper",
                   line=dict(color=COLORS["ref"], width=1))
-    fig.add_annotation(x=np.log10(dt), y=1, yref="paper", text=t("fig.your_dt"),
-                       showarrow=False, xanchor="right", yanchor="top", xshift=-4)
+    # label at the bottom: the errors grow with Δ, so the bottom-right corner is free of markers
+    fig.add_annotation(x=np.log10(dt), y=0, yref="paper", text=t("fig.your_dt"),
+                       showarrow=False, xanchor="right", yanchor="bottom", xshift=-4, yshift=4)
     fig.update_xaxes(range=[lx.min() - 0.08, lx.max() + 0.08], dtick="D2")
     return fig
 
