@@ -361,18 +361,6 @@ def _sweep_args(family, D, rho, samples, seed) -> tuple:
             rho if family == "directions" else 0.0, samples, seed)
 
 
-def _text_stamp(lang: str) -> tuple:
-    from ui.i18n import TEXT_DIR
-
-    out = []
-    for lg in {"en", lang}:
-        try:
-            out.append((lg, (TEXT_DIR / lg / f"{SCHEMA.stem}.toml").stat().st_mtime_ns))
-        except OSError:
-            out.append((lg, 0))
-    return tuple(sorted(out))
-
-
 # A built figure is only read afterwards (st.plotly_chart serialises it), so it is kept as a shared
 # resource: building and validating five Plotly figures would otherwise dominate a cached rerun.
 @st.cache_resource(max_entries=128, show_spinner=False)
@@ -407,7 +395,7 @@ def render() -> None:
     t, v = ctx.t, ctx.values
     family, D, samples, seed, rho = v["family"], v["D"], v["samples"], v["seed"], v["correlation"]
     k, M = min(v["k"], D), min(v["M"], D)
-    stamp = _text_stamp(ctx.lang)
+    stamp = t.version  # the text files' version: an edited text shows on the figures too
     fa = _focus_args(family, D, k, M, rho, samples, seed)
 
     def fig(kind, args, key):
