@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from sim import gaussian_width as gw
-from ui.figures import COLORS, CONFIG, TEMPLATE, Frozen, exact_line, figure
+from ui.figures import COLORS, TEMPLATE, cached_figure, exact_line, figure, show
 from ui.page import cached, setup
 from ui.spec import PageSchema, Param
 
@@ -361,17 +361,9 @@ def _sweep_args(family, D, rho, samples, seed) -> tuple:
             rho if family == "directions" else 0.0, samples, seed)
 
 
-# A built figure is only read afterwards (st.plotly_chart serialises it), so it is kept as a shared
-# resource: building and validating five Plotly figures would otherwise dominate a cached rerun.
-@st.cache_resource(max_entries=128, show_spinner=False)
-def built_figure(kind: str, lang: str, stamp: tuple, args: tuple) -> Frozen:
-    return Frozen(_build_figure(kind, lang, args))
-
-
-def _build_figure(kind: str, lang: str, args: tuple) -> go.Figure:
-    from ui.i18n import Text
-
-    t = Text(SCHEMA.stem, lang)
+# Built once per (language, text version, inputs) and shared between reruns and sessions.
+@cached_figure(max_entries=128)
+def built_figure(t, kind: str, args: tuple) -> go.Figure:
     if kind == "sweep":
         family, D, k, M, rho, samples, seed = args
         f = focus(*_focus_args(family, D, k, M, rho, samples, seed))
@@ -395,12 +387,10 @@ def render() -> None:
     t, v = ctx.t, ctx.values
     family, D, samples, seed, rho = v["family"], v["D"], v["samples"], v["seed"], v["correlation"]
     k, M = min(v["k"], D), min(v["M"], D)
-    stamp = t.version  # the text files' version: an edited text shows on the figures too
     fa = _focus_args(family, D, k, M, rho, samples, seed)
 
     def fig(kind, args, key):
-        st.plotly_chart(built_figure(kind, ctx.lang, stamp, args), width="stretch", theme=None,
-                        config=CONFIG, key=key)
+        show(built_figure(t, kind, args), key=key)
 
     ctx.section("intro")
     ctx.section("statement")

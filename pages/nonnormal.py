@@ -127,8 +127,9 @@ def euler_data(M: float, delta: float, s_max: float) -> dict:
 
 # --------------------------------------------------------------------------- figures
 def _legend_low(fig: go.Figure, y: float = -0.3) -> None:
-    """Horizontal legend far enough below the x-axis title not to touch it."""
-    fig.update_layout(legend=dict(y=y, yanchor="top"))
+    """Horizontal legend far enough below the x-axis title not to touch it; the band the house
+    figure keeps above the plot for its legend is given back (only the title stays there)."""
+    fig.update_layout(legend=dict(y=y, yanchor="top"), margin=dict(t=50))
 
 
 def _line(fig: go.Figure, x, y, name: str, color: str, width: float = 2.5, dash: str | None = None) -> None:

@@ -80,3 +80,18 @@ def test_raw_frames_match_validated_frames():
         assert fa["name"] == fb["name"] and fa["traces"] == fb["traces"]
         np.testing.assert_array_equal(decode(fa["data"][0]["y"]), decode(fb["data"][0]["y"]))
         np.testing.assert_array_equal(decode(fb["data"][0]["x"]), x)
+
+
+def test_typed_round_trips_like_plotly():
+    from _plotly_utils.utils import to_typed_array_spec
+
+    from tests.conftest import decode
+    cases = [np.linspace(0, 1, 7), np.arange(5, dtype=np.int64) * 100_000, np.arange(4, dtype=np.uint64),
+             np.arange(6.0).reshape(2, 3)]
+    for a in cases:
+        mine, ref = F.typed(a), to_typed_array_spec(a)
+        np.testing.assert_array_equal(decode(mine), decode(ref))
+        assert decode(mine).shape == a.shape
+    assert F.typed(np.linspace(0, 1, 5), np.float32)["dtype"] == "f4"
+    assert F.typed(np.array([2**40], dtype=np.int64)) == [2**40]      # too wide for plotly.js: a list
+    assert F.typed(np.array([])) == []

@@ -49,10 +49,6 @@ def _entry(path: Path) -> tuple[tuple | None, dict, float]:
     return entry
 
 
-def _load(path: Path) -> dict:
-    return _entry(path)[1]
-
-
 def flat_keys(d: dict, prefix: str = "") -> set[str]:
     """All dotted leaf keys of a nested table."""
     out = set()
