@@ -41,7 +41,9 @@ def stability_data(n: int, beta: float, depth: float, dt: float, seed: int) -> d
     """W₁ over depth with its bound, the token paths and the reference density (small arrays)."""
     r = ms.stability(n, beta, depth, dt, seed, n_ref=N_REF, max_records=101)
     t = r["t"]
-    fine = np.linspace(0.0, t[-1], 600)
+    tau_star = math.log(math.pi / r["w1"][0]) / r["C"]
+    # the bound is drawn up to where it reaches π (beyond, the diameter line says the same)
+    fine = np.linspace(0.0, min(tau_star, t[-1]), 300)
     log_b = r["C"] * fine + math.log(r["w1"][0])
     edges = np.linspace(THETA_LO, THETA_LO + 2 * math.pi, BINS + 1)
     dens = np.stack([np.histogram(_wrap(th), bins=edges)[0] for th in r["theta_ref"]]) / (
@@ -50,7 +52,7 @@ def stability_data(n: int, beta: float, depth: float, dt: float, seed: int) -> d
     return {"t": t, "w1": r["w1"], "bound": r["bound"], "C": r["C"], "layers": r["layers"],
             "fine": fine, "bound_fine": np.where(log_b < math.log(math.pi),
                                                  np.exp(np.minimum(log_b, 2.0)), math.pi),
-            "tau_star": math.log(math.pi / r["w1"][0]) / r["C"],
+            "tau_star": tau_star,
             "theta": _wrap(r["theta"][:, keep]), "centres": 0.5 * (edges[1:] + edges[:-1]),
             "density": dens}
 
