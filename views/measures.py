@@ -1,6 +1,7 @@
 """From tokens to a measure: cached data and figure builders for pages/measures.py (CONSTRUCTIONS.md §8).
 
-Drawing helpers not in ``ui.figures`` (kept here): ``_density_heatmap`` (the reference measure over
+Drawing helpers not in ``ui.figures`` (kept here): ``_paths`` (all token paths as one dashed line with
+gaps, also where a path wraps around the circle), ``_density_heatmap`` (the reference measure over
 depth as a heatmap) and ``_error_markers`` (simulation markers with ±2 standard-error bars).
 """
 from __future__ import annotations
