@@ -417,15 +417,20 @@ def zero_temperature_map(Z0, B, V, dt, steps, record_every=1, *, max_work: float
         raise ValueError(f"steps*n*d*d = {float(steps) * n * d * d:.3g} > max_work = {max_work:.3g}")
     out = np.empty((steps // record_every + 1, n, d))
     out[0] = Z
-    for st in range(1, steps + 1):
-        Y = Z + dt * (Z @ S) / np.linalg.norm(Z @ B, axis=1, keepdims=True)
-        nrm = np.linalg.norm(Y, axis=1, keepdims=True)
-        if np.any(nrm < 1e-300):
-            raise ValueError("dt too large: some z + dt*Sz/||B^T z|| vanished (S has a negative "
-                             "eigenvalue below -1/dt); use a smaller dt")
-        Z = Y / nrm
-        if st % record_every == 0:
-            out[st // record_every] = Z
+    unit_speed = np.allclose(B @ B.T, np.eye(d), atol=1e-13, rtol=0)   # ||B^T z|| = 1 on the sphere
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for st in range(1, steps + 1):
+            F = Z @ S
+            if not unit_speed:
+                ZB = Z @ B
+                F /= np.sqrt(np.einsum("ij,ij->i", ZB, ZB))[:, None]
+            Y = Z + dt * F
+            Z = Y / np.sqrt(np.einsum("ij,ij->i", Y, Y))[:, None]
+            if st % record_every == 0:
+                out[st // record_every] = Z
+    if not np.all(np.isfinite(out)):
+        raise ValueError("dt too large: some z + dt*Sz/||B^T z|| vanished (S has an eigenvalue "
+                         "at or below -1/dt); use a smaller dt")
     return out
 
 

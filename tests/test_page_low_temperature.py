@@ -30,6 +30,7 @@ def _reference(model, gap, log10_beta, n, seeds, T, dt):
     steps = round(T / dt)
     assert steps * 3 * seeds * n * n <= vw.PAIR_BUDGET        # these views keep the slider's Δ
     record = min(vw.RECORDS, steps + 1)
+    assert record == vw.records(n, 3 * seeds, steps)
     out = {"betas": 10.0 ** log10_beta * np.array([0.01, 0.1, 1.0]), "w2": [], "dist": [], "k": [], "runs": []}
     for beta in out["betas"]:
         W, D, K = [], [], []
@@ -155,6 +156,9 @@ def test_work_of_a_view_is_bounded_at_the_hard_limits():
             steps, dt_used = vw.plan(T, dt, n, 3 * seeds)
             assert 3 * seeds * steps * n * n <= vw.PAIR_BUDGET
             assert steps * dt_used == pytest.approx(max(1, round(T / dt)) * dt if dt_used == dt else T)
+            rec = vw.records(n, 3 * seeds, steps)
+            assert rec <= vw.MIN_RECORDS or rec * 3 * seeds * n ** 3 <= vw.ASSIGN_BUDGET
+            assert min(vw.MIN_RECORDS, steps + 1) <= rec <= min(vw.RECORDS, steps + 1)
     steps, dt_used = vw.plan(vw.RATE_DEPTH, p["dt"].lo, n, len(vw.RATE_LOG_BETAS) * seeds)
     assert len(vw.RATE_LOG_BETAS) * seeds * steps * n * n <= vw.PAIR_BUDGET
     assert n < 256                     # the engine's serial kernel (parallel from 256 tokens)

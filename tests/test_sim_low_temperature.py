@@ -285,3 +285,33 @@ def test_pole_imbalance_by_hand_and_invalid():
         lt.pole_imbalance(Z0, Z, np.diag([2.0, 2.0, 1.0]))
     assert lt.rms_distance(Z0[:1], Z[:1]) == 0.0
     assert lt.rms_distance([[0.0, 0.0]], [[3.0, 4.0]]) == 5.0
+
+
+def test_great_circle_concentration_then_drift_with_a_later_dip_for_larger_beta():
+    """B = I, V = diag(1, 1, 0.5): W2 to Pi#rho0 (spread on the circle z3 = 0) dips, then rises
+    as the tokens cluster along the circle; the dip moves deeper with beta (the page's notice)."""
+    V = np.diag([1.0, 1.0, 0.5])
+    dips, mins = [], []
+    for beta in (10.0, 100.0, 1000.0):
+        W = np.mean([lt.run(48, beta, I3, V, 30.0, 0.1, s, record=21)["w2"] for s in range(3)], axis=0)
+        k = int(np.argmin(W))
+        dips.append(k)
+        mins.append(W[k])
+        assert W[-1] > 1.15 * W[k]                      # drift after the dip
+    assert dips[0] < dips[1] < dips[2]
+    assert mins[0] > mins[1] > mins[2]
+
+
+def test_drift_model_gathers_towards_e2_then_slides_to_v_axis():
+    """S = V B^T = diag(1, 1.8, 0.5) (Pi -> +-e2) while V = diag(1, 0.9, 0.5) prefers e1: at beta = 10
+    the tokens first approach +-e2, later |z1| grows again (the source's numerical observation)."""
+    B, V = np.diag([1.0, 1.8 / 0.9, 1.0]), np.diag([1.0, 0.9, 0.5])
+    z1, z2 = [], []
+    for s in range(2):
+        r = lt.run(64, 10.0, B, V, 30.0, 0.1, s, record=11)
+        z1.append(np.abs(r["Z"][..., 0]).mean(axis=1))
+        z2.append(np.abs(r["Z"][..., 1]).mean(axis=1))
+    z1, z2 = np.mean(z1, 0), np.mean(z2, 0)
+    peak = int(np.argmax(z2))
+    assert z2[peak] > 0.8 and r["t"][peak] <= 10.0
+    assert z2[-1] < z2[peak] - 0.15 and z1[-1] > z1[peak] + 0.2

@@ -20,10 +20,13 @@ MODELS = ("axis", "plane", "drift")
 #: the three inverse temperatures of a view: 10^(L-2), 10^(L-1), 10^L
 BETA_FACTORS = (0.01, 0.1, 1.0)
 BETA_COLORS = (COLORS["other"], COLORS["accent"], COLORS["sa"])
-#: recorded depths per run (one exact W2 = one optimal assignment each)
+#: recorded depths per run (one exact W2 = one optimal assignment, O(n^3), each) ...
 RECORDS = 21
+#: ... fewer (not below MIN_RECORDS) when records * n^3 summed over all runs would exceed this
+ASSIGN_BUDGET = 1.5e8
+MIN_RECORDS = 11
 #: bound on layers * n^2 summed over all runs of a view (~6 ns CPU each here): see ``plan``
-PAIR_BUDGET = 2.5e7
+PAIR_BUDGET = 2e7
 #: depth of the beta sweep, and its grid of beta
 RATE_DEPTH = 1.0
 RATE_LOG_BETAS = tuple(np.linspace(0.0, 4.0, 7))
@@ -58,10 +61,22 @@ def plan(T: float, dt: float, n: int, runs: int) -> tuple[int, float]:
     return steps, dt
 
 
-def _runs(n, beta, B, V, steps, dt, seed, record):
-    """One run and its distance to the zero-temperature layer map at the recorded layers."""
+def records(n: int, runs: int, steps: int) -> int:
+    """Recorded depths per run: RECORDS, fewer for large views (ASSIGN_BUDGET), at most steps + 1."""
+    fit = int(ASSIGN_BUDGET / (runs * float(n) ** 3))
+    return min(max(MIN_RECORDS, min(RECORDS, fit)), steps + 1)
+
+
+def _runs(n, beta, B, V, steps, dt, seed, record, zero=None):
+    """One run and its distance to the zero-temperature layer map at the recorded layers.
+
+    ``zero`` (a dict) keeps the zero-temperature map of each seed: it does not depend on β."""
     r = lt.run(n, beta, B, V, steps * dt, dt, seed, record=record)
-    zt = lt.zero_temperature_map(r["Z"][0], B, V, dt, steps)[r["layers"]]
+    if zero is None or seed not in zero:
+        zt = lt.zero_temperature_map(r["Z"][0], B, V, dt, steps)[r["layers"]]
+        if zero is not None:
+            zero[seed] = zt
+    zt = zero[seed] if zero is not None else zt
     dist = np.array([lt.rms_distance(r["Z"][k], zt[k]) for k in range(len(r["layers"]))])
     return r, dist
 
@@ -73,15 +88,17 @@ def lowtemp_data(model: str, gap: float, log10_beta: float, n: int, seeds: int, 
     ``seeds`` seeds; the tokens of seed 0 at the largest β for the 3-D scene."""
     B, V = matrices(model, gap)
     S = lt.check_pair(B, V)
-    steps, dt_used = plan(T, dt, n, len(BETA_FACTORS) * seeds)
-    record = min(RECORDS, steps + 1)
+    runs = len(BETA_FACTORS) * seeds
+    steps, dt_used = plan(T, dt, n, runs)
+    record = records(n, runs, steps)
     betas = 10.0 ** log10_beta * np.array(BETA_FACTORS)
     out = {"betas": betas, "steps": steps, "dt": dt_used, "n": n, "seeds": seeds, "model": model,
            "w2": np.empty((betas.size, seeds, record)), "dist": np.empty((betas.size, seeds, record)),
            "k": np.full((betas.size, seeds), -1, dtype=np.int64)}
+    zero = {}
     for b, beta in enumerate(betas):
         for s in range(seeds):
-            r, dist = _runs(n, beta, B, V, steps, dt_used, s, record)
+            r, dist = _runs(n, beta, B, V, steps, dt_used, s, record, zero)
             out["w2"][b, s], out["dist"][b, s] = r["w2"], dist
             if model == "axis":
                 out["k"][b, s] = lt.pole_imbalance(r["Z"][0], r["Z"][-1], S)
@@ -105,7 +122,8 @@ def rate_data(model: str, gap: float, n: int, seeds: int, dt: float) -> dict:
     B, V = matrices(model, gap)
     betas = 10.0 ** np.array(RATE_LOG_BETAS)
     steps, dt_used = plan(RATE_DEPTH, dt, n, betas.size * seeds)
-    d = np.array([[_runs(n, beta, B, V, steps, dt_used, s, 2)[1][-1] for s in range(seeds)]
+    zero = {}
+    d = np.array([[_runs(n, beta, B, V, steps, dt_used, s, 2, zero)[1][-1] for s in range(seeds)]
                   for beta in betas])
     mean = d.mean(axis=1)
     rate = np.sqrt(np.log(betas + 1.0) / betas)
