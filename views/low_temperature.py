@@ -253,11 +253,12 @@ def scene_figure(t, model, gap, log10_beta, n, seeds, T, dt):
     ax = dict(range=[-1.35, 1.35], showbackground=False, gridcolor="#E5E5E5", zeroline=False,
               showticklabels=False)
     fig = go.Figure(data=traces, layout=dict(
-        template=TEMPLATE, height=560, margin=dict(l=0, r=0, t=110, b=0),
+        # legend below the scene: its 4-6 entries wrap on a narrow column and would run into the title
+        template=TEMPLATE, height=600, margin=dict(l=0, r=0, t=40, b=10),
         title=dict(text=t("fig3d.title", beta=_beta_label(d["betas"][-1])), x=0.0, xanchor="left",
                    font=dict(size=15)),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0),
-        scene=dict(aspectmode="cube", xaxis=dict(title=dict(text="z₁"), **ax),
+        legend=dict(orientation="h", yanchor="top", y=0.16, x=0.0),
+        scene=dict(aspectmode="cube", domain=dict(x=[0.0, 1.0], y=[0.18, 1.0]), xaxis=dict(title=dict(text="z₁"), **ax),
                    yaxis=dict(title=dict(text="z₂"), **ax), zaxis=dict(title=dict(text="z₃"), **ax),
                    camera=dict(eye=dict(x=1.35, y=1.15, z=0.7)))))
     return fig
