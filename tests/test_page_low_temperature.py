@@ -96,6 +96,7 @@ def test_plotted_numbers_are_the_sim_functions(case):
     got = np.stack([decode(tgt[c]) for c in "xyz"], 1)
     B, V = vw.matrices(case["model"], case["gap"])
     np.testing.assert_allclose(got, lt.projection(r0["Z"][0], V @ B.T), atol=1e-6)
+    _check_rate_figure(figs[T_EN("fig.rate_title")], case)
     eig = _by_name(scene, T_EN("fig3d.eigenspace"))
     P = np.stack([decode(eig[c]) for c in "xyz"], 1).astype(float)
     S = V @ B.T
@@ -103,11 +104,8 @@ def test_plotted_numbers_are_the_sim_functions(case):
     np.testing.assert_allclose(P @ S, mu1 * P, atol=1e-5)     # every drawn point is in the eigenspace
 
 
-def test_rate_figure_is_a_ceiling_over_the_simulated_distances():
-    case = CASES[0]
-    at = app_test("low_temperature", {"lang": "en", **{k: str(v) for k, v in case.items()}})
-    assert not at.exception
-    fig = next(f for f in chart_specs(at) if _title(f) == T_EN("fig.rate_title"))
+def _check_rate_figure(fig, case):
+    """The beta sweep: markers recomputed from sim/, the green curve the smallest C * rate above them."""
     line = _by_name(fig, T_EN("fig.rate_line"))
     marks = _by_name(fig, T_EN("fig.rate_sim"))
     betas = decode(marks["x"])
@@ -128,7 +126,8 @@ def test_rate_figure_is_a_ceiling_over_the_simulated_distances():
     y = decode(line["y"])
     np.testing.assert_allclose(y, np.max(mean / rate) * rate, rtol=1e-12)   # C * rate, smallest C ...
     assert np.all(y >= mean * (1 - 1e-12)) and np.any(np.isclose(y, mean, rtol=1e-12))  # ... above all
-    assert mean[-1] < 0.01 * mean[0]                          # B = I: the distance vanishes with beta
+    if case["model"] != "drift":
+        assert mean[-1] < 0.01 * mean[0]                      # B = I: the distance vanishes with beta
 
 
 @pytest.mark.parametrize("model", vw.MODELS)
