@@ -27,6 +27,7 @@ PAGES: tuple[Entry, ...] = (
     Entry("nonnormal", "depth", ":material/trending_up:"),
     Entry("depth_sum", "depth", ":material/stacked_line_chart:"),
     Entry("coordinates", "training", ":material/swap_horiz:"),
+    Entry("rotation", "training", ":material/cyclone:"),
 )
 
 
