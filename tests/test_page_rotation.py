@@ -116,3 +116,18 @@ def test_ffn_curl_map(page):
         assert np.all(z == 0.0)
     else:
         assert np.abs(z).max() > 0.05
+
+
+def test_detailed_balance_draws_no_current_arrows():
+    """At φ = 0 the exact current is 0; rounding-level values must not be blown up into arrows."""
+    p = dict(angle=0.0, kappa=4.0, noise_ratio=0.1, dt=0.02, T=250.0, blend=0.5, seed=1, lang="en")
+    at = app_test("rotation", {k: str(v) for k, v in p.items()})
+    assert not at.exception
+    t = Text("rotation", "en")
+    fig = _traces(chart_specs(at)[0])
+    assert t("fig.current") not in fig
+    ax, ay = _xy(fig[t("fig.current_zero")])
+    seg = np.column_stack([ax, ay]).reshape(-1, 7, 2)
+    assert np.all(seg[:, 1] == seg[:, 0])                      # zero-length arrows
+    shown = {m.label: m.value for m in at.metric}
+    assert shown[t("metrics.rate_exact")] in ("0.0000", "-0.0000")
