@@ -43,7 +43,8 @@ from scipy.linalg import solve_continuous_lyapunov, solve_discrete_lyapunov
 from sim import _validate as _v
 
 __all__ = ["stationary_covariance", "area_rate", "simulate_ou", "simulate_ou_reference", "area_mc",
-           "em_covariance", "em_area_rate", "current_field", "ffn_field", "ffn_curl", "area_increments"]
+           "em_covariance", "em_area_rate", "current_field", "ffn_field", "ffn_curl", "area_increments",
+           "batch_means"]
 
 DIM_MAX = 8
 ENTRY_MAX = 1e3           # |entries| of H and D
@@ -295,8 +296,25 @@ def area_mc(H, D, T, dt, seed, *, burn_in: float = 0.1, batches: int = 20,
                          f"less than 10 relaxation times ({10 * relax:.3g}); need T >= "
                          f"{10 * relax * batches / (1 - burn_in):.3g}")
     inc = area_increments(simulate_ou(H, D, dt, steps, seed, max_work=max_work))
-    inc = inc[int(math.ceil(burn_in * steps)):]
+    return batch_means(inc, dt, burn_in=burn_in, batches=batches)
+
+
+def batch_means(increments, dt, *, burn_in: float = 0.1, batches: int = 20) -> tuple[float, float]:
+    r"""Rate and batch-means standard error from the per-step area increments of one path.
+
+    The first ``ceil(burn_in · len)`` increments are dropped, then the remainder at the start so that
+    ``batches`` equal contiguous batches are left; each batch gives (sum of its increments) / (its
+    duration), and :math:`\text{stderr} = \mathrm{sd}(\text{batch rates})/\sqrt{\text{batches}}`.
+    This is the second half of :func:`area_mc`, for a caller that already holds the path (same numbers).
+    """
+    inc = _v.finite_array("increments", increments, ndim=1)
+    dt = _v.real("dt", dt, 0.0, None, lo_open=True)
+    burn_in = _v.real("burn_in", burn_in, 0.0, 0.5)
+    batches = _v.integer("batches", batches, 5, 1000)
+    inc = inc[int(math.ceil(burn_in * inc.size)):]
     per = inc.size // batches
+    if per < 1:
+        raise ValueError(f"increments: {inc.size} after the burn-in, fewer than batches = {batches}")
     inc = inc[inc.size - per * batches:]            # drop the remainder at the start
     rates = inc.reshape(batches, per).sum(axis=1) / (per * dt)
     return float(rates.mean()), float(rates.std(ddof=1) / math.sqrt(batches))

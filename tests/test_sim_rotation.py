@@ -216,3 +216,18 @@ def test_bad_input_raises():
                    lambda: R.ffn_curl([[bad, 0.0]], [[1.0], [0.0]], X_FFN)):
             with pytest.raises(ValueError):
                 fn()
+
+
+def test_batch_means_is_area_mc_on_the_same_path():
+    H, D = CASES[1]
+    T, dt, seed = 800.0, 0.01, 4
+    path = R.simulate_ou(H, D, dt, int(round(T / dt)), seed)
+    assert R.batch_means(R.area_increments(path), dt) == R.area_mc(H, D, T, dt, seed)
+    inc = np.arange(100.0)
+    rate, se = R.batch_means(inc, 0.5, burn_in=0.0, batches=5)    # batches of 20: sums 190, 590, ...
+    sums = inc.reshape(5, 20).sum(axis=1) / 10.0
+    assert rate == pytest.approx(sums.mean()) and se == pytest.approx(sums.std(ddof=1) / math.sqrt(5))
+    with pytest.raises(ValueError, match="fewer than batches"):
+        R.batch_means(np.ones(10), 0.1, batches=20)
+    with pytest.raises(ValueError, match="dt"):
+        R.batch_means(np.ones(100), 0.0)
