@@ -8,6 +8,7 @@ import numpy as np
 from sim import coordinates as co
 from ui.figures import COLORS, cached_figure, exact_line, figure, sim_markers, thin
 from ui.page import cached
+from views._legend import tall_legend
 
 FINE = 400                      # points on each exact curve in training time t
 MARKERS = 45                    # iterates drawn per metric
@@ -104,7 +105,7 @@ def theta_figure(t, a0, b0, y, horizon, dt):
         it = d["iter"][m]
         if it is not None:
             sim_markers(fig, it[:, 0], it[:, 3], t(f"fig.{m}_steps"), color=col, symbol=sym)
-    return fig
+    return tall_legend(fig)
 
 
 @cached_figure
@@ -127,7 +128,7 @@ def ab_figure(t, a0, b0, y, horizon, dt):
     fig.update_xaxes(range=[-box, box])
     fig.update_yaxes(range=[-box, box], scaleanchor="x", scaleratio=1)
     fig.update_layout(hovermode="closest")
-    return fig
+    return tall_legend(fig)
 
 
 @cached_figure
@@ -141,7 +142,7 @@ def loops_figure(t, n, pair):
     fig.update_xaxes(range=[-1.1, 1.1])
     fig.update_yaxes(range=[-1.1, 1.1], scaleanchor="x", scaleratio=1)
     fig.update_layout(hovermode="closest")
-    return fig
+    return tall_legend(fig)
 
 
 @cached_figure
@@ -153,7 +154,7 @@ def area_figure(t, n, pair):
     sim_markers(fig, ns, d["areas"], t("fig.area_numeric"), color=COLORS["sa"])
     exact_line(fig, ns, 1.0 / np.sqrt(ns), t("fig.sup_norm"), color=COLORS["usa"])
     fig.update_yaxes(rangemode="tozero")
-    return fig
+    return tall_legend(fig)
 
 
 @cached_figure
@@ -169,4 +170,4 @@ def endpoint_figure(t, n, pair):
         ref = d["err_limit"][-1] * np.sqrt(ns[-1] / ns)
         exact_line(fig, ns, ref, t("fig.slope_half"), color=COLORS["ref"], line=dict(dash="dot", width=1.5))
     fig.update_layout(hovermode="closest")
-    return fig
+    return tall_legend(fig)

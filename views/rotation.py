@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from sim import rotation as ro
 from ui.figures import COLORS, cached_figure, exact_line, figure, sim_markers, thin
 from ui.page import cached
+from views._legend import tall_legend
 
 CLOUD = 1500             # points of the path drawn as the cloud
 AREA_MARKERS = 120       # markers per accumulated-area curve
@@ -156,7 +157,7 @@ def cloud_figure(t, angle, kappa, noise_ratio, dt, T, seed):
     fig.update_xaxes(range=[-b, b])
     fig.update_yaxes(range=[-b, b], scaleanchor="x", scaleratio=1)
     fig.update_layout(hovermode="closest")
-    return fig
+    return tall_legend(fig)
 
 
 @cached_figure
@@ -168,7 +169,7 @@ def area_figure(t, angle, kappa, noise_ratio, dt, T, seed):
     sim_markers(fig, d["t_area"], d["area"], t("fig.area_sim"), color=COLORS["exact"])
     exact_line(fig, te, 0.0 * te, t("fig.area0_exact"), color=COLORS["usa"], line=dict(dash="dot"))
     sim_markers(fig, d["t_area0"], d["area0"], t("fig.area0_sim"), color=COLORS["usa"], symbol="square")
-    return fig
+    return tall_legend(fig)
 
 
 @cached_figure
@@ -178,7 +179,7 @@ def sweep_figure(t, kappa, noise_ratio, seed):
     exact_line(fig, s["fine"], s["exact"], t("fig.rate_exact"), color=COLORS["exact"])
     sim_markers(fig, s["angles"], s["mc"], t("fig.rate_mc"), color=COLORS["sim"],
                 error_y=dict(type="data", array=2 * s["se"], color=COLORS["sim"], thickness=1.2))
-    return fig
+    return tall_legend(fig)
 
 
 @cached_figure
@@ -188,10 +189,10 @@ def ffn_figure(t, blend, seed):
     zmax = max(d["max_curl"], 1e-12)
     fig.add_trace(go.Heatmap(x=d["g"], y=d["g"], z=d["curl"], zmin=-zmax, zmax=zmax, colorscale="RdBu_r",
                              colorbar=dict(title=dict(text=t("fig.curl"), side="right"), thickness=12),
-                             name=t("fig.curl"), hovertemplate="curl %{z:.3g}<extra></extra>"))
+                             name=t("fig.curl"), showlegend=False, hovertemplate="curl %{z:.3g}<extra></extra>"))
     s = d["stream"]
     exact_line(fig, s[:, 0], s[:, 1], t("fig.stream"), color=COLORS["black"], line=dict(width=1.2))
     fig.update_xaxes(range=[-FFN_BOX, FFN_BOX])
     fig.update_yaxes(range=[-FFN_BOX, FFN_BOX], scaleanchor="x", scaleratio=1)
     fig.update_layout(hovermode="closest")
-    return fig
+    return tall_legend(fig)
