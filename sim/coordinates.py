@@ -266,7 +266,10 @@ def driven_endpoint(n, A, B, y0) -> np.ndarray:
     Returns
     -------
     ndarray, shape (d,)
-        Relative accuracy about :math:`10^{-10}` (tested at :math:`10^{-8}`).
+        Relative error about :math:`10^{-11} + 10^{-15}n` (one-turn errors add up over the
+        :math:`n` turns): below :math:`10^{-8}` for every allowed :math:`n` (checked against a
+        fourth-order Magnus integrator: :math:`9\cdot 10^{-12}` at :math:`n = 4096`,
+        :math:`10^{-9}` at :math:`n = 10^6`).
     """
     n = _v.integer("n", n, 1, N_MAX)
     A, B, y0 = _check_ABy(A, B, y0)
