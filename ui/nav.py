@@ -28,6 +28,8 @@ PAGES: tuple[Entry, ...] = (
     Entry("gaussian_width", "width", ":material/blur_on:"),
     Entry("nonnormal", "depth", ":material/trending_up:"),
     Entry("depth_sum", "depth", ":material/stacked_line_chart:"),
+    Entry("coordinates", "training", ":material/swap_horiz:"),
+    Entry("rotation", "training", ":material/cyclone:"),
 )
 
 
