@@ -24,6 +24,7 @@ PAGES: tuple[Entry, ...] = (
     Entry("two_point", "sphere", ":material/compare_arrows:"),
     Entry("hemisphere", "sphere", ":material/bubble_chart:"),
     Entry("gaussian_width", "width", ":material/blur_on:"),
+    Entry("width", "width", ":material/expand:"),
     Entry("nonnormal", "depth", ":material/trending_up:"),
     Entry("depth_sum", "depth", ":material/stacked_line_chart:"),
 )
