@@ -42,7 +42,7 @@ def test_width_plots_are_the_sweep(page):
     p, at, specs = page
     t = Text("width", "en")
     xs, ys = W.dataset(p["data"])
-    sw = W.width_sweep(V.SWEEP_NS, p["T"], V.SWEEP_DT, p["seed"], xs, ys, start=p["start"])
+    sw = W.width_sweep(V.SWEEP_NS, p["T"], V.sweep_step(p["T"], xs.size), p["seed"], xs, ys, start=p["start"])
     for spec, kind in ((specs[0], "param"), (specs[1], "kernel")):
         tr = _traces(spec)
         for s in W.SCALINGS:
@@ -112,6 +112,15 @@ def test_work_bound_raises_the_step_with_a_notice():
     assert len(at.info) == 1 and f"{h:.4g}" in at.info[0].value
     res = V.run_data(512, "lazy", "paired", 10.0, 0.005, "wave", 0)
     assert res["steps"] * 512 * 6 <= V.PAGE_WORK
+
+
+def test_sweep_step_keeps_the_sweep_bounded():
+    for T, M in [(0.5, 1), (4.0, 3), (10.0, 3), (10.0, 6), (20.0, 6)]:
+        h = V.sweep_step(T, M)
+        assert V.SWEEP_DT[0] <= h <= V.SWEEP_DT[1]
+        steps = int(np.ceil(T / h - 1e-9))
+        work = steps * M * sum(V.SWEEP_NS) * 2
+        assert work <= V.SWEEP_WORK * (1 + 1e-9) or h == V.SWEEP_DT[1], (T, M, h, work)
 
 
 def test_step_for_keeps_the_work_bound():

@@ -17,9 +17,10 @@ from ui.figures import COLORS, SEQUENCE, cached_figure, exact_line, figure, sim_
 from ui.page import cached
 
 RECORD = 41                                   # recorded training times per run (markers)
-PAGE_WORK = 3_000_000                         # steps * N * M of one run on the page at most
+PAGE_WORK = 600_000                           # steps * N * M of one run on the page at most
 SWEEP_NS = (16, 32, 64, 128, 256, 512)        # widths of the log-log sweep
-SWEEP_DT = 0.05                               # its RK4 step (tested within 1 % of a 10x finer one)
+SWEEP_DT = (0.05, 0.1)                        # its RK4 step, smallest and largest (each tested
+SWEEP_WORK = 1_250_000                        # within 1 % of a fine step); steps*M*sum(N)*2 at most
 EIG_FLOOR = 1e-9                              # eigenvalues below this (relative) are drawn as "0"
 SCALE_COLOR = {"lazy": COLORS["sa"], "mean_field": COLORS["usa"]}
 SCALE_SYMBOL = {"lazy": "circle", "mean_field": "square"}
@@ -30,6 +31,12 @@ def step_for(N: int, T: float, dt: float, M: int) -> float:
     k = max(1, math.ceil(T / (RECORD - 1) / dt - 1e-9))
     k_max = max(1, int(PAGE_WORK // (N * M * (RECORD - 1))))
     return dt if k <= k_max else T / ((RECORD - 1) * k_max)
+
+
+def sweep_step(T: float, M: int) -> float:
+    """The sweep's RK4 step: ``SWEEP_DT[0]``, raised up to ``SWEEP_DT[1]`` to keep ``SWEEP_WORK``."""
+    steps_max = max(1, int(SWEEP_WORK // (M * sum(SWEEP_NS) * len(W.SCALINGS))))
+    return min(max(SWEEP_DT[0], T / steps_max), SWEEP_DT[1], T)
 
 
 def _start(start: str, N: int, seed: int):
@@ -56,8 +63,9 @@ def run_data(N: int, scaling: str, start: str, T: float, dt: float, data: str, s
 def sweep_data(start: str, T: float, data: str, seed: int) -> dict:
     """Parameter and kernel motion at time T against the widths ``SWEEP_NS``, with fitted slopes."""
     xs, ys = W.dataset(data)
-    sw = W.width_sweep(SWEEP_NS, T, min(SWEEP_DT, T), seed, xs, ys, start=start)
-    out = dict(sw)
+    h = sweep_step(T, xs.size)
+    sw = W.width_sweep(SWEEP_NS, T, h, seed, xs, ys, start=start)
+    out = dict(sw, h=h)
     for key in ("lazy_param", "lazy_kernel", "mean_field_param", "mean_field_kernel"):
         v = sw[key]
         out["slope_" + key] = W.slope(sw["N"], v) if np.all(v > 0) else float("nan")
@@ -65,14 +73,14 @@ def sweep_data(start: str, T: float, data: str, seed: int) -> dict:
 
 
 # --------------------------------------------------------------------------- drawing helpers
-def _band(fig: go.Figure, x, lo, hi, color: str, name: str) -> None:
-    """A translucent band between ``lo`` and ``hi`` (no hover, one legend entry)."""
+def _band(fig: go.Figure, x, lo, hi, color: str, name: str, group: str) -> None:
+    """A translucent band between ``lo`` and ``hi`` (no hover, no legend entry of its own)."""
     r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
     fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(lo), mode="lines", line=dict(width=0),
-                             hoverinfo="skip", showlegend=False, legendgroup=name))
+                             hoverinfo="skip", showlegend=False, legendgroup=group))
     fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(hi), mode="lines", line=dict(width=0),
                              fill="tonexty", fillcolor=f"rgba({r},{g},{b},0.18)", name=name,
-                             hoverinfo="skip", legendgroup=name))
+                             hoverinfo="skip", showlegend=False, legendgroup=group))
 
 
 def _reference(fig, Ns, anchor_N, anchor_v, power, name, dash):
@@ -137,11 +145,19 @@ def residual_figure(t, N, scaling, start, T, dt, data, seed):
     fig = figure(t("fig.x_time"), t("fig.y_residual"),
                  t("fig.residual_title", scaling=t(f"names.{scaling}"), N=N))
     for m, x in enumerate(d["xs"]):
-        col = SEQUENCE[m % len(SEQUENCE)]
+        col, group = SEQUENCE[m % len(SEQUENCE)], f"x{m}"
         fr = d["frozen"][:, m]
-        _band(fig, d["t"], fr - d["bound"], fr + d["bound"], col, t("fig.band", x=f"{x:g}"))
-        exact_line(fig, d["t"], fr, t("fig.frozen", x=f"{x:g}"), color=col)
-        sim_markers(fig, d["t"], d["residual"][:, m], t("fig.trained", x=f"{x:g}"), color=col)
+        _band(fig, d["t"], fr - d["bound"], fr + d["bound"], col, t("fig.band", x=f"{x:g}"), group)
+        exact_line(fig, d["t"], fr, t("fig.frozen", x=f"{x:g}"), color=col, legendgroup=group,
+                   showlegend=False)
+        sim_markers(fig, d["t"], d["residual"][:, m], t("fig.trained", x=f"{x:g}"), color=col,
+                    legendgroup=group)
+    # what the line styles mean, once (each data point has its own colour)
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=t("fig.key_frozen"),
+                             line=dict(color=COLORS["ref"], width=2.5)))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=t("fig.key_band"),
+                             line=dict(color="rgba(127,127,127,0.3)", width=10)))
+    fig.update_layout(legend=dict(y=-0.2, yanchor="top"), margin=dict(t=50), height=520)
     return fig
 
 
