@@ -53,8 +53,8 @@ def render() -> None:
     m[0].metric(t("metrics.loss_lazy"), f"{runs['lazy']['loss'][-1]:.3g}")
     m[1].metric(t("metrics.loss_mean_field"), f"{runs['mean_field']['loss'][-1]:.3g}")
     m[2].metric(t("metrics.kernel_shift", scaling=t(f"names.{s}")),
-                f"{d['kernel_shift'][-1]:.2e}")
-    m[3].metric(t("metrics.ratio"), f"{d['ratio']:.2f}")
+                V.fmt_number(d["kernel_shift"][-1], ".2e"))
+    m[3].metric(t("metrics.ratio"), V.fmt_number(d["ratio"], ".2f"))
     c3, c4 = st.columns(2)
     with c3:
         show(V.loss_figure(t, *run_key), key="fig_loss")

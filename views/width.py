@@ -21,7 +21,7 @@ PAGE_WORK = 600_000                           # steps * N * M of one run on the 
 SWEEP_NS = (16, 32, 64, 128, 256, 512)        # widths of the log-log sweep
 SWEEP_DT = (0.05, 0.1)                        # its RK4 step, smallest and largest (each tested
 SWEEP_WORK = 1_250_000                        # within 1 % of a fine step); steps*M*sum(N)*2 at most
-EIG_FLOOR = 1e-9                              # eigenvalues below this (relative) are drawn as "0"
+EIG_FLOOR = 1e-12                             # eigenvalues below this (relative) are drawn as "0"
 SCALE_COLOR = {"lazy": COLORS["sa"], "mean_field": COLORS["usa"]}
 SCALE_SYMBOL = {"lazy": "circle", "mean_field": "square"}
 
@@ -43,6 +43,12 @@ def _start(start: str, N: int, seed: int):
     return (W.paired_init if start == "paired" else W.random_init)(N, seed)
 
 
+def _ratio(gap, bound, r0_norm) -> float:
+    """Largest gap / bound over the records where the bound is above rounding (else NaN)."""
+    ok = bound > 1e-9 * r0_norm
+    return float(np.max(gap[ok] / bound[ok])) if np.any(ok) else float("nan")
+
+
 @cached
 def run_data(N: int, scaling: str, start: str, T: float, dt: float, data: str, seed: int) -> dict:
     """One training run at width N (the records of ``sim.width.train_from``) and the step used."""
@@ -55,7 +61,7 @@ def run_data(N: int, scaling: str, start: str, T: float, dt: float, data: str, s
                                "bound", "eig0", "eig_end", "steps", "h")}
     out.update(xs=xs, ys=ys, dt_used=h_max, raised=h_max > dt, gap=gap,
                frozen_loss=0.5 * np.sum(res["frozen"] ** 2, axis=1),
-               ratio=float(np.max(gap[1:] / np.maximum(res["bound"][1:], 1e-300))))
+               ratio=_ratio(gap, res["bound"], np.linalg.norm(res["residual"][0])))
     return out
 
 
@@ -90,8 +96,19 @@ def _reference(fig, Ns, anchor_N, anchor_v, power, name, dash):
                line=dict(dash=dash, width=1.5))
 
 
+def _no_motion_note(fig, t, values) -> None:
+    """Log axes cannot show zeros: say so when some run did not move at all."""
+    if np.any(np.asarray(values) <= 0):
+        fig.add_annotation(x=0.5, y=0.5, xref="paper", yref="paper", text=t("fig.no_motion"),
+                           showarrow=False, bgcolor="rgba(255,255,255,0.85)")
+
+
 def fmt_slope(v: float) -> str:
     return "—" if not math.isfinite(v) else f"{v:+.2f}".replace("-", "−")
+
+
+def fmt_number(v: float, spec: str) -> str:
+    return "—" if not math.isfinite(v) else format(v, spec)
 
 
 # --------------------------------------------------------------------------- figures
@@ -107,6 +124,7 @@ def motion_figure(t, start, T, data, seed):
                     color=SCALE_COLOR[s], symbol=SCALE_SYMBOL[s])
     _reference(fig, Ns, Ns[0], d["lazy_param"][0], -0.5, t("fig.ref_half"), "dot")
     _reference(fig, Ns, Ns[0], d["mean_field_param"][0], 0.0, t("fig.ref_zero"), "dash")
+    _no_motion_note(fig, t, [d[s + "_param"] for s in W.SCALINGS])
     return fig
 
 
@@ -124,6 +142,7 @@ def kernel_figure(t, start, T, data, seed):
     _reference(fig, Ns, Ns[0], lz[0], -0.5, t("fig.ref_half"), "dot")
     _reference(fig, Ns, Ns[0], lz[0], -1.0, t("fig.ref_one"), "dashdot")
     _reference(fig, Ns, Ns[0], d["mean_field_kernel"][0], 0.0, t("fig.ref_zero"), "dash")
+    _no_motion_note(fig, t, [d[s + "_kernel"] for s in W.SCALINGS])
     return fig
 
 
