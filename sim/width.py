@@ -72,7 +72,7 @@ M_MAX = 64               # data points
 T_MAX = 1.0e3            # training time
 X_MAX = 1.0e3            # |x_m|, |y_m|
 RECORD_MAX = 10_000
-MAX_WORK = 2.0e8         # default bound on steps * N * M (about a few seconds)
+MAX_WORK = 2.0e7         # default bound on steps * N * M (8e7 tanh evaluations: about 1-3 s)
 MAX_STEPS = 1_000_000    # RK4 steps of one run
 STABLE = 2.5             # RK4 is stable on the negative real axis for h*lambda < 2.785
 
@@ -587,7 +587,7 @@ def train(N, scaling, T, dt, seed, xs, ys, record=50, *, max_work=MAX_WORK):
     record : int, optional
         Number of recorded times, ``2 <= record <= 10000``.
     max_work : float, optional
-        Bound on ``steps * N * M`` (default ``2e8``, a few seconds): larger
+        Bound on ``steps * N * M`` (default ``2e7``, about 1-3 s): larger
         requests raise ``ValueError`` before any work.
 
     Returns
