@@ -50,8 +50,11 @@ def test_width_plots_are_the_sweep(page):
             x, y = _xy(tr[t(f"fig.{s}_fit", slope=V.fmt_slope(sl))])
             np.testing.assert_array_equal(x, V.SWEEP_NS)
             np.testing.assert_allclose(y, sw[f"{s}_{kind}"], rtol=1e-12)
-        x, y = _xy(tr[t("fig.ref_half")])                      # reference slope -1/2
-        assert np.log(y[-1] / y[0]) / np.log(x[-1] / x[0]) == pytest.approx(-0.5)
+        x, y = _xy(tr[t("fig.ref_half" if kind == "param" else "fig.ref_half_bound")])
+        assert np.log(y[-1] / y[0]) / np.log(x[-1] / x[0]) == pytest.approx(-0.5)   # reference slopes
+        if kind == "kernel":
+            x, y = _xy(tr[t("fig.ref_one")])
+            assert np.log(y[-1] / y[0]) / np.log(x[-1] / x[0]) == pytest.approx(-1.0)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics[t("metrics.slope_lazy_kernel")] == V.fmt_slope(W.slope(V.SWEEP_NS, sw["lazy_kernel"]))
 

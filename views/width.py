@@ -139,7 +139,7 @@ def kernel_figure(t, start, T, data, seed):
         sim_markers(fig, Ns, v, t(f"fig.{s}_fit", slope=fmt_slope(d["slope_" + s + "_kernel"])),
                     color=SCALE_COLOR[s], symbol=SCALE_SYMBOL[s])
     lz = d["lazy_kernel"]
-    _reference(fig, Ns, Ns[0], lz[0], -0.5, t("fig.ref_half"), "dot")
+    _reference(fig, Ns, Ns[0], lz[0], -0.5, t("fig.ref_half_bound"), "dot")
     _reference(fig, Ns, Ns[0], lz[0], -1.0, t("fig.ref_one"), "dashdot")
     _reference(fig, Ns, Ns[0], d["mean_field_kernel"][0], 0.0, t("fig.ref_zero"), "dash")
     _no_motion_note(fig, t, [d[s + "_kernel"] for s in W.SCALINGS])
