@@ -26,6 +26,7 @@ PAGES: tuple[Entry, ...] = (
     Entry("measures", "sphere", ":material/scatter_plot:"),
     Entry("low_temperature", "sphere", ":material/ac_unit:"),
     Entry("gaussian_width", "width", ":material/blur_on:"),
+    Entry("width", "width", ":material/expand:"),
     Entry("nonnormal", "depth", ":material/trending_up:"),
     Entry("depth_sum", "depth", ":material/stacked_line_chart:"),
     Entry("coordinates", "training", ":material/swap_horiz:"),
