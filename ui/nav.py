@@ -26,6 +26,7 @@ PAGES: tuple[Entry, ...] = (
     Entry("gaussian_width", "width", ":material/blur_on:"),
     Entry("nonnormal", "depth", ":material/trending_up:"),
     Entry("depth_sum", "depth", ":material/stacked_line_chart:"),
+    Entry("block", "block", ":material/view_in_ar:"),
 )
 
 
