@@ -238,8 +238,8 @@ def sink_data(delta: float, share: float) -> dict:
     top = max(1e3, 100.0 * max(nmax.values()))
     N = np.logspace(0.0, min(np.log10(top), 12.0), 300)
     out = {"N": N, "mass": {}, "layer": {}, "nmax": nmax, "marker_N": np.array(SINK_MARKER_NS, dtype=float),
-           # the gap that keeps the share c among 1000 tokens: c(1000) = c  <=>  Δ = ln((1-c)/c · 999)
-           "gap_for_1000": float(np.log((1.0 - share) / share * 999.0))}
+           # the gap that keeps the share c among 1000 tokens: c(1000) = c  <=>  Δ = ln(999 c/(1-c))
+           "gap_for_1000": float(np.log(share / (1.0 - share) * 999.0))}
     for g in gaps:
         out["mass"][g] = bk.sink_mass(g, N)
         weights = []
