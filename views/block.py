@@ -32,6 +32,11 @@ def _hline(fig, y, color, dash="dot") -> None:
     fig.add_shape(type="line", x0=0, x1=1, xref="paper", y0=y, y1=y, line=dict(color=color, width=1.2, dash=dash))
 
 
+def _room_for_legend(fig, top: int = 125) -> None:
+    """More space above the plot: a legend of several entries wraps onto 2-3 rows on a phone."""
+    fig.update_layout(margin={"t": top})
+
+
 def _slope(x, y) -> float:
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
@@ -88,6 +93,7 @@ def rope_curve_figure(t, k, n_from, n_to):
                    legendgroup=str(kk), showlegend=False)
     _vline(fig, n_from, COLORS["ref"])
     fig.update_yaxes(range=[-1.05, 1.05])
+    _room_for_legend(fig)
     return fig
 
 
@@ -99,7 +105,9 @@ def rope_peak_figure(t, k, n_from, n_to):
     exact_line(fig, d["ks"], d["fit_line"], t("fig.peak_fit", s=f"{d['slope']:.2f}"), color=COLORS["exact"],
                line=dict(width=1.5))
     exact_line(fig, d["ks"], d["half_line"], t("fig.peak_half"), color=COLORS["ref"], line=dict(dash="dot", width=1.5))
-    fig.update_xaxes(dtick="D2")
+    fig.update_xaxes(tickvals=list(d["ks"]), ticktext=[str(int(k)) for k in d["ks"]])
+    fig.update_yaxes(tickvals=[0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0])
+    _room_for_legend(fig)
     return fig
 
 
@@ -137,10 +145,11 @@ def norm_data(d: int, log_eps: float) -> dict:
 def norm_rho_figure(t, d, log_eps):
     n = norm_data(d, log_eps)
     fig = figure(t("fig.x_norm"), t("fig.y_gain"), t("fig.norm_title", d=d), log_x=True, log_y=True)
-    for (eps, g), col, sym in zip(n["gain"].items(), COLS3, SYMS3):
+    for i, ((eps, g), col, sym) in enumerate(zip(n["gain"].items(), COLS3, SYMS3)):
         exact_line(fig, n["rho"], g, t("fig.gain_eps", eps=f"{eps:.0e}"), color=col)
         sim_markers(fig, n["rho_marks"], n["svd"][eps], t("fig.gain_svd", eps=f"{eps:.0e}"), color=col,
-                    symbol=sym, showlegend=False)
+                    symbol=sym, showlegend=i == 0)
+    _room_for_legend(fig)
     return fig
 
 
@@ -222,6 +231,7 @@ def perm_figure(t, n, beta, pos, seed):
     for (case, g), col, sym in zip(p["gaps"].items(), COLS3, SYMS3):
         sim_markers(fig, p["slot"], np.maximum(g, PERM_FLOOR), t(f"fig.perm_{case}"), color=col, symbol=sym)
     _hline(fig, PERM_FLOOR, COLORS["ref"])
+    _room_for_legend(fig)
     return fig
 
 
@@ -254,12 +264,13 @@ def sink_data(delta: float, share: float) -> dict:
 def sink_figure(t, delta, share):
     s = sink_data(delta, share)
     fig = figure(t("fig.x_tokens"), t("fig.y_mass"), t("fig.sink_title", c=f"{share:g}"), log_x=True, log_y=True)
-    for (g, m), col, sym in zip(s["mass"].items(), COLS3, SYMS3):
+    for i, ((g, m), col, sym) in enumerate(zip(s["mass"].items(), COLS3, SYMS3)):
         exact_line(fig, s["N"], m, t("fig.mass_exact", delta=f"{g:g}"), color=col)
         sim_markers(fig, s["marker_N"], s["layer"][g], t("fig.mass_layer", delta=f"{g:g}"), color=col,
-                    symbol=sym, showlegend=False)
+                    symbol=sym, showlegend=i == 0)
         _vline(fig, s["nmax"][g], col)
     _hline(fig, share, COLORS["ref"])
+    _room_for_legend(fig)
     return fig
 
 
