@@ -52,13 +52,14 @@ def render() -> None:
     tabs = st.tabs([t(f"tabs.{name}") for name in TABS])
     with tabs[0]:
         ctx.section("rope")
-        _metrics(t, [("rope_slope", f"{r['slope']:.2f}"),
+        slope = "—" if r["slope"] is None else f"{r['slope']:.2f}"
+        _metrics(t, [("rope_slope", slope),
                      ("rope_top", f"{r['heights'][-1]:.3f}"),
                      ("rope_top_at", f"{int(r['where'][-1]):,}")])
         show(vb.rope_curve_figure(t, *rope), key="fig_rope")
         st.caption(t("rope.curve_caption", lo=v["rope_from"]))
         show(vb.rope_peak_figure(t, *rope), key="fig_rope_peak")
-        st.caption(t("rope.peak_caption", fit=vb.ROPE_FIT_FROM, s=f"{r['slope']:.2f}"))
+        st.caption(t("rope.peak_caption", fit=vb.ROPE_FIT_FROM, s=slope))
 
     with tabs[1]:
         ctx.section("norm")

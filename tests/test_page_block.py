@@ -156,3 +156,13 @@ def test_sink_curves_markers_and_capacity_lines(page):
     gap_1000 = np.log(999 * c / (1 - c))     # c(1000) = c  <=>  e^Δ = 999 c/(1-c)
     assert bk.sink_mass(gap_1000, 1000)[0] == pytest.approx(c, rel=1e-12)
     assert any(m.value == f"{gap_1000:.2f}" for m in at.metric)
+
+
+def test_empty_distance_window_gives_a_notice_not_an_error():
+    at = app_test("block", {"lang": "en", "rope_from": "50000", "rope_to": "20000", "rope_k": "1"}, timeout=300)
+    assert not at.exception and not at.error
+    assert any("empty" in w.value for w in at.warning), [w.value for w in at.warning]
+    (mk,) = _markers(chart_specs(at)[1])
+    ks, h = _xy(mk)
+    for kk, hh in zip(ks, h):                       # counted over the one-step window [19999, 20000]
+        assert hh == pytest.approx(bk.rope_similarity([19999.0, 20000.0], int(kk)).max(), abs=1e-12)

@@ -74,13 +74,17 @@ def rope_data(k: int, n_from: int, n_to: int) -> dict:
         h, at = bk.rope_largest_return(kk, n_from, n_to, ROPE_BASE)
         heights.append(h), where.append(at)
     ks, heights = np.array(ROPE_KS, dtype=float), np.array(heights)
-    fit = ks >= ROPE_FIT_FROM
-    slope = _slope(ks[fit], heights[fit])
-    # the least-squares line through the fitted points, drawn over the whole k range
-    icpt = float(np.mean(np.log(heights[fit]) - slope * np.log(ks[fit])))
-    return {"curves": curves, "ks": ks, "heights": heights, "where": np.array(where, dtype=float),
-            "slope": slope, "fit_line": np.exp(icpt) * ks ** slope,
-            "half_line": heights[fit][0] * (ks / ks[fit][0]) ** -0.5}
+    # a log-log fit needs positive heights (a very short window can have a negative maximum)
+    fit = (ks >= ROPE_FIT_FROM) & (heights > 0)
+    out = {"curves": curves, "ks": ks, "heights": heights, "where": np.array(where, dtype=float),
+           "slope": None, "fit_line": None, "half_line": None}
+    if fit.sum() >= 2:
+        slope = _slope(ks[fit], heights[fit])
+        # the least-squares line through the fitted points, drawn over the whole k range
+        icpt = float(np.mean(np.log(heights[fit]) - slope * np.log(ks[fit])))
+        out |= {"slope": slope, "fit_line": np.exp(icpt) * ks ** slope,
+                "half_line": heights[fit][0] * (ks / ks[fit][0]) ** -0.5}
+    return out
 
 
 @cached_figure
@@ -102,9 +106,11 @@ def rope_peak_figure(t, k, n_from, n_to):
     d = rope_data(k, n_from, n_to)
     fig = figure(t("fig.x_k"), t("fig.y_peak", lo=n_from, hi=n_to), t("fig.peak_title"), log_x=True, log_y=True)
     sim_markers(fig, d["ks"], d["heights"], t("fig.peak_measured"))
-    exact_line(fig, d["ks"], d["fit_line"], t("fig.peak_fit", s=f"{d['slope']:.2f}"), color=COLORS["exact"],
-               line=dict(width=1.5))
-    exact_line(fig, d["ks"], d["half_line"], t("fig.peak_half"), color=COLORS["ref"], line=dict(dash="dot", width=1.5))
+    if d["slope"] is not None:
+        exact_line(fig, d["ks"], d["fit_line"], t("fig.peak_fit", s=f"{d['slope']:.2f}"), color=COLORS["exact"],
+                   line=dict(width=1.5))
+        exact_line(fig, d["ks"], d["half_line"], t("fig.peak_half"), color=COLORS["ref"],
+                   line=dict(dash="dot", width=1.5))
     fig.update_xaxes(tickvals=list(d["ks"]), ticktext=[str(int(k)) for k in d["ks"]])
     fig.update_yaxes(tickvals=[0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0])
     _room_for_legend(fig)
