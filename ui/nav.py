@@ -31,6 +31,7 @@ PAGES: tuple[Entry, ...] = (
     Entry("depth_sum", "depth", ":material/stacked_line_chart:"),
     Entry("coordinates", "training", ":material/swap_horiz:"),
     Entry("rotation", "training", ":material/cyclone:"),
+    Entry("block", "block", ":material/view_in_ar:"),
 )
 
 
