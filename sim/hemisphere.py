@@ -426,7 +426,7 @@ MAX_PHASE_WORK = 4e10
 
 def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.1, T=30.0,
                   n_times=31, threshold=0.999, seed=0,
-                  progress: Callable[[float], None] | None = None):
+                  progress: Callable[[float], None] | None = None, *, max_work=MAX_PHASE_WORK):
     r"""Clustering phase diagram over (depth :math:`\tau`, :math:`\beta`).
 
     Protocol of Geshkovski et al.'s ``phase-diagrams.py`` (defaults of that script except the
@@ -440,6 +440,8 @@ def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.
 
     The same ``B`` initial configurations (seeded) are used for every :math:`\beta`.
     ``progress``, if given, is called with a fraction in [0, 1] after each :math:`\beta`.
+    ``max_work`` bounds ``B*n_betas*steps*n*n*d`` (default ``MAX_PHASE_WORK`` = 4e10), checked
+    before any simulation.
     """
     B = _v.integer("B", B, 1, 100_000)
     n_betas = _v.integer("n_betas", n_betas, 1, 1000)
@@ -454,10 +456,12 @@ def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.
     thr = _threshold(threshold)
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a callable taking a fraction, or None")
+    max_work = _v.real("max_work", max_work, 0.0)
     work = float(B) * n_betas * steps * n * n * d
-    if work > MAX_PHASE_WORK:
+    if work > max_work:
         raise ValueError(f"phase diagram too large: B*n_betas*steps*n*n*d = {work:.3g} > "
-                         f"{MAX_PHASE_WORK:.0e}; lower B or n_betas")
+                         f"max_work = {max_work:.3g}; lower B or n_betas, or pass a larger "
+                         "max_work=")
     t0 = time.perf_counter()
     rec = max(1, steps // (n_times - 1))
     steps = rec * (n_times - 1)
@@ -469,7 +473,8 @@ def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.
     close = np.empty((n_betas, n_times))
     med = np.empty((n_betas, n_times))
     for b, beta in enumerate(betas):
-        traj = _att.simulate_batch(Z0s, beta, dt, steps, flow="SA", record_every=rec)
+        traj = _att.simulate_batch(Z0s, beta, dt, steps, flow="SA", record_every=rec,
+                                  max_work=max_work)   # one beta: part of the work checked above
         st = pair_stats(traj, thr)                     # (B, n_times)
         one[b] = st.one_cluster.mean(axis=0)
         close[b] = st.close_fraction.mean(axis=0)

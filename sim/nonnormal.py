@@ -293,7 +293,7 @@ def peak(M) -> tuple[float, float]:
     return s_star, 0.5 * m * (1.0 + s_star) * math.exp(-s_star)
 
 
-def circle_image(M, s, n_points=121, eps=0.0) -> np.ndarray:
+def circle_image(M, s, n_points=121, eps=0.0, *, max_work=MAX_CIRCLE) -> np.ndarray:
     r"""Image of the unit circle under :math:`e^{sA_\varepsilon}`: an ellipse per ``s``.
 
     The semi-axes are the singular values of :math:`e^{sA_\varepsilon}`, so the
@@ -306,17 +306,19 @@ def circle_image(M, s, n_points=121, eps=0.0) -> np.ndarray:
         As in :func:`flow`.
     n_points : int
         Points on the circle, ``3 <= n_points``; the first point is repeated
-        at the end so the curve closes. ``len(s) * n_points <= 2e6``.
+        at the end so the curve closes. ``len(s) * n_points <= max_work`` (default 2e6).
 
     Returns
     -------
     numpy.ndarray
         Shape ``(len(s), n_points, 2)``.
     """
-    n_points = integer("n_points", n_points, 3, MAX_CIRCLE)
+    max_work = real("max_work", max_work, 1.0)
+    n_points = integer("n_points", n_points, 3, max(3, int(max_work)))
     s = _times(s)
-    if s.size * n_points > MAX_CIRCLE:
-        raise ValueError(f"len(s) * n_points = {s.size * n_points} exceeds {MAX_CIRCLE}")
+    if s.size * n_points > max_work:
+        raise ValueError(f"len(s) * n_points = {s.size * n_points} exceeds max_work = "
+                         f"{max_work:.3g} (pass a larger max_work= to allow more)")
     E = flow(M, s, eps)
     theta = np.linspace(0.0, 2.0 * np.pi, n_points)
     U = np.stack([np.cos(theta), np.sin(theta)])          # (2, n)
@@ -368,14 +370,16 @@ def kappa(M, eps) -> float:
 # pseudospectra
 # ---------------------------------------------------------------------------
 
-def _check_grid(A, re, im):
+def _check_grid(A, re, im, max_work=MAX_GRID):
+    max_work = real("max_work", max_work, 1.0)
     A = finite_array("A", A, ndim=2, shape=(2, 2))
-    re = finite_array("re", re, ndim=1, max_size=MAX_GRID)
-    im = finite_array("im", im, ndim=1, max_size=MAX_GRID)
+    re = finite_array("re", re, ndim=1, max_size=int(max_work))
+    im = finite_array("im", im, ndim=1, max_size=int(max_work))
     if re.size == 0 or im.size == 0:
         raise ValueError("re and im must be non-empty")
-    if re.size * im.size > MAX_GRID:
-        raise ValueError(f"grid has {re.size * im.size} points > {MAX_GRID}")
+    if re.size * im.size > max_work:
+        raise ValueError(f"grid has {re.size * im.size} points > max_work = {max_work:.3g} "
+                         "(pass a larger max_work= to allow more)")
     return A, re, im
 
 
@@ -417,7 +421,7 @@ def _sigma_min_kernel(a, b, c, d, re, im, out):  # pragma: no cover - compiled
                 out[k, j] = 0.0
 
 
-def pseudospectrum(A, re, im) -> np.ndarray:
+def pseudospectrum(A, re, im, *, max_work=MAX_GRID) -> np.ndarray:
     r"""Smallest singular value :math:`\sigma_{\min}(zI - A)` on a grid (Numba).
 
     The :math:`\varepsilon`-pseudospectrum is
@@ -439,25 +443,26 @@ def pseudospectrum(A, re, im) -> np.ndarray:
     A : array_like, shape (2, 2)
         Real matrix.
     re, im : array_like, 1-D
-        Real and imaginary parts of :math:`z`; ``len(re) * len(im) <= 4e6``.
+        Real and imaginary parts of :math:`z`; ``len(re) * len(im) <= max_work``
+        (keyword-only, default ``MAX_GRID`` = 4e6).
 
     Returns
     -------
     numpy.ndarray
         Shape ``(len(im), len(re))``; entry ``[k, j]`` is at ``re[j] + 1j*im[k]``.
     """
-    A, re, im = _check_grid(A, re, im)
+    A, re, im = _check_grid(A, re, im, max_work)
     out = np.empty((im.size, re.size))
     _sigma_min_kernel(A[0, 0], A[0, 1], A[1, 0], A[1, 1], re, im, out)
     return out
 
 
-def pseudospectrum_reference(A, re, im) -> np.ndarray:
+def pseudospectrum_reference(A, re, im, *, max_work=MAX_GRID) -> np.ndarray:
     r"""NumPy reference for :func:`pseudospectrum`: batched ``np.linalg.svd``.
 
     Same parameters and return value as :func:`pseudospectrum`.
     """
-    A, re, im = _check_grid(A, re, im)
+    A, re, im = _check_grid(A, re, im, max_work)
     Z = re[None, :] + 1j * im[:, None]
     B = np.zeros(Z.shape + (2, 2), dtype=np.complex128)
     B[..., 0, 0] = Z - A[0, 0]
@@ -467,7 +472,7 @@ def pseudospectrum_reference(A, re, im) -> np.ndarray:
     return np.linalg.svd(B, compute_uv=False)[..., -1]
 
 
-def kreiss_lower_bound(A, re, im, sigma=None) -> float:
+def kreiss_lower_bound(A, re, im, sigma=None, *, max_work=MAX_GRID) -> float:
     r"""Lower bound on :math:`\sup_{s\ge0}\|e^{sA}\|_2` read off a pseudospectrum grid.
 
     For every :math:`z` with :math:`\operatorname{Re} z > 0`, the Laplace transform
@@ -495,9 +500,9 @@ def kreiss_lower_bound(A, re, im, sigma=None) -> float:
     -------
     float
     """
-    A, re, im = _check_grid(A, re, im)
+    A, re, im = _check_grid(A, re, im, max_work)
     if sigma is None:
-        sigma = pseudospectrum(A, re, im)
+        sigma = pseudospectrum(A, re, im, max_work=max_work)
     else:
         sigma = finite_array("sigma", sigma, ndim=2, shape=(im.size, re.size))
     right = re > 0.0
@@ -531,7 +536,7 @@ def _random_jacobians(L: int, d: int, eta: float, seed: int) -> np.ndarray:
     return np.eye(d)[None] + (eta / math.sqrt(d)) * G
 
 
-def jacobian_products(L, d=4, eta=0.3, seed=0) -> dict:
+def jacobian_products(L, d=4, eta=0.3, seed=0, *, max_work=MAX_DEPTH_WORK) -> dict:
     r"""Ordered products of random near-identity Jacobians versus norm products.
 
     Draws :math:`J_\ell = I + (\eta/\sqrt d)\,G_\ell`, :math:`G_\ell` with
@@ -553,7 +558,8 @@ def jacobian_products(L, d=4, eta=0.3, seed=0) -> dict:
     L : int
         Depth, ``1 <= L <= 5000``.
     d : int
-        Dimension, ``1 <= d <= 64``, with ``L * d**3 <= 5e6``.
+        Dimension, ``1 <= d <= 64``, with ``L * d**3 <= max_work`` (keyword-only, default
+        ``MAX_DEPTH_WORK`` = 5e6).
     eta : float
         Perturbation size, ``0 <= eta <= 10``.
     seed : int
@@ -575,8 +581,10 @@ def jacobian_products(L, d=4, eta=0.3, seed=0) -> dict:
     d = integer("d", d, 1, MAX_DIM)
     eta = real("eta", eta, 0.0, 10.0)
     seed = integer("seed", seed, 0, 2**63 - 1)
-    if L * d ** 3 > MAX_DEPTH_WORK:
-        raise ValueError(f"L * d**3 = {L * d ** 3} exceeds {MAX_DEPTH_WORK}")
+    max_work = real("max_work", max_work, 1.0)
+    if L * d ** 3 > max_work:
+        raise ValueError(f"L * d**3 = {L * d ** 3} exceeds max_work = {max_work:.3g} "
+                         "(pass a larger max_work= to allow more)")
     J = _random_jacobians(L, d, eta, seed)
     norms = np.linalg.norm(J, ord=2, axis=(1, 2))
     radii = np.max(np.abs(np.linalg.eigvals(J)), axis=1)

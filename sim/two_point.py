@@ -171,7 +171,7 @@ def usa_on_sa_clock(beta, theta0, taus_usa) -> np.ndarray:
     return _solve(f, [math.log(theta0), 0.0], t)[:, 1]
 
 
-def energy(Z, beta, A) -> float:
+def energy(Z, beta, A, *, max_work=25_000_000) -> float:
     r"""Interaction energy :math:`E = -\frac{1}{2\beta n^2}\sum_{i,j} e^{\beta\langle z_i, A z_j\rangle}`.
 
     Parameters
@@ -181,12 +181,15 @@ def energy(Z, beta, A) -> float:
     beta : float
         ``beta > 0``.
     A : array_like, shape (d, d) or None
-        Interaction matrix (identity if None).
+        Interaction matrix (identity if None); the exponent is
+        :math:`\beta\langle z_i, A z_j\rangle = \beta z_i^\top A z_j`.
+    max_work : int, keyword-only
+        Bound on the ``n*n`` pairs (default 2.5e7, n = 5000).
 
     Returns
     -------
     float
-        May be ``-inf`` if the sum overflows float64 (only for huge ``beta``).
+        Finite; ``ValueError`` when :math:`|E|` exceeds the float64 range (huge ``beta``).
     """
     Z = _v.finite_array("Z", Z, ndim=2, max_size=10_000_000)
     n, d = Z.shape
@@ -194,12 +197,17 @@ def energy(Z, beta, A) -> float:
         raise ValueError(f"Z must have at least one point and one coordinate, got shape {Z.shape}")
     beta = _v.real("beta", beta, 0.0, lo_open=True)
     A = np.eye(d) if A is None else _v.finite_array("A", A, shape=(d, d))
-    if n * n > 25_000_000:
-        raise ValueError(f"Z has too many points for the O(n^2) energy (n={n} > 5000)")
-    lse = float(logsumexp(beta * (Z @ A @ Z.T)))
-    if lse > 709.0:  # e^lse overflows float64
-        return -math.inf
-    return -math.exp(lse) / (2 * beta * n * n)
+    max_work = _v.real("max_work", max_work, 1.0)
+    if n * n > max_work:
+        raise ValueError(f"Z has too many points for the O(n^2) energy: n*n = {n * n} > max_work"
+                         f" = {max_work:.3g} (pass a larger max_work= to allow more)")
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = beta * (Z @ A @ Z.T)                     # S_ij = beta z_i^T A z_j
+    log_abs = float(logsumexp(S)) - math.log(2 * beta * n * n) if np.all(np.isfinite(S)) else math.inf
+    if not log_abs < 709.78:                     # |E| = e^{log_abs} would overflow float64
+        raise ValueError(f"beta too large: the energy -e^{{{log_abs:.4g}}} is below the float64 "
+                         "range (the scores beta<z_i, A z_j> are too large)")
+    return -math.exp(log_abs)
 
 
 def energy_two_point(beta, theta) -> np.ndarray:

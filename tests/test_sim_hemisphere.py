@@ -236,3 +236,12 @@ def test_cap_uniform_inverse_cdf_exact(d, alpha):
     for ti, ui in zip(th, u):
         part = quad(f, 0, ti, epsabs=0, epsrel=1e-13, limit=200)[0]
         assert part / total == pytest.approx(ui, rel=1e-8, abs=1e-12)
+
+
+def test_phase_diagram_max_work():
+    with pytest.raises(ValueError, match="max_work"):
+        hs.phase_diagram(B=2, n_betas=2, n=4, T=1.0, n_times=3, max_work=2 * 2 * 10 * 16 * 2 - 1)
+    res = hs.phase_diagram(B=2, n_betas=2, n=4, T=1.0, n_times=3, max_work=2 * 2 * 10 * 16 * 2)
+    assert res.one_cluster.shape == (2, 3)
+    with pytest.raises(ValueError, match="max_work"):
+        hs.phase_diagram(B=100_000, n_betas=1000)                  # default bound unchanged

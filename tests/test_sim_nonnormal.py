@@ -438,3 +438,24 @@ def test_pseudospectrum_and_kreiss_finite_far_out(z):
 def test_kreiss_unstable_eigenvalue_on_the_grid_raises():
     with pytest.raises(ValueError, match="eigenvalue"):
         nn.kreiss_lower_bound(np.array([[1.0, 0.0], [0.0, -1.0]]), [1.0, 2.0], [0.0])
+
+
+def test_work_bounds_can_be_raised_explicitly():
+    A = nn.matrix(5.0)
+    re, im = np.linspace(-3, 1, 30), np.linspace(-2, 2, 20)
+    with pytest.raises(ValueError, match="max_work"):
+        nn.pseudospectrum(A, re, im, max_work=599)
+    np.testing.assert_array_equal(nn.pseudospectrum(A, re, im, max_work=600), nn.pseudospectrum(A, re, im))
+    with pytest.raises(ValueError, match="max_work"):
+        nn.pseudospectrum_reference(A, re, im, max_work=599)
+    with pytest.raises(ValueError, match="max_work"):
+        nn.kreiss_lower_bound(A, re, im, max_work=599)
+    with pytest.raises(ValueError, match="max_work"):
+        nn.jacobian_products(10, d=4, max_work=639)
+    assert nn.jacobian_products(10, d=4, max_work=640)["depth"].size == 10
+    with pytest.raises(ValueError, match="max_work"):
+        nn.circle_image(5.0, [0.0, 1.0], n_points=11, max_work=21)
+    with pytest.raises(ValueError, match="max_work"):
+        nn.euler_scalar(1.0, 0.1, 10.0, max_work=99)
+    with pytest.raises(ValueError):                     # default bounds unchanged
+        nn.pseudospectrum(A, np.zeros(2001), np.zeros(2000))

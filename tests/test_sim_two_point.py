@@ -131,9 +131,18 @@ def test_bad_input_names_the_argument(call, arg):
         call()
 
 
-def test_energy_overflow_is_minus_inf_not_an_error():
+def test_energy_overflow_raises_not_minus_inf():
+    """Issue 12 rule: a number returned is finite and right, or a ValueError says why."""
     Z = tp.initial_pair(0.5)
-    assert tp.energy(Z, 1e4, None) == -math.inf
+    with pytest.raises(ValueError, match="beta too large"):
+        tp.energy(Z, 1e4, None)
+    with pytest.raises(ValueError, match="beta too large"):
+        tp.energy(Z, 1e308, 1e10 * np.eye(3))
+    # just inside the range: e^{700} / (2 beta n^2)
+    assert tp.energy(Z, 700.0, None) == pytest.approx(
+        -(math.exp(700.0) + math.exp(700.0 * math.cos(1.0))) * 2 / (2 * 700.0 * 4), rel=1e-12)
+    with pytest.raises(ValueError, match="max_work"):
+        tp.energy(np.ones((20, 3)), 1.0, None, max_work=399)
 
 
 @pytest.mark.parametrize("flow", ["SA", "USA"])
