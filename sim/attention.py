@@ -319,9 +319,11 @@ def _rows(i0, i1, Z, BAZT, VZT, top, lc0, usa, s, mv, u, Znew):
         i = i0 + r
         sr = s[r * n:(r + 1) * n]
         tot = 0.0
-        emax = 0.0
-        for j in range(n):
-            emax = max(emax, sr[j])
+        emax = 1.0
+        if usa:
+            emax = 0.0
+            for j in range(n):
+                emax = max(emax, sr[j])
         if d == 3:
             v0, v1, v2 = VZT[0], VZT[1], VZT[2]
             a0 = 0.0
@@ -367,16 +369,20 @@ def _rows(i0, i1, Z, BAZT, VZT, top, lc0, usa, s, mv, u, Znew):
         hi = max(la, lc)
         a = np.exp(la - hi)
         c = np.exp(lc - hi) / div
-        big = 0.0
+        nrm = 0.0
         for k in range(d):
             y = a * Z[i, k] + c * u[k]
             u[k] = y
-            big = max(big, abs(y))
-        nrm = 0.0
-        for k in range(d):
-            y = u[k] / big               # 0/0 -> nan when z_i + dt u_i = 0 (reported by the caller)
-            u[k] = y
             nrm += y * y
+        if not 1e-280 < nrm < 1e280:     # rare: rescale by the largest entry before the norm
+            big = 0.0
+            for k in range(d):
+                big = max(big, abs(u[k]))
+            nrm = 0.0
+            for k in range(d):
+                y = u[k] / big           # 0/0 -> nan when z_i + dt u_i = 0 (reported by the caller)
+                u[k] = y
+                nrm += y * y
         nrm = np.sqrt(nrm)
         for k in range(d):
             Znew[i, k] = u[k] / nrm
