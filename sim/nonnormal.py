@@ -786,5 +786,6 @@ def euler_scalar(a, delta, horizon, V0=1.0, *, max_work=MAX_STEPS) -> dict:
 
 
 def warm() -> None:
-    """Compile (or load from cache) the Numba kernel on a tiny grid; see :mod:`sim.warm`."""
+    """Compile (or load from cache) the Numba kernels on tiny inputs; see :mod:`sim.warm`."""
     pseudospectrum(matrix(2.0), [-1.0, 0.0], [0.0, 1.0])
+    euler_flow(2.0, 0.5, 1.0, [0.0, 1.0])
