@@ -1113,7 +1113,11 @@ def residual_energy_mc(alpha, L, width, trials, seed):
     """
     alpha, L, width, trials, seed = _residual_args(alpha, L, width, trials, seed)
     r = _residual_norms(alpha, L, width, trials, seed)[:, -1]
-    return float(r.mean()), float(r.std(ddof=1) / math.sqrt(trials))
+    # mean and std of r / max(r), then scaled back: r itself may be ~1e154 (alpha = 0), whose
+    # squares in a plain std would overflow to inf
+    top = float(r.max()) or 1.0
+    q = r / top
+    return float(top * q.mean()), float(top * (q.std(ddof=1) / math.sqrt(trials)))
 
 
 def residual_energy_profile(alpha, L, width, trials, seed):
@@ -1129,7 +1133,10 @@ def residual_energy_profile(alpha, L, width, trials, seed):
     """
     alpha, L, width, trials, seed = _residual_args(alpha, L, width, trials, seed)
     r = _residual_norms(alpha, L, width, trials, seed)
-    return r.mean(axis=0), r.std(axis=0, ddof=1) / math.sqrt(trials)
+    top = r.max(axis=0)                     # per layer, as in residual_energy_mc (no overflow)
+    top[top == 0.0] = 1.0
+    q = r / top
+    return top * q.mean(axis=0), top * (q.std(axis=0, ddof=1) / math.sqrt(trials))
 
 
 def warm() -> None:

@@ -559,3 +559,19 @@ def test_page_figures_valid_and_built_without_validation_identically(monkeypatch
             checked = Frozen(fn(t, *args)).spec
             same = json.loads(pio.to_json(fast, validate=False)) == json.loads(pio.to_json(checked, validate=False))
             assert same, name
+
+
+def test_residual_energy_mc_standard_error_finite_at_alpha_zero():
+    """Issue 12: residual_energy_mc(0.0, 512, 128, 10, 0) showed '± inf' (the ratios are ~1e154,
+    their squares overflowed in the standard deviation). Checked against long double."""
+    m, se = ds.residual_energy_mc(0.0, 512, 128, 10, 0)
+    assert np.isfinite(m) and np.isfinite(se) and se > 0
+    r = ds._residual_norms(0.0, 512, 128, 10, 0)[:, -1].astype(np.longdouble)
+    mean = r.mean()
+    sd = np.sqrt(((r - mean) ** 2).sum() / (r.size - 1))
+    if np.finfo(np.longdouble).maxexp >= 16384:      # 80-bit: the squares fit
+        assert m == pytest.approx(float(mean), rel=1e-13)
+        assert se == pytest.approx(float(sd / np.sqrt(10)), rel=1e-12)
+    pm, pse = ds.residual_energy_profile(0.0, 512, 128, 10, 0)
+    assert np.all(np.isfinite(pm)) and np.all(np.isfinite(pse))
+    assert (pm[-1], pse[-1]) == pytest.approx((m, se), rel=1e-13)
