@@ -23,7 +23,7 @@ def test_sim_never_imports_ui_libraries():
 
 
 def test_pages_define_no_numba_kernels():
-    for f in sorted((ROOT / "pages").glob("*.py")):
+    for f in sorted((ROOT / "pages").glob("*.py")) + sorted((ROOT / "views").glob("*.py")):
         assert "numba" not in _imports(f), f"{f.name}: kernels belong in sim/"
 
 
@@ -34,3 +34,15 @@ def test_every_registered_page_has_its_files():
         assert (ROOT / "pages" / f"{e.stem}.py").is_file()
         for lang in ("en", "zh"):
             assert (ROOT / "assets" / "text" / lang / f"{e.stem}.toml").is_file()
+
+
+def test_show_code_shows_the_page_and_its_views():
+    """The 'show this page's code' toggle shows what a student reads, not the ui/ machinery."""
+    import importlib
+
+    from ui.page import page_sources
+
+    importlib.import_module("pages.two_point")
+    got = page_sources("two_point")
+    assert [p for p, _ in got] == ["pages/two_point.py", "views/two_point.py"]
+    assert "def render" in got[0][1] and "@cached_figure" in got[1][1]
