@@ -63,7 +63,7 @@ def test_hemisphere_min_height_is_the_layer_map(query):
     """The plotted minᵢ⟨w, zᵢ⟩ is recomputed from the NumPy reference map; it never decreases."""
     import math
 
-    from pages.hemisphere import _layers
+    from views.hemisphere import _layers
     from sim import hemisphere as hs
     from sim.attention import simulate_reference
 
