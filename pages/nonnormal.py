@@ -25,6 +25,55 @@ SCHEMA = PageSchema("nonnormal", params=(
 ))
 
 
+def _pseudo_section(ctx) -> None:
+    """Pseudospectra: the contour plot, the Kreiss lower bound and the supremum of the flow."""
+    t, v = ctx.t, ctx.values
+    ctx.section("pseudo")
+    with ctx.guard():
+        p = pseudo_data(v["M"], v["eps"], v["grid"])
+    c5, c6 = st.columns([3, 2])
+    with c5:
+        show(pseudo_figure(t, v["M"], v["eps"], v["grid"]), key="fig_pseudo")
+    with c6:
+        st.metric(t("metrics.kreiss"), f"{p['kreiss']:.4f}")
+        st.metric(t("metrics.sup_eps"), f"{p['sup']:.4f}")
+        st.markdown(t("pseudo.side"))
+    st.caption(t("pseudo.caption", n=v["grid"], points=f"{p['points']:,}", ms=f"{p['ms']:.2f}"))
+
+
+def _jacobian_section(ctx) -> dict:
+    """Products of layer Jacobians: ordered, reversed, and the products of norms and radii."""
+    t, v = ctx.t, ctx.values
+    ctx.section("jacobians")
+    with ctx.guard():
+        j = jacobian_data(v["L"], v["d"], v["eta"], v["seed"])
+    show(jacobian_figure(t, v["L"], v["d"], v["eta"], v["seed"]), key="fig_jacobians")
+    gap = (j["norm_product"][-1] - j["ordered"][-1]) / math.log(10.0)
+    st.caption(t("jacobians.caption", L=v["L"], gap=f"{gap:.1f}",
+                 ordered=f"{j['ordered'][-1] / math.log(10):.2f}",
+                 reversed=f"{j['reversed'][-1] / math.log(10):.2f}"))
+    return j
+
+
+def _euler_section(ctx) -> dict:
+    """Explicit Euler steps: the non-normal flow and the scalar stability regimes."""
+    t, v = ctx.t, ctx.values
+    M, delta, s_max = v["M"], v["delta"], v["s_max"]
+    ctx.section("euler")
+    with ctx.guard():
+        e = euler_data(M, delta, s_max)
+    c7, c8 = st.columns(2)
+    with c7:
+        show(euler_flow_figure(t, M, delta, s_max), key="fig_euler_flow")
+    with c8:
+        show(euler_scalar_figure(t, M, delta, s_max), key="fig_euler_scalar")
+    bound = t("euler.no_bound") if not math.isfinite(e["bound"]) else f"{e['bound']:.2e}"
+    st.markdown(t("euler.result", ad=f"{A_SCALAR * delta:g}", regime=t(f"euler.regimes.{e['regime']}"),
+                  factor=f"{e['factor']:.3f}", err=f"{e['sc_err']:.2e}", bound=bound,
+                  flow_err=f"{e['flow_err']:.2e}"))
+    return e
+
+
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
@@ -61,41 +110,9 @@ def render() -> None:
         show(kappa_eps_figure(t, M, v["eps"], v["s_max"]), key="fig_kappa_eps")
     st.caption(t("kappa.caption", kappa=f"{k['kappa']:.4g}", sup=f"{k['sup_eps']:.4g}"))
 
-    # ------------------------------------------------------------------ pseudospectra
-    ctx.section("pseudo")
-    with ctx.guard():
-        p = pseudo_data(M, v["eps"], v["grid"])
-    c5, c6 = st.columns([3, 2])
-    with c5:
-        show(pseudo_figure(t, M, v["eps"], v["grid"]), key="fig_pseudo")
-    with c6:
-        st.metric(t("metrics.kreiss"), f"{p['kreiss']:.4f}")
-        st.metric(t("metrics.sup_eps"), f"{p['sup']:.4f}")
-        st.markdown(t("pseudo.side"))
-    st.caption(t("pseudo.caption", n=v["grid"], points=f"{p['points']:,}", ms=f"{p['ms']:.2f}"))
-
-    # ------------------------------------------------------------------ Jacobian products
-    ctx.section("jacobians")
-    with ctx.guard():
-        j = jacobian_data(v["L"], v["d"], v["eta"], v["seed"])
-    show(jacobian_figure(t, v["L"], v["d"], v["eta"], v["seed"]), key="fig_jacobians")
-    gap = (j["norm_product"][-1] - j["ordered"][-1]) / math.log(10.0)
-    st.caption(t("jacobians.caption", L=v["L"], gap=f"{gap:.1f}",
-                 ordered=f"{j['ordered'][-1] / math.log(10):.2f}",
-                 reversed=f"{j['reversed'][-1] / math.log(10):.2f}"))
-
-    # ------------------------------------------------------------------ Euler
-    ctx.section("euler")
-    with ctx.guard():
-        e = euler_data(M, v["delta"], v["s_max"])
-    c7, c8 = st.columns(2)
-    with c7:
-        show(euler_flow_figure(t, M, v["delta"], v["s_max"]), key="fig_euler_flow")
-    with c8:
-        show(euler_scalar_figure(t, M, v["delta"], v["s_max"]), key="fig_euler_scalar")
-    bound = t("euler.no_bound") if not math.isfinite(e["bound"]) else f"{e['bound']:.2e}"
-    st.markdown(t("euler.result", ad=f"{A_SCALAR * v['delta']:g}", regime=t(f"euler.regimes.{e['regime']}"), factor=f"{e['factor']:.3f}",
-                  err=f"{e['sc_err']:.2e}", bound=bound, flow_err=f"{e['flow_err']:.2e}"))
+    _pseudo_section(ctx)
+    j = _jacobian_section(ctx)
+    e = _euler_section(ctx)
 
     ctx.section("notice")
     ctx.section("questions")
