@@ -22,26 +22,8 @@ SCHEMA = PageSchema("gaussian_width", params=(
 ))
 
 
-def render() -> None:
-    ctx = setup(SCHEMA)
-    t, v = ctx.t, ctx.values
-    family, D, samples, seed, rho = v["family"], v["D"], v["samples"], v["seed"], v["correlation"]
-    k, M = min(v["k"], D), min(v["M"], D)
-    fa = focus_args(family, D, k, M, rho, samples, seed)
-
-    ctx.section("intro")
-    ctx.section("statement")
-
-    st.subheader(t(f"focus.{family}.title"))
-    st.markdown(t(f"focus.{family}.body"))
-    if family == "subspace" and v["k"] > D:
-        st.info(t("notes.k_capped", k=v["k"], D=D))
-    if family == "directions" and v["M"] > D:
-        st.info(t("notes.M_capped", M=v["M"], D=D))
-    with ctx.guard():
-        f = focus(*fa)
-        s = sweep(*sweep_args(family, D, rho, samples, seed))
-
+def _metrics(t, f: dict, D: int, seed: int, samples: int) -> None:
+    """Exact width, Monte Carlo mean, their z-score, the bounds and the time it took."""
     m = st.columns(6)
     m[0].metric(t("metrics.exact"), f"{f['exact']:.4f}")
     m[1].metric(t("metrics.mc"), f"{f['mean']:.4f}", delta=t("metrics.se", se=f"{f['se']:.4f}"),
@@ -54,6 +36,10 @@ def render() -> None:
     if f["n"] < samples:
         st.caption(t("notes.samples_lowered", n=f["n"], samples=samples))
 
+
+def _sweep_and_histogram(t, v: dict, k: int, M: int, f: dict, s: dict) -> None:
+    """The width against the family's variable (left) and the histogram of the supremum (right)."""
+    family, D, rho, samples, seed = v["family"], v["D"], v["correlation"], v["samples"], v["seed"]
     c1, c2 = st.columns(2)
     with c1:
         show(sweep_figure(t, family, D, k, M, rho, samples, seed), key="fig_sweep")
@@ -63,9 +49,31 @@ def render() -> None:
         else:
             st.caption(t("fig.sweep_caption", n_max=n_max, n_min=n_min))
     with c2:
-        show(hist_figure(t, *fa), key="fig_hist")
+        show(hist_figure(t, *focus_args(family, D, k, M, rho, samples, seed)), key="fig_hist")
         if f["dens"] is None:
             st.caption(t("fig.hist_no_density"))
+
+
+def render() -> None:
+    ctx = setup(SCHEMA)
+    t, v = ctx.t, ctx.values
+    family, D, samples, seed, rho = v["family"], v["D"], v["samples"], v["seed"], v["correlation"]
+    k, M = min(v["k"], D), min(v["M"], D)
+
+    ctx.section("intro")
+    ctx.section("statement")
+
+    st.subheader(t(f"focus.{family}.title"))
+    st.markdown(t(f"focus.{family}.body"))
+    if family == "subspace" and v["k"] > D:
+        st.info(t("notes.k_capped", k=v["k"], D=D))
+    if family == "directions" and v["M"] > D:
+        st.info(t("notes.M_capped", M=v["M"], D=D))
+    with ctx.guard():
+        f = focus(*focus_args(family, D, k, M, rho, samples, seed))
+        s = sweep(*sweep_args(family, D, rho, samples, seed))
+    _metrics(t, f, D, seed, samples)
+    _sweep_and_histogram(t, v, k, M, f, s)
 
     c3, c4 = st.columns([1, 1])
     with c3:

@@ -269,14 +269,9 @@ def tail_figure(t, D, M, rho, samples, seed) -> go.Figure:
     return fig
 
 
-@cached_figure
-def picture_figure(t, family, k, M, rho, seed) -> go.Figure:
-    d = picture(family, k, M, rho, seed)
-    g, u = d["g"], d["u"]
-    traces = []
-    wire = sphere_wire(parallels=(-60, -30, 0, 30, 60), meridians=12, pole_gap=0.0, step=5.0)
-    traces.append(go.Scatter3d(**wire, mode="lines", hoverinfo="skip", name=t("pic.sphere"),
-                               line=dict(color="#C8C8C8", width=1.5)))
+def _set_traces(t, family: str, d: dict, traces: list) -> None:
+    """The set of directions of the picture: a pair of points, a circle, points or cube vertices
+    (with the cube's edges), or the whole sphere (the wireframe ``traces[0]`` recoloured)."""
     col = FAMILY_COLORS[family]
     name = t(f"pic.set.{family}")
     if "basis" in d:
@@ -310,6 +305,17 @@ def picture_figure(t, family, k, M, rho, seed) -> go.Figure:
                                        name=t("pic.cube_edges"), line=dict(color=col, width=2, dash="dot")))
         traces.append(go.Scatter3d(x=P[:, 0], y=P[:, 1], z=P[:, 2], mode="markers", name=name,
                                    marker=dict(size=6, color=col)))
+
+
+@cached_figure
+def picture_figure(t, family, k, M, rho, seed) -> go.Figure:
+    d = picture(family, k, M, rho, seed)
+    g, u = d["g"], d["u"]
+    traces = []
+    wire = sphere_wire(parallels=(-60, -30, 0, 30, 60), meridians=12, pole_gap=0.0, step=5.0)
+    traces.append(go.Scatter3d(**wire, mode="lines", hoverinfo="skip", name=t("pic.sphere"),
+                               line=dict(color="#C8C8C8", width=1.5)))
+    _set_traces(t, family, d, traces)
     foot = float(g @ u) * u
     traces += [
         go.Scatter3d(x=[0, g[0]], y=[0, g[1]], z=[0, g[2]], mode="lines+markers+text", name=t("pic.g"),
