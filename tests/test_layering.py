@@ -27,11 +27,20 @@ def test_pages_define_no_numba_kernels():
         assert "numba" not in _imports(f), f"{f.name}: kernels belong in sim/"
 
 
+def test_pages_are_thin():
+    """A page file is its SCHEMA and a render() that reads like the page (README, *A new page*);
+    its data adapters and figure builders live in views/<page>.py."""
+    for f in sorted((ROOT / "pages").glob("*.py")):
+        n = len(f.read_text(encoding="utf-8").splitlines())
+        assert n <= 250, f"pages/{f.name}: {n} lines; data and figures belong in views/{f.name}"
+
+
 def test_every_registered_page_has_its_files():
     from ui.nav import PAGES
 
     for e in PAGES:
         assert (ROOT / "pages" / f"{e.stem}.py").is_file()
+        assert (ROOT / "views" / f"{e.stem}.py").is_file()
         for lang in ("en", "zh"):
             assert (ROOT / "assets" / "text" / lang / f"{e.stem}.toml").is_file()
 
