@@ -156,3 +156,13 @@ def test_sub_seed_is_deterministic_and_distinct():
     assert sub_seed(3, 1, 2) == sub_seed(3, 1, 2)
     seeds = {sub_seed(s, *tags) for s in (0, 1) for tags in ((1,), (2,), (1, 5), (2, 1, 4))}
     assert len(seeds) == 8 and all(0 <= s < 2**63 for s in seeds)
+
+
+def test_markers_keep_explicit_error_bars():
+    """``markers(..., error_y=dict(...))`` without ``error=`` keeps the bars (they were dropped)."""
+    from ui.figures import markers
+
+    tr = markers([1, 2], [3, 4], "m", error_y={"type": "data", "array": [0.1, 0.2]})
+    assert tr["error_y"]["array"] == [0.1, 0.2]
+    tr = markers([1, 2], [3, 4], "m", error=np.array([0.1, 0.2]), error_y={"thickness": 2})
+    assert tr["error_y"]["thickness"] == 2 and np.allclose(tr["error_y"]["array"], [0.1, 0.2])
