@@ -10,6 +10,9 @@ ADDRESS ?= 127.0.0.1
 SERVE_FLAGS := --server.port $(PORT) --server.address $(ADDRESS) --server.headless true \
                --server.fileWatcherType none --browser.gatherUsageStats false
 PYTEST_FLAGS ?= -q
+# Numba's fallback layer "workqueue" aborts the server when sessions run parallel kernels at once;
+# "threadsafe" picks OpenMP or TBB and fails loudly if neither loads (ui.serve sets it too).
+NUMBA_LAYER := NUMBA_THREADING_LAYER=threadsafe
 
 .PHONY: help run test test-fast e2e bench classroom latency warm image-check scale-check capacity clean
 
@@ -28,10 +31,10 @@ $(VENV)/.installed-dev: requirements-dev.txt requirements.txt | $(BIN)/python
 	@touch $@ $(VENV)/.installed
 
 warm: $(VENV)/.installed
-	$(BIN)/python -m sim.warm
+	$(NUMBA_LAYER) $(BIN)/python -m sim.warm
 
 run: warm
-	$(BIN)/python -m ui.serve $(SERVE_FLAGS)
+	$(NUMBA_LAYER) $(BIN)/python -m ui.serve $(SERVE_FLAGS)
 
 # Unit + page tests in two processes, then the browser tests (they start their own server).
 test: $(VENV)/.installed-dev
