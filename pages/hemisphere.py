@@ -12,6 +12,7 @@ from sim import hemisphere as hs
 from sim.attention import simulate
 from ui.figures import (COLORS, SEQUENCE, TEMPLATE, Frozen, cached_figure, figure, freeze, show, sim_line,
                         sim_markers, thin, typed)
+from ui.jobs import calls, heavy
 from ui.page import cached, setup
 from ui.spec import PageSchema, Param
 
@@ -39,6 +40,7 @@ FRAMES = 48             # animation frames per 3-D figure
 LINE_POINTS = 6_000     # trajectory points drawn per 3-D figure (all tokens together)
 LINE_MAX = 100          # ... and at most this many per token
 THRESHOLD = 0.999       # two tokens are in one cluster when <z_i, z_j> > THRESHOLD
+LOAD_WORK = 3e8         # layers * n^2 * d of both runs above which a cold load is a queued, shared job
 #: phase-diagram sizes: systems B and number of beta values (protocol: n=32, d=2, dt=0.1, T=30)
 PHASE_SIZES = {"small": dict(B=32, n_betas=18), "medium": dict(B=128, n_betas=24),
                "large": dict(B=256, n_betas=46)}
@@ -300,18 +302,13 @@ def _phase_panel(ctx, size: str) -> None:
     st.subheader(t("phase.title"))
     st.markdown(t("phase.body"))
     cfg = PHASE_SIZES[size]
-    store = st.session_state.setdefault("_hemi_phase", {})
     label = t("phase.button", size=t(f"params.phase_size.options.{size}"), B=cfg["B"], nb=cfg["n_betas"])
     # the request is kept in session state by the callback, so it survives an extra rerun
     st.button(label, key="_hemi_phase_btn", on_click=_request_phase, args=(size,))
-    if st.session_state.pop("_hemi_phase_req", None) == size:
-        bar = st.progress(0.0, text=t("phase.progress"))
-        with ctx.guard():
-            res = hs.phase_diagram(B=cfg["B"], n_betas=cfg["n_betas"],
-                                   progress=lambda f: bar.progress(f, text=t("phase.progress")))
-        bar.empty()
-        store[size] = res
-    res = store.get(size)
+    with ctx.guard():  # one shared, queued run per size for the whole server (ui.jobs)
+        res = heavy(("hemisphere.phase", size, cfg["B"], cfg["n_betas"]),
+                    functools.partial(hs.phase_diagram, B=cfg["B"], n_betas=cfg["n_betas"]),
+                    start=st.session_state.pop("_hemi_phase_req", None) == size, t=t, text=t("phase.progress"))
     if res is None:
         st.caption(t("phase.hint"))
         return
@@ -338,7 +335,11 @@ def render() -> None:
     ctx.section("intro")
     ctx.section("statement")
     hp = (n, d, v["beta"], v["horizon"], v["dt"], v["cap"], v["A"], v["A_seed"], v["seed"])
-    with ctx.guard():
+    cp = (n, d, v["contrast_beta"], v["contrast_horizon"], v["dt"], v["A"], v["A_seed"], v["seed"])
+    with ctx.guard():  # a large cold load runs once for everyone, one per core at most (ui.jobs)
+        work = n * n * d * sum(_layers(hz, v["dt"], n, d)[0] for hz in (v["horizon"], v["contrast_horizon"]))
+        heavy(("hemisphere.load", hp, cp), calls((hemi_data, hp), (contrast_data, cp)),
+              start=work > LOAD_WORK, t=t, lane="load")
         h = hemi_data(*hp)
 
     m = st.columns(4)
@@ -365,7 +366,6 @@ def render() -> None:
 
     st.subheader(t("contrast.title"))
     st.markdown(t("contrast.body"))
-    cp = (n, d, v["contrast_beta"], v["contrast_horizon"], v["dt"], v["A"], v["A_seed"], v["seed"])
     with ctx.guard():
         c = contrast_data(*cp)
     c3, c4 = st.columns([3, 2])
