@@ -9,6 +9,7 @@ import streamlit as st
 
 from sim import depth_sum as ds
 from ui.figures import COLORS, cached_figure, figure as _base_figure, show, thin
+from ui.jobs import calls, heavy
 from ui.page import cached, setup
 from ui.spec import PageSchema, Param
 
@@ -415,16 +416,6 @@ def _sweep_jobs(L, N):
     return [("L", x, x, N) for x in SWEEP_L] + [("N", x, L, x) for x in SWEEP_N]
 
 
-def _run_sweep(alpha, L, N, trials, seed, t) -> None:
-    """Fill the cache of every sweep point, with a progress bar."""
-    jobs = _sweep_jobs(L, N)
-    bar = st.progress(0.0, text=t("residual.sweep_progress"))
-    for i, (kind, _, LL, NN) in enumerate(jobs):
-        residual_point(alpha, LL, NN, trials, seed, 0 if kind == "L" else 1)
-        bar.progress((i + 1) / len(jobs), text=t("residual.sweep_progress"))
-    bar.empty()
-
-
 def _sweep_data(alpha, L, N, trials, seed) -> dict:
     res = {"L": [], "N": []}
     for kind, x, LL, NN in _sweep_jobs(L, N):
@@ -593,9 +584,11 @@ def render() -> None:
                           mc=f"{r['final']:.4f}", se=f"{r['final_se']:.2g}"))
             run = st.button(t("residual.sweep_button"), key="_ds_sweep_btn", width="stretch")
         key = (alpha, L, N, trials, seed)
-        if run:
-            st.session_state["_ds_sweep"] = key
-            _run_sweep(alpha, L, N, trials, seed, t)
+        with ctx.guard():  # one shared, queued run for the whole server (ui.jobs)
+            fill = calls(*((residual_point, (alpha, LL, NN, trials, seed, int(k == "N")))
+                           for k, _, LL, NN in _sweep_jobs(L, N)))
+            if heavy(("depth_sum.sweep", *key), fill, start=run, t=t, text=t("residual.sweep_progress")):
+                st.session_state["_ds_sweep"] = key
         if st.session_state.get("_ds_sweep") == key:
             _show_pair("sweep_L", "sweep_N", ctx)
             st.markdown(t("residual.sweep_body"))

@@ -156,3 +156,24 @@ def test_phase_diagram_button_runs_once_for_two_sessions(monkeypatch):
     assert shown == [2, 2]                                   # both sessions see both heatmaps
     assert runs == [(32, 18)]                                # ... from one run
     assert jobs.pool("panel").status()["runs"] == 1
+
+
+def test_depth_sum_sweep_button_goes_through_the_pool(monkeypatch):
+    """The other button-triggered heavy panel: the residual-network sweep is one shared job."""
+    import ui.page
+
+    monkeypatch.setattr(jobs, "_POOLS", {})
+    # AppTest marks the app as a legacy multipage app on every run, and ui.page answers with an extra
+    # rerun that swallows a plain button's click; the served app (ui.serve) never has that flag
+    monkeypatch.setattr(ui.page, "_leave_mpa_v1", lambda: None)
+    q = {"lang": "en", "trials": "1000"}
+    counts = []
+    for _ in range(2):
+        at = app_test("depth_sum", q)
+        assert not at.exception
+        before = len(at.get("plotly_chart"))
+        at.button(key="_ds_sweep_btn").click().run()
+        assert not at.exception, [e.message for e in at.exception]
+        counts.append(len(at.get("plotly_chart")) - before)
+    assert counts == [2, 2]                                   # sweep over L and over N, both sessions
+    assert jobs.pool("panel").status()["runs"] == 1

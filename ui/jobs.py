@@ -266,11 +266,12 @@ def _label(t, key: str, fallback: str, **fmt) -> str:
 
 def calls(*steps: tuple[Callable[..., Any], tuple]) -> Callable[..., None]:
     """A job function that makes the calls ``f(*args)`` in order (to fill ``st.cache_data`` caches
-    in a worker) and reports progress after each; its result is ``None``."""
+    in a worker) and reports progress after each; its result is ``True``."""
     def run(progress=lambda f: None):
         for i, (f, args) in enumerate(steps):
             f(*args)
             progress((i + 1) / len(steps))
+        return True
     return run
 
 
