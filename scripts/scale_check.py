@@ -23,12 +23,17 @@ What it does (everything on loopback addresses, everything it starts is stopped 
    sessions see their websocket drop, reconnect through nginx with the same
    cookie and rerun the same page with the same widget values on a survivor;
 5. at 2/3 of the run opens M new sessions, which must all succeed on survivors;
+   at 1/6 of the run (before the kill) one client floods nginx (``--flood`` requests, 24 at a
+   time), once keeping its cookie and once without cookies, from the same loopback address as the
+   class (a class behind one NAT): the rate limits of ``deploy/nginx.conf`` must answer most of the
+   flood with 429 while every request of the class keeps getting through;
 6. checks: every session's page load, websocket, later requests and downloads hit
    one replica (stickiness); every replica got sessions; sessions on the surviving
    replicas had zero errors and zero disconnects; every session of the killed
    replica reconnected to a survivor, stayed there and showed its view again
    (the moved value, or the URL's view of the last completed rerun); all new
-   sessions succeeded.
+   sessions succeeded; the flood was limited (>= half of each flood answered 429) and no request
+   of the class was.
 
 The last line summarises the figures (PASS/FAIL, spread, failover, survivors' p95).
 Exit status 0 only if every check passed.
@@ -423,6 +428,34 @@ async def drive(sess: Sess, pages: list[str], until: float, t0: float, rng: rand
     await s.close()
 
 
+# --------------------------------------------------------------------------- flood
+async def flood(url: str, n: int, keep_cookie: bool, concurrency: int = 24) -> dict[int, int]:
+    """One client sending ``n`` GETs as fast as it can; returns {HTTP status: count}.
+
+    ``keep_cookie``: a client that keeps its sticky cookie (its own rate-limit key); otherwise
+    every request comes without cookies (the per-address limit for newcomers applies)."""
+    hdrs: dict[str, str] = {}
+    if keep_cookie:
+        _, _, set_cookies, _ = await asyncio.to_thread(http_get, url + "/", timeout=10)
+        cookie = "; ".join(c.split(";", 1)[0] for c in set_cookies)
+        if cookie:
+            hdrs["Cookie"] = cookie
+    counts: dict[int, int] = {}
+    todo = iter(range(n))
+
+    async def worker() -> None:
+        for _ in todo:
+            try:
+                status, _, _, _ = await asyncio.to_thread(http_get, url + "/_stcore/health", headers=hdrs,
+                                                          timeout=10)
+            except OSError:
+                status = 0
+            counts[status] = counts.get(status, 0) + 1
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return counts
+
+
 # --------------------------------------------------------------------------- scenario
 async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) -> tuple[bool, str]:
     rng = random.Random(args.seed)
@@ -444,6 +477,15 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
         tasks.append(asyncio.create_task(drive(sess, pages, until, t0, random.Random(rng.random()),
                                                (args.think_min, args.think_max))))
         await asyncio.sleep(args.ramp / max(1, args.sessions))
+
+    floods: dict[str, dict[int, int]] = {}
+    if args.flood:
+        await asyncio.sleep(max(0.0, t0 + args.duration / 6 - time.monotonic()))
+        for name, keep in (("cookie", True), ("no_cookie", False)):
+            t1 = time.monotonic()
+            floods[name] = await flood(url, args.flood, keep)
+            log(f"flood from one client ({name}): {args.flood} requests in {time.monotonic() - t1:.1f} s, "
+                f"statuses {dict(sorted(floods[name].items()))}")
 
     await asyncio.sleep(max(0.0, t0 + args.duration / 3 - time.monotonic()))
     before: dict[str, int] = {}
@@ -541,6 +583,20 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
         f"0 allowed to lose more")
     log(f"new sessions after the kill: {len(new_ok)}/{len(new)} ok on survivors")
     log(f"download files fetched through nginx: {media_n - media_bad}/{media_n} served by the session's replica")
+    limited_s = ""
+    if floods:
+        class_429 = sum(1 for x in sessions for (_, rep) in x.checks if rep == "HTTP 429")
+        class_429 += sum(1 for x in sessions for m in x.media if m[1] == 429)
+        class_429 += sum(1 for x in sessions for e in x.errors if "429" in e)
+        parts = []
+        for name, c in floods.items():
+            frac = c.get(429, 0) / max(1, sum(c.values()))
+            parts.append(f"{name}:{c.get(429, 0)}/{sum(c.values())}")
+            if frac < 0.5:
+                fails.append(f"flood from one client ({name}) not limited: statuses {c}")
+        if class_429:
+            fails.append(f"the class was rate-limited: {class_429} requests answered 429")
+        limited_s = f" flood_limited={','.join(parts)} class_429={class_429}"
     for f in fails[:20]:
         log("FAIL " + f)
     ok = not fails
@@ -549,7 +605,7 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
             f"sticky={sticky_ok}/{len(sessions)} downloads={media_n - media_bad}/{media_n} killed={victim}({len(on_victim)} sessions) "
             f"survivors_errors={len(surv_err)}/{len(on_surv)} reconnected={len(reconnected)}/{len(on_victim)}"
             f"(max {max(rec, default=float('nan')):.1f}s) new_sessions={len(new_ok)}/{len(new)} "
-            f"survivors_p95={p95:.2f}s(after kill {p95_after:.2f}s) reruns={len(all_times)}")
+            f"survivors_p95={p95:.2f}s(after kill {p95_after:.2f}s) reruns={len(all_times)}{limited_s}")
     return ok, line
 
 
@@ -567,6 +623,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="replace the upstream server lines by 127.0.0.1:PORT instead of resolving the "
                          "deployed names to loopback addresses in a private /etc/hosts (needs unshare)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--flood", type=int, default=1000,
+                    help="requests of the one flooding client, with and without its cookie (0: no flood)")
     ap.add_argument("--nginx-conf", default=os.path.join(ROOT, "deploy", "nginx.conf"),
                     help="the site configuration to test (default: the deploy one)")
     ap.add_argument("--python", default=os.path.join(ROOT, ".venv", "bin", "python"))
