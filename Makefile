@@ -78,7 +78,7 @@ e2e: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest $(PYTEST_FLAGS) tests/e2e
 
 bench: $(VENV)/.installed-dev
-	@for b in bench/engine.py bench/gaussian_width.py bench/nonnormal.py bench/depth_sum.py; do \
+	@for b in bench/engine.py bench/gaussian_width.py bench/nonnormal.py bench/depth_sum.py bench/measures.py; do \
 	  [ -f $$b ] && { echo "== $$b"; $(BIN)/python $$b; }; done; true
 
 # The Docker image, built with Debian's buildah (no Docker engine needed) and proven: hadolint, non-root,

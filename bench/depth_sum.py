@@ -5,7 +5,7 @@ numbers from ``np.random.default_rng`` (the Numba kernels take the Generator and
 their loops; the references draw whole arrays), so the draws are included on both sides.
 
 1. Gaussian sums: ``unit_sums`` (per sample the common normal and the sum of L normals),
-   Numba kernel vs NumPy reference; and ``sample`` (= rescaling those draws).
+   Numba kernel vs NumPy reference; and ``sums_from_units`` (rescaling those draws).
 2. Residual network: ``_residual_norms`` (z_{l+1} = (I + L^-a W_l) z_l, every weight drawn),
    Numba kernel vs NumPy reference (batched matmul).
 3. The moments behind the path and covariance panels (``path_moments``, ``column_moments``),
@@ -27,6 +27,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from sim import depth_sum as ds  # noqa: E402
+from tests import _reference_depth_sum as ref  # noqa: E402  (the pieces drawn whole)
 
 
 def best(fn, repeat=5):
@@ -92,7 +93,7 @@ def rescale_table():
     units = [ds.unit_sums(int(L), n, i) for i, (L, n) in enumerate(zip(Ls, trials))]
     res = best(lambda: [ds.sums_from_units(0.35, int(L), 1.3, c, E, 0.1, 0.2)
                         for L, (c, E) in zip(Ls, units)], 5)
-    old = best(lambda: [np.concatenate([y.sum(axis=1) for y in ds._term_blocks(0.35, int(L), 1.3, n, i, 0.1, 0.2)])
+    old = best(lambda: [np.concatenate([y.sum(axis=1) for y in ref._term_blocks(0.35, int(L), 1.3, n, i, 0.1, 0.2)])
                         for i, (L, n) in enumerate(zip(Ls, trials))], 3)
     print(f"{'draw (numba)':>22} {_fmt(draw)}")
     print(f"{'rescale cached draws':>22} {_fmt(res)}")

@@ -1,17 +1,14 @@
 """Page: Gaussian width — how wide is a set of directions? (CONSTRUCTIONS.md §3)."""
 from __future__ import annotations
 
-import math
-import time
-
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
-from sim import gaussian_width as gw
-from ui.figures import COLORS, TEMPLATE, cached_figure, exact_line, figure, show
-from ui.page import cached, setup
+from ui.figures import show
+from ui.page import setup
 from ui.spec import PageSchema, Param
+from views.gaussian_width import (focus, focus_args, hist_figure, overview, overview_figure, picture, picture_figure,
+                                  sweep, sweep_args, sweep_figure, tail, tail_figure)
 
 FAMILIES = ("subspace", "directions", "hypercube", "circle", "adaptive")
 SCHEMA = PageSchema("gaussian_width", params=(
@@ -24,387 +21,9 @@ SCHEMA = PageSchema("gaussian_width", params=(
     Param("seed", "int", default=0, min=0, max=9999, step=1, lo=0, hi=10**6)
 ))
 
-GRID_POINTS = 9               # Monte-Carlo points per sweep (plus the current value)
-POINT_BUDGET = 20_000_000     # work (samples * cost per draw) per sweep point at most (samples lowered)
-FOCUS_BUDGET = 200_000_000    # the same for the Monte Carlo at the chosen values (histogram, tail)
-MIN_POINT_SAMPLES = 200
-HIST_BINS = 50
-D_SWEEP_MAX = 1024            # the overview and the D-families sweep D = 1, 2, 4, ..., 1024
-EXACT_DIRECTIONS_POINTS = 16  # quadratures on the exact line of E max|<g,u_i>| when rho > 0
-TAIL_MIN_COUNT = 5            # empirical tail points need at least this many draws above r
-LOG_TICKS = [0.5, 1, 2, 5, 10, 20, 50]  # y ticks of the log-scaled width axes
-SIGMA_BAR = 2.0               # error bars: mean ± 2 standard errors (≈ 95 %)
 
-FAMILY_COLORS = {"subspace": COLORS["other"], "directions": COLORS["accent"],
-                 "hypercube": COLORS["sky"], "circle": COLORS["black"], "adaptive": COLORS["usa"],
-                 "fixed": COLORS["sa"]}
-
-
-def _seed(seed: int, *tags: int) -> int:
-    """An independent seed for each sweep point (the current point uses ``seed`` itself)."""
-    return int(np.random.SeedSequence([seed, *tags]).generate_state(1, np.uint64)[0] >> 1)
-
-
-def _grid(lo: int, hi: int, n: int) -> np.ndarray:
-    return np.unique(np.round(np.geomspace(lo, hi, n)).astype(int)) if hi > lo else np.array([lo])
-
-
-def _params(family: str, D: int, k: int, M: int, rho: float) -> dict:
-    if family == "subspace":
-        return {"D": D, "k": k}
-    if family == "directions":
-        return {"D": D, "M": M, "correlation": rho}
-    return {"D": D}
-
-
-def _cost_per_draw(family: str, D: int) -> int:
-    """Work per draw of the Numba path: D normals, plus 2 passes per reflection for tilted sets."""
-    return D * (1 + 2 * gw.REFLECTIONS) if family in ("subspace", "directions", "circle") else D
-
-
-def _point_samples(family: str, p: dict, samples: int, budget: int = POINT_BUDGET) -> int:
-    """Samples lowered so that the work stays within ``budget`` and samples * D within the sim's cap."""
-    D = p["D"]
-    n = min(samples, budget // _cost_per_draw(family, D), gw.MAX_DRAWS // D)
-    return int(max(min(MIN_POINT_SAMPLES, samples), n))
-
-
-def _mc(family: str, p: dict, samples: int, seed: int) -> tuple[float, float, int]:
-    n = _point_samples(family, p, samples)
-    m, se = gw.monte_carlo(family, n, seed, **p)
-    return m, se, n
-
-
-# --------------------------------------------------------------------------- cached compute
-@cached
-def focus(family: str, D: int, k: int, M: int, rho: float, samples: int, seed: int) -> dict:
-    """Monte Carlo at the chosen values: mean, s.e., histogram, exact value, bounds, density."""
-    p = _params(family, D, k, M, rho)
-    n = _point_samples(family, p, samples, FOCUS_BUDGET)
-    t0 = time.perf_counter()
-    v = gw.sup_samples(family, n, seed, **p)
-    ms = 1e3 * (time.perf_counter() - t0)
-    w = gw.exact(family, **p)
-    lo, hi = gw.bound(family, **p)
-    mean, se = float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
-    a, b = float(v.min()), float(v.max())
-    pad = 0.05 * (b - a + 1e-9)
-    counts, edges = np.histogram(v, bins=HIST_BINS, range=(max(0.0, a - pad), b + pad))
-    grid = np.linspace(edges[0], edges[-1], 300)
-    dens = None if family == "hypercube" else gw.sup_density(family, grid, **p)
-    return {"mean": mean, "se": se, "n": v.size, "ms": ms, "exact": w, "lo": lo, "hi": hi,
-            "edges": edges, "hist": counts / (v.size * np.diff(edges)), "grid": grid, "dens": dens}
-
-
-@cached
-def sweep(family: str, D: int, rho: float, samples: int, seed: int) -> dict:
-    """Width against the family's own variable (k or M up to D; or D itself): exact line,
-    bounds, MC points with s.e.  Does not depend on the current k, M (or D for the D-families),
-    so moving that slider only moves the highlighted point, computed by :func:`focus`."""
-    if family == "subspace":
-        var = "k"
-        xs_mc = np.unique(np.round(np.linspace(1, D, GRID_POINTS)).astype(int))
-        xs = np.arange(1, D + 1) if D <= 300 else np.unique(np.linspace(1, D, 300).round().astype(int))
-        pars = [{"D": D, "k": int(x)} for x in xs]
-        mc_pars = [{"D": D, "k": int(x)} for x in xs_mc]
-    elif family == "directions":
-        var = "M"
-        xs_mc = _grid(1, D, GRID_POINTS)
-        xs = _grid(1, D, EXACT_DIRECTIONS_POINTS if 0.0 < rho < 1.0 else 200)
-        pars = [{"D": D, "M": int(x), "correlation": rho} for x in xs]
-        mc_pars = [{"D": D, "M": int(x), "correlation": rho} for x in xs_mc]
-    else:
-        var = "D"
-        d0 = 2 if family == "circle" else 1
-        xs_mc = 2 ** np.arange(int(math.log2(d0)), int(math.log2(D_SWEEP_MAX)) + 1)
-        xs = _grid(d0, D_SWEEP_MAX, 200)
-        pars = [{"D": int(x)} for x in xs]
-        mc_pars = [{"D": int(x)} for x in xs_mc]
-    exact = np.array([gw.exact(family, **q) for q in pars])
-    bounds = np.array([gw.bound(family, **q) for q in pars])
-    r = np.array([_mc(family, q, samples, _seed(seed, 1, int(x))) for x, q in zip(xs_mc, mc_pars)])
-    out = {"var": var, "x": xs, "exact": exact, "lo": bounds[:, 0], "hi": bounds[:, 1],
-           "x_mc": xs_mc, "mc": r[:, 0], "se": r[:, 1], "n": r[:, 2]}
-    if family == "hypercube":  # the bound from counting 2^(D-1) antipodal pairs of vertices
-        out["count"] = np.sqrt(2.0 * xs * math.log(2.0))
-    return out
-
-
-@cached
-def overview(k: int, samples: int, seed: int) -> dict:
-    """Width against D for the whole sphere (= adaptive direction), cube vertices, a k-subspace
-    and one fixed direction (M = 1)."""
-    xs = _grid(1, D_SWEEP_MAX, 200)
-    xs_mc = 2 ** np.arange(0, int(math.log2(D_SWEEP_MAX)) + 1)
-    out = {"x": xs, "x_mc": xs_mc}
-    specs = {"adaptive": lambda d: {"D": d}, "hypercube": lambda d: {"D": d},
-             "subspace": lambda d: {"D": d, "k": k}, "fixed": lambda d: {"D": d, "M": 1}}
-    for j, (name, mk) in enumerate(specs.items()):
-        kind = "directions" if name == "fixed" else name
-        ok = xs >= (k if name == "subspace" else 1)
-        out[name] = (xs[ok], np.array([gw.exact(kind, **mk(int(d))) for d in xs[ok]]))
-        okm = xs_mc >= (k if name == "subspace" else 1)
-        r = np.array([_mc(kind, mk(int(d)), samples, _seed(seed, 2, j, int(d))) for d in xs_mc[okm]])
-        out[name + "_mc"] = (xs_mc[okm], r[:, 0], r[:, 1]) if r.size else (xs_mc[:0], xs_mc[:0], xs_mc[:0])
-    out["fixed_bound"] = gw.max_abs_bound(1)
-    return out
-
-
-@cached
-def tail(D: int, M: int, rho: float, samples: int, seed: int) -> dict:
-    """Empirical P(max_i |<g,u_i>| >= r) against the exact tail and the union bound 2M e^{-r^2/2}."""
-    p = {"D": D, "M": M, "correlation": rho}
-    v = gw.sup_samples("directions", _point_samples("directions", p, samples, FOCUS_BUDGET), seed, **p)
-    r_max = max(float(v.max()), gw.max_abs_bound(M) + 1.0)
-    r = np.linspace(0.0, r_max, 240)
-    r_mc = np.linspace(0.0, r_max, 48)
-    emp = gw.empirical_tail(v, r_mc)
-    return {"r": r, "exact": gw.tail_exact(r, M, rho), "bound": gw.tail_bound(r, M),
-            "r_mc": r_mc, "emp": emp, "se": np.sqrt(emp * (1 - emp) / v.size), "n": v.size,
-            "mean": float(v.mean()), "bound_mean": gw.max_abs_bound(M)}
-
-
-@cached
-def picture(family: str, k: int, M: int, rho: float, seed: int) -> dict:
-    p = _params(family, 3, min(k, 2), min(M, 3), rho)
-    d = gw.one_draw(family, seed, **p)
-    d["k"], d["M"] = p.get("k"), p.get("M")
-    return d
-
-
-# --------------------------------------------------------------------------- figures
-def _mc_trace(fig, x, y, se, name, color, symbol="circle", **kw):
-    fig.add_trace(go.Scatter(
-        x=np.asarray(x), y=np.asarray(y), mode="markers", name=name,
-        marker=dict(color=color, size=8, symbol=f"{symbol}-open", line=dict(width=1.5, color=color)),
-        error_y=dict(type="data", array=SIGMA_BAR * np.asarray(se), color=color, thickness=1.2, width=4),
-        **kw))
-
-
-def _tall(fig, columns: int = 2) -> None:
-    """Figures with many legend entries: the house legend sits above the plot, under the title.
-    Lay it out in ``columns`` columns and reserve its rows in the top margin, so it never reaches
-    up into the title and the plot area keeps its size."""
-    n = sum(1 for tr in fig.data if tr.showlegend is not False)
-    rows = -(-n // columns)
-    fig.update_layout(legend=dict(entrywidth=1.0 / columns - 0.01, entrywidthmode="fraction"),
-                      margin=dict(t=62 + 21 * rows), height=420 + 21 * rows)
-
-
-# explicit tick values on a log axis: the house minor ticks would be drawn densely, so none
-_NO_MINOR = dict(ticks="", showgrid=False)
-
-
-def _bound_line(fig, x, y, name, color=COLORS["bound"], dash="dot", **kw):
-    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), mode="lines", name=name,
-                             line=dict(color=color, width=2, dash=dash), **kw))
-
-
-def sweep_figure(t, family: str, s: dict, cur: int, f: dict) -> go.Figure:
-    var = s["var"]
-    log_x = var in ("M", "D")
-    log_y = family in ("hypercube", "adaptive")  # √D growth: a straight line of slope ½
-    fig = figure(t(f"fig.x_{var}"), t("fig.y_width"), t(f"fig.sweep_title.{family}"), log_x=log_x,
-                 log_y=log_y)
-    if log_y:
-        fig.update_yaxes(tickvals=LOG_TICKS, ticktext=[f"{v:g}" for v in LOG_TICKS], minor=_NO_MINOR)
-    exact_line(fig, s["x"], s["exact"], t(f"fig.exact.{family}"))
-    _bound_line(fig, s["x"], s["hi"], t(f"fig.upper.{family}"))
-    _bound_line(fig, s["x"], s["lo"], t(f"fig.lower.{family}"), dash="dash")
-    if "count" in s:
-        _bound_line(fig, s["x"], s["count"], t("fig.count_bound"), color=COLORS["ref"], dash="dashdot")
-    _mc_trace(fig, s["x_mc"], s["mc"], s["se"], t("fig.mc_points"), COLORS["sim"])
-    fig.add_trace(go.Scatter(
-        x=[cur], y=[f["mean"]], mode="markers", name=t("fig.your_value", var=var, v=cur, n=f["n"]),
-        marker=dict(color=COLORS["sim"], size=14, symbol="star"),
-        error_y=dict(type="data", array=[SIGMA_BAR * f["se"]], color=COLORS["sim"], thickness=1.5, width=6)))
-    _tall(fig, 1)
-    return fig
-
-
-def hist_figure(t, family: str, f: dict) -> go.Figure:
-    fig = figure(t("fig.x_sup"), t("fig.y_density"), t(f"fig.hist_title.{family}"))
-    e = f["edges"]
-    fig.add_trace(go.Scatter(x=np.repeat(e, 2)[1:-1], y=np.repeat(f["hist"], 2), mode="lines",
-                             name=t("fig.hist_mc", n=f["n"]), fill="tozeroy",
-                             fillcolor="rgba(213,94,0,0.12)",
-                             line=dict(color=COLORS["sim"], width=1.5, dash="dash")))
-    if f["dens"] is not None:
-        exact_line(fig, f["grid"], f["dens"], t(f"fig.density.{family}"))
-    top = float(max(f["hist"].max(), 0 if f["dens"] is None else f["dens"].max()))
-    fig.add_trace(go.Scatter(x=[f["exact"]] * 2, y=[0, 1.05 * top], mode="lines", name=t("fig.exact_mean"),
-                             line=dict(color=COLORS["black"], width=1.5)))
-    fig.add_trace(go.Scatter(x=[f["mean"]] * 2, y=[0, 1.05 * top], mode="lines", name=t("fig.mc_mean"),
-                             line=dict(color=COLORS["sim"], width=2, dash="dot")))
-    _tall(fig, 1)  # one entry per row: two columns ran into each other at half page width
-    return fig
-
-
-def overview_figure(t, o: dict, k: int) -> go.Figure:
-    fig = figure(t("fig.x_D"), t("fig.y_width"), t("fig.overview_title"), log_x=True, log_y=True)
-    names = {"adaptive": t("fig.ov_adaptive"), "hypercube": t("fig.ov_hypercube"),
-             "subspace": t("fig.ov_subspace", k=k), "fixed": t("fig.ov_fixed")}
-    symbols = {"adaptive": "circle", "hypercube": "square", "subspace": "diamond", "fixed": "triangle-up"}
-    for name in ("adaptive", "hypercube", "subspace", "fixed"):
-        x, y = o[name]
-        col = FAMILY_COLORS[name]
-        exact_line(fig, x, y, names[name], color=col, legendgroup=name)
-        xm, ym, se = o[name + "_mc"]
-        _mc_trace(fig, xm, ym, se, t("fig.ov_mc"), col, symbol=symbols[name], legendgroup=name,
-                  showlegend=(name == "fixed"))
-    _bound_line(fig, o["x"], np.full(o["x"].size, o["fixed_bound"]), t("fig.ov_fixed_bound"))
-    fig.update_yaxes(tickvals=LOG_TICKS, ticktext=[f"{v:g}" for v in LOG_TICKS], minor=_NO_MINOR)
-    _tall(fig, 3)
-    return fig
-
-
-def tail_figure(t, d: dict, M: int, rho: float) -> go.Figure:
-    fig = figure(t("fig.x_r"), t("fig.y_tail"), t("fig.tail_title", M=M, rho=f"{rho:g}"), log_y=True)
-    floor = 0.3 / d["n"]
-    exact_line(fig, d["r"], np.maximum(d["exact"], 1e-300), t("fig.tail_exact"))
-    _bound_line(fig, d["r"], d["bound"], t("fig.tail_bound", M=M))
-    keep = d["emp"] * d["n"] >= TAIL_MIN_COUNT  # fewer exceedances: the fraction is mostly noise
-    _mc_trace(fig, d["r_mc"][keep], d["emp"][keep], d["se"][keep],
-              t("fig.tail_mc", n=d["n"]), COLORS["sim"])
-    fig.update_yaxes(range=[math.log10(floor), 0.15])
-    _tall(fig, 1)
-    return fig
-
-
-def _sphere_wire(n_lat=5, n_lon=6):
-    th = np.linspace(0, 2 * np.pi, 73)
-    xs, ys, zs = [], [], []
-    for lat in np.linspace(-60, 60, n_lat) * np.pi / 180:
-        xs += list(np.cos(lat) * np.cos(th)) + [None]
-        ys += list(np.cos(lat) * np.sin(th)) + [None]
-        zs += list(np.full(th.size, np.sin(lat))) + [None]
-    for lon in np.arange(n_lon) * np.pi / n_lon:
-        xs += list(np.cos(th) * np.cos(lon)) + [None]
-        ys += list(np.cos(th) * np.sin(lon)) + [None]
-        zs += list(np.sin(th)) + [None]
-    return xs, ys, zs
-
-
-def picture_figure(t, family: str, d: dict) -> go.Figure:
-    g, u = d["g"], d["u"]
-    traces = []
-    wx, wy, wz = _sphere_wire()
-    traces.append(go.Scatter3d(x=wx, y=wy, z=wz, mode="lines", hoverinfo="skip", name=t("pic.sphere"),
-                               line=dict(color="#C8C8C8", width=1.5)))
-    col = FAMILY_COLORS[family]
-    name = t(f"pic.set.{family}")
-    if "basis" in d:
-        B = d["basis"]
-        if B.shape[1] == 1:
-            q = B[:, 0]
-            traces.append(go.Scatter3d(x=[-q[0], q[0]], y=[-q[1], q[1]], z=[-q[2], q[2]], mode="markers",
-                                       name=name, marker=dict(size=7, color=col)))
-        elif B.shape[1] == 2:
-            th = np.linspace(0, 2 * np.pi, 181)
-            c = np.outer(B[:, 0], np.cos(th)) + np.outer(B[:, 1], np.sin(th))
-            traces.append(go.Scatter3d(x=c[0], y=c[1], z=c[2], mode="lines", name=name,
-                                       line=dict(color=col, width=7)))
-        else:  # k = 3: the whole sphere is the set
-            traces[0].update(line=dict(color=col, width=2.5), name=name)
-    elif family == "adaptive":
-        traces[0].update(line=dict(color=col, width=2.5), name=name)
-    else:
-        P = d["points"]
-        if family == "directions":
-            P = np.vstack([P, -P])
-        else:  # cube edges as a guide: vertices differing in one sign
-            ex, ey, ez = [], [], []
-            for i in range(P.shape[0]):
-                for j in range(i + 1, P.shape[0]):
-                    if np.sum(np.abs(P[i] - P[j]) > 1e-9) == 1:
-                        ex += [P[i, 0], P[j, 0], None]
-                        ey += [P[i, 1], P[j, 1], None]
-                        ez += [P[i, 2], P[j, 2], None]
-            traces.append(go.Scatter3d(x=ex, y=ey, z=ez, mode="lines", hoverinfo="skip",
-                                       name=t("pic.cube_edges"), line=dict(color=col, width=2, dash="dot")))
-        traces.append(go.Scatter3d(x=P[:, 0], y=P[:, 1], z=P[:, 2], mode="markers", name=name,
-                                   marker=dict(size=6, color=col)))
-    foot = float(g @ u) * u
-    traces += [
-        go.Scatter3d(x=[0, g[0]], y=[0, g[1]], z=[0, g[2]], mode="lines+markers+text", name=t("pic.g"),
-                     text=["", "g"], textposition="bottom center", line=dict(color=COLORS["black"], width=7),
-                     marker=dict(size=[0, 6], color=COLORS["black"])),
-        go.Scatter3d(x=[0, u[0]], y=[0, u[1]], z=[0, u[2]], mode="lines+markers+text", name=t("pic.u"),
-                     text=["", "u*"], textposition="top center", line=dict(color=COLORS["sim"], width=9),
-                     marker=dict(size=[0, 8], color=COLORS["sim"])),
-        go.Scatter3d(x=[g[0], foot[0]], y=[g[1], foot[1]], z=[g[2], foot[2]], mode="lines",
-                     name=t("pic.proj", v=f"{d['sup']:.3f}"), line=dict(color=COLORS["ref"], width=3,
-                                                                         dash="dash")),
-    ]
-    m = max(1.15, float(np.max(np.abs(g))) * 1.1)
-    ax = dict(range=[-m, m], showbackground=False, showgrid=False, zeroline=False, showticklabels=False,
-              title=dict(text=""), showspikes=False)
-    return go.Figure(data=traces, layout=dict(
-        template=TEMPLATE, height=540, margin=dict(l=0, r=0, t=120, b=0),
-        title=dict(text=t("pic.title"), x=0.0, xanchor="left", y=0.985, yanchor="top", yref="container",
-                   font=dict(size=15)),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0, entrywidth=0.5,
-                    entrywidthmode="fraction"),
-        scene=dict(aspectmode="cube", xaxis=ax, yaxis=ax, zaxis=ax, domain=dict(x=[0, 1], y=[0, 1]),
-                   camera=dict(eye=dict(x=1.0, y=0.85, z=0.55)))))
-
-
-# --------------------------------------------------------------------------- built figures
-def _focus_args(family, D, k, M, rho, samples, seed) -> tuple:
-    """The arguments of :func:`focus`, with the ones this family ignores set to neutral values."""
-    return (family, D, k if family == "subspace" else 0, M if family == "directions" else 0,
-            rho if family == "directions" else 0.0, samples, seed)
-
-
-def _sweep_args(family, D, rho, samples, seed) -> tuple:
-    return (family, D if family in ("subspace", "directions") else 0,
-            rho if family == "directions" else 0.0, samples, seed)
-
-
-# Built once per (language, text version, inputs) and shared between reruns and sessions.
-@cached_figure(max_entries=128)
-def built_figure(t, kind: str, args: tuple) -> go.Figure:
-    if kind == "sweep":
-        family, D, k, M, rho, samples, seed = args
-        f = focus(*_focus_args(family, D, k, M, rho, samples, seed))
-        s = sweep(*_sweep_args(family, D, rho, samples, seed))
-        return sweep_figure(t, family, s, {"k": k, "M": M, "D": D}[s["var"]], f)
-    if kind == "hist":
-        return hist_figure(t, args[0], focus(*args))
-    if kind == "picture":
-        return picture_figure(t, args[0], picture(*args))
-    if kind == "overview":
-        return overview_figure(t, overview(*args), args[0])
-    if kind == "tail":
-        D, M, rho, samples, seed = args
-        return tail_figure(t, tail(*args), M, rho)
-    raise ValueError(f"unknown figure {kind!r}")
-
-
-# --------------------------------------------------------------------------- page
-def render() -> None:
-    ctx = setup(SCHEMA)
-    t, v = ctx.t, ctx.values
-    family, D, samples, seed, rho = v["family"], v["D"], v["samples"], v["seed"], v["correlation"]
-    k, M = min(v["k"], D), min(v["M"], D)
-    fa = _focus_args(family, D, k, M, rho, samples, seed)
-
-    def fig(kind, args, key):
-        show(built_figure(t, kind, args), key=key)
-
-    ctx.section("intro")
-    ctx.section("statement")
-
-    st.subheader(t(f"focus.{family}.title"))
-    st.markdown(t(f"focus.{family}.body"))
-    if family == "subspace" and v["k"] > D:
-        st.info(t("notes.k_capped", k=v["k"], D=D))
-    if family == "directions" and v["M"] > D:
-        st.info(t("notes.M_capped", M=v["M"], D=D))
-    with ctx.guard():
-        f = focus(*fa)
-        s = sweep(*_sweep_args(family, D, rho, samples, seed))
-
+def _metrics(t, f: dict, D: int, seed: int, samples: int) -> None:
+    """Exact width, Monte Carlo mean, their z-score, the bounds and the time it took."""
     m = st.columns(6)
     m[0].metric(t("metrics.exact"), f"{f['exact']:.4f}")
     m[1].metric(t("metrics.mc"), f"{f['mean']:.4f}", delta=t("metrics.se", se=f"{f['se']:.4f}"),
@@ -417,24 +36,50 @@ def render() -> None:
     if f["n"] < samples:
         st.caption(t("notes.samples_lowered", n=f["n"], samples=samples))
 
+
+def _sweep_and_histogram(t, v: dict, k: int, M: int, f: dict, s: dict) -> None:
+    """The width against the family's variable (left) and the histogram of the supremum (right)."""
+    family, D, rho, samples, seed = v["family"], v["D"], v["correlation"], v["samples"], v["seed"]
     c1, c2 = st.columns(2)
     with c1:
-        fig("sweep", (family, D, k, M, rho, samples, seed), "fig_sweep")
+        show(sweep_figure(t, family, D, k, M, rho, samples, seed), key="fig_sweep")
         n_max, n_min = int(s["n"].max()), int(s["n"].min())
         if n_max == n_min:
             st.caption(t("fig.sweep_caption_equal", n=n_max))
         else:
             st.caption(t("fig.sweep_caption", n_max=n_max, n_min=n_min))
     with c2:
-        fig("hist", fa, "fig_hist")
+        show(hist_figure(t, *focus_args(family, D, k, M, rho, samples, seed)), key="fig_hist")
         if f["dens"] is None:
             st.caption(t("fig.hist_no_density"))
+
+
+def render() -> None:
+    ctx = setup(SCHEMA)
+    t, v = ctx.t, ctx.values
+    family, D, samples, seed, rho = v["family"], v["D"], v["samples"], v["seed"], v["correlation"]
+    k, M = min(v["k"], D), min(v["M"], D)
+
+    ctx.section("intro")
+    ctx.section("statement")
+
+    st.subheader(t(f"focus.{family}.title"))
+    st.markdown(t(f"focus.{family}.body"))
+    if family == "subspace" and v["k"] > D:
+        st.info(t("notes.k_capped", k=v["k"], D=D))
+    if family == "directions" and v["M"] > D:
+        st.info(t("notes.M_capped", M=v["M"], D=D))
+    with ctx.guard():
+        f = focus(*focus_args(family, D, k, M, rho, samples, seed))
+        s = sweep(*sweep_args(family, D, rho, samples, seed))
+    _metrics(t, f, D, seed, samples)
+    _sweep_and_histogram(t, v, k, M, f, s)
 
     c3, c4 = st.columns([1, 1])
     with c3:
         with ctx.guard():
             pic = picture(family, k, M, rho, seed)
-        fig("picture", (family, k, M, rho, seed), "fig_picture")
+        show(picture_figure(t, family, k, M, rho, seed), key="fig_picture")
     with c4:
         ctx.section("picture")
         st.markdown(t("picture.values", sup=f"{pic['sup']:.3f}", norm=f"{np.linalg.norm(pic['g']):.3f}"))
@@ -442,14 +87,14 @@ def render() -> None:
     ctx.section("adaptive")
     with ctx.guard():
         overview(k, samples, seed)
-        fig("overview", (k, samples, seed), "fig_overview")
+        show(overview_figure(t, k, samples, seed), key="fig_overview")
 
     ctx.section("tail")
     with ctx.guard():
         td = tail(D, M, rho, samples, seed)
     st.markdown(t("tail.numbers", mean=f"{td['mean']:.3f}", bound=f"{td['bound_mean']:.3f}",
                   n=td["n"], M=M, rho=f"{rho:g}"))
-    fig("tail", (D, M, rho, samples, seed), "fig_tail")
+    show(tail_figure(t, D, M, rho, samples, seed), key="fig_tail")
 
     ctx.section("notice")
     ctx.section("questions")

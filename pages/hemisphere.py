@@ -2,19 +2,16 @@
 from __future__ import annotations
 
 import functools
-import math
 
-import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
 from sim import hemisphere as hs
-from sim.attention import simulate
-from ui.figures import (COLORS, SEQUENCE, TEMPLATE, Frozen, cached_figure, figure, freeze, show, sim_line,
-                        sim_markers, thin, typed)
+from ui.figures import freeze, show
 from ui.jobs import calls, heavy
-from ui.page import cached, setup
+from ui.page import setup
 from ui.spec import PageSchema, Param
+from views.hemisphere import (PHASE_SIZES, clusters_figure, contrast_data, contrast_sphere_figure, diam_figure,
+                              hemi_data, hemi_sphere_figure, phase_figures, rmin_figure)
 
 SCHEMA = PageSchema("hemisphere", params=(
     Param("n", "int", default=64, min=4, max=512, step=1, lo=2, hi=1024),
@@ -30,269 +27,11 @@ SCHEMA = PageSchema("hemisphere", params=(
     Param("contrast_horizon", "float", default=60.0, min=5.0, max=200.0, step=5.0, lo=1.0, hi=500.0),
     Param("phase_size", "select", default="small", options=("small", "medium", "large")),
 ))
-
-MAX_LAYERS = 4000       # layers per simulation on this page
-MAX_WORK = 1.5e9        # layers * n^2 * d per simulation (about a second here at worst)
-RECORDS = 400           # recorded layers per run (curves), at most
-STATS_WORK = 1e8        # records * n^2 * d for the cluster counts of the contrast run
-DIAM_POINTS = 80        # layers at which the diameter is computed and drawn (ends included)
-FRAMES = 48             # animation frames per 3-D figure
-LINE_POINTS = 6_000     # trajectory points drawn per 3-D figure (all tokens together)
-LINE_MAX = 100          # ... and at most this many per token
-THRESHOLD = 0.999       # two tokens are in one cluster when <z_i, z_j> > THRESHOLD
-LOAD_WORK = 3e8         # layers * n^2 * d of both runs above which a cold load is a queued, shared job
-#: phase-diagram sizes: systems B and number of beta values (protocol: n=32, d=2, dt=0.1, T=30)
-PHASE_SIZES = {"small": dict(B=32, n_betas=18), "medium": dict(B=128, n_betas=24),
-               "large": dict(B=256, n_betas=46)}
-
-
-def _layers(horizon: float, dt: float, n: int, d: int) -> tuple[int, float]:
-    """Number of layers and the step actually used (Δ is enlarged if the work would be too big)."""
-    steps = max(1, int(round(horizon / dt)))
-    cap = max(1, min(MAX_LAYERS, int(MAX_WORK / (n * n * d))))
-    if steps > cap:
-        return cap, horizon / cap
-    return steps, dt
-
-
-def _run(Z0, beta, horizon, dt, A):
-    n, d = Z0.shape
-    steps, dt_used = _layers(horizon, dt, n, d)
-    records = max(50, min(RECORDS, int(STATS_WORK // (n * n * d))))   # pair statistics stay bounded
-    every = max(1, -(-steps // records))
-    traj = simulate(Z0, beta, dt_used, steps, A=A, record_every=every)
-    tau = np.arange(traj.shape[0]) * every * dt_used
-    w = np.eye(d)[-1]
-    P = np.eye(3) if d == 3 else hs.projection_basis(d, w)   # displayed coordinates: (.., .., <w, z>)
-    kf = thin(traj.shape[0], FRAMES)
-    kl = thin(traj.shape[0], max(2, min(LINE_MAX, LINE_POINTS // n)))
-    return {
-        "traj": traj, "tau": tau, "steps": steps, "dt": dt_used, "w": w,
-        "frames": (traj[kf] @ P.T).astype(np.float32), "frame_tau": tau[kf],
-        "lines": (traj[kl] @ P.T).astype(np.float32),
-    }
-
-
-@cached
-def hemi_data(n, d, beta, horizon, dt, cap, A_kind, A_seed, seed) -> dict:
-    """The hemisphere run: tokens uniform on a cap around w = e_d."""
-    A = hs.random_matrix(d, A_kind, A_seed)
-    Z0 = hs.cap_uniform(n, d, math.radians(cap), seed=seed)
-    out = _run(Z0, beta, horizon, dt, A)
-    traj = out.pop("traj")
-    out["rmin"] = hs.min_projection(traj, out["w"])
-    # the diameter (an O(n^2) pass per layer) only at the layers drawn, first and last included
-    k = thin(traj.shape[0], DIAM_POINTS)
-    out["diam_tau"] = out["tau"][k]
-    out["diam"] = hs.pair_stats(traj[k], THRESHOLD).diameter
-    # the best hemisphere (a linear programme) is shown only for caps beyond 90°
-    out["margin"] = hs.hemisphere_direction(Z0)[1] if cap >= 90 else None
-    return out
-
-
-@cached
-def contrast_data(n, d, beta, horizon, dt, A_kind, A_seed, seed) -> dict:
-    """The contrast run: tokens uniform on the whole sphere."""
-    A = hs.random_matrix(d, A_kind, A_seed)
-    Z0 = hs.sphere_uniform(n, d, seed=seed + 1)
-    out = _run(Z0, beta, horizon, dt, A)
-    traj = out.pop("traj")
-    out["clusters"] = hs.pair_stats(traj, THRESHOLD).clusters
-    out["labels"] = hs.cluster_labels(traj[-1], THRESHOLD)
-    return out
-
-
-# --------------------------------------------------------------------------- 3-D figure
-def _f32(a):
-    """Drawing data as float32 in Plotly's typed-array form (no per-array validation, half the bytes)."""
-    return typed(a, np.float32)
-
-
-@functools.cache
-def _sphere_wire() -> dict:
-    """The unit sphere as a light wireframe: parallels at ±30°, ±60° and 8 meridians that stop short of
-    the poles (where clusters gather), NaN-separated in one line trace.
-
-    A translucent surface looked softer but cost the browser ~1.3 s of CPU per slider change here
-    (software WebGL redraws both scenes from scratch, see the notes in ``_sphere_figure``)."""
-    th = np.linspace(0.0, 2 * np.pi, 97)
-    gap = np.full((1, 3), np.nan)
-    parts = []
-    for lat in np.radians([-60, -30, 30, 60]):      # no equator: the boundary circle is drawn there
-        parts += [np.column_stack([np.cos(lat) * np.cos(th), np.cos(lat) * np.sin(th),
-                                   np.full_like(th, np.sin(lat))]), gap]
-    lat = np.radians(np.linspace(-75.0, 75.0, 41))
-    for lon in np.radians(np.arange(0, 360, 45)):
-        parts += [np.column_stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)]), gap]
-    P = np.concatenate(parts)
-    return {c: _f32(P[:, i]) for i, c in enumerate("xyz")}
-
-
-def _paths(lines: np.ndarray):
-    """(records, n, 3) -> x, y, z of all token paths, separated by NaN (one trace)."""
-    R, n, _ = lines.shape
-    seg = np.concatenate([lines.transpose(1, 0, 2), np.full((n, 1, 3), np.nan, np.float32)], axis=1)
-    seg = seg.reshape(-1, 3)
-    return _f32(seg[:, 0]), _f32(seg[:, 1]), _f32(seg[:, 2])
-
-
-def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Frozen:
-    """Tokens on the sphere (a wireframe), their paths, w and the boundary circle; frames over depth.
-
-    ``show_w=False`` (the contrast run) leaves out w and the hemisphere boundary: that theorem does
-    not apply there.
-
-    Browser cost: Streamlit derives a chart's element id from its spec (even with a key), so a
-    changed figure is a new chart: the browser builds a fresh WebGL scene (context, ~50 shader
-    programs) for each 3-D figure that changed. Animation frames and paths hardly matter there
-    (12 instead of 48 frames, or no paths at all: no measurable difference in headless Chromium);
-    a translucent surface did (~1.3 s of software-WebGL CPU per slider change for the two scenes,
-    time to a settled page roughly halved without it), hence the wireframe.
-    """
-    fr, ftau = data["frames"], data["frame_tau"]
-    xyz = [{c: _f32(fr[k, :, i]) for i, c in enumerate("xyz")} for k in range(fr.shape[0])]
-    th = np.linspace(0.0, 2 * np.pi, 121)
-    traces = [
-        go.Scatter3d(**_sphere_wire(), mode="lines", hoverinfo="skip", name=labels["sphere"], showlegend=False,
-                     line=dict(color="#C6DBEF", width=1.5)),
-        go.Scatter3d(x=_f32(np.cos(th)), y=_f32(np.sin(th)), z=_f32(np.zeros_like(th)), mode="lines",
-                     hoverinfo="skip",
-                     line=dict(color=COLORS["bound"], width=5), name=labels["boundary"], visible=show_w),
-        go.Scatter3d(x=[0.0, 0.0], y=[0.0, 0.0], z=[0.0, 1.3], mode="lines+text", text=["", "w"],
-                     textposition="top center", hoverinfo="skip", visible=show_w,
-                     line=dict(color=COLORS["usa"], width=7), name=labels["w"]),
-        go.Scatter3d(**dict(zip("xyz", _paths(data["lines"]))), mode="lines", hoverinfo="skip", opacity=0.35,
-                     line=dict(color=COLORS["ref"], width=2), name=labels["paths"]),
-        # coloured by cluster: the legend would show one arbitrary cluster colour; the title says it
-        go.Scatter3d(**xyz[0], mode="markers", name=labels["tokens"], showlegend="colorscale" not in color,
-                     marker=dict(size=5, line=dict(width=0), **color)),
-    ]
-    # plain frame dicts: Plotly would validate 2 x 48 frames one by one (see ui.figures.Frozen)
-    frames = [{"data": [{"type": "scatter3d", **xyz[k]}], "traces": [4], "name": f"{k}"}
-              for k in range(fr.shape[0])]
-    # Step labels feed the "depth τ = …" read-out; the tick labels under the slider (odd values
-    # at every frame) are hidden by a transparent slider font.
-    steps = [dict(method="animate", label=f"{ftau[k]:.3g}",
-                  args=[[f"{k}"], dict(mode="immediate", frame=dict(duration=0, redraw=True),
-                                       transition=dict(duration=0))]) for k in range(fr.shape[0])]
-    # tick values carry no information on the unit sphere; hiding them also keeps the animation
-    # controls below the scene free of clutter
-    ax = dict(range=[-1.15, 1.15], showbackground=False, gridcolor="#E5E5E5", zeroline=False,
-              showticklabels=False)
-    fig = go.Figure(data=traces, layout=dict(
-        template=TEMPLATE, height=650, margin=dict(l=0, r=0, t=100, b=70),
-        title=dict(text=labels["title"], x=0.0, xanchor="left", font=dict(size=15)),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0),
-        scene=dict(aspectmode="cube", domain=dict(x=[0.0, 1.0], y=[0.1, 1.0]),
-                   xaxis=dict(title=dict(text=labels["x"]), **ax),
-                   yaxis=dict(title=dict(text=labels["y"]), **ax),
-                   zaxis=dict(title=dict(text=labels["z"]), **ax),
-                   camera=dict(eye=dict(x=1.2, y=1.05, z=0.65))),
-        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=0.0, xanchor="left", yanchor="top",
-                          showactive=False, pad=dict(t=0, r=10),
-                          buttons=[dict(label=labels["play"], method="animate",
-                                        args=[None, dict(frame=dict(duration=90, redraw=True),
-                                                         transition=dict(duration=0), fromcurrent=True)]),
-                                   dict(label=labels["pause"], method="animate",
-                                        args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=True),
-                                                           transition=dict(duration=0))])])],
-        sliders=[dict(active=0, steps=steps, x=0.24, len=0.76, y=0.04, yanchor="top",
-                      font=dict(color="rgba(0,0,0,0)"), ticklen=3,
-                      currentvalue=dict(prefix=labels["slider"], font=dict(size=13, color="#333")),
-                      pad=dict(t=0, b=0))],
-    ))
-    return Frozen(fig, frames=frames)
-
-
-def _fig_labels(t, title_key: str, projected: bool) -> dict:
-    keys = ("sphere", "boundary", "w", "paths", "tokens", "play", "pause", "slider")
-    lab = {k: t(f"fig3d.{k}") for k in keys}
-    lab["title"] = t(title_key)
-    axes = ("xp", "yp", "zp") if projected else ("x", "y", "z")
-    lab.update(x=t(f"fig3d.{axes[0]}"), y=t(f"fig3d.{axes[1]}"), z=t(f"fig3d.{axes[2]}"))
-    return lab
-
-
-def _cluster_colors(lab: np.ndarray) -> dict:
-    """Marker colours by cluster: SEQUENCE[label mod 8] through a stepped colour scale.
-
-    The same colours as a list of colour strings, but one typed array instead of n strings that
-    Plotly would validate one by one (~40 ms at n = 512)."""
-    k = len(SEQUENCE)
-    scale = [[pos, c] for i, c in enumerate(SEQUENCE) for pos in (i / k, (i + 1) / k)]
-    return {"color": _f32(lab % k), "colorscale": scale, "cmin": -0.5, "cmax": k - 0.5, "showscale": False}
-
-
-# --------------------------------------------------------------------------- figures
-# Built once per (language, parameters) and shared read-only: see ui.figures.cached_figure.
-# ``hp``: the hemisphere run's parameters (n, d, beta, horizon, dt, cap, A, A_seed, seed);
-# ``cp``: the contrast run's (n, d, contrast_beta, contrast_horizon, dt, A, A_seed, seed).
-@cached_figure(max_entries=16)
-def hemi_sphere_figure(t, *hp):
-    h = hemi_data(*hp)
-    return _sphere_figure(h, _fig_labels(t, "fig3d.title_hemi", hp[1] > 3), {"color": COLORS["sa"]}, True)
-
-
-@cached_figure(max_entries=16)
-def contrast_sphere_figure(t, *cp):
-    c = contrast_data(*cp)
-    return _sphere_figure(c, _fig_labels(t, "fig3d.title_contrast", cp[1] > 3), _cluster_colors(c["labels"]),
-                          False)
-
-
-@cached_figure
-def rmin_figure(t, *hp):
-    h = hemi_data(*hp)
-    fig = figure(t("fig.x_depth_short"), t("fig.y_rmin"), t("fig.rmin_title"), height=300)
-    k = thin(h["tau"].size, DIAM_POINTS)
-    r0 = float(h["rmin"][0])
-    # horizontal lines across the plot (what add_hline writes, without its ~8 ms of machinery)
-    hline = dict(type="line", xref="x domain", x0=0, x1=1, yref="y")
-    shapes = [dict(hline, y0=r0, y1=r0, line=dict(color=COLORS["bound"], width=2))]
-    if hp[5] < 90:
-        shapes.append(dict(hline, y0=0.0, y1=0.0, line=dict(color=COLORS["ref"], width=1, dash="dot")))
-    sim_markers(fig, h["tau"][k], h["rmin"][k], t("fig.rmin_sim"), color=COLORS["sa"])
-    fig.update_layout(showlegend=False, shapes=shapes, annotations=[dict(
-        text=t("fig.rmin0_line"), showarrow=False, xref="x domain", x=1, xanchor="right", yref="y", y=r0,
-        yanchor="top")])
-    return fig
-
-
-@cached_figure
-def diam_figure(t, *hp):
-    h = hemi_data(*hp)
-    fig = figure(t("fig.x_depth_short"), t("fig.y_diam"), t("fig.diam_title"), log_y=True, height=300)
-    sim_markers(fig, h["diam_tau"], np.maximum(h["diam"], 1e-17), t("fig.diam_sim"),
-                color=COLORS["usa"], symbol="square")
-    fig.update_layout(showlegend=False)
-    return fig
-
-
-@cached_figure
-def clusters_figure(t, *cp):
-    c = contrast_data(*cp)
-    fig = figure(t("fig.x_depth_short"), t("fig.y_clusters"), t("fig.clusters_title"), height=340)
-    sim_line(fig, c["tau"], c["clusters"], t("fig.clusters_sim"), color=COLORS["sa"], line_shape="hv")
-    fig.update_layout(showlegend=False)
-    fig.update_yaxes(rangemode="tozero")
-    return fig
+#: requested layers x n^2 x d of both runs above which a cold load is a queued, shared job (ui.jobs)
+LOAD_WORK = 3e8
 
 
 # --------------------------------------------------------------------------- phase diagram
-def _phase_figures(pd: hs.PhaseDiagram, t) -> tuple[go.Figure, go.Figure]:
-    figs = []
-    # the median count starts near n = 32; the colour scale stops at 8 so that 1..8 stay readable
-    for z, key, scale, zmin, zmax in ((pd.one_cluster, "one", "Blues", 0.0, 1.0),
-                                      (pd.median_clusters, "median", "Oranges", 1.0, 8.0)):
-        fig = figure(t("phase.x"), t("phase.y"), t(f"phase.{key}_title"), height=420)
-        fig.update_layout(hovermode="closest")
-        fig.add_trace(go.Heatmap(x=pd.times, y=pd.betas, z=z, colorscale=scale, zmin=zmin, zmax=zmax,
-                                 colorbar=dict(title=dict(text=t(f"phase.{key}_bar"), side="right")),
-                                 hovertemplate="τ=%{x:.3g}<br>β=%{y:.3g}<br>%{z:.3g}<extra></extra>"))
-        figs.append(fig)
-    return figs[0], figs[1]
-
-
 def _request_phase(size: str) -> None:
     st.session_state["_hemi_phase_req"] = size
 
@@ -317,7 +56,7 @@ def _phase_panel(ctx, size: str) -> None:
     fkey = (size, t.lang, t.version, id(res))
     if fkey not in figs:
         figs.clear()
-        figs[fkey] = tuple(freeze(f) for f in _phase_figures(res, t))
+        figs[fkey] = tuple(freeze(f) for f in phase_figures(res, t))
     f1, f2 = figs[fkey]
     with c1:
         show(f1, key="fig_phase_one")
@@ -337,9 +76,8 @@ def render() -> None:
     hp = (n, d, v["beta"], v["horizon"], v["dt"], v["cap"], v["A"], v["A_seed"], v["seed"])
     cp = (n, d, v["contrast_beta"], v["contrast_horizon"], v["dt"], v["A"], v["A_seed"], v["seed"])
     with ctx.guard():  # a large cold load runs once for everyone, one per core at most (ui.jobs)
-        work = n * n * d * sum(_layers(hz, v["dt"], n, d)[0] for hz in (v["horizon"], v["contrast_horizon"]))
-        heavy(("hemisphere.load", hp, cp), calls((hemi_data, hp), (contrast_data, cp)),
-              start=work > LOAD_WORK, t=t, lane="load")
+        heavy(("hemisphere.load", hp, cp), calls((hemi_data, hp), (contrast_data, cp)), t=t, lane="load",
+              start=n * n * d * (v["horizon"] + v["contrast_horizon"]) / v["dt"] > LOAD_WORK)
         h = hemi_data(*hp)
 
     m = st.columns(4)

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.i18n import Text
-from ui.nav import PAGES, page
 from ui.page import setup
 from ui.spec import PageSchema
+from views.home import page_cards
 
 SCHEMA = PageSchema("home", params=())
 
@@ -15,13 +14,10 @@ def render() -> None:
     ctx = setup(SCHEMA)
     ctx.section("intro")
     st.subheader(ctx.t("pages_title"))
-    for e in PAGES:
-        if e.stem == "home":
-            continue
-        pt = Text(e.stem, ctx.lang)
+    for target, title, icon, subtitle in page_cards(ctx.lang):
         with st.container(border=True):
-            st.page_link(page(e, ctx.lang), label=pt("title"), icon=e.icon)
-            st.caption(pt("subtitle"))
+            st.page_link(target, label=title, icon=icon)
+            st.caption(subtitle)
     ctx.section("times")
     ctx.section("howto")
     ctx.footer()

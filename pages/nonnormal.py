@@ -2,17 +2,15 @@
 from __future__ import annotations
 
 import math
-import time
 
-import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
-from sim import nonnormal as nn
-from ui.figures import (COLORS, SEQUENCE, Frozen, cached_figure, exact_line, figure, show, sim_line, sim_markers,
-                        thin)
-from ui.page import cached, setup
+from ui.figures import show
+from ui.page import setup
 from ui.spec import PageSchema, Param
+from views.nonnormal import (A_SCALAR, ellipse_figure, euler_data, euler_flow_figure, euler_scalar_figure,
+                             flow_data, jacobian_data, jacobian_figure, kappa_data, kappa_eps_figure,
+                             kappa_s_figure, pseudo_data, pseudo_figure, response_figure)
 
 SCHEMA = PageSchema("nonnormal", params=(
     Param("M", "float", default=6.0, min=0.0, max=20.0, step=0.1, lo=-50.0, hi=50.0),
@@ -26,302 +24,54 @@ SCHEMA = PageSchema("nonnormal", params=(
     Param("grid", "int", default=201, min=51, max=401, step=10, lo=11, hi=801),
 ))
 
-FINE = 400                  # points on each exact curve in s
-N_DIRS = 6                  # unit initial vectors x0 at angles k*pi/N_DIRS
-FRAMES = 61                 # frames of the ellipse animation
-CIRCLE = 97                 # points on the animated circle
-EPS_SWEEP = np.logspace(-4, 1, 101)   # epsilon values of the kappa(V) panel
-EULER_MARKERS = 120         # Euler iterates drawn at most
-A_SCALAR = 1.0              # rate a of the scalar case (the diagonal of A)
+
+def _pseudo_section(ctx) -> None:
+    """Pseudospectra: the contour plot, the Kreiss lower bound and the supremum of the flow."""
+    t, v = ctx.t, ctx.values
+    ctx.section("pseudo")
+    with ctx.guard():
+        p = pseudo_data(v["M"], v["eps"], v["grid"])
+    c5, c6 = st.columns([3, 2])
+    with c5:
+        show(pseudo_figure(t, v["M"], v["eps"], v["grid"]), key="fig_pseudo")
+    with c6:
+        st.metric(t("metrics.kreiss"), f"{p['kreiss']:.4f}")
+        st.metric(t("metrics.sup_eps"), f"{p['sup']:.4f}")
+        st.markdown(t("pseudo.side"))
+    st.caption(t("pseudo.caption", n=v["grid"], points=f"{p['points']:,}", ms=f"{p['ms']:.2f}"))
 
 
-def _window(M: float) -> float:
-    """Half-width of the pseudospectrum window: sigma_min = 1 at distance sqrt(|M|+1) (Jordan case)."""
-    return max(2.5, 1.4 * math.sqrt(abs(M) + 1.0))
+def _jacobian_section(ctx) -> dict:
+    """Products of layer Jacobians: ordered, reversed, and the products of norms and radii."""
+    t, v = ctx.t, ctx.values
+    ctx.section("jacobians")
+    with ctx.guard():
+        j = jacobian_data(v["L"], v["d"], v["eta"], v["seed"])
+    show(jacobian_figure(t, v["L"], v["d"], v["eta"], v["seed"]), key="fig_jacobians")
+    gap = (j["norm_product"][-1] - j["ordered"][-1]) / math.log(10.0)
+    st.caption(t("jacobians.caption", L=v["L"], gap=f"{gap:.1f}",
+                 ordered=f"{j['ordered'][-1] / math.log(10):.2f}",
+                 reversed=f"{j['reversed'][-1] / math.log(10):.2f}"))
+    return j
 
 
-# --------------------------------------------------------------------------- cached compute
-@cached
-def flow_data(M: float, s_max: float) -> dict:
-    """Responses from several unit x0, the norm envelope, the peak and the ellipse frames."""
-    s = np.linspace(0.0, s_max, FINE)
-    angles = np.arange(N_DIRS) * np.pi / N_DIRS
-    dirs = np.stack([np.cos(angles), np.sin(angles)], 1)
-    resp = np.array([np.linalg.norm(nn.response(M, s, x0), axis=1) for x0 in dirs])
-    s_star, peak = nn.peak(M)
-    sf = np.linspace(0.0, s_max, FRAMES)
-    ellipse = nn.circle_image(M, sf, n_points=CIRCLE)
-    pts = np.stack([nn.response(M, sf, x0) for x0 in np.concatenate([dirs, -dirs])], 1)  # (F, 2N, 2)
-    E = nn.flow(M, sf)
-    axis = np.empty((FRAMES, 2))
-    for k, Ek in enumerate(E):                      # major semi-axis = sigma_max * left singular vector
-        U, S, _ = np.linalg.svd(Ek)
-        axis[k] = S[0] * U[:, 0]
-    return {
-        "s": s, "angles": angles, "resp": resp, "norm": nn.operator_norm(M, s), "eig": np.exp(-s),
-        "s_star": s_star, "peak": peak, "e2_at_1": math.exp(-1.0) * math.sqrt(1.0 + M * M),
-        "sf": sf, "ellipse": ellipse, "pts": pts, "axis": axis,
-    }
-
-
-@cached
-def kappa_data(M: float, eps: float, s_max: float) -> dict:
-    s = np.linspace(0.0, s_max, FINE)
-    kap = nn.kappa(M, eps)
-    s_long = np.linspace(0.0, max(s_max, 12.0), 1200)
-    sup_norm = np.array([nn.flow_norm(M, s_long, e).max() for e in EPS_SWEEP])
-    return {
-        "s": s, "norm_eps": nn.flow_norm(M, s, eps), "norm_jordan": nn.operator_norm(M, s),
-        "bound": kap * np.exp(-s), "eig": np.exp(-s), "kappa": kap,
-        "eps_sweep": EPS_SWEEP, "kappa_sweep": np.array([nn.kappa(M, e) for e in EPS_SWEEP]),
-        "sup_sweep": sup_norm, "sup_eps": float(nn.flow_norm(M, s_long, eps).max()),
-    }
-
-
-@cached(max_entries=16)
-def pseudo_data(M: float, eps: float, grid: int) -> dict:
-    A = nn.matrix(M, eps)
-    R = _window(M)
-    center = -1.0 - eps / 2.0
-    re = np.linspace(center - R, center + R, grid)
-    im = np.linspace(-R, R, grid)
-    ms = math.inf
-    for _ in range(3):                      # best of 3: the kernel takes well under a millisecond
-        t0 = time.perf_counter()
-        sig = nn.pseudospectrum(A, re, im)
-        ms = min(ms, (time.perf_counter() - t0) * 1e3)
-    kreiss = nn.kreiss_lower_bound(A, re, im, sigma=sig)
-    right = re > 0
-    at = (np.nan, np.nan)
-    if right.any():
-        ratio = re[right][None, :] / np.maximum(sig[:, right], 1e-300)
-        k, j = np.unravel_index(np.argmax(ratio), ratio.shape)
-        at = (float(re[right][j]), float(im[k]))
-    with np.errstate(divide="ignore"):
-        logsig = np.log10(np.maximum(sig, 1e-12)).astype(np.float32)
-    s_long = np.linspace(0.0, 12.0, 2400)
-    return {"re": re, "im": im, "logsig": logsig, "ms": ms, "points": grid * grid,
-            "eig": np.linalg.eigvals(A), "kreiss": kreiss, "kreiss_at": at,
-            "sup": float(nn.flow_norm(M, s_long, eps).max())}
-
-
-@cached
-def jacobian_data(L: int, d: int, eta: float, seed: int) -> dict:
-    return nn.jacobian_products(L, d, eta, seed)
-
-
-@cached
-def euler_data(M: float, delta: float, s_max: float) -> dict:
-    e2 = [0.0, 1.0]
-    fl = nn.euler_flow(M, delta, s_max, e2)
-    s = np.linspace(0.0, s_max, FINE)
-    sc = nn.euler_scalar(A_SCALAR, delta, s_max, 1.0)
-    return {
-        "s": s, "exact": nn.response(M, s, e2), "sk": fl["s"], "euler": fl["euler"],
-        "flow_err": float(np.max(np.linalg.norm(fl["euler"] - fl["exact"], axis=1))),
-        "sc_s": sc["s"], "sc_euler": sc["euler"], "sc_exact": np.exp(-A_SCALAR * s),
-        "sc_err": float(np.max(sc["error"])), "bound": sc["bound"], "factor": sc["factor"],
-        "regime": sc["regime"],
-    }
-
-
-# --------------------------------------------------------------------------- figures
-def _legend_low(fig: go.Figure, y: float = -0.3) -> None:
-    """Horizontal legend far enough below the x-axis title not to touch it; the band the house
-    figure keeps above the plot for its legend is given back (only the title stays there)."""
-    fig.update_layout(legend=dict(y=y, yanchor="top"), margin=dict(t=50))
-
-
-def _line(fig: go.Figure, x, y, name: str, color: str, width: float = 2.5, dash: str | None = None) -> None:
-    """An exact curve with its own width (exact_line fixes the width)."""
-    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), name=name, mode="lines",
-                             line=dict(color=color, width=width, dash=dash)))
-
-
-def _ellipse_figure(d: dict, t, lang_s: str) -> Frozen:
-    lim = 1.08 * max(d["peak"], float(np.abs(d["ellipse"]).max()), 1.0)
-    fig = figure(t("fig.x1"), t("fig.x2"), t("fig.ellipse_title"), height=500)
-    fig.update_layout(hovermode="closest", margin=dict(l=60, r=20, t=50, b=40))
-    fig.update_xaxes(range=[-lim, lim])
-    fig.update_yaxes(range=[-lim, lim], scaleanchor="x", scaleratio=1)
-    th = np.linspace(0.0, 2 * np.pi, CIRCLE)
-    fig.add_trace(go.Scatter(x=np.cos(th), y=np.sin(th), mode="lines", name=t("fig.unit_circle"),
-                             line=dict(color=COLORS["ref"], width=1.5, dash="dot"), hoverinfo="skip"))
-    colors = [SEQUENCE[k % len(SEQUENCE)] for k in range(N_DIRS)] * 2
-
-    names = (t("fig.image_ellipse"), t("fig.image_points"), t("fig.major_axis"))
-    first = (dict(mode="lines", line=dict(color=COLORS["exact"], width=2.5)),
-             dict(mode="markers", marker=dict(color=colors, size=9, symbol="circle")),
-             dict(mode="lines", line=dict(color=COLORS["bound"], width=3)))
-
-    def moving(k):
-        """Plain dicts (no per-frame validation): 61 validated frames would cost ~0.3 s per rerun."""
-        # float32 on the wire: half the bytes of the 61 frames, ~1e-7 relative (far below a pixel)
-        e, p, a = d["ellipse"][k].astype(np.float32), d["pts"][k].astype(np.float32), d["axis"][k]
-        return [dict(type="scatter", x=e[:, 0], y=e[:, 1]), dict(type="scatter", x=p[:, 0], y=p[:, 1]),
-                dict(type="scatter", x=[0.0, a[0]], y=[0.0, a[1]])]
-
-    start = int(np.argmin(np.abs(d["sf"] - min(1.0, d["sf"][-1]))))
-    for tr, style, name in zip(moving(start), first, names):
-        fig.add_trace(go.Scatter(x=tr["x"], y=tr["y"], name=name, **style))
-    frames = [dict(data=moving(k), traces=[1, 2, 3], name=f"{d['sf'][k]:.3f}") for k in range(FRAMES)]
-    steps = [dict(method="animate", label=f"{d['sf'][k]:.2f}",
-                  args=[[f"{d['sf'][k]:.3f}"], dict(mode="immediate", frame=dict(duration=0, redraw=False),
-                                                    transition=dict(duration=0))])
-             for k in range(FRAMES)]
-    fig.update_layout(
-        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.2, xanchor="left", yanchor="top",
-                          showactive=False, pad=dict(t=0, r=10),
-                          buttons=[dict(label=t("fig.play"), method="animate",
-                                        args=[None, dict(frame=dict(duration=70, redraw=False),
-                                                         transition=dict(duration=0), fromcurrent=True)]),
-                                   dict(label=t("fig.pause"), method="animate",
-                                        args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False),
-                                                           transition=dict(duration=0))])])],
-        # the read-out sits at the right end of the slider, clear of the play/pause buttons
-        sliders=[dict(active=start, steps=steps, x=0.42, len=0.58, y=-0.2, yanchor="top",
-                      currentvalue=dict(prefix=lang_s, xanchor="right", font=dict(size=13, color="#333")),
-                      pad=dict(t=0, b=0),
-                      ticklen=0, minorticklen=0, font=dict(size=1, color="rgba(0,0,0,0)"))],
-        legend=dict(orientation="v", x=0.0, y=1.02, xanchor="left", yanchor="bottom"),
-        margin=dict(l=60, r=20, t=140, b=120), height=730,
-    )
-    return Frozen(fig, frames=frames)
-
-
-@cached_figure(max_entries=16)
-def ellipse_figure(t, M: float, s_max: float):
-    """The animated ellipse (61 frames): built once per (M, s_max, language) and shared."""
-    return _ellipse_figure(flow_data(M, s_max), t, t("fig.s_prefix"))
-
-
-@cached_figure
-def response_figure(t, M: float, s_max: float):
-    f = flow_data(M, s_max)
-    fig = figure(t("fig.x_s"), t("fig.y_norm"), t("fig.response_title"), height=500)
-    for j, ang in enumerate(f["angles"]):
-        is_e2 = abs(ang - np.pi / 2) < 1e-9
-        _line(fig, f["s"], f["resp"][j], t("fig.resp_e2") if is_e2 else
-              t("fig.resp_dir", deg=f"{math.degrees(ang):.0f}"),
-              color=SEQUENCE[j % len(SEQUENCE)], width=3.5 if is_e2 else 1.5)
-    exact_line(fig, f["s"], f["norm"], t("fig.envelope"), color=COLORS["black"])
-    exact_line(fig, f["s"], f["eig"], t("fig.eig_only"), color=COLORS["ref"], line=dict(dash="dot"))
-    fig.add_trace(go.Scatter(x=[f["s_star"]], y=[f["peak"]], mode="markers", name=t("fig.peak"),
-                             marker=dict(color=COLORS["black"], size=14, symbol="star")))
-    # Both labels sit in a band above every curve, at the right end, with a thin leader to their
-    # point: next to the points they covered the curves around the peak.
-    top = max(float(np.max(f["norm"])), f["peak"], 1.0)
-    s_txt = 0.98 * s_max
-    note = dict(showarrow=True, arrowhead=0, arrowwidth=1, arrowcolor="#666", axref="x", ayref="y",
-                bgcolor="rgba(255,255,255,0.85)", xanchor="right", yanchor="middle")
-    fig.add_annotation(x=f["s_star"], y=f["peak"], ax=s_txt, ay=1.26 * top,
-                       text=t("fig.peak_text", s=f"{f['s_star']:.3f}", v=f"{f['peak']:.3f}"), **note)
-    if s_max >= 1.0:
-        fig.add_trace(go.Scatter(x=[1.0], y=[f["e2_at_1"]], mode="markers", name=t("fig.at_s1"),
-                                 marker=dict(color=COLORS["accent"], size=11, symbol="diamond")))
-        fig.add_trace(go.Scatter(x=[1.0], y=[abs(M) / math.e], mode="markers", name=t("fig.m_over_e"),
-                                 marker=dict(color=COLORS["accent"], size=14, symbol="line-ew-open",
-                                             line=dict(width=3, color=COLORS["accent"]))))
-        fig.add_annotation(x=1.0, y=f["e2_at_1"], ax=s_txt, ay=1.12 * top,
-                           text=t("fig.at_s1_text", v=f"{f['e2_at_1']:.3f}"), **note)
-    fig.update_yaxes(range=[0.0, 1.34 * top])
-    fig.update_layout(legend=dict(orientation="v", x=1.02, y=1.0, xanchor="left", yanchor="top"),
-                      margin=dict(r=10))
-    return fig
-
-
-@cached_figure
-def kappa_s_figure(t, M: float, eps: float, s_max: float):
-    k = kappa_data(M, eps, s_max)
-    fig = figure(t("fig.x_s_short"), t("fig.y_norm"), t("fig.kappa_title", eps=f"{eps:g}"), log_y=True)
-    exact_line(fig, k["s"], k["norm_eps"], t("fig.norm_eps"), color=COLORS["exact"])
-    exact_line(fig, k["s"], k["bound"], t("fig.kappa_bound"), color=COLORS["bound"])
-    _line(fig, k["s"], k["norm_jordan"], t("fig.norm_jordan"), color=COLORS["other"], width=1.5)
-    exact_line(fig, k["s"], k["eig"], t("fig.eig_only"), color=COLORS["ref"], line=dict(dash="dot"))
-    _legend_low(fig)
-    return fig
-
-
-@cached_figure
-def kappa_eps_figure(t, M: float, eps: float, s_max: float):
-    k = kappa_data(M, eps, s_max)
-    fig = figure(t("fig.x_eps"), t("fig.y_kappa"), t("fig.kappa_eps_title"), log_x=True, log_y=True)
-    exact_line(fig, k["eps_sweep"], k["kappa_sweep"], t("fig.kappa_curve"), color=COLORS["bound"])
-    exact_line(fig, k["eps_sweep"], k["sup_sweep"], t("fig.sup_curve"), color=COLORS["exact"])
-    fig.add_trace(go.Scatter(x=[eps, eps], y=[k["kappa"], k["sup_eps"]], mode="markers",
-                             name=t("fig.your_eps"),
-                             marker=dict(color=COLORS["black"], size=10, symbol="x")))
-    _legend_low(fig)
-    return fig
-
-
-@cached_figure(max_entries=16)
-def pseudo_figure(t, M: float, eps: float, grid: int):
-    p = pseudo_data(M, eps, grid)
-    fig = figure(t("fig.x_re"), t("fig.y_im"), t("fig.pseudo_title", eps=f"{eps:g}"), height=560)
-    fig.update_layout(hovermode="closest")
-    fig.add_trace(go.Contour(
-        x=p["re"], y=p["im"], z=p["logsig"], name=t("fig.pseudo_levels"),
-        contours=dict(start=-3.0, end=0.5, size=0.5, coloring="lines", showlabels=True,
-                      labelfont=dict(size=11)),
-        colorscale="Viridis", line=dict(width=1.8), showscale=True,
-        colorbar=dict(title=dict(text=t("fig.log_sigma"), side="right"), thickness=14),
-        hovertemplate="z = %{x:.3f} %{y:+.3f}i<br>log10 σ_min = %{z:.2f}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=p["eig"].real, y=p["eig"].imag, mode="markers", name=t("fig.eigenvalues"),
-                             marker=dict(color=COLORS["usa"], size=12, symbol="x")))
-    if np.isfinite(p["kreiss_at"][0]):
-        fig.add_trace(go.Scatter(x=[p["kreiss_at"][0]], y=[p["kreiss_at"][1]], mode="markers",
-                                 name=t("fig.kreiss_point"),
-                                 marker=dict(color=COLORS["accent"], size=11, symbol="diamond-open",
-                                             line=dict(width=2, color=COLORS["accent"]))))
-    fig.add_trace(go.Scatter(x=[0.0, 0.0], y=[p["im"][0], p["im"][-1]], mode="lines", name=t("fig.imag_axis"),
-                             line=dict(color=COLORS["ref"], dash="dash", width=1.5), hoverinfo="skip"))
-    fig.update_yaxes(scaleanchor="x", scaleratio=1)
-    _legend_low(fig)
-    return fig
-
-
-@cached_figure
-def jacobian_figure(t, L: int, d: int, eta: float, seed: int):
-    j = jacobian_data(L, d, eta, seed)
-    fig = figure(t("fig.x_depth"), t("fig.y_product"), t("fig.jac_title", d=d, eta=f"{eta:g}"), log_y=True)
-
-    def ex(x):
-        return np.exp(np.clip(x, -700.0, 700.0))
-
-    exact_line(fig, j["depth"], ex(j["norm_product"]), t("fig.norm_product"), color=COLORS["bound"])
-    sim_line(fig, j["depth"], ex(j["ordered"]), t("fig.ordered"), color=COLORS["exact"])
-    sim_line(fig, j["depth"], ex(j["reversed"]), t("fig.reversed"), color=COLORS["usa"])
-    fig.add_trace(go.Scatter(x=j["depth"], y=ex(j["radius_product"]), mode="lines", name=t("fig.radius_product"),
-                             line=dict(color=COLORS["ref"], dash="dot", width=2)))
-    _legend_low(fig)
-    return fig
-
-
-@cached_figure
-def euler_flow_figure(t, M: float, delta: float, s_max: float):
-    e = euler_data(M, delta, s_max)
-    idx = thin(e["sk"].size, EULER_MARKERS)
-    fig = figure(t("fig.x_s_short"), t("fig.y_component"), t("fig.euler_title", delta=f"{delta:g}"))
-    exact_line(fig, e["s"], e["exact"][:, 0], t("fig.x1_exact"), color=COLORS["exact"])
-    exact_line(fig, e["s"], e["exact"][:, 1], t("fig.x2_exact"), color=COLORS["bound"])
-    sim_markers(fig, e["sk"][idx], e["euler"][idx, 0], t("fig.x1_euler"), color=COLORS["exact"])
-    sim_markers(fig, e["sk"][idx], e["euler"][idx, 1], t("fig.x2_euler"), color=COLORS["bound"],
-                symbol="square")
-    _legend_low(fig)
-    return fig
-
-
-@cached_figure
-def euler_scalar_figure(t, M: float, delta: float, s_max: float):
-    e = euler_data(M, delta, s_max)
-    idx = thin(e["sk"].size, EULER_MARKERS)
-    fig = figure(t("fig.x_s_short"), t("fig.y_V"), t("fig.scalar_title", ad=f"{A_SCALAR * delta:g}"))
-    exact_line(fig, e["s"], e["sc_exact"], t("fig.V_exact"), color=COLORS["exact"])
-    sim_markers(fig, e["sc_s"][idx], e["sc_euler"][idx], t("fig.V_euler"), color=COLORS["sim"])
-    fig.add_hline(y=0.0, line=dict(color=COLORS["ref"], width=1))
-    _legend_low(fig)
-    return fig
+def _euler_section(ctx) -> dict:
+    """Explicit Euler steps: the non-normal flow and the scalar stability regimes."""
+    t, v = ctx.t, ctx.values
+    M, delta, s_max = v["M"], v["delta"], v["s_max"]
+    ctx.section("euler")
+    with ctx.guard():
+        e = euler_data(M, delta, s_max)
+    c7, c8 = st.columns(2)
+    with c7:
+        show(euler_flow_figure(t, M, delta, s_max), key="fig_euler_flow")
+    with c8:
+        show(euler_scalar_figure(t, M, delta, s_max), key="fig_euler_scalar")
+    bound = t("euler.no_bound") if not math.isfinite(e["bound"]) else f"{e['bound']:.2e}"
+    st.markdown(t("euler.result", ad=f"{A_SCALAR * delta:g}", regime=t(f"euler.regimes.{e['regime']}"),
+                  factor=f"{e['factor']:.3f}", err=f"{e['sc_err']:.2e}", bound=bound,
+                  flow_err=f"{e['flow_err']:.2e}"))
+    return e
 
 
 def render() -> None:
@@ -360,41 +110,9 @@ def render() -> None:
         show(kappa_eps_figure(t, M, v["eps"], v["s_max"]), key="fig_kappa_eps")
     st.caption(t("kappa.caption", kappa=f"{k['kappa']:.4g}", sup=f"{k['sup_eps']:.4g}"))
 
-    # ------------------------------------------------------------------ pseudospectra
-    ctx.section("pseudo")
-    with ctx.guard():
-        p = pseudo_data(M, v["eps"], v["grid"])
-    c5, c6 = st.columns([3, 2])
-    with c5:
-        show(pseudo_figure(t, M, v["eps"], v["grid"]), key="fig_pseudo")
-    with c6:
-        st.metric(t("metrics.kreiss"), f"{p['kreiss']:.4f}")
-        st.metric(t("metrics.sup_eps"), f"{p['sup']:.4f}")
-        st.markdown(t("pseudo.side"))
-    st.caption(t("pseudo.caption", n=v["grid"], points=f"{p['points']:,}", ms=f"{p['ms']:.2f}"))
-
-    # ------------------------------------------------------------------ Jacobian products
-    ctx.section("jacobians")
-    with ctx.guard():
-        j = jacobian_data(v["L"], v["d"], v["eta"], v["seed"])
-    show(jacobian_figure(t, v["L"], v["d"], v["eta"], v["seed"]), key="fig_jacobians")
-    gap = (j["norm_product"][-1] - j["ordered"][-1]) / math.log(10.0)
-    st.caption(t("jacobians.caption", L=v["L"], gap=f"{gap:.1f}",
-                 ordered=f"{j['ordered'][-1] / math.log(10):.2f}",
-                 reversed=f"{j['reversed'][-1] / math.log(10):.2f}"))
-
-    # ------------------------------------------------------------------ Euler
-    ctx.section("euler")
-    with ctx.guard():
-        e = euler_data(M, v["delta"], v["s_max"])
-    c7, c8 = st.columns(2)
-    with c7:
-        show(euler_flow_figure(t, M, v["delta"], v["s_max"]), key="fig_euler_flow")
-    with c8:
-        show(euler_scalar_figure(t, M, v["delta"], v["s_max"]), key="fig_euler_scalar")
-    bound = t("euler.no_bound") if not math.isfinite(e["bound"]) else f"{e['bound']:.2e}"
-    st.markdown(t("euler.result", ad=f"{A_SCALAR * v['delta']:g}", regime=t(f"euler.regimes.{e['regime']}"), factor=f"{e['factor']:.3f}",
-                  err=f"{e['sc_err']:.2e}", bound=bound, flow_err=f"{e['flow_err']:.2e}"))
+    _pseudo_section(ctx)
+    j = _jacobian_section(ctx)
+    e = _euler_section(ctx)
 
     ctx.section("notice")
     ctx.section("questions")

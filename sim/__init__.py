@@ -10,6 +10,7 @@ One module per construction (see ``../shared/CONSTRUCTIONS.md``):
 - :mod:`sim.gaussian_width` Gaussian width: exact values, bounds, Monte Carlo
 - :mod:`sim.nonnormal`      non-normal transient growth
 - :mod:`sim.depth_sum`      how per-layer pieces add up over depth
+- :mod:`sim.block`          inside a block: RoPE, RMSNorm, splitting, equivariance, sinks
 """
 
 import os as _os

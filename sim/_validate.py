@@ -62,6 +62,13 @@ def finite_array(name: str, value, ndim: int | None = None, shape=None,
     ``shape`` may contain ``None`` for free axes.
     """
     try:
+        cplx = np.iscomplexobj(value)
+    except (TypeError, ValueError):
+        cplx = False               # ragged or odd input: the float conversion below reports it
+    if cplx:
+        raise ValueError(f"{name} must be real: complex entries are refused (the imaginary "
+                         "part would be silently dropped)")
+    try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be a real array: {exc}") from None

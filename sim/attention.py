@@ -19,18 +19,25 @@ with attention weights
 to first order in :math:`\Delta`, so the map is a first-order method for the sphere
 flow :math:`\dot z_i = P_{z_i} u_i` (global error :math:`O(\Delta)` on a fixed depth).
 
-Numerical form (exact reformulation, used by every path). With a shift
+Numerical form (exact reformulation, used by every path). Write
+:math:`V = s_V \hat V` with :math:`s_V = \max|V_{kl}|`. With a shift
 :math:`m_i \ge \max_j \beta\langle z_i, A z_j\rangle` (the NumPy reference uses the
 maximum itself; the kernels use the bound :math:`\beta\lVert A^\top z_i\rVert` when it
-exceeds the self score :math:`\beta\langle z_i, A z_i\rangle` by at most 600, else the
-maximum) and :math:`e_{ij} = e^{\beta\langle z_i, A z_j\rangle - m_i}\in(0,1]`:
+exceeds the self score :math:`\beta\langle z_i, A z_i\rangle` by at most 600 and is below
+1e8, else the maximum), :math:`e_{ij} = e^{\beta\langle z_i, A z_j\rangle - m_i}\in(0,1]`,
+:math:`\hat u_i = \sum_j e_{ij}\hat V z_j`, :math:`T_i=\sum_j e_{ij}` and
+:math:`e^{\max}_i = \max_j e_{ij}`, the vector :math:`z_i + \Delta u_i` is, up to a positive
+factor (which the normalisation removes),
 
-- SA:  :math:`z_i + \Delta u_i = z_i + \Delta \sum_j e_{ij} V z_j / \sum_j e_{ij}`;
-- USA: :math:`z_i + \Delta u_i = z_i + \Delta c_i \tilde u_i` with
-  :math:`\tilde u_i = \sum_j e_{ij} V z_j/n` and :math:`c_i = e^{m_i}`. When
-  :math:`m_i>0` the vector is divided by :math:`c_i` before normalising
-  (:math:`e^{-m_i} z_i + \Delta \tilde u_i`), which leaves :math:`z_i^+` unchanged and
-  never overflows, so USA is computed for every finite :math:`\beta`.
+- SA:  :math:`a_i z_i + c_i \hat u_i / T_i` with :math:`\log c_i - \log a_i = \log(\Delta s_V)`;
+- USA: :math:`a_i z_i + c_i \hat u_i / e^{\max}_i` with
+  :math:`\log c_i - \log a_i = \log(\Delta s_V/n) + M_i`, :math:`M_i = m_i + \log e^{\max}_i`
+  the exact row maximum,
+
+where the larger of :math:`a_i, c_i` is 1 (both are computed from their logarithms). Nothing
+overflows or underflows, and the norm is taken after dividing by the largest entry, so the map is
+computed for every :math:`\beta` and every :math:`V`; the only limit is that the scores themselves
+must be floats: :math:`\beta\lVert A\rVert_2 \le 10^{300}` (``SCORE_MAX``).
 
 Implementations: :func:`simulate_reference` (plain NumPy, kept as the validator),
 :func:`simulate` and :func:`simulate_batch` (Numba kernels).
@@ -40,6 +47,8 @@ model (one head, tied weights across layers, no MLP, no layer norm parameters);
 it is not a trained Transformer.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import numba
@@ -56,8 +65,8 @@ FLOWS = ("SA", "USA")
 MAX_WORK = 1e10
 #: bound on the number of float64 entries in the returned array (≈ 160 MB)
 MAX_OUTPUT = 20_000_000
-#: rows with a norm below this are rejected (cannot be normalised meaningfully)
-MIN_ROW_NORM = 1e-100
+#: bound on beta * ||A||_2, the largest possible |score| beta <z_i, A z_j> (float64 ends at 1.8e308)
+SCORE_MAX = 1e300
 
 
 # --------------------------------------------------------------------------- validation
@@ -69,77 +78,105 @@ def _check_common(beta, dt, steps, A, V, flow, record_every, d):
     record_every = _v.integer("record_every", record_every, 1)
     A = np.eye(d) if A is None else _v.finite_array("A", A, shape=(d, d))
     V = np.eye(d) if V is None else _v.finite_array("V", V, shape=(d, d))
+    sA = float(np.max(np.abs(A)))
+    if sA > 0.0:   # log(beta ||A||_2) without overflow (A may hold entries near 1e308)
+        log_score = math.log(beta) + math.log(sA) + math.log(np.linalg.norm(A / sA, 2))
+        if log_score > math.log(SCORE_MAX):
+            name = "beta" if beta > sA else "A"
+            e10 = log_score / math.log(10.0)
+            raise ValueError(f"{name} too large: beta*||A||_2 = {10 ** (e10 % 1):.3g}e+"
+                             f"{int(e10 // 1)} exceeds {SCORE_MAX:.0e}; "
+                             "the attention scores beta<z_i, A z_j> would not fit in a float64 "
+                             "(beta = " f"{beta:.3g}, max|A_kl| = {sA:.3g})")
     return beta, dt, steps, np.ascontiguousarray(A), np.ascontiguousarray(V), flow, record_every
 
 
 def _normalise_rows(name: str, Z: np.ndarray) -> np.ndarray:
-    nrm = np.linalg.norm(Z, axis=-1, keepdims=True)
-    if np.any(nrm < MIN_ROW_NORM):
-        raise ValueError(f"{name} has a zero (or vanishing) row: every token must be a nonzero "
-                         "vector (it is normalised onto the sphere)")
-    return np.ascontiguousarray(Z / nrm)
+    """Rows divided by their norms; each row is first divided by its largest entry, so rows with
+    entries near 1e308 or 1e-300 are normalised without overflow or underflow."""
+    big = np.max(np.abs(Z), axis=-1, keepdims=True)
+    if np.any(big == 0.0):
+        raise ValueError(f"{name} has a zero row: every token must be a nonzero vector "
+                         "(it is normalised onto the sphere)")
+    Z = Z / big
+    return np.ascontiguousarray(Z / np.linalg.norm(Z, axis=-1, keepdims=True))
 
 
-def _check_size(name_shape: str, B: int, steps: int, n: int, d: int, record_every: int):
+def _check_size(name_shape: str, B: int, steps: int, n: int, d: int, record_every: int,
+                max_work: float = MAX_WORK):
+    max_work = _v.real("max_work", max_work, 0.0)
     work = float(B) * steps * n * n * d
-    if work > MAX_WORK:
+    if work > max_work:
         raise ValueError(f"steps too large for this {name_shape}: steps*n*n*d"
-                         f"{'*B' if B > 1 else ''} = {work:.3g} > {MAX_WORK:.0e}")
+                         f"{'*B' if B > 1 else ''} = {work:.3g} > max_work = {max_work:.3g} "
+                         "(pass a larger max_work= to allow more)")
     out = float(B) * (steps // record_every + 1) * n * d
     if out > MAX_OUTPUT:
         raise ValueError(f"record_every too small: the output would hold {out:.3g} numbers "
                          f"> {MAX_OUTPUT}; record fewer layers (larger record_every) or fewer steps")
 
 
-def _prepare(Z0, beta, dt, steps, A, V, flow, record_every):
+def _prepare(Z0, beta, dt, steps, A, V, flow, record_every, max_work=MAX_WORK):
     Z0 = _v.finite_array("Z0", Z0, ndim=2)
     n, d = Z0.shape
     if n < 1 or d < 1:
         raise ValueError(f"Z0 must have at least one row and one column, got shape {Z0.shape}")
     beta, dt, steps, A, V, flow, record_every = _check_common(beta, dt, steps, A, V, flow,
                                                               record_every, d)
-    _check_size("Z0", 1, steps, n, d, record_every)
+    _check_size("Z0", 1, steps, n, d, record_every, max_work)
     return _normalise_rows("Z0", Z0), beta, dt, steps, A, V, flow, record_every
 
 
 def _check_output(out: np.ndarray) -> np.ndarray:
     if not np.all(np.isfinite(out)):
-        raise ValueError("dt too large for this configuration: some z_i + dt*u_i vanished, so the "
-                         "layer map is undefined (only possible when V has negative directions)")
+        raise ValueError("dt hits a singular step for this configuration: some z_i + dt*u_i is "
+                         "exactly 0, so the layer map is undefined there (only possible when V "
+                         "has negative directions); change dt")
     return out
 
 
 # --------------------------------------------------------------------------- NumPy reference
+def _v_scale(V):
+    """(V / s_V, log s_V) with s_V = max |V_kl| (log s_V = -inf for V = 0)."""
+    sV = float(np.max(np.abs(V)))
+    return (V / sV, math.log(sV)) if sV > 0.0 else (V, -math.inf)
+
+
 def _layer_numpy(Z, beta, dt, A, V, usa):
-    S = beta * (Z @ (Z @ A.T).T)                   # S_ij = beta <z_i, A z_j>
-    m = S.max(axis=1, keepdims=True)
-    E = np.exp(S - m)                              # e_ij in (0, 1]
-    VZ = Z @ V.T                                   # rows V z_j
-    if usa:
-        Ut = (E @ VZ) / Z.shape[0]                 # u_i = e^{m_i} * Ut_i
-        m = m[:, 0]
-        big = m > 0
-        Y = np.where(big[:, None], np.exp(-np.where(big, m, 0.0))[:, None] * Z,
-                     Z) + dt * np.where(big[:, None], Ut,
-                                        np.exp(np.where(big, 0.0, m))[:, None] * Ut)
-    else:
-        Y = Z + dt * (E @ VZ) / E.sum(axis=1, keepdims=True)
+    """One layer; A z_j and V z_j are the matrix-vector products (no transpose of A or V)."""
+    n = Z.shape[0]
+    Vh, log_sv = _v_scale(V)
+    S = beta * (Z @ (Z @ A.T).T)                   # S_ij = beta <z_i, A z_j> = beta z_i^T A z_j
+    M = S.max(axis=1, keepdims=True)               # the exact row maximum
+    E = np.exp(S - M)                              # e_ij in (0, 1], max_j e_ij = 1
+    U = E @ (Z @ Vh.T)                             # sum_j e_ij Vh z_j
+    if usa:       # z_i + dt e^{M_i} U_i s_V / n  ~  e^{-M_i} z_i + (dt s_V / n) U_i
+        la = -M
+        lc = np.full_like(M, math.log(dt) + log_sv - math.log(n))
+    else:         # z_i + dt s_V U_i / T_i
+        la = np.zeros_like(M)
+        lc = np.full_like(M, math.log(dt) + log_sv)
+        U = U / E.sum(axis=1, keepdims=True)
+    top = np.maximum(la, lc)
+    Y = np.exp(la - top) * Z + np.exp(lc - top) * U
+    Y = Y / np.max(np.abs(Y), axis=1, keepdims=True)      # 0/0 -> nan when z_i + dt u_i = 0
     return Y / np.linalg.norm(Y, axis=1, keepdims=True)
 
 
-def simulate_reference(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1):
+def simulate_reference(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
+                       max_work=MAX_WORK):
     """Plain NumPy version of :func:`simulate` (same arguments, same result).
 
     Kept as the validator of the compiled paths; it is also the baseline of
     ``bench/engine.py``.
     """
     Z, beta, dt, steps, A, V, flow, record_every = _prepare(Z0, beta, dt, steps, A, V, flow,
-                                                            record_every)
+                                                            record_every, max_work)
     n, d = Z.shape
     out = np.empty((steps // record_every + 1, n, d))
     out[0] = Z
     usa = flow == "USA"
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", under="ignore"):
         for s in range(1, steps + 1):
             Z = _layer_numpy(Z, beta, dt, A, V, usa)
             if s % record_every == 0:
@@ -222,10 +259,11 @@ def _weights(i0, rows, Z, BAZT, top, s, mv):
     """s[r*n + j] = exp(beta <z_i, A z_j> - m_i) and mv[r] = m_i, for i = i0 + r, r < rows.
 
     The shift m_i is the Cauchy-Schwarz bound top[i] = beta |A^T z_i| >= max_j s_ij when it
-    is within _SHIFT_GAP of the self score s_ii <= max_j s_ij: then every weight is <= 1 and
-    the largest is >= e^{-_SHIFT_GAP} (no overflow, no harmful underflow), and scores and
-    exp are computed in one flat pass. Otherwise (very large beta |A|) it is the exact row
-    maximum, from stored scores. Softmax is shift-invariant, so both give the same weights
+    is within _SHIFT_GAP of the self score s_ii <= max_j s_ij and at most _NEAR_MAX (so the
+    rounding of the scores, about 1e-16 top[i], cannot push a weight above 1 by more than
+    1e-7): then every weight is <= 1 and the largest is >= e^{-_SHIFT_GAP} (no overflow, no
+    harmful underflow), and scores and exp are computed in one flat pass. Otherwise (very
+    large beta |A|) it is the exact row maximum, from stored scores. Softmax is shift-invariant, so both give the same weights
     up to rounding. d = 2 and d = 3 are written out by hand.
     """
     n, d = Z.shape
@@ -236,7 +274,7 @@ def _weights(i0, rows, Z, BAZT, top, s, mv):
         for k in range(d):
             sii += Z[i, k] * BAZT[k, i]
         m = top[i]
-        near = m - sii <= _SHIFT_GAP
+        near = m - sii <= _SHIFT_GAP and m <= _NEAR_MAX
         if near and d == 3:
             z0, z1, z2 = Z[i, 0], Z[i, 1], Z[i, 2]
             b0, b1, b2 = BAZT[0], BAZT[1], BAZT[2]
@@ -265,12 +303,14 @@ def _weights(i0, rows, Z, BAZT, top, s, mv):
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM, inline="always")
-def _rows(i0, i1, Z, BAZT, VZT, top, dt, usa, s, mv, u, Znew):
+def _rows(i0, i1, Z, BAZT, VZT, top, lc0, usa, s, mv, u, Znew):
     """New rows i0 <= i < i1 (at most len(mv) of them) into Znew.
 
-    BAZT[k, j] = beta (A z_j)_k and VZT[k, j] = (V z_j)_k (both d x n). Two passes over j:
-    the shifted weights of the whole block (one call, no reassociation), then the row sums
-    of the weights and weighted values (reassociated, so the reductions vectorise).
+    BAZT[k, j] = beta (A z_j)_k and VZT[k, j] = (V z_j)_k / s_V (both d x n);
+    lc0 = log(dt s_V). Two passes over j: the shifted weights of the whole block (one call,
+    no reassociation), then the row sums of the weights and weighted values (reassociated, so
+    the reductions vectorise). The new row is a z_i + c u with log-domain coefficients (the
+    larger is 1) and is normalised after division by its largest entry (module notes).
     """
     n, d = Z.shape
     rows = i1 - i0
@@ -279,6 +319,11 @@ def _rows(i0, i1, Z, BAZT, VZT, top, dt, usa, s, mv, u, Znew):
         i = i0 + r
         sr = s[r * n:(r + 1) * n]
         tot = 0.0
+        emax = 1.0
+        if usa:
+            emax = 0.0
+            for j in range(n):
+                emax = max(emax, sr[j])
         if d == 3:
             v0, v1, v2 = VZT[0], VZT[1], VZT[2]
             a0 = 0.0
@@ -313,22 +358,31 @@ def _rows(i0, i1, Z, BAZT, VZT, top, dt, usa, s, mv, u, Znew):
                 for j in range(n):
                     acc += sr[j] * vk[j]
                 u[k] = acc
-        m = mv[r]
-        if usa:          # u_i = e^m * u / n; divide everything by e^m when m > 0
-            if m > 0.0:
-                a = np.exp(-m)
-                c = dt / n
-            else:
-                a = 1.0
-                c = dt * np.exp(m) / n
-        else:
-            a = 1.0
-            c = dt / tot
+        if usa:          # e^{-M} z_i + (dt s_V / n) u / emax, M = m + log(emax) the row maximum
+            la = -(mv[r] + np.log(emax))
+            lc = lc0 - np.log(n)
+            div = emax
+        else:            # z_i + dt s_V u / tot
+            la = 0.0
+            lc = lc0
+            div = tot
+        hi = max(la, lc)
+        a = np.exp(la - hi)
+        c = np.exp(lc - hi) / div
         nrm = 0.0
         for k in range(d):
             y = a * Z[i, k] + c * u[k]
             u[k] = y
             nrm += y * y
+        if not 1e-280 < nrm < 1e280:     # rare: rescale by the largest entry before the norm
+            big = 0.0
+            for k in range(d):
+                big = max(big, abs(u[k]))
+            nrm = 0.0
+            for k in range(d):
+                y = u[k] / big           # 0/0 -> nan when z_i + dt u_i = 0 (reported by the caller)
+                u[k] = y
+                nrm += y * y
         nrm = np.sqrt(nrm)
         for k in range(d):
             Znew[i, k] = u[k] / nrm
@@ -359,9 +413,23 @@ def _prep(Z, beta, A, V, BAZT, VZT, top):
 
 #: largest gap top[i] - s_ii for which the bound top[i] is used as the softmax shift
 _SHIFT_GAP = 600.0
+#: largest bound top[i] used as the shift (above it, score rounding could exceed 1e-7)
+_NEAR_MAX = 1e8
 
 #: rows per block: the exp pass runs over about this many scores at once
 _BLOCK = 1024
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _scaled(V, dt):
+    """(V / s_V, log(dt s_V)) with s_V = max |V_kl|; (V, -inf) for V = 0 (then u_i = 0)."""
+    sV = 0.0
+    for k in range(V.shape[0]):
+        for l in range(V.shape[1]):
+            sV = max(sV, abs(V[k, l]))
+    if sV == 0.0:
+        return V.copy(), -np.inf
+    return V / sV, np.log(dt) + np.log(sV)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM)
@@ -376,11 +444,12 @@ def _run_serial(Z0, beta, dt, steps, A, V, usa, record_every, out):
     s = np.empty(R * n)
     mv = np.empty(R)
     u = np.empty(d)
+    Vh, lc0 = _scaled(V, dt)
     out[0] = Z
     for st in range(1, steps + 1):
-        _prep(Z, beta, A, V, BAZT, VZT, top)
+        _prep(Z, beta, A, Vh, BAZT, VZT, top)
         for i0 in range(0, n, R):
-            _rows(i0, min(n, i0 + R), Z, BAZT, VZT, top, dt, usa, s, mv, u, Znew)
+            _rows(i0, min(n, i0 + R), Z, BAZT, VZT, top, lc0, usa, s, mv, u, Znew)
         Z, Znew = Znew, Z
         if st % record_every == 0:
             out[st // record_every] = Z
@@ -394,18 +463,19 @@ def _run_parallel(Z0, beta, dt, steps, A, V, usa, record_every, out, nchunks):
     BAZT = np.empty((d, n))
     VZT = np.empty((d, n))
     top = np.empty(n)
+    Vh, lc0 = _scaled(V, dt)
     out[0] = Z
     size = (n + nchunks - 1) // nchunks
     R = max(1, min(size, _BLOCK // n))
     for st in range(1, steps + 1):
-        _prep(Z, beta, A, V, BAZT, VZT, top)
+        _prep(Z, beta, A, Vh, BAZT, VZT, top)
         for c in prange(nchunks):
             s = np.empty(R * n)
             mv = np.empty(R)
             u = np.empty(d)
             hi = min(n, (c + 1) * size)
             for i0 in range(c * size, hi, R):
-                _rows(i0, min(hi, i0 + R), Z, BAZT, VZT, top, dt, usa, s, mv, u, Znew)
+                _rows(i0, min(hi, i0 + R), Z, BAZT, VZT, top, lc0, usa, s, mv, u, Znew)
         Z, Znew = Znew, Z
         if st % record_every == 0:
             out[st // record_every] = Z
@@ -430,7 +500,8 @@ def _run(Z, beta, dt, steps, A, V, usa, record_every, out):
         _run_parallel(Z, beta, dt, steps, A, V, usa, record_every, out, min(threads, n))
 
 
-def simulate(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1):
+def simulate(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
+             max_work=MAX_WORK):
     r"""Run ``steps`` layers of the attention map from ``Z0``.
 
     Parameters
@@ -442,13 +513,16 @@ def simulate(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1):
     dt : float
         Residual step :math:`\Delta > 0` (continuous depth advances by ``dt`` per layer).
     steps : int
-        Number of layers, ``>= 0``; ``steps*n*n*d`` is capped at ``MAX_WORK``.
+        Number of layers, ``>= 0``; ``steps*n*n*d`` is capped at ``max_work``.
     A, V : array_like, shape (d, d), optional
         Query-key matrix :math:`A = Q^\top K` and value matrix; identity when omitted.
     flow : {"SA", "USA"}
         Softmax-normalised or unnormalised (``1/n``) attention.
     record_every : int
         Keep every ``record_every``-th layer (layer 0 is always kept).
+    max_work : float, keyword-only
+        Bound on ``steps*n*n*d`` (default ``MAX_WORK`` = 1e10, a few seconds); raise it to
+        allow a longer run.
 
     Returns
     -------
@@ -462,21 +536,28 @@ def simulate(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1):
         z_i^{+} = \frac{z_i + \Delta u_i}{\lVert z_i + \Delta u_i\rVert},\quad
         u_i = \sum_j w_{ij} V z_j .
 
-    Raises ``ValueError`` naming the argument for invalid input, and naming ``dt``
-    if some :math:`z_i + \Delta u_i` vanishes (possible only for non-positive V).
+    The score is :math:`\langle z_i, A z_j\rangle = z_i^\top A z_j` and the value is
+    :math:`V z_j` (matrix times vector; neither matrix is transposed).
+
+    Raises ``ValueError`` naming the argument for invalid input (complex entries included),
+    naming ``beta`` (or ``A``) when :math:`\beta\lVert A\rVert_2 > 10^{300}` (the scores would
+    not be floats), and naming ``dt`` if some :math:`z_i + \Delta u_i` is exactly 0 (possible
+    only for V with negative directions). Any finite ``V`` and any row scale of ``Z0`` work.
     """
     Z, beta, dt, steps, A, V, flow, record_every = _prepare(Z0, beta, dt, steps, A, V, flow,
-                                                            record_every)
+                                                            record_every, max_work)
     n, d = Z.shape
     out = np.empty((steps // record_every + 1, n, d))
     _run(Z, beta, dt, steps, A, V, flow == "USA", record_every, out)
     return _check_output(out)
 
 
-def simulate_batch(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every=1):
+def simulate_batch(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
+                   max_work=MAX_WORK):
     """Run :func:`simulate` on ``B`` independent systems ``Z0s`` of shape (B, n, d).
 
-    Returns an array of shape ``(B, steps // record_every + 1, n, d)``.
+    Returns an array of shape ``(B, steps // record_every + 1, n, d)``; ``B*steps*n*n*d`` is
+    capped at ``max_work``.
     """
     Z0s = _v.finite_array("Z0s", Z0s, ndim=3)
     B, n, d = Z0s.shape
@@ -484,7 +565,7 @@ def simulate_batch(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every
         raise ValueError(f"Z0s must have shape (B, n, d) with B, n, d >= 1, got {Z0s.shape}")
     beta, dt, steps, A, V, flow, record_every = _check_common(beta, dt, steps, A, V, flow,
                                                               record_every, d)
-    _check_size("Z0s", B, steps, n, d, record_every)
+    _check_size("Z0s", B, steps, n, d, record_every, max_work)
     Zs = _normalise_rows("Z0s", Z0s)
     out = np.empty((B, steps // record_every + 1, n, d))
     _run_batch(Zs, beta, dt, steps, A, V, flow == "USA", record_every, out)

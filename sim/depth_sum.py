@@ -58,6 +58,14 @@ Implementations. The Gaussian sums are drawn in two parts per sample, the common
 and draw inside the loop, in exactly the order of their plain-NumPy references
 (:func:`_unit_sums_reference`, :func:`_residual_reference`), which draw whole arrays; the
 tests compare the two paths on the same seeds.
+
+Pieces and draw order. The correlated standard normals of one sample are
+:math:`x_j=\sqrt\rho\,c+\sqrt{1-\rho}\,e_j` for :math:`\rho\ge0` (one common normal :math:`c`), and
+:math:`\sqrt{1-\rho}\,(e_j-\bar e)+\sqrt{1+(L-1)\rho}\,\bar e` for :math:`\rho<0`, covariance
+:math:`(1-\rho)I+\rho\mathbf 1\mathbf 1^\top`. Per block of samples the common normals are drawn
+first, then the :math:`e_j` row by row; every function here draws in this order, so the moments
+below are those of the pieces drawn whole by the plain reference ``partial_sums`` (and ``sample``,
+``covariance_decomposition``) in ``tests/_reference_depth_sum.py``, which the tests compare them with.
 """
 from __future__ import annotations
 
@@ -70,9 +78,8 @@ from sim import _validate as _v
 
 __all__ = [
     "variance", "mean", "variance_curve", "mean_curve", "prob_within_curve", "unit_sums",
-    "sums_from_units", "sample", "variance_mc", "path_moments", "paths_from_moments",
-    "column_moments", "covariance_from_moments", "partial_sums", "increment_rms",
-    "increment_rms_mc", "prob_within", "prob_within_mc", "covariance_decomposition",
+    "sums_from_units", "path_moments", "paths_from_moments",
+    "column_moments", "covariance_from_moments", "increment_rms", "prob_within",
     "residual_energy", "residual_energy_mc", "residual_energy_profile",
     "one_step", "sgd_step",
 ]
@@ -83,11 +90,11 @@ ALPHA_MAX = 2.0
 L_MAX_EXACT = 10**7
 #: bound on trials * L for the Gaussian sums (normals drawn; ≈ 1 s at worst)
 MAX_SUM_WORK = 40_000_000
-#: bound on the entries of an array returned by :func:`partial_sums`
+#: bound on the entries of the sample paths (trials * (L + 1)) drawn at once
 MAX_PATH_OUTPUT = 4_000_000
-#: bound on trials * L * L for :func:`covariance_decomposition`
+#: bound on trials * L * L for the covariance identity
 MAX_COV_WORK = 400_000_000
-#: largest depth for :func:`covariance_decomposition` (it returns an L x L matrix)
+#: largest depth for the covariance identity (an L x L matrix)
 L_MAX_COV = 1024
 #: bound on trials * L * width**2 for the residual network (normals drawn)
 MAX_RESIDUAL_WORK = 100_000_000
@@ -374,70 +381,15 @@ def sgd_step(alpha, c, L, update="sgd") -> dict:
 
 
 # --------------------------------------------------------------------------- Gaussian sums
-def _unit_terms(rng, rows: int, L: int, rho: float) -> np.ndarray:
-    r"""``rows x L`` standard normals with common correlation ``rho``.
-
-    rho >= 0: :math:`\sqrt\rho\,c+\sqrt{1-\rho}\,e_j` (one common normal per row).
-    rho < 0: :math:`\sqrt{1-\rho}\,(e-\bar e\mathbf 1)+\sqrt{1+(L-1)\rho}\,\bar e\mathbf 1`
-    (the component along :math:`\mathbf 1` is rescaled), whose covariance is
-    :math:`(1-\rho)I+\rho\mathbf 1\mathbf 1^\top`.
-
-    Draw order (the same for every rho, so that :func:`unit_sums` serves all of them): the
-    ``rows`` common normals, then the ``rows x L`` independent ones, row by row.
-    """
-    common = rng.standard_normal(rows)
-    e = rng.standard_normal((rows, L))
-    if rho >= 0.0:
-        if rho == 0.0:
-            return e
-        e *= math.sqrt(1.0 - rho)
-        e += math.sqrt(rho) * common[:, None]
-        return e
-    ebar = e.mean(axis=1, keepdims=True)
-    e -= ebar
-    e *= math.sqrt(1.0 - rho)
-    e += math.sqrt(max(1.0 + (L - 1) * rho, 0.0)) * ebar
-    return e
-
-
-def _rows(L: int) -> int:
+def _block_rows(L: int) -> int:
     """Samples per block of drawn pieces (rows x L ≈ _BLOCK doubles)."""
     return max(1, _BLOCK // L)
-
-
-def _term_blocks(alpha, L, sigma, trials, seed, rho, mu):
-    """Yield blocks of scaled pieces Y = L^{-alpha} xi (rows x L), same stream for all users."""
-    rng = np.random.default_rng(seed)
-    rows = _rows(L)
-    s = float(L) ** (-alpha)
-    done = 0
-    while done < trials:
-        r = min(rows, trials - done)
-        x = _unit_terms(rng, r, L, rho)
-        x *= sigma
-        x += mu
-        x *= s
-        yield x
-        done += r
-
-
-def _sum_args(alpha, L, sigma, trials, seed, rho, mu, lo_trials=1):
-    alpha = _alpha(alpha)
-    L = _depth(L, L_MAX_EXACT)
-    sigma = _sigma(sigma)
-    trials = _trials(trials, lo_trials)
-    seed = _seed(seed)
-    rho = _rho(rho, L)
-    mu = _mu(mu)
-    _check_work("trials * L", float(trials) * L, MAX_SUM_WORK,
-                "lower trials or L (each sample draws L normals)")
-    return alpha, L, sigma, trials, seed, rho, mu
 
 
 @njit(cache=True, nogil=True)
 def _unit_sums_kernel(rng, L, rows, c, E):  # pragma: no cover - compiled
     """Fill ``c[t]`` (the common normal) and ``E[t]`` (the sum of ``L`` independent normals),
-    drawing from ``rng`` in the order of :func:`_unit_terms`: per block of ``rows`` samples the
+    drawing from ``rng`` in the draw order (module docstring): per block of ``rows`` samples the
     common normals, then the pieces row by row. Nothing but the two sums is stored."""
     T = c.shape[0]
     t0 = 0
@@ -474,10 +426,10 @@ def _units_args(L, trials, seed):
 
 
 def unit_sums(L, trials, seed, use_numba=True):
-    r"""The random part of :func:`sample`: per sample, the common normal :math:`c` and the sum
+    r"""The random part of :math:`S_L`: per sample, the common normal :math:`c` and the sum
     :math:`E=\sum_{j=1}^L e_j` of the ``L`` independent standard normals :math:`e_j`.
 
-    The pieces of :func:`sample` are :math:`\xi_j=\mu+\sigma x_j` with
+    The pieces of :math:`S_L` are :math:`\xi_j=\mu+\sigma x_j` with
     :math:`x_j=\sqrt{1-\rho}\,e_j+\sqrt\rho\,c` (:math:`\rho\ge0`), so their sum is a fixed linear
     combination of :math:`E` and :math:`c` (:func:`sums_from_units`): these draws serve every
     :math:`\alpha,\sigma,\mu,\rho` (common random numbers). All ``L`` pieces are still drawn and
@@ -489,7 +441,7 @@ def unit_sums(L, trials, seed, use_numba=True):
     trials : int >= 1
         ``trials * L`` is bounded by :data:`MAX_SUM_WORK`.
     seed : int >= 0
-        Seed of ``np.random.default_rng``; the stream is that of :func:`partial_sums`.
+        Seed of ``np.random.default_rng``; the stream is that of the pieces drawn whole (module docstring).
     use_numba : bool
         Numba kernel (default) or the NumPy reference; both return the same numbers up to the
         summation order (about ``1e-15 * sqrt(L)``).
@@ -502,7 +454,7 @@ def unit_sums(L, trials, seed, use_numba=True):
     L, trials, seed = _units_args(L, trials, seed)
     c, E = np.empty(trials), np.empty(trials)
     step = _unit_sums_kernel if use_numba else _unit_sums_reference
-    step(np.random.default_rng(seed), L, _rows(L), c, E)
+    step(np.random.default_rng(seed), L, _block_rows(L), c, E)
     return c, E
 
 
@@ -516,7 +468,7 @@ def sums_from_units(alpha, L, sigma, c, E, rho=0.0, mu=0.0) -> np.ndarray:
             \quad(\rho\ge0),
 
     and :math:`L^{-\alpha}\bigl(L\mu+\sigma\sqrt{1+(L-1)\rho}\,E\bigr)` for :math:`\rho<0` (there the
-    pieces' deviations from their mean cancel in the sum, see :func:`_unit_terms`).
+    pieces' deviations from their mean cancel in the sum, see the module docstring).
     """
     alpha = _alpha(alpha)
     L = _depth(L)
@@ -535,159 +487,6 @@ def sums_from_units(alpha, L, sigma, c, E, rho=0.0, mu=0.0) -> np.ndarray:
     u += L * mu
     u *= float(L) ** (-alpha)
     return u
-
-
-def sample(alpha, L, sigma, trials, seed, rho=0.0, mu=0.0) -> np.ndarray:
-    r"""Monte Carlo samples of :math:`S_L = L^{-\alpha}\sum_{j=1}^L\xi_j`.
-
-    Each sample draws all ``L`` pieces :math:`\xi_j=\mu+\sigma x_j` (standard normals
-    :math:`x_j` with common correlation ``rho``, see :func:`_unit_terms`) and adds them; it
-    does not draw :math:`S_L` from its known normal law.
-
-    Parameters
-    ----------
-    alpha, L, sigma, rho, mu
-        As in :func:`variance` / :func:`mean`. ``rho`` must lie in :math:`[-1/(L-1), 1]`.
-    trials : int >= 1
-        Number of samples; ``trials * L`` is bounded by :data:`MAX_SUM_WORK`.
-    seed : int >= 0
-        Seed of ``np.random.default_rng``.
-
-    Returns
-    -------
-    np.ndarray, shape (trials,)
-        Equals the last column of :func:`partial_sums` with the same arguments (up to
-        rounding of the summation order). Computed as
-        ``sums_from_units(alpha, L, sigma, *unit_sums(L, trials, seed), rho, mu)``.
-    """
-    alpha, L, sigma, trials, seed, rho, mu = _sum_args(alpha, L, sigma, trials, seed, rho, mu)
-    return sums_from_units(alpha, L, sigma, *unit_sums(L, trials, seed), rho, mu)
-
-
-def variance_mc(alpha, L, sigma, trials, seed, rho=0.0, mu=0.0, level=0.95):
-    r"""Sample variance of :func:`sample` with its chi-square confidence interval.
-
-    Since :math:`S_L` is normal, :math:`(n-1)\hat s^2/\operatorname{Var}S_L\sim\chi^2_{n-1}`, so
-    :math:`[(n-1)\hat s^2/\chi^2_{n-1}((1+\ell)/2),\,(n-1)\hat s^2/\chi^2_{n-1}((1-\ell)/2)]`
-    covers the true variance with probability ``level``.
-
-    Returns
-    -------
-    (float, float, float)
-        ``(var_hat, lo, hi)``.
-    """
-    from scipy.stats import chi2
-
-    level = _v.real("level", level, 0.0, 1.0, lo_open=True, hi_open=True)
-    x = sample(alpha, L, sigma, _trials(trials, 2), seed, rho, mu)
-    n = x.size
-    s2 = float(np.var(x, ddof=1))
-    lo = (n - 1) * s2 / chi2.ppf(0.5 + level / 2, n - 1)
-    hi = (n - 1) * s2 / chi2.ppf(0.5 - level / 2, n - 1)
-    return s2, float(lo), float(hi)
-
-
-def prob_within_mc(alpha, L, sigma, c, trials, seed, rho=0.0, mu=0.0):
-    r"""Monte Carlo :math:`P(|S_L|\le c)` with its binomial standard error.
-
-    Returns
-    -------
-    (float, float)
-        ``(p_hat, stderr)`` with ``stderr = sqrt(p_hat (1 - p_hat) / trials)``.
-    """
-    c = _v.real("c", c, 0.0)
-    x = sample(alpha, L, sigma, trials, seed, rho, mu)
-    p = float(np.mean(np.abs(x) <= c))
-    return p, math.sqrt(p * (1.0 - p) / x.size)
-
-
-def partial_sums(alpha, L, sigma, trials, seed, rho=0.0, mu=0.0) -> np.ndarray:
-    r"""Sample paths of the partial sums over the layer index :math:`\ell`.
-
-    .. math:: P_\ell = L^{-\alpha}\sum_{j=1}^{\ell}\xi_j,\qquad \ell = 0,1,\dots,L,
-
-    (:math:`P_0=0`, :math:`P_L=S_L`). At :math:`\alpha=\tfrac12` a path looks like a Brownian
-    path on :math:`[0,1]` with time :math:`\ell/L` (layer index, not training time).
-
-    Returns
-    -------
-    np.ndarray, shape (trials, L + 1)
-        Same random stream as :func:`sample`; ``trials * (L+1)`` is bounded by
-        :data:`MAX_PATH_OUTPUT`.
-    """
-    alpha, L, sigma, trials, seed, rho, mu = _sum_args(alpha, L, sigma, trials, seed, rho, mu)
-    _check_work("trials * (L+1)", float(trials) * (L + 1), MAX_PATH_OUTPUT,
-                "lower trials or L (the whole paths are returned)")
-    out = np.zeros((trials, L + 1))
-    i = 0
-    for y in _term_blocks(alpha, L, sigma, trials, seed, rho, mu):
-        np.cumsum(y, axis=1, out=out[i:i + y.shape[0], 1:])
-        i += y.shape[0]
-    return out
-
-
-def increment_rms_mc(paths, k):
-    r"""Empirical RMS of :math:`P_{\ell+k}-P_\ell` pooled over all :math:`\ell` and paths.
-
-    Overlapping windows are correlated, so no standard error is returned; compare with
-    :func:`increment_rms`.
-    """
-    paths = _v.finite_array("paths", paths, ndim=2)
-    k = _v.integer("k", k, 1, paths.shape[1] - 1)
-    d = paths[:, k:] - paths[:, :-k]
-    return float(np.sqrt(np.mean(d * d)))
-
-
-def covariance_decomposition(alpha, L, sigma, trials, seed, rho=0.0, mu=0.0) -> dict:
-    r"""The identity :math:`\operatorname{Var}\sum Y_j=\sum\operatorname{Var}Y_j+2\sum_{i<j}\operatorname{Cov}(Y_i,Y_j)`
-    term by term, from samples of :math:`Y_j=L^{-\alpha}\xi_j` (same stream as :func:`sample`).
-
-    All sample moments use ``ddof=1``, so the identity holds for the estimates exactly
-    (up to rounding), not only in expectation.
-
-    Returns
-    -------
-    dict
-        ``cov`` (L x L sample covariance of the :math:`Y_j`), ``sum_var`` (its trace),
-        ``sum_cov2`` (:math:`2\sum_{i<j}` of its entries), ``var_total`` (sample variance of
-        :math:`\sum_jY_j`), ``sum_var_exact`` (:math:`L\sigma^2L^{-2\alpha}`), ``sum_cov2_exact``
-        (:math:`L(L-1)\rho\sigma^2L^{-2\alpha}`), ``var_total_exact`` (:func:`variance`),
-        ``n_var_terms`` (L) and ``n_cov_terms`` (L(L-1)/2).
-    """
-    alpha, L, sigma, trials, seed, rho, mu = _sum_args(alpha, L, sigma, trials, seed, rho, mu, 2)
-    if L > L_MAX_COV:
-        raise ValueError(f"L must be <= {L_MAX_COV} here (an L x L matrix is returned), got {L}")
-    _check_work("trials * L * L", float(trials) * L * L, MAX_COV_WORK,
-                "lower trials or L (the sample covariance costs trials * L^2)")
-    # one pass: accumulate first and second moments, centred on the first block's mean
-    shift = None
-    s1 = np.zeros(L)
-    s2 = np.zeros((L, L))
-    n = 0
-    for y in _term_blocks(alpha, L, sigma, trials, seed, rho, mu):
-        if shift is None:
-            shift = y.mean(axis=0)
-        yc = y - shift
-        s1 += yc.sum(axis=0)
-        s2 += yc.T @ yc
-        n += y.shape[0]
-    m = s1 / n
-    cov = (s2 - n * np.outer(m, m)) / (n - 1)
-    cov = 0.5 * (cov + cov.T)
-    sum_var = float(np.trace(cov))
-    total = float(cov.sum())
-    base = sigma * sigma * float(L) ** (-2.0 * alpha)
-    return {
-        "cov": cov,
-        "sum_var": sum_var,
-        "sum_cov2": total - sum_var,
-        "var_total": total,
-        "sum_var_exact": L * base,
-        "sum_cov2_exact": L * (L - 1) * rho * base,
-        "var_total_exact": _variance(alpha, L, sigma, rho),
-        "n_var_terms": L,
-        "n_cov_terms": L * (L - 1) // 2,
-    }
 
 
 # --------------------------------------------------------------------------- moments of the draws
@@ -709,7 +508,7 @@ def _shape_rho(L, rho):
 
 @njit(cache=True, nogil=True)
 def _path_moments_kernel(rng, L, rows, ks, c, E, U_keep, SD, SD2, SDc, SDE):  # pragma: no cover
-    """Draw the pieces in the order of :func:`_unit_terms` (per block of ``rows`` paths: the
+    """Draw the pieces in the draw order (module docstring; per block of ``rows`` paths: the
     common normals, then the pieces row by row), form each path's unit partial sums
     ``U_l = e_1 + … + e_l`` and accumulate, for every ``k`` in ``ks``, the sums over all windows
     ``D = U_{w+k} - U_w`` of D, D², D·c and D·E. Keeps the first ``len(U_keep)`` paths whole."""
@@ -769,13 +568,13 @@ def _path_moments_reference(rng, L, rows, ks, c, E, U_keep, SD, SD2, SDc, SDE):
 
 
 def path_moments(L, trials, seed, ks, keep=24, use_numba=True) -> dict:
-    r"""Moments of the draws behind :func:`partial_sums` that the increment statistics need.
+    r"""Moments of the draws behind the sample paths :math:`P_\ell` that the increment statistics need.
 
     For each window length :math:`k` in ``ks``: the sums over all windows :math:`w` and paths
     :math:`t` of :math:`D`, :math:`D^2`, :math:`D\,c_t` and :math:`D\,E_t`, where
     :math:`D=U_{w+k}-U_w` and :math:`U_\ell=\sum_{j\le\ell}e_j` are the unit partial sums; plus
     every path's :math:`c_t`, :math:`E_t=U_L` and the first ``keep`` paths :math:`U`. All ``L``
-    pieces of every path are drawn (same stream as :func:`partial_sums`); only these sums are
+    pieces of every path are drawn (same stream as the paths drawn whole); only these sums are
     kept. :func:`paths_from_moments` turns them into paths and RMS increments for any
     :math:`\alpha,\sigma,\mu,\rho`.
 
@@ -811,7 +610,7 @@ def path_moments(L, trials, seed, ks, keep=24, use_numba=True) -> dict:
     U = np.empty((keep, L + 1))
     sums = [np.zeros(ks.size) for _ in range(4)]
     step = _path_moments_kernel if use_numba else _path_moments_reference
-    step(np.random.default_rng(seed), L, _rows(L), ks, c, E, U, *sums)
+    step(np.random.default_rng(seed), L, _block_rows(L), ks, c, E, U, *sums)
     return {"L": L, "ks": ks, "c": c, "E": E, "U": U, "SD": sums[0], "SD2": sums[1], "SDc": sums[2],
             "SDE": sums[3], "windows": (L - ks + 1).astype(np.float64)}
 
@@ -828,7 +627,7 @@ def paths_from_moments(alpha, sigma, moments, rho=0.0, mu=0.0) -> dict:
         L^{-2\alpha}\Bigl[\overline{(k\mu+\sigma k h_t)^2}
         + \frac{2\sigma a}{nW}\sum_{t,w}(k\mu+\sigma k h_t)D + \frac{\sigma^2a^2}{nW}\sum_{t,w}D^2\Bigr],
 
-    the same number as :func:`increment_rms_mc` of :func:`partial_sums` (up to rounding).
+    the same number as the RMS increment of the paths drawn whole (up to rounding).
 
     Returns
     -------
@@ -874,7 +673,7 @@ def _pair_sum(e):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _column_moments_kernel(rng, L, rows, c, E, colsum):  # pragma: no cover - compiled
-    """Draw as :func:`_unit_terms` does; fill ``c``, ``E`` (row sums) and ``colsum`` (column
+    """Draw in the draw order (module docstring); fill ``c``, ``E`` (row sums) and ``colsum`` (column
     sums of the pieces); return the total sum of squares and the sum over all pairs of distinct
     columns i < j of the products e_i e_j (:func:`_pair_sum`; the off-diagonal part of the
     cross-product matrix, not derived from the squared row sums)."""
@@ -920,7 +719,7 @@ def _column_moments_reference(rng, L, rows, c, E, colsum):
 
 
 def column_moments(L, trials, seed, use_numba=True) -> dict:
-    r"""Moments of the draws behind :func:`covariance_decomposition` (same stream): per sample the
+    r"""Moments of the draws behind the covariance identity (same stream): per sample the
     common normal :math:`c_t` and :math:`E_t=\sum_je_{tj}`; the column sums; the total sum of squares
     and the sum over pairs :math:`i<j` of :math:`\sum_te_{ti}e_{tj}`. From these,
     :func:`covariance_from_moments` gives the covariance identity for any :math:`\alpha,\sigma,\mu,\rho`
@@ -935,12 +734,12 @@ def column_moments(L, trials, seed, use_numba=True) -> dict:
                 "lower trials or L (the pair sums cost trials * L^2)")
     c, E, colsum = np.empty(trials), np.empty(trials), np.zeros(L)
     step = _column_moments_kernel if use_numba else _column_moments_reference
-    sq, off = step(np.random.default_rng(seed), L, _rows(L), c, E, colsum)
+    sq, off = step(np.random.default_rng(seed), L, _block_rows(L), c, E, colsum)
     return {"L": L, "c": c, "E": E, "colsum": colsum, "sq": float(sq), "off": float(off)}
 
 
 def covariance_from_moments(alpha, sigma, moments, rho=0.0) -> dict:
-    r"""The terms of :func:`covariance_decomposition` (without the matrix) from :func:`column_moments`.
+    r"""The terms of the covariance identity (without the matrix) from :func:`column_moments`.
 
     With :math:`x_j=a\,e_j+b\,c+h\,E` (see :func:`_shape_rho`) and :math:`Y_j=L^{-\alpha}(\mu+\sigma x_j)`,
     bilinearity of the sample covariance gives, with :math:`V_e=\sum_j\widehat{\operatorname{Var}}(e_j)`
@@ -962,7 +761,8 @@ def covariance_from_moments(alpha, sigma, moments, rho=0.0) -> dict:
     Returns
     -------
     dict
-        The keys of :func:`covariance_decomposition` except ``cov``, plus ``n`` (samples).
+        ``sum_var``, ``sum_cov2``, ``var_total`` (sample moments), their ``*_exact`` values,
+        ``n_var_terms``, ``n_cov_terms`` and ``n`` (samples).
     """
     m = moments
     L = int(m["L"])
@@ -1113,7 +913,11 @@ def residual_energy_mc(alpha, L, width, trials, seed):
     """
     alpha, L, width, trials, seed = _residual_args(alpha, L, width, trials, seed)
     r = _residual_norms(alpha, L, width, trials, seed)[:, -1]
-    return float(r.mean()), float(r.std(ddof=1) / math.sqrt(trials))
+    # mean and std of r / max(r), then scaled back: r itself may be ~1e154 (alpha = 0), whose
+    # squares in a plain std would overflow to inf
+    top = float(r.max()) or 1.0
+    q = r / top
+    return float(top * q.mean()), float(top * (q.std(ddof=1) / math.sqrt(trials)))
 
 
 def residual_energy_profile(alpha, L, width, trials, seed):
@@ -1129,7 +933,10 @@ def residual_energy_profile(alpha, L, width, trials, seed):
     """
     alpha, L, width, trials, seed = _residual_args(alpha, L, width, trials, seed)
     r = _residual_norms(alpha, L, width, trials, seed)
-    return r.mean(axis=0), r.std(axis=0, ddof=1) / math.sqrt(trials)
+    top = r.max(axis=0)                     # per layer, as in residual_energy_mc (no overflow)
+    top[top == 0.0] = 1.0
+    q = r / top
+    return top * q.mean(axis=0), top * (q.std(axis=0, ddof=1) / math.sqrt(trials))
 
 
 def warm() -> None:

@@ -20,6 +20,10 @@ Five families (``kind``), see ``CONSTRUCTIONS.md`` §3:
     :math:`\mathbb{E}\max_i|\langle g,u_i\rangle| \le \sqrt{2\log 2M}` and
     :math:`P(\max_i|\langle g,u_i\rangle| \ge r) \le 2M e^{-r^2/2}` for *any*
     correlation.  ``M = 1`` is "one fixed direction": :math:`\sqrt{2/\pi}`.
+    Equicorrelated directions need ``M <= D``; any ``M`` (the interesting case of the
+    bound is ``M >> D``) with ``layout="random"`` (``M`` independent uniform unit
+    directions, :func:`random_directions`, fixed by the seed) or ``vectors=`` (a given
+    ``M x D`` matrix): Monte Carlo, exact only for ``D <= 2`` or ``M = 1``.
 ``"adaptive"`` (``D``)
     the direction picked from the same noise, :math:`u(g) = g/\|g\|`;
     :math:`\langle g, u(g)\rangle = \|g\|`, mean
@@ -73,18 +77,18 @@ import numpy as np
 from numba import njit
 from scipy import special, stats
 
-from sim._validate import choice, integer, real
+from sim._validate import choice, finite_array, integer, real
 
 __all__ = [
     "KINDS", "exact", "bound", "monte_carlo", "sup_samples", "sup_density",
     "equicorrelated_directions", "tail_bound", "tail_exact", "empirical_tail",
-    "one_draw", "max_abs_bound", "warm",
+    "one_draw", "max_abs_bound", "random_directions", "warm",
 ]
 
 KINDS = ("subspace", "directions", "adaptive", "hypercube", "circle")
 _PARAMS = {  # required, optional-with-default
     "subspace": (("D", "k"), {}),
-    "directions": (("D", "M"), {"correlation": 0.0}),
+    "directions": (("D", "M"), {"correlation": 0.0, "layout": "equicorrelated", "vectors": None}),
     "adaptive": (("D",), {}),
     "hypercube": (("D",), {}),
     "circle": (("D",), {}),
@@ -97,6 +101,8 @@ MAX_SAMPLES = 2_000_000          # length of the returned sup array (16 MB)
 MAX_DRAWS = 50_000_000           # samples * D normals drawn
 MAX_BASIS = 4_000_000            # D * k (or D * M) entries of an explicit basis (reference, pictures)
 MAX_FLOPS = 2_000_000_000        # samples*D*k (or M): the NumPy reference's projection
+MAX_TAIL_POINTS = 2_000         # r points of the correlated tail/density (a 2000-node quadrature each)
+LAYOUTS = ("equicorrelated", "random", "given")
 REFLECTIONS = 3                  # Householder reflections that orient subspace, circle, directions
 CHUNK_NUMBERS = 1 << 17          # normals per chunk (1 MiB of float64)
 
@@ -111,6 +117,26 @@ def _params(kind, params):
         if name not in required and name not in optional:
             raise ValueError(f"{name} is not a parameter of kind {kind!r} "
                              f"(expected {', '.join(required + tuple(optional))})")
+    params = dict(params)
+    if kind == "directions" and params.get("vectors") is not None:
+        U = finite_array("vectors", params["vectors"], ndim=2)
+        if U.shape[0] < 1 or U.shape[1] < 1:
+            raise ValueError(f"vectors must be an M x D matrix with M, D >= 1, got shape {U.shape}")
+        for name, n in (("M", U.shape[0]), ("D", U.shape[1])):
+            if params.setdefault(name, n) != n:
+                raise ValueError(f"{name} = {params[name]!r} does not match vectors of shape "
+                                 f"{U.shape} (M x D)")
+        if U.size > MAX_BASIS:
+            raise ValueError(f"vectors has {U.size} entries > {MAX_BASIS}")
+        big = np.max(np.abs(U), axis=1, keepdims=True)
+        if np.any(big == 0.0):
+            raise ValueError("vectors has a zero row: every direction must be a nonzero vector "
+                             "(rows are normalised to unit length)")
+        U = U / big
+        params["vectors"] = U / np.linalg.norm(U, axis=1, keepdims=True)
+        if params.get("layout", "given") != "given":
+            raise ValueError("layout must be 'given' (or omitted) when vectors is passed")
+        params["layout"] = "given"
     for name in required:
         if name not in params:
             raise ValueError(f"{name} is required for kind {kind!r}")
@@ -123,20 +149,66 @@ def _params(kind, params):
                              f"got k={out['k']} > D={out['D']}")
     if kind == "directions":
         out["M"] = integer("M", params["M"], 1)
-        if out["M"] > out["D"]:
-            raise ValueError(f"M must be <= D (the construction uses M orthonormal "
-                             f"vectors of R^D), got M={out['M']} > D={out['D']}")
+        out["layout"] = choice("layout", params.get("layout", "equicorrelated"), LAYOUTS)
         out["correlation"] = real("correlation", params.get("correlation", 0.0), 0.0, 1.0)
+        if out["layout"] == "equicorrelated" and out["M"] > out["D"]:
+            raise ValueError(f"M must be <= D for layout 'equicorrelated' (M unit vectors with "
+                             f"equal pairwise correlation < 1 span M dimensions), got M={out['M']} "
+                             f"> D={out['D']}; for more directions than dimensions pass "
+                             "layout='random' (M independent uniform unit directions) or "
+                             "vectors=<M x D matrix>")
+        if out["layout"] == "given" and params.get("vectors") is None:
+            raise ValueError("layout 'given' needs vectors=<M x D matrix>")
+        if out["layout"] != "equicorrelated":
+            if "correlation" in params and out["correlation"] != 0.0:
+                raise ValueError("correlation applies to layout 'equicorrelated' only")
+            if out["D"] * out["M"] > MAX_BASIS:
+                raise ValueError(f"D*M = {out['D'] * out['M']} exceeds {MAX_BASIS}: lower D or M")
+            out["vectors"] = params.get("vectors")
     return out
 
 
-def _mc_args(kind, samples, seed, params, reference=False):
+def _explicit(p) -> bool:
+    """True for direction sets given as an explicit matrix (layouts 'random' and 'given')."""
+    return p["kind"] == "directions" and p["layout"] != "equicorrelated"
+
+
+def random_directions(M, D, seed) -> np.ndarray:
+    r"""The ``M`` independent uniformly random unit directions of :math:`\mathbb{R}^D` that
+    ``layout="random"`` uses with this ``seed`` (rows of an ``(M, D)`` array; any ``M``, also
+    ``M > D``). They are drawn from their own stream of ``seed``, independent of the draws of
+    ``g`` (the set is fixed with respect to ``g``). Pass them as ``vectors=`` to :func:`exact`.
+    """
+    M = integer("M", M, 1)
+    D = integer("D", D, 1, _MAX_D_EXACT)
+    seed = integer("seed", seed, 0, 2**63 - 1)
+    if D * M > MAX_BASIS:
+        raise ValueError(f"D*M = {D * M} exceeds {MAX_BASIS}: lower D or M")
+    stream = np.random.SeedSequence(seed).spawn(3)[2]   # children 0, 1: orientation and g
+    U = np.random.default_rng(stream).standard_normal((M, D))
+    return U / np.linalg.norm(U, axis=1, keepdims=True)
+
+
+def _vectors(p, seed):
+    return p["vectors"] if p["layout"] == "given" else random_directions(p["M"], p["D"], seed)
+
+
+def _mc_args(kind, samples, seed, params, reference=False, max_work=MAX_DRAWS):
     p = _params(kind, params)
     samples = integer("samples", samples, 2, MAX_SAMPLES)
     seed = integer("seed", seed, 0, 2**63 - 1)
+    max_work = real("max_work", max_work, 1.0)
     D = p["D"]
-    if samples * D > MAX_DRAWS:
-        raise ValueError(f"samples*D = {samples * D} exceeds {MAX_DRAWS}: lower samples or D")
+    if samples * D > max_work:
+        raise ValueError(f"samples*D = {samples * D} exceeds max_work = {max_work:.3g}: lower "
+                         "samples or D, or pass a larger max_work=")
+    if _explicit(p):      # every path projects g on the M x D matrix
+        flops = float(samples) * D * p["M"]
+        if flops > MAX_FLOPS * max_work / MAX_DRAWS:
+            raise ValueError(f"samples*D*M = {flops:.3g} exceeds {MAX_FLOPS * max_work / MAX_DRAWS:.3g}"
+                             " (max_work scales it): lower samples, D or M, or pass a larger "
+                             "max_work=")
+        return p, samples, seed
     width = _basis_width(p)
     if width and reference:  # only the NumPy reference builds the basis and projects on it
         if D * width > MAX_BASIS:
@@ -204,8 +276,14 @@ def exact(kind, **params) -> float:
         w_{\text{hypercube}}(D) &= \sqrt{2D/\pi}, \qquad w_{\text{circle}} = \sqrt{\pi/2}.
 
     ``"directions"`` (an addition to the four closed forms) returns
-    :math:`\mathbb{E}\max_i|\langle g,u_i\rangle|` for the equicorrelated
-    construction by quadrature: writing
+    :math:`\mathbb{E}\max_i|\langle g,u_i\rangle|`. For an explicit set (``vectors=`` or
+    ``layout="random"``) the value is exact where a closed form exists: ``D = 1`` or
+    ``M = 1`` give :math:`\sqrt{2/\pi}`; ``D = 2``, with the directions at angles
+    :math:`\theta_i` (mod :math:`\pi`) leaving gaps :math:`\gamma_k` (summing to :math:`\pi`),
+    gives :math:`\sqrt{2/\pi}\sum_k \sin(\gamma_k/2)` (:math:`\|g\|` and its angle are
+    independent, and the nearest direction is :math:`\min(t, \gamma_k - t)` away inside a gap).
+    Otherwise there is no exact value (``ValueError``: use :func:`monte_carlo`).
+    For the equicorrelated construction it is computed by quadrature: writing
     :math:`\langle g,u_i\rangle = \sqrt\rho Z + \sqrt{1-\rho}\,Y_i` with
     :math:`Z, Y_i` iid standard normal,
 
@@ -221,8 +299,10 @@ def exact(kind, **params) -> float:
     ----------
     kind : {"subspace", "adaptive", "hypercube", "circle", "directions"}
     **params
-        ``D`` (all kinds), ``k`` (subspace, 1 <= k <= D), ``M`` and optional
-        ``correlation`` in [0, 1] (directions, 1 <= M <= D).
+        ``D`` (all kinds), ``k`` (subspace, 1 <= k <= D), ``M`` (directions) with
+        ``layout="equicorrelated"`` (default; optional ``correlation`` in [0, 1],
+        1 <= M <= D), or ``vectors`` (an M x D matrix of directions, any M; rows are
+        normalised; D and M may then be omitted).
 
     Returns
     -------
@@ -231,10 +311,15 @@ def exact(kind, **params) -> float:
     Raises
     ------
     ValueError
-        naming the offending argument.
+        naming the offending argument, or saying that the set has no exact value here.
     """
     p = _params(kind, params)
     kind = p["kind"]
+    if _explicit(p):
+        if p["layout"] == "random":
+            raise ValueError("layout 'random' is a different set for every seed: pass "
+                             "vectors=random_directions(M, D, seed) to get its exact value")
+        return _explicit_mean(p["vectors"])
     if kind == "subspace":
         return _chi_mean(p["k"])
     if kind == "adaptive":
@@ -244,6 +329,19 @@ def exact(kind, **params) -> float:
     if kind == "circle":
         return math.sqrt(math.pi / 2.0)
     return _directions_mean(p["M"], p["correlation"])
+
+
+def _explicit_mean(U: np.ndarray) -> float:
+    """E max_i |<g, u_i>| for explicit unit rows u_i, where a closed form exists (D <= 2, M = 1)."""
+    M, D = U.shape
+    if D == 1 or M == 1:
+        return math.sqrt(2.0 / math.pi)
+    if D == 2:
+        th = np.sort(np.mod(np.arctan2(U[:, 1], U[:, 0]), math.pi))
+        gaps = np.diff(np.concatenate([th, [th[0] + math.pi]]))
+        return math.sqrt(2.0 / math.pi) * float(np.sum(np.sin(0.5 * gaps)))
+    raise ValueError(f"no exact value for {M} general directions in D = {D} >= 3 (only the "
+                     "equicorrelated layout, D <= 2 or M = 1 have one): use monte_carlo")
 
 
 def bound(kind, **params) -> tuple[float, float]:
@@ -476,8 +574,10 @@ def _gl_intervals(pieces):
 
 
 def _r_array(name, r):
-    arr = np.atleast_1d(np.asarray(r, dtype=float)) if not isinstance(r, (str, bytes)) else None
-    if arr is None or arr.ndim != 1 or not np.all(np.isfinite(arr)):
+    if isinstance(r, (str, bytes)) or np.iscomplexobj(r):
+        raise ValueError(f"{name} must be a finite real number or 1-D array")
+    arr = np.atleast_1d(finite_array(name, r))
+    if arr.ndim != 1:
         raise ValueError(f"{name} must be a finite real number or 1-D array")
     if arr.size > 100_000:
         raise ValueError(f"{name} has {arr.size} points (> 100000)")
@@ -496,7 +596,15 @@ def tail_bound(r, M) -> np.ndarray:
     return np.minimum(1.0, 2.0 * M * np.exp(-0.5 * r * r))
 
 
-def tail_exact(r, M, correlation=0.0) -> np.ndarray:
+def _check_tail_work(points: int, rho: float, max_work):
+    max_work = real("max_work", max_work, 1.0)
+    if 0.0 < rho < 1.0 and points > max_work:
+        raise ValueError(f"{points} points for a correlated tail exceed max_work = {max_work:.3g}: "
+                         "each costs a 2000-node quadrature (about 1 ms); use fewer points or "
+                         "pass a larger max_work=")
+
+
+def tail_exact(r, M, correlation=0.0, *, max_work=MAX_TAIL_POINTS) -> np.ndarray:
     r"""Exact :math:`P(\max_i|\langle g,u_i\rangle| \ge r)` for the equicorrelated directions.
 
     .. math::
@@ -504,14 +612,16 @@ def tail_exact(r, M, correlation=0.0) -> np.ndarray:
         P(\max_i|X_i| \ge r) = 1 - \int\varphi(z)\Big[\Phi\big(\tfrac{r-\sqrt\rho z}{\sqrt{1-\rho}}\big)
         - \Phi\big(\tfrac{-r-\sqrt\rho z}{\sqrt{1-\rho}}\big)\Big]^M dz
 
-    (closed form for :math:`\rho \in \{0, 1\}`, Gauss–Legendre quadrature otherwise).
-    Independent of ``D`` (only the Gram matrix of the directions matters).
+    (closed form for :math:`\rho \in \{0, 1\}`, up to 1e5 points; Gauss–Legendre quadrature
+    otherwise, at most ``max_work`` points, default ``MAX_TAIL_POINTS`` = 2000, checked before
+    the work starts). Independent of ``D`` (only the Gram matrix of the directions matters).
     """
     M = integer("M", M, 1)
     rho = real("correlation", correlation, 0.0, 1.0)
     r = _r_array("r", r)
     if np.any(r < 0):
         raise ValueError("r must be >= 0")
+    _check_tail_work(r.size, rho, max_work)
     return _tail_and_density(r, M, rho)[0]
 
 
@@ -525,14 +635,15 @@ def empirical_tail(values, r) -> np.ndarray:
     return 1.0 - np.searchsorted(v, r, side="left") / v.size
 
 
-def sup_density(kind, x, **params) -> np.ndarray:
+def sup_density(kind, x, *, max_work=MAX_TAIL_POINTS, **params) -> np.ndarray:
     r"""Exact probability density of :math:`\sup_{u\in S}\langle g,u\rangle` at ``x``.
 
     Subspace (``k``), circle (``k = 2``) and adaptive (``k = D``): the chi
     density with ``k`` degrees of freedom,
     :math:`x^{k-1}e^{-x^2/2}/(2^{k/2-1}\Gamma(k/2))`.  Directions: minus the
-    derivative of :func:`tail_exact`.  Hypercube: no closed form here
-    (:math:`\|g\|_1/\sqrt D` is a scaled sum of half-normals), raises ValueError.
+    derivative of :func:`tail_exact` (equicorrelated layout only; for
+    :math:`0 < \rho < 1` at most ``max_work`` points, default 2000, as there).  Hypercube: no
+    closed form here (:math:`\|g\|_1/\sqrt D` is a scaled sum of half-normals), raises ValueError.
     """
     p = _params(kind, params)
     x = _r_array("x", x)
@@ -540,7 +651,11 @@ def sup_density(kind, x, **params) -> np.ndarray:
     if kind == "hypercube":
         raise ValueError("kind 'hypercube' has no closed-form density here")
     if kind == "directions":
+        if _explicit(p):
+            raise ValueError("the density of max_i |<g,u_i>| has a closed form here only for the "
+                             "equicorrelated layout")
         xx = np.maximum(x, 0.0)
+        _check_tail_work(x.size, p["correlation"], max_work)
         return np.where(x < 0, 0.0, _tail_and_density(xx, p["M"], p["correlation"])[1])
     k = {"subspace": p.get("k"), "circle": 2, "adaptive": p["D"]}[kind]
     return stats.chi.pdf(x, k)
@@ -624,6 +739,17 @@ def _chunk_numpy(p, Q, gen, n, out):
         out[:] = np.abs(G @ U.T).max(axis=1)
 
 
+def _chunk_explicit(p, U, gen, n, out):
+    """Both methods, explicit directions U (M x D): g drawn as a block (the same stream as the
+    kernels), max_i |<g, u_i>| over blocks of rows of U (temporary arrays stay <= 2^20 entries)."""
+    G = gen.standard_normal((n, p["D"]))
+    step = max(1, (1 << 20) // max(n, 1))
+    best = np.zeros(n)
+    for a in range(0, U.shape[0], step):
+        np.maximum(best, np.abs(G @ U[a:a + step].T).max(axis=1), out=best)
+    out[:] = best
+
+
 def _chunk_numba(p, V, gen, n, out):
     kind, D = p["kind"], p["D"]
     if kind == "adaptive":
@@ -637,7 +763,8 @@ def _chunk_numba(p, V, gen, n, out):
     _fused_reflect(gen, V, _basis_width(p), alpha, beta, 1 if kind == "directions" else 0, out)
 
 
-def sup_samples(kind, samples, seed, *, method="numba", threads=None, **params) -> np.ndarray:
+def sup_samples(kind, samples, seed, *, method="numba", threads=None, max_work=MAX_DRAWS,
+                **params) -> np.ndarray:
     r"""``samples`` independent draws of :math:`\sup_{u\in S}\langle g, u\rangle`.
 
     Parameters
@@ -659,6 +786,16 @@ def sup_samples(kind, samples, seed, *, method="numba", threads=None, **params) 
     threads : int, optional
         worker threads for ``"numba"`` (default: ``os.cpu_count()``); the
         result does not depend on it.
+    max_work : int, optional
+        bound on ``samples*D`` (default ``MAX_DRAWS`` = 5e7); for explicit
+        directions ``samples*D*M`` is bounded by ``MAX_FLOPS*max_work/MAX_DRAWS``.
+
+    Notes
+    -----
+    ``"directions"`` with ``layout="random"`` (the ``M`` unit directions of
+    :func:`random_directions` for this seed, any ``M``, also ``M > D``) or ``vectors=``
+    (a given M x D matrix) projects each ``g`` on the explicit matrix in both methods
+    (cost ``samples*D*M``).
 
     Returns
     -------
@@ -672,11 +809,14 @@ def sup_samples(kind, samples, seed, *, method="numba", threads=None, **params) 
         exceeds ``MAX_BASIS``).
     """
     method = choice("method", method, ("numba", "numpy"))
-    p, samples, seed = _mc_args(kind, samples, seed, params, reference=(method == "numpy"))
+    p, samples, seed = _mc_args(kind, samples, seed, params, reference=(method == "numpy"),
+                                max_work=max_work)
     if threads is None:
         threads = os.cpu_count() or 1
     threads = integer("threads", threads, 1, 64)
-    if method == "numpy":
+    if _explicit(p):
+        Q = _vectors(p, seed)
+    elif method == "numpy":
         Q = _set_basis(p, seed)
         if p["kind"] == "directions":
             alpha, beta = _equicorr_coeffs(p["M"], p["correlation"])
@@ -686,13 +826,14 @@ def sup_samples(kind, samples, seed, *, method="numba", threads=None, **params) 
     _, g_ss = _streams(seed)
     out = np.empty(samples)
     jobs = _chunks(samples, p["D"], g_ss)
-    worker = _chunk_numpy if method == "numpy" else _chunk_numba
+    worker = (_chunk_explicit if _explicit(p) else
+              _chunk_numpy if method == "numpy" else _chunk_numba)
 
     def run(job):
         a, b, child = job
         worker(p, Q, np.random.default_rng(child), b - a, out[a:b])
 
-    if method == "numba" and threads > 1 and len(jobs) > 1:
+    if (method == "numba" or _explicit(p)) and threads > 1 and len(jobs) > 1:
         with ThreadPoolExecutor(max_workers=min(threads, len(jobs))) as ex:
             list(ex.map(run, jobs))
     else:
@@ -701,7 +842,7 @@ def sup_samples(kind, samples, seed, *, method="numba", threads=None, **params) 
     return out
 
 
-def monte_carlo(kind, samples, seed, **params) -> tuple[float, float]:
+def monte_carlo(kind, samples, seed, *, max_work=MAX_DRAWS, **params) -> tuple[float, float]:
     r"""Monte-Carlo estimate of :math:`w(S)` and its standard error.
 
     .. math::
@@ -717,7 +858,7 @@ def monte_carlo(kind, samples, seed, **params) -> tuple[float, float]:
     -------
     (mean, stderr) : tuple of float
     """
-    v = sup_samples(kind, samples, seed, **params)
+    v = sup_samples(kind, samples, seed, max_work=max_work, **params)
     return float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
 
 
@@ -736,7 +877,7 @@ def one_draw(kind, seed, **params) -> dict:
     D, kind = p["D"], p["kind"]
     if D > 1000:
         raise ValueError(f"D must be <= 1000 for one_draw, got {D}")
-    Q = _set_basis(p, seed)
+    Q = None if _explicit(p) else _set_basis(p, seed)
     _, g_ss = _streams(seed)
     child = _chunks(2, D, g_ss)[0][2]
     g = np.random.default_rng(child).standard_normal(D)
@@ -753,8 +894,11 @@ def one_draw(kind, seed, **params) -> dict:
             grid = np.array(np.meshgrid(*([[-1.0, 1.0]] * D), indexing="ij"))
             res["points"] = grid.reshape(D, -1).T / math.sqrt(D)
     else:
-        alpha, beta = _equicorr_coeffs(p["M"], p["correlation"])
-        U = alpha * Q.T + beta * Q.sum(axis=1)[None, :]
+        if _explicit(p):
+            U = _vectors(p, seed)
+        else:
+            alpha, beta = _equicorr_coeffs(p["M"], p["correlation"])
+            U = alpha * Q.T + beta * Q.sum(axis=1)[None, :]
         x = U @ g
         i = int(np.argmax(np.abs(x)))
         u = np.sign(x[i]) * U[i] if x[i] != 0 else U[i]

@@ -34,6 +34,7 @@ import time
 from typing import Callable, NamedTuple
 
 import numpy as np
+from scipy import special
 from numba import njit, prange
 
 from sim import _validate as _v
@@ -74,18 +75,38 @@ def sphere_uniform(n, d, seed=0):
 
 
 def _cap_angles(rng, n, d, alpha):
-    """Polar angles theta in [0, alpha] with density proportional to sin(theta)^(d-2)."""
+    r"""Polar angles theta in [0, alpha] with density proportional to sin(theta)^(d-2).
+
+    Exact inverse CDF: for a uniform point of :math:`S^{d-1}`, :math:`\sin^2(\theta/2)` has the
+    law Beta(a, a), a = (d-1)/2, so :math:`\theta = 2\arcsin\sqrt{I^{-1}_{a,a}(u\,I_{a,a}(x_\alpha))}`
+    with :math:`x_\alpha = \sin^2(\alpha/2)` (``scipy.special.betaincinv``; d = 3 is
+    :math:`x = u x_\alpha`). When :math:`I_{a,a}(x_\alpha)` is below 1e-280 (tiny caps in high
+    dimension, where it would underflow) the cap is narrower than 1e-3 rad and the CDF is
+    :math:`\propto \theta^{m+1}(1 - \frac{m(m+1)}{6(m+3)}\theta^2 + O(\theta^4))`, m = d - 2,
+    inverted in log form by fixed-point steps (relative error below 1e-13).
+    """
     u = rng.random(n)
     if d == 2:
         return alpha * u                       # signed side chosen by the caller's direction
-    if d == 3:                                 # cos(theta) uniform on [cos(alpha), 1]
-        return np.arccos(1.0 - u * (1.0 - math.cos(alpha)))
-    # inverse CDF on a fine grid (monotone; error far below what a picture shows)
-    th = np.linspace(0.0, alpha, 8193)
-    dens = np.sin(th) ** (d - 2)
-    cdf = np.concatenate([[0.0], np.cumsum((dens[1:] + dens[:-1]) * 0.5 * np.diff(th))])
-    cdf /= cdf[-1]
-    return np.interp(u, cdf, th)
+    a = 0.5 * (d - 1)
+    x_alpha = math.sin(0.5 * alpha) ** 2
+    c = special.betainc(a, a, x_alpha) if alpha < math.pi else 1.0
+    if c > 1e-280:
+        x = special.betaincinv(a, a, u * c)
+        return 2.0 * np.arcsin(np.sqrt(x))
+    m = d - 2
+    k = m * (m + 1) / (6.0 * (m + 3))
+
+    def g(t):
+        return (m + 1) * np.log(t) + np.log1p(-k * t * t)
+
+    with np.errstate(divide="ignore"):
+        target = np.log(u) + g(alpha)
+        theta = alpha * u ** (1.0 / (m + 1))
+        for _ in range(4):
+            theta = np.where(u > 0, theta * np.exp((target - g(np.maximum(theta, 1e-300)))
+                                                   / (m + 1)), 0.0)
+    return np.minimum(theta, alpha)
 
 
 def cap_uniform(n, d, half_angle, center=None, seed=0):
@@ -405,7 +426,7 @@ MAX_PHASE_WORK = 4e10
 
 def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.1, T=30.0,
                   n_times=31, threshold=0.999, seed=0,
-                  progress: Callable[[float], None] | None = None):
+                  progress: Callable[[float], None] | None = None, *, max_work=MAX_PHASE_WORK):
     r"""Clustering phase diagram over (depth :math:`\tau`, :math:`\beta`).
 
     Protocol of Geshkovski et al.'s ``phase-diagrams.py`` (defaults of that script except the
@@ -419,6 +440,8 @@ def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.
 
     The same ``B`` initial configurations (seeded) are used for every :math:`\beta`.
     ``progress``, if given, is called with a fraction in [0, 1] after each :math:`\beta`.
+    ``max_work`` bounds ``B*n_betas*steps*n*n*d`` (default ``MAX_PHASE_WORK`` = 4e10), checked
+    before any simulation.
     """
     B = _v.integer("B", B, 1, 100_000)
     n_betas = _v.integer("n_betas", n_betas, 1, 1000)
@@ -433,10 +456,12 @@ def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.
     thr = _threshold(threshold)
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a callable taking a fraction, or None")
+    max_work = _v.real("max_work", max_work, 0.0)
     work = float(B) * n_betas * steps * n * n * d
-    if work > MAX_PHASE_WORK:
+    if work > max_work:
         raise ValueError(f"phase diagram too large: B*n_betas*steps*n*n*d = {work:.3g} > "
-                         f"{MAX_PHASE_WORK:.0e}; lower B or n_betas")
+                         f"max_work = {max_work:.3g}; lower B or n_betas, or pass a larger "
+                         "max_work=")
     t0 = time.perf_counter()
     rec = max(1, steps // (n_times - 1))
     steps = rec * (n_times - 1)
@@ -448,7 +473,8 @@ def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.
     close = np.empty((n_betas, n_times))
     med = np.empty((n_betas, n_times))
     for b, beta in enumerate(betas):
-        traj = _att.simulate_batch(Z0s, beta, dt, steps, flow="SA", record_every=rec)
+        traj = _att.simulate_batch(Z0s, beta, dt, steps, flow="SA", record_every=rec,
+                                  max_work=max_work)   # one beta: part of the work checked above
         st = pair_stats(traj, thr)                     # (B, n_times)
         one[b] = st.one_cluster.mean(axis=0)
         close[b] = st.close_fraction.mean(axis=0)

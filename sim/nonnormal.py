@@ -90,10 +90,12 @@ def _x0(x0) -> np.ndarray:
     return finite_array("x0", x0, ndim=1, shape=(2,))
 
 
-def _steps(delta: float, horizon: float) -> int:
+def _steps(delta: float, horizon: float, max_work=MAX_STEPS) -> int:
+    max_work = real("max_work", max_work, 1.0)
     n = int(math.floor(horizon / delta + 1e-9))
-    if n > MAX_STEPS:
-        raise ValueError(f"horizon/delta = {horizon / delta:.3g} steps exceeds {MAX_STEPS}")
+    if n > max_work:
+        raise ValueError(f"horizon/delta = {horizon / delta:.3g} steps exceeds max_work = "
+                         f"{max_work:.3g}: lower horizon, raise delta, or pass a larger max_work=")
     return n
 
 
@@ -291,7 +293,7 @@ def peak(M) -> tuple[float, float]:
     return s_star, 0.5 * m * (1.0 + s_star) * math.exp(-s_star)
 
 
-def circle_image(M, s, n_points=121, eps=0.0) -> np.ndarray:
+def circle_image(M, s, n_points=121, eps=0.0, *, max_work=MAX_CIRCLE) -> np.ndarray:
     r"""Image of the unit circle under :math:`e^{sA_\varepsilon}`: an ellipse per ``s``.
 
     The semi-axes are the singular values of :math:`e^{sA_\varepsilon}`, so the
@@ -304,17 +306,19 @@ def circle_image(M, s, n_points=121, eps=0.0) -> np.ndarray:
         As in :func:`flow`.
     n_points : int
         Points on the circle, ``3 <= n_points``; the first point is repeated
-        at the end so the curve closes. ``len(s) * n_points <= 2e6``.
+        at the end so the curve closes. ``len(s) * n_points <= max_work`` (default 2e6).
 
     Returns
     -------
     numpy.ndarray
         Shape ``(len(s), n_points, 2)``.
     """
-    n_points = integer("n_points", n_points, 3, MAX_CIRCLE)
+    max_work = real("max_work", max_work, 1.0)
+    n_points = integer("n_points", n_points, 3, max(3, int(max_work)))
     s = _times(s)
-    if s.size * n_points > MAX_CIRCLE:
-        raise ValueError(f"len(s) * n_points = {s.size * n_points} exceeds {MAX_CIRCLE}")
+    if s.size * n_points > max_work:
+        raise ValueError(f"len(s) * n_points = {s.size * n_points} exceeds max_work = "
+                         f"{max_work:.3g} (pass a larger max_work= to allow more)")
     E = flow(M, s, eps)
     theta = np.linspace(0.0, 2.0 * np.pi, n_points)
     U = np.stack([np.cos(theta), np.sin(theta)])          # (2, n)
@@ -366,45 +370,58 @@ def kappa(M, eps) -> float:
 # pseudospectra
 # ---------------------------------------------------------------------------
 
-def _check_grid(A, re, im):
+def _check_grid(A, re, im, max_work=MAX_GRID):
+    max_work = real("max_work", max_work, 1.0)
     A = finite_array("A", A, ndim=2, shape=(2, 2))
-    re = finite_array("re", re, ndim=1, max_size=MAX_GRID)
-    im = finite_array("im", im, ndim=1, max_size=MAX_GRID)
+    re = finite_array("re", re, ndim=1, max_size=int(max_work))
+    im = finite_array("im", im, ndim=1, max_size=int(max_work))
     if re.size == 0 or im.size == 0:
         raise ValueError("re and im must be non-empty")
-    if re.size * im.size > MAX_GRID:
-        raise ValueError(f"grid has {re.size * im.size} points > {MAX_GRID}")
+    if re.size * im.size > max_work:
+        raise ValueError(f"grid has {re.size * im.size} points > max_work = {max_work:.3g} "
+                         "(pass a larger max_work= to allow more)")
     return A, re, im
 
 
 @njit(cache=True, parallel=True, nogil=True)
 def _sigma_min_kernel(a, b, c, d, re, im, out):  # pragma: no cover - compiled
     # B = zI - A = [[z-a, -b], [-c, z-d]], z = x + iy.  B^H B = [[p, q], [conj q, r]].
+    # scale t: sigma_min(tB) = t sigma_min(B); entries are divided by t when they are large
+    # or tiny, so that squares neither overflow (|z| ~ 1e308) nor underflow
+    big = max(abs(a), abs(b), abs(c), abs(d))
     for k in prange(im.size):
-        y = im[k]
+        y0 = im[k]
         for j in range(re.size):
-            x = re[j]
-            ar = x - a           # z - a, real part (imag part is y)
-            dr = x - d           # z - d, real part
-            p = ar * ar + y * y + c * c
-            r = b * b + dr * dr + y * y
+            t = max(big, abs(re[j]), abs(y0))
+            if t > 1e150 or (0.0 < t < 1e-150):
+                t = 2.0 ** math.floor(math.log2(t))     # a power of two: exact scaling
+            else:
+                t = 1.0
+            x = re[j] / t
+            y = y0 / t
+            ar = x - a / t       # z - a, real part (imag part is y)
+            dr = x - d / t       # z - d, real part
+            b_ = b / t
+            c_ = c / t
+            p = ar * ar + y * y + c_ * c_
+            r = b_ * b_ + dr * dr + y * y
             # q = conj(z-a)*(-b) + (-c)*(z-d)
-            qr = -b * ar - c * dr
-            qi = b * y - c * y
+            qr = -b_ * ar - c_ * dr
+            qi = b_ * y - c_ * y
             half = 0.5 * (p - r)
-            h = math.sqrt(half * half + qr * qr + qi * qi)
+            h = math.hypot(half, math.hypot(qr, qi))
             smax2 = 0.5 * (p + r) + h
             # det B = (z-a)(z-d) - b c
-            detr = ar * dr - y * y - b * c
+            detr = ar * dr - y * y - b_ * c_
             deti = y * (ar + dr)
             det = math.hypot(detr, deti)
             if smax2 > 0.0:
-                out[k, j] = det / math.sqrt(smax2)
+                out[k, j] = t * (det / math.sqrt(smax2))
             else:
                 out[k, j] = 0.0
 
 
-def pseudospectrum(A, re, im) -> np.ndarray:
+def pseudospectrum(A, re, im, *, max_work=MAX_GRID) -> np.ndarray:
     r"""Smallest singular value :math:`\sigma_{\min}(zI - A)` on a grid (Numba).
 
     The :math:`\varepsilon`-pseudospectrum is
@@ -426,25 +443,26 @@ def pseudospectrum(A, re, im) -> np.ndarray:
     A : array_like, shape (2, 2)
         Real matrix.
     re, im : array_like, 1-D
-        Real and imaginary parts of :math:`z`; ``len(re) * len(im) <= 4e6``.
+        Real and imaginary parts of :math:`z`; ``len(re) * len(im) <= max_work``
+        (keyword-only, default ``MAX_GRID`` = 4e6).
 
     Returns
     -------
     numpy.ndarray
         Shape ``(len(im), len(re))``; entry ``[k, j]`` is at ``re[j] + 1j*im[k]``.
     """
-    A, re, im = _check_grid(A, re, im)
+    A, re, im = _check_grid(A, re, im, max_work)
     out = np.empty((im.size, re.size))
     _sigma_min_kernel(A[0, 0], A[0, 1], A[1, 0], A[1, 1], re, im, out)
     return out
 
 
-def pseudospectrum_reference(A, re, im) -> np.ndarray:
+def pseudospectrum_reference(A, re, im, *, max_work=MAX_GRID) -> np.ndarray:
     r"""NumPy reference for :func:`pseudospectrum`: batched ``np.linalg.svd``.
 
     Same parameters and return value as :func:`pseudospectrum`.
     """
-    A, re, im = _check_grid(A, re, im)
+    A, re, im = _check_grid(A, re, im, max_work)
     Z = re[None, :] + 1j * im[:, None]
     B = np.zeros(Z.shape + (2, 2), dtype=np.complex128)
     B[..., 0, 0] = Z - A[0, 0]
@@ -454,7 +472,7 @@ def pseudospectrum_reference(A, re, im) -> np.ndarray:
     return np.linalg.svd(B, compute_uv=False)[..., -1]
 
 
-def kreiss_lower_bound(A, re, im, sigma=None) -> float:
+def kreiss_lower_bound(A, re, im, sigma=None, *, max_work=MAX_GRID) -> float:
     r"""Lower bound on :math:`\sup_{s\ge0}\|e^{sA}\|_2` read off a pseudospectrum grid.
 
     For every :math:`z` with :math:`\operatorname{Re} z > 0`, the Laplace transform
@@ -482,17 +500,29 @@ def kreiss_lower_bound(A, re, im, sigma=None) -> float:
     -------
     float
     """
-    A, re, im = _check_grid(A, re, im)
+    A, re, im = _check_grid(A, re, im, max_work)
     if sigma is None:
-        sigma = pseudospectrum(A, re, im)
+        sigma = pseudospectrum(A, re, im, max_work=max_work)
     else:
         sigma = finite_array("sigma", sigma, ndim=2, shape=(im.size, re.size))
     right = re > 0.0
     if not right.any():
         return 0.0
     sub = sigma[:, right]
-    with np.errstate(divide="ignore"):
-        ratio = np.where(sub > 0.0, re[right][None, :] / np.where(sub > 0.0, sub, 1.0), np.inf)
+    if np.any(sub <= 0.0):
+        k, j = np.argwhere(sub <= 0.0)[0]
+        raise ValueError(f"A has an eigenvalue at the grid point z = {re[right][j]:g}"
+                         f"{im[k]:+g}i with Re z > 0: sup_s ||e^(sA)|| is infinite there "
+                         "(A is not stable)")
+    # Re z / sigma_min with both factors scaled below 1 first: no overflow for |z| near 1e308
+    # (sigma_min >= (Re z - max Re eig) > 0 is of the size of Re z far out)
+    ratio = re[right][None, :] / sub
+    if not np.all(np.isfinite(ratio)):
+        ratio = np.exp(np.log(re[right])[None, :] - np.log(sub))
+        if not np.all(np.isfinite(ratio)):
+            raise ValueError("the Kreiss ratio Re z / sigma_min(zI - A) exceeds the float range on "
+                             "this grid: sigma_min is below 1e-308 times Re z (z is within rounding "
+                             "of an unstable eigenvalue)")
     return float(ratio.max())
 
 
@@ -506,7 +536,7 @@ def _random_jacobians(L: int, d: int, eta: float, seed: int) -> np.ndarray:
     return np.eye(d)[None] + (eta / math.sqrt(d)) * G
 
 
-def jacobian_products(L, d=4, eta=0.3, seed=0) -> dict:
+def jacobian_products(L, d=4, eta=0.3, seed=0, *, max_work=MAX_DEPTH_WORK) -> dict:
     r"""Ordered products of random near-identity Jacobians versus norm products.
 
     Draws :math:`J_\ell = I + (\eta/\sqrt d)\,G_\ell`, :math:`G_\ell` with
@@ -528,7 +558,8 @@ def jacobian_products(L, d=4, eta=0.3, seed=0) -> dict:
     L : int
         Depth, ``1 <= L <= 5000``.
     d : int
-        Dimension, ``1 <= d <= 64``, with ``L * d**3 <= 5e6``.
+        Dimension, ``1 <= d <= 64``, with ``L * d**3 <= max_work`` (keyword-only, default
+        ``MAX_DEPTH_WORK`` = 5e6).
     eta : float
         Perturbation size, ``0 <= eta <= 10``.
     seed : int
@@ -550,8 +581,10 @@ def jacobian_products(L, d=4, eta=0.3, seed=0) -> dict:
     d = integer("d", d, 1, MAX_DIM)
     eta = real("eta", eta, 0.0, 10.0)
     seed = integer("seed", seed, 0, 2**63 - 1)
-    if L * d ** 3 > MAX_DEPTH_WORK:
-        raise ValueError(f"L * d**3 = {L * d ** 3} exceeds {MAX_DEPTH_WORK}")
+    max_work = real("max_work", max_work, 1.0)
+    if L * d ** 3 > max_work:
+        raise ValueError(f"L * d**3 = {L * d ** 3} exceeds max_work = {max_work:.3g} "
+                         "(pass a larger max_work= to allow more)")
     J = _random_jacobians(L, d, eta, seed)
     norms = np.linalg.norm(J, ord=2, axis=(1, 2))
     radii = np.max(np.abs(np.linalg.eigvals(J)), axis=1)
@@ -591,7 +624,24 @@ def jacobian_products(L, d=4, eta=0.3, seed=0) -> dict:
 # explicit Euler versus the exact flow
 # ---------------------------------------------------------------------------
 
-def euler_flow(M, delta, horizon, x0, eps=0.0) -> dict:
+@njit(cache=True, nogil=True)
+def _euler_iterates(step, x0, n, out):  # pragma: no cover - compiled
+    """out[k] = step^k x0 for k = 0..n (the same products as a Python loop of ``step @ x``);
+    returns the first k whose iterate is not finite (n + 1 if none)."""
+    x = x0[0]
+    y = x0[1]
+    out[0, 0] = x
+    out[0, 1] = y
+    for k in range(1, n + 1):
+        x, y = step[0, 0] * x + step[0, 1] * y, step[1, 0] * x + step[1, 1] * y
+        out[k, 0] = x
+        out[k, 1] = y
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return k
+    return n + 1
+
+
+def euler_flow(M, delta, horizon, x0, eps=0.0, *, max_work=MAX_STEPS) -> dict:
     r"""Explicit Euler :math:`x_{k+1} = (I+\Delta A_\varepsilon)x_k` versus :math:`e^{s_kA_\varepsilon}x_0`.
 
     For the Jordan case the iterates are known in closed form,
@@ -612,29 +662,43 @@ def euler_flow(M, delta, horizon, x0, eps=0.0) -> dict:
         Step size in evolution time, ``0 < delta <= 10``.
     horizon : float
         Last time, ``0 <= horizon <= 1e4``; steps ``s_k = k*delta <= horizon``,
-        at most ``1e6`` of them.
+        at most ``max_work`` of them.
     x0 : array_like, shape (2,)
     eps : float, optional
+    max_work : int, keyword-only
+        Bound on the number of steps (default ``MAX_STEPS`` = 1e6, a few milliseconds).
 
     Returns
     -------
     dict
         ``s`` (step times), ``euler`` and ``exact`` (both ``(len(s), 2)``).
+
+    Raises
+    ------
+    ValueError
+        for bad arguments, and when the Euler iterates leave the float range (for
+        :math:`\Delta > 2` they grow like :math:`|1-\Delta|^k`): the message gives the
+        last step time that is representable.
     """
     A = matrix(M, eps)
+    M = float(A[0, 1])
+    eps = -1.0 - float(A[1, 1])
     delta = real("delta", delta, 0.0, 10.0, lo_open=True)
     horizon = real("horizon", horizon, 0.0, S_MAX)
     x0 = _x0(x0)
-    n = _steps(delta, horizon)
+    n = _steps(delta, horizon, max_work)
     s = delta * np.arange(n + 1)
     step = np.eye(2) + delta * A
     euler = np.empty((n + 1, 2))
-    x = x0.copy()
-    euler[0] = x
-    for k in range(1, n + 1):
-        x = step @ x
-        euler[k] = x
-    exact = flow(M, s, eps) @ x0
+    bad = _euler_iterates(step, x0, n, euler)
+    if bad <= n:
+        raise ValueError(f"the Euler iterates overflow float64 at step {bad} (s = {s[bad]:.6g}): "
+                         f"the factors 1-delta = {1 - delta:g} and 1-delta(1+eps) = "
+                         f"{1 - delta * (1 + eps):g} make them grow (delta > 2 is unstable); "
+                         f"choose horizon < {s[bad]:.6g} or a smaller delta")
+    exact = np.empty((n + 1, 2))
+    exact[:, 0] = np.exp(-s) * x0[0] + _coupling(M, eps, s) * x0[1]
+    exact[:, 1] = np.exp(-(1.0 + eps) * s) * x0[1]
     return {"s": s, "euler": euler, "exact": exact}
 
 
@@ -665,7 +729,7 @@ def euler_regime(a, delta) -> str:
     return "divergent"
 
 
-def euler_scalar(a, delta, horizon, V0=1.0) -> dict:
+def euler_scalar(a, delta, horizon, V0=1.0, *, max_work=MAX_STEPS) -> dict:
     r"""Euler :math:`V_{j+1} = (1-a\Delta)V_j` versus exact :math:`V_0e^{-aj\Delta}`.
 
     For :math:`0 < a\Delta < 1` and :math:`j\Delta \le H`, with
@@ -685,7 +749,7 @@ def euler_scalar(a, delta, horizon, V0=1.0) -> dict:
     delta : float
         Step, ``0 < delta <= 100``.
     horizon : float
-        :math:`H`, ``0 <= H``, with at most ``1e6`` steps.
+        :math:`H`, ``0 <= H``, with at most ``max_work`` (default 1e6) steps.
     V0 : float, optional
 
     Returns
@@ -699,12 +763,17 @@ def euler_scalar(a, delta, horizon, V0=1.0) -> dict:
     delta = real("delta", delta, 0.0, 100.0, lo_open=True)
     horizon = real("horizon", horizon, 0.0, S_MAX)
     V0 = real("V0", V0, -1e6, 1e6)
-    n = _steps(delta, horizon)
+    n = _steps(delta, horizon, max_work)
     j = np.arange(n + 1)
     s = delta * j
     factor = 1.0 - a * delta
     with np.errstate(over="ignore"):
         euler = V0 * factor ** j
+    if not np.all(np.isfinite(euler)):
+        k = int(np.argmin(np.isfinite(euler)))
+        raise ValueError(f"the Euler iterates overflow float64 at step {k} (s = {s[k]:.6g}): the "
+                         f"factor 1 - a*delta = {factor:g} has modulus > 1; choose horizon < "
+                         f"{s[k]:.6g} or a smaller delta")
     exact = V0 * np.exp(-a * s)
     if a * delta < 1.0:
         bound = a * a * horizon * delta * abs(V0) / (2.0 * (1.0 - a * delta))
@@ -717,5 +786,6 @@ def euler_scalar(a, delta, horizon, V0=1.0) -> dict:
 
 
 def warm() -> None:
-    """Compile (or load from cache) the Numba kernel on a tiny grid; see :mod:`sim.warm`."""
+    """Compile (or load from cache) the Numba kernels on tiny inputs; see :mod:`sim.warm`."""
     pseudospectrum(matrix(2.0), [-1.0, 0.0], [0.0, 1.0])
+    euler_flow(2.0, 0.5, 1.0, [0.0, 1.0])

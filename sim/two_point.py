@@ -40,6 +40,8 @@ FLOWS = ("SA", "USA")
 BETA_MAX = 100.0          # beyond this the USA field e^{β} is astronomically stiff
 TAU_MAX = 1e6
 MAX_POINTS = 1_000_000
+#: default bound on the layers run by one call of :func:`discretisation_error` (about 3 s)
+MAX_LAYERS = 4_000_000
 _RTOL, _ATOL = 1e-12, 1e-14
 
 
@@ -169,7 +171,7 @@ def usa_on_sa_clock(beta, theta0, taus_usa) -> np.ndarray:
     return _solve(f, [math.log(theta0), 0.0], t)[:, 1]
 
 
-def energy(Z, beta, A) -> float:
+def energy(Z, beta, A, *, max_work=25_000_000) -> float:
     r"""Interaction energy :math:`E = -\frac{1}{2\beta n^2}\sum_{i,j} e^{\beta\langle z_i, A z_j\rangle}`.
 
     Parameters
@@ -179,12 +181,15 @@ def energy(Z, beta, A) -> float:
     beta : float
         ``beta > 0``.
     A : array_like, shape (d, d) or None
-        Interaction matrix (identity if None).
+        Interaction matrix (identity if None); the exponent is
+        :math:`\beta\langle z_i, A z_j\rangle = \beta z_i^\top A z_j`.
+    max_work : int, keyword-only
+        Bound on the ``n*n`` pairs (default 2.5e7, n = 5000).
 
     Returns
     -------
     float
-        May be ``-inf`` if the sum overflows float64 (only for huge ``beta``).
+        Finite; ``ValueError`` when :math:`|E|` exceeds the float64 range (huge ``beta``).
     """
     Z = _v.finite_array("Z", Z, ndim=2, max_size=10_000_000)
     n, d = Z.shape
@@ -192,12 +197,17 @@ def energy(Z, beta, A) -> float:
         raise ValueError(f"Z must have at least one point and one coordinate, got shape {Z.shape}")
     beta = _v.real("beta", beta, 0.0, lo_open=True)
     A = np.eye(d) if A is None else _v.finite_array("A", A, shape=(d, d))
-    if n * n > 25_000_000:
-        raise ValueError(f"Z has too many points for the O(n^2) energy (n={n} > 5000)")
-    lse = float(logsumexp(beta * (Z @ A @ Z.T)))
-    if lse > 709.0:  # e^lse overflows float64
-        return -math.inf
-    return -math.exp(lse) / (2 * beta * n * n)
+    max_work = _v.real("max_work", max_work, 1.0)
+    if n * n > max_work:
+        raise ValueError(f"Z has too many points for the O(n^2) energy: n*n = {n * n} > max_work"
+                         f" = {max_work:.3g} (pass a larger max_work= to allow more)")
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = beta * (Z @ A @ Z.T)                     # S_ij = beta z_i^T A z_j
+    log_abs = float(logsumexp(S)) - math.log(2 * beta * n * n) if np.all(np.isfinite(S)) else math.inf
+    if not log_abs < 709.78:                     # |E| = e^{log_abs} would overflow float64
+        raise ValueError(f"beta too large: the energy -e^{{{log_abs:.4g}}} is below the float64 "
+                         "range (the scores beta<z_i, A z_j> are too large)")
+    return -math.exp(log_abs)
 
 
 def energy_two_point(beta, theta) -> np.ndarray:
@@ -231,13 +241,28 @@ def half_angle_of(traj) -> np.ndarray:
     return np.arctan2(a, b)
 
 
-def discretisation_error(beta, theta0, horizon, dts, flow="SA") -> np.ndarray:
+def discretisation_error(beta, theta0, horizon, dts, flow="SA", *, max_work=MAX_LAYERS) -> np.ndarray:
     r"""Global error :math:`\max_k |\vartheta_\Delta(k\Delta) - \vartheta(k\Delta)|` over the depth window.
 
-    For each step Δ in ``dts`` the layer map runs ``round(horizon/Δ)`` layers (the last
-    step is adjusted so the window ends exactly at ``horizon``); the error is the largest
-    gap to the exact half-angle over (up to 2000 evenly spaced) layers. First-order
-    method: the error is :math:`O(\Delta)` (slope 1 on log-log axes).
+    For each step Δ in ``dts`` the layer map (:func:`sim.attention.simulate`, A = V = I, the
+    pair of :func:`initial_pair`) runs ``K = max(1, round(horizon/Δ))`` layers of step
+    :math:`h = \text{horizon}/K` (so the window ends exactly at ``horizon``; layer ``k`` sits at
+    depth :math:`\tau = kh`); the error is the largest gap to the exact half-angle
+    :func:`half_angle` at the recorded layers (every layer when ``K <= 2000``, else every
+    ``ceil(K/2000)``-th). First-order method: the error is :math:`O(\Delta)` (slope 1 on
+    log-log axes).
+
+    Parameters
+    ----------
+    beta, theta0, flow
+        As in :func:`half_angle`.
+    horizon : float
+        Depth window, ``0 < horizon <= 1e4``.
+    dts : array_like, 1-D, at most 64 entries
+        Positive steps Δ.
+    max_work : int, keyword-only
+        Bound on the total number of layers :math:`\sum_\Delta K` (default ``MAX_LAYERS`` =
+        4e6, about 3 s); checked before any work starts.
     """
     from sim.attention import simulate
 
@@ -245,10 +270,18 @@ def discretisation_error(beta, theta0, horizon, dts, flow="SA") -> np.ndarray:
     dts = _v.finite_array("dts", dts, ndim=1, max_size=64)
     if np.any(dts <= 0):
         raise ValueError("dts must be positive")
+    max_work = _v.real("max_work", max_work, 1.0)
+    beta = _v.real("beta", beta, 0.0, BETA_MAX)
+    flow = _v.choice("flow", flow, FLOWS)
+    layers = np.maximum(np.round(horizon / dts), 1.0)
+    if layers.sum() > max_work:
+        raise ValueError(f"dts too small for this horizon: sum of horizon/dt = {layers.sum():.3g} "
+                         f"layers > max_work = {max_work:.3g} (about a second per 1.3e6 layers); "
+                         "use larger dts, a shorter horizon, or pass a larger max_work=")
     Z0 = initial_pair(theta0)
     out = np.empty(dts.size)
-    for k, dt in enumerate(dts):
-        steps = max(int(round(horizon / dt)), 1)
+    for k, steps in enumerate(layers.astype(np.int64)):
+        steps = int(steps)
         every = max(1, -(-steps // 2000))
         h = horizon / steps
         traj = simulate(Z0, beta, h, steps, flow=flow, record_every=every)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 import plotly.graph_objects as go
 import plotly.io as pio
 import plotly.tools
@@ -95,3 +96,63 @@ def test_typed_round_trips_like_plotly():
     assert F.typed(np.linspace(0, 1, 5), np.float32)["dtype"] == "f4"
     assert F.typed(np.array([2**40], dtype=np.int64)) == [2**40]      # too wide for plotly.js: a list
     assert F.typed(np.array([])) == []
+
+
+def _json(fig) -> dict:
+    return json.loads(pio.to_json(F.Frozen(fig).spec, validate=False))
+
+
+def _every_helper(t: str) -> go.Figure:
+    """One figure that uses every trace, shape and layout helper of ui.figures."""
+    x = np.linspace(0.1, 3.0, 30)
+    fig = F.figure("x", "y", t, [
+        F.line(x, np.exp(x), "exact"),
+        F.line(x, x, "ref", color=F.COLORS["ref"], width=1.5, dash="dot", line={"shape": "hv"}, hoverinfo="skip"),
+        F.markers(x[::3], x[::3], "mc", error=0.1 * x[::3], error_y={"thickness": 1}),
+        F.markers(x[::3], x[::3], "ci", symbol="square", size=8, error=(0.1 * x[::3], 0.2 * x[::3])),
+        F.point([1.0], [2.0], "peak", error_y={"type": "data", "array": [0.1]}),
+        F.point([1.0], [2.0], "mark", symbol="diamond-open", marker={"line": {"width": 2}}),
+        F.histogram(np.linspace(0, 1, 6), np.arange(5.0), "hist"),
+    ], log_x=True, shapes=[F.hline(1.0, dash="dot"), F.vline(2.0, width=1.2)], annotations=[{"text": "e", "x": 1}],
+        xaxis={"range": [-1, 1]}, margin={"l": 70}, barmode="group",
+        **F.animation(["0", "1"], ["0.0", "0.5"], "play", "pause", "τ = ", duration=90, redraw=True, y=0.0,
+                      slider_x=0.3, ticklen=3))
+    F.exact_line(fig, x, x, "added")
+    F.sim_markers(fig, x, x, "added sim")
+    F.sim_line(fig, x, x, "added dashed", line={"shape": "hv"})
+    return fig
+
+
+def test_helpers_build_valid_figures_identically_without_validation(monkeypatch):
+    """Figures are built without Plotly's validation (ui.figures.VALIDATE); with it (which rejects
+    unknown or ill-typed properties) the same calls give the same figure, in 2-D and 3-D."""
+    for title in ("t", None):
+        monkeypatch.setattr(F, "VALIDATE", True)
+        checked = _json(_every_helper(title))
+        scene = _json(F.figure3d([dict(type="scatter3d", mode="lines", **F.sphere_wire())], height=400,
+                                 scene={"aspectmode": "cube"}))
+        monkeypatch.setattr(F, "VALIDATE", False)
+        assert _json(_every_helper(title)) == checked
+        assert _json(F.figure3d([dict(type="scatter3d", mode="lines", **F.sphere_wire())], height=400,
+                                scene={"aspectmode": "cube"})) == scene
+
+
+def test_sphere_wire_lies_on_the_unit_sphere():
+    from tests.conftest import decode
+
+    for kw in ({}, dict(parallels=(-60, -30, 0, 30, 60), meridians=12, pole_gap=0.0, step=5.0)):
+        w = F.sphere_wire(**kw)
+        P = np.stack([decode(w[c]).astype(float) for c in "xyz"], 1)
+        pts = P[np.isfinite(P).all(axis=1)]
+        np.testing.assert_allclose(np.linalg.norm(pts, axis=1), 1.0, rtol=1e-6)
+        lines = len(kw.get("parallels", (-60, -30, 30, 60))) + kw.get("meridians", 8)
+        assert np.isnan(P[:, 0]).sum() == lines
+        assert np.abs(pts[:, 2]).max() == pytest.approx(np.sin(np.radians(90 - kw.get("pole_gap", 15.0))), abs=1e-6)
+
+
+def test_sub_seed_is_deterministic_and_distinct():
+    from ui.page import sub_seed
+
+    assert sub_seed(3, 1, 2) == sub_seed(3, 1, 2)
+    seeds = {sub_seed(s, *tags) for s in (0, 1) for tags in ((1,), (2,), (1, 5), (2, 1, 4))}
+    assert len(seeds) == 8 and all(0 <= s < 2**63 for s in seeds)

@@ -63,3 +63,62 @@ def test_fallback_and_format():
     t = Text("two_point", "zh")
     assert t("no.such.key") == "no.such.key"
     assert "{" not in t("timechange.residual", gap="1e-9")
+
+
+# ----------------------------------------------------------------------------- issue 12
+STUDENT_FILES = [n for n in FILES if n not in ("common.toml", "home.toml")]   # home: instructors
+
+
+def _values(lang, name):
+    d = _load(lang, name)
+    return {k: Text._get([d], k) for k in flat_keys(d)}
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_plot_labels_write_inner_products_without_angle_brackets(name):
+    """Plotly draws ⟨ ⟩ like ( ): 'E sup⟨g, u⟩' read as 'E sup(g, u)'. Figure labels write g·u."""
+    for lang in ("en", "zh"):
+        for key, v in _values(lang, name).items():
+            if key.split(".")[0] in ("fig", "fig3d", "pic"):
+                assert "⟨" not in v and "⟩" not in v, f"{lang}/{name}: {key} = {v!r}"
+
+
+@pytest.mark.parametrize("name", STUDENT_FILES)
+def test_no_code_names_in_student_text(name):
+    bad = re.compile(r"\bsim\.\w|`samples`|√samples|samples —|trials —|\\text\{\{trials\}\}|"
+                     r"scipy\.|bench/|\.py\b")
+    for lang in ("en", "zh"):
+        for key, v in _values(lang, name).items():
+            assert not bad.search(v), f"{lang}/{name}: {key} = {v[:120]!r}"
+
+
+def test_chinese_hypercube_wording():
+    for key, v in _values("zh", "gaussian_width.toml").items():
+        assert not re.search(r"(?<!超)立方体", v), f"{key}: {v[:80]!r}"
+
+
+def test_two_point_states_its_layer_map_with_the_own_term():
+    """The shown errors are reproducible only with u_i = sum_j a_ij z_j over both tokens, j = i
+    included (sim.attention sums over every j): the page must say so in both languages."""
+    for lang in ("en", "zh"):
+        body = _values(lang, "two_point.toml")["statement.body"]
+        assert re.search(r"u_i = \\sum_\{j=1\}\^\{2\} a_\{ij\}\\, z_j", body), lang
+        assert "j = i" in body, lang
+
+
+def test_hemisphere_w_is_described_as_drawn():
+    en, zh = _values("en", "hemisphere.toml"), _values("zh", "hemisphere.toml")
+    assert not any(re.search(r"\barrow", v) for v in en.values())
+    assert not any("箭头" in v for v in zh.values())
+    assert "segment" in en["statement.body"] and "线段" in zh["statement.body"]
+
+
+def test_chinese_sentences_have_a_verb_and_no_line_starts_with_a_comma():
+    zh = _values("zh", "hemisphere.toml")
+    assert "看此刻位置最低的那个 token，即" not in zh["why.body"]
+    assert "设 $i$ 是此刻位置最低的那个 token" in zh["why.body"]
+    # a formula directly followed by ， or 。 lets the browser start the next line with it
+    assert not re.search(r"\$[，。]", zh["phase.body"]), zh["phase.body"]
+    for name in FILES:
+        for key, v in _values("zh", name).items():
+            assert not re.search(r"^\s*[，。；、]", v, re.M), f"zh/{name}: {key}"

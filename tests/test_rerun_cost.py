@@ -26,6 +26,11 @@ def test_charts_are_frozen_and_a_same_state_rerun_builds_none(stem, monkeypatch)
 
     monkeypatch.setattr(plotly.tools, "return_figure_from_figure_or_data", chart)
     monkeypatch.setattr(F.Frozen, "__init__", init)
+    # Build this page's figures afresh with Plotly's validation on, which rejects unknown or ill-typed
+    # properties (the app builds them without: ui.figures.VALIDATE)
+    monkeypatch.setattr(F, "VALIDATE", True)
+    for builder in _builders(stem):
+        builder.clear()
     at = app_test(stem, {"lang": "en"})
     assert not at.exception
     assert shown and set(shown) == {"Frozen"}, shown
@@ -36,3 +41,11 @@ def test_charts_are_frozen_and_a_same_state_rerun_builds_none(stem, monkeypatch)
     assert not at.exception
     assert len(shown) == n_charts and set(shown) == {"Frozen"}
     assert built == [], f"{stem}: {len(built)} figure(s) rebuilt on a rerun at the same state"
+
+
+def _builders(stem: str) -> list:
+    """The shared figure builders (``@cached_figure``) of views/<stem>.py."""
+    import importlib
+
+    view = importlib.import_module(f"views.{stem}")
+    return [f for f in vars(view).values() if getattr(f, "cached_figure", False)]

@@ -227,3 +227,116 @@ def test_concurrent_calls_from_threads():
         got = list(ex.map(lambda job: att.simulate(job[0][0], job[1], 0.1, 5, job[0][1], job[0][2]), jobs))
     for g, e in zip(got, expect):
         np.testing.assert_array_equal(g, e)
+
+
+# ----------------------------------------------------------------------------- issue 12
+def _naive_longdouble(Z0, beta, dt, A, V, flow):
+    """One layer written out plainly in 80-bit long double (exponents up to e^11356): no shift,
+    no rescaling; an independent check of the shifted float64 paths."""
+    Z = np.asarray(Z0, dtype=np.longdouble)
+    Z = Z / np.sqrt((Z * Z).sum(axis=1, keepdims=True))
+    A = np.asarray(A, dtype=np.longdouble)
+    V = np.asarray(V, dtype=np.longdouble)
+    n = Z.shape[0]
+    out = np.empty_like(Z)
+    for i in range(n):
+        w = np.array([np.exp(np.longdouble(beta) * (Z[i] @ (A @ Z[j]))) for j in range(n)])
+        w = w / (w.sum() if flow == "SA" else n)
+        y = Z[i] + np.longdouble(dt) * sum(w[j] * (V @ Z[j]) for j in range(n))
+        out[i] = y / np.sqrt((y * y).sum())
+    return out.astype(np.float64)
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).maxexp < 16384, reason="needs 80-bit long double")
+@pytest.mark.parametrize("beta", [1.0, 400.0, 1000.0, 3000.0, 8000.0])
+@pytest.mark.parametrize("flow", ["SA", "USA"])
+def test_usa_and_sa_exact_for_large_beta(flow, beta):
+    """Issue 12: default_rng(1), shapes (3,2), (2,2), beta = 1000 gave 'dt too large' for USA (the
+    Cauchy-Schwarz shift made the unnormalised vector underflow). Every beta gives the layer."""
+    rng = np.random.default_rng(1)
+    Z0, A = rng.standard_normal((3, 2)), rng.standard_normal((2, 2))
+    V = np.array([[0.7, -1.2], [0.4, 1.1]])
+    for VV in (None, V):
+        expect = _naive_longdouble(Z0, beta, 0.1, A, np.eye(2) if VV is None else VV, flow)
+        for f in (att.simulate, att.simulate_reference):
+            out = f(Z0, beta, 0.1, 1, A, VV, flow)
+            np.testing.assert_allclose(out[1], expect, rtol=0, atol=1e-12)
+    a = att.simulate(Z0, beta, 0.1, 40, A, V, flow)
+    b = att.simulate_reference(Z0, beta, 0.1, 40, A, V, flow)
+    np.testing.assert_allclose(a, b, rtol=0, atol=1e-9)
+
+
+def test_one_layer_nonsymmetric_A_V_by_hand():
+    """Score <z_i, A z_j> = z_i^T A z_j, value V z_j, written out with numbers; A -> A^T or
+    V -> V^T anywhere changes every value below."""
+    z1, z2 = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    A = np.array([[0.5, 2.0], [-1.0, 0.0]])
+    V = np.array([[1.0, 3.0], [0.0, 1.0]])
+    beta, dt = 0.7, 0.3
+    # scores: s11 = A11 = 0.5, s12 = A12 = 2, s21 = A21 = -1, s22 = A22 = 0
+    # values: V z1 = (1, 0), V z2 = (3, 1)
+    for flow in ("SA", "USA"):
+        e11, e12, e21, e22 = np.exp(beta * 0.5), np.exp(beta * 2.0), np.exp(-beta), 1.0
+        if flow == "SA":
+            w11, w12 = e11 / (e11 + e12), e12 / (e11 + e12)
+            w21, w22 = e21 / (e21 + e22), e22 / (e21 + e22)
+        else:
+            w11, w12, w21, w22 = e11 / 2, e12 / 2, e21 / 2, e22 / 2
+        y1 = np.array([1.0 + dt * (w11 * 1.0 + w12 * 3.0), dt * w12 * 1.0])
+        y2 = np.array([dt * (w21 * 1.0 + w22 * 3.0), 1.0 + dt * w22 * 1.0])
+        expect = np.array([y1 / np.linalg.norm(y1), y2 / np.linalg.norm(y2)])
+        for f in (att.simulate, att.simulate_reference):
+            out = f(np.array([z1, z2]), beta, dt, 1, A, V, flow)
+            np.testing.assert_allclose(out[1], expect, rtol=0, atol=1e-14)
+            bad = f(np.array([z1, z2]), beta, dt, 1, A.T, V, flow)
+            assert np.max(np.abs(bad[1] - expect)) > 1e-2
+            bad = f(np.array([z1, z2]), beta, dt, 1, A, V.T, flow)
+            assert np.max(np.abs(bad[1] - expect)) > 1e-2
+        batch = att.simulate_batch(np.array([[z1, z2]]), beta, dt, 1, A, V, flow)
+        np.testing.assert_allclose(batch[0, 1], expect, rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(beta=1e308), "beta too large.*scores"),
+    (dict(beta=1e301), "beta too large.*scores"),
+    (dict(A=np.full((3, 3), 1e300)), "A too large.*scores"),
+    (dict(Z0=np.eye(3) + 1j), "Z0 must be real"),
+    (dict(A=np.eye(3) * (1 + 1j)), "A must be real"),
+    (dict(V=[[1j, 0, 0], [0, 1, 0], [0, 0, 1]]), "V must be real"),
+])
+def test_huge_or_complex_input_names_the_real_reason(kwargs, match):
+    args = dict(Z0=np.array([[1.0, 0.2, 0.0], [0.1, 1.0, 0.3], [0.0, 0.4, 1.0]]), beta=1.0,
+                dt=0.1, steps=3)
+    args.update(kwargs)
+    for f in (att.simulate, att.simulate_reference):
+        with pytest.raises(ValueError, match=match):
+            f(**args)
+
+
+@pytest.mark.parametrize("flow", ["SA", "USA"])
+def test_huge_V_and_huge_or_tiny_tokens_are_computed(flow):
+    """V = 1e308 I and token entries of 1e200 or 1e-200 (which used to report 'dt too large'
+    or return zeros) give the map, by its scale invariances: V = sI with dt is V = I with s*dt;
+    a token's length does not matter."""
+    rng = np.random.default_rng(4)
+    Z0, A = rng.standard_normal((5, 3)), rng.standard_normal((3, 3))
+    for f in (att.simulate, att.simulate_reference):
+        ref = f(Z0, 2.0, 0.1, 6, A, None, flow)
+        np.testing.assert_allclose(f(Z0 * 1e200, 2.0, 0.1, 6, A, None, flow), ref, atol=1e-14)
+        np.testing.assert_allclose(f(Z0 * 1e-200, 2.0, 0.1, 6, A, None, flow), ref, atol=1e-14)
+        np.testing.assert_allclose(f(Z0, 2.0, 1e-300, 6, A, 1e299 * np.eye(3), flow),
+                                   f(Z0, 2.0, 0.1, 6, A, None, flow), atol=1e-13)
+        big = f(Z0, 2.0, 0.1, 3, A, 1e308 * np.eye(3), flow)
+        np.testing.assert_allclose(big, f(Z0, 2.0, 1e307, 3, A, None, flow), atol=1e-13)
+        assert np.all(np.isfinite(big))
+        np.testing.assert_allclose(np.linalg.norm(big, axis=-1), 1.0, atol=1e-14)
+
+
+def test_max_work_raises_the_bound_explicitly():
+    Z0 = np.ones((10, 3)) + np.eye(10, 3)
+    with pytest.raises(ValueError, match="max_work"):
+        att.simulate(Z0, 1.0, 0.1, 1000, max_work=1e4)
+    assert att.simulate(Z0, 1.0, 0.1, 2, max_work=1e4).shape == (3, 10, 3)
+    with pytest.raises(ValueError, match="steps"):
+        att.simulate(Z0, 1.0, 0.1, 10**10 // 300 + 1, record_every=10**9)   # default bound: 1e10
+    assert att.simulate_batch(Z0[None], 1.0, 0.1, 400, record_every=400, max_work=2e5).shape == (1, 2, 10, 3)

@@ -7,6 +7,7 @@ import pytest
 from scipy.stats import chi2, norm
 
 from sim import depth_sum as ds
+from tests import _reference_depth_sum as ref
 
 # two-sided tail probability allowed for every chi-square check (fixed seeds: these
 # either pass or fail deterministically; 1e-4 corresponds to ~3.9 standard errors)
@@ -146,7 +147,7 @@ MC = [  # (alpha, L, sigma, rho, mu, trials, seed)
 
 @pytest.mark.parametrize("alpha,L,sigma,rho,mu,trials,seed", MC)
 def test_sample_mean_and_variance(alpha, L, sigma, rho, mu, trials, seed):
-    x = ds.sample(alpha, L, sigma, trials, seed, rho, mu)
+    x = ref.sample(alpha, L, sigma, trials, seed, rho, mu)
     assert x.shape == (trials,)
     v = ds.variance(alpha, L, sigma, rho)
     m = ds.mean(alpha, L, mu)
@@ -158,7 +159,7 @@ def test_sample_mean_and_variance(alpha, L, sigma, rho, mu, trials, seed):
 
 
 def test_sample_zero_variance_at_lower_rho():
-    x = ds.sample(0.5, 20, 1.0, 500, 0, rho=-1 / 19, mu=0.2)
+    x = ref.sample(0.5, 20, 1.0, 500, 0, rho=-1 / 19, mu=0.2)
     np.testing.assert_allclose(x, 0.2 * 20 ** 0.5, atol=1e-12)
 
 
@@ -166,7 +167,7 @@ def test_sample_is_normal():
     # Kolmogorov-Smirnov distance of standardised samples against N(0, 1)
     from scipy.stats import kstest
     for rho in (0.0, 0.5, -0.02):
-        x = ds.sample(0.3, 50, 1.0, 20000, 11, rho)
+        x = ref.sample(0.3, 50, 1.0, 20000, 11, rho)
         p = kstest(x / math.sqrt(ds.variance(0.3, 50, 1.0, rho)), "norm").pvalue
         assert p > P_TAIL
 
@@ -174,7 +175,7 @@ def test_sample_is_normal():
 def test_variance_mc_interval():
     for alpha, L, rho in [(0.5, 64, 0.0), (0.2, 128, 0.0), (0.9, 32, 0.5)]:
         v = ds.variance(alpha, L, 1.0, rho)
-        s2, lo, hi = ds.variance_mc(alpha, L, 1.0, 4000, 9, rho, level=1 - P_TAIL)
+        s2, lo, hi = ref.variance_mc(alpha, L, 1.0, 4000, 9, rho, level=1 - P_TAIL)
         assert lo < s2 < hi
         assert lo <= v <= hi
 
@@ -198,8 +199,8 @@ def test_sums_from_units_add_the_drawn_pieces(alpha, L, sigma, rho, mu):
     # the exact rescaling equals the sum of the explicitly constructed pieces (same stream)
     trials = 1500 if L > 100 else 400
     direct = np.concatenate([y.sum(axis=1) for y in
-                             ds._term_blocks(alpha, L, sigma, trials, 13, rho, mu)])
-    x = ds.sample(alpha, L, sigma, trials, 13, rho, mu)
+                             ref._term_blocks(alpha, L, sigma, trials, 13, rho, mu)])
+    x = ref.sample(alpha, L, sigma, trials, 13, rho, mu)
     np.testing.assert_allclose(x, direct, rtol=0, atol=1e-12 * max(1.0, np.abs(direct).max()))
     np.testing.assert_allclose(
         ds.sums_from_units(alpha, L, sigma, *ds.unit_sums(L, trials, 13, use_numba=False), rho, mu),
@@ -207,27 +208,27 @@ def test_sums_from_units_add_the_drawn_pieces(alpha, L, sigma, rho, mu):
 
 
 def test_sample_determinism_and_seed():
-    a = ds.sample(0.5, 33, 1.0, 100, 42)
-    np.testing.assert_array_equal(a, ds.sample(0.5, 33, 1.0, 100, 42))
-    assert not np.array_equal(a, ds.sample(0.5, 33, 1.0, 100, 43))
+    a = ref.sample(0.5, 33, 1.0, 100, 42)
+    np.testing.assert_array_equal(a, ref.sample(0.5, 33, 1.0, 100, 42))
+    assert not np.array_equal(a, ref.sample(0.5, 33, 1.0, 100, 43))
 
 
 def test_sample_spans_several_blocks():
     # L * trials above the block size: the stream is split into row blocks
     L = 4096
     trials = ds._BLOCK // L + 7
-    x = ds.sample(0.5, L, 1.0, trials, 3)
+    x = ref.sample(0.5, L, 1.0, trials, 3)
     assert chi2_ok(np.var(x, ddof=1), 1.0, trials) and abs(x.mean()) < Z_SE / math.sqrt(trials)
-    np.testing.assert_allclose(ds.partial_sums(0.5, L, 1.0, trials, 3)[:, -1], x, atol=1e-10)
+    np.testing.assert_allclose(ref.partial_sums(0.5, L, 1.0, trials, 3)[:, -1], x, atol=1e-10)
 
 
 @pytest.mark.parametrize("rho,mu", [(0.0, 0.0), (0.6, 0.0), (0.0, 0.4), (-0.03, 0.0)])
 def test_partial_sums(rho, mu):
     L, trials, sigma, alpha = 32, 8000, 1.0, 0.5
-    P = ds.partial_sums(alpha, L, sigma, trials, 17, rho, mu)
+    P = ref.partial_sums(alpha, L, sigma, trials, 17, rho, mu)
     assert P.shape == (trials, L + 1)
     assert np.all(P[:, 0] == 0)
-    np.testing.assert_allclose(P[:, -1], ds.sample(alpha, L, sigma, trials, 17, rho, mu), atol=1e-12)
+    np.testing.assert_allclose(P[:, -1], ref.sample(alpha, L, sigma, trials, 17, rho, mu), atol=1e-12)
     # change over k layers at one fixed position: normal with the exact second moment
     for k, l0 in [(1, 0), (8, 10), (16, 16)]:
         d = P[:, l0 + k] - P[:, l0]
@@ -238,13 +239,13 @@ def test_partial_sums(rho, mu):
     # pooled RMS over all positions (overlapping windows: a loose relative check)
     for k in (1, 4, 8):
         exact = ds.increment_rms(alpha, L, sigma, k, rho, mu)
-        assert ds.increment_rms_mc(P, k) == pytest.approx(exact, rel=0.05)
+        assert ref.increment_rms_mc(P, k) == pytest.approx(exact, rel=0.05)
 
 
 def test_prob_within_mc():
     for alpha, L, c, rho, mu in [(0.5, 16, 1.0, 0.0, 0.0), (0.25, 256, 0.5, 0.0, 0.0),
                                  (0.8, 64, 0.3, 0.2, 0.0), (0.5, 9, 1.0, 0.0, 0.3)]:
-        p, se = ds.prob_within_mc(alpha, L, 1.0, c, 20000, 8, rho, mu)
+        p, se = ref.prob_within_mc(alpha, L, 1.0, c, 20000, 8, rho, mu)
         exact = ds.prob_within(alpha, L, 1.0, c, rho, mu)
         assert abs(p - exact) < Z_SE * math.sqrt(exact * (1 - exact) / 20000)
         assert se == pytest.approx(math.sqrt(p * (1 - p) / 20000))
@@ -256,8 +257,8 @@ def test_prob_within_mc():
 ])
 def test_covariance_decomposition(alpha, L, sigma, rho, mu):
     trials = 6000
-    d = ds.covariance_decomposition(alpha, L, sigma, trials, 21, rho, mu)
-    x = ds.sample(alpha, L, sigma, trials, 21, rho, mu)
+    d = ref.covariance_decomposition(alpha, L, sigma, trials, 21, rho, mu)
+    x = ref.sample(alpha, L, sigma, trials, 21, rho, mu)
     # the identity holds for the estimates themselves
     assert d["var_total"] == pytest.approx(np.var(x, ddof=1), rel=1e-9)
     assert d["sum_var"] + d["sum_cov2"] == pytest.approx(d["var_total"], rel=1e-12, abs=1e-15)
@@ -320,11 +321,11 @@ def test_paths_from_moments_equal_partial_sums(alpha, L, sigma, rho, mu):
     # the rescaled moments give exactly what partial_sums + increment_rms_mc give on the same draws
     trials, seed = 700, 19
     ks = sorted({1, max(1, L // 3), L})
-    P = ds.partial_sums(alpha, L, sigma, trials, seed, rho, mu)
+    P = ref.partial_sums(alpha, L, sigma, trials, seed, rho, mu)
     r = ds.paths_from_moments(alpha, sigma, ds.path_moments(L, trials, seed, ks, keep=24), rho, mu)
     scale = max(1.0, np.abs(P).max())
     np.testing.assert_allclose(r["paths"], P[:24], rtol=0, atol=1e-12 * scale)
-    np.testing.assert_allclose(r["rms_mc"], [ds.increment_rms_mc(P, k) for k in ks], rtol=1e-9)
+    np.testing.assert_allclose(r["rms_mc"], [ref.increment_rms_mc(P, k) for k in ks], rtol=1e-9)
     assert r["end_sd"] == pytest.approx(np.std(P[:, -1], ddof=1), rel=1e-9, abs=1e-12)
     assert r["n"] == trials
 
@@ -350,7 +351,7 @@ def test_column_moments_kernel_matches_reference(L, trials, block, monkeypatch):
 def test_covariance_from_moments_equals_the_matrix(alpha, L, sigma, rho, mu):
     # same draws as covariance_decomposition: the O(1) rescaling reproduces its three terms
     trials = 3000
-    d = ds.covariance_decomposition(alpha, L, sigma, trials, 21, rho, mu)
+    d = ref.covariance_decomposition(alpha, L, sigma, trials, 21, rho, mu)
     r = ds.covariance_from_moments(alpha, sigma, ds.column_moments(L, trials, 21), rho)
     big = max(d["var_total"], d["sum_var"], abs(d["sum_cov2"]))
     for key in ("sum_var", "sum_cov2", "var_total"):
@@ -450,14 +451,14 @@ BAD = [
     (ds.variance, (0.5, 10, float("inf")), {}, "sigma"),
     (ds.variance, (0.5, 10, 1.0), {"rho": 1.5}, "rho"),
     (ds.variance, (0.5, 10, 1.0), {"rho": -0.2}, "-1/\\(L-1\\)"),
-    (ds.sample, (0.5, 10, 1.0, 100, 0), {"rho": -0.5}, "rho"),
-    (ds.sample, (0.5, 10, 1.0, 0, 0), {}, "trials"),
-    (ds.sample, (0.5, 10, 1.0, 100, -1), {}, "seed"),
-    (ds.sample, (0.5, 10, 1.0, 100, 0), {"mu": float("nan")}, "mu"),
-    (ds.sample, (0.5, 10**5, 1.0, 10**4, 0), {}, "trials \\* L"),
-    (ds.partial_sums, (0.5, 1000, 1.0, 10**4, 0), {}, "trials \\* \\(L\\+1\\)"),
-    (ds.covariance_decomposition, (0.5, 2000, 1.0, 10, 0), {}, "L"),
-    (ds.covariance_decomposition, (0.5, 1000, 1.0, 1000, 0), {}, "trials \\* L \\* L"),
+    (ref.sample, (0.5, 10, 1.0, 100, 0), {"rho": -0.5}, "rho"),
+    (ref.sample, (0.5, 10, 1.0, 0, 0), {}, "trials"),
+    (ref.sample, (0.5, 10, 1.0, 100, -1), {}, "seed"),
+    (ref.sample, (0.5, 10, 1.0, 100, 0), {"mu": float("nan")}, "mu"),
+    (ref.sample, (0.5, 10**5, 1.0, 10**4, 0), {}, "trials \\* L"),
+    (ref.partial_sums, (0.5, 1000, 1.0, 10**4, 0), {}, "trials \\* \\(L\\+1\\)"),
+    (ref.covariance_decomposition, (0.5, 2000, 1.0, 10, 0), {}, "L"),
+    (ref.covariance_decomposition, (0.5, 1000, 1.0, 1000, 0), {}, "trials \\* L \\* L"),
     (ds.prob_within, (0.5, 10, 1.0, -1.0), {}, "c"),
     (ds.residual_energy, (0.5, 0), {}, "L"),
     (ds.residual_energy, (3.0, 10), {}, "alpha"),
@@ -470,6 +471,8 @@ BAD = [
     (ds.unit_sums, (10**5, 10**4, 0), {}, "trials \\* L"),
     (ds.unit_sums, (0, 10, 0), {}, "L"),
     (ds.unit_sums, (10, 0, 0), {}, "trials"),
+    (ds.unit_sums, (10, 100, -1), {}, "seed"),
+    (ds.sums_from_units, (0.5, 10, 1.0, [0.0], [1.0]), {"mu": float("nan")}, "mu"),
     (ds.sums_from_units, (0.5, 10, 1.0, [0.0, 1.0], [1.0]), {}, "E"),
     (ds.sums_from_units, (0.5, 10, 1.0, [0.0, float("nan")], [1.0, 2.0]), {}, "c"),
     (ds.sums_from_units, (0.5, 10, 1.0, [0.0], [1.0]), {"rho": -0.5}, "rho"),
@@ -501,61 +504,17 @@ def test_warm_runs():
     ds.warm()
 
 
-# --------------------------------------------------------------------------- the page draws these laws
-def test_page_figures_show_the_exact_laws():
-    """The solid curves of pages/depth_sum.py are the closed forms of this module."""
-    pytest.importorskip("streamlit")
-    import importlib
-
-    page = importlib.import_module("pages.depth_sum")
-    from ui.i18n import Text
-
-    t = Text("depth_sum", "en")
-    alpha, L, sigma, rho, mu, a, trials, seed = 0.35, 40, 1.3, 0.1, 0.2, 0.8, 600, 3
-
-    def lines(fig):
-        return [tr for tr in fig.data if tr.mode == "lines"]
-
-    hist = page._hist_figure(t, alpha, L, sigma, rho, mu, a, trials, seed)
-    x, y = np.asarray(lines(hist)[-1].x), np.asarray(lines(hist)[-1].y)
-    np.testing.assert_allclose(y, norm.pdf(x, ds.mean(alpha, L, mu), math.sqrt(ds.variance(alpha, L, sigma, rho))),
-                               rtol=1e-12)
-    var = page._variance_figure(t, alpha, L, sigma, rho, mu, a, trials, seed)
-    x, y = np.asarray(var.data[0].x), np.asarray(var.data[0].y)
-    np.testing.assert_allclose(y, [ds.variance(alpha, int(v), sigma, rho) for v in x], rtol=1e-12)
-    reg = page._regime_figure(t, alpha, L, sigma, rho, mu, a, trials, seed)
-    cur = next(tr for tr in reg.data if tr.name == t("fig.regime_exact", al=f"{alpha:g}"))
-    assert cur.mode == "lines" and len(cur.x) > 10
-    np.testing.assert_allclose(cur.y, [ds.prob_within(alpha, int(v), sigma, a, rho, mu) for v in cur.x])
-    res = page._residual_figure(t, alpha, 12, 6, 50, seed)
-    x, y = np.asarray(res.data[0].x), np.asarray(res.data[0].y)
-    np.testing.assert_allclose(y[-1], ds.residual_energy(alpha, 12), rtol=1e-12)
-    step = page._step_figure(t, alpha, L, 1.7)
-    x, y = np.asarray(step.data[0].x), np.asarray(step.data[0].y)
-    np.testing.assert_allclose(y, [ds.one_step(1.7, int(v))[0] for v in x], rtol=1e-12)
-
-
-def test_page_figures_valid_and_built_without_validation_identically(monkeypatch):
-    """The page builds its figures from plain dicts without Plotly's validation; built once more
-    with validation (which rejects unknown or ill-typed properties) they serialise identically."""
-    pytest.importorskip("streamlit")
-    import importlib
-    import json
-
-    import plotly.io as pio
-
-    page = importlib.import_module("pages.depth_sum")
-    from ui.figures import Frozen
-    from ui.i18n import Text
-
-    values = dict(alpha=0.5, L=24, sigma=1.3, N=4, rho=0.2, mu=0.1, a=0.8, c=1.7, trials=200, seed=2)
-    for lang in ("en", "zh"):
-        t = Text("depth_sum", lang)
-        for name, (fn, keys) in page.FIGURES.items():
-            args = [values[k] for k in keys]
-            monkeypatch.setattr(page, "_VALIDATE", False)
-            fast = Frozen(fn(t, *args)).spec
-            monkeypatch.setattr(page, "_VALIDATE", True)
-            checked = Frozen(fn(t, *args)).spec
-            same = json.loads(pio.to_json(fast, validate=False)) == json.loads(pio.to_json(checked, validate=False))
-            assert same, name
+def test_residual_energy_mc_standard_error_finite_at_alpha_zero():
+    """Issue 12: residual_energy_mc(0.0, 512, 128, 10, 0) showed '± inf' (the ratios are ~1e154,
+    their squares overflowed in the standard deviation). Checked against long double."""
+    m, se = ds.residual_energy_mc(0.0, 512, 128, 10, 0)
+    assert np.isfinite(m) and np.isfinite(se) and se > 0
+    r = ds._residual_norms(0.0, 512, 128, 10, 0)[:, -1].astype(np.longdouble)
+    mean = r.mean()
+    sd = np.sqrt(((r - mean) ** 2).sum() / (r.size - 1))
+    if np.finfo(np.longdouble).maxexp >= 16384:      # 80-bit: the squares fit
+        assert m == pytest.approx(float(mean), rel=1e-13)
+        assert se == pytest.approx(float(sd / np.sqrt(10)), rel=1e-12)
+    pm, pse = ds.residual_energy_profile(0.0, 512, 128, 10, 0)
+    assert np.all(np.isfinite(pm)) and np.all(np.isfinite(pse))
+    assert (pm[-1], pse[-1]) == pytest.approx((m, se), rel=1e-13)

@@ -291,3 +291,103 @@ def test_one_draw_is_first_sample_and_maximiser(kind, params):
 def test_bad_arguments_raise_value_error_naming_argument(call, name):
     with pytest.raises(ValueError, match=name.replace("*", r"\*")):
         call()
+
+
+# ---------------------------------------------------------------- issue 12: M > D, work bounds
+def _angle_average(U):
+    """E_phi max_i |cos(phi - theta_i)| for unit rows of U in R^2, by adaptive quadrature on
+    [0, pi) split at every kink (independent of the gap formula)."""
+    th = np.arctan2(U[:, 1], U[:, 0])
+    f = lambda phi: np.max(np.abs(np.cos(phi - th)))
+    kinks = np.sort(np.mod(np.concatenate([th, th + math.pi / 2]), math.pi))
+    pts = np.concatenate([[0.0], kinks, [math.pi]])
+    total = sum(integrate.quad(f, a, b, epsabs=1e-14, epsrel=1e-13)[0]
+                for a, b in zip(pts[:-1], pts[1:]) if b > a)
+    return total / math.pi
+
+
+@pytest.mark.parametrize("M", [1, 2, 3, 7, 40, 500])
+def test_directions_more_than_D_exact_in_the_plane(M):
+    """M > D directions (issue 12), D = 2: exact value = E||g|| * E_phi max_i|cos(phi - theta_i)|,
+    with E||g|| = sqrt(pi/2); checked by quadrature and by Monte Carlo (4 s.e.)."""
+    U = gw.random_directions(M, 2, seed=5)
+    expect = math.sqrt(math.pi / 2) * _angle_average(U)
+    assert gw.exact("directions", vectors=U) == pytest.approx(expect, rel=1e-10)
+    assert gw.exact("directions", vectors=3.0 * U, D=2, M=M) == pytest.approx(expect, rel=1e-10)
+    m, se = gw.monte_carlo("directions", 20000, 5, D=2, M=M, layout="random")
+    assert abs(m - expect) < 4 * se
+    lo, hi = gw.bound("directions", D=2, M=M, layout="random")
+    assert lo * (1 - 1e-12) <= expect <= min(hi, math.sqrt(math.pi / 2)) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("M,D", [(64, 3), (1000, 5), (200, 16)])
+def test_directions_more_than_D_monte_carlo(M, D):
+    """M >> D random unit directions: Monte Carlo, numba == numpy, first draw == max_i |u_i.g|,
+    inside [sqrt(2/pi), min(sqrt(2 log 2M), E||g||)]; exact() says why it has no value."""
+    a = gw.sup_samples("directions", 3000, 11, D=D, M=M, layout="random")
+    b = gw.sup_samples("directions", 3000, 11, method="numpy", D=D, M=M, layout="random")
+    np.testing.assert_allclose(a, b, rtol=1e-13)
+    U = gw.random_directions(M, D, 11)
+    np.testing.assert_allclose(np.linalg.norm(U, axis=1), 1.0, atol=1e-15)
+    first = gw.one_draw("directions", 11, D=D, M=M, layout="random")
+    assert a[0] == pytest.approx(np.max(np.abs(U @ first["g"])), rel=1e-13)
+    assert first["sup"] == pytest.approx(a[0], rel=1e-13)
+    np.testing.assert_allclose(first["points"], U)
+    m, se = float(a.mean()), float(a.std(ddof=1) / math.sqrt(a.size))
+    assert SQ2PI < m < min(gw.max_abs_bound(M), gw.exact("adaptive", D=D))
+    given = gw.sup_samples("directions", 3000, 11, vectors=U)
+    np.testing.assert_allclose(given, a, rtol=1e-13)      # same g; the rows are renormalised
+    with pytest.raises(ValueError, match="monte_carlo"):
+        gw.exact("directions", vectors=U)
+    with pytest.raises(ValueError, match="random_directions"):
+        gw.exact("directions", D=D, M=M, layout="random")
+    with pytest.raises(ValueError, match="layout='random'"):
+        gw.exact("directions", D=D, M=M)
+
+
+def test_directions_given_equicorrelated_matrix_matches_exact():
+    """A given matrix (here the equicorrelated one) gives the Monte Carlo of that set."""
+    U = gw.equicorrelated_directions(12, 20, 0.4, seed=2)
+    m, se = gw.monte_carlo("directions", 40000, 3, vectors=U)
+    assert abs(m - gw.exact("directions", D=20, M=12, correlation=0.4)) < 4 * se
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: gw.exact("directions", vectors=np.zeros((3, 2))), "zero row"),
+    (lambda: gw.exact("directions", vectors=np.eye(2), M=3), "M"),
+    (lambda: gw.exact("directions", vectors=np.eye(2) * 1j), "vectors must be real"),
+    (lambda: gw.exact("directions", D=2, M=3, layout="given"), "vectors"),
+    (lambda: gw.exact("directions", D=2, M=3, layout="random", correlation=0.3), "correlation"),
+    (lambda: gw.sup_density("directions", [1.0], D=2, M=3, layout="random"), "equicorrelated"),
+    (lambda: gw.tail_exact([1j], 3), "r"),
+])
+def test_directions_explicit_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_correlated_tail_and_density_bounded_before_work():
+    """tail_exact / sup_density('directions') at 1e5 points took 37-55 s: now refused at once
+    for 0 < rho < 1 beyond max_work points (default 2000); closed forms stay fast."""
+    import time
+
+    r = np.linspace(0.0, 6.0, 100_000)
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="max_work"):
+        gw.tail_exact(r, 50, 0.3)
+    with pytest.raises(ValueError, match="max_work"):
+        gw.sup_density("directions", r, D=50, M=50, correlation=0.3)
+    assert time.perf_counter() - t0 < 0.2
+    assert np.all(np.isfinite(gw.tail_exact(r, 50, 0.0)))         # closed form: 1e5 points fine
+    few = np.array([0.5, 1.0, 2.0])
+    np.testing.assert_array_equal(gw.tail_exact(few, 50, 0.3, max_work=3), gw.tail_exact(few, 50, 0.3))
+    with pytest.raises(ValueError, match="max_work"):
+        gw.tail_exact(few, 50, 0.3, max_work=2)
+
+
+def test_monte_carlo_max_work():
+    with pytest.raises(ValueError, match="max_work"):
+        gw.monte_carlo("adaptive", 1000, 0, D=100, max_work=99_999)
+    assert gw.monte_carlo("adaptive", 1000, 0, D=100, max_work=100_000)[0] > 9
+    with pytest.raises(ValueError, match="max_work"):
+        gw.sup_samples("adaptive", 10**6, 0, D=100)                  # default bound unchanged

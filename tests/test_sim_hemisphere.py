@@ -206,3 +206,42 @@ def test_cluster_labels_match_reference(threshold):
         for Z in (_clustered(10 + s, [3, 8, 3, 1, 6], spread=2e-3), hs.sphere_uniform(60, 4, seed=s)):
             np.testing.assert_array_equal(hs.cluster_labels(Z, threshold),
                                           hs.cluster_labels_reference(Z, threshold))
+
+
+# ----------------------------------------------------------------------------- issue 12
+def _polar(Z, w):
+    c = Z @ w
+    return np.arctan2(np.linalg.norm(Z - np.outer(c, w), axis=1), c)
+
+
+@pytest.mark.parametrize("d", [3, 4, 5, 17, 64])
+@pytest.mark.parametrize("alpha", [1e-6, 1e-3, 0.3, 1.5, 2.5])
+def test_cap_uniform_inverse_cdf_exact(d, alpha):
+    """cap_uniform(5, 64, 1e-6) was all NaN (the grid CDF underflowed). Each polar angle is the
+    exact inverse CDF of its uniform draw: int_0^theta sin^(d-2) / int_0^alpha sin^(d-2) = u,
+    checked by quadrature (independent of the Beta-function route)."""
+    from scipy.integrate import quad
+
+    n = 6
+    Z = hs.cap_uniform(n, d, alpha, seed=3)
+    assert np.all(np.isfinite(Z))
+    np.testing.assert_allclose(np.linalg.norm(Z, axis=1), 1.0, atol=1e-15)
+    u = np.random.default_rng(3).random(n)             # the first draws of the same stream
+    th = _polar(Z, np.eye(d)[-1])
+    assert np.all(th <= alpha * (1 + 1e-12))
+    m = d - 2
+    # integrate sin^m(t)/sin^m(alpha) (scaled: no underflow for tiny caps)
+    f = lambda t: (math.sin(t) / math.sin(alpha)) ** m if alpha < math.pi / 2 else math.sin(t) ** m
+    total = quad(f, 0, alpha, epsabs=0, epsrel=1e-13, limit=200)[0]
+    for ti, ui in zip(th, u):
+        part = quad(f, 0, ti, epsabs=0, epsrel=1e-13, limit=200)[0]
+        assert part / total == pytest.approx(ui, rel=1e-8, abs=1e-12)
+
+
+def test_phase_diagram_max_work():
+    with pytest.raises(ValueError, match="max_work"):
+        hs.phase_diagram(B=2, n_betas=2, n=4, T=1.0, n_times=3, max_work=2 * 2 * 10 * 16 * 2 - 1)
+    res = hs.phase_diagram(B=2, n_betas=2, n=4, T=1.0, n_times=3, max_work=2 * 2 * 10 * 16 * 2)
+    assert res.one_cluster.shape == (2, 3)
+    with pytest.raises(ValueError, match="max_work"):
+        hs.phase_diagram(B=100_000, n_betas=1000)                  # default bound unchanged

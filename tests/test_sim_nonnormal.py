@@ -382,3 +382,80 @@ def test_euler_scalar_regimes(ad, regime):
 def test_bad_input_raises(call):
     with pytest.raises(ValueError):
         call()
+
+
+# ---------------------------------------------------------------------------
+# issue 12: every number finite and right, or a ValueError that says why
+# ---------------------------------------------------------------------------
+
+def test_euler_flow_overflow_raises_not_nan():
+    """euler_flow(1e6, 10, 1e4, [0, 1]) returned NaNs (9^k overflows)."""
+    with pytest.raises(ValueError, match=r"overflow.*horizon <"):
+        nn.euler_flow(1e6, 10, 1e4, [0, 1])
+    r = nn.euler_flow(1e6, 10, 100.0, [0, 1])          # 10 steps: finite, and the closed form
+    k = np.arange(11)
+    np.testing.assert_allclose(r["euler"][:, 1], (-9.0) ** k, rtol=1e-15)
+    np.testing.assert_allclose(r["euler"][:, 0], k * 10 * 1e6 * (-9.0) ** (k - 1.0), rtol=1e-12)
+    with pytest.raises(ValueError, match="overflow"):
+        nn.euler_scalar(100.0, 100.0, 1e4)
+
+
+def test_euler_flow_long_horizon_is_fast_and_complete():
+    """euler_flow(3, 0.01, 1e4, ...) looped 3 s in Python, then failed on 's' (never passed)."""
+    import time
+
+    nn.euler_flow(3, 0.01, 1.0, [0, 1])                    # compile / load outside the timing
+    t0 = time.perf_counter()
+    r = nn.euler_flow(3, 0.01, 1e4, [0.3, 1.0])
+    assert time.perf_counter() - t0 < 1.0
+    assert r["s"].size == r["euler"].shape[0] == r["exact"].shape[0] == 1_000_001
+    assert np.all(np.isfinite(r["euler"])) and np.all(np.isfinite(r["exact"]))
+    np.testing.assert_allclose(r["exact"][:501], nn.response(3, r["s"][:501], [0.3, 1.0]), rtol=1e-13)
+    step = np.eye(2) + 0.01 * nn.matrix(3)
+    np.testing.assert_allclose(r["euler"][300], np.linalg.matrix_power(step, 300) @ [0.3, 1.0],
+                               rtol=1e-12)
+    with pytest.raises(ValueError, match="max_work"):
+        nn.euler_flow(3, 0.001, 1e4, [0, 1])
+    assert nn.euler_flow(3, 0.5, 10.0, [0, 1], max_work=20)["s"].size == 21
+    with pytest.raises(ValueError, match="max_work"):
+        nn.euler_flow(3, 0.5, 10.0, [0, 1], max_work=19)
+
+
+@pytest.mark.parametrize("z", [1e150, 1e200, 1e300, 1e308])
+def test_pseudospectrum_and_kreiss_finite_far_out(z):
+    """At |z| ~ 1e308 the kernel returned 0 and kreiss_lower_bound inf; sigma_min(zI - A) ~ |z|."""
+    A = nn.matrix(10.0)
+    re, im = np.array([-z, 1.0, z]), np.array([0.0, z / 2])
+    sig = nn.pseudospectrum(A, re, im)
+    np.testing.assert_allclose(sig, nn.pseudospectrum_reference(A, re, im), rtol=1e-12)
+    assert sig[0, 2] == pytest.approx(z, rel=1e-12)
+    K = nn.kreiss_lower_bound(A, re, im)
+    assert np.isfinite(K)
+    assert K == pytest.approx(nn.kreiss_lower_bound(A, [1.0], [0.0, z / 2]), rel=1e-12)
+    assert K <= nn.peak(10.0)[1]
+
+
+def test_kreiss_unstable_eigenvalue_on_the_grid_raises():
+    with pytest.raises(ValueError, match="eigenvalue"):
+        nn.kreiss_lower_bound(np.array([[1.0, 0.0], [0.0, -1.0]]), [1.0, 2.0], [0.0])
+
+
+def test_work_bounds_can_be_raised_explicitly():
+    A = nn.matrix(5.0)
+    re, im = np.linspace(-3, 1, 30), np.linspace(-2, 2, 20)
+    with pytest.raises(ValueError, match="max_work"):
+        nn.pseudospectrum(A, re, im, max_work=599)
+    np.testing.assert_array_equal(nn.pseudospectrum(A, re, im, max_work=600), nn.pseudospectrum(A, re, im))
+    with pytest.raises(ValueError, match="max_work"):
+        nn.pseudospectrum_reference(A, re, im, max_work=599)
+    with pytest.raises(ValueError, match="max_work"):
+        nn.kreiss_lower_bound(A, re, im, max_work=599)
+    with pytest.raises(ValueError, match="max_work"):
+        nn.jacobian_products(10, d=4, max_work=639)
+    assert nn.jacobian_products(10, d=4, max_work=640)["depth"].size == 10
+    with pytest.raises(ValueError, match="max_work"):
+        nn.circle_image(5.0, [0.0, 1.0], n_points=11, max_work=21)
+    with pytest.raises(ValueError, match="max_work"):
+        nn.euler_scalar(1.0, 0.1, 10.0, max_work=99)
+    with pytest.raises(ValueError):                     # default bounds unchanged
+        nn.pseudospectrum(A, np.zeros(2001), np.zeros(2000))

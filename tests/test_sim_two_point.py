@@ -131,9 +131,18 @@ def test_bad_input_names_the_argument(call, arg):
         call()
 
 
-def test_energy_overflow_is_minus_inf_not_an_error():
+def test_energy_overflow_raises_not_minus_inf():
+    """Issue 12 rule: a number returned is finite and right, or a ValueError says why."""
     Z = tp.initial_pair(0.5)
-    assert tp.energy(Z, 1e4, None) == -math.inf
+    with pytest.raises(ValueError, match="beta too large"):
+        tp.energy(Z, 1e4, None)
+    with pytest.raises(ValueError, match="beta too large"):
+        tp.energy(Z, 1e308, 1e10 * np.eye(3))
+    # just inside the range: e^{700} / (2 beta n^2)
+    assert tp.energy(Z, 700.0, None) == pytest.approx(
+        -(math.exp(700.0) + math.exp(700.0 * math.cos(1.0))) * 2 / (2 * 700.0 * 4), rel=1e-12)
+    with pytest.raises(ValueError, match="max_work"):
+        tp.energy(np.ones((20, 3)), 1.0, None, max_work=399)
 
 
 @pytest.mark.parametrize("flow", ["SA", "USA"])
@@ -155,3 +164,77 @@ def test_stiff_collapse_is_cheap_positive_and_accurate(flow):
                     rtol=1e-12, atol=1e-300, t_eval=[tau]).y[0, 0]
     assert ref > 1e-200
     assert tp.half_angle(10.0, 0.05, [tau], flow)[0] == pytest.approx(ref, rel=1e-7)
+
+
+# ----------------------------------------------------------------------------- issue 12
+def _pair_map_error(beta, theta0, horizon, dt, flow):
+    """Independent computation of discretisation_error for one Δ: the symmetric pair's layer map
+    reduced to its half-angle by hand, z_{1,2} = (cos θ, ±sin θ), A = V = I:
+    y_1 = z_1 + Δ(w_11 z_1 + w_12 z_2) = ((1 + Δ(w_11 + w_12)) cos θ, (1 + Δ(w_11 - w_12)) sin θ),
+    w_1j = e^{β<z_1,z_j>} / (e^β + e^{β cos 2θ}) (SA) or / 2 (USA); θ' = atan2(y_12, y_11).
+    The exact θ(τ) from solve_ivp on the half-angle ODE in θ itself (not log θ)."""
+    from scipy.integrate import solve_ivp
+
+    K = max(1, int(round(horizon / dt)))
+    h = horizon / K
+    th = [theta0]
+    for _ in range(K):
+        t = th[-1]
+        e_self, e_other = math.exp(beta), math.exp(beta * math.cos(2 * t))
+        norm = e_self + e_other if flow == "SA" else 2.0
+        w11, w12 = e_self / norm, e_other / norm
+        th.append(math.atan2((1 + h * (w11 - w12)) * math.sin(t), (1 + h * (w11 + w12)) * math.cos(t)))
+    rate = _sa_rate if flow == "SA" else _usa_rate
+    tau = h * np.arange(K + 1)
+    sol = solve_ivp(lambda _, y: [rate(y[0], beta)], (0, horizon), [theta0], method="DOP853",
+                    t_eval=tau, rtol=1e-13, atol=1e-15)
+    return float(np.max(np.abs(np.array(th) - sol.y[0])))
+
+
+@pytest.mark.parametrize("flow,beta,theta0,horizon,dts", [
+    ("SA", 1.0, 1.0, 5.0, [0.5, 0.2, 0.1, 0.05]),
+    ("SA", 3.0, 0.4, 2.0, [0.3, 0.07]),
+    ("USA", 1.0, 1.0, 1.5, [0.25, 0.1, 0.03]),
+    ("USA", 0.2, 1.3, 4.0, [0.4, 0.13]),
+])
+def test_discretisation_error_values_match_independent_computation(flow, beta, theta0, horizon, dts):
+    """Values, not just the slope: a layer map shifted by one layer (errors ~50 % off) fails."""
+    got = tp.discretisation_error(beta, theta0, horizon, dts, flow)
+    expect = [_pair_map_error(beta, theta0, horizon, dt, flow) for dt in dts]
+    np.testing.assert_allclose(got, expect, rtol=1e-7)
+
+
+def test_discretisation_error_bounded_before_work():
+    """discretisation_error(1, 1, 1e4, [1e-3]) ran 1e7 layers (7.5 s): now refused at once,
+    unless the caller raises max_work."""
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="max_work"):
+        tp.discretisation_error(1, 1, 1e4, [1e-3])
+    assert time.perf_counter() - t0 < 0.1
+    small = tp.discretisation_error(1.0, 1.0, 5.0, [0.1], max_work=50)
+    assert small[0] == tp.discretisation_error(1.0, 1.0, 5.0, [0.1])[0]
+    with pytest.raises(ValueError, match="max_work"):
+        tp.discretisation_error(1.0, 1.0, 5.0, [0.1], max_work=49)
+    # the page's hard limits (horizon <= 100, dt >= 0.001 halved 4 times) stay inside the default
+    assert 2 * sum(round(100 / (0.001 / 2 ** k)) for k in range(5)) / 2 <= tp.MAX_LAYERS
+
+
+def test_energy_nonsymmetric_A_by_hand():
+    """E = -1/(2βn²) Σ_ij exp(β z_i^T A z_j), written out for two tokens and a non-symmetric A.
+    (The double sum is unchanged by A -> A^T: the i,j relabelling; so is the value below.)"""
+    z1, z2 = np.array([1.0, 0.0]), np.array([0.6, 0.8])
+    A = np.array([[0.5, 2.0], [-1.0, 0.3]])
+    beta = 0.9
+    s11 = 0.5                                   # z1^T A z1 = A11
+    s12 = 1.0 * (0.5 * 0.6 + 2.0 * 0.8)         # z1^T (A z2), A z2 = (0.3 + 1.6, -0.6 + 0.24)
+    s21 = 0.6 * 0.5 + 0.8 * (-1.0)              # z2^T (A z1), A z1 = (0.5, -1)
+    s22 = 0.6 * (0.5 * 0.6 + 2.0 * 0.8) + 0.8 * (-1.0 * 0.6 + 0.3 * 0.8)
+    expect = -(math.exp(beta * s11) + math.exp(beta * s12) + math.exp(beta * s21)
+               + math.exp(beta * s22)) / (2 * beta * 4)
+    Z = np.array([z1, z2])
+    assert tp.energy(Z, beta, A) == pytest.approx(expect, rel=1e-14)
+    # a wrong convention (e.g. A z_i paired with z_j through A^2, or dropping A) fails
+    assert abs(tp.energy(Z, beta, A @ A) - expect) > 1e-3
+    assert abs(tp.energy(Z, beta, None) - expect) > 1e-3

@@ -52,44 +52,177 @@ _LOG = {"type": "log", "dtick": 1,
                   "gridcolor": "#F3F3F3"}}
 
 
-def figure(x_title: str, y_title: str, title: str | None = None, *, log_x: bool = False,
-           log_y: bool = False, height: int = 440) -> go.Figure:
-    """An empty figure with labelled axes in the house style."""
+#: Build figures with Plotly's per-property validation. Off: the house layout and the helpers
+#: below are known-valid, and validation costs ~1-3 ms per trace and ~10 ms per layout, paid again
+#: for every figure a slider change rebuilds. Tests switch it on (tests/test_rerun_cost.py builds
+#: every page's figures validated; tests/test_figures.py checks both ways serialise the same).
+VALIDATE = False
+
+
+def figure(x_title: str, y_title: str, title: str | None = None, data=(), *, log_x: bool = False,
+           log_y: bool = False, height: int = 440, shapes=(), annotations=(), xaxis: dict | None = None,
+           yaxis: dict | None = None, margin: dict | None = None, **layout) -> go.Figure:
+    """A figure with labelled axes in the house style.
+
+    ``data``: its traces (dicts from :func:`line`, :func:`markers`, … or ``go`` traces);
+    ``shapes`` (:func:`hline`, :func:`vline`) and ``annotations``; ``xaxis``, ``yaxis`` and
+    ``margin`` update the house entries; other keywords are layout entries. More traces can be
+    added afterwards (:func:`exact_line`, :func:`sim_markers`, ``fig.add_trace``)."""
     # Title at the top of the figure, legend right below it and above the plot area, so that
     # neither can collide with a long axis title.
-    return go.Figure(layout={
+    lay = {
         "template": TEMPLATE, "height": height,
         "title": {"text": title, "x": 0.0, "xanchor": "left", "y": 0.985, "yanchor": "top",
                   "yref": "container", "font": {"size": 15}} if title else None,
         # b=56: the x-axis title and tick labels need ~53-56 px; starting below that makes automargin
         # grow it after the first layout, and Plotly.js then draws the figure twice (measured on depth_sum).
-        "margin": {"l": 60, "r": 20, "t": 95 if title else 60, "b": 56},
+        "margin": {"l": 60, "r": 20, "t": 95 if title else 60, "b": 56, **(margin or {})},
         "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0.0,
                    "bgcolor": "rgba(255,255,255,0.6)"},
         "hovermode": "x unified",
-        "xaxis": {"title": {"text": x_title}, **(_LOG if log_x else {"type": "linear"})},
-        "yaxis": {"title": {"text": y_title}, **(_LOG if log_y else {"type": "linear"})},
-    })
+        "xaxis": {"title": {"text": x_title}, **_axis_type(log_x), **(xaxis or {})},
+        "yaxis": {"title": {"text": y_title}, **_axis_type(log_y), **(yaxis or {})},
+    }
+    if shapes:
+        lay["shapes"] = list(shapes)
+    if annotations:
+        lay["annotations"] = list(annotations)
+    lay.update(layout)
+    return go.Figure(data=list(data), layout=lay, _validate=VALIDATE)
+
+
+def figure3d(data=(), **layout) -> go.Figure:
+    """A 3-D figure in the house template: its traces ``data`` and its layout entries (``scene``,
+    ``title``, ``legend``, ``margin``, ``height`` …) as given; built like :func:`figure`."""
+    return go.Figure(data=list(data), layout={"template": TEMPLATE, **layout}, _validate=VALIDATE)
+
+
+def _axis_type(log: bool) -> dict:
+    return {**_LOG, "minor": dict(_LOG["minor"])} if log else {"type": "linear"}
+
+
+# --------------------------------------------------------------------------- traces and shapes
+# One helper per drawing idea. Each returns a plain dict (a Plotly trace or shape): pass them to
+# figure(..., data=[...], shapes=[...]), or add one to a figure with fig.add_trace / fig.add_shape.
+def line(x, y, name: str, color: str = COLORS["exact"], width: float = 2.5, dash: str | None = None,
+         **kw) -> dict:
+    """Theory: a line (solid; ``dash="dot"``, ``"dash"`` … for references: slopes, limits, bounds).
+    ``line=dict(...)`` entries override the line style; other keywords are trace entries."""
+    style = {"color": color, "width": width, **({"dash": dash} if dash else {}), **kw.pop("line", {})}
+    return {"type": "scatter", "x": np.asarray(x), "y": np.asarray(y), "name": name, "mode": "lines",
+            "line": style, **kw}
+
+
+def markers(x, y, name: str, color: str = COLORS["sim"], symbol: str = "circle", size: float = 7,
+            error=None, **kw) -> dict:
+    """Simulation: open markers (the exact line shows through), optionally with error bars:
+    ``error`` an array (symmetric) or ``(plus, minus)``; ``error_y=dict(...)`` entries override."""
+    tr = {"type": "scatter", "x": np.asarray(x), "y": np.asarray(y), "name": name, "mode": "markers",
+          "marker": {"color": color, "size": size, "symbol": f"{symbol}-open",
+                     "line": {"width": 1.5, "color": color}}}
+    extra = kw.pop("error_y", {})
+    if error is not None:
+        bars = ({"symmetric": False, "array": np.asarray(error[0]), "arrayminus": np.asarray(error[1])}
+                if isinstance(error, tuple) else {"array": np.asarray(error)})
+        tr["error_y"] = {"type": "data", **bars, "color": color, **extra}
+    tr.update(kw)
+    return tr
+
+
+def point(x, y, name: str, color: str = COLORS["black"], symbol: str = "star", size: float = 14, **kw) -> dict:
+    """A highlighted mark (filled): the chosen value, a peak, eigenvalues. ``marker=dict(...)``
+    entries override the marker; other keywords are trace entries (``error_y`` …)."""
+    marker = {"color": color, "size": size, "symbol": symbol, **kw.pop("marker", {})}
+    return {"type": "scatter", "x": np.asarray(x), "y": np.asarray(y), "name": name, "mode": "markers",
+            "marker": marker, **kw}
+
+
+def histogram(edges, density, name: str, color: str = COLORS["sim"],
+              fill: str = "rgba(213,94,0,0.12)") -> dict:
+    """Simulation: a histogram (``density`` per bin between ``edges``) as a dashed step line over a
+    light fill, so that an exact density drawn on top stays visible."""
+    e = np.asarray(edges)
+    return {"type": "scatter", "x": np.repeat(e, 2)[1:-1], "y": np.repeat(np.asarray(density), 2),
+            "mode": "lines", "name": name, "fill": "tozeroy", "fillcolor": fill,
+            "line": {"color": color, "width": 1.5, "dash": "dash"}}
+
+
+def hline(y: float, color: str = COLORS["ref"], width: float = 1, dash: str | None = None) -> dict:
+    """A horizontal line across the plot at ``y`` (the shape ``fig.add_hline`` makes, without its cost)."""
+    return {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": y, "y1": y,
+            "line": {"color": color, "width": width, **({"dash": dash} if dash else {})}}
+
+
+def vline(x: float, color: str = COLORS["ref"], width: float = 1, dash: str | None = None) -> dict:
+    """A vertical line through the plot at ``x`` (also right on a log axis, unlike ``add_vline``)."""
+    return {"type": "line", "xref": "x", "x0": x, "x1": x, "yref": "y domain", "y0": 0, "y1": 1,
+            "line": {"color": color, "width": width, **({"dash": dash} if dash else {})}}
 
 
 def exact_line(fig: go.Figure, x, y, name: str, color: str = COLORS["exact"], **kw) -> None:
-    """Theory: a solid line (``line=dict(...)`` entries override the defaults)."""
-    line = {"color": color, "width": 2.5, **kw.pop("line", {})}
-    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), name=name, mode="lines", line=line, **kw))
+    """Theory: add a solid :func:`line` to ``fig`` (``line=dict(...)`` entries override the defaults)."""
+    fig.add_trace(line(x, y, name, color, **kw))
 
 
 def sim_markers(fig: go.Figure, x, y, name: str, color: str = COLORS["sim"], symbol: str = "circle",
                 **kw) -> None:
-    """Simulation: markers (open symbols so the exact line shows through)."""
-    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), name=name, mode="markers",
-                             marker=dict(color=color, size=7, symbol=f"{symbol}-open",
-                                         line=dict(width=1.5, color=color)), **kw))
+    """Simulation: add open :func:`markers` to ``fig``."""
+    fig.add_trace(markers(x, y, name, color, symbol, **kw))
 
 
 def sim_line(fig: go.Figure, x, y, name: str, color: str = COLORS["sim"], **kw) -> None:
     """Simulation drawn as a dashed line (for dense data)."""
-    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), name=name, mode="lines",
-                             line=dict(color=color, width=2, dash="dash"), **kw))
+    fig.add_trace(line(x, y, name, color, width=2, dash="dash", **kw))
+
+
+def animation(names: list[str], labels: list[str], play: str, pause: str, prefix: str, *, duration: int,
+              redraw: bool, y: float, slider_x: float, slider_y: float | None = None, active: int = 0,
+              currentvalue: dict | None = None, **slider) -> dict:
+    """Layout entries (``updatemenus``, ``sliders``) of an animation: play/pause buttons at the left,
+    a slider over the frames ``names`` (step ``labels``: the read-out after ``prefix``) to their right.
+
+    ``duration``: ms per frame when playing; ``redraw``: whether each frame redraws the plot (3-D
+    scenes need it); ``slider`` entries (tick length, fonts) and ``currentvalue`` override the slider's."""
+    def now():
+        return dict(mode="immediate", frame=dict(duration=0, redraw=redraw), transition=dict(duration=0))
+
+    steps = [dict(method="animate", label=lab, args=[[name], now()]) for name, lab in zip(names, labels)]
+    return dict(
+        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=y, xanchor="left", yanchor="top",
+                          showactive=False, pad=dict(t=0, r=10),
+                          buttons=[dict(label=play, method="animate",
+                                        args=[None, dict(frame=dict(duration=duration, redraw=redraw),
+                                                         transition=dict(duration=0), fromcurrent=True)]),
+                                   dict(label=pause, method="animate", args=[[None], now()])])],
+        sliders=[dict(active=active, steps=steps, x=slider_x, len=round(1.0 - slider_x, 9),
+                      y=y if slider_y is None else slider_y, yanchor="top",
+                      currentvalue=dict(prefix=prefix, font=dict(size=13, color="#333"), **(currentvalue or {})),
+                      pad=dict(t=0, b=0), **slider)],
+    )
+
+
+@functools.cache
+def sphere_wire(parallels: tuple = (-60, -30, 30, 60), meridians: int = 8, pole_gap: float = 15.0,
+                step: float = 3.75) -> dict:
+    """The unit sphere as a light wireframe: ``x, y, z`` (float32, typed) of one NaN-separated line.
+
+    Parallels at the latitudes ``parallels`` (degrees), ``meridians`` half-meridians evenly spaced in
+    longitude that stop ``pole_gap`` degrees short of the poles (where clusters gather), points every
+    ``step`` degrees. Shared and read-only: pass it as ``go.Scatter3d(**sphere_wire(), ...)``.
+    (A translucent surface looks softer but cost the browser ~1.3 s of CPU per slider change:
+    software WebGL redraws a 3-D scene from scratch.)"""
+    th = np.radians(np.linspace(0.0, 360.0, int(round(360.0 / step)) + 1))
+    gap = np.full((1, 3), np.nan)
+    parts = []
+    for lat in np.radians(parallels):
+        parts += [np.column_stack([np.cos(lat) * np.cos(th), np.cos(lat) * np.sin(th),
+                                   np.full_like(th, np.sin(lat))]), gap]
+    top = 90.0 - pole_gap
+    lat = np.radians(np.linspace(-top, top, int(round(2 * top / step)) + 1))
+    for lon in np.radians(np.arange(meridians) * 360.0 / meridians):
+        parts += [np.column_stack([np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)]), gap]
+    P = np.concatenate(parts)
+    return {c: typed(P[:, i], np.float32) for i, c in enumerate("xyz")}
 
 
 def thin(n: int, max_points: int) -> np.ndarray:
@@ -235,6 +368,7 @@ def cached_figure(fn=None, *, max_entries: int = 64):
             return shared(t.stem, t.lang, t.version, *args)
 
         call.clear = shared.clear
+        call.cached_figure = True   # marks a shared builder (tests/test_rerun_cost.py finds them so)
         return call
 
     return deco(fn) if fn is not None else deco

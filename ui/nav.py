@@ -23,9 +23,15 @@ PAGES: tuple[Entry, ...] = (
     Entry("home", "start", ":material/home:"),
     Entry("two_point", "sphere", ":material/compare_arrows:"),
     Entry("hemisphere", "sphere", ":material/bubble_chart:"),
+    Entry("measures", "sphere", ":material/scatter_plot:"),
+    Entry("low_temperature", "sphere", ":material/ac_unit:"),
     Entry("gaussian_width", "width", ":material/blur_on:"),
+    Entry("width", "width", ":material/expand:"),
     Entry("nonnormal", "depth", ":material/trending_up:"),
     Entry("depth_sum", "depth", ":material/stacked_line_chart:"),
+    Entry("coordinates", "training", ":material/swap_horiz:"),
+    Entry("rotation", "training", ":material/cyclone:"),
+    Entry("block", "block", ":material/view_in_ar:"),
 )
 
 

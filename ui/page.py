@@ -151,13 +151,25 @@ class Ctx:
                 st.code(share_url(self.query), language=None, wrap_lines=True)
             show = st.toggle(self.t("ui.show_code"), key="_show_code", value=False)
         if show:
-            mod = sys.modules.get(f"pages.{self.stem}")
-            try:
-                src = inspect.getsource(mod) if mod is not None else ""
-            except (OSError, TypeError):
-                src = ""
             st.subheader(self.t("ui.code_title"))
-            st.code(src or "# source not available", language="python")
+            for path, src in page_sources(self.stem):
+                st.caption(path)
+                st.code(src, language="python")
+
+
+def page_sources(stem: str) -> list[tuple[str, str]]:
+    """``(path, source)`` of what a student reads for a page: ``pages/<stem>.py`` and, when it has
+    one, ``views/<stem>.py`` (its data and figures); not the shared machinery in ``ui/``."""
+    out = []
+    for pkg in ("pages", "views"):
+        mod = sys.modules.get(f"{pkg}.{stem}")
+        try:
+            src = inspect.getsource(mod) if mod is not None else ""
+        except (OSError, TypeError):
+            src = ""
+        if src or pkg == "pages":
+            out.append((f"{pkg}/{stem}.py", src or "# source not available"))
+    return out
 
 
 def to_csv(columns: dict) -> str:
@@ -341,3 +353,11 @@ def cached(fn=None, *, max_entries: int = 64):
     """
     deco = st.cache_data(max_entries=max_entries, show_spinner=False)
     return deco(fn) if fn is not None else deco
+
+
+def sub_seed(seed: int, *tags: int) -> int:
+    """An independent seed for one sub-experiment of a page (a sweep point, a panel): the same
+    ``(seed, *tags)`` always gives the same seed, different tags give independent streams."""
+    import numpy as np
+
+    return int(np.random.SeedSequence([seed, *tags]).generate_state(1, np.uint64)[0] >> 1)

@@ -239,93 +239,112 @@ def resolve(schema: PageSchema, data: dict | None = None, source: str | None = N
     src = params_file().name if source is None else source  # the file name only, never its directory
     params = {p.name: p for p in schema.params}
     presets = {p.id: p for p in schema.presets}
-    for other in data:
-        if known_pages and other not in known_pages:
-            errors.append(f"{src}: [{other}] is not a page of this app (pages: {', '.join(known_pages)})")
-    section = data.get(schema.stem, {})
-    if not isinstance(section, dict):
-        errors.append(f"{src}: [{schema.stem}] must be a table")
+    section = _page_section(schema.stem, data, src, known_pages, errors)
+    if section is None:
         return Resolved(schema.stem, params, presets, tuple(errors), src)
-    for key in section:
-        if key not in ("params", "presets"):
-            errors.append(f"{src}: [{schema.stem}] unknown key {key!r} (expected 'params' or 'presets')")
-
     for name, entry in (section.get("params") or {}).items():
         where = f"{src}: [{schema.stem}.params.{name}]"
         if name not in params:
             errors.append(f"{where} unknown parameter (known: {', '.join(params)})")
-            continue
-        if not isinstance(entry, dict):
+        elif not isinstance(entry, dict):
             errors.append(f"{where} must be a table")
-            continue
-        base = params[name]
-        unknown = set(entry) - _PARAM_KEYS
-        if unknown:
-            errors.append(f"{where} unknown key(s) {sorted(unknown)}; allowed: {sorted(_PARAM_KEYS)}")
-        upd = {k: entry[k] for k in ("min", "max", "default", "step") if k in entry}
-        if base.kind in _NUMERIC:
-            fields = {**vars(base), **upd}
-            probs = _check_numeric(base.kind, fields)
-            if probs:
-                errors.append(f"{where} {'; '.join(probs)} — using the built-in range")
-                continue
-            cast = int if base.kind == "int" else float
-            cand = replace(base, **{k: cast(fields[k]) for k in ("min", "max", "default")},
-                           step=None if fields["step"] is None else cast(fields["step"]))
-            params[name] = cand
         else:
-            if set(upd) - {"default"}:
-                errors.append(f"{where} only 'default' (and 'options' for a choice) can be set here")
-                continue
-            cand = base
-            if "options" in entry:
-                opts = entry["options"]
-                if base.kind != "select" or not isinstance(opts, list) or not opts \
-                        or any(o not in base.options for o in opts):
-                    errors.append(f"{where} options must be a non-empty subset of {list(base.options)}")
-                    continue
-                cand = replace(cand, options=tuple(opts))
-            if "default" in entry:
-                try:
-                    cand = replace(cand, default=cand.coerce(entry["default"]))
-                except (ValueError, TypeError) as exc:
-                    errors.append(f"{where} default: {exc}")
-                    continue
-            if cand.kind == "select" and cand.default not in cand.options:
-                cand = replace(cand, default=cand.options[0])
-            params[name] = cand
-
+            params[name] = _resolve_param(params[name], entry, where, errors)
     for pid, entry in (section.get("presets") or {}).items():
-        where = f"{src}: [{schema.stem}.presets.{pid}]"
-        if not isinstance(entry, dict):
-            errors.append(f"{where} must be a table")
-            continue
-        title, values = entry.get("title"), entry.get("values")
-        if isinstance(title, str):
-            title = {lang: title for lang in LANGS}
-        if not isinstance(title, dict) or not all(isinstance(title.get(l), str) for l in LANGS):
-            errors.append(f"{where} title must be a string or a table with keys {list(LANGS)}")
-            continue
-        if not isinstance(values, dict) or not values:
-            errors.append(f"{where} values must be a non-empty table of parameter = value")
-            continue
-        clean, bad = {}, []
-        for k, v in values.items():
-            if k not in params:
-                bad.append(f"unknown parameter {k!r}")
-                continue
-            p = params[k]
-            try:
-                c = p.coerce(v)
-            except (ValueError, TypeError) as exc:
-                bad.append(f"{k}: {exc}")
-                continue
-            if p.kind in _NUMERIC and not p.min <= c <= p.max:
-                bad.append(f"{k}={c} outside [{p.min}, {p.max}]")
-                continue
-            clean[k] = c
-        if bad:
-            errors.append(f"{where} {'; '.join(bad)} — preset skipped")
-            continue
-        presets[pid] = Preset(pid, dict(title), clean)
+        preset = _resolve_preset(pid, entry, params, f"{src}: [{schema.stem}.presets.{pid}]", errors)
+        if preset is not None:
+            presets[pid] = preset
     return Resolved(schema.stem, params, presets, tuple(errors), src)
+
+
+def _page_section(stem: str, data: dict, src: str, known_pages: tuple[str, ...], errors: list[str]) -> dict | None:
+    """The file's table for page ``stem`` (``{}`` when absent; ``None`` when it is not a table).
+    Reports sections of unknown pages and unknown keys in the page's table."""
+    for other in data:
+        if known_pages and other not in known_pages:
+            errors.append(f"{src}: [{other}] is not a page of this app (pages: {', '.join(known_pages)})")
+    section = data.get(stem, {})
+    if not isinstance(section, dict):
+        errors.append(f"{src}: [{stem}] must be a table")
+        return None
+    for key in section:
+        if key not in ("params", "presets"):
+            errors.append(f"{src}: [{stem}] unknown key {key!r} (expected 'params' or 'presets')")
+    return section
+
+
+def _resolve_param(base: Param, entry: dict, where: str, errors: list[str]) -> Param:
+    """``base`` with the file's ``entry`` applied, or ``base`` itself when the entry is broken."""
+    unknown = set(entry) - _PARAM_KEYS
+    if unknown:
+        errors.append(f"{where} unknown key(s) {sorted(unknown)}; allowed: {sorted(_PARAM_KEYS)}")
+    upd = {k: entry[k] for k in ("min", "max", "default", "step") if k in entry}
+    if base.kind in _NUMERIC:
+        fields = {**vars(base), **upd}
+        probs = _check_numeric(base.kind, fields)
+        if probs:
+            errors.append(f"{where} {'; '.join(probs)} — using the built-in range")
+            return base
+        cast = int if base.kind == "int" else float
+        return replace(base, **{k: cast(fields[k]) for k in ("min", "max", "default")},
+                       step=None if fields["step"] is None else cast(fields["step"]))
+    return _resolve_choice(base, entry, set(upd), where, errors)
+
+
+def _resolve_choice(base: Param, entry: dict, keys: set, where: str, errors: list[str]) -> Param:
+    """A select or bool parameter: only its default (and a subset of the options) can change."""
+    if keys - {"default"}:
+        errors.append(f"{where} only 'default' (and 'options' for a choice) can be set here")
+        return base
+    cand = base
+    if "options" in entry:
+        opts = entry["options"]
+        if base.kind != "select" or not isinstance(opts, list) or not opts \
+                or any(o not in base.options for o in opts):
+            errors.append(f"{where} options must be a non-empty subset of {list(base.options)}")
+            return base
+        cand = replace(cand, options=tuple(opts))
+    if "default" in entry:
+        try:
+            cand = replace(cand, default=cand.coerce(entry["default"]))
+        except (ValueError, TypeError) as exc:
+            errors.append(f"{where} default: {exc}")
+            return base
+    if cand.kind == "select" and cand.default not in cand.options:
+        cand = replace(cand, default=cand.options[0])
+    return cand
+
+
+def _resolve_preset(pid: str, entry, params: dict[str, Param], where: str, errors: list[str]) -> Preset | None:
+    """The file's preset ``pid`` checked against the (resolved) parameters; ``None`` when broken."""
+    if not isinstance(entry, dict):
+        errors.append(f"{where} must be a table")
+        return None
+    title, values = entry.get("title"), entry.get("values")
+    if isinstance(title, str):
+        title = {lang: title for lang in LANGS}
+    if not isinstance(title, dict) or not all(isinstance(title.get(l), str) for l in LANGS):
+        errors.append(f"{where} title must be a string or a table with keys {list(LANGS)}")
+        return None
+    if not isinstance(values, dict) or not values:
+        errors.append(f"{where} values must be a non-empty table of parameter = value")
+        return None
+    clean, bad = {}, []
+    for k, v in values.items():
+        if k not in params:
+            bad.append(f"unknown parameter {k!r}")
+            continue
+        p = params[k]
+        try:
+            c = p.coerce(v)
+        except (ValueError, TypeError) as exc:
+            bad.append(f"{k}: {exc}")
+            continue
+        if p.kind in _NUMERIC and not p.min <= c <= p.max:
+            bad.append(f"{k}={c} outside [{p.min}, {p.max}]")
+            continue
+        clean[k] = c
+    if bad:
+        errors.append(f"{where} {'; '.join(bad)} — preset skipped")
+        return None
+    return Preset(pid, dict(title), clean)

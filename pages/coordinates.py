@@ -1,0 +1,83 @@
+"""Page: Coordinates, metrics and limits — what a change of description keeps (CONSTRUCTIONS.md §7)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from sim import coordinates as co
+from ui.figures import show
+from ui.page import setup
+from ui.spec import PageSchema, Param
+from views import coordinates as vc
+
+SCHEMA = PageSchema("coordinates", params=(
+    Param("a0", "float", default=0.3, min=-2.0, max=2.0, step=0.05, lo=-5.0, hi=5.0),
+    Param("b0", "float", default=0.3, min=-2.0, max=2.0, step=0.05, lo=-5.0, hi=5.0),
+    Param("y", "float", default=2.0, min=-3.0, max=3.0, step=0.1, lo=-10.0, hi=10.0),
+    Param("horizon", "float", default=3.0, min=0.5, max=10.0, step=0.5, lo=0.1, hi=50.0),
+    Param("dt", "float", default=0.05, min=0.005, max=0.3, step=0.005, lo=0.0025, hi=1.0),
+    Param("n", "int", default=8, min=1, max=256, step=1, lo=1, hi=4096),
+    Param("pair", "select", default="rotation_shear", options=tuple(vc.PAIRS)),
+))
+
+
+def render() -> None:
+    ctx = setup(SCHEMA)
+    t, v = ctx.t, ctx.values
+    ctx.section("intro")
+
+    # ---- part 1: one function, two metrics
+    ctx.section("metric")
+    mkey = (v["a0"], v["b0"], v["y"], v["horizon"], v["dt"])
+    with ctx.guard():
+        d = vc.metric_data(*mkey)
+    m = st.columns(4)
+    m[0].metric(t("metrics.theta_euclidean"), f"{d['theta']['euclidean'][-1]:.4g}")
+    m[1].metric(t("metrics.theta_pullback"), f"{d['theta']['pullback'][-1]:.4g}")
+    m[2].metric(t("metrics.c"), f"{d['c']:.4g}")
+    gaps = [g for g in d["gap"].values() if g is not None]
+    m[3].metric(t("metrics.step_gap"), f"{max(gaps):.2e}" if gaps else "—")
+    st.caption(t("metrics.caption", steps=d["steps"], dt=v["dt"], t_end=f"{d['t_end']:g}"))
+    for metric in co.METRICS:
+        if d["iter"][metric] is None:
+            st.info(t(f"notes.no_steps_{metric}", dt=v["dt"]))
+    c1, c2 = st.columns(2)
+    with c1:
+        show(vc.theta_figure(t, *mkey), key="fig_theta")
+    with c2:
+        show(vc.ab_figure(t, *mkey), key="fig_ab")
+    ctx.section("metric_notice")
+
+    # ---- part 2: a limit that forgets the area
+    ctx.section("limit")
+    with ctx.guard():
+        L = vc.loop_data(v["n"], v["pair"])
+    m = st.columns(3)
+    m[0].metric(t("metrics.area", n=v["n"]), f"{L['area_n']:.6f}")
+    m[1].metric(t("metrics.err_limit", n=v["n"]), f"{L['err_limit'][list(L['ns']).index(v['n'])]:.3e}")
+    m[2].metric(t("metrics.gap_limit_y0"), f"{L['gap_limit_y0']:.4g}")
+    st.caption(t(f"pairs.{v['pair']}"))
+    c3, c4 = st.columns(2)
+    with c3:
+        show(vc.loops_figure(t, v["n"], v["pair"]), key="fig_loops")
+    with c4:
+        show(vc.area_figure(t, v["n"], v["pair"]), key="fig_area")
+    show(vc.endpoint_figure(t, v["n"], v["pair"]), key="fig_endpoint")
+
+    ctx.section("notice")
+    ctx.section("questions")
+    ctx.section("limits")
+    cols = {"t": d["t"], "theta_euclidean_exact": d["theta"]["euclidean"],
+            "theta_pullback_exact": d["theta"]["pullback"], "a_exact": d["ab"][:, 0], "b_exact": d["ab"][:, 1]}
+    for m_ in co.METRICS:
+        arr = d["iter"][m_]
+        if arr is not None:
+            cols.update({f"t_steps_{m_}": arr[:, 0], f"a_steps_{m_}": arr[:, 1], f"b_steps_{m_}": arr[:, 2],
+                         f"theta_steps_{m_}": arr[:, 3]})
+    cols.update({"n_area": L["area_ns"], "levy_area_numeric": L["areas"], "n": L["ns"],
+                 "err_to_limit": L["err_limit"], "err_to_y0": L["err_y0"]})
+    ctx.csv_download("coordinates.csv", cols)
+    ctx.footer()
+
+
+if __name__ == "__main__":
+    render()

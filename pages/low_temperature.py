@@ -1,0 +1,79 @@
+"""Page: Low temperature — concentration, then drift (CONSTRUCTIONS.md §9)."""
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from ui.figures import show
+from ui.page import setup
+from ui.spec import PageSchema, Param
+from views import low_temperature as vw
+
+SCHEMA = PageSchema("low_temperature", params=(
+    Param("model", "select", default="axis", options=vw.MODELS),
+    Param("gap", "float", default=0.5, min=0.1, max=1.0, step=0.05, lo=0.05, hi=1.0),
+    Param("log10_beta", "float", default=3.0, min=1.0, max=4.0, step=0.25, lo=0.0, hi=4.0),
+    Param("n", "int", default=48, min=16, max=128, step=8, lo=8, hi=128),
+    Param("seeds", "int", default=3, min=1, max=5, step=1, lo=1, hi=5),
+    Param("T", "float", default=20.0, min=2.0, max=30.0, step=1.0, lo=1.0, hi=40.0),
+    Param("dt", "float", default=0.1, min=0.05, max=0.25, step=0.01, lo=0.02, hi=0.5),
+))
+
+
+def render() -> None:
+    ctx = setup(SCHEMA)
+    t, v = ctx.t, ctx.values
+    ctx.section("intro")
+    ctx.section("statement")
+    key = (v["model"], v["gap"], v["log10_beta"], v["n"], v["seeds"], v["T"], v["dt"])
+    rkey = (v["model"], v["gap"], v["n"], v["seeds"], v["dt"])
+    with ctx.guard():
+        d = vw.lowtemp_data(*key)
+        r = vw.rate_data(*rkey)
+    st.info(t(f"model.{v['model']}"))
+
+    betas = d["betas"]
+    w_end = d["w2"][:, :, -1].mean(axis=1)
+    m = st.columns(4)
+    m[0].metric(t("metrics.w2_min", beta=f"{betas[-1]:.4g}"), f"{d['w2'][-1].mean(0).min():.3f}")
+    m[1].metric(t("metrics.w2_end", beta=f"{betas[-1]:.4g}"), f"{w_end[-1]:.3f}")
+    if v["model"] == "axis":
+        m[2].metric(t("metrics.k_mean", beta=f"{betas[0]:.4g}"), f"{d['k'][0].mean():.2f}")
+        m[3].metric(t("metrics.k_mean", beta=f"{betas[-1]:.4g}"), f"{d['k'][-1].mean():.2f}")
+    else:
+        m[2].metric(t("metrics.mu"), ", ".join(f"{x:.3g}" for x in d["mu"]))
+        m[3].metric(t("metrics.log_beta", beta=f"{betas[-1]:.4g}"), f"{math.log(betas[-1]):.2f}")
+    st.caption(t("metrics.caption", layers=d["steps"], dt=f"{d['dt']:.4g}", tau=f"{d['steps'] * d['dt']:.3g}",
+                 n=v["n"], seeds=v["seeds"], betas=", ".join(f"{b:.4g}" for b in betas)))
+    if d["dt"] != v["dt"]:
+        st.caption(t("metrics.dt_raised", dt=f"{d['dt']:.4g}"))
+
+    c1, c2 = st.columns(2)
+    with c1:
+        show(vw.scene_figure(t, *key), key="fig_scene")
+    with c2:
+        show(vw.w2_figure(t, *key), key="fig_w2")
+    ctx.section("concentration")
+    if v["model"] == "axis":
+        st.caption(t("fig.k_caption", ks=" · ".join(
+            f"β = {b:.4g}: k = {', '.join(str(k) for k in d['k'][i])}" for i, b in enumerate(betas))))
+
+    c3, c4 = st.columns(2)
+    with c3:
+        show(vw.dist_figure(t, *key), key="fig_dist")
+    with c4:
+        show(vw.rate_figure(t, *rkey), key="fig_rate")
+    st.caption(t("fig.rate_caption", C=f"{r['C']:.3g}", depth=f"{r['depth']:.3g}"))
+    ctx.section("zero_temperature")
+    ctx.section("drift")
+
+    ctx.section("notice")
+    ctx.section("questions")
+    ctx.section("limits")
+    ctx.csv_download("low_temperature.csv", vw.csv_columns(d, r))
+    ctx.footer()
+
+
+if __name__ == "__main__":
+    render()

@@ -1,0 +1,83 @@
+"""Page: From tokens to a measure — finite n, many heads (CONSTRUCTIONS.md §8)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.figures import show
+from ui.page import setup
+from ui.spec import PageSchema, Param
+from views.measures import (HEAD_N, HEAD_TRIALS, N_REF, SAMPLE_TRIALS, heads_data, heads_figure,
+                            sampling_data, sampling_figure, stability_data, tokens_figure, w1_figure)
+
+SCHEMA = PageSchema("measures", params=(
+    Param("n", "int", default=32, min=4, max=256, step=1, lo=1, hi=1024),
+    Param("H", "int", default=256, min=2, max=1024, step=1, lo=1, hi=4096),
+    Param("beta", "float", default=1.0, min=0.1, max=5.0, step=0.1, lo=0.01, hi=6.0),
+    Param("depth", "float", default=4.0, min=0.5, max=10.0, step=0.5, lo=0.1, hi=20.0),
+    Param("dt", "float", default=0.1, min=0.05, max=0.5, step=0.01, lo=0.01, hi=0.9),
+    Param("seed", "int", default=0, min=0, max=99, step=1, lo=0, hi=1_000_000),
+))
+
+
+def render() -> None:
+    ctx = setup(SCHEMA)
+    t, v = ctx.t, ctx.values
+    ctx.section("intro")
+    ctx.section("statement")
+
+    # 1. n tokens against a large reference system, over depth
+    ctx.section("stability")
+    run = (v["n"], v["beta"], v["depth"], v["dt"], v["seed"])
+    with ctx.guard():
+        s = stability_data(*run)
+    m = st.columns(4)
+    m[0].metric(t("metrics.w1_start"), f"{s['w1'][0]:.4f}")
+    m[1].metric(t("metrics.w1_end"), f"{s['w1'][-1]:.4f}")
+    m[2].metric(t("metrics.C"), f"{s['C']:.4g}")
+    m[3].metric(t("metrics.tau_star"), f"{s['tau_star']:.3g}")
+    st.caption(t("metrics.caption", layers=int(s["layers"][-1]), dt=v["dt"], tau=f"{s['t'][-1]:g}",
+                 n_ref=N_REF))
+    c1, c2 = st.columns(2)
+    with c1:
+        show(tokens_figure(t, *run), key="fig_tokens")
+    with c2:
+        show(w1_figure(t, *run), key="fig_w1")
+    st.markdown(t("stability.after"))
+
+    # 2. sampling error against n
+    ctx.section("sampling")
+    with ctx.guard():
+        e = sampling_data(v["seed"])
+    c3, c4 = st.columns([3, 2])
+    with c3:
+        show(sampling_figure(t, v["n"], v["seed"]), key="fig_sampling")
+    with c4:
+        st.markdown(t("sampling.side", trials=SAMPLE_TRIALS))
+
+    # 3. many heads
+    ctx.section("heads")
+    with ctx.guard():
+        h = heads_data(v["H"], v["beta"], v["seed"])
+    c5, c6 = st.columns([3, 2])
+    with c5:
+        show(heads_figure(t, v["H"], v["beta"], v["seed"]), key="fig_heads")
+    with c6:
+        st.metric(t("metrics.head_err", H=v["H"]), f"{h['mean'][-1]:.2e}")
+        st.markdown(t("heads.side", n=HEAD_N, trials=HEAD_TRIALS, asym=f"{h['asymptote_c']:.4f}",
+                      bound=f"{h['bound_c']:.4f}"))
+
+    ctx.section("notice")
+    ctx.section("questions")
+    ctx.section("limits")
+    ctx.csv_download("measures.csv", {
+        "tau": s["t"], "W1_n_vs_reference": s["w1"], "bound_exp_C_tau_W1_0": s["bound"],
+        "n": e["n"], "E_W1_uniform_monte_carlo": e["mean"], "E_W1_stderr": e["se"],
+        "n_fine": e["fine"], "fixed_shift_exact": e["fixed_shift"], "equispaced_pi_over_2n": e["equispaced"],
+        "H": h["H"], "head_error_monte_carlo": h["mean"], "head_error_stderr": h["se"],
+        "H_fine": h["fine"], "head_error_bound": h["bound"], "head_error_large_H_law": h["asymptote"],
+    })
+    ctx.footer()
+
+
+if __name__ == "__main__":
+    render()

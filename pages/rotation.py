@@ -1,0 +1,73 @@
+"""Page: Rotation without equilibrium — SGD's stationary current and the FFN's curl (CONSTRUCTIONS.md §11)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.figures import show
+from ui.page import setup
+from ui.spec import PageSchema, Param
+from views import rotation as vr
+
+SCHEMA = PageSchema("rotation", params=(
+    Param("angle", "float", default=30.0, min=0.0, max=90.0, step=1.0, lo=0.0, hi=90.0),
+    Param("kappa", "float", default=4.0, min=1.0, max=10.0, step=0.5, lo=1.0, hi=20.0),
+    Param("noise_ratio", "float", default=0.1, min=0.0, max=1.0, step=0.05, lo=0.0, hi=1.0),
+    Param("dt", "float", default=0.01, min=0.001, max=0.05, step=0.001, lo=0.001, hi=0.05),
+    Param("T", "float", default=500.0, min=250.0, max=2000.0, step=50.0, lo=250.0, hi=2000.0),
+    Param("blend", "float", default=0.5, min=0.0, max=1.0, step=0.05, lo=0.0, hi=1.0),
+    Param("seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=10**6),
+))
+
+
+def render() -> None:
+    ctx = setup(SCHEMA)
+    t, v = ctx.t, ctx.values
+    ctx.section("intro")
+
+    # ---- SGD near a minimum: the Ornstein–Uhlenbeck model
+    ctx.section("sgd")
+    okey = (v["angle"], v["kappa"], v["noise_ratio"], v["dt"], v["T"], v["seed"])
+    with ctx.guard():
+        d = vr.ou_data(*okey)
+    rate, se = d["mc"]
+    m = st.columns(4)
+    m[0].metric(t("metrics.rate_exact"), f"{d['rate']:.4f}")
+    m[1].metric(t("metrics.rate_scheme"), f"{d['rate_dt']:.4f}")
+    m[2].metric(t("metrics.rate_mc"), f"{rate:.4f} ± {se:.4f}")
+    m[3].metric(t("metrics.rate_mc0"), f"{d['mc0'][0]:.4f} ± {d['mc0'][1]:.4f}")
+    st.caption(t("metrics.caption", steps=d["steps"], dt=v["dt"], T=f"{d['T_end']:g}"))
+    c1, c2 = st.columns(2)
+    with c1:
+        show(vr.cloud_figure(t, *okey), key="fig_cloud")
+    with c2:
+        show(vr.area_figure(t, *okey), key="fig_area")
+    with ctx.guard():
+        s = vr.sweep_data(v["kappa"], v["noise_ratio"], v["seed"])
+    show(vr.sweep_figure(t, v["kappa"], v["noise_ratio"], v["seed"]), key="fig_sweep")
+    ctx.section("sgd_notice")
+
+    # ---- the FFN's curl
+    ctx.section("ffn")
+    with ctx.guard():
+        f = vr.ffn_data(v["blend"], v["seed"])
+    m = st.columns(2)
+    m[0].metric(t("metrics.asym"), f"{f['asym']:.3f}")
+    m[1].metric(t("metrics.max_curl"), f"{f['max_curl']:.3e}")
+    show(vr.ffn_figure(t, v["blend"], v["seed"]), key="fig_ffn")
+
+    ctx.section("notice")
+    ctx.section("questions")
+    ctx.section("limits")
+    ctx.csv_download("rotation.csv", {
+        "t": d["t_area"], "area_sim": d["area"], "area_exact_mean": d["rate"] * d["t_area"],
+        "t_balanced": d["t_area0"], "area_sim_balanced": d["area0"],
+        "cloud_x1": d["cloud"][:, 0], "cloud_x2": d["cloud"][:, 1],
+        "ellipse_x1": d["ellipse"][:, 0], "ellipse_x2": d["ellipse"][:, 1],
+        "angle_deg": s["fine"], "rate_exact": s["exact"], "angle_mc_deg": s["angles"], "rate_mc": s["mc"],
+        "rate_mc_stderr": s["se"], "curl_grid": f["g"],
+    })
+    ctx.footer()
+
+
+if __name__ == "__main__":
+    render()

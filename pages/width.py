@@ -1,0 +1,94 @@
+"""Page: Width — lazy training and the frozen kernel (CONSTRUCTIONS.md §6)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from sim import width as W
+from ui.figures import show
+from ui.page import setup
+from ui.spec import PageSchema, Param
+from views import width as V
+
+SCHEMA = PageSchema("width", params=(
+    Param("N", "int", default=128, min=2, max=512, step=2, lo=2, hi=2048),
+    Param("scaling", "select", default="lazy", options=W.SCALINGS),
+    Param("start", "select", default="paired", options=W.STARTS),
+    Param("T", "float", default=4.0, min=0.5, max=10.0, step=0.5, lo=0.1, hi=20.0),
+    Param("dt", "float", default=0.01, min=0.005, max=0.05, step=0.005, lo=0.001, hi=0.1),
+    Param("data", "select", default="three_points", options=tuple(W.DATASETS)),
+    Param("seed", "int", default=0, min=0, max=99, step=1, lo=0, hi=10_000),
+))
+
+
+def render() -> None:
+    ctx = setup(SCHEMA)
+    t, v = ctx.t, ctx.values
+    N, s, start, T, dt, data, seed = (v[k] for k in ("N", "scaling", "start", "T", "dt", "data", "seed"))
+    run_key = (N, start, T, dt, data, seed)
+    ctx.section("intro")
+    ctx.section("statement")
+
+    with ctx.guard():
+        runs = {sc: V.run_data(N, sc, *run_key[1:]) for sc in W.SCALINGS}
+        sweep = V.sweep_data(start, T, data, seed)
+    d = runs[s]
+    if d["raised"]:
+        st.info(t("notes.dt_raised", dt=f"{d['dt_used']:.4g}", steps=d["steps"]))
+
+    # ---- motion against width
+    st.subheader(t("width.title"))
+    m = st.columns(4)
+    for i, key in enumerate(("lazy_param", "lazy_kernel", "mean_field_param", "mean_field_kernel")):
+        m[i].metric(t(f"metrics.slope_{key}"), V.fmt_slope(sweep["slope_" + key]))
+    c1, c2 = st.columns(2)
+    with c1:
+        show(V.motion_figure(t, start, T, data, seed), key="fig_motion")
+    with c2:
+        show(V.kernel_figure(t, start, T, data, seed), key="fig_kernel")
+    st.markdown(t("width.body"))
+
+    # ---- training over time
+    st.subheader(t("training.title"))
+    m = st.columns(4)
+    m[0].metric(t("metrics.loss_lazy"), f"{runs['lazy']['loss'][-1]:.3g}")
+    m[1].metric(t("metrics.loss_mean_field"), f"{runs['mean_field']['loss'][-1]:.3g}")
+    m[2].metric(t("metrics.kernel_shift", scaling=t(f"names.{s}")),
+                V.fmt_number(d["kernel_shift"][-1], ".2e"))
+    m[3].metric(t("metrics.ratio"), V.fmt_number(d["ratio"], ".2f"))
+    c3, c4 = st.columns(2)
+    with c3:
+        show(V.loss_figure(t, *run_key), key="fig_loss")
+    with c4:
+        show(V.residual_figure(t, N, s, *run_key[1:]), key="fig_residual")
+    st.caption(t("metrics.caption", steps=d["steps"], h=f"{d['h']:.4g}", T=f"{T:g}"))
+    st.markdown(t("training.body"))
+
+    # ---- eigenvalues
+    st.subheader(t("eigen.title"))
+    c5, c6 = st.columns([3, 2])
+    with c5:
+        show(V.eigen_figure(t, *run_key), key="fig_eigen")
+    with c6:
+        st.markdown(t("eigen.body"))
+
+    ctx.section("notice")
+    ctx.section("questions")
+    ctx.section("limits")
+    lz, mf = runs["lazy"], runs["mean_field"]
+    cols = {"N_sweep": sweep["N"]}
+    for key in ("lazy_param", "lazy_kernel", "mean_field_param", "mean_field_kernel"):
+        cols[f"{key}_shift_at_T"] = sweep[key]
+    cols.update({"t": lz["t"], "loss_lazy": lz["loss"], "loss_mean_field": mf["loss"],
+                 "frozen_loss_lazy": lz["frozen_loss"], "frozen_loss_mean_field": mf["frozen_loss"],
+                 f"bound_{s}": d["bound"], f"kernel_shift_{s}": d["kernel_shift"]})
+    for j, x in enumerate(d["xs"]):
+        cols[f"residual_{s}_x={x:g}"] = d["residual"][:, j]
+        cols[f"frozen_{s}_x={x:g}"] = d["frozen"][:, j]
+    cols.update({"eig_index": range(1, lz["eig0"].size + 1), "eig_K0": lz["eig0"],
+                 "eig_KT_lazy": lz["eig_end"], "eig_KT_mean_field": mf["eig_end"]})
+    ctx.csv_download("width.csv", cols)
+    ctx.footer()
+
+
+if __name__ == "__main__":
+    render()

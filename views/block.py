@@ -1,0 +1,307 @@
+"""Inside a block: cached data and figure builders for pages/block.py (CONSTRUCTIONS.md §10)."""
+from __future__ import annotations
+
+import numpy as np
+
+from sim import block as bk
+from ui.figures import COLORS, SEQUENCE, cached_figure, exact_line, figure, sim_markers
+from ui.page import cached
+
+ROPE_BASE = 10000.0
+ROPE_KS = (1, 2, 4, 8, 16, 32, 64)      # planes in the largest-return sweep
+ROPE_FIT_FROM = 8                       # the slope is fitted over k >= this
+ROPE_BINS = 320                         # log-spaced distance windows in the long-range plot
+NORM_EPS_SHIFTS = (-3.0, 0.0, 3.0)      # decades around the chosen ε
+NORM_RHO = np.logspace(-9.0, 3.0, 241)  # ‖x‖ grid of the gain plot
+NORM_EPS = np.logspace(-14.0, 1.0, 151) # ε grid at x = 0
+SPLIT_ALPHAS = np.logspace(-4.0, 0.0, 17)
+PERM_D = 4                              # token dimension of the permutation panel
+PERM_FLOOR = 1e-17                      # zeros are drawn at this height on the log axis
+SINK_GAP_FACTORS = (0.5, 1.0, 1.5)      # several gaps around the chosen Δ
+SINK_MARKER_NS = (2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
+COLS3 = (COLORS["sa"], COLORS["usa"], COLORS["bound"])
+SYMS3 = ("circle", "square", "diamond")
+
+
+def _vline(fig, x, color, dash="dash") -> None:
+    """A thin vertical line across the plot at data x (shapes take raw values on log axes)."""
+    fig.add_shape(type="line", x0=x, x1=x, y0=0, y1=1, yref="paper", line=dict(color=color, width=1.2, dash=dash))
+
+
+def _hline(fig, y, color, dash="dot") -> None:
+    fig.add_shape(type="line", x0=0, x1=1, xref="paper", y0=y, y1=y, line=dict(color=color, width=1.2, dash=dash))
+
+
+def _room_for_legend(fig, top: int = 125) -> None:
+    """More space above the plot: a legend of several entries wraps onto 2-3 rows on a phone."""
+    fig.update_layout(margin={"t": top})
+
+
+def _slope(x, y) -> float:
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+# --------------------------------------------------------------------------- RoPE
+def rope_curve_ks(k: int) -> tuple[int, ...]:
+    """The few k drawn over the long range: k, 4k and 16k rotation planes."""
+    return (k, 4 * k, 16 * k)
+
+
+def _envelope(N: np.ndarray, y: np.ndarray, bins: int) -> tuple[np.ndarray, ...]:
+    """Per log-spaced window of distances: the (N, sim) of its largest and of its smallest value."""
+    edges = np.unique(np.round(np.logspace(0.0, np.log10(N[-1] + 1.0), bins + 1)).astype(int))
+    edges = edges[(edges >= 1) & (edges <= N[-1] + 1)]
+    if edges[-1] != N[-1] + 1:
+        edges = np.append(edges, N[-1] + 1)
+    hi_x, hi_y, lo_x, lo_y = [], [], [], []
+    for a, b in zip(edges[:-1], edges[1:]):
+        seg = y[a:b]
+        i, j = int(np.argmax(seg)), int(np.argmin(seg))
+        hi_x.append(N[a + i]), hi_y.append(seg[i]), lo_x.append(N[a + j]), lo_y.append(seg[j])
+    return np.array(hi_x), np.array(hi_y), np.array(lo_x), np.array(lo_y)
+
+
+@cached
+def rope_data(k: int, n_from: int, n_to: int) -> dict:
+    """Long-range sim(N) envelopes for a few k, and the largest return beyond n_from against k."""
+    N = np.arange(0, n_to + 1, dtype=np.float64)
+    curves = {}
+    for kk in rope_curve_ks(k):
+        y = bk.rope_similarity(N, kk, ROPE_BASE)
+        curves[kk] = _envelope(N, y, ROPE_BINS)
+    heights, where = [], []
+    for kk in ROPE_KS:
+        h, at = bk.rope_largest_return(kk, n_from, n_to, ROPE_BASE)
+        heights.append(h), where.append(at)
+    ks, heights = np.array(ROPE_KS, dtype=float), np.array(heights)
+    # a log-log fit needs positive heights (a very short window can have a negative maximum)
+    fit = (ks >= ROPE_FIT_FROM) & (heights > 0)
+    out = {"curves": curves, "ks": ks, "heights": heights, "where": np.array(where, dtype=float),
+           "slope": None, "fit_line": None, "half_line": None}
+    if fit.sum() >= 2:
+        slope = _slope(ks[fit], heights[fit])
+        # the least-squares line through the fitted points, drawn over the whole k range
+        icpt = float(np.mean(np.log(heights[fit]) - slope * np.log(ks[fit])))
+        out |= {"slope": slope, "fit_line": np.exp(icpt) * ks ** slope,
+                "half_line": heights[fit][0] * (ks / ks[fit][0]) ** -0.5}
+    return out
+
+
+@cached_figure
+def rope_curve_figure(t, k, n_from, n_to):
+    d = rope_data(k, n_from, n_to)
+    fig = figure(t("fig.x_distance"), t("fig.y_sim"), t("fig.rope_title"), log_x=True)
+    for (kk, (hx, hy, lx, ly)), col in zip(d["curves"].items(), COLS3):
+        exact_line(fig, hx, hy, t("fig.rope_k", k=kk), color=col, line=dict(width=1.6), legendgroup=str(kk))
+        exact_line(fig, lx, ly, t("fig.rope_k_low", k=kk), color=col, line=dict(width=0.8),
+                   legendgroup=str(kk), showlegend=False)
+    _vline(fig, n_from, COLORS["ref"])
+    fig.update_yaxes(range=[-1.05, 1.05])
+    _room_for_legend(fig)
+    return fig
+
+
+@cached_figure
+def rope_peak_figure(t, k, n_from, n_to):
+    d = rope_data(k, n_from, n_to)
+    fig = figure(t("fig.x_k"), t("fig.y_peak", lo=n_from, hi=n_to), t("fig.peak_title"), log_x=True, log_y=True)
+    sim_markers(fig, d["ks"], d["heights"], t("fig.peak_measured"))
+    if d["slope"] is not None:
+        exact_line(fig, d["ks"], d["fit_line"], t("fig.peak_fit", s=f"{d['slope']:.2f}"), color=COLORS["exact"],
+                   line=dict(width=1.5))
+        exact_line(fig, d["ks"], d["half_line"], t("fig.peak_half"), color=COLORS["ref"],
+                   line=dict(dash="dot", width=1.5))
+    fig.update_xaxes(tickvals=list(d["ks"]), ticktext=[str(int(k)) for k in d["ks"]])
+    fig.update_yaxes(tickvals=[0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0])
+    _room_for_legend(fig)
+    return fig
+
+
+# --------------------------------------------------------------------------- RMSNorm
+def norm_eps_values(log_eps: float) -> tuple[float, ...]:
+    return tuple(10.0 ** (log_eps + s) for s in NORM_EPS_SHIFTS)
+
+
+def _largest_sv(J: np.ndarray) -> float:
+    return float(np.max(np.abs(np.linalg.eigvalsh(J))))  # J is symmetric
+
+
+@cached
+def norm_data(d: int, log_eps: float) -> dict:
+    """Gain 1/r against ‖x‖ for several ε (closed form) and σ_max of the Jacobian at a few points."""
+    u = np.random.default_rng(0).standard_normal(d)
+    u /= np.linalg.norm(u)
+    marks = NORM_RHO[::40]
+    out = {"rho": NORM_RHO, "rho_marks": marks, "gain": {}, "svd": {}}
+    for eps in norm_eps_values(log_eps):
+        out["gain"][eps] = np.array([bk.rmsnorm_gain(r * u, eps) for r in NORM_RHO])
+        out["svd"][eps] = np.array([_largest_sv(bk.rmsnorm_jacobian(r * u, eps)) for r in marks])
+    out["eps"] = NORM_EPS
+    out["gain0"] = np.array([bk.rmsnorm_gain(np.zeros(d), e) for e in NORM_EPS])
+    out["eps_marks"] = NORM_EPS[::25]
+    out["svd0"] = np.array([_largest_sv(bk.rmsnorm_jacobian(np.zeros(d), e)) for e in out["eps_marks"]])
+    out["slope0"] = _slope(out["eps_marks"], out["svd0"])
+    eps = 10.0 ** log_eps
+    out["gain_at_eps"] = bk.rmsnorm_gain(np.zeros(d), eps)
+    out["knee"] = float(np.sqrt(d * eps))  # ‖x‖ where ‖x‖²/d = ε
+    return out
+
+
+@cached_figure
+def norm_rho_figure(t, d, log_eps):
+    n = norm_data(d, log_eps)
+    fig = figure(t("fig.x_norm"), t("fig.y_gain"), t("fig.norm_title", d=d), log_x=True, log_y=True)
+    for i, ((eps, g), col, sym) in enumerate(zip(n["gain"].items(), COLS3, SYMS3)):
+        exact_line(fig, n["rho"], g, t("fig.gain_eps", eps=f"{eps:.0e}"), color=col)
+        sim_markers(fig, n["rho_marks"], n["svd"][eps], t("fig.gain_svd", eps=f"{eps:.0e}"), color=col,
+                    symbol=sym, showlegend=i == 0)
+    _room_for_legend(fig)
+    return fig
+
+
+@cached_figure
+def norm_eps_figure(t, d, log_eps):
+    n = norm_data(d, log_eps)
+    fig = figure(t("fig.x_eps"), t("fig.y_gain0"), t("fig.eps_title"), log_x=True, log_y=True)
+    exact_line(fig, n["eps"], n["gain0"], t("fig.gain0_exact"))
+    sim_markers(fig, n["eps_marks"], n["svd0"], t("fig.gain0_svd", s=f"{n['slope0']:.6f}"))
+    _vline(fig, 10.0 ** log_eps, COLORS["ref"])
+    return fig
+
+
+# --------------------------------------------------------------------------- splitting
+@cached
+def split_data(d: int, seed: int) -> dict:
+    A, B, x = bk.splitting_example(d, seed)
+    lim = bk.commutator_norm(A, B, x)
+    return {"alphas": SPLIT_ALPHAS, "defect": bk.splitting_defect(A, B, x, SPLIT_ALPHAS), "limit": lim,
+            "trotter": bk.trotter_defect(A, B, x, SPLIT_ALPHAS), "half": 0.5 * SPLIT_ALPHAS**2 * lim}
+
+
+@cached_figure
+def split_defect_figure(t, d, seed):
+    s = split_data(d, seed)
+    fig = figure(t("fig.x_alpha"), t("fig.y_defect"), t("fig.defect_title"), log_x=True)
+    exact_line(fig, s["alphas"], np.full(s["alphas"].size, s["limit"]), t("fig.commutator"))
+    sim_markers(fig, s["alphas"], s["defect"], t("fig.defect"))
+    return fig
+
+
+@cached_figure
+def split_trotter_figure(t, d, seed):
+    s = split_data(d, seed)
+    fig = figure(t("fig.x_alpha"), t("fig.y_trotter"), t("fig.trotter_title"), log_x=True, log_y=True)
+    exact_line(fig, s["alphas"], s["half"], t("fig.half_commutator"))
+    sim_markers(fig, s["alphas"], s["trotter"], t("fig.trotter"))
+    return fig
+
+
+# --------------------------------------------------------------------------- permutation
+def perm_positions(n: int, scale: float) -> np.ndarray:
+    """Sinusoidal position vectors of slots 0..n-1 (frequencies 1 and 1/100), times ``scale``."""
+    i = np.arange(n, dtype=np.float64)[:, None]
+    w = np.array([1.0, 0.01])
+    return scale * np.concatenate([np.sin(i * w), np.cos(i * w)], axis=1)
+
+
+def perm_setup(n: int, seed: int) -> tuple[np.ndarray, ...]:
+    """Unit tokens, non-symmetric A and V, and a permutation that moves the tokens."""
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((n, PERM_D))
+    Z /= np.linalg.norm(Z, axis=1, keepdims=True)
+    A = rng.standard_normal((PERM_D, PERM_D)) / np.sqrt(PERM_D)
+    V = rng.standard_normal((PERM_D, PERM_D)) / np.sqrt(PERM_D)
+    perm = rng.permutation(n)
+    if n > 1 and np.all(perm == np.arange(n)):
+        perm = np.roll(perm, 1)
+    return Z, A, V, perm
+
+
+@cached
+def perm_data(n: int, beta: float, pos: float, seed: int) -> dict:
+    """‖u_i(πZ) − (π u(Z))_i‖ per slot i, plain / with positions / with a causal mask."""
+    Z, A, V, perm = perm_setup(n, seed)
+    P = perm_positions(n, pos)
+    gaps = {}
+    for case, kw in (("plain", {}), ("positions", {"positions": P}), ("causal", {"causal": True})):
+        gaps[case] = np.linalg.norm(bk.attention(Z[perm], A, V, beta, **kw)
+                                    - bk.attention(Z, A, V, beta, **kw)[perm], axis=1)
+    scale = float(np.linalg.norm(bk.attention(Z, A, V, beta), axis=1).max())
+    return {"slot": np.arange(1, n + 1), "gaps": gaps, "perm": perm + 1, "scale": scale}
+
+
+@cached_figure
+def perm_figure(t, n, beta, pos, seed):
+    p = perm_data(n, beta, pos, seed)
+    fig = figure(t("fig.x_slot"), t("fig.y_gap"), t("fig.perm_title"), log_y=True)
+    for (case, g), col, sym in zip(p["gaps"].items(), COLS3, SYMS3):
+        sim_markers(fig, p["slot"], np.maximum(g, PERM_FLOOR), t(f"fig.perm_{case}"), color=col, symbol=sym)
+    _hline(fig, PERM_FLOOR, COLORS["ref"])
+    _room_for_legend(fig)
+    return fig
+
+
+# --------------------------------------------------------------------------- sink
+def sink_gaps(delta: float) -> tuple[float, ...]:
+    return tuple(f * delta for f in SINK_GAP_FACTORS)
+
+
+@cached
+def sink_data(delta: float, share: float) -> dict:
+    """c(N) for several gaps (closed form), the same weight read off a causal softmax layer, N_max."""
+    gaps = sink_gaps(delta)
+    nmax = {g: bk.sink_capacity(g, share) for g in gaps}
+    top = max(1e3, 100.0 * max(nmax.values()))
+    N = np.logspace(0.0, min(np.log10(top), 12.0), 300)
+    out = {"N": N, "mass": {}, "layer": {}, "nmax": nmax, "marker_N": np.array(SINK_MARKER_NS, dtype=float),
+           # the gap that keeps the share c among 1000 tokens: c(1000) = c  <=>  Δ = ln(999 c/(1-c))
+           "gap_for_1000": float(np.log(share / (1.0 - share) * 999.0))}
+    for g in gaps:
+        out["mass"][g] = bk.sink_mass(g, N)
+        weights = []
+        for m in SINK_MARKER_NS:
+            Z, A, V = bk.sink_example(g, m)
+            weights.append(bk.attention(Z, A, V, 1.0, causal=True)[-1, 2])
+        out["layer"][g] = np.array(weights)
+    return out
+
+
+@cached_figure
+def sink_figure(t, delta, share):
+    s = sink_data(delta, share)
+    fig = figure(t("fig.x_tokens"), t("fig.y_mass"), t("fig.sink_title", c=f"{share:g}"), log_x=True, log_y=True)
+    for i, ((g, m), col, sym) in enumerate(zip(s["mass"].items(), COLS3, SYMS3)):
+        exact_line(fig, s["N"], m, t("fig.mass_exact", delta=f"{g:g}"), color=col)
+        sim_markers(fig, s["marker_N"], s["layer"][g], t("fig.mass_layer", delta=f"{g:g}"), color=col,
+                    symbol=sym, showlegend=i == 0)
+        _vline(fig, s["nmax"][g], col)
+    _hline(fig, share, COLORS["ref"])
+    _room_for_legend(fig)
+    return fig
+
+
+def csv_columns(v: dict) -> dict:
+    """The plotted data of every panel, one column per curve (ragged columns are padded)."""
+    r = rope_data(v["rope_k"], v["rope_from"], v["rope_to"])
+    n = norm_data(v["norm_d"], v["log_eps"])
+    s = split_data(v["split_d"], v["split_seed"])
+    p = perm_data(v["perm_n"], v["perm_beta"], v["perm_pos"], v["perm_seed"])
+    k = sink_data(v["sink_delta"], v["sink_share"])
+    cols = {}
+    for kk, (hx, hy, lx, ly) in r["curves"].items():
+        cols |= {f"rope_k{kk}_N_high": hx, f"rope_k{kk}_sim_high": hy, f"rope_k{kk}_N_low": lx,
+                 f"rope_k{kk}_sim_low": ly}
+    cols |= {"rope_k": r["ks"], "rope_largest_return": r["heights"], "rope_return_at_N": r["where"]}
+    cols["norm_x"] = n["rho"]
+    for eps, g in n["gain"].items():
+        cols[f"gain_eps{eps:.0e}"] = g
+    cols |= {"eps_at_x0": n["eps"], "gain_at_x0": n["gain0"]}
+    cols |= {"alpha": s["alphas"], "splitting_defect": s["defect"], "commutator_norm": [s["limit"]],
+             "trotter_error": s["trotter"], "half_alpha2_commutator": s["half"]}
+    cols |= {"slot": p["slot"], "permuted_slot_source": p["perm"]}
+    cols |= {f"gap_{case}": g for case, g in p["gaps"].items()}
+    cols["sink_N"] = k["N"]
+    for g, m in k["mass"].items():
+        cols[f"sink_mass_delta{g:g}"] = m
+    cols |= {f"N_max_delta{g:g}": [x] for g, x in k["nmax"].items()}
+    return cols

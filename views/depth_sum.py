@@ -1,0 +1,440 @@
+"""Depth-sum variance: cached Monte Carlo and figure builders for pages/depth_sum.py (CONSTRUCTIONS.md §5)."""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from sim import depth_sum as ds
+from ui.figures import COLORS, cached_figure, figure, histogram, hline, line, markers, thin, vline
+from ui.page import cached, sub_seed
+
+L_GRID = 2 ** np.arange(0, 11)          # depths of the Monte Carlo points (1 … 1024)
+L_FINE = np.unique(np.round(np.logspace(0, 12, 200, base=2)).astype(int))   # exact curves
+GRID_NORMALS = 4_000_000                # normals per grid point at most (trials capped by it)
+REGIME_ALPHAS = (0.25, 0.5, 0.75)
+N_PATHS = 24                            # sample paths drawn
+PATH_TRIALS = 2000                      # paths used for the increment statistics
+HIST_BINS = 60
+COV_L_MAX = 128                         # the covariance identity is shown at min(L, 128)
+COV_WORK = 40_000_000                   # trials * L_cov^2 at most
+RES_BUDGET = 20_000_000                 # normals for the residual profile (trials capped by it)
+RES_MIN_TRIALS = 10
+SWEEP_L = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+SWEEP_N = (1, 2, 4, 8, 16, 32, 64, 128)
+SWEEP_BUDGET = 8_000_000                # normals per sweep point
+STEP_L = np.unique(np.round(np.logspace(0, 4, 120)).astype(int))
+STEP_L_MARK = (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 4096)
+
+
+# --------------------------------------------------------------------------- cached compute
+# The Monte Carlo sums share their draws across α, σ, μ, ρ and a: the draws (one common normal
+# and the sum of the L independent normals per sample, ds.unit_sums) are cached per
+# (depth, trials, seed), and every S_L is their exact linear combination (ds.sums_from_units).
+# A slider other than L, trials or seed then costs no new random numbers.
+@cached
+def depth_units(L, trials, seed) -> tuple:
+    """The draws behind the histogram at the chosen depth."""
+    return ds.unit_sums(L, trials, sub_seed(seed, 1))
+
+
+def _grid_trials(L, trials):
+    return int(min(trials, max(200, GRID_NORMALS // L)))
+
+
+@cached
+def grid_units(trials, seed) -> dict:
+    """The draws at L = 1 … 1024 (one seed per grid point) and the chi-square quantiles."""
+    from scipy.stats import chi2
+
+    n = np.array([_grid_trials(int(L), trials) for L in L_GRID])
+    units = [ds.unit_sums(int(L), int(k), sub_seed(seed, 2, i)) for i, (L, k) in enumerate(zip(L_GRID, n))]
+    return {"n": n, "c": [u[0] for u in units], "E": [u[1] for u in units],
+            "q_hi": chi2.ppf(0.975, n - 1), "q_lo": chi2.ppf(0.025, n - 1)}
+
+
+@cached
+def at_depth(alpha, L, sigma, rho, mu, a, trials, seed) -> dict:
+    """Monte Carlo S_L at the chosen depth: histogram, variance, P(|S_L| <= a)."""
+    x = ds.sums_from_units(alpha, L, sigma, *depth_units(L, trials, seed), rho, mu)
+    m, v = ds.mean(alpha, L, mu), ds.variance(alpha, L, sigma, rho)
+    sd = math.sqrt(v)
+    lo, hi = min(m - 4.5 * sd, x.min()), max(m + 4.5 * sd, x.max())
+    counts, edges = np.histogram(x, bins=HIST_BINS, range=(lo, hi))
+    dens = counts / (x.size * np.diff(edges))
+    grid = np.linspace(lo, hi, 400)
+    n = x.size
+    s2 = float(np.var(x, ddof=1))
+    p = float(np.mean(np.abs(x) <= a))
+    return {
+        "edges": edges, "dens": dens, "grid": grid,
+        "pdf": np.exp(-0.5 * ((grid - m) / sd) ** 2) / (sd * math.sqrt(2 * math.pi)),
+        "mean_mc": float(x.mean()), "mean_se": float(x.std(ddof=1) / math.sqrt(n)), "mean": m,
+        "var_mc": s2, "var_se": s2 * math.sqrt(2.0 / (n - 1)), "var": v,
+        "p_mc": p, "p_se": math.sqrt(p * (1 - p) / n), "p": ds.prob_within(alpha, L, sigma, a, rho, mu),
+        "n": n,
+    }
+
+
+@cached
+def over_depth(alpha, sigma, rho, mu, a, trials, seed) -> dict:
+    """Monte Carlo variance (chi-square 95% interval), mean and P(|S_L| <= a) at L = 1 … 1024."""
+    u = grid_units(trials, seed)
+    rows = []
+    for i, L in enumerate(L_GRID):
+        x = ds.sums_from_units(alpha, int(L), sigma, u["c"][i], u["E"][i], rho, mu)
+        n = x.size
+        s2 = float(np.var(x, ddof=1))
+        p = float(np.mean(np.abs(x) <= a))
+        rows.append((n, s2, (n - 1) * s2 / u["q_hi"][i], (n - 1) * s2 / u["q_lo"][i],
+                     float(x.mean()), float(x.std(ddof=1) / math.sqrt(n)), p, math.sqrt(p * (1 - p) / n)))
+    r = np.array(rows)
+    return {
+        "L": L_GRID, "n": r[:, 0], "var_mc": r[:, 1], "var_lo": r[:, 2], "var_hi": r[:, 3],
+        "mean_mc": r[:, 4], "mean_se": r[:, 5], "p_mc": r[:, 6], "p_se": r[:, 7],
+        "fine": L_FINE,
+        "var": ds.variance_curve(alpha, L_FINE, sigma, rho),
+        "var_indep": ds.variance_curve(alpha, L_FINE, sigma, 0.0),
+        "var_ident": ds.variance_curve(alpha, L_FINE, sigma, 1.0),
+        "mean": ds.mean_curve(alpha, L_FINE, mu),
+        "p": ds.prob_within_curve(alpha, L_FINE, sigma, a, rho, mu),
+        "p_ref": {al: ds.prob_within_curve(al, L_FINE, sigma, a) for al in REGIME_ALPHAS},
+        "slope_mc": float(np.polyfit(np.log(L_GRID), np.log(r[:, 1]), 1)[0]),
+    }
+
+
+@cached
+def variants(alpha, sigma, rho, trials, seed) -> dict:
+    """Monte Carlo variance for independent, equicorrelated and identical pieces (μ = 0), from the
+    same draws as the variance panel (common random numbers: the three are exact recombinations
+    of one set of pieces, so their differences are not sampling noise)."""
+    u = grid_units(trials, seed)
+    idx = range(1, len(L_GRID), 2)
+    out = {"L": L_GRID[1::2]}
+    for name, r in (("indep", 0.0), ("corr", rho), ("ident", 1.0)):
+        out[name] = np.array([np.var(ds.sums_from_units(alpha, int(L_GRID[i]), sigma, u["c"][i], u["E"][i],
+                                                        r, 0.0), ddof=1) for i in idx])
+    return out
+
+
+def _path_ks(L):
+    return np.unique(np.round(np.logspace(0, math.log10(L), 14)).astype(int))
+
+
+@cached
+def path_units(L, seed) -> dict:
+    """The draws behind the sample paths, reduced to what the two path figures need."""
+    n = int(min(PATH_TRIALS, ds.MAX_PATH_OUTPUT // (L + 1)))
+    return ds.path_moments(L, n, sub_seed(seed, 4), _path_ks(L), keep=N_PATHS)
+
+
+@cached
+def paths(alpha, L, sigma, rho, mu, seed) -> dict:
+    """Sample paths of the partial sums over the layer index and their increments (rescaled draws)."""
+    r = ds.paths_from_moments(alpha, sigma, path_units(L, seed), rho, mu)
+    ell = np.arange(L + 1)
+    k_all = _path_ks(L)
+    sd = np.sqrt(np.maximum(sigma * sigma * float(L) ** (-2 * alpha) * (ell + ell * (ell - 1) * rho), 0.0))
+    keep = thin(L + 1, 300)
+    return {
+        "ell": ell[keep], "paths": r["paths"][:, keep], "mean": mu * ell[keep] * float(L) ** (-alpha),
+        "sd": sd[keep], "eps": k_all / L, "rms_mc": r["rms_mc"],
+        "rms": np.array([ds.increment_rms(alpha, L, sigma, int(k), rho, mu) for k in k_all]),
+        "n": r["n"], "end_sd_mc": r["end_sd"],
+    }
+
+
+def _cov_size(L, trials):
+    Lc = int(min(L, COV_L_MAX))
+    return Lc, int(max(200, min(trials, COV_WORK // (Lc * Lc))))
+
+
+@cached
+def cov_units(L, trials, seed) -> dict:
+    """The draws behind the covariance identity, reduced to column and pair sums."""
+    Lc, n = _cov_size(L, trials)
+    return ds.column_moments(Lc, n, sub_seed(seed, 5))
+
+
+@cached
+def covariance(alpha, L, sigma, rho, trials, seed) -> dict:
+    """The covariance identity term by term at min(L, 128) (the mean μ does not enter)."""
+    d = ds.covariance_from_moments(alpha, sigma, cov_units(L, trials, seed), rho)
+    d.update(L=_cov_size(L, trials)[0])
+    return d
+
+
+def _res_trials(L, N, trials, budget):
+    return int(max(RES_MIN_TRIALS, min(trials, budget // (L * N * N))))
+
+
+@cached
+def residual(alpha, L, N, trials, seed) -> dict:
+    n = _res_trials(L, N, trials, RES_BUDGET)
+    m, se = ds.residual_energy_profile(alpha, L, N, n, sub_seed(seed, 6))
+    ell = np.arange(L + 1)
+    keep = thin(L + 1, 60)
+    fine = np.linspace(0, L, 300)
+    return {"ell": ell[keep], "mean": m[keep], "se": se[keep], "n": n,
+            "fine": fine, "exact": (1.0 + float(L) ** (-2 * alpha)) ** fine,
+            "final": float(m[-1]), "final_se": float(se[-1]), "final_exact": ds.residual_energy(alpha, L)}
+
+
+@cached(max_entries=512)
+def residual_point(alpha, L, N, trials, seed, tag) -> tuple:
+    n = _res_trials(L, N, trials, SWEEP_BUDGET)
+    m, se = ds.residual_energy_mc(alpha, L, N, n, sub_seed(seed, 7, tag, L, N))
+    return m, se, n
+
+
+@cached
+def one_step_data(alpha, c) -> dict:
+    f = np.array([ds.one_step(c, int(L))[0] for L in STEP_L])
+    marks = {u: [ds.sgd_step(alpha, c, int(L), u) for L in STEP_L_MARK] for u in ("sgd", "sign")}
+    return {"L": STEP_L, "f": f, "lin": 1.0 - c, "lim": math.exp(-c), "L_mark": np.array(STEP_L_MARK),
+            "f_sgd": np.array([r["f_after"] for r in marks["sgd"]]),
+            "f_sign": np.array([r["f_after"] for r in marks["sign"]]),
+            "lin_sgd": np.array([r["f_linearised"] for r in marks["sgd"]]),
+            "lr_sgd": np.array([r["lr"] for r in marks["sgd"]]),
+            "lr_sign": np.array([r["lr"] for r in marks["sign"]]),
+            "dw": np.array([r["dw"] for r in marks["sgd"]])}
+
+
+# --------------------------------------------------------------------------- figures
+# Every figure is built in one figure(...) call from plain trace dicts (ui.figures: no per-property
+# validation, ~3 ms a figure less; an alpha change rebuilds all eleven). The margin: room for the
+# x tick labels and title from the start: automargin pushed the bottom margin of every figure here
+# to 53-56 px, and each push makes Plotly.js draw the figure a second time. It still pushes if needed.
+MARGIN = {"b": 60}
+_REF_LINE = {"color": COLORS["ref"], "width": 1.2, "dash": "longdash"}
+#: an exact reference curve drawn thinner and patterned (slopes, limits, other regimes)
+_ref = functools.partial(line, color=COLORS["ref"], width=1.5, dash="dot")
+#: Monte Carlo means with error bars
+_mc_bars = functools.partial(markers, size=8)
+
+
+def _vline(L) -> dict:
+    """A thin vertical line at the chosen depth."""
+    return vline(L, **_REF_LINE)
+
+
+def _your_L(text) -> dict:
+    """The legend entry of the vertical line at the chosen depth (a text label inside the plot ran
+    into the error bars and markers)."""
+    return {"type": "scatter", "x": [None], "y": [None], "mode": "lines", "line": _REF_LINE, "name": text,
+            "hoverinfo": "skip"}
+
+
+def _eline(y=math.e) -> tuple[dict, dict]:
+    """The horizontal line at e with its label (what fig.add_hline(annotation_text="e") makes)."""
+    return (hline(y, dash="dot"),
+            {"showarrow": False, "text": "e", "x": 1, "xanchor": "right", "xref": "x domain", "y": y,
+             "yanchor": "top", "yref": "y"})
+
+
+@cached_figure
+def hist_figure(t, alpha, L, sigma, rho, mu, a, trials, seed):
+    d = at_depth(alpha, L, sigma, rho, mu, a, trials, seed)
+    e = d["edges"]
+    return figure(t("fig.x_sum"), t("fig.y_density"), t("fig.hist_title"), [
+        histogram(e, d["dens"], t("fig.hist_mc", n=d["n"])),
+        line(d["grid"], d["pdf"], t("fig.hist_exact")),
+    ], margin=MARGIN)
+
+
+@cached_figure
+def variance_figure(t, alpha, L, sigma, rho, mu, a, trials, seed):
+    g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
+    ref = g["var_indep"][0] * g["fine"] ** (1 - 2 * alpha) / g["fine"][0] ** (1 - 2 * alpha)
+    return figure(t("fig.x_L"), t("fig.y_var"), t("fig.var_title"), [
+        line(g["fine"], g["var"], t("fig.var_exact")),
+        _mc_bars(g["L"], g["var_mc"], t("fig.var_mc"), error=(g["var_hi"] - g["var_mc"], g["var_mc"] - g["var_lo"]),
+                 error_y={"thickness": 1}),
+        _ref(g["fine"], ref, t("fig.slope_ref", s=f"{1 - 2 * alpha:.2f}")),
+        _your_L(t("fig.your_L")),
+    ], log_x=True, log_y=True, shapes=[_vline(L)], margin={**MARGIN, "l": 68})
+
+
+@cached_figure
+def regime_figure(t, alpha, L, sigma, rho, mu, a, trials, seed):
+    g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
+    styles = {0.25: "dot", 0.5: "dash", 0.75: "dashdot"}
+    # the grey references go on top (thin, patterned): at the defaults the α = 0.5 one coincides
+    # with the exact curve and would otherwise be hidden under it
+    return figure(t("fig.x_L"), t("fig.y_prob", a=f"{a:g}"), t("fig.regime_title"), [
+        line(g["fine"], g["p"], t("fig.regime_exact", al=f"{alpha:g}")),
+        *(_ref(g["fine"], g["p_ref"][al], t("fig.regime_ref", al=f"{al:g}"), dash=styles[al])
+          for al in REGIME_ALPHAS),
+        _mc_bars(g["L"], g["p_mc"], t("fig.regime_mc"), error=2 * g["p_se"], error_y={"thickness": 1}),
+        _your_L(t("fig.your_L")),
+    ], log_x=True, shapes=[_vline(L)], yaxis={"range": [-0.03, 1.03]}, margin=MARGIN)
+
+
+@cached_figure
+def paths_figure(t, alpha, L, sigma, rho, mu, seed):
+    p = paths(alpha, L, sigma, rho, mu, seed)
+    ell = p["ell"]
+    # all sample paths in one trace, separated by gaps (NaN): one SVG path instead of 24 traces
+    # (Plotly.js redraws it ~4x faster; a path no longer darkens where it crosses another)
+    gap = np.full((len(p["paths"]), 1), np.nan)
+    return figure(t("fig.x_ell", L=L), t("fig.y_partial"), t("fig.paths_title"), [
+        {"type": "scatter", "x": np.hstack([np.broadcast_to(ell, p["paths"].shape), gap]).ravel(),
+         "y": np.hstack([p["paths"], gap]).ravel(), "mode": "lines", "name": t("fig.paths_mc"),
+         "hoverinfo": "skip", "line": {"color": COLORS["sim"], "width": 0.8}, "opacity": 0.45},
+        line(ell, p["mean"], t("fig.paths_mean")),
+        line(ell, p["mean"] + 2 * p["sd"], t("fig.paths_band"), color=COLORS["bound"]),
+        line(ell, p["mean"] - 2 * p["sd"], t("fig.paths_band"), color=COLORS["bound"], showlegend=False),
+    ], margin=MARGIN)
+
+
+@cached_figure
+def increment_figure(t, alpha, L, sigma, rho, mu, seed):
+    p = paths(alpha, L, sigma, rho, mu, seed)
+    return figure(t("fig.x_eps"), t("fig.y_rms"), t("fig.rms_title"), [
+        line(p["eps"], p["rms"], t("fig.rms_exact")),
+        markers(p["eps"], p["rms_mc"], t("fig.rms_mc", n=p["n"])),
+    ], log_x=True, log_y=True, margin=MARGIN)
+
+
+@cached_figure
+def variants_figure(t, alpha, sigma, rho, mu, a, trials, seed):
+    g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
+    vr = variants(alpha, sigma, rho, trials, seed)
+    data = []
+    for key, col, sym, label in (("indep", COLORS["exact"], "circle", t("fig.v_indep", s=f"{1 - 2 * alpha:.2f}")),
+                                 ("corr", COLORS["accent"], "diamond", t("fig.v_corr", rho=f"{rho:g}")),
+                                 ("ident", COLORS["other"], "square", t("fig.v_ident", s=f"{2 - 2 * alpha:.2f}"))):
+        y = {"indep": g["var_indep"], "ident": g["var_ident"], "corr": g["var"]}[key]
+        data += [line(g["fine"], y, label, color=col),
+                 markers(vr["L"], vr[key], t("fig.v_mc"), color=col, symbol=sym, showlegend=(key == "ident"))]
+    return figure(t("fig.x_L"), t("fig.y_var"), t("fig.variants_title"), data, log_x=True, log_y=True,
+                  margin={**MARGIN, "l": 68})
+
+
+@cached_figure
+def mean_figure(t, alpha, sigma, rho, mu, a, trials, seed):
+    g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
+    return figure(t("fig.x_L"), t("fig.y_mean"), t("fig.mean_title", mu=f"{mu:g}"), [
+        line(g["fine"], g["mean"], t("fig.mean_exact", s=f"{1 - alpha:.2f}")),
+        _mc_bars(g["L"], g["mean_mc"], t("fig.mean_mc"), error=2 * g["mean_se"], error_y={"thickness": 1}),
+    ], log_x=True, margin={**MARGIN, "l": 78})
+
+
+@cached_figure
+def cov_figure(t, alpha, L, sigma, rho, trials, seed):
+    cv = covariance(alpha, L, sigma, rho, trials, seed)
+    names = [t("fig.cov_var", n=cv["n_var_terms"]), t("fig.cov_cov", n=cv["n_cov_terms"]),
+             t("fig.cov_total")]
+    exact = [cv["sum_var_exact"], cv["sum_cov2_exact"], cv["var_total_exact"]]
+    mc = [cv["sum_var"], cv["sum_cov2"], cv["var_total"]]
+    return figure("", t("fig.y_cov"), t("fig.cov_title", L=cv["L"], n=cv["n"]), [
+        {"type": "bar", "x": names, "y": exact, "name": t("fig.cov_exact"), "marker": {"color": COLORS["exact"]}},
+        {"type": "bar", "x": names, "y": mc, "name": t("fig.cov_mc"), "marker": {
+            "color": "rgba(0,0,0,0)", "line": {"color": COLORS["sim"], "width": 2},
+            "pattern": {"shape": "/", "fgcolor": COLORS["sim"]}}},
+    ], barmode="group", hovermode="closest", xaxis={"type": "category"}, margin=MARGIN)
+
+
+@cached_figure
+def residual_figure(t, alpha, L, N, trials, seed):
+    r = residual(alpha, L, N, trials, seed)
+    e = _eline() if alpha == 0.5 else ()
+    return figure(t("fig.x_ell", L=L), t("fig.y_energy"), t("fig.res_title", N=N, n=r["n"]), [
+        line(r["fine"], r["exact"], t("fig.res_exact")),
+        _mc_bars(r["ell"], r["mean"], t("fig.res_mc"), size=7, error=2 * r["se"], error_y={"thickness": 1}),
+    ], shapes=e[:1], annotations=e[1:], margin=MARGIN)
+
+
+def _sweep_jobs(L, N):
+    return [("L", x, x, N) for x in SWEEP_L] + [("N", x, L, x) for x in SWEEP_N]
+
+
+def fill_sweep(alpha, L, N, trials, seed, progress=lambda fraction: None) -> None:
+    """Compute (and cache) every point of the two residual sweeps; ``progress(fraction)`` after each."""
+    jobs = _sweep_jobs(L, N)
+    for i, (kind, _, LL, NN) in enumerate(jobs):
+        residual_point(alpha, LL, NN, trials, seed, 0 if kind == "L" else 1)
+        progress((i + 1) / len(jobs))
+
+
+def _sweep_data(alpha, L, N, trials, seed) -> dict:
+    res = {"L": [], "N": []}
+    for kind, x, LL, NN in _sweep_jobs(L, N):
+        res[kind].append((x, *residual_point(alpha, LL, NN, trials, seed, 0 if kind == "L" else 1)))
+    out = {}
+    for kind in ("L", "N"):
+        arr = np.array(res[kind], dtype=float)
+        out[kind] = arr[:, 0]
+        out[f"{kind}_mean"], out[f"{kind}_se"], out[f"{kind}_n"] = arr[:, 1], arr[:, 2], arr[:, 3]
+    out["N_sd"] = out["N_se"] * np.sqrt(out["N_n"])
+    return out
+
+
+@cached_figure
+def sweep_L_figure(t, alpha, L, N, trials, seed):
+    sw = _sweep_data(alpha, L, N, trials, seed)
+    Lf = np.unique(np.round(np.logspace(0, math.log10(SWEEP_L[-1]), 200)).astype(int))
+    e = _eline() if alpha == 0.5 else ()
+    return figure(t("fig.x_L"), t("fig.y_energy_final"), t("fig.sweep_L_title", N=N), [
+        line(Lf, [ds.residual_energy(alpha, int(x)) for x in Lf], t("fig.sweep_exact")),
+        _mc_bars(sw["L"], sw["L_mean"], t("fig.res_mc"), error=2 * sw["L_se"]),
+    ], log_x=True, log_y=alpha < 0.5, shapes=e[:1], annotations=e[1:], margin=MARGIN)
+
+
+@cached_figure
+def sweep_N_figure(t, alpha, L, N, trials, seed):
+    sw = _sweep_data(alpha, L, N, trials, seed)
+    ex = ds.residual_energy(alpha, L)
+    return figure(t("fig.x_N"), t("fig.y_energy_final"), t("fig.sweep_N_title", L=L), [
+        line([SWEEP_N[0], SWEEP_N[-1]], [ex, ex], t("fig.sweep_exact_N")),
+        _mc_bars(sw["N"], sw["N_mean"], t("fig.res_mc"), error=2 * sw["N_se"]),
+        {"type": "scatter", "x": sw["N"], "y": sw["N_sd"], "mode": "lines+markers", "name": t("fig.sweep_sd"),
+         "line": {"color": COLORS["accent"], "dash": "dash"},
+         "marker": {"symbol": "square-open", "color": COLORS["accent"]}},
+    ], log_x=True, log_y=True, margin=MARGIN)
+
+
+@cached_figure
+def step_figure(t, alpha, L, c):
+    s = one_step_data(alpha, c)
+    ends = [s["L"][0], s["L"][-1]]
+    return figure(t("fig.x_L_step"), t("fig.y_f"), t("fig.step_title", c=f"{c:g}"), [
+        line(s["L"], s["f"], t("fig.step_exact")),
+        _ref(ends, [s["lim"]] * 2, t("fig.step_lim")),
+        _ref(ends, [s["lin"]] * 2, t("fig.step_lin"), color=COLORS["bound"], dash="dashdot", width=2),
+        markers(s["L_mark"], s["f_sgd"], t("fig.step_sgd")),
+        {"type": "scatter", "x": s["L_mark"], "y": s["f_sign"], "mode": "markers", "name": t("fig.step_sign"),
+         "marker": {"size": 10, "symbol": "x-thin", "color": COLORS["accent"],
+                    "line": {"width": 2, "color": COLORS["accent"]}}},
+        _your_L(t("fig.your_L")),
+    ], log_x=True, shapes=[_vline(L)], margin={**MARGIN, "r": 28})
+
+
+@cached_figure
+def lr_figure(t, alpha, c):
+    s = one_step_data(alpha, c)
+    Lm = s["L_mark"].astype(float)
+    return figure(t("fig.x_L_step"), t("fig.y_lr"), t("fig.lr_title", al=f"{alpha:g}"), [
+        line(Lm, s["lr_sgd"], t("fig.lr_sgd", s=f"{2 * alpha - 1:.2f}")),
+        line(Lm, s["lr_sign"], t("fig.lr_sign", s=f"{alpha - 1:.2f}"), color=COLORS["accent"]),
+        _ref(Lm, np.abs(s["dw"]), t("fig.lr_dw", s=f"{alpha - 1:.2f}")),
+    ], log_x=True, log_y=True, margin={**MARGIN, "l": 75})
+
+
+#: the figures by name, with the page parameters each one depends on (its cache key)
+FIGURES = {
+    "hist": (hist_figure, ("alpha", "L", "sigma", "rho", "mu", "a", "trials", "seed")),
+    "var": (variance_figure, ("alpha", "L", "sigma", "rho", "mu", "a", "trials", "seed")),
+    "regime": (regime_figure, ("alpha", "L", "sigma", "rho", "mu", "a", "trials", "seed")),
+    "paths": (paths_figure, ("alpha", "L", "sigma", "rho", "mu", "seed")),
+    "rms": (increment_figure, ("alpha", "L", "sigma", "rho", "mu", "seed")),
+    "variants": (variants_figure, ("alpha", "sigma", "rho", "mu", "a", "trials", "seed")),
+    "mean": (mean_figure, ("alpha", "sigma", "rho", "mu", "a", "trials", "seed")),
+    "cov": (cov_figure, ("alpha", "L", "sigma", "rho", "trials", "seed")),
+    "res": (residual_figure, ("alpha", "L", "N", "trials", "seed")),
+    "sweep_L": (sweep_L_figure, ("alpha", "L", "N", "trials", "seed")),
+    "sweep_N": (sweep_N_figure, ("alpha", "L", "N", "trials", "seed")),
+    "step": (step_figure, ("alpha", "L", "c")),
+    "lr": (lr_figure, ("alpha", "c")),
+}

@@ -1,0 +1,280 @@
+"""Data adapters and figures of the page "Low temperature: concentration, then drift" (§9).
+
+The adapters (``@cached``) call :mod:`sim.low_temperature` and return small dicts of arrays;
+the builders (``@cached_figure``, signature ``(t, *params)``) read them and draw with the
+shared vocabulary of :mod:`ui.figures`. The 3-D scene (a light wireframe sphere, tokens at
+three depths, the dominant eigenspace) is drawn here: ``ui.figures`` has no 3-D helper.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from sim import low_temperature as lt
+from ui.figures import COLORS, TEMPLATE, cached_figure, exact_line, figure, sim_line, sim_markers, typed
+from ui.page import cached
+
+MODELS = ("axis", "plane", "drift")
+#: the three inverse temperatures of a view: 10^(L-2), 10^(L-1), 10^L
+BETA_FACTORS = (0.01, 0.1, 1.0)
+BETA_COLORS = (COLORS["other"], COLORS["accent"], COLORS["sa"])
+#: recorded depths per run (one exact W2 = one optimal assignment, O(n^3), each) ...
+RECORDS = 21
+#: ... fewer (not below MIN_RECORDS) when records * n^3 summed over all runs would exceed this
+ASSIGN_BUDGET = 1.5e8
+MIN_RECORDS = 11
+#: bound on layers * n^2 summed over all runs of a view (~6 ns CPU each here): see ``plan``
+PAIR_BUDGET = 2e7
+#: depth of the beta sweep, and its grid of beta
+RATE_DEPTH = 1.0
+RATE_LOG_BETAS = tuple(np.linspace(0.0, 4.0, 7))
+#: the value matrix of the "drift" model (its dominant eigenvector is e1)
+DRIFT_V = (1.0, 0.9, 0.5)
+
+
+def matrices(model: str, gap: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""(B, V) of a model, with :math:`S = VB^\top` symmetric and spectral gap ``gap``.
+
+    - ``axis``:  B = I, V = diag(1, 1-γ, 1-γ): Π sends every token to ±e₁;
+    - ``plane``: B = I, V = diag(1, 1, 1-γ): Π sends tokens to the great circle z₃ = 0;
+    - ``drift``: B = diag(1, (1+γ)/0.9, 1), V = diag(1, 0.9, 0.5): S = diag(1, 1+γ, 0.5), so Π
+      sends tokens to ±e₂, while V's own dominant eigenvector is e₁.
+    """
+    if model == "axis":
+        return np.eye(3), np.diag([1.0, 1.0 - gap, 1.0 - gap])
+    if model == "plane":
+        return np.eye(3), np.diag([1.0, 1.0, 1.0 - gap])
+    if model == "drift":
+        return np.diag([1.0, (1.0 + gap) / DRIFT_V[1], 1.0]), np.diag(DRIFT_V)
+    raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+
+
+def plan(T: float, dt: float, n: int, runs: int) -> tuple[int, float]:
+    """Layers and step actually used: round(T/dt) layers of dt, unless that exceeds the work
+    budget; then fewer layers of a larger step reach the same depth T."""
+    steps = max(1, round(T / dt))
+    cap = max(1, int(PAIR_BUDGET / (runs * n * n)))
+    if steps > cap:
+        return cap, T / cap
+    return steps, dt
+
+
+def records(n: int, runs: int, steps: int) -> int:
+    """Recorded depths per run: RECORDS, fewer for large views (ASSIGN_BUDGET), at most steps + 1."""
+    fit = int(ASSIGN_BUDGET / (runs * float(n) ** 3))
+    return min(max(MIN_RECORDS, min(RECORDS, fit)), steps + 1)
+
+
+def _runs(n, beta, B, V, steps, dt, seed, record, zero=None):
+    """One run and its distance to the zero-temperature layer map at the recorded layers.
+
+    ``zero`` (a dict) keeps the zero-temperature map of each seed: it does not depend on β."""
+    r = lt.run(n, beta, B, V, steps * dt, dt, seed, record=record)
+    if zero is None or seed not in zero:
+        zt = lt.zero_temperature_map(r["Z"][0], B, V, dt, steps)[r["layers"]]
+        if zero is not None:
+            zero[seed] = zt
+    zt = zero[seed] if zero is not None else zt
+    dist = np.array([lt.rms_distance(r["Z"][k], zt[k]) for k in range(len(r["layers"]))])
+    return r, dist
+
+
+@cached
+def lowtemp_data(model: str, gap: float, log10_beta: float, n: int, seeds: int, T: float,
+                 dt: float) -> dict:
+    """W2 to Π♯ρ₀ and the distance to the zero-temperature flow over depth, for three β and
+    ``seeds`` seeds; the tokens of seed 0 at the largest β for the 3-D scene."""
+    B, V = matrices(model, gap)
+    S = lt.check_pair(B, V)
+    runs = len(BETA_FACTORS) * seeds
+    steps, dt_used = plan(T, dt, n, runs)
+    record = records(n, runs, steps)
+    betas = 10.0 ** log10_beta * np.array(BETA_FACTORS)
+    out = {"betas": betas, "steps": steps, "dt": dt_used, "n": n, "seeds": seeds, "model": model,
+           "w2": np.empty((betas.size, seeds, record)), "dist": np.empty((betas.size, seeds, record)),
+           "k": np.full((betas.size, seeds), -1, dtype=np.int64)}
+    zero = {}
+    for b, beta in enumerate(betas):
+        for s in range(seeds):
+            r, dist = _runs(n, beta, B, V, steps, dt_used, s, record, zero)
+            out["w2"][b, s], out["dist"][b, s] = r["w2"], dist
+            if model == "axis":
+                out["k"][b, s] = lt.pole_imbalance(r["Z"][0], r["Z"][-1], S)
+            if b == betas.size - 1 and s == 0:
+                mid = int(np.argmin(np.abs(r["t"] - math.log(beta)))) if math.log(beta) < r["t"][-1] else None
+                out["scene"] = {"start": r["Z"][0], "end": r["Z"][-1], "target": r["target"],
+                                "mid": None if mid is None else r["Z"][mid],
+                                "t_mid": None if mid is None else float(r["t"][mid]),
+                                "t_end": float(r["t"][-1])}
+    out["t"] = r["t"]
+    Q1, mu = lt.dominant_basis(S)
+    out["Q1"], out["mu"] = Q1, mu
+    wv, Qv = np.linalg.eig(V)                      # V's own dominant direction (the conjecture)
+    out["v_axis"] = np.real(Qv[:, int(np.argmax(np.real(wv)))])
+    return out
+
+
+@cached
+def rate_data(model: str, gap: float, n: int, seeds: int, dt: float) -> dict:
+    """Distance to the zero-temperature layer map at depth RATE_DEPTH over a grid of β."""
+    B, V = matrices(model, gap)
+    betas = 10.0 ** np.array(RATE_LOG_BETAS)
+    steps, dt_used = plan(RATE_DEPTH, dt, n, betas.size * seeds)
+    zero = {}
+    d = np.array([[_runs(n, beta, B, V, steps, dt_used, s, 2, zero)[1][-1] for s in range(seeds)]
+                  for beta in betas])
+    mean = d.mean(axis=1)
+    rate = np.sqrt(np.log(betas + 1.0) / betas)
+    C = float(np.max(mean / rate))                 # the smallest multiple of the rate above every point
+    return {"betas": betas, "mean": mean, "lo": d.min(axis=1), "hi": d.max(axis=1), "rate": rate,
+            "C": C, "depth": steps * dt_used, "dt": dt_used}
+
+
+# --------------------------------------------------------------------------- figures
+def _band(fig, x, lo, hi, color, name):
+    """The seeds' range as a light filled band (no legend entry of its own)."""
+    fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([hi, lo[::-1]]),
+                             fill="toself", fillcolor=_rgba(color, 0.15), line=dict(width=0),
+                             hoverinfo="skip", showlegend=False, name=name))
+
+
+def _rgba(hex_color: str, a: float) -> str:
+    h = hex_color.lstrip("#")
+    return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{a})"
+
+
+def _beta_label(beta: float) -> str:
+    return f"β = {beta:.4g}"
+
+
+@cached_figure
+def w2_figure(t, model, gap, log10_beta, n, seeds, T, dt):
+    d = lowtemp_data(model, gap, log10_beta, n, seeds, T, dt)
+    fig = figure(t("fig.x_depth"), t("fig.y_w2"), t("fig.w2_title"), log_y=True)
+    x = d["t"]
+    for b, beta in enumerate(d["betas"]):
+        col = BETA_COLORS[b]
+        w = d["w2"][b]
+        _band(fig, x, w.min(axis=0), w.max(axis=0), col, _beta_label(beta))
+        sim_line(fig, x, w.mean(axis=0), t("fig.w2_mean", beta=_beta_label(beta)), color=col)
+        plateau = np.mean(np.sqrt(4.0 * d["k"][b] / n)) if model == "axis" else 0.0
+        if plateau > 0:                              # k = 0 for every seed: no plateau (log axis)
+            sim_markers(fig, [x[-1]], [plateau], t("fig.k_marker", beta=_beta_label(beta)), color=col,
+                        symbol="x")
+    return fig
+
+
+@cached_figure
+def dist_figure(t, model, gap, log10_beta, n, seeds, T, dt):
+    d = lowtemp_data(model, gap, log10_beta, n, seeds, T, dt)
+    fig = figure(t("fig.x_depth"), t("fig.y_dist"), t("fig.dist_title"), log_y=True)
+    x = d["t"][1:]                                   # the distance is 0 at τ = 0
+    floor = 1e-16
+    for b, beta in enumerate(d["betas"]):
+        col = BETA_COLORS[b]
+        D = np.maximum(d["dist"][b][:, 1:], floor)
+        _band(fig, x, D.min(axis=0), D.max(axis=0), col, _beta_label(beta))
+        sim_line(fig, x, D.mean(axis=0), t("fig.dist_mean", beta=_beta_label(beta)), color=col)
+        lb = math.log(beta)
+        if 0.0 < lb < d["t"][-1]:
+            fig.add_vline(x=lb, line=dict(color=col, width=1, dash="dot"))
+    return fig
+
+
+@cached_figure
+def rate_figure(t, model, gap, n, seeds, dt):
+    r = rate_data(model, gap, n, seeds, dt)
+    fig = figure(t("fig.x_beta"), t("fig.y_dist_rate", depth=f"{r['depth']:.3g}"), t("fig.rate_title"),
+                 log_x=True, log_y=True)
+    exact_line(fig, r["betas"], r["C"] * r["rate"], t("fig.rate_line"), color=COLORS["bound"])
+    err = dict(type="data", symmetric=False, array=r["hi"] - r["mean"], arrayminus=r["mean"] - r["lo"],
+               color=COLORS["sim"], thickness=1)
+    sim_markers(fig, r["betas"], r["mean"], t("fig.rate_sim"), error_y=err)
+    return fig
+
+
+def _wire() -> dict:
+    """The unit sphere as a light wireframe (parallels and meridians, NaN-separated, one trace)."""
+    th = np.linspace(0.0, 2 * np.pi, 73)
+    gap = np.full((1, 3), np.nan)
+    parts = []
+    for lat in np.radians([-60, -30, 0, 30, 60]):
+        parts += [np.column_stack([np.cos(lat) * np.cos(th), np.cos(lat) * np.sin(th),
+                                   np.full_like(th, np.sin(lat))]), gap]
+    lat = np.radians(np.linspace(-90.0, 90.0, 37))
+    for lon in np.radians(np.arange(0, 180, 30)):
+        ring = np.concatenate([lat, lat[::-1] + np.pi])
+        parts += [np.column_stack([np.cos(ring) * np.cos(lon), np.cos(ring) * np.sin(lon), np.sin(ring)]), gap]
+    P = np.concatenate(parts)
+    return {c: typed(P[:, i], np.float32) for i, c in enumerate("xyz")}
+
+
+def _xyz(P: np.ndarray) -> dict:
+    return {c: typed(P[:, i], np.float32) for i, c in enumerate("xyz")}
+
+
+def _eigenspace(Q1: np.ndarray) -> np.ndarray:
+    """Points drawing the dominant eigenspace: a diameter (1-D) or a great circle (2-D)."""
+    if Q1.shape[1] == 1:
+        return np.outer([-1.3, 1.3], Q1[:, 0])
+    th = np.linspace(0.0, 2 * np.pi, 121)
+    return np.outer(np.cos(th), Q1[:, 0]) + np.outer(np.sin(th), Q1[:, 1])
+
+
+@cached_figure
+def scene_figure(t, model, gap, log10_beta, n, seeds, T, dt):
+    d = lowtemp_data(model, gap, log10_beta, n, seeds, T, dt)
+    sc = d["scene"]
+    marker = dict(size=4, line=dict(width=0))
+    traces = [
+        go.Scatter3d(**_wire(), mode="lines", hoverinfo="skip", showlegend=False,
+                     line=dict(color="#D9E4EE", width=1.5), name="sphere"),
+        go.Scatter3d(**_xyz(_eigenspace(d["Q1"])), mode="lines", name=t("fig3d.eigenspace"),
+                     line=dict(color=COLORS["bound"], width=6), hoverinfo="skip"),
+    ]
+    if model == "drift":
+        traces.append(go.Scatter3d(**_xyz(np.outer([-1.3, 1.3], d["v_axis"])), mode="lines",
+                                   name=t("fig3d.v_axis"), hoverinfo="skip",
+                                   line=dict(color=COLORS["usa"], width=5, dash="dash")))
+    traces += [
+        go.Scatter3d(**_xyz(sc["start"]), mode="markers", name=t("fig3d.start"),
+                     marker=dict(color=COLORS["ref"], opacity=0.45, **marker)),
+        go.Scatter3d(**_xyz(sc["target"]), mode="markers", name=t("fig3d.target"),
+                     marker=dict(color=COLORS["bound"], symbol="diamond-open", size=6)),
+    ]
+    if sc["mid"] is not None:
+        traces.append(go.Scatter3d(**_xyz(sc["mid"]), mode="markers",
+                                   name=t("fig3d.mid", tau=f"{sc['t_mid']:.3g}"),
+                                   marker=dict(color=COLORS["other"], **marker)))
+    traces.append(go.Scatter3d(**_xyz(sc["end"]), mode="markers", name=t("fig3d.end", tau=f"{sc['t_end']:.3g}"),
+                               marker=dict(color=COLORS["sa"], **marker)))
+    ax = dict(range=[-1.35, 1.35], showbackground=False, gridcolor="#E5E5E5", zeroline=False,
+              showticklabels=False)
+    fig = go.Figure(data=traces, layout=dict(
+        # legend below the scene: its 4-6 entries wrap on a narrow column and would run into the title
+        template=TEMPLATE, height=600, margin=dict(l=0, r=0, t=40, b=10),
+        title=dict(text=t("fig3d.title", beta=_beta_label(d["betas"][-1])), x=0.0, xanchor="left",
+                   font=dict(size=15)),
+        legend=dict(orientation="h", yanchor="top", y=0.16, x=0.0),
+        scene=dict(aspectmode="cube", domain=dict(x=[0.0, 1.0], y=[0.18, 1.0]), xaxis=dict(title=dict(text="z₁"), **ax),
+                   yaxis=dict(title=dict(text="z₂"), **ax), zaxis=dict(title=dict(text="z₃"), **ax),
+                   camera=dict(eye=dict(x=1.35, y=1.15, z=0.7)))))
+    return fig
+
+
+def csv_columns(d: dict, r: dict) -> dict:
+    """The plotted data, one column per curve (ragged columns are padded by the CSV writer)."""
+    cols = {"tau": d["t"]}
+    for b, beta in enumerate(d["betas"]):
+        tag = f"beta={beta:.6g}"
+        w, D = d["w2"][b], d["dist"][b]
+        cols |= {f"W2_mean[{tag}]": w.mean(0), f"W2_min[{tag}]": w.min(0), f"W2_max[{tag}]": w.max(0),
+                 f"dist_zero_T_mean[{tag}]": D.mean(0), f"dist_zero_T_min[{tag}]": D.min(0),
+                 f"dist_zero_T_max[{tag}]": D.max(0)}
+        if d["model"] == "axis":
+            cols[f"k_per_seed[{tag}]"] = d["k"][b]
+    cols |= {"beta_sweep": r["betas"], f"dist_at_tau={r['depth']:.3g}_mean": r["mean"],
+             "dist_min": r["lo"], "dist_max": r["hi"], "C*sqrt(log(beta+1)/beta)": r["C"] * r["rate"]}
+    return cols

@@ -1,0 +1,164 @@
+"""From tokens to a measure: cached data and figure builders for pages/measures.py (CONSTRUCTIONS.md §8).
+
+Drawing helpers not in ``ui.figures`` (kept here): ``_paths`` (all token paths as one dashed line with
+gaps, also where a path wraps around the circle), ``_density_heatmap`` (the reference measure over
+depth as a heatmap) and ``_error_markers`` (simulation markers with ±2 standard-error bars).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from sim import measures as ms
+from ui.figures import COLORS, cached_figure, exact_line, figure, sim_markers, thin
+from ui.page import cached
+
+N_REF = 1024                # tokens of the reference system
+BINS = 90                   # angle bins of the reference density (4° each)
+MAX_TOKEN_LINES = 64        # token paths drawn (all tokens enter W₁)
+SAMPLE_NS = (4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+SAMPLE_TRIALS = 200
+HEAD_N, HEAD_D = 32, 3      # tokens and dimension of the head panel
+HEAD_TRIALS = 16
+SIGMA_BAR = 2.0             # error bars: ± this many standard errors
+THETA_LO = -0.5 * math.pi   # angles drawn in [−π/2, 3π/2): both bumps of ρ₀ (at 0 and π) inside
+
+
+def _wrap(theta: np.ndarray) -> np.ndarray:
+    return np.mod(theta - THETA_LO, 2 * math.pi) + THETA_LO
+
+
+def head_grid(H: int) -> np.ndarray:
+    """Powers of two below ``H``, and ``H``."""
+    g = [2 ** k for k in range(0, 14) if 2 ** k < H]
+    return np.array(g + [H])
+
+
+# --------------------------------------------------------------------------- data
+@cached
+def stability_data(n: int, beta: float, depth: float, dt: float, seed: int) -> dict:
+    """W₁ over depth with its bound, the token paths and the reference density (small arrays)."""
+    r = ms.stability(n, beta, depth, dt, seed, n_ref=N_REF, max_records=101)
+    t = r["t"]
+    tau_star = math.log(math.pi / r["w1"][0]) / r["C"]
+    # the bound is drawn up to where it reaches π (beyond, the diameter line says the same)
+    fine = np.linspace(0.0, min(tau_star, t[-1]), 300)
+    log_b = r["C"] * fine + math.log(r["w1"][0])
+    edges = np.linspace(THETA_LO, THETA_LO + 2 * math.pi, BINS + 1)
+    dens = np.stack([np.histogram(_wrap(th), bins=edges)[0] for th in r["theta_ref"]]) / (
+        N_REF * (edges[1] - edges[0]))
+    keep = thin(n, MAX_TOKEN_LINES)
+    return {"t": t, "w1": r["w1"], "bound": r["bound"], "C": r["C"], "layers": r["layers"],
+            "fine": fine, "bound_fine": np.where(log_b < math.log(math.pi),
+                                                 np.exp(np.minimum(log_b, 2.0)), math.pi),
+            "tau_star": tau_star,
+            "theta": _wrap(r["theta"][:, keep]), "centres": 0.5 * (edges[1:] + edges[:-1]),
+            "density": dens}
+
+
+@cached
+def sampling_data(seed: int) -> dict:
+    """Monte-Carlo E W₁ against n (iid uniform angles) and the exact companions."""
+    ns = np.array(SAMPLE_NS)
+    res = [ms.sampling_error(int(k), SAMPLE_TRIALS, seed * 1000 + i) for i, k in enumerate(ns)]
+    fine = np.unique(np.geomspace(ns[0], ns[-1], 60).round().astype(int))
+    return {"n": ns, "mean": np.array([r[0] for r in res]), "se": np.array([r[1] for r in res]),
+            "fine": fine, "fixed_shift": np.array([ms.fixed_shift_mean(int(k)) for k in fine]),
+            "equispaced": np.array([ms.equispaced_w1(int(k)) for k in fine])}
+
+
+@cached
+def heads_data(H: int, beta: float, seed: int) -> dict:
+    """Head-average error against the head count, with the exact bound and large-H law."""
+    Hs = head_grid(H)
+    res = [ms.head_average_error(int(h), HEAD_TRIALS, seed, n=HEAD_N, d=HEAD_D, beta=beta) for h in Hs]
+    th = ms.head_error_theory(HEAD_N, HEAD_D, beta, seed)
+    fine = np.geomspace(1.0, float(Hs[-1]), 50)
+    return {"H": Hs, "mean": np.array([r[0] for r in res]), "se": np.array([r[1] for r in res]),
+            "fine": fine, "bound": th["bound"] / np.sqrt(fine), "asymptote": th["asymptote"] / np.sqrt(fine),
+            "bound_c": th["bound"], "asymptote_c": th["asymptote"]}
+
+
+# --------------------------------------------------------------------------- drawing helpers
+def _density_heatmap(fig: go.Figure, x, y, z, name: str) -> None:
+    """The reference measure over depth: density as a light heatmap under the token paths."""
+    fig.add_trace(go.Heatmap(x=np.asarray(x), y=np.asarray(y), z=np.asarray(z).T, name=name,
+                             colorscale=[[0, "#FFFFFF"], [1, "#7FA7CF"]], showscale=False,
+                             zmin=0.0, hovertemplate="τ=%{x:.3g}<br>θ=%{y:.3g}<br>ρ=%{z:.3g}<extra></extra>"))
+
+
+def _error_markers(fig: go.Figure, x, y, se, name: str, color: str = COLORS["sim"]) -> None:
+    """Simulation markers (open circles) with ±SIGMA_BAR standard-error bars."""
+    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), name=name, mode="markers",
+                             marker=dict(color=color, size=8, symbol="circle-open", line=dict(width=1.5)),
+                             error_y=dict(type="data", array=SIGMA_BAR * np.asarray(se), color=color,
+                                          thickness=1.2, width=4)))
+
+
+def _paths(theta: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All token paths as one line with gaps (also where a path wraps around the circle)."""
+    xs, ys = [], []
+    for k in range(theta.shape[1]):
+        y = theta[:, k].copy()
+        jump = np.abs(np.diff(y)) > math.pi
+        x = t.astype(float)
+        if jump.any():
+            cut = np.flatnonzero(jump) + 1
+            y = np.insert(y, cut, np.nan)
+            x = np.insert(x, cut, np.nan)
+        xs += [x, [np.nan]]
+        ys += [y, [np.nan]]
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+# --------------------------------------------------------------------------- figures
+@cached_figure
+def tokens_figure(t, n, beta, depth, dt, seed):
+    s = stability_data(n, beta, depth, dt, seed)
+    fig = figure(t("fig.x_depth"), t("fig.y_angle"), t("fig.tokens_title"), height=460)
+    _density_heatmap(fig, s["t"], s["centres"], s["density"], t("fig.reference"))
+    x, y = _paths(s["theta"], s["t"])
+    fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=t("fig.tokens", n=n), connectgaps=False,
+                             line=dict(color=COLORS["sim"], width=1.2, dash="dash"), hoverinfo="skip"))
+    fig.update_yaxes(range=[THETA_LO, THETA_LO + 2 * math.pi],
+                     tickvals=[-math.pi / 2, 0, math.pi / 2, math.pi, 3 * math.pi / 2],
+                     ticktext=["−π/2", "0", "π/2", "π", "3π/2"])
+    fig.update_xaxes(range=[0, s["t"][-1]])
+    return fig
+
+
+@cached_figure
+def w1_figure(t, n, beta, depth, dt, seed):
+    s = stability_data(n, beta, depth, dt, seed)
+    fig = figure(t("fig.x_depth"), t("fig.y_w1"), t("fig.w1_title"), log_y=True)
+    exact_line(fig, s["fine"], s["bound_fine"], t("fig.bound"), color=COLORS["bound"])
+    exact_line(fig, [0, s["t"][-1]], [math.pi, math.pi], t("fig.diameter"), color=COLORS["ref"],
+               line=dict(dash="dot", width=1.5))
+    k = thin(s["t"].size, 60)
+    sim_markers(fig, s["t"][k], s["w1"][k], t("fig.w1_sim"))
+    return fig
+
+
+@cached_figure
+def sampling_figure(t, n, seed):
+    d = sampling_data(seed)
+    fig = figure(t("fig.x_n"), t("fig.y_w1_mean"), t("fig.sampling_title"), log_x=True, log_y=True)
+    exact_line(fig, d["fine"], d["fixed_shift"], t("fig.fixed_shift"))
+    exact_line(fig, d["fine"], d["equispaced"], t("fig.equispaced"), color=COLORS["ref"])
+    _error_markers(fig, d["n"], d["mean"], d["se"], t("fig.sampling_sim"))
+    fig.add_shape(type="line", x0=n, x1=n, y0=0, y1=1, yref="paper", line=dict(color=COLORS["ref"], width=1))
+    fig.add_annotation(x=math.log10(n), y=0, yref="paper", text=t("fig.your_n"), showarrow=False,
+                       xanchor="right", yanchor="bottom", xshift=-4, yshift=4)
+    return fig
+
+
+@cached_figure
+def heads_figure(t, H, beta, seed):
+    d = heads_data(H, beta, seed)
+    fig = figure(t("fig.x_heads"), t("fig.y_head_err"), t("fig.heads_title"), log_x=True, log_y=True)
+    exact_line(fig, d["fine"], d["bound"], t("fig.head_bound"), color=COLORS["bound"])
+    exact_line(fig, d["fine"], d["asymptote"], t("fig.head_asymptote"))
+    _error_markers(fig, d["H"], d["mean"], d["se"], t("fig.head_sim"))
+    return fig

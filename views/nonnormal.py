@@ -1,0 +1,282 @@
+"""Non-normal growth: cached data and figure builders for pages/nonnormal.py (CONSTRUCTIONS.md §4)."""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import plotly.graph_objects as go
+
+from sim import nonnormal as nn
+from ui.figures import (COLORS, SEQUENCE, Frozen, animation, cached_figure, exact_line, figure, hline, line, point,
+                        sim_line, sim_markers, thin)
+from ui.page import cached
+
+FINE = 400                  # points on each exact curve in s
+N_DIRS = 6                  # unit initial vectors x0 at angles k*pi/N_DIRS
+FRAMES = 61                 # frames of the ellipse animation
+CIRCLE = 97                 # points on the animated circle
+EPS_SWEEP = np.logspace(-4, 1, 101)   # epsilon values of the kappa(V) panel
+EULER_MARKERS = 120         # Euler iterates drawn at most
+A_SCALAR = 1.0              # rate a of the scalar case (the diagonal of A)
+
+
+def _window(M: float) -> float:
+    """Half-width of the pseudospectrum window: sigma_min = 1 at distance sqrt(|M|+1) (Jordan case)."""
+    return max(2.5, 1.4 * math.sqrt(abs(M) + 1.0))
+
+
+# --------------------------------------------------------------------------- cached compute
+@cached
+def flow_data(M: float, s_max: float) -> dict:
+    """Responses from several unit x0, the norm envelope, the peak and the ellipse frames."""
+    s = np.linspace(0.0, s_max, FINE)
+    angles = np.arange(N_DIRS) * np.pi / N_DIRS
+    dirs = np.stack([np.cos(angles), np.sin(angles)], 1)
+    resp = np.array([np.linalg.norm(nn.response(M, s, x0), axis=1) for x0 in dirs])
+    s_star, peak = nn.peak(M)
+    sf = np.linspace(0.0, s_max, FRAMES)
+    ellipse = nn.circle_image(M, sf, n_points=CIRCLE)
+    pts = np.stack([nn.response(M, sf, x0) for x0 in np.concatenate([dirs, -dirs])], 1)  # (F, 2N, 2)
+    E = nn.flow(M, sf)
+    axis = np.empty((FRAMES, 2))
+    for k, Ek in enumerate(E):                      # major semi-axis = sigma_max * left singular vector
+        U, S, _ = np.linalg.svd(Ek)
+        axis[k] = S[0] * U[:, 0]
+    return {
+        "s": s, "angles": angles, "resp": resp, "norm": nn.operator_norm(M, s), "eig": np.exp(-s),
+        "s_star": s_star, "peak": peak, "e2_at_1": math.exp(-1.0) * math.sqrt(1.0 + M * M),
+        "sf": sf, "ellipse": ellipse, "pts": pts, "axis": axis,
+    }
+
+
+@cached
+def kappa_data(M: float, eps: float, s_max: float) -> dict:
+    s = np.linspace(0.0, s_max, FINE)
+    kap = nn.kappa(M, eps)
+    s_long = np.linspace(0.0, max(s_max, 12.0), 1200)
+    sup_norm = np.array([nn.flow_norm(M, s_long, e).max() for e in EPS_SWEEP])
+    return {
+        "s": s, "norm_eps": nn.flow_norm(M, s, eps), "norm_jordan": nn.operator_norm(M, s),
+        "bound": kap * np.exp(-s), "eig": np.exp(-s), "kappa": kap,
+        "eps_sweep": EPS_SWEEP, "kappa_sweep": np.array([nn.kappa(M, e) for e in EPS_SWEEP]),
+        "sup_sweep": sup_norm, "sup_eps": float(nn.flow_norm(M, s_long, eps).max()),
+    }
+
+
+@cached(max_entries=16)
+def pseudo_data(M: float, eps: float, grid: int) -> dict:
+    A = nn.matrix(M, eps)
+    R = _window(M)
+    center = -1.0 - eps / 2.0
+    re = np.linspace(center - R, center + R, grid)
+    im = np.linspace(-R, R, grid)
+    ms = math.inf
+    for _ in range(3):                      # best of 3: the kernel takes well under a millisecond
+        t0 = time.perf_counter()
+        sig = nn.pseudospectrum(A, re, im)
+        ms = min(ms, (time.perf_counter() - t0) * 1e3)
+    kreiss = nn.kreiss_lower_bound(A, re, im, sigma=sig)
+    right = re > 0
+    at = (np.nan, np.nan)
+    if right.any():
+        ratio = re[right][None, :] / np.maximum(sig[:, right], 1e-300)
+        k, j = np.unravel_index(np.argmax(ratio), ratio.shape)
+        at = (float(re[right][j]), float(im[k]))
+    with np.errstate(divide="ignore"):
+        logsig = np.log10(np.maximum(sig, 1e-12)).astype(np.float32)
+    s_long = np.linspace(0.0, 12.0, 2400)
+    return {"re": re, "im": im, "logsig": logsig, "ms": ms, "points": grid * grid,
+            "eig": np.linalg.eigvals(A), "kreiss": kreiss, "kreiss_at": at,
+            "sup": float(nn.flow_norm(M, s_long, eps).max())}
+
+
+@cached
+def jacobian_data(L: int, d: int, eta: float, seed: int) -> dict:
+    return nn.jacobian_products(L, d, eta, seed)
+
+
+@cached
+def euler_data(M: float, delta: float, s_max: float) -> dict:
+    e2 = [0.0, 1.0]
+    fl = nn.euler_flow(M, delta, s_max, e2)
+    s = np.linspace(0.0, s_max, FINE)
+    sc = nn.euler_scalar(A_SCALAR, delta, s_max, 1.0)
+    return {
+        "s": s, "exact": nn.response(M, s, e2), "sk": fl["s"], "euler": fl["euler"],
+        "flow_err": float(np.max(np.linalg.norm(fl["euler"] - fl["exact"], axis=1))),
+        "sc_s": sc["s"], "sc_euler": sc["euler"], "sc_exact": np.exp(-A_SCALAR * s),
+        "sc_err": float(np.max(sc["error"])), "bound": sc["bound"], "factor": sc["factor"],
+        "regime": sc["regime"],
+    }
+
+
+# --------------------------------------------------------------------------- figures
+def _legend_low(fig: go.Figure, y: float = -0.3) -> None:
+    """Horizontal legend far enough below the x-axis title not to touch it; the band the house
+    figure keeps above the plot for its legend is given back (only the title stays there)."""
+    fig.update_layout(legend=dict(y=y, yanchor="top"), margin=dict(t=50))
+
+
+def _ellipse_figure(d: dict, t, lang_s: str) -> Frozen:
+    lim = 1.08 * max(d["peak"], float(np.abs(d["ellipse"]).max()), 1.0)
+    fig = figure(t("fig.x1"), t("fig.x2"), t("fig.ellipse_title"), height=500)
+    fig.update_layout(hovermode="closest", margin=dict(l=60, r=20, t=50, b=40))
+    fig.update_xaxes(range=[-lim, lim])
+    fig.update_yaxes(range=[-lim, lim], scaleanchor="x", scaleratio=1)
+    th = np.linspace(0.0, 2 * np.pi, CIRCLE)
+    fig.add_trace(line(np.cos(th), np.sin(th), t("fig.unit_circle"), COLORS["ref"], 1.5, "dot", hoverinfo="skip"))
+    colors = [SEQUENCE[k % len(SEQUENCE)] for k in range(N_DIRS)] * 2
+
+    names = (t("fig.image_ellipse"), t("fig.image_points"), t("fig.major_axis"))
+    first = (dict(mode="lines", line=dict(color=COLORS["exact"], width=2.5)),
+             dict(mode="markers", marker=dict(color=colors, size=9, symbol="circle")),
+             dict(mode="lines", line=dict(color=COLORS["bound"], width=3)))
+
+    def moving(k):
+        """Plain dicts (no per-frame validation): 61 validated frames would cost ~0.3 s per rerun."""
+        # float32 on the wire: half the bytes of the 61 frames, ~1e-7 relative (far below a pixel)
+        e, p, a = d["ellipse"][k].astype(np.float32), d["pts"][k].astype(np.float32), d["axis"][k]
+        return [dict(type="scatter", x=e[:, 0], y=e[:, 1]), dict(type="scatter", x=p[:, 0], y=p[:, 1]),
+                dict(type="scatter", x=[0.0, a[0]], y=[0.0, a[1]])]
+
+    start = int(np.argmin(np.abs(d["sf"] - min(1.0, d["sf"][-1]))))
+    for tr, style, name in zip(moving(start), first, names):
+        fig.add_trace(go.Scatter(x=tr["x"], y=tr["y"], name=name, **style))
+    frames = [dict(data=moving(k), traces=[1, 2, 3], name=f"{d['sf'][k]:.3f}") for k in range(FRAMES)]
+    fig.update_layout(
+        # the read-out sits at the right end of the slider, clear of the play/pause buttons
+        **animation([f"{s:.3f}" for s in d["sf"]], [f"{s:.2f}" for s in d["sf"]], t("fig.play"), t("fig.pause"),
+                    lang_s, duration=70, redraw=False, y=-0.2, slider_x=0.42, active=start,
+                    currentvalue=dict(xanchor="right"), ticklen=0, minorticklen=0,
+                    font=dict(size=1, color="rgba(0,0,0,0)")),
+        legend=dict(orientation="v", x=0.0, y=1.02, xanchor="left", yanchor="bottom"),
+        margin=dict(l=60, r=20, t=140, b=120), height=730,
+    )
+    return Frozen(fig, frames=frames)
+
+
+@cached_figure(max_entries=16)
+def ellipse_figure(t, M: float, s_max: float):
+    """The animated ellipse (61 frames): built once per (M, s_max, language) and shared."""
+    return _ellipse_figure(flow_data(M, s_max), t, t("fig.s_prefix"))
+
+
+@cached_figure
+def response_figure(t, M: float, s_max: float):
+    f = flow_data(M, s_max)
+    fig = figure(t("fig.x_s"), t("fig.y_norm"), t("fig.response_title"), height=500)
+    for j, ang in enumerate(f["angles"]):
+        is_e2 = abs(ang - np.pi / 2) < 1e-9
+        fig.add_trace(line(f["s"], f["resp"][j], t("fig.resp_e2") if is_e2 else
+                           t("fig.resp_dir", deg=f"{math.degrees(ang):.0f}"),
+                           color=SEQUENCE[j % len(SEQUENCE)], width=3.5 if is_e2 else 1.5))
+    exact_line(fig, f["s"], f["norm"], t("fig.envelope"), color=COLORS["black"])
+    exact_line(fig, f["s"], f["eig"], t("fig.eig_only"), color=COLORS["ref"], line=dict(dash="dot"))
+    fig.add_trace(point([f["s_star"]], [f["peak"]], t("fig.peak")))
+    # Both labels sit in a band above every curve, at the right end, with a thin leader to their
+    # point: next to the points they covered the curves around the peak.
+    top = max(float(np.max(f["norm"])), f["peak"], 1.0)
+    s_txt = 0.98 * s_max
+    note = dict(showarrow=True, arrowhead=0, arrowwidth=1, arrowcolor="#666", axref="x", ayref="y",
+                bgcolor="rgba(255,255,255,0.85)", xanchor="right", yanchor="middle")
+    fig.add_annotation(x=f["s_star"], y=f["peak"], ax=s_txt, ay=1.26 * top,
+                       text=t("fig.peak_text", s=f"{f['s_star']:.3f}", v=f"{f['peak']:.3f}"), **note)
+    if s_max >= 1.0:
+        fig.add_trace(point([1.0], [f["e2_at_1"]], t("fig.at_s1"), COLORS["accent"], "diamond", 11))
+        fig.add_trace(point([1.0], [abs(M) / math.e], t("fig.m_over_e"), COLORS["accent"], "line-ew-open",
+                            marker=dict(line=dict(width=3, color=COLORS["accent"]))))
+        fig.add_annotation(x=1.0, y=f["e2_at_1"], ax=s_txt, ay=1.12 * top,
+                           text=t("fig.at_s1_text", v=f"{f['e2_at_1']:.3f}"), **note)
+    fig.update_yaxes(range=[0.0, 1.34 * top])
+    fig.update_layout(legend=dict(orientation="v", x=1.02, y=1.0, xanchor="left", yanchor="top"),
+                      margin=dict(r=10))
+    return fig
+
+
+@cached_figure
+def kappa_s_figure(t, M: float, eps: float, s_max: float):
+    k = kappa_data(M, eps, s_max)
+    fig = figure(t("fig.x_s_short"), t("fig.y_norm"), t("fig.kappa_title", eps=f"{eps:g}"), log_y=True)
+    exact_line(fig, k["s"], k["norm_eps"], t("fig.norm_eps"), color=COLORS["exact"])
+    exact_line(fig, k["s"], k["bound"], t("fig.kappa_bound"), color=COLORS["bound"])
+    fig.add_trace(line(k["s"], k["norm_jordan"], t("fig.norm_jordan"), color=COLORS["other"], width=1.5))
+    exact_line(fig, k["s"], k["eig"], t("fig.eig_only"), color=COLORS["ref"], line=dict(dash="dot"))
+    _legend_low(fig)
+    return fig
+
+
+@cached_figure
+def kappa_eps_figure(t, M: float, eps: float, s_max: float):
+    k = kappa_data(M, eps, s_max)
+    fig = figure(t("fig.x_eps"), t("fig.y_kappa"), t("fig.kappa_eps_title"), log_x=True, log_y=True)
+    exact_line(fig, k["eps_sweep"], k["kappa_sweep"], t("fig.kappa_curve"), color=COLORS["bound"])
+    exact_line(fig, k["eps_sweep"], k["sup_sweep"], t("fig.sup_curve"), color=COLORS["exact"])
+    fig.add_trace(point([eps, eps], [k["kappa"], k["sup_eps"]], t("fig.your_eps"), symbol="x", size=10))
+    _legend_low(fig)
+    return fig
+
+
+@cached_figure(max_entries=16)
+def pseudo_figure(t, M: float, eps: float, grid: int):
+    p = pseudo_data(M, eps, grid)
+    fig = figure(t("fig.x_re"), t("fig.y_im"), t("fig.pseudo_title", eps=f"{eps:g}"), height=560)
+    fig.update_layout(hovermode="closest")
+    fig.add_trace(go.Contour(
+        x=p["re"], y=p["im"], z=p["logsig"], name=t("fig.pseudo_levels"),
+        contours=dict(start=-3.0, end=0.5, size=0.5, coloring="lines", showlabels=True,
+                      labelfont=dict(size=11)),
+        colorscale="Viridis", line=dict(width=1.8), showscale=True,
+        colorbar=dict(title=dict(text=t("fig.log_sigma"), side="right"), thickness=14),
+        hovertemplate="z = %{x:.3f} %{y:+.3f}i<br>log10 σ_min = %{z:.2f}<extra></extra>"))
+    fig.add_trace(point(p["eig"].real, p["eig"].imag, t("fig.eigenvalues"), COLORS["usa"], "x", 12))
+    if np.isfinite(p["kreiss_at"][0]):
+        fig.add_trace(point([p["kreiss_at"][0]], [p["kreiss_at"][1]], t("fig.kreiss_point"), COLORS["accent"],
+                            "diamond-open", 11, marker=dict(line=dict(width=2, color=COLORS["accent"]))))
+    fig.add_trace(line([0.0, 0.0], [p["im"][0], p["im"][-1]], t("fig.imag_axis"), COLORS["ref"], 1.5, "dash",
+                       hoverinfo="skip"))
+    fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    _legend_low(fig)
+    return fig
+
+
+@cached_figure
+def jacobian_figure(t, L: int, d: int, eta: float, seed: int):
+    j = jacobian_data(L, d, eta, seed)
+    fig = figure(t("fig.x_depth"), t("fig.y_product"), t("fig.jac_title", d=d, eta=f"{eta:g}"), log_y=True)
+
+    def ex(x):
+        return np.exp(np.clip(x, -700.0, 700.0))
+
+    exact_line(fig, j["depth"], ex(j["norm_product"]), t("fig.norm_product"), color=COLORS["bound"])
+    sim_line(fig, j["depth"], ex(j["ordered"]), t("fig.ordered"), color=COLORS["exact"])
+    sim_line(fig, j["depth"], ex(j["reversed"]), t("fig.reversed"), color=COLORS["usa"])
+    fig.add_trace(line(j["depth"], ex(j["radius_product"]), t("fig.radius_product"), COLORS["ref"], 2, "dot"))
+    _legend_low(fig)
+    return fig
+
+
+@cached_figure
+def euler_flow_figure(t, M: float, delta: float, s_max: float):
+    e = euler_data(M, delta, s_max)
+    idx = thin(e["sk"].size, EULER_MARKERS)
+    fig = figure(t("fig.x_s_short"), t("fig.y_component"), t("fig.euler_title", delta=f"{delta:g}"))
+    exact_line(fig, e["s"], e["exact"][:, 0], t("fig.x1_exact"), color=COLORS["exact"])
+    exact_line(fig, e["s"], e["exact"][:, 1], t("fig.x2_exact"), color=COLORS["bound"])
+    sim_markers(fig, e["sk"][idx], e["euler"][idx, 0], t("fig.x1_euler"), color=COLORS["exact"])
+    sim_markers(fig, e["sk"][idx], e["euler"][idx, 1], t("fig.x2_euler"), color=COLORS["bound"],
+                symbol="square")
+    _legend_low(fig)
+    return fig
+
+
+@cached_figure
+def euler_scalar_figure(t, M: float, delta: float, s_max: float):
+    e = euler_data(M, delta, s_max)
+    idx = thin(e["sk"].size, EULER_MARKERS)
+    fig = figure(t("fig.x_s_short"), t("fig.y_V"), t("fig.scalar_title", ad=f"{A_SCALAR * delta:g}"))
+    exact_line(fig, e["s"], e["sc_exact"], t("fig.V_exact"), color=COLORS["exact"])
+    sim_markers(fig, e["sc_s"][idx], e["sc_euler"][idx], t("fig.V_euler"), color=COLORS["sim"])
+    fig.add_shape(hline(0.0))
+    _legend_low(fig)
+    return fig

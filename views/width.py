@@ -1,0 +1,200 @@
+"""Data adapters and figure builders of the page "Width: lazy training and the frozen kernel".
+
+Compute goes through :mod:`sim.width` only; each adapter is ``@cached`` and returns a small dict of
+arrays, each builder is a ``@cached_figure`` with the signature ``(t, *params)``.
+
+Drawing helper defined here (not in ``ui.figures``): :func:`_band`, a filled band between two curves.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from sim import width as W
+from ui.figures import COLORS, SEQUENCE, cached_figure, exact_line, figure, sim_markers
+from ui.page import cached
+
+RECORD = 41                                   # recorded training times per run (markers)
+PAGE_WORK = 600_000                           # steps * N * M of one run on the page at most
+SWEEP_NS = (16, 32, 64, 128, 256, 512)        # widths of the log-log sweep
+SWEEP_DT = (0.05, 0.1)                        # its RK4 step, smallest and largest (each tested
+SWEEP_WORK = 1_250_000                        # within 1 % of a fine step); steps*M*sum(N)*2 at most
+EIG_FLOOR = 1e-12                             # eigenvalues below this (relative) are drawn as "0"
+SCALE_COLOR = {"lazy": COLORS["sa"], "mean_field": COLORS["usa"]}
+SCALE_SYMBOL = {"lazy": "circle", "mean_field": "square"}
+
+
+def step_for(N: int, T: float, dt: float, M: int) -> float:
+    """The RK4 step bound the page uses: ``dt``, raised when one run would exceed ``PAGE_WORK``."""
+    k = max(1, math.ceil(T / (RECORD - 1) / dt - 1e-9))
+    k_max = max(1, int(PAGE_WORK // (N * M * (RECORD - 1))))
+    return dt if k <= k_max else T / ((RECORD - 1) * k_max)
+
+
+def sweep_step(T: float, M: int) -> float:
+    """The sweep's RK4 step: ``SWEEP_DT[0]``, raised up to ``SWEEP_DT[1]`` to keep ``SWEEP_WORK``."""
+    steps_max = max(1, int(SWEEP_WORK // (M * sum(SWEEP_NS) * len(W.SCALINGS))))
+    return min(max(SWEEP_DT[0], T / steps_max), SWEEP_DT[1], T)
+
+
+def _start(start: str, N: int, seed: int):
+    return (W.paired_init if start == "paired" else W.random_init)(N, seed)
+
+
+def _ratio(gap, bound, r0_norm) -> float:
+    """Largest gap / bound over the records where the bound is above rounding (else NaN)."""
+    ok = bound > 1e-9 * r0_norm
+    return float(np.max(gap[ok] / bound[ok])) if np.any(ok) else float("nan")
+
+
+@cached
+def run_data(N: int, scaling: str, start: str, T: float, dt: float, data: str, seed: int) -> dict:
+    """One training run at width N (the records of ``sim.width.train_from``) and the step used."""
+    xs, ys = W.dataset(data)
+    h_max = step_for(N, T, dt, xs.size)
+    w, a = _start(start, N, seed)
+    res = W.train_from(w, a, scaling, T, h_max, xs, ys, record=RECORD)
+    gap = np.linalg.norm(res["residual"] - res["frozen"], axis=1)
+    out = {k: res[k] for k in ("t", "loss", "param_shift", "kernel_shift", "residual", "frozen",
+                               "bound", "eig0", "eig_end", "steps", "h")}
+    out.update(xs=xs, ys=ys, dt_used=h_max, raised=h_max > dt, gap=gap,
+               frozen_loss=0.5 * np.sum(res["frozen"] ** 2, axis=1),
+               ratio=_ratio(gap, res["bound"], np.linalg.norm(res["residual"][0])))
+    return out
+
+
+@cached
+def sweep_data(start: str, T: float, data: str, seed: int) -> dict:
+    """Parameter and kernel motion at time T against the widths ``SWEEP_NS``, with fitted slopes."""
+    xs, ys = W.dataset(data)
+    h = sweep_step(T, xs.size)
+    sw = W.width_sweep(SWEEP_NS, T, h, seed, xs, ys, start=start)
+    out = dict(sw, h=h)
+    for key in ("lazy_param", "lazy_kernel", "mean_field_param", "mean_field_kernel"):
+        v = sw[key]
+        out["slope_" + key] = W.slope(sw["N"], v) if np.all(v > 0) else float("nan")
+    return out
+
+
+# --------------------------------------------------------------------------- drawing helpers
+def _band(fig: go.Figure, x, lo, hi, color: str, name: str, group: str) -> None:
+    """A translucent band between ``lo`` and ``hi`` (no hover, no legend entry of its own)."""
+    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(lo), mode="lines", line=dict(width=0),
+                             hoverinfo="skip", showlegend=False, legendgroup=group))
+    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(hi), mode="lines", line=dict(width=0),
+                             fill="tonexty", fillcolor=f"rgba({r},{g},{b},0.18)", name=name,
+                             hoverinfo="skip", showlegend=False, legendgroup=group))
+
+
+def _reference(fig, Ns, anchor_N, anchor_v, power, name, dash):
+    """A grey reference line v = anchor_v * (N / anchor_N)^power."""
+    Ns = np.asarray(Ns, dtype=float)
+    exact_line(fig, Ns, anchor_v * (Ns / anchor_N) ** power, name, color=COLORS["ref"],
+               line=dict(dash=dash, width=1.5))
+
+
+def _no_motion_note(fig, t, values) -> None:
+    """Log axes cannot show zeros: say so when some run did not move at all."""
+    if np.any(np.asarray(values) <= 0):
+        fig.add_annotation(x=0.5, y=0.5, xref="paper", yref="paper", text=t("fig.no_motion"),
+                           showarrow=False, bgcolor="rgba(255,255,255,0.85)")
+
+
+def fmt_slope(v: float) -> str:
+    return "—" if not math.isfinite(v) else f"{v:+.2f}".replace("-", "−")
+
+
+def fmt_number(v: float, spec: str) -> str:
+    return "—" if not math.isfinite(v) else format(v, spec)
+
+
+# --------------------------------------------------------------------------- figures
+@cached_figure
+def motion_figure(t, start, T, data, seed):
+    d = sweep_data(start, T, data, seed)
+    fig = figure(t("fig.x_width"), t("fig.y_param"), t("fig.motion_title", T=f"{T:g}"),
+                 log_x=True, log_y=True)
+    Ns = d["N"]
+    for s in W.SCALINGS:
+        v = d[s + "_param"]
+        sim_markers(fig, Ns, v, t(f"fig.{s}_fit", slope=fmt_slope(d["slope_" + s + "_param"])),
+                    color=SCALE_COLOR[s], symbol=SCALE_SYMBOL[s])
+    _reference(fig, Ns, Ns[0], d["lazy_param"][0], -0.5, t("fig.ref_half"), "dot")
+    _reference(fig, Ns, Ns[0], d["mean_field_param"][0], 0.0, t("fig.ref_zero"), "dash")
+    _no_motion_note(fig, t, [d[s + "_param"] for s in W.SCALINGS])
+    return fig
+
+
+@cached_figure
+def kernel_figure(t, start, T, data, seed):
+    d = sweep_data(start, T, data, seed)
+    fig = figure(t("fig.x_width"), t("fig.y_kernel"), t("fig.kernel_title", T=f"{T:g}"),
+                 log_x=True, log_y=True)
+    Ns = d["N"]
+    for s in W.SCALINGS:
+        v = d[s + "_kernel"]
+        sim_markers(fig, Ns, v, t(f"fig.{s}_fit", slope=fmt_slope(d["slope_" + s + "_kernel"])),
+                    color=SCALE_COLOR[s], symbol=SCALE_SYMBOL[s])
+    lz = d["lazy_kernel"]
+    _reference(fig, Ns, Ns[0], lz[0], -0.5, t("fig.ref_half_bound"), "dot")
+    _reference(fig, Ns, Ns[0], lz[0], -1.0, t("fig.ref_one"), "dashdot")
+    _reference(fig, Ns, Ns[0], d["mean_field_kernel"][0], 0.0, t("fig.ref_zero"), "dash")
+    _no_motion_note(fig, t, [d[s + "_kernel"] for s in W.SCALINGS])
+    return fig
+
+
+@cached_figure
+def loss_figure(t, N, start, T, dt, data, seed):
+    fig = figure(t("fig.x_time"), t("fig.y_loss"), t("fig.loss_title", N=N), log_y=True)
+    for s in W.SCALINGS:
+        d = run_data(N, s, start, T, dt, data, seed)
+        exact_line(fig, d["t"], d["frozen_loss"], t(f"fig.{s}_frozen_loss"), color=SCALE_COLOR[s],
+                   line=dict(width=2 if s == "lazy" else 1.5, dash="solid"))
+        sim_markers(fig, d["t"], d["loss"], t(f"fig.{s}_loss"), color=SCALE_COLOR[s],
+                    symbol=SCALE_SYMBOL[s])
+    return fig
+
+
+@cached_figure
+def residual_figure(t, N, scaling, start, T, dt, data, seed):
+    d = run_data(N, scaling, start, T, dt, data, seed)
+    fig = figure(t("fig.x_time"), t("fig.y_residual"),
+                 t("fig.residual_title", scaling=t(f"names.{scaling}"), N=N))
+    for m, x in enumerate(d["xs"]):
+        col, group = SEQUENCE[m % len(SEQUENCE)], f"x{m}"
+        fr = d["frozen"][:, m]
+        _band(fig, d["t"], fr - d["bound"], fr + d["bound"], col, t("fig.band", x=f"{x:g}"), group)
+        exact_line(fig, d["t"], fr, t("fig.frozen", x=f"{x:g}"), color=col, legendgroup=group,
+                   showlegend=False)
+        sim_markers(fig, d["t"], d["residual"][:, m], t("fig.trained", x=f"{x:g}"), color=col,
+                    legendgroup=group)
+    # what the line styles mean, once (each data point has its own colour)
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=t("fig.key_frozen"),
+                             line=dict(color=COLORS["ref"], width=2.5)))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=t("fig.key_band"),
+                             line=dict(color="rgba(127,127,127,0.3)", width=10)))
+    fig.update_layout(legend=dict(y=-0.2, yanchor="top"), margin=dict(t=50), height=520)
+    return fig
+
+
+@cached_figure
+def eigen_figure(t, N, start, T, dt, data, seed):
+    runs = {s: run_data(N, s, start, T, dt, data, seed) for s in W.SCALINGS}
+    lam0 = runs["lazy"]["eig0"]
+    floor = EIG_FLOOR * max(lam0[0], 1e-300)
+    k = np.arange(1, lam0.size + 1)
+    fig = figure(t("fig.x_index"), t("fig.y_eig"), t("fig.eig_title", T=f"{T:g}"), log_y=True)
+    exact_line(fig, k, np.maximum(lam0, floor), t("fig.eig0"), color=COLORS["black"])
+    for s, d in runs.items():
+        sim_markers(fig, k, np.maximum(d["eig_end"], floor), t(f"fig.{s}_eig_end"),
+                    color=SCALE_COLOR[s], symbol=SCALE_SYMBOL[s])
+    exact_line(fig, [0.7, lam0.size + 0.3], [1.0 / T, 1.0 / T], t("fig.one_over_T"),
+               color=COLORS["bound"], line=dict(dash="dot", width=1.5))
+    if np.any(lam0 < floor):
+        fig.add_annotation(x=lam0.size, y=math.log10(floor), text=t("fig.zero_note"), showarrow=False,
+                           xanchor="right", yanchor="bottom", yshift=6)
+    fig.update_xaxes(dtick=1, range=[0.6, lam0.size + 0.4])
+    return fig
