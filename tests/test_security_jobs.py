@@ -132,6 +132,12 @@ def test_workers_at_most_one_per_core(monkeypatch):
     assert jobs.workers({}) == 1
 
 
+def _fresh_pools(monkeypatch):
+    """Fresh pools for a page test, at normal CPU priority: on a shared, overloaded test machine a
+    niced worker can wait minutes for a core (production runs them niced, see ui.jobs.NICE)."""
+    monkeypatch.setattr(jobs, "_POOLS", {lane: jobs.JobPool(n(), nice=0) for lane, n in jobs.LANES.items()})
+
+
 def test_phase_diagram_button_runs_once_for_two_sessions(monkeypatch):
     """Two students click the same phase diagram: one computation (through the server-wide pool),
     both see the figures; on main every click recomputed in the session's own thread."""
@@ -144,7 +150,7 @@ def test_phase_diagram_button_runs_once_for_two_sessions(monkeypatch):
         return real(B=4, n_betas=3, n_times=5, progress=progress)
 
     monkeypatch.setattr(hs, "phase_diagram", counted)
-    monkeypatch.setattr(jobs, "_POOLS", {})                 # a fresh pool for this test
+    _fresh_pools(monkeypatch)
     shown = []
     for _ in range(2):
         at = app_test("hemisphere", {"lang": "en", "phase_size": "small"})
@@ -162,7 +168,7 @@ def test_depth_sum_sweep_button_goes_through_the_pool(monkeypatch):
     """The other button-triggered heavy panel: the residual-network sweep is one shared job."""
     import ui.page
 
-    monkeypatch.setattr(jobs, "_POOLS", {})
+    _fresh_pools(monkeypatch)
     # AppTest marks the app as a legacy multipage app on every run, and ui.page answers with an extra
     # rerun that swallows a plain button's click; the served app (ui.serve) never has that flag
     monkeypatch.setattr(ui.page, "_leave_mpa_v1", lambda: None)
@@ -177,3 +183,24 @@ def test_depth_sum_sweep_button_goes_through_the_pool(monkeypatch):
         counts.append(len(at.get("plotly_chart")) - before)
     assert counts == [2, 2]                                   # sweep over L and over N, both sessions
     assert jobs.pool("panel").status()["runs"] == 1
+
+
+def test_large_cold_hemisphere_load_runs_in_the_load_lane(monkeypatch):
+    """A cold hemisphere load above the page's work threshold runs once, in the 'load' lane (one per
+    core), and the page shows the same numbers as a direct computation; small views do not queue."""
+    import pages.hemisphere as hp_page
+
+    _fresh_pools(monkeypatch)
+    at = app_test("hemisphere", {"lang": "en"})                       # defaults: far below the threshold
+    assert not at.exception
+    assert jobs.pool("load").status()["runs"] == 0
+    q = {"lang": "en", "n": "400", "seed": "11"}
+    at = app_test("hemisphere", q)
+    assert not at.exception, [e.message for e in at.exception]
+    assert jobs.pool("load").status()["runs"] == 1
+    v = {p.name: p.default for p in hp_page.SCHEMA.params}
+    h = hp_page.hemi_data(400, v["d"], v["beta"], v["horizon"], v["dt"], v["cap"], v["A"], v["A_seed"], 11)
+    shown = [m.value for m in at.metric]
+    assert f"{h['rmin'][0]:.4f}" in shown and f"{h['diam'][-1]:.2e}" in shown
+    at2 = app_test("hemisphere", q)                                   # another session: shared, no rerun
+    assert not at2.exception and jobs.pool("load").status()["runs"] == 1
