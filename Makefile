@@ -62,16 +62,16 @@ run: warm
 # Unit + page tests in two processes, then the browser tests (they start their own server).
 test: $(VENV)/.installed-dev
 	@scripts/ensure_chromium.sh
-	$(BIN)/python -m sim.warm
-	@$(BIN)/python -m pytest $(PYTEST_FLAGS) -n 2 --ignore=tests/e2e tests; rc=$$?; \
+	$(NUMBA_LAYER) $(BIN)/python -m sim.warm
+	@$(NUMBA_LAYER) $(BIN)/python -m pytest $(PYTEST_FLAGS) -n 2 --ignore=tests/e2e tests; rc=$$?; \
 	  if [ $$rc = 5 ]; then echo "pytest collected no tests: that is a failure here" >&2; exit 1; fi; \
 	  [ $$rc = 0 ] || exit $$rc
-	@$(BIN)/python -m pytest $(PYTEST_FLAGS) tests/e2e; rc=$$?; \
+	@$(NUMBA_LAYER) $(BIN)/python -m pytest $(PYTEST_FLAGS) tests/e2e; rc=$$?; \
 	  if [ $$rc = 5 ]; then echo "pytest collected no browser tests: that is a failure here" >&2; exit 1; fi; \
 	  exit $$rc
 
 test-fast: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest $(PYTEST_FLAGS) -n 2 --ignore=tests/e2e tests
+	$(NUMBA_LAYER) $(BIN)/python -m pytest $(PYTEST_FLAGS) -n 2 --ignore=tests/e2e tests
 
 e2e: $(VENV)/.installed-dev
 	@scripts/ensure_chromium.sh
