@@ -28,4 +28,4 @@ st.set_page_config(page_title="Tokens on the Sphere", page_icon=":material/blur_
 st.cache_resource(show_spinner=False)(_start_up)()
 lang = language_selector()
 instructor.sidebar(lang)  # draws nothing unless instructor mode is configured
-st.navigation(navigation(lang), position="sidebar").run()
+st.navigation(instructor.pages(navigation(lang), lang), position="sidebar").run()

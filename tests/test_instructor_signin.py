@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests._instructor import router_only  # noqa: F401 - fixture
 from tests.conftest import app_test
 from ui import instructor
 
@@ -10,22 +11,8 @@ KEY = "correct horse battery staple"
 
 
 @pytest.fixture(autouse=True)
-def _router_only(monkeypatch):
-    """Run every AppTest rerun through app.py's router.
-
-    AppTest resets Streamlit's process-wide "pages/ folder" flag before each run, so the first
-    script execution of every run is the page file alone and ``ui.page`` reruns it through the
-    router; a button click delivered to that first execution is lost. A served app clears the
-    flag once per process (``ui.page._leave_mpa_v1``); here it is cleared for every run."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    init = PagesManager.__init__
-
-    def patched(self, *a, **k):
-        init(self, *a, **k)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", patched)
+def _router(router_only):
+    pass
 
 
 def _texts(at) -> str:

@@ -115,6 +115,18 @@ def is_instructor() -> bool:
     return False
 
 
+def pages(groups: dict, lang: str) -> dict:
+    """The navigation ``{group: [st.Page, ...]}`` plus the instructor's pages when signed in.
+    (Not registered for anyone else: a student opening the editor's URL gets the home page.)"""
+    if not is_instructor():
+        return groups
+    from ui import editor
+
+    t = Text("instructor", lang)
+    page = st.Page(editor.render, title=t("editor.nav"), icon=":material/tune:", url_path=editor.URL_PATH)
+    return {**groups, t("editor.group"): [page]}
+
+
 # --------------------------------------------------------------------------- rate limit
 def _wait_s() -> float:
     """Seconds to wait before the next attempt (0: an attempt is allowed now)."""
