@@ -31,7 +31,7 @@ from ui.spec import load_file
 
 _released: set[str] = set()
 _lock = threading.Lock()
-LAST_VIEW = "_last_view"  # session: {"stem", "values"} of the last page viewed (for the editor)
+LAST_VIEW = "_last_view"  # session: {"stem", "values", "query"} of the last page viewed (editor, class push)
 
 
 def answers(t: Text) -> list[str]:
@@ -68,7 +68,7 @@ def _toggle(stem: str) -> None:
 
 def show_answers(ctx) -> None:
     """Draw the answers under the questions of ``ctx`` (a ``ui.page.Ctx``) for those allowed to see them."""
-    st.session_state[LAST_VIEW] = {"stem": ctx.stem, "values": dict(ctx.values)}
+    st.session_state[LAST_VIEW] = {"stem": ctx.stem, "values": dict(ctx.values), "query": dict(ctx.query)}
     items = answers(ctx.t)
     if not items:
         return

@@ -158,28 +158,32 @@ def sign_out() -> None:
 
 # --------------------------------------------------------------------------- sidebar
 def sidebar(lang: str) -> None:
-    """The sign-in box at the foot of the sidebar; draws nothing when instructor mode is off."""
+    """The sign-in box (and the class box) in the sidebar; draws nothing when instructor mode is off."""
     m = mode()
     if m is None:
         return
+    from ui import classroom
+
     t = Text("instructor", lang)
+    teacher = is_instructor()
     with st.sidebar:
-        if is_instructor():
+        if teacher:
             st.caption(t("signin.signed_in"))
             if st.button(t("signin.sign_out"), key="_instructor_out"):
                 if m == "oidc":
                     st.logout()
                 sign_out()
                 st.rerun()
-            return
-        with st.expander(t("signin.title"), icon=":material/school:"):
-            if m == "oidc":
-                if st.button(t("signin.oidc"), key="_instructor_login"):
-                    st.login()
-                if _secrets_section("instructor") and st.user.is_logged_in:
-                    st.caption(t("signin.not_listed"))
-                return
-            _key_form(t)
+        else:
+            with st.expander(t("signin.title"), icon=":material/school:"):
+                if m == "oidc":
+                    if st.button(t("signin.oidc"), key="_instructor_login"):
+                        st.login()
+                    if _secrets_section("instructor") and st.user.is_logged_in:
+                        st.caption(t("signin.not_listed"))
+                else:
+                    _key_form(t)
+    classroom.sidebar(lang, teacher)
 
 
 def _on_submit() -> None:
