@@ -53,15 +53,33 @@ _log = logging.getLogger(__name__)
 
 
 # --------------------------------------------------------------------------- configuration
+#: (id of st.secrets, time read, {section: dict}) — reading st.secrets when there is no secrets file
+#: costs ~1.5 ms per access (it looks for the files again each time); sections are re-read at most
+#: once a second, or at once when Streamlit swaps its secrets object (AppTest does).
+_secrets_cache: tuple | None = None
+RECHECK_S = 1.0
+
+
+def _read_sections() -> dict:
+    out = {}
+    try:
+        for name in ("auth", "instructor"):
+            if name in st.secrets:
+                sec = st.secrets[name]
+                out[name] = dict(sec) if hasattr(sec, "keys") else sec
+    except Exception:  # noqa: BLE001 - no secrets.toml, unreadable file: not configured
+        pass
+    return out
+
+
 def _secrets_section(name: str):
     """``st.secrets[name]`` as a plain dict, or None (no secrets file, no such section)."""
-    try:
-        if name not in st.secrets:
-            return None
-        sec = st.secrets[name]
-        return dict(sec) if hasattr(sec, "keys") else sec
-    except Exception:  # noqa: BLE001 - no secrets.toml, unreadable file: not configured
-        return None
+    global _secrets_cache
+    now = _now()
+    c = _secrets_cache
+    if c is None or c[0] != id(st.secrets) or not 0 <= now - c[1] < RECHECK_S:
+        c = _secrets_cache = (id(st.secrets), now, _read_sections())
+    return c[2].get(name)
 
 
 def _configured_key() -> str | None:
