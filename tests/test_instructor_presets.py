@@ -104,3 +104,20 @@ def test_import_is_validated_and_export_is_the_file(setup_env):
     # export: the download button serves the file as it is on disk
     at = signed_in(editor.URL_PATH)
     assert [b for b in at.get("download_button")]
+
+
+def test_upload_in_the_editor(setup_env):
+    original = setup_env.read_text()
+    at = signed_in(editor.URL_PATH)
+    bad = original.replace("max = 10.0", "max = 99.0", 1)
+    at.file_uploader(key="_ed_upload").upload("course.toml", bad.encode(), "application/toml").run()
+    assert any("not valid" in e.value for e in at.error)
+    assert "above the hard limit" in "\n".join(c.value for c in at.code)
+    assert not [b for b in at.button if b.key == "_ed_import_apply"]
+    assert setup_env.read_text() == original
+    good = original.replace("default = 1.0\nstep = 0.1", "default = 1.5\nstep = 0.1", 1)
+    at.file_uploader(key="_ed_upload").set_value(("course.toml", good.encode(), "application/toml")).run()
+    at.button(key="_ed_import_apply").click().run()
+    assert not at.exception
+    assert setup_env.read_text() == good
+    assert pf.backup_path(setup_env).read_text() == original
