@@ -195,6 +195,10 @@ def test_sidebar_flow_push_follow_answer_reveal(monkeypatch, router_only):  # no
     assert any(c.value == "0.75" for c in student.code)
     teacher.button(key="_class_close").click().run()
     assert not cs.get_store().exists(code)
+    student.run()
+    assert any("closed" in i.value or "结束" in i.value for i in student.info)
+    student.run()
+    assert [w for w in student.text_input if w.key == "_class_join_code"]  # can join another class
 
 
 def test_nothing_of_classes_without_instructor_mode(monkeypatch):

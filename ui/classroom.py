@@ -136,6 +136,8 @@ def _student(lang: str, t: Text) -> None:
         def follow():
             if not _store().exists(code):
                 st.info(t("class.closed"))
+                for k in (_CODE, _FOLLOW, _SEEN):
+                    s.pop(k, None)  # the join box comes back on the next run
                 return
             if s.get(_FOLLOW):
                 st.success(t("class.following", code=code), icon=":material/cast_for_education:")
