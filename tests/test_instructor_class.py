@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tests._instructor import KEY, router_only, signed_in  # noqa: F401 - fixture
-from tests.conftest import app_test, open_page
+from tests.conftest import app_test
 from ui import class_store as cs
 from ui import classroom, instructor
 
