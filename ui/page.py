@@ -29,6 +29,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from ui import spec as _spec
+from ui.answers import show_answers
 from ui.i18n import LANG_NAMES, Text, normalize_lang
 from ui.safe import literal
 from ui.spec import LANGS, PageSchema, Param, Resolved
@@ -125,6 +126,8 @@ class Ctx:
         """A titled text section: ``<key>.title`` and ``<key>.body``."""
         st.subheader(self.t(f"{key}.title"))
         st.markdown(self.t(f"{key}.body"))
+        if key == "questions":  # worked answers: instructors, or the class once released
+            show_answers(self)
 
     @contextlib.contextmanager
     def guard(self):
