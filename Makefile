@@ -62,6 +62,7 @@ run: warm
 # Unit + page tests in two processes, then the browser tests (they start their own server).
 test: $(VENV)/.installed-dev
 	@scripts/ensure_chromium.sh
+	@scripts/ensure_redis.sh
 	$(NUMBA_LAYER) $(BIN)/python -m sim.warm
 	@$(NUMBA_LAYER) $(BIN)/python -m pytest $(PYTEST_FLAGS) -n 2 --ignore=tests/e2e tests; rc=$$?; \
 	  if [ $$rc = 5 ]; then echo "pytest collected no tests: that is a failure here" >&2; exit 1; fi; \
@@ -71,6 +72,7 @@ test: $(VENV)/.installed-dev
 	  exit $$rc
 
 test-fast: $(VENV)/.installed-dev
+	@scripts/ensure_redis.sh
 	$(NUMBA_LAYER) $(BIN)/python -m pytest $(PYTEST_FLAGS) -n 2 --ignore=tests/e2e tests
 
 e2e: $(VENV)/.installed-dev
