@@ -39,6 +39,14 @@ overflows or underflows, and the norm is taken after dividing by the largest ent
 computed for every :math:`\beta` and every :math:`V`; the only limit is that the scores themselves
 must be floats: :math:`\beta\lVert A\rVert_2 \le 10^{300}` (``SCORE_MAX``).
 
+Symmetric A (:math:`A = A^\top`, e.g. the default identity): the score is symmetric,
+:math:`s_{ij} = s_{ji}`, and the kernels compute one exponential per unordered pair,
+:math:`E_{ij} = e^{s_{ij} - q_i - q_j}` with :math:`q_i = \tfrac12\beta\lVert A z_i\rVert`
+(so :math:`E_{ij}\le 1`), which feeds both rows through :math:`e^{s_{ij}} = E_{ij}
+e^{q_i} e^{q_j}` (the row factor :math:`e^{q_i}` cancels in SA and is kept in the log-domain
+coefficient in USA). A layer whose :math:`q_i` spread over more than 150 (or whose gap
+:math:`2q_i - s_{ii}` exceeds 300) takes the per-row path instead.
+
 Implementations: :func:`simulate_reference` (plain NumPy, kept as the validator),
 :func:`simulate` and :func:`simulate_batch` (Numba kernels).
 
