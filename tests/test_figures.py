@@ -156,3 +156,48 @@ def test_sub_seed_is_deterministic_and_distinct():
     assert sub_seed(3, 1, 2) == sub_seed(3, 1, 2)
     seeds = {sub_seed(s, *tags) for s in (0, 1) for tags in ((1,), (2,), (1, 5), (2, 1, 4))}
     assert len(seeds) == 8 and all(0 <= s < 2**63 for s in seeds)
+
+
+def _legend_and_field() -> go.Figure:
+    g = np.linspace(-1.0, 1.0, 5)
+    fig = F.figure("x", "y", "t", [
+        F.heatmap(g, g, np.outer(g, g), "curl", "RdBu_r", zmin=-1.0, zmax=1.0, bar="curl", hover="%{z:.3g}",
+                  colorbar={"len": 0.8}),
+        F.heatmap(g, g, np.outer(g, g), "density", [[0, "#FFFFFF"], [1, "#7FA7CF"]], zmin=0.0),
+        F.line(g, g, "a"), F.markers(g, g, "b"), F.line(g, g, "hidden", showlegend=False),
+    ], height=400, **F.equal_axes(1.5))
+    return F.tall_legend(fig)
+
+
+def test_tall_legend_and_heatmap_build_valid_figures_identically(monkeypatch):
+    monkeypatch.setattr(F, "VALIDATE", True)
+    checked = _json(_legend_and_field())
+    monkeypatch.setattr(F, "VALIDATE", False)
+    spec = _json(_legend_and_field())
+    assert spec == checked
+    bar, plain = spec["data"][0], spec["data"][1]
+    assert bar["showscale"] and bar["colorbar"]["title"]["text"] == "curl" and bar["colorbar"]["len"] == 0.8
+    assert bar["hovertemplate"] == "%{z:.3g}<extra></extra>" and not bar["showlegend"]
+    assert not plain["showscale"] and "colorbar" not in plain and "zmax" not in plain
+    x, y = spec["layout"]["xaxis"], spec["layout"]["yaxis"]
+    assert x["range"] == y["range"] == [-1.5, 1.5] and y["scaleanchor"] == "x" and y["scaleratio"] == 1
+    assert x["constrain"] == y["constrain"] == "domain" and x["title"]["text"] == "x"   # house axis kept
+
+
+@pytest.mark.parametrize("names, columns, cols, rows", [
+    (["a", "b", "c"], None, 2, 2),                            # short: two columns
+    (["a", "b", "c", "d"], None, 2, 2),
+    (["x" * 29, "b"], None, 1, 2),                            # one long entry: one column
+    (["中" * 15, "b", "c"], None, 1, 3),                      # 15 CJK characters count as 30
+    (["中" * 14, "b", "c"], None, 2, 2),                      # ... 14 as 28: still two columns
+    (["a", "b", "c", "d", "e"], 3, 3, 2),
+    (["a<sub>" + "x" * 12 + "</sub>" + "y" * 15], None, 2, 1),  # markup does not count, hidden traces neither
+])
+def test_tall_legend_reserves_one_row_per_line_of_entries(names, columns, cols, rows):
+    fig = F.figure("x", "y", "t", [F.line([0, 1], [0, 1], n) for n in names], height=400)
+    fig.add_trace(F.line([0, 1], [0, 1], "x" * 60, showlegend=False))
+    assert F.tall_legend(fig, columns) is fig
+    assert fig.layout.legend.entrywidth == pytest.approx(1.0 / cols - 0.01)
+    assert fig.layout.legend.entrywidthmode == "fraction"
+    assert fig.layout.margin.t == 62 + 21 * rows and fig.layout.height == 400 + 21 * rows
+    assert F.tall_legend(F.figure("x", "y", data=[F.line([0, 1], [0, 1], "a")]), height=420).layout.height == 441

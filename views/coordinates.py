@@ -6,9 +6,8 @@ import math
 import numpy as np
 
 from sim import coordinates as co
-from ui.figures import COLORS, cached_figure, exact_line, figure, sim_markers, thin
+from ui.figures import COLORS, cached_figure, equal_axes, exact_line, figure, sim_markers, tall_legend, thin
 from ui.page import cached
-from views._legend import tall_legend
 
 FINE = 400                      # points on each exact curve in training time t
 MARKERS = 45                    # iterates drawn per metric
@@ -125,9 +124,7 @@ def ab_figure(t, a0, b0, y, horizon, dt):
     it = d["iter"]["euclidean"]
     if it is not None:
         sim_markers(fig, it[:, 1], it[:, 2], t("fig.euclidean_steps"), color=COLORS["usa"], symbol="square")
-    fig.update_xaxes(range=[-box, box])
-    fig.update_yaxes(range=[-box, box], scaleanchor="x", scaleratio=1)
-    fig.update_layout(hovermode="closest")
+    fig.update_layout(hovermode="closest", **equal_axes(box))
     return tall_legend(fig)
 
 
@@ -139,9 +136,7 @@ def loops_figure(t, n, pair):
         x = d["loops"][k]
         exact_line(fig, x[:, 0], x[:, 1], t("fig.loop_n", n=k, area=f"{d['loop_areas'][k]:.4f}"), color=col,
                    line=dict(width=1.5))
-    fig.update_xaxes(range=[-1.1, 1.1])
-    fig.update_yaxes(range=[-1.1, 1.1], scaleanchor="x", scaleratio=1)
-    fig.update_layout(hovermode="closest")
+    fig.update_layout(hovermode="closest", **equal_axes(1.1))
     return tall_legend(fig)
 
 
