@@ -30,7 +30,7 @@ def render() -> None:
     with ctx.guard():
         d = vr.ou_data(*okey)
     rate, se = d["mc"]
-    m = st.columns(4)
+    m = st.columns(2) + st.columns(2)          # two rows: "rate ± error" does not fit a quarter width
     m[0].metric(t("metrics.rate_exact"), f"{d['rate']:.4f}")
     m[1].metric(t("metrics.rate_scheme"), f"{d['rate_dt']:.4f}")
     m[2].metric(t("metrics.rate_mc"), f"{rate:.4f} ± {se:.4f}")
