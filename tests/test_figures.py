@@ -201,3 +201,15 @@ def test_tall_legend_reserves_one_row_per_line_of_entries(names, columns, cols, 
     assert fig.layout.legend.entrywidthmode == "fraction"
     assert fig.layout.margin.t == 62 + 21 * rows and fig.layout.height == 400 + 21 * rows
     assert F.tall_legend(F.figure("x", "y", data=[F.line([0, 1], [0, 1], "a")]), height=420).layout.height == 441
+
+
+def test_log_ticks_label_exactly_the_values_without_minor_grid(monkeypatch):
+    monkeypatch.setattr(F, "VALIDATE", True)
+    fig = F.figure("k", "h", "t", [F.line([1, 64], [1, 0.1], "a")], log_x=True, log_y=True,
+                   xaxis=F.log_ticks([1, 2, 4, 64]), yaxis=F.log_ticks(np.array([0.05, 0.1, 1.0])))
+    spec = F.Frozen(fig).spec["layout"]
+    assert spec["xaxis"]["tickvals"] == [1, 2, 4, 64] and spec["xaxis"]["ticktext"] == ["1", "2", "4", "64"]
+    assert spec["yaxis"]["ticktext"] == ["0.05", "0.1", "1"]
+    for ax in (spec["xaxis"], spec["yaxis"]):
+        assert ax["type"] == "log" and ax["minor"]["ticks"] == "" and ax["minor"]["showgrid"] is False
+        assert ax["dtick"] == 1        # explicit labels: fit_log_ticks leaves the axis alone

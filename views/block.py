@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim import block as bk
-from ui.figures import COLORS, cached_figure, figure, hline, line, markers, tall_legend, vline
+from ui.figures import COLORS, cached_figure, figure, hline, line, log_ticks, markers, tall_legend, vline
 from ui.page import cached
 
 ROPE_BASE = 10000.0
@@ -93,8 +93,7 @@ def rope_peak_figure(t, k, n_from, n_to):
                  line(d["ks"], d["half_line"], t("fig.peak_half"), COLORS["ref"], width=1.5, dash="dot")]
     return tall_legend(figure(
         t("fig.x_k"), t("fig.y_peak", lo=n_from, hi=n_to), t("fig.peak_title"), data, log_x=True, log_y=True,
-        xaxis={"tickvals": list(d["ks"]), "ticktext": [str(int(k)) for k in d["ks"]]},
-        yaxis={"tickvals": [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0]}))
+        xaxis=log_ticks(d["ks"]), yaxis=log_ticks([0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 2.0, 3.0, 5.0])))
 
 
 # --------------------------------------------------------------------------- RMSNorm

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from sim import gaussian_width as gw
 from ui.figures import (COLORS, cached_figure, exact_line, figure, figure3d, histogram, line, markers,
-                        point, sphere_wire, tall_legend)
+                        point, sphere_wire, log_ticks, tall_legend)
 from ui.page import cached, sub_seed
 
 GRID_POINTS = 9               # Monte-Carlo points per sweep (plus the current value)
@@ -173,10 +173,6 @@ def _mc_trace(fig, x, y, se, name, color, symbol="circle", **kw):
                           error_y=dict(thickness=1.2, width=4), **kw))
 
 
-# explicit tick values on a log axis: the house minor ticks would be drawn densely, so none
-_NO_MINOR = dict(ticks="", showgrid=False)
-
-
 def _bound_line(fig, x, y, name, color=COLORS["bound"], dash="dot", **kw):
     fig.add_trace(line(x, y, name, color, width=2, dash=dash, **kw))
 
@@ -194,7 +190,7 @@ def sweep_figure(t, family, D, k, M, rho, samples, seed) -> go.Figure:
     fig = figure(t(f"fig.x_{var}"), t("fig.y_width"), t(f"fig.sweep_title.{family}"), log_x=log_x,
                  log_y=log_y)
     if log_y:
-        fig.update_yaxes(tickvals=LOG_TICKS, ticktext=[f"{v:g}" for v in LOG_TICKS], minor=_NO_MINOR)
+        fig.update_yaxes(**log_ticks(LOG_TICKS))
     exact_line(fig, s["x"], s["exact"], t(f"fig.exact.{family}"))
     _bound_line(fig, s["x"], s["hi"], t(f"fig.upper.{family}"))
     _bound_line(fig, s["x"], s["lo"], t(f"fig.lower.{family}"), dash="dash")
@@ -239,7 +235,7 @@ def overview_figure(t, k, samples, seed) -> go.Figure:
         _mc_trace(fig, xm, ym, se, t("fig.ov_mc"), col, symbol=symbols[name], legendgroup=name,
                   showlegend=(name == "fixed"))
     _bound_line(fig, o["x"], np.full(o["x"].size, o["fixed_bound"]), t("fig.ov_fixed_bound"))
-    fig.update_yaxes(tickvals=LOG_TICKS, ticktext=[f"{v:g}" for v in LOG_TICKS], minor=_NO_MINOR)
+    fig.update_yaxes(**log_ticks(LOG_TICKS))
     tall_legend(fig, 3, height=420)
     return fig
 
