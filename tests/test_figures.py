@@ -213,3 +213,13 @@ def test_log_ticks_label_exactly_the_values_without_minor_grid(monkeypatch):
     for ax in (spec["xaxis"], spec["yaxis"]):
         assert ax["type"] == "log" and ax["minor"]["ticks"] == "" and ax["minor"]["showgrid"] is False
         assert ax["dtick"] == 1        # explicit labels: fit_log_ticks leaves the axis alone
+
+
+def test_markers_keep_explicit_error_bars():
+    """``markers(..., error_y=dict(...))`` without ``error=`` keeps the bars (they were dropped)."""
+    from ui.figures import markers
+
+    tr = markers([1, 2], [3, 4], "m", error_y={"type": "data", "array": [0.1, 0.2]})
+    assert tr["error_y"]["array"] == [0.1, 0.2]
+    tr = markers([1, 2], [3, 4], "m", error=np.array([0.1, 0.2]), error_y={"thickness": 2})
+    assert tr["error_y"]["thickness"] == 2 and np.allclose(tr["error_y"]["array"], [0.1, 0.2])

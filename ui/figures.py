@@ -127,6 +127,8 @@ def markers(x, y, name: str, color: str = COLORS["sim"], symbol: str = "circle",
         bars = ({"symmetric": False, "array": np.asarray(error[0]), "arrayminus": np.asarray(error[1])}
                 if isinstance(error, tuple) else {"array": np.asarray(error)})
         tr["error_y"] = {"type": "data", **bars, "color": color, **extra}
+    elif extra:
+        tr["error_y"] = extra
     tr.update(kw)
     return tr
 
