@@ -187,11 +187,12 @@ def test_tall_legend_and_heatmap_build_valid_figures_identically(monkeypatch):
 @pytest.mark.parametrize("names, columns, cols, rows", [
     (["a", "b", "c"], None, 2, 2),                            # short: two columns
     (["a", "b", "c", "d"], None, 2, 2),
-    (["x" * 29, "b"], None, 1, 2),                            # one long entry: one column
-    (["中" * 15, "b", "c"], None, 1, 3),                      # 15 CJK characters count as 30
-    (["中" * 14, "b", "c"], None, 2, 2),                      # ... 14 as 28: still two columns
+    (["x" * 16, "b"], None, 2, 1),                            # fits half a phone's plot width
+    (["x" * 17, "b"], None, 1, 2),                            # one long entry: one column
+    (["中" * 9, "b", "c"], None, 1, 3),                       # 9 CJK characters count as 18
+    (["中" * 8, "b", "c"], None, 2, 2),                       # ... 8 as 16: still two columns
     (["a", "b", "c", "d", "e"], 3, 3, 2),
-    (["a<sub>" + "x" * 12 + "</sub>" + "y" * 15], None, 2, 1),  # markup does not count, hidden traces neither
+    (["a<sub>" + "x" * 6 + "</sub>" + "y" * 9], None, 2, 1),   # markup does not count, hidden traces neither
 ])
 def test_tall_legend_reserves_one_row_per_line_of_entries(names, columns, cols, rows):
     fig = F.figure("x", "y", "t", [F.line([0, 1], [0, 1], n) for n in names], height=400)

@@ -394,13 +394,14 @@ def tall_legend(fig: go.Figure, columns: int | None = None, height: int | None =
     top margin, in place: several entries never reach up into the title, even where they wrap on a
     phone, and the plot area keeps its size.
 
-    ``columns`` defaults to 2, or 1 when an entry is longer than about 28 Latin characters (a CJK
-    character counts two), which would run into its neighbour in half a phone's width. ``height``:
+    ``columns`` defaults to 2, or 1 when an entry is longer than 16 Latin characters (a CJK character
+    counts two): the columns are fractions of the plot's width, and on a phone (~280 px of plot) a
+    longer entry runs into its neighbour. ``height``:
     the figure's height without the legend rows (default: its current height). Returns ``fig``."""
     names = [re.sub(r"<[^>]+>", "", tr.name or "") for tr in fig.data if tr.showlegend is not False]
     if columns is None:
         width = max((len(n) + len(_CJK.findall(n)) for n in names), default=0)
-        columns = 1 if width > 28 else 2
+        columns = 1 if width > 16 else 2
     rows = -(-len(names) // columns)
     fig.update_layout(legend={"entrywidth": 1.0 / columns - 0.01, "entrywidthmode": "fraction"},
                       margin={"t": 62 + 21 * rows}, height=(height or fig.layout.height or 440) + 21 * rows)

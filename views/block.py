@@ -80,8 +80,11 @@ def rope_curve_figure(t, k, n_from, n_to):
     for (kk, (hx, hy, lx, ly)), col in zip(d["curves"].items(), COLS3):
         data += [line(hx, hy, t("fig.rope_k", k=kk), col, width=1.6, legendgroup=str(kk)),
                  line(lx, ly, t("fig.rope_k_low", k=kk), col, width=0.8, legendgroup=str(kk), showlegend=False)]
-    return tall_legend(figure(t("fig.x_distance"), t("fig.y_sim"), t("fig.rope_title"), data, log_x=True,
-                              shapes=[vline(n_from, width=1.2, dash="dash")], yaxis={"range": [-1.05, 1.05]}))
+    fig = figure(t("fig.x_distance"), t("fig.y_sim"), t("fig.rope_title"), data, log_x=True,
+                 shapes=[vline(n_from, width=1.2, dash="dash")], yaxis={"range": [-1.05, 1.05]})
+    # the groups only link each band's two lines: laid out as groups they took a row each and hit the title
+    fig.update_layout(legend_traceorder="normal")
+    return tall_legend(fig)
 
 
 @cached_figure
