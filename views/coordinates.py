@@ -117,9 +117,8 @@ def ab_figure(t, a0, b0, y, horizon, dt):
     exact_line(fig, hyp[:, 0], hyp[:, 1], t("fig.hyperbola"), color=COLORS["ref"], line=dict(width=1.5))
     if y != 0.0:                                   # the minimisers ab = y, both branches
         a = np.geomspace(abs(y) / box, box, 300)
-        for sgn, show_leg in ((1.0, True), (-1.0, False)):
-            exact_line(fig, sgn * a, y / (sgn * a), t("fig.minimisers"), color=COLORS["bound"],
-                       line=dict(dash="dot", width=1.5), showlegend=show_leg, legendgroup="min")
+        a = np.concatenate([a, [np.nan], -a])      # one trace, the branches NaN-separated: one legend entry
+        exact_line(fig, a, y / a, t("fig.minimisers"), color=COLORS["bound"], line=dict(dash="dot", width=1.5))
     exact_line(fig, ab[:, 0], ab[:, 1], t("fig.euclidean_exact"), color=COLORS["usa"])
     it = d["iter"]["euclidean"]
     if it is not None:
