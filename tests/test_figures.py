@@ -178,6 +178,7 @@ def test_tall_legend_and_heatmap_build_valid_figures_identically(monkeypatch):
     bar, plain = spec["data"][0], spec["data"][1]
     assert bar["showscale"] and bar["colorbar"]["title"]["text"] == "curl" and bar["colorbar"]["len"] == 0.8
     assert bar["hovertemplate"] == "%{z:.3g}<extra></extra>" and not bar["showlegend"]
+    assert bar["colorbar"]["exponentformat"] == "power"
     assert not plain["showscale"] and "colorbar" not in plain and "zmax" not in plain
     x, y = spec["layout"]["xaxis"], spec["layout"]["yaxis"]
     assert x["range"] == y["range"] == [-1.5, 1.5] and y["scaleanchor"] == "x" and y["scaleratio"] == 1

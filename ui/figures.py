@@ -30,8 +30,10 @@ COLORS = {
     "black": "#000000",
 }
 SEQUENCE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
+# Plotly's toolbar sits over the top right of a figure once it is touched or hovered; on a phone its
+# seven buttons covered half of the title. Kept: download, box zoom, pan, reset (double-click resets too).
 CONFIG = {"displaylogo": False, "responsive": True,
-          "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+          "modeBarButtonsToRemove": ["lasso2d", "select2d", "zoomIn2d", "zoomOut2d", "autoScale2d"]}
 
 
 # Glyphs the text font lacks (‖ ⟨ ⟩ √ …) fall through this list in order: a math font before the
@@ -424,7 +426,8 @@ def heatmap(x, y, z, name: str, colorscale, zmin: float | None = None, zmax: flo
     if zmax is not None:
         tr["zmax"] = zmax
     if bar is not None:
-        tr["colorbar"] = {"title": {"text": bar, "side": "right"}, "thickness": 12, **kw.pop("colorbar", {})}
+        tr["colorbar"] = {"title": {"text": bar, "side": "right"}, "thickness": 12, "exponentformat": "power",
+                          **kw.pop("colorbar", {})}   # powers of ten like the axes, not SI prefixes ("1p")
     if hover is not None:
         tr["hovertemplate"] = hover + "<extra></extra>"
     tr.update(kw)
