@@ -5,7 +5,7 @@ import gc
 import importlib
 
 from sim.warm import warm
-from ui.nav import PAGES, navigation
+from ui.nav import PAGES, navigation, take_unknown_page, unknown_page_notice
 from ui.page import language_selector
 
 
@@ -26,4 +26,8 @@ st.set_page_config(page_title="Tokens on the Sphere", page_icon=":material/blur_
                    layout="wide")
 st.cache_resource(show_spinner=False)(_start_up)()
 lang = language_selector()
-st.navigation(navigation(lang), position="sidebar").run()
+unknown = take_unknown_page()  # /nosuchpage: the home page with a notice, not Streamlit's English dialog
+page = st.navigation(navigation(lang), position="sidebar")
+if unknown is not None:
+    st.warning(unknown_page_notice(unknown, lang), icon="⚠️")
+page.run()

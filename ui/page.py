@@ -201,10 +201,18 @@ def share_url(query: dict) -> str:
 
 
 # --------------------------------------------------------------------------- set-up
-def _apply_preset(stem: str, presets: dict) -> None:
+def preset_view(res: Resolved, pid: str) -> dict:
+    """The complete view of preset ``pid``: every parameter it lists takes its value, every other
+    parameter its default, so a preset looks the same whatever was chosen before it."""
+    values = {name: p.default for name, p in res.params.items()}
+    values.update({k: v for k, v in res.presets[pid].values.items() if k in values})
+    return values
+
+
+def _apply_preset(stem: str, res: Resolved) -> None:
     pid = st.session_state.get("preset")
-    if pid in presets:
-        for k, v in presets[pid].values.items():
+    if pid in res.presets:
+        for k, v in preset_view(res, pid).items():
             st.session_state[k] = v
 
 
@@ -217,7 +225,7 @@ def _init_values(res: Resolved, t: Text, notices: list[str]) -> dict:
     if pid is not None:
         if pid in res.presets:
             preset = pid
-            values.update(res.presets[pid].values)
+            values = preset_view(res, pid)
         elif pid != "":
             notices.append(t("ui.notice_bad_preset", value=pid[:40], options=", ".join(res.presets) or "—"))
     for name, p in res.params.items():
@@ -303,7 +311,7 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
         for name, p in res.params.items():
             state[name] = _sanitize(p, state[name]) if name in state else p.default
         pid = state.get("preset", "")
-        if pid not in res.presets or any(state.get(k) != v for k, v in res.presets[pid].values.items()):
+        if pid not in res.presets or any(state.get(k) != v for k, v in preset_view(res, pid).items()):
             state["preset"] = ""  # no preset, or the values were changed since it was applied
 
     if header:
@@ -323,7 +331,7 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
             st.selectbox(
                 t("ui.preset"), ids, key="preset",
                 format_func=lambda i: t("ui.preset_none") if i == "" else res.presets[i].title.get(lang, i),
-                on_change=_apply_preset, args=(schema.stem, res.presets),
+                on_change=_apply_preset, args=(schema.stem, res),
             )
         for p in res.params.values():
             _widget(p, t)
