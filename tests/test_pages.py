@@ -76,6 +76,10 @@ def test_every_preset(stem, pid):
         assert _widget_value(at, k) == v, k
     assert at.selectbox(key="preset").value == pid
     assert_full_log_labels(chart_specs(at), f"{stem}:{pid}")
+    # issue 12: the full title is readable under the box (the box itself cut long ones off)
+    import re
+    captions = [re.sub(r"\\(.)", r"\1", c.value) for c in at.sidebar.caption]
+    assert res.presets[pid].title["en"] in captions, captions
 
 
 @pytest.mark.parametrize("stem", [s for s in STEMS if page_schema(s).params])

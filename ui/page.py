@@ -22,6 +22,7 @@ import csv
 import inspect
 import io
 import math
+import re
 import sys
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
@@ -216,6 +217,25 @@ def _apply_preset(stem: str, res: Resolved) -> None:
             st.session_state[k] = v
 
 
+# A preset's title is often longer than the sidebar is wide, and the box (a text input) cuts it off
+# ("d = 6, shown through a projectio"): the chosen one is repeated in full under the box, and the
+# options of the open menu wrap instead of being cut.
+_PRESET_CSS = """<style>
+[role="listbox"] [role="option"] { height: auto !important; min-height: 2.5rem; }
+[role="listbox"] [role="option"] > div { white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; line-height: 1.3; padding-top: 0.3rem; padding-bottom: 0.3rem; }
+</style>"""
+
+
+def _preset_caption(res: Resolved, lang: str) -> None:
+    st.html(_PRESET_CSS)
+    pid = st.session_state.get("preset")
+    if pid in res.presets:
+        title = str(res.presets[pid].title.get(lang) or res.presets[pid].title.get("en") or pid)
+        # shown literally (an instructor's file may hold any text): Markdown/LaTeX characters escaped
+        st.caption(re.sub(r"([\\`*_{}\[\]()#+\-.!|<>$~:])", r"\\\1", title))
+
+
 def _init_values(res: Resolved, t: Text, notices: list[str]) -> dict:
     """Values for a fresh visit: URL first, then preset, then defaults."""
     qp = st.query_params
@@ -333,6 +353,7 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
                 format_func=lambda i: t("ui.preset_none") if i == "" else res.presets[i].title.get(lang, i),
                 on_change=_apply_preset, args=(schema.stem, res),
             )
+            _preset_caption(res, lang)
         for p in res.params.values():
             _widget(p, t)
         if res.params and st.button(t("ui.reset"), key="_reset", width="stretch"):
