@@ -6,7 +6,7 @@ import importlib
 
 from sim.warm import warm
 from ui import instructor
-from ui.nav import PAGES, navigation
+from ui.nav import PAGES, navigation, take_unknown_page, unknown_page_notice
 from ui.page import language_selector
 
 
@@ -28,4 +28,8 @@ st.set_page_config(page_title="Tokens on the Sphere", page_icon=":material/blur_
 st.cache_resource(show_spinner=False)(_start_up)()
 lang = language_selector()
 instructor.sidebar(lang)  # draws nothing unless instructor mode is configured
-st.navigation(instructor.pages(navigation(lang), lang), position="sidebar").run()
+unknown = take_unknown_page()  # /nosuchpage: the home page with a notice, not Streamlit's English dialog
+page = st.navigation(instructor.pages(navigation(lang), lang), position="sidebar")
+if unknown is not None:
+    st.warning(unknown_page_notice(unknown, lang), icon="⚠️")
+page.run()

@@ -7,15 +7,15 @@ import streamlit as st
 from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema, Param
-from views.gaussian_width import (focus, focus_args, hist_figure, overview, overview_figure, picture, picture_figure,
-                                  sweep, sweep_args, sweep_figure, tail, tail_figure)
+from views.gaussian_width import (focus, focus_args, hist_figure, max_M, overview, overview_figure, picture,
+                                  picture_figure, random_layout, sweep, sweep_args, sweep_figure, tail, tail_figure)
 
 FAMILIES = ("subspace", "directions", "hypercube", "circle", "adaptive")
 SCHEMA = PageSchema("gaussian_width", params=(
     Param("family", "select", default="subspace", options=FAMILIES),
     Param("D", "int", default=64, min=2, max=1024, step=1, lo=2, hi=4096),
     Param("k", "int", default=4, min=1, max=1024, step=1, lo=1, hi=4096),
-    Param("M", "int", default=16, min=1, max=1024, step=1, lo=1, hi=4096),
+    Param("M", "int", default=16, min=1, max=16384, step=1, lo=1, hi=65536),
     Param("correlation", "float", default=0.0, min=0.0, max=1.0, step=0.01, lo=0.0, hi=1.0),
     Param("samples", "int", default=2000, min=200, max=20000, step=100, lo=100, hi=50000),
     Param("seed", "int", default=0, min=0, max=9999, step=1, lo=0, hi=10**6)
@@ -25,10 +25,12 @@ SCHEMA = PageSchema("gaussian_width", params=(
 def _metrics(t, f: dict, D: int, seed: int, samples: int) -> None:
     """Exact width, Monte Carlo mean, their z-score, the bounds and the time it took."""
     m = st.columns(6)
-    m[0].metric(t("metrics.exact"), f"{f['exact']:.4f}")
+    exact = f["exact"]  # None: no closed form (random directions in D >= 3)
+    m[0].metric(t("metrics.exact"), t("metrics.mc_only") if exact is None else f"{exact:.4f}")
     m[1].metric(t("metrics.mc"), f"{f['mean']:.4f}", delta=t("metrics.se", se=f"{f['se']:.4f}"),
                 delta_color="off", delta_arrow="off")
-    m[2].metric(t("metrics.z"), f"{(f['mean'] - f['exact']) / f['se']:+.2f}", help=t("metrics.z_help"))
+    m[2].metric(t("metrics.z"), "—" if exact is None else f"{(f['mean'] - exact) / f['se']:+.2f}",
+                help=t("metrics.z_help"))
     m[3].metric(t("metrics.lower"), f"{f['lo']:.4f}")
     m[4].metric(t("metrics.upper"), f"{f['hi']:.4f}")
     m[5].metric(t("metrics.time"), f"{f['ms']:.0f} ms")
@@ -37,9 +39,9 @@ def _metrics(t, f: dict, D: int, seed: int, samples: int) -> None:
         st.caption(t("notes.samples_lowered", n=f["n"], samples=samples))
 
 
-def _sweep_and_histogram(t, v: dict, k: int, M: int, f: dict, s: dict) -> None:
+def _sweep_and_histogram(t, v: dict, k: int, M: int, rho: float, f: dict, s: dict) -> None:
     """The width against the family's variable (left) and the histogram of the supremum (right)."""
-    family, D, rho, samples, seed = v["family"], v["D"], v["correlation"], v["samples"], v["seed"]
+    family, D, samples, seed = v["family"], v["D"], v["samples"], v["seed"]
     c1, c2 = st.columns(2)
     with c1:
         show(sweep_figure(t, family, D, k, M, rho, samples, seed), key="fig_sweep")
@@ -58,7 +60,10 @@ def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
     family, D, samples, seed, rho = v["family"], v["D"], v["samples"], v["seed"], v["correlation"]
-    k, M = min(v["k"], D), min(v["M"], D)
+    k, M = min(v["k"], D), min(v["M"], max_M(D))
+    if random_layout(family, D, M):  # M > D: random directions; the correlation does not apply
+        rho = 0.0
+        st.html("<style>.st-key-correlation { display: none; }</style>")
 
     ctx.section("intro")
     ctx.section("statement")
@@ -67,19 +72,22 @@ def render() -> None:
     st.markdown(t(f"focus.{family}.body"))
     if family == "subspace" and v["k"] > D:
         st.info(t("notes.k_capped", k=v["k"], D=D))
-    if family == "directions" and v["M"] > D:
-        st.info(t("notes.M_capped", M=v["M"], D=D))
+    if family == "directions" and v["M"] > M:
+        st.info(t("notes.M_capped", M=v["M"], D=D, m=M))
+    if random_layout(family, D, M):
+        st.info(t("notes.M_random", M=M, D=D))
     with ctx.guard():
         f = focus(*focus_args(family, D, k, M, rho, samples, seed))
-        s = sweep(*sweep_args(family, D, rho, samples, seed))
+        s = sweep(*sweep_args(family, D, rho, samples, seed, M))
     _metrics(t, f, D, seed, samples)
-    _sweep_and_histogram(t, v, k, M, f, s)
+    _sweep_and_histogram(t, v, k, M, rho, f, s)
 
     c3, c4 = st.columns([1, 1])
     with c3:
         with ctx.guard():
-            pic = picture(family, k, M, rho, seed)
-        show(picture_figure(t, family, k, M, rho, seed), key="fig_picture")
+            pic_M = M if random_layout(family, D, M) else min(M, 3)  # the picture lives in D = 3
+            pic = picture(family, k, pic_M, rho, seed)
+        show(picture_figure(t, family, k, pic_M, rho, seed), key="fig_picture")
     with c4:
         ctx.section("picture")
         st.markdown(t("picture.values", sup=f"{pic['sup']:.3f}", norm=f"{np.linalg.norm(pic['g']):.3f}"))

@@ -35,8 +35,9 @@ def test_frozen_serialises_like_plotly():
 
 def test_frozen_applies_log_ticks_once():
     frozen = F.Frozen(_sample(log_y=True))
-    # exp(0.1..3) spans 1.26 decades: short axis -> 1-2-5 labels instead of decades only
-    assert frozen.spec["layout"]["yaxis"]["dtick"] == "D2"
+    # exp(0.1..3) spans 1.26 decades: short axis -> 1-2-5 labels instead of decades only, in full
+    y = frozen.spec["layout"]["yaxis"]
+    assert list(y["tickvals"]) == [2, 5, 10, 20] and list(y["ticktext"]) == ["2", "5", "10", "20"]
     assert F.freeze(frozen) is frozen
 
 
@@ -225,3 +226,31 @@ def test_markers_keep_explicit_error_bars():
     assert tr["error_y"]["array"] == [0.1, 0.2]
     tr = markers([1, 2], [3, 4], "m", error=np.array([0.1, 0.2]), error_y={"thickness": 2})
     assert tr["error_y"]["thickness"] == 2 and np.allclose(tr["error_y"]["array"], [0.1, 0.2])
+def _label_value(s: str) -> float:
+    """The number a tick label states: '0.5', '10⁻⁵', '2×10⁻⁵'."""
+    s = s.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+    mant, _, exp = s.partition("×10") if "×" in s else (("1", "", s[2:]) if s.startswith("10") and len(s) > 2
+                                                         else (s, "", "0"))
+    return float(mant) * 10.0 ** int(exp)
+
+
+@pytest.mark.parametrize("lo,hi,want", [
+    (0.15, 1.05, ["0.2", "0.5", "1"]),                 # depth_sum "stretch": used to read "1, 5, 2"
+    (3e-6, 2e-5, ["5×10⁻⁶", "10⁻⁵", "2×10⁻⁵"]),
+    (0.93, 1.02, ["0.95", "1"]),                       # very short: round linear steps
+    (8.0, 12.0, ["8", "9", "10"]),                     # every digit when 1-2-5 leaves < 3
+])
+def test_short_log_axis_is_labelled_in_full(lo, hi, want):
+    """Issue 12: a short log axis never shows Plotly's bare minor digits (dtick "D1"/"D2")."""
+    fig = F.figure("x", "y", log_y=True)
+    F.exact_line(fig, [1, 2], [lo, hi], "c")
+    ax = F.Frozen(fig).spec["layout"]["yaxis"]
+    assert "dtick" not in ax or ax["dtick"] is None
+    assert list(ax["ticktext"]) == want
+    np.testing.assert_allclose(ax["tickvals"], [_label_value(s) for s in want], rtol=1e-12)
+    # a page's own dtick="D2" (two_point did that) is replaced as well
+    fig = F.figure("x", "y", log_x=True)
+    F.exact_line(fig, [0.2, 1.0], [1, 2], "c")
+    fig.update_xaxes(dtick="D2")
+    ax = F.Frozen(fig).spec["layout"]["xaxis"]
+    assert ax.get("dtick") != "D2" and list(ax["ticktext"]) == ["0.2", "0.5", "1"]

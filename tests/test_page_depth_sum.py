@@ -68,3 +68,64 @@ def test_page_figures_valid_and_built_without_validation_identically(monkeypatch
             checked = Frozen(fn.__wrapped__(t, *args)).spec
             same = json.loads(pio.to_json(fast, validate=False)) == json.loads(pio.to_json(checked, validate=False))
             assert same, name
+
+
+@pytest.mark.parametrize("query", [
+    {"L": "64", "trials": "4000", "seed": "0"},                                   # the issue: Var S_64
+    {"L": "128", "trials": "6000", "seed": "5", "alpha": "0.35", "rho": "0.1", "mu": "0.3", "a": "0.7"},
+])
+def test_one_quantity_one_number(query, monkeypatch):
+    """Issue 12: Var S_L and P(|S_L| <= a) at the chosen L appear in the headline, at the plot markers,
+    in the CSV and (Var) in the covariance table: all the same number (the same draws). Before, the
+    panels used different seeds and sample counts (Var S_64: 0.9728, 1.0294, 1.023)."""
+    import re
+
+    from tests.conftest import app_test, chart_specs, decode
+    from ui import page as ui_page
+
+    csv = {}
+    monkeypatch.setattr(ui_page.Ctx, "csv_download",
+                        lambda self, name, columns, key=None: csv.update(columns))
+    at = app_test("depth_sum", {"lang": "en", **query})
+    assert not at.exception and not at.error
+    L = int(query["L"])
+    figs = chart_specs(at)
+
+    def trace(title_part, name_part):
+        fig = next(f for f in figs if title_part in f["layout"].get("title", {}).get("text", ""))
+        return next(tr for tr in fig["data"] if name_part in (tr.get("name") or ""))
+
+    from ui.i18n import Text
+    t = Text("depth_sum", "en")
+    # plot markers at L (L is a grid point)
+    var_tr = trace(t("fig.var_title"), t("fig.var_mc"))
+    i = list(decode(var_tr["x"])).index(L)
+    var_marker = float(decode(var_tr["y"])[i])
+    p_tr = trace(t("fig.regime_title"), t("fig.regime_mc"))
+    p_marker = float(decode(p_tr["y"])[list(decode(p_tr["x"])).index(L)])
+    # CSV
+    j = list(np.asarray(csv["L_grid"])).index(L)
+    var_csv, p_csv = float(csv["var_mc"][j]), float(csv["prob_mc"][j])
+    # covariance table and bars (shown at min(L, 128) = L here)
+    cov_fig = next(f for f in figs if f["data"][0].get("type") == "bar")
+    var_cov = float(decode(cov_fig["data"][1]["y"])[2])
+    assert f"L = {L} " in cov_fig["layout"]["title"]["text"]
+    # headline captions: "Monte Carlo: x ± se"
+    caps = [c.value for c in at.caption if c.value.startswith("Monte Carlo:")]
+    var_head, p_head = (float(re.search(r"Monte Carlo: (\S+) ±", c).group(1)) for c in caps[:2])
+    md = " ".join(m.value for m in at.markdown)
+    var_table = float(re.search(r"\\sum_\\ell Y_\\ell\)\$ \| (\S+) \|", md).group(1))
+
+    assert var_marker == pytest.approx(var_csv, rel=1e-11)
+    assert var_marker == pytest.approx(var_cov, rel=1e-11)
+    assert f"{var_marker:.4g}" == f"{var_head:.4g}" == f"{var_table:.4g}"
+    assert p_marker == p_csv
+    assert f"{p_marker:.4f}" == f"{p_head:.4f}"
+    # and it is the sample variance of S_L from the page's draws, recomputed here
+    from views.depth_sum import depth_seed, mc_trials
+    alpha, sigma = float(query.get("alpha", 0.5)), 1.0
+    rho, mu, a = float(query.get("rho", 0)), float(query.get("mu", 0)), float(query.get("a", 1))
+    n = mc_trials(L, int(query["trials"]))
+    x = ds.sums_from_units(alpha, L, sigma, *ds.unit_sums(L, n, depth_seed(int(query["seed"]), L)), rho, mu)
+    assert var_marker == pytest.approx(np.var(x, ddof=1), rel=1e-12)
+    assert p_marker == pytest.approx(np.mean(np.abs(x) <= a), abs=1e-15)

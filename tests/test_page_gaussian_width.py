@@ -30,3 +30,49 @@ def test_gaussian_width_subspace_curve_and_markers(query):
     err = decode(mc["error_y"]["array"])  # ± 2 s.e.
     ref = np.array([gw.exact("subspace", D=D, k=int(kk)) for kk in x])
     assert np.all(np.abs(y - ref) <= 2.5 * err), (y - ref) / err  # within 5 s.e.
+
+
+@pytest.mark.parametrize("query", [{"family": "directions", "D": "16", "M": "4096", "seed": "3", "samples": "400"},
+                                   {"family": "directions", "D": "2", "M": "1000", "seed": "1", "samples": "600"}])
+def test_gaussian_width_more_directions_than_dimensions(query):
+    """Issue 12: M > D on the page: M random unit directions (fixed by the seed), Monte Carlo from
+    sim.gaussian_width with layout="random", the bounds for any M directions, the exact value only
+    in D <= 2 (from the gaps between the directions), and the tail without an exact law."""
+    import re
+
+    from ui.i18n import Text
+    at = app_test("gaussian_width", query)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    D, M, seed = int(query["D"]), int(query["M"]), int(query["seed"])
+    t = Text("gaussian_width", "en")
+    assert any(t("notes.M_random", M=M, D=D) == i.value for i in at.info)
+    fig = chart_specs(at)[0]
+    star = _trace(fig, "your M")[0]
+    n = int(re.search(r"\((\d+) draws\)", star["name"]).group(1))
+    assert 200 <= n <= min(int(query["samples"]), gw.MAX_FLOPS // (D * M))
+    v = gw.sup_samples("directions", n, seed, D=D, M=M, layout="random")
+    np.testing.assert_allclose(decode(star["y"]), [v.mean()], rtol=1e-12)
+    metrics = {m.label: m.value for m in at.metric}
+    lo, hi = gw.bound("directions", D=D, M=M, layout="random")
+    assert metrics[t("metrics.upper")] == f"{hi:.4f}" and metrics[t("metrics.lower")] == f"{lo:.4f}"
+    assert hi == pytest.approx(np.sqrt(2 * np.log(2 * M)))
+    if D <= 2:
+        w = gw.exact("directions", vectors=gw.random_directions(M, D, seed))
+        assert metrics[t("metrics.exact")] == f"{w:.4f}"
+        assert abs(v.mean() - w) <= 5 * v.std(ddof=1) / np.sqrt(n)
+    else:
+        assert metrics[t("metrics.exact")] == t("metrics.mc_only")
+    assert v.mean() <= hi
+    # the sweep runs on beyond M = D with Monte Carlo points only, under the bound
+    mc = _trace(fig, "Monte Carlo")[0]
+    x, y = decode(mc["x"]), decode(mc["y"])
+    assert x.max() == M and np.all(y[x > D] <= np.sqrt(2 * np.log(2 * x[x > D])))
+    # the tail: union bound and empirical tail of the same draws (no exact law for a random set)
+    tail = next(f for f in chart_specs(at) if f["layout"]["title"]["text"].startswith(
+        t("fig.tail_title", M=M, rho="0")[:20]))
+    names = [tr.get("name") for tr in tail["data"]]
+    assert t("fig.tail_exact") not in names
+    b = _trace(tail, t("fig.tail_bound", M=M))[0]
+    np.testing.assert_allclose(decode(b["y"]), gw.tail_bound(decode(b["x"]), M), rtol=1e-12)
+    emp = _trace(tail, t("fig.tail_mc", n=n).split("(")[0])[0]
+    np.testing.assert_allclose(decode(emp["y"]), gw.empirical_tail(v, decode(emp["x"])), rtol=1e-12)

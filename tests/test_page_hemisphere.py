@@ -41,3 +41,28 @@ def _has_slider(at, key):
         return True
     except KeyError:
         return False
+
+
+def test_sphere_scene_names_every_axis_and_draws_w_as_a_segment():
+    """Issue 12: the z₂ axis title was not visible in the 3-D scene (Plotly placed it outside the
+    drawn area); the horizontal axes are now named inside the scene at their positive ends. And the
+    text says w is drawn as a segment: the w trace is a plain line from the centre."""
+    from ui.i18n import Text
+
+    for lang in ("en", "zh"):
+        t = Text("hemisphere", lang)
+        at = app_test("hemisphere", {"lang": lang})
+        assert not at.exception
+        scenes = [f for f in chart_specs(at) if "scene" in f["layout"]]
+        assert len(scenes) == 2
+        for f in scenes:
+            sc = f["layout"]["scene"]
+            names = {a["text"]: (a["x"], a["y"], a["z"]) for a in sc.get("annotations", [])}
+            assert names.get(t("fig3d.x")) == (1.12, 0.0, 0.0) and names.get(t("fig3d.y")) == (0.0, 1.12, 0.0)
+            assert sc["zaxis"]["title"]["text"] == t("fig3d.z")
+            for a in sc["annotations"]:  # inside the drawn range of every axis
+                assert all(abs(a[c]) <= sc[c + "axis"]["range"][1] for c in "xyz")
+        w = next(tr for tr in scenes[0]["data"] if tr.get("name") == t("fig3d.w"))
+        assert w["mode"] == "lines+text" and list(w["x"]) == [0.0, 0.0] and list(w["z"]) == [0.0, 1.3]
+    assert "drawn as a segment" in Text("hemisphere", "en")("statement.body")
+    assert "线段" in Text("hemisphere", "zh")("statement.body")

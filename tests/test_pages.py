@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.conftest import STEMS, app_test, chart_specs, page_schema
+from tests.conftest import STEMS, app_test, chart_specs, decode, page_schema
 from ui import spec
 from ui.i18n import Text
 
@@ -19,6 +19,27 @@ PRESETS = [(stem, pid) for stem in STEMS
 def _clean(at):
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def assert_full_log_labels(specs, where=""):
+    """Issue 12: no log axis may show Plotly's bare minor digits ("1, 5, 2" for 1, 0.5, 0.2): every
+    log axis has decade labels (numeric dtick) or explicit ticks (labelled in full)."""
+    n = 0
+    for i, fig in enumerate(specs):
+        for name, ax in fig.get("layout", {}).items():
+            if not name.startswith(("xaxis", "yaxis")) or ax.get("type") != "log":
+                continue
+            n += 1
+            dtick = ax.get("dtick")
+            if ax.get("tickvals") is not None:
+                assert ax.get("ticktext") is None or len(ax["ticktext"]) == len(ax["tickvals"])
+                for v, text in zip(decode(ax["tickvals"]), ax.get("ticktext") or ()):
+                    if len(str(text)) == 1 and str(text).isdigit():  # a digit labels its own value only
+                        assert float(v) == float(text), (where, i, name, ax.get("ticktext"))
+            else:
+                assert isinstance(dtick, (int, float)) and dtick >= 1 and float(dtick).is_integer(), \
+                    (where, i, name, dtick)
+    return n
 
 
 def _widget_value(at, name):
@@ -41,6 +62,7 @@ def test_page_renders_at_defaults(stem, lang):
         assert at.query_params[p.name] is not None
     if schema.params:
         assert chart_specs(at), f"{stem}: no figure"
+    assert_full_log_labels(chart_specs(at), stem)
     assert at.query_params["lang"] in ([lang], lang)
 
 
@@ -53,6 +75,11 @@ def test_every_preset(stem, pid):
     for k, v in res.presets[pid].values.items():
         assert _widget_value(at, k) == v, k
     assert at.selectbox(key="preset").value == pid
+    assert_full_log_labels(chart_specs(at), f"{stem}:{pid}")
+    # issue 12: the full title is readable under the box (the box itself cut long ones off)
+    import re
+    captions = [re.sub(r"\\(.)", r"\1", c.value) for c in at.sidebar.caption]
+    assert res.presets[pid].title["en"] in captions, captions
 
 
 @pytest.mark.parametrize("stem", [s for s in STEMS if page_schema(s).params])
@@ -157,3 +184,75 @@ def test_slider_change_reruns_and_updates_url():
     assert chart_specs(at)[0]["data"][0]["y"] != before
     assert at.query_params["beta"] in ("3", ["3"])
     assert at.selectbox(key="preset").value == ""
+
+
+def _all_widget_values(at, res):
+    return {name: _widget_value(at, name) for name in res.params}
+
+
+@pytest.mark.parametrize("stem", sorted({s for s, _ in PRESETS}))
+def test_preset_is_a_complete_view(stem):
+    """Issue 12: a preset chosen after another preset, and after moving sliders, shows exactly the
+    widget values of the same preset opened fresh: every parameter it does not list takes its
+    default (hemisphere "Very coarse layers" then "Cap of 130°" used to keep Δ = 1.5)."""
+    res = spec.resolve(page_schema(stem))
+    ids = list(res.presets)
+    fresh = {}
+    for pid in ids:
+        at = app_test(stem, {"preset": pid})
+        _clean(at)
+        fresh[pid] = _all_widget_values(at, res)
+    at = app_test(stem)
+    for i, x in enumerate(ids):
+        y = ids[i - 1]
+        at.selectbox(key="preset").set_value(y).run()
+        listed = res.presets[x].values
+        # and one slider that x does not list moved one step from its default
+        moved = next((p for name, p in res.params.items() if name not in listed
+                      and p.kind in ("float", "int") and p.step and p.default + p.step <= p.max), None)
+        if moved is not None:
+            at.slider(key=moved.name).set_value(moved.clamp(moved.default + moved.step))
+        at.run()
+        _clean(at)
+        at.selectbox(key="preset").set_value(x).run()
+        _clean(at)
+        assert _all_widget_values(at, res) == fresh[x], (y, x)
+        assert at.selectbox(key="preset").value == x
+        assert at.query_params["preset"] in (x, [x])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_unknown_path_opens_home_with_a_notice_in_the_readers_language(lang, monkeypatch):
+    """Issue 12: ``/nosuchpage`` showed Streamlit's English "Page not found" dialog even in Chinese.
+    A browser's first request names the page by its URL path (``RerunData.page_name``); AppTest
+    only sends page hashes, so the path is added to its rerun request here."""
+    import functools
+
+    from streamlit.runtime.scriptrunner_utils import script_requests
+    from streamlit.testing.v1 import local_script_runner as lsr
+    from streamlit.runtime.scriptrunner import script_runner
+
+    sent = []
+    orig_enqueue = script_runner.ScriptRunner._enqueue_forward_msg
+
+    def enqueue(self, msg):
+        sent.append(msg.WhichOneof("type"))
+        return orig_enqueue(self, msg)
+
+    monkeypatch.setattr(script_runner.ScriptRunner, "_enqueue_forward_msg", enqueue)
+    from streamlit.runtime.pages_manager import PagesManager
+    orig_init = PagesManager.__init__
+
+    def init(self, *a, **k):  # AppTest resets the legacy-pages flag on every run; ui.serve clears it
+        orig_init(self, *a, **k)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+    monkeypatch.setattr(lsr, "RerunData", functools.partial(script_requests.RerunData, page_name="nosuchpage"))
+    at = app_test("home", {"lang": lang})
+    _clean(at)
+    assert at.title[0].value == Text("home", lang)("title")
+    notice = Text("common", lang)("nav.unknown_page", path="nosuchpage")
+    assert [w.value for w in at.warning] == [notice]
+    assert "page_not_found" not in sent
+    assert ("本应用" in notice) == (lang == "zh")

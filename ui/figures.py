@@ -50,7 +50,7 @@ TEMPLATE = {"layout": {"paper_bgcolor": "white", "plot_bgcolor": "white", "color
 
 
 # Log axes: labels at decades only, unlabelled minor ticks (and faint grid lines) in between.
-# A page whose log axis spans less than about a decade sets ``dtick="D2"`` on it (1, 2, 5 labels).
+# A short log axis gets full labels at 1, 2, 5 × 10ᵏ from ``fit_log_ticks`` (run on every figure shown).
 _LOG = {"type": "log", "dtick": 1,
         "minor": {"ticks": "outside", "ticklen": 3, "tickcolor": "#AAA", "showgrid": True,
                   "gridcolor": "#F3F3F3"}}
@@ -238,24 +238,62 @@ def thin(n: int, max_points: int) -> np.ndarray:
     return np.unique(np.linspace(0, n - 1, max_points).round().astype(int))
 
 
+_SUPER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def log_tick_label(v: float) -> str:
+    """The full label of a log-axis tick: ``0.5``, ``20``, ``2×10⁻⁵`` (never a bare digit)."""
+    e = math.floor(math.log10(v) + 1e-9)
+    m = v / 10.0 ** e
+    if -3 <= e <= 4:
+        return f"{v:.6g}"
+    mant = f"{m:.3g}"
+    return (f"10{str(e).translate(_SUPER)}" if mant == "1"
+            else f"{mant}×10{str(e).translate(_SUPER)}")
+
+
+def _short_log_ticks(lo: float, hi: float) -> list[float]:
+    """Tick values for a log axis spanning less than ~1.5 decades: 1, 2, 5 × 10ᵏ, or every digit
+    when that leaves fewer than three inside, or evenly spaced round numbers on a very short span."""
+    k0, k1 = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
+    for digits in ((1, 2, 5), tuple(range(1, 10))):
+        vals = [float(f"{d}e{k}") for k in range(k0, k1 + 1) for d in digits]
+        inside = [v for v in vals if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)]
+        if len(inside) >= 3:
+            return inside
+    # very short span: round linear steps (1, 2, 5 × 10ᵏ) with three to six ticks
+    raw = (hi - lo) / 4
+    e = math.floor(math.log10(raw))
+    step = next(d * 10.0 ** e for d in (1, 2, 5, 10) if d * 10.0 ** e >= raw)
+    first = math.ceil(lo / step)
+    return [float(f"{i * step:.12g}") for i in range(first, math.floor(hi / step) + 1) if i > 0]
+
+
 def fit_log_ticks(fig: go.Figure) -> go.Figure:
-    """Fit the labels of log axes to their span, in place.
+    """Fit the labels of log axes to their span, in place; every label is a full number.
 
     Decade-only labels leave an axis that spans less than ~1.5 decades with one label or none,
-    and crowd one that spans many decades. Short axes get labels at 1, 2, 5 × 10ᵏ (under ~0.6
-    decade: Plotly's automatic ticks), long ones every k-th decade (at most ~8 labels). Only
-    axes still on the house default (``dtick=1``, no ``tickvals``) are touched."""
-    for name, coord in (("xaxis", "x"), ("yaxis", "y")):
+    and crowd one that spans many decades. Plotly's own choice on a short log axis (``dtick`` "D1"
+    / "D2", also what it picks automatically) labels 0.5 and 0.2 as bare digits "5", "2", which
+    reads as 5 and 2 when no 10ᵏ label is in sight. So: a long axis gets every k-th decade (at most
+    ~8 labels); a short one explicit ticks at 1, 2, 5 × 10ᵏ (or finer) labelled in full
+    (:func:`log_tick_label`). Axes a page gave its own ``tickvals`` or a numeric ``dtick`` other
+    than 1 are kept (Plotly labels array ticks on a log axis in full)."""
+    names = [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]
+    for name in names or ("xaxis", "yaxis"):
         ax = fig.layout[name]
-        if ax.type != "log" or ax.tickvals is not None or ax.dtick != 1:
+        if ax.type != "log" or ax.tickvals is not None:
             continue
+        if ax.dtick not in (None, 1, "D1", "D2"):
+            continue
+        coord, ref = name[0], name[0] + name[5:]
         if ax.range is not None:
-            span = abs(ax.range[1] - ax.range[0])
+            lo, hi = sorted(10.0 ** np.asarray(ax.range, dtype=float))
         else:
             lo, hi = np.inf, -np.inf
             for tr in fig.data:
                 vals = getattr(tr, coord, None)
-                if vals is None or getattr(tr, coord + "axis", coord) not in (None, coord):
+                if vals is None or (getattr(tr, coord + "axis", None) or coord) != ref:
                     continue
                 try:
                     v = np.asarray(vals, dtype=float).ravel()
@@ -264,11 +302,21 @@ def fit_log_ticks(fig: go.Figure) -> go.Figure:
                 v = v[np.isfinite(v) & (v > 0)]
                 if v.size:
                     lo, hi = min(lo, v.min()), max(hi, v.max())
-            span = np.log10(hi / lo) if hi > lo else 0.0
-        if span < 1.5:
-            ax.dtick = "D2" if span >= 0.6 else None  # Plotly's own choice on a short range
-        elif span > 7:
+        if not (np.isfinite(lo) and np.isfinite(hi) and hi > 0 and lo > 0):
+            ax.dtick = 1  # nothing to fit to: decades only (full labels)
+            continue
+        span = np.log10(hi / lo) if hi > lo else 0.0
+        if span > 7:
             ax.dtick = math.ceil(span / 7)  # at most ~8 labels: every 2nd, 3rd … decade
+        elif span >= 1.5:
+            ax.dtick = 1
+        else:
+            if hi <= lo:
+                lo, hi = lo / 1.5, hi * 1.5
+            vals = _short_log_ticks(float(lo), float(hi))
+            ax.dtick = None
+            ax.tickvals = vals
+            ax.ticktext = [log_tick_label(v) for v in vals]
     return fig
 
 

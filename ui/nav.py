@@ -7,6 +7,7 @@ one ``Entry`` line below.
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 
 from ui.i18n import Text
@@ -61,3 +62,29 @@ def navigation(lang: str):
     for e in PAGES:
         groups.setdefault(common(f"groups.{e.group}"), []).append(page(e, lang))
     return groups
+
+
+def take_unknown_page() -> str | None:
+    """If the browser asked for a path that is no page (``/nosuchpage``), make this run open the
+    home page quietly and return the path asked for (for a notice in the reader's language).
+
+    Streamlit itself would open the home page too, but with its own English "Page not found"
+    dialog. It resolves a first request by the URL path (``intended_page_name``); an empty intent
+    resolves to the default page without that dialog. (Pinned streamlit 1.67.)"""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+        mgr = get_script_run_ctx().pages_manager
+        name, page_hash = mgr.intended_page_name, mgr.intended_page_script_hash
+    except (AttributeError, ImportError):  # no script context (bare mode) or another streamlit
+        return None
+    if page_hash or not name or name.strip("/") in {e.stem for e in PAGES}:
+        return None
+    mgr.set_script_intent("", "")
+    return name
+
+
+def unknown_page_notice(path: str, lang: str) -> str:
+    """The notice for an unknown path; the path is shown literally (only letters, digits, ``_``,
+    ``-``, ``.`` and ``/`` kept, at most 40 of them), inside a code span."""
+    shown = re.sub(r"[^A-Za-z0-9_./-]", "", str(path).strip("/"))[:40] or "?"
+    return Text("common", lang)("nav.unknown_page", path=shown)

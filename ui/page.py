@@ -22,6 +22,7 @@ import csv
 import inspect
 import io
 import math
+import re
 import sys
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
@@ -205,11 +206,38 @@ def share_url(query: dict) -> str:
 
 
 # --------------------------------------------------------------------------- set-up
-def _apply_preset(stem: str, presets: dict) -> None:
+def preset_view(res: Resolved, pid: str) -> dict:
+    """The complete view of preset ``pid``: every parameter it lists takes its value, every other
+    parameter its default, so a preset looks the same whatever was chosen before it."""
+    values = {name: p.default for name, p in res.params.items()}
+    values.update({k: v for k, v in res.presets[pid].values.items() if k in values})
+    return values
+
+
+def _apply_preset(stem: str, res: Resolved) -> None:
     pid = st.session_state.get("preset")
-    if pid in presets:
-        for k, v in presets[pid].values.items():
+    if pid in res.presets:
+        for k, v in preset_view(res, pid).items():
             st.session_state[k] = v
+
+
+# A preset's title is often longer than the sidebar is wide, and the box (a text input) cuts it off
+# ("d = 6, shown through a projectio"): the chosen one is repeated in full under the box, and the
+# options of the open menu wrap instead of being cut.
+_PRESET_CSS = """<style>
+[role="listbox"] [role="option"] { height: auto !important; min-height: 2.5rem; }
+[role="listbox"] [role="option"] > div { white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; line-height: 1.3; padding-top: 0.3rem; padding-bottom: 0.3rem; }
+</style>"""
+
+
+def _preset_caption(res: Resolved, lang: str) -> None:
+    st.html(_PRESET_CSS)
+    pid = st.session_state.get("preset")
+    if pid in res.presets:
+        title = str(res.presets[pid].title.get(lang) or res.presets[pid].title.get("en") or pid)
+        # shown literally (an instructor's file may hold any text): Markdown/LaTeX characters escaped
+        st.caption(re.sub(r"([\\`*_{}\[\]()#+\-.!|<>$~:])", r"\\\1", title))
 
 
 def _init_values(res: Resolved, t: Text, notices: list[str]) -> dict:
@@ -221,7 +249,7 @@ def _init_values(res: Resolved, t: Text, notices: list[str]) -> dict:
     if pid is not None:
         if pid in res.presets:
             preset = pid
-            values.update(res.presets[pid].values)
+            values = preset_view(res, pid)
         elif pid != "":
             notices.append(t("ui.notice_bad_preset", value=literal(pid, 40),
                              options=", ".join(literal(i, 40) for i in res.presets) or "—"))
@@ -308,7 +336,7 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
         for name, p in res.params.items():
             state[name] = _sanitize(p, state[name]) if name in state else p.default
         pid = state.get("preset", "")
-        if pid not in res.presets or any(state.get(k) != v for k, v in res.presets[pid].values.items()):
+        if pid not in res.presets or any(state.get(k) != v for k, v in preset_view(res, pid).items()):
             state["preset"] = ""  # no preset, or the values were changed since it was applied
 
     if header:
@@ -329,8 +357,9 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
             st.selectbox(
                 t("ui.preset"), ids, key="preset",
                 format_func=lambda i: t("ui.preset_none") if i == "" else res.presets[i].title.get(lang, i),
-                on_change=_apply_preset, args=(schema.stem, res.presets),
+                on_change=_apply_preset, args=(schema.stem, res),
             )
+            _preset_caption(res, lang)
         for p in res.params.values():
             _widget(p, t)
         if res.params and st.button(t("ui.reset"), key="_reset", width="stretch"):

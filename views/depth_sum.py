@@ -29,27 +29,42 @@ STEP_L_MARK = (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 4096)
 
 
 # --------------------------------------------------------------------------- cached compute
-# The Monte Carlo sums share their draws across α, σ, μ, ρ and a: the draws (one common normal
-# and the sum of the L independent normals per sample, ds.unit_sums) are cached per
-# (depth, trials, seed), and every S_L is their exact linear combination (ds.sums_from_units).
-# A slider other than L, trials or seed then costs no new random numbers.
+# One quantity, one number: every panel that shows S_L at a depth L (the headline metrics, the
+# histogram, the variance / probability / variant markers on the grid L = 1 … 1024, the CSV and
+# the covariance table) uses the SAME draws: depth_units(L, trials, seed), with the sample count
+# mc_trials(L, trials) and the seed sub_seed(seed, 1, L). The draws are one common normal and the
+# sum of the L independent normals per sample (ds.unit_sums), and every S_L is their exact linear
+# combination (ds.sums_from_units), so a slider other than L, trials or seed costs no new random
+# numbers. ds.column_moments draws in the same order, so the covariance table sees these draws too.
+def mc_trials(L, trials) -> int:
+    """Samples of S_L at depth L, the same in every panel: at most ``trials``, at most
+    GRID_NORMALS normals in all, and where the covariance table can show L (L <= 128), at most
+    COV_WORK pair products (never fewer than 200)."""
+    L = int(L)
+    n = min(int(trials), max(200, GRID_NORMALS // L))
+    if L <= COV_L_MAX:
+        n = min(n, max(200, COV_WORK // (L * L)))
+    return int(n)
+
+
+def depth_seed(seed, L) -> int:
+    """The seed of the draws of S_L at depth L (shared by every panel)."""
+    return sub_seed(seed, 1, int(L))
+
+
 @cached
 def depth_units(L, trials, seed) -> tuple:
-    """The draws behind the histogram at the chosen depth."""
-    return ds.unit_sums(L, trials, sub_seed(seed, 1))
-
-
-def _grid_trials(L, trials):
-    return int(min(trials, max(200, GRID_NORMALS // L)))
+    """The draws of S_L at depth L: ``(c, E)`` of ds.unit_sums."""
+    return ds.unit_sums(int(L), mc_trials(L, trials), depth_seed(seed, L))
 
 
 @cached
 def grid_units(trials, seed) -> dict:
-    """The draws at L = 1 … 1024 (one seed per grid point) and the chi-square quantiles."""
+    """The draws at L = 1 … 1024 (those of depth_units) and the chi-square quantiles."""
     from scipy.stats import chi2
 
-    n = np.array([_grid_trials(int(L), trials) for L in L_GRID])
-    units = [ds.unit_sums(int(L), int(k), sub_seed(seed, 2, i)) for i, (L, k) in enumerate(zip(L_GRID, n))]
+    n = np.array([mc_trials(int(L), trials) for L in L_GRID])
+    units = [depth_units(int(L), trials, seed) for L in L_GRID]
     return {"n": n, "c": [u[0] for u in units], "E": [u[1] for u in units],
             "q_hi": chi2.ppf(0.975, n - 1), "q_lo": chi2.ppf(0.025, n - 1)}
 
@@ -147,14 +162,16 @@ def paths(alpha, L, sigma, rho, mu, seed) -> dict:
 
 def _cov_size(L, trials):
     Lc = int(min(L, COV_L_MAX))
-    return Lc, int(max(200, min(trials, COV_WORK // (Lc * Lc))))
+    return Lc, mc_trials(Lc, trials)
 
 
 @cached
 def cov_units(L, trials, seed) -> dict:
-    """The draws behind the covariance identity, reduced to column and pair sums."""
+    """The draws behind the covariance identity, reduced to column and pair sums: the draws of
+    depth_units at min(L, 128) (same seed, count and draw order), so its total is the Var S_L shown
+    everywhere else on the page."""
     Lc, n = _cov_size(L, trials)
-    return ds.column_moments(Lc, n, sub_seed(seed, 5))
+    return ds.column_moments(Lc, n, depth_seed(seed, Lc))
 
 
 @cached

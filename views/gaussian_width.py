@@ -32,24 +32,56 @@ def _grid(lo: int, hi: int, n: int) -> np.ndarray:
     return np.unique(np.round(np.geomspace(lo, hi, n)).astype(int)) if hi > lo else np.array([lo])
 
 
+PICTURE_RANDOM_MAX = 300      # random directions drawn in the 3-D picture at most
+
+
+def random_layout(family: str, D: int, M: int) -> bool:
+    """More fixed directions than dimensions: M independent uniform random unit directions
+    (fixed by the seed); M <= D keeps the equicorrelated construction (orthonormal at ρ = 0)."""
+    return family == "directions" and M > D
+
+
+def max_M(D: int) -> int:
+    """The largest M the page computes at dimension D (the M x D matrix of directions, D*M <= MAX_BASIS)."""
+    return int(gw.MAX_BASIS // D)
+
+
 def _params(family: str, D: int, k: int, M: int, rho: float) -> dict:
     if family == "subspace":
         return {"D": D, "k": k}
     if family == "directions":
+        if M > D:
+            return {"D": D, "M": M, "layout": "random"}
         return {"D": D, "M": M, "correlation": rho}
     return {"D": D}
 
 
-def _cost_per_draw(family: str, D: int) -> int:
-    """Work per draw of the Numba path: D normals, plus 2 passes per reflection for tilted sets."""
+def _cost_per_draw(family: str, p: dict) -> int:
+    """Work per draw of the Numba path: D normals, plus 2 passes per reflection for tilted sets;
+    for random directions the projection on the M x D matrix (D*M)."""
+    D = p["D"]
+    if p.get("layout") == "random":
+        return D * p["M"]
     return D * (1 + 2 * gw.REFLECTIONS) if family in ("subspace", "directions", "circle") else D
 
 
 def _point_samples(family: str, p: dict, samples: int, budget: int = POINT_BUDGET) -> int:
-    """Samples lowered so that the work stays within ``budget`` and samples * D within the sim's cap."""
+    """Samples lowered so that the work stays within ``budget``, samples * D within the sim's cap,
+    and for random directions samples * D * M within gw.MAX_FLOPS."""
     D = p["D"]
-    n = min(samples, budget // _cost_per_draw(family, D), gw.MAX_DRAWS // D)
+    n = min(samples, budget // _cost_per_draw(family, p), gw.MAX_DRAWS // D)
+    if p.get("layout") == "random":
+        n = min(n, gw.MAX_FLOPS // (D * p["M"]))
     return int(max(min(MIN_POINT_SAMPLES, samples), n))
+
+
+def _exact(family: str, p: dict, seed: int):
+    """The exact width, or None where there is none (random directions in D >= 3: Monte Carlo only)."""
+    if p.get("layout") == "random":
+        if p["D"] > 2:
+            return None
+        return gw.exact("directions", vectors=gw.random_directions(p["M"], p["D"], seed))
+    return gw.exact(family, **p)
 
 
 def _mc(family: str, p: dict, samples: int, seed: int) -> tuple[float, float, int]:
@@ -64,9 +96,11 @@ def focus_args(family, D, k, M, rho, samples, seed) -> tuple:
             rho if family == "directions" else 0.0, samples, seed)
 
 
-def sweep_args(family, D, rho, samples, seed) -> tuple:
+def sweep_args(family, D, rho, samples, seed, M=0) -> tuple:
+    """The arguments of :func:`sweep`; for directions with M > D the sweep runs on to M (random)."""
     return (family, D if family in ("subspace", "directions") else 0,
-            rho if family == "directions" else 0.0, samples, seed)
+            rho if family == "directions" else 0.0, samples, seed,
+            M if random_layout(family, D, M) else 0)
 
 
 # --------------------------------------------------------------------------- cached compute
@@ -78,20 +112,20 @@ def focus(family: str, D: int, k: int, M: int, rho: float, samples: int, seed: i
     t0 = time.perf_counter()
     v = gw.sup_samples(family, n, seed, **p)
     ms = 1e3 * (time.perf_counter() - t0)
-    w = gw.exact(family, **p)
+    w = _exact(family, p, seed)
     lo, hi = gw.bound(family, **p)
     mean, se = float(v.mean()), float(v.std(ddof=1) / math.sqrt(v.size))
     a, b = float(v.min()), float(v.max())
     pad = 0.05 * (b - a + 1e-9)
     counts, edges = np.histogram(v, bins=HIST_BINS, range=(max(0.0, a - pad), b + pad))
     grid = np.linspace(edges[0], edges[-1], 300)
-    dens = None if family == "hypercube" else gw.sup_density(family, grid, **p)
+    dens = None if family == "hypercube" or p.get("layout") == "random" else gw.sup_density(family, grid, **p)
     return {"mean": mean, "se": se, "n": v.size, "ms": ms, "exact": w, "lo": lo, "hi": hi,
             "edges": edges, "hist": counts / (v.size * np.diff(edges)), "grid": grid, "dens": dens}
 
 
 @cached
-def sweep(family: str, D: int, rho: float, samples: int, seed: int) -> dict:
+def sweep(family: str, D: int, rho: float, samples: int, seed: int, m_top: int = 0) -> dict:
     """Width against the family's own variable (k or M up to D; or D itself): exact line,
     bounds, MC points with s.e.  Does not depend on the current k, M (or D for the D-families),
     so moving that slider only moves the highlighted point, computed by :func:`focus`."""
@@ -116,6 +150,14 @@ def sweep(family: str, D: int, rho: float, samples: int, seed: int) -> dict:
         mc_pars = [{"D": int(x)} for x in xs_mc]
     exact = np.array([gw.exact(family, **q) for q in pars])
     bounds = np.array([gw.bound(family, **q) for q in pars])
+    if m_top > D:  # beyond M = D: random directions, Monte Carlo only (the bounds hold for any set)
+        xr = _grid(D + 1, m_top, GRID_POINTS)
+        xr_fine = _grid(D + 1, m_top, 100)
+        mc_pars = mc_pars + [{"D": D, "M": int(x), "layout": "random"} for x in xr]
+        xs_mc = np.concatenate([xs_mc, xr])
+        bounds = np.vstack([bounds, [gw.bound("directions", D=D, M=int(x), layout="random") for x in xr_fine]])
+        xs = np.concatenate([xs, xr_fine])
+        exact = np.concatenate([exact, np.full(xr_fine.size, np.nan)])
     r = np.array([_mc(family, q, samples, sub_seed(seed, 1, int(x))) for x, q in zip(xs_mc, mc_pars)])
     out = {"var": var, "x": xs, "exact": exact, "lo": bounds[:, 0], "hi": bounds[:, 1],
            "x_mc": xs_mc, "mc": r[:, 0], "se": r[:, 1], "n": r[:, 2]}
@@ -147,19 +189,25 @@ def overview(k: int, samples: int, seed: int) -> dict:
 @cached
 def tail(D: int, M: int, rho: float, samples: int, seed: int) -> dict:
     """Empirical P(max_i |<g,u_i>| >= r) against the exact tail and the union bound 2M e^{-r^2/2}."""
-    p = {"D": D, "M": M, "correlation": rho}
+    p = _params("directions", D, 0, M, rho)
     v = gw.sup_samples("directions", _point_samples("directions", p, samples, FOCUS_BUDGET), seed, **p)
     r_max = max(float(v.max()), gw.max_abs_bound(M) + 1.0)
     r = np.linspace(0.0, r_max, 240)
     r_mc = np.linspace(0.0, r_max, 48)
     emp = gw.empirical_tail(v, r_mc)
-    return {"r": r, "exact": gw.tail_exact(r, M, rho), "bound": gw.tail_bound(r, M),
+    exact = None if p.get("layout") == "random" else gw.tail_exact(r, M, rho)  # random set: no exact law
+    return {"r": r, "exact": exact, "bound": gw.tail_bound(r, M),
             "r_mc": r_mc, "emp": emp, "se": np.sqrt(emp * (1 - emp) / v.size), "n": v.size,
             "mean": float(v.mean()), "bound_mean": gw.max_abs_bound(M)}
 
 
 @cached
 def picture(family: str, k: int, M: int, rho: float, seed: int) -> dict:
+    if random_layout(family, 3, M):  # M random directions of R^3 (at most PICTURE_RANDOM_MAX drawn)
+        m = min(M, PICTURE_RANDOM_MAX)
+        d = gw.one_draw("directions", seed, D=3, M=m, layout="random")
+        d["k"], d["M"] = None, m
+        return d
     p = _params(family, 3, min(k, 2), min(M, 3), rho)
     d = gw.one_draw(family, seed, **p)
     d["k"], d["M"] = p.get("k"), p.get("M")
@@ -182,7 +230,7 @@ def _bound_line(fig, x, y, name, color=COLORS["bound"], dash="dot", **kw):
 @cached_figure
 def sweep_figure(t, family, D, k, M, rho, samples, seed) -> go.Figure:
     f = focus(*focus_args(family, D, k, M, rho, samples, seed))
-    s = sweep(*sweep_args(family, D, rho, samples, seed))
+    s = sweep(*sweep_args(family, D, rho, samples, seed, M))
     cur = {"k": k, "M": M, "D": D}[s["var"]]
     var = s["var"]
     log_x = var in ("M", "D")
@@ -192,6 +240,9 @@ def sweep_figure(t, family, D, k, M, rho, samples, seed) -> go.Figure:
     if log_y:
         fig.update_yaxes(**log_ticks(LOG_TICKS))
     exact_line(fig, s["x"], s["exact"], t(f"fig.exact.{family}"))
+    if np.isnan(s["exact"]).any():  # directions beyond M = D: the exact line stops at M = D
+        fig.add_trace(line([D, D], [0.0, float(np.nanmax(s["hi"]))], t("fig.M_equals_D"), COLORS["ref"],
+                           width=1, dash="dot"))
     _bound_line(fig, s["x"], s["hi"], t(f"fig.upper.{family}"))
     _bound_line(fig, s["x"], s["lo"], t(f"fig.lower.{family}"), dash="dash")
     if "count" in s:
@@ -214,7 +265,8 @@ def hist_figure(t, *fa) -> go.Figure:
     if f["dens"] is not None:
         exact_line(fig, f["grid"], f["dens"], t(f"fig.density.{family}"))
     top = float(max(f["hist"].max(), 0 if f["dens"] is None else f["dens"].max()))
-    fig.add_trace(line([f["exact"]] * 2, [0, 1.05 * top], t("fig.exact_mean"), COLORS["black"], width=1.5))
+    if f["exact"] is not None:
+        fig.add_trace(line([f["exact"]] * 2, [0, 1.05 * top], t("fig.exact_mean"), COLORS["black"], width=1.5))
     fig.add_trace(line([f["mean"]] * 2, [0, 1.05 * top], t("fig.mc_mean"), COLORS["sim"], width=2, dash="dot"))
     tall_legend(fig, 1, height=420)  # one entry per row: two columns ran into each other at half page width
     return fig
@@ -245,7 +297,8 @@ def tail_figure(t, D, M, rho, samples, seed) -> go.Figure:
     d = tail(D, M, rho, samples, seed)
     fig = figure(t("fig.x_r"), t("fig.y_tail"), t("fig.tail_title", M=M, rho=f"{rho:g}"), log_y=True)
     floor = 0.3 / d["n"]
-    exact_line(fig, d["r"], np.maximum(d["exact"], 1e-300), t("fig.tail_exact"))
+    if d["exact"] is not None:
+        exact_line(fig, d["r"], np.maximum(d["exact"], 1e-300), t("fig.tail_exact"))
     _bound_line(fig, d["r"], d["bound"], t("fig.tail_bound", M=M))
     keep = d["emp"] * d["n"] >= TAIL_MIN_COUNT  # fewer exceedances: the fraction is mostly noise
     _mc_trace(fig, d["r_mc"][keep], d["emp"][keep], d["se"][keep],

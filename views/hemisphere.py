@@ -139,9 +139,14 @@ def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Froze
         title=dict(text=labels["title"], x=0.0, xanchor="left", font=dict(size=15)),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0),
         scene=dict(aspectmode="cube", domain=dict(x=[0.0, 1.0], y=[0.1, 1.0]),
-                   xaxis=dict(title=dict(text=labels["x"]), **ax),
-                   yaxis=dict(title=dict(text=labels["y"]), **ax),
+                   # the horizontal axes are named at their positive ends, inside the scene: Plotly's
+                   # own title of the y axis fell outside the drawn area at this camera (z₂ missing)
+                   xaxis=dict(title=dict(text=""), **ax),
+                   yaxis=dict(title=dict(text=""), **ax),
                    zaxis=dict(title=dict(text=labels["z"]), **ax),
+                   annotations=[dict(x=x, y=y, z=0.0, text=text, showarrow=False, font=dict(size=15),
+                                     xanchor="center", yanchor="middle")
+                                for x, y, text in ((1.12, 0.0, labels["x"]), (0.0, 1.12, labels["y"]))],
                    camera=dict(eye=dict(x=1.2, y=1.05, z=0.65))),
         # step labels feed the "depth τ = …" read-out; the tick labels under the slider (odd values
         # at every frame) are hidden by a transparent slider font
