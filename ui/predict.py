@@ -148,7 +148,7 @@ def _verdict(p: Text, step: Step, r: dict, key: str) -> None:
         said, truth = p(f"{key}.choices.{r['x']}"), p(f"{key}.choices.{r['y']}")
         msg = p("ui.right_choice" if r["ok"] else "ui.wrong_choice", said=said, truth=truth)
     else:
-        unit = p(f"{key}.sym") if p.has(f"{key}.sym") else ""
+        unit = f" {p(f'{key}.sym')}" if p.has(f"{key}.sym") else ""
         if step.atol > 0 and (step.rtol == 0 or r["y"] == 0):
             off = p("ui.off_abs", err=fmt(r["abs"], 2), unit=unit)
             tol = p("ui.tol_abs", tol=fmt(step.atol, 2), unit=unit)
