@@ -157,7 +157,7 @@ def _verdict(p: Text, step: Step, r: dict, key: str) -> None:
             tol = p("ui.tol_rel", tol=f"{100 * step.rtol:g}")
         msg = p("ui.right_number" if r["ok"] else "ui.wrong_number", said=fmt(r["x"], 6),
                 truth=fmt(r["y"], step.digits), unit=unit, off=off, tol=tol)
-    (st.success if r["ok"] else st.error)(msg, icon="✅" if r["ok"] else "❌")
+    (st.success if r["ok"] else st.error)(msg, icon=":material/check_circle:" if r["ok"] else ":material/cancel:")
 
 
 def _reveal(p: Text, page_t: Text, stem: str, step: Step, values: dict, key: str) -> None:
@@ -182,7 +182,7 @@ def _step(p: Text, page_t: Text, stem: str, i: int, step: Step, values: dict) ->
     current = r is not None and r.get("snap") == snapshot(step, values)
     if r is not None and "x" in r and not current:
         st.warning(p("ui.stale", old=_param_text(page_t, r["snap"]),
-                     new=_param_text(page_t, snapshot(step, values))), icon="🔁")
+                     new=_param_text(page_t, snapshot(step, values))), icon=":material/update:")
     if current and "x" in r:
         _verdict(p, step, r, key)
         _reveal(p, page_t, stem, step, values, key)
