@@ -8,7 +8,6 @@ import streamlit as st
 
 from sim import depth_sum as ds
 from ui.figures import show
-from ui import predict
 from ui.page import setup
 from ui.spec import PageSchema, Param
 from views.depth_sum import (FIGURES, at_depth, covariance, fill_sweep, one_step_data, over_depth, paths,
@@ -106,7 +105,7 @@ def render() -> None:
     alpha, L, sigma, N = v["alpha"], v["L"], v["sigma"], v["N"]
     rho, mu, a, c, trials, seed = v["rho"], v["mu"], v["a"], v["c"], v["trials"], v["seed"]
     ctx.section("intro")
-    predict.steps(ctx)
+    ctx.predict()
     ctx.section("statement")
 
     # Each section computes its data just before it is drawn, so the first figures reach the browser

@@ -5,7 +5,6 @@ import numpy as np
 import streamlit as st
 
 from ui.figures import show
-from ui import predict
 from ui.page import setup
 from ui.spec import PageSchema, Param
 from views.gaussian_width import (focus, focus_args, hist_figure, overview, overview_figure, picture, picture_figure,
@@ -62,7 +61,7 @@ def render() -> None:
     k, M = min(v["k"], D), min(v["M"], D)
 
     ctx.section("intro")
-    predict.steps(ctx)
+    ctx.predict()
     ctx.section("statement")
 
     st.subheader(t(f"focus.{family}.title"))

@@ -5,7 +5,6 @@ import streamlit as st
 
 from sim import hemisphere as hs
 from ui.figures import freeze, show
-from ui import predict
 from ui.page import setup
 from ui.spec import PageSchema, Param
 from views.hemisphere import (PHASE_SIZES, clusters_figure, contrast_data, contrast_sphere_figure, diam_figure,
@@ -73,7 +72,7 @@ def render() -> None:
     n, d = v["n"], v["d"]
     projected = d > 3
     ctx.section("intro")
-    predict.steps(ctx)
+    ctx.predict()
     ctx.section("statement")
     hp = (n, d, v["beta"], v["horizon"], v["dt"], v["cap"], v["A"], v["A_seed"], v["seed"])
     with ctx.guard():

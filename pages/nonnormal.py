@@ -6,7 +6,6 @@ import math
 import streamlit as st
 
 from ui.figures import show
-from ui import predict
 from ui.page import setup
 from ui.spec import PageSchema, Param
 from views.nonnormal import (A_SCALAR, ellipse_figure, euler_data, euler_flow_figure, euler_scalar_figure,
@@ -80,7 +79,7 @@ def render() -> None:
     t, v = ctx.t, ctx.values
     M = v["M"]
     ctx.section("intro")
-    predict.steps(ctx)
+    ctx.predict()
     ctx.section("statement")
     with ctx.guard():
         f = flow_data(M, v["s_max"])

@@ -4,7 +4,6 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.figures import show
-from ui import predict
 from ui.page import setup
 from ui.spec import PageSchema, Param
 from views.two_point import (angle_figure, energy_figure, error_figure, simplex_data, simplex_figure,
@@ -24,7 +23,7 @@ def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
     ctx.section("intro")
-    predict.steps(ctx)
+    ctx.predict()
     ctx.section("statement")
     with ctx.guard():
         d = two_point_data(v["beta"], v["theta0"], v["horizon"], v["dt"])

@@ -86,6 +86,22 @@ def depth_sum_truth(q):
             "residual": (1 + L ** (-2 * a)) ** L}
 
 
+def measures_truth(q):
+    n = int(q["n"])
+    # E|mean of n uniforms - 1/2| from the characteristic function: (1/(pi n)) ∫ (1 - sinc(u)^n) / u^2 du
+    f = lambda u: (1 - (math.sin(u) / u) ** n) / u ** 2 if u > 1e-4 else n / 6.0
+    e_abs = (integrate.quad(f, 0, 60, limit=400)[0] + 1 / 60) / (math.pi * n)
+    return {"equispaced": math.pi / (2 * n), "fixed_shift": 2 * math.pi * e_abs}
+
+
+def block_truth(q):
+    d, c = float(q["sink_delta"]), float(q["sink_share"])
+    # N_max: the largest N with e^d / (e^d + N - 1) >= c, found by bisection on the share itself
+    share = lambda N: math.exp(d) / (math.exp(d) + N - 1)
+    nmax = optimize.brentq(lambda N: share(N) - c, 1, 1e12, xtol=1e-12, rtol=1e-14)
+    return {"gain0": 10 ** (-float(q["log_eps"]) / 2), "sink": nmax}
+
+
 # page -> language -> query; the steps with a figure; a parameter change and the steps it invalidates
 CASES = {
     "two_point": dict(
@@ -112,6 +128,15 @@ CASES = {
         query={"en": dict(alpha="0.5", L="64", sigma="1.5", rho="0.1"),
                "zh": dict(alpha="0.3", L="40", sigma="0.7", rho="0")},
         change=("L", 100), stale={"variance", "exponent", "residual"}),
+    "measures": dict(
+        truth=measures_truth, figures=set(),
+        query={"en": dict(n="32"), "zh": dict(n="7")},
+        change=("n", 50), stale={"equispaced", "fixed_shift"}),
+    "block": dict(
+        truth=block_truth, figures=set(),
+        query={"en": dict(norm_d="64", log_eps="-6", sink_delta="6", sink_share="0.5"),
+               "zh": dict(norm_d="1", log_eps="-3", sink_delta="2.5", sink_share="0.2")},
+        change=("sink_delta", 8.0), stale={"sink"}),
 }
 
 
@@ -152,6 +177,19 @@ def _wrong(step: Step, y):
     return y + 1.0 if abs(y) < 1e-9 else y * (1.6 if y > 0 else 0.4) + (1.0 if step.atol else 0.0)
 
 
+def _load_metrics(lang, stem, sid):
+    import tomllib
+
+    from ui.i18n import TEXT_DIR
+
+    with open(TEXT_DIR / lang / "predict.toml", "rb") as fh:
+        return list(tomllib.load(fh)[stem][sid].get("metrics", {}))
+
+
+def _count_metric(at, label):
+    return sum(1 for m in at.metric if m.label == label)
+
+
 def _fig_key(stem, sid):
     return f"fig_predict_{stem}_{sid}"
 
@@ -171,6 +209,9 @@ def test_predict_then_reveal(stem, lang):
     assert not at.exception
     assert any(e.label == p("ui.title", n=len(steps)) for e in at.expander)
     assert _charts(at) == set(), "nothing is revealed before an answer"
+    labels = {(sid, k): p(f"{stem}.{sid}.metrics.{k}") for sid in steps for k in
+              (_load_metrics(lang, stem, sid))}
+    before = {key: _count_metric(at, lab) for key, lab in labels.items()}
 
     # one step the long way: wrong -> rejected, revealed with the error; try again -> hidden
     first = next(iter(steps))
@@ -201,6 +242,8 @@ def test_predict_then_reveal(stem, lang):
             assert any(f"{truth[sid]:.{step.digits}g}" in s for s in succ), (sid, truth[sid], succ)
         else:
             assert any(p(f"{stem}.{sid}.choices.{truth[sid]}") in s for s in succ), (sid, succ)
+    for key, lab in labels.items():   # the step's metrics are revealed with it
+        assert _count_metric(at, lab) == before[key] + 1, lab
     done = p("ui.progress", done=len(steps), right=len(steps), n=len(steps))
     assert any(c.value == done for c in at.caption), done
     assert all("{" not in m for m in succ)

@@ -125,6 +125,10 @@ class Ctx:
         st.subheader(self.t(f"{key}.title"))
         st.markdown(self.t(f"{key}.body"))
 
+    def predict(self) -> None:  # the page's "Predict first" steps (ui/predict.py), if it has any
+        from ui.predict import steps
+        steps(self)
+
     @contextlib.contextmanager
     def guard(self):
         """Turn a ValueError from sim/ into a clear message instead of a traceback."""

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from sim import block as bk
 from sim import depth_sum as ds
 from sim import gaussian_width as gw
+from sim import measures as ms
 from sim import nonnormal as nn
 from sim import two_point as tp
 from ui.predict import Step, fmt
@@ -161,6 +165,28 @@ def _ds_fig(name):
     return reveal
 
 
+# --------------------------------------------------------------------------- measures
+def ms_equispaced(v: dict) -> float:
+    """W1 between n equally spaced tokens on the circle and the uniform measure."""
+    return ms.equispaced_w1(v["n"])
+
+
+def ms_fixed_shift(v: dict) -> float:
+    """The mean of the fixed-shift bound on W1 for n independent uniform tokens."""
+    return ms.fixed_shift_mean(v["n"])
+
+
+# --------------------------------------------------------------------------- block
+def bk_gain0(v: dict) -> float:
+    """Largest gain of RMSNorm at x = 0 (ε = 10^log_eps), in dimension norm_d."""
+    return bk.rmsnorm_gain(np.zeros(v["norm_d"]), 10.0 ** v["log_eps"])
+
+
+def bk_sink(v: dict) -> float:
+    """Largest number of tokens among which the sink keeps the chosen share (real-valued)."""
+    return bk.sink_capacity(v["sink_delta"], v["sink_share"])
+
+
 # --------------------------------------------------------------------------- the steps
 STEPS: dict[str, tuple[Step, ...]] = {
     "two_point": (
@@ -198,5 +224,20 @@ STEPS: dict[str, tuple[Step, ...]] = {
         Step("exponent", ("alpha", "L", "rho"), ds_exponent, rtol=0.0, atol=0.05, digits=3,
              reveal=_ds_fig("var"), texts=lambda v: {"L2": 2 * v["L"]}),
         Step("residual", ("alpha", "L"), ds_residual, rtol=0.1, reveal=_ds_fig("res")),
+    ),
+    "measures": (
+        Step("equispaced", ("n",), ms_equispaced, rtol=0.1, texts=lambda v: {"n": v["n"]},
+             metrics=lambda v: [("w1", fmt(ms_equispaced(v)))]),
+        Step("fixed_shift", ("n",), ms_fixed_shift, rtol=0.15,
+             metrics=lambda v: [("mean", fmt(ms_fixed_shift(v))),
+                                ("ratio", fmt(ms_fixed_shift(v) / ms_equispaced(v), 3))]),
+    ),
+    "block": (
+        Step("gain0", ("norm_d", "log_eps"), bk_gain0, rtol=0.1,
+             texts=lambda v: {"eps": f"{10.0 ** v['log_eps']:.3g}"},
+             metrics=lambda v: [("gain", fmt(bk_gain0(v)))]),
+        Step("sink", ("sink_delta", "sink_share"), bk_sink, rtol=0.1,
+             texts=lambda v: {"gap": f"{v['sink_delta']:g}", "share": f"{v['sink_share']:g}"},
+             metrics=lambda v: [("nmax", fmt(bk_sink(v))), ("floor", f"{math.floor(bk_sink(v)):d}")]),
     ),
 }
