@@ -234,7 +234,7 @@ STEPS: dict[str, tuple[Step, ...]] = {
     ),
     "block": (
         Step("gain0", ("norm_d", "log_eps"), bk_gain0, rtol=0.1,
-             texts=lambda v: {"eps": f"{10.0 ** v['log_eps']:.3g}"},
+             texts=lambda v: {"eps": f"$10^{{{v['log_eps']:g}}}$"},
              metrics=lambda v: [("gain", fmt(bk_gain0(v)))]),
         Step("sink", ("sink_delta", "sink_share"), bk_sink, rtol=0.1,
              texts=lambda v: {"gap": f"{v['sink_delta']:g}", "share": f"{v['sink_share']:g}"},
