@@ -66,6 +66,7 @@ def render() -> None:
         st.html("<style>.st-key-correlation { display: none; }</style>")
 
     ctx.section("intro")
+    ctx.predict()
     ctx.section("statement")
 
     st.subheader(t(f"focus.{family}.title"))

@@ -72,6 +72,7 @@ def render() -> None:
     n, d = v["n"], v["d"]
     projected = d > 3
     ctx.section("intro")
+    ctx.predict()
     ctx.section("statement")
     hp = (n, d, v["beta"], v["horizon"], v["dt"], v["cap"], v["A"], v["A_seed"], v["seed"])
     cp = (n, d, v["contrast_beta"], v["contrast_horizon"], v["dt"], v["A"], v["A_seed"], v["seed"])

@@ -23,6 +23,7 @@ def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
     ctx.section("intro")
+    ctx.predict()
     ctx.section("statement")
 
     # 1. n tokens against a large reference system, over depth

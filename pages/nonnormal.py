@@ -79,6 +79,7 @@ def render() -> None:
     t, v = ctx.t, ctx.values
     M = v["M"]
     ctx.section("intro")
+    ctx.predict()
     ctx.section("statement")
     with ctx.guard():
         f = flow_data(M, v["s_max"])

@@ -23,6 +23,7 @@ def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
     ctx.section("intro")
+    ctx.predict()
     ctx.section("statement")
     with ctx.guard():
         d = two_point_data(v["beta"], v["theta0"], v["horizon"], v["dt"])

@@ -122,3 +122,29 @@ def test_chinese_sentences_have_a_verb_and_no_line_starts_with_a_comma():
     for name in FILES:
         for key, v in _values("zh", name).items():
             assert not re.search(r"^\s*[，。；、]", v, re.M), f"zh/{name}: {key}"
+
+
+# ----------------------------------------------------------------------------- issue 16
+def test_predict_steps_have_their_texts_in_both_languages():
+    """Every step of views/predict.py has its texts in predict.toml (both languages: the same keys
+    are checked above), and the formatted ones format with the page's default values."""
+    from views.predict import STEPS
+
+    for lang in ("en", "zh"):
+        d = _load(lang, "predict.toml")
+        assert set(d) == {"ui", *STEPS}, f"{lang}: tables {sorted(d)}"
+        for stem, steps in STEPS.items():
+            values = {p.name: p.default for p in page_schema(stem).params}
+            assert set(d[stem]) == {s.id for s in steps}, f"{lang}/{stem}"
+            for s in steps:
+                t = d[stem][s.id]
+                args = s.args(values)
+                for k in ("instruction", "question", "explain"):
+                    t[k].format(**args)          # raises on a stray single brace or unknown name
+                if s.kind == "choice":
+                    assert set(t["choices"]) == set(s.choices), f"{lang}/{stem}.{s.id}"
+                    assert "unit" not in t
+                else:
+                    assert t["unit"].strip() and "choices" not in t
+                if s.metrics is not None:
+                    assert {k for k, _ in s.metrics(values)} == set(t["metrics"]), f"{lang}/{stem}.{s.id}"

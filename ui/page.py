@@ -130,6 +130,10 @@ class Ctx:
         if key == "questions":  # worked answers: instructors, or the class once released
             show_answers(self)
 
+    def predict(self) -> None:  # the page's "Predict first" steps (ui/predict.py), if it has any
+        from ui.predict import steps
+        steps(self)
+
     @contextlib.contextmanager
     def guard(self):
         """Turn a ValueError from sim/ into a clear message instead of a traceback."""

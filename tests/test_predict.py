@@ -1,0 +1,297 @@
+"""Predict, then reveal (issue 16): every page with steps, in both languages, through AppTest.
+
+For each page the true answers are computed HERE, independently of views/predict.py (closed forms,
+scipy quadrature / ODE solvers / matrix exponentials, or the sim/ simulation run directly), for
+parameter values that differ per language. Checked: a right answer is accepted (success shown),
+a wrong one is rejected with the true value and the error shown, "try again" hides the reveal,
+the step's figure is hidden before an answer and shown after, and a parameter change marks the
+answer as being for other values and hides the reveal again.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, optimize, special
+from scipy.linalg import expm
+
+from tests.conftest import app_test
+from ui.i18n import Text
+from ui.predict import Step, judge
+
+TIMEOUT = 300  # the shared test machine can be very loaded
+
+
+# --------------------------------------------------------------------------- independent answers
+def _sa_half_angle(beta, theta0, tau):
+    """The SA half-angle ODE integrated in ϑ itself (the app integrates log ϑ)."""
+    f = lambda _, y: [-math.sin(2 * y[0]) / (1 + math.exp(beta * (1 - math.cos(2 * y[0]))))]
+    return integrate.solve_ivp(f, (0, tau), [theta0], rtol=1e-11, atol=1e-14).y[0, -1]
+
+
+def _usa_half_angle(beta, theta0, tau):
+    f = lambda _, y: [-0.5 * math.exp(beta * math.cos(2 * y[0])) * math.sin(2 * y[0])]
+    return integrate.solve_ivp(f, (0, tau), [theta0], method="LSODA", rtol=1e-10, atol=1e-300).y[0, -1]
+
+
+def two_point_truth(q):
+    b, th, h, dt = (float(q[k]) for k in ("beta", "theta0", "horizon", "dt"))
+    tau = max(round(h / dt), 1) * dt
+    sa, usa = _sa_half_angle(b, th, tau), _usa_half_angle(b, th, tau)
+    return {"sa_end": sa, "energy0": -(math.exp(b) + math.exp(b * math.cos(2 * th))) / (4 * b),
+            "smaller": "usa" if usa < sa else "sa"}
+
+
+def hemisphere_truth(q):
+    from sim import hemisphere as hs
+    from sim.attention import simulate
+
+    n, d, seed = int(q["n"]), 3, 0
+    A = hs.random_matrix(d, "identity", 0)
+    run = lambda Z0, beta, horizon: simulate(Z0, beta, 0.1, round(horizon / 0.1), A=A)[-1]
+    Zh = run(hs.cap_uniform(n, d, math.radians(float(q["cap"])), seed=seed), float(q["beta"]),
+             float(q["horizon"]))
+    Zc = run(hs.sphere_uniform(n, d, seed=seed + 1), float(q["contrast_beta"]), float(q["contrast_horizon"]))
+    G = np.clip(Zh @ Zh.T, -1, 1)
+    diam = float(np.max(np.arccos(G)))
+    return {"collapse": "one" if diam < 1e-2 else "spread", "clusters": float(hs.cluster_count(Zc, 0.999))}
+
+
+def gaussian_width_truth(q):
+    D, k, M = int(q["D"]), int(q["k"]), int(q["M"])
+    k, M = min(k, D), min(M, D)
+    sub = math.sqrt(2) * math.exp(special.gammaln((k + 1) / 2) - special.gammaln(k / 2))
+    # E max of M iid |N(0,1)| = ∫_0^∞ 1 - (2Φ(r) - 1)^M dr   (correlation 0)
+    dirs = integrate.quad(lambda r: 1 - special.erf(r / math.sqrt(2)) ** M, 0, 40, limit=200)[0]
+    return {"subspace": sub, "directions": dirs}
+
+
+def nonnormal_truth(q):
+    M, delta = float(q["M"]), float(q["delta"])
+    A = np.array([[-1.0, M], [0.0, -1.0]])
+    norm = lambda s: np.linalg.norm(expm(s * A), 2)
+    r = optimize.minimize_scalar(lambda s: -norm(s), bounds=(0, 3), method="bounded",
+                                 options={"xatol": 1e-10})
+    x = 1 - delta   # the Euler factor for V' = -V
+    regime = ("monotone" if x > 0 else "zero" if x == 0 else "alternating" if x > -1 else
+              "neutral" if x == -1 else "divergent")
+    return {"when": float(r.x), "peak": float(-r.fun), "regime": regime}
+
+
+def depth_sum_truth(q):
+    a, L, s, rho = float(q["alpha"]), int(q["L"]), float(q["sigma"]), float(q["rho"])
+    var = lambda n: s * s * n ** (-2 * a) * (n + n * (n - 1) * rho)
+    return {"variance": var(L), "exponent": math.log2(var(2 * L) / var(L)),
+            "residual": (1 + L ** (-2 * a)) ** L}
+
+
+def measures_truth(q):
+    n = int(q["n"])
+    # E|mean of n uniforms - 1/2| from the characteristic function: (1/(pi n)) ∫ (1 - sinc(u)^n) / u^2 du
+    f = lambda u: (1 - (math.sin(u) / u) ** n) / u ** 2 if u > 1e-4 else n / 6.0
+    e_abs = (integrate.quad(f, 0, 60, limit=400)[0] + 1 / 60) / (math.pi * n)
+    return {"equispaced": math.pi / (2 * n), "fixed_shift": 2 * math.pi * e_abs}
+
+
+def block_truth(q):
+    d, c = float(q["sink_delta"]), float(q["sink_share"])
+    # N_max: the largest N with e^d / (e^d + N - 1) >= c, found by bisection on the share itself
+    share = lambda N: math.exp(d) / (math.exp(d) + N - 1)
+    nmax = optimize.brentq(lambda N: share(N) - c, 1, 1e12, xtol=1e-12, rtol=1e-14)
+    return {"gain0": 10 ** (-float(q["log_eps"]) / 2), "sink": nmax}
+
+
+# page -> language -> query; the steps with a figure; a parameter change and the steps it invalidates
+CASES = {
+    "two_point": dict(
+        truth=two_point_truth, figures={"smaller", "energy0"},
+        query={"en": dict(beta="2", theta0="0.8", horizon="4", dt="0.1"),
+               "zh": dict(beta="0.5", theta0="1.2", horizon="3", dt="0.2")},
+        change=("theta0", 0.5), stale={"smaller", "sa_end", "energy0"}),
+    "hemisphere": dict(
+        truth=hemisphere_truth, figures={"collapse", "clusters"},
+        query={"en": dict(n="24", cap="60", beta="2", horizon="10", contrast_beta="9", contrast_horizon="20"),
+               "zh": dict(n="20", cap="170", beta="1", horizon="5", contrast_beta="12", contrast_horizon="15")},
+        change=("cap", 120), stale={"collapse"}),
+    "gaussian_width": dict(
+        truth=gaussian_width_truth, figures={"subspace", "directions"},
+        query={"en": dict(D="64", k="9", M="20", correlation="0"),
+               "zh": dict(D="16", k="3", M="40", correlation="0")},
+        change=("k", 5), stale={"subspace"}),
+    "nonnormal": dict(
+        truth=nonnormal_truth, figures={"peak", "regime"},
+        query={"en": dict(M="6", delta="0.25"), "zh": dict(M="11.5", delta="1.5")},
+        change=("M", 3.0), stale={"when", "peak"}),
+    "depth_sum": dict(
+        truth=depth_sum_truth, figures={"variance", "exponent", "residual"},
+        query={"en": dict(alpha="0.5", L="64", sigma="1.5", rho="0.1"),
+               "zh": dict(alpha="0.3", L="40", sigma="0.7", rho="0")},
+        change=("L", 100), stale={"variance", "exponent", "residual"}),
+    "measures": dict(
+        truth=measures_truth, figures=set(),
+        query={"en": dict(n="32"), "zh": dict(n="7")},
+        change=("n", 50), stale={"equispaced", "fixed_shift"}),
+    "block": dict(
+        truth=block_truth, figures=set(),
+        query={"en": dict(norm_d="64", log_eps="-6", sink_delta="6", sink_share="0.5"),
+               "zh": dict(norm_d="1", log_eps="-3", sink_delta="2.5", sink_share="0.2")},
+        change=("sink_delta", 8.0), stale={"sink"}),
+}
+
+
+# --------------------------------------------------------------------------- AppTest helpers
+def _charts(at) -> set[str]:
+    """The keys of the predict figures on the page."""
+    out = set()
+    for el in at.get("plotly_chart"):
+        k = el.proto.id.rsplit("-", 1)[-1]
+        if k.startswith("fig_predict_"):
+            out.add(k)
+    return out
+
+
+def _submit(at, stem, sid, value):
+    steps = _steps(stem)
+    step = steps[sid]
+    key = f"_predict_{stem}_{sid}_in"
+    (at.radio(key=key) if step.kind == "choice" else at.number_input(key=key)).set_value(value)
+    btn = next(b for b in at.button if b.key and b.key.startswith(f"FormSubmitter:_predict_form_{stem}_{sid}-"))
+    btn.click().run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def _steps(stem) -> dict[str, Step]:
+    from views.predict import STEPS
+
+    return {s.id: s for s in STEPS[stem]}
+
+
+def _texts(at, kind):
+    return [e.value for e in getattr(at, kind)]
+
+
+def _wrong(step: Step, y):
+    if step.kind == "choice":
+        return next(c for c in step.choices if c != y)
+    return y + 1.0 if abs(y) < 1e-9 else y * (1.6 if y > 0 else 0.4) + (1.0 if step.atol else 0.0)
+
+
+def _load_metrics(lang, stem, sid):
+    import tomllib
+
+    from ui.i18n import TEXT_DIR
+
+    with open(TEXT_DIR / lang / "predict.toml", "rb") as fh:
+        return list(tomllib.load(fh)[stem][sid].get("metrics", {}))
+
+
+def _count_metric(at, label):
+    return sum(1 for m in at.metric if m.label == label)
+
+
+def _fig_key(stem, sid):
+    return f"fig_predict_{stem}_{sid}"
+
+
+# --------------------------------------------------------------------------- the tests
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("stem", list(CASES))
+def test_predict_then_reveal(stem, lang):
+    case = CASES[stem]
+    q = case["query"][lang]
+    truth = case["truth"](q)
+    steps = _steps(stem)
+    assert set(truth) == set(steps), "every step of the page is checked here"
+    p = Text("predict", lang)
+
+    at = app_test(stem, {"lang": lang, **q}, timeout=TIMEOUT)
+    assert not at.exception
+    assert any(e.label == p("ui.title", n=len(steps)) for e in at.expander)
+    assert _charts(at) == set(), "nothing is revealed before an answer"
+    labels = {(sid, k): p(f"{stem}.{sid}.metrics.{k}") for sid in steps for k in
+              (_load_metrics(lang, stem, sid))}
+    before = {key: _count_metric(at, lab) for key, lab in labels.items()}
+
+    # one step the long way: wrong -> rejected, revealed with the error; try again -> hidden
+    first = next(iter(steps))
+    s0 = steps[first]
+    _submit(at, stem, first, _wrong(s0, truth[first]))
+    errs = _texts(at, "error")
+    if s0.kind == "choice":
+        want = p(f"{stem}.{first}.choices.{truth[first]}")
+        assert any(want in e and p(f"{stem}.{first}.choices.{_wrong(s0, truth[first])}") in e for e in errs), errs
+    else:
+        assert any(f"{truth[first]:.{s0.digits}g}" in e for e in errs), (truth[first], errs)
+    assert (_fig_key(stem, first) in _charts(at)) == (first in case["figures"])
+    again = next(b for b in at.button if b.key == f"_predict_again_{stem}_{first}")
+    again.click().run()
+    assert _fig_key(stem, first) not in _charts(at)
+    assert not any(f"{truth[first]:.{s0.digits}g}" in e for e in _texts(at, "error") if s0.kind != "choice")
+
+    # every step answered right (a number 3 % off, well inside its tolerance): accepted, revealed
+    for sid, step in steps.items():
+        y = truth[sid]
+        x = y if step.kind == "choice" else (y * 1.03 if step.rtol >= 0.05 else y + 0.5 * step.atol)
+        _submit(at, stem, sid, x)
+        assert (_fig_key(stem, sid) in _charts(at)) == (sid in case["figures"]), sid
+    succ = _texts(at, "success")
+    assert len(succ) == len(steps), succ
+    for sid, step in steps.items():
+        if step.kind == "number":
+            assert any(f"{truth[sid]:.{step.digits}g}" in s for s in succ), (sid, truth[sid], succ)
+        else:
+            assert any(p(f"{stem}.{sid}.choices.{truth[sid]}") in s for s in succ), (sid, succ)
+    for key, lab in labels.items():   # the step's metrics are revealed with it
+        assert _count_metric(at, lab) == before[key] + 1, lab
+    done = p("ui.progress", done=len(steps), right=len(steps), n=len(steps))
+    assert any(c.value == done for c in at.caption), done
+    assert all("{" not in m for m in succ)
+
+    # a parameter change: the answers that depend on it are for other values now
+    name, value = case["change"]
+    next(w for w in at.slider if w.key == name).set_value(value).run()
+    assert not at.exception
+    shown = _charts(at)
+    for sid in steps:
+        assert (_fig_key(stem, sid) in shown) == (sid in case["figures"] and sid not in case["stale"]), sid
+    prefix = p("ui.stale", old="\x00", new="\x00").split("\x00")[0]
+    stale = [w for w in _texts(at, "warning") if w.startswith(prefix)]
+    assert len(stale) == len(case["stale"]), _texts(at, "warning")
+    assert len(_texts(at, "success")) == len(steps) - len(case["stale"])
+
+
+def test_judge_relative_absolute_and_choice():
+    s = Step("x", (), lambda v: 0.0, rtol=0.1)
+    assert judge(s, 1.09, 1.0)["ok"] and not judge(s, 1.11, 1.0)["ok"]
+    assert judge(s, -1.05, -1.0)["ok"] and not judge(s, 1.0, -1.0)["ok"]
+    assert judge(s, 1.2, 1.0)["rel"] == pytest.approx(0.2)
+    a = Step("y", (), lambda v: 0.0, rtol=0.0, atol=0.5)
+    assert judge(a, 3.4, 3.0)["ok"] and not judge(a, 3.6, 3.0)["ok"]
+    assert judge(a, 0.2, 0.0)["ok"] and judge(a, 0.2, 0.0)["abs"] == pytest.approx(0.2)
+    c = Step("z", (), lambda v: "a", kind="choice", choices=("a", "b"))
+    assert judge(c, "a", "a")["ok"] and not judge(c, "b", "a")["ok"]
+
+
+@pytest.mark.parametrize("stem", list(CASES))
+def test_answers_follow_the_parameters(stem):
+    """No stored answers: views/predict.py gives the independent value for two parameter sets."""
+    steps = _steps(stem)
+    from tests.conftest import page_schema
+
+    defaults = {p.name: p.default for p in page_schema(stem).params}
+    seen = []
+    for lang in ("en", "zh"):
+        q = CASES[stem]["query"][lang]
+        values = dict(defaults)
+        for k, v in q.items():
+            values[k] = type(defaults[k])(float(v)) if not isinstance(defaults[k], str) else v
+        truth = CASES[stem]["truth"](q)
+        got = {sid: s.answer(values) for sid, s in steps.items()}
+        for sid, s in steps.items():
+            if s.kind == "choice":
+                assert got[sid] == truth[sid], (sid, got[sid], truth[sid])
+            else:
+                assert got[sid] == pytest.approx(truth[sid], rel=1e-6, abs=1e-9), sid
+        seen.append(got)
+    assert seen[0] != seen[1]

@@ -1,0 +1,220 @@
+"""Predict, then reveal (issue 16): guided steps a student answers before seeing a figure.
+
+A page calls ``predict.steps(ctx)`` once (after its intro). The steps of a page live in
+``views/predict.py`` (``STEPS[stem]``: what each answer depends on and how ``sim/`` computes it)
+and their texts in ``assets/text/<lang>/predict.toml`` (one table per page). Everything is drawn
+inside one collapsed expander, so a reader who skips it sees the page as before.
+
+A step is: an instruction ("set β to 2"), a question with a number input (with its unit) or a
+choice, and a reveal. The answer is typed in an ``st.form`` (nothing reruns while typing; Enter
+submits). On submit the value is computed by ``sim/`` for the *current* parameters, compared with
+the answer (relative or absolute error, or right/wrong), and the verdict, a short explanation and
+the step's figure (or metrics) are shown. The record keeps the parameter values it was answered
+for: when they change, the step says so and asks again. Progress lives in ``st.session_state``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import streamlit as st
+
+from ui.i18n import Text
+
+_STATE = "_predict"          # session_state[_STATE][stem][step id] -> record
+
+
+@dataclass(frozen=True)
+class Step:
+    """One guided step of a page (texts: ``predict.toml [<stem>.<id>]``).
+
+    ``answer(values)`` returns the true value for the page's parameter values (a float, or a
+    choice id for ``kind="choice"``), computed with ``sim/``. ``params`` are the parameters it
+    depends on (a change of any of them invalidates an answer). An answer ``x`` to a number
+    question is right when ``|x - y| <= atol + rtol * |y|``. ``reveal(t, values)`` returns what
+    to show once answered: a figure (``ui.figures`` / a page builder), or ``None``; ``metrics
+    (values)`` returns ``[(text key, formatted value), ...]`` shown with it.
+    """
+
+    id: str
+    params: tuple[str, ...]
+    answer: Callable[[dict], float | str]
+    kind: str = "number"                     # "number" | "choice"
+    choices: tuple[str, ...] = ()
+    rtol: float = 0.1
+    atol: float = 0.0
+    digits: int = 4                          # significant digits of the shown true value
+    reveal: Callable | None = None           # (page Text, values) -> figure or None
+    metrics: Callable[[dict], list] | None = None
+    texts: Callable[[dict], dict] | None = None   # extra named values for the step's texts
+
+    def args(self, values: dict) -> dict:
+        """The names a step's texts may use: the page's values and the step's own (``texts``)."""
+        return {**values, **(self.texts(values) if self.texts is not None else {})}
+
+
+# --------------------------------------------------------------------------- pure helpers
+def judge(step: Step, x, y) -> dict:
+    """Compare an answer ``x`` with the true value ``y``: ``ok`` and the errors (pure, tested)."""
+    if step.kind == "choice":
+        return {"ok": x == y, "abs": None, "rel": None}
+    x, y = float(x), float(y)
+    err = abs(x - y)
+    rel = err / abs(y) if y != 0 else (0.0 if err == 0 else math.inf)
+    return {"ok": err <= step.atol + step.rtol * abs(y), "abs": err, "rel": rel}
+
+
+def snapshot(step: Step, values: dict) -> tuple:
+    """The parameter values an answer is valid for."""
+    return tuple((name, values.get(name)) for name in step.params)
+
+
+def fmt(y, digits: int = 4) -> str:
+    if isinstance(y, str):
+        return y
+    if y == 0:
+        return "0"
+    return f"{y:.{digits}g}"
+
+
+def _store(stem: str) -> dict:
+    return st.session_state.setdefault(_STATE, {}).setdefault(stem, {})
+
+
+def _input_key(stem: str, sid: str) -> str:
+    return f"_predict_{stem}_{sid}_in"
+
+
+def _steps_of(stem: str) -> tuple[Step, ...]:
+    from views.predict import STEPS   # views/ depends on ui/, not the other way at import time
+
+    return STEPS.get(stem, ())
+
+
+# --------------------------------------------------------------------------- callbacks
+def _submit(stem: str, step: Step, values: dict) -> None:
+    """Form callback: runs before the rerun, so the reveal is drawn in the same run."""
+    x = st.session_state.get(_input_key(stem, step.id))
+    rec = _store(stem)
+    if x is None:
+        rec[step.id] = {"missing": True, "snap": snapshot(step, values)}
+        return
+    try:
+        y = step.answer(values)
+        err = None
+    except (ValueError, FloatingPointError, OverflowError) as exc:
+        y, err = None, str(exc)
+    verdict = judge(step, x, y) if err is None else {"ok": False, "abs": None, "rel": None}
+    prev = rec.get(step.id, {})
+    rec[step.id] = {"x": x, "y": y, "error": err, "snap": snapshot(step, values),
+                    "tries": prev.get("tries", 0) + 1, **verdict}
+
+
+def _again(stem: str, sid: str) -> None:
+    rec = _store(stem)
+    tries = rec.get(sid, {}).get("tries", 0)
+    rec[sid] = {"tries": tries, "cleared": True}
+    st.session_state.pop(_input_key(stem, sid), None)
+
+
+# --------------------------------------------------------------------------- drawing
+def _param_text(page_t: Text, snap: tuple) -> str:
+    out = []
+    for name, v in snap:
+        label = page_t(f"params.{name}.label") if page_t.has(f"params.{name}.label") else name
+        label = label.split(" — ")[0].split(" – ")[0].split("——")[0].strip()
+        out.append(f"{label} = {fmt(v) if isinstance(v, float) else v}")
+    return ", ".join(out)
+
+
+def _form(p: Text, stem: str, step: Step, values: dict, key: str) -> None:
+    with st.form(f"_predict_form_{stem}_{step.id}", border=False, enter_to_submit=True):
+        q = p(f"{key}.question", **step.args(values))
+        if step.kind == "choice":
+            st.radio(q, options=list(step.choices), index=None, key=_input_key(stem, step.id),
+                     format_func=lambda c: p(f"{key}.choices.{c}"))
+        else:
+            st.number_input(f"{q} ({p(f'{key}.unit')})", value=None, format="%g", step=None,
+                            key=_input_key(stem, step.id), placeholder=p("ui.placeholder"))
+        st.form_submit_button(p("ui.submit"), on_click=_submit, args=(stem, step, values))
+
+
+def _verdict(p: Text, step: Step, r: dict, key: str) -> None:
+    if r.get("error"):
+        st.error(p("ui.compute_error", msg=r["error"]))
+        return
+    if step.kind == "choice":
+        said, truth = p(f"{key}.choices.{r['x']}"), p(f"{key}.choices.{r['y']}")
+        msg = p("ui.right_choice" if r["ok"] else "ui.wrong_choice", said=said, truth=truth)
+    else:
+        unit = f" {p(f'{key}.sym')}" if p.has(f"{key}.sym") else ""
+        if step.atol > 0 and (step.rtol == 0 or r["y"] == 0):
+            off = p("ui.off_abs", err=fmt(r["abs"], 2), unit=unit)
+            tol = p("ui.tol_abs", tol=fmt(step.atol, 2), unit=unit)
+        else:
+            off = p("ui.off_rel", err=f"{100 * r['rel']:.3g}") if math.isfinite(r["rel"]) else ""
+            tol = p("ui.tol_rel", tol=f"{100 * step.rtol:g}")
+        msg = p("ui.right_number" if r["ok"] else "ui.wrong_number", said=fmt(r["x"], 6),
+                truth=fmt(r["y"], step.digits), unit=unit, off=off, tol=tol)
+    (st.success if r["ok"] else st.error)(msg, icon=":material/check_circle:" if r["ok"] else ":material/cancel:")
+
+
+def _reveal(p: Text, page_t: Text, stem: str, step: Step, values: dict, key: str) -> None:
+    from ui.figures import show
+
+    st.markdown(p(f"{key}.explain", **step.args(values)))
+    if step.metrics is not None:
+        items = step.metrics(values)
+        cols = st.columns(len(items))
+        for col, (mkey, val) in zip(cols, items):
+            col.metric(p(f"{key}.metrics.{mkey}"), val)
+    if step.reveal is not None:
+        fig = step.reveal(page_t, values)
+        if fig is not None:
+            show(fig, key=f"fig_predict_{stem}_{step.id}")
+
+
+def _step(p: Text, page_t: Text, stem: str, i: int, step: Step, values: dict) -> None:
+    key = f"{stem}.{step.id}"
+    r = _store(stem).get(step.id)
+    st.markdown(f"**{p('ui.step', i=i)}** {p(f'{key}.instruction', **step.args(values))}")
+    current = r is not None and r.get("snap") == snapshot(step, values)
+    if r is not None and "x" in r and not current:
+        st.warning(p("ui.stale", old=_param_text(page_t, r["snap"]),
+                     new=_param_text(page_t, snapshot(step, values))), icon=":material/update:")
+    if current and "x" in r:
+        _verdict(p, step, r, key)
+        _reveal(p, page_t, stem, step, values, key)
+        st.button(p("ui.again"), key=f"_predict_again_{stem}_{step.id}", on_click=_again,
+                  args=(stem, step.id))
+        return
+    if current and r.get("missing"):
+        st.info(p("ui.missing"))
+    _form(p, stem, step, values, key)
+
+
+def progress(stem: str, values: dict) -> tuple[int, int, int]:
+    """(answered for the current values, right among them, number of steps) of a page."""
+    steps_ = _steps_of(stem)
+    rec = st.session_state.get(_STATE, {}).get(stem, {})
+    done = [rec[s.id] for s in steps_ if s.id in rec and "x" in rec[s.id]
+            and rec[s.id].get("snap") == snapshot(s, values)]
+    return len(done), sum(1 for r in done if r.get("ok")), len(steps_)
+
+
+def steps(ctx) -> None:
+    """Draw the page's 'Predict first' steps in one collapsed expander (nothing if it has none)."""
+    stem, values = ctx.stem, ctx.values
+    page_steps = _steps_of(stem)
+    if not page_steps:
+        return
+    p = Text("predict", ctx.lang)
+    with st.expander(p("ui.title", n=len(page_steps)), icon=":material/psychology_alt:"):
+        st.markdown(p("ui.how"))
+        done, right, n = progress(stem, values)
+        st.caption(p("ui.progress", done=done, right=right, n=n))
+        for i, step in enumerate(page_steps, 1):
+            if i > 1:
+                st.divider()
+            _step(p, ctx.t, stem, i, step, values)
