@@ -15,6 +15,7 @@ from sim import low_temperature as lt
 from ui.figures import (COLORS, band, cached_figure, figure, figure3d, line, markers, sphere_wire, typed,
                         vline)
 from ui.page import cached
+from views._legend import tall_legend
 
 MODELS = ("axis", "plane", "drift")
 #: the three inverse temperatures of a view: 10^(L-2), 10^(L-1), 10^L
@@ -150,7 +151,7 @@ def w2_figure(t, model, gap, log10_beta, n, seeds, T, dt):
         plateau = np.mean(np.sqrt(4.0 * d["k"][b] / n)) if model == "axis" else 0.0
         if plateau > 0:                              # k = 0 for every seed: no plateau (log axis)
             data.append(markers([x[-1]], [plateau], t("fig.k_marker", beta=_beta_label(beta)), col, symbol="x"))
-    return figure(t("fig.x_depth"), t("fig.y_w2"), t("fig.w2_title"), data, log_y=True)
+    return tall_legend(figure(t("fig.x_depth"), t("fig.y_w2"), t("fig.w2_title"), data, log_y=True))
 
 
 @cached_figure
@@ -167,17 +168,25 @@ def dist_figure(t, model, gap, log10_beta, n, seeds, T, dt):
         lb = math.log(beta)
         if 0.0 < lb < d["t"][-1]:
             shapes.append(vline(lb, col, dash="dot"))
-    return figure(t("fig.x_depth"), t("fig.y_dist"), t("fig.dist_title"), data, log_y=True, shapes=shapes)
+    if shapes:                                       # what the dotted lines are, once
+        data.append(line([None], [None], t("fig.log_beta_key"), COLORS["ref"], width=1, dash="dot"))
+    return tall_legend(figure(t("fig.x_depth"), t("fig.y_dist"), t("fig.dist_title"), data, log_y=True,
+                              shapes=shapes))
 
 
 @cached_figure
 def rate_figure(t, model, gap, n, seeds, dt):
     r = rate_data(model, gap, n, seeds, dt)
+    # a seed's distance can reach rounding (~1e-16) at large β: the error bars then stretch the axis over
+    # many decades, which the house tick rule (it sees the markers only) would label one by one
+    ends = np.concatenate([r["lo"], r["hi"], r["C"] * r["rate"]])
+    pos = ends[ends > 0]
+    span = math.log10(pos.max() / pos.min()) if pos.size else 0.0
     return figure(t("fig.x_beta"), t("fig.y_dist_rate", depth=f"{r['depth']:.3g}"), t("fig.rate_title"), [
         line(r["betas"], r["C"] * r["rate"], t("fig.rate_line"), COLORS["bound"]),
         markers(r["betas"], r["mean"], t("fig.rate_sim"), error=(r["hi"] - r["mean"], r["mean"] - r["lo"]),
                 error_y=dict(thickness=1)),
-    ], log_x=True, log_y=True)
+    ], log_x=True, log_y=True, yaxis=dict(dtick=math.ceil(span / 6)) if span > 7 else None)
 
 
 #: parallels of the wireframe sphere (degrees): with the equator, where the "plane" model gathers
