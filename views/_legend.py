@@ -1,4 +1,4 @@
-"""Legend layout shared by views/coordinates.py and views/rotation.py (a candidate for ui.figures)."""
+"""Legend layout shared by the views of coordinates, rotation, width and low_temperature (a candidate for ui.figures)."""
 from __future__ import annotations
 
 import re
