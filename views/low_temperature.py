@@ -233,7 +233,7 @@ def scene_figure(t, model, gap, log10_beta, n, seeds, T, dt):
         traces.append(_scatter3d(_xyz(sc["mid"]), "markers", t("fig3d.mid", tau=f"{sc['t_mid']:.3g}"),
                                  marker=dict(color=COLORS["other"], **marker)))
     traces.append(_scatter3d(_xyz(sc["end"]), "markers", t("fig3d.end", tau=f"{sc['t_end']:.3g}"),
-                             marker=dict(color=COLORS["sa"], **marker)))
+                             marker=dict(color=COLORS["sa"], **{**marker, "size": 7})))
     ax = dict(range=[-1.35, 1.35], showbackground=False, gridcolor="#E5E5E5", zeroline=False,
               showticklabels=False)
     # legend below the scene: its 4-6 entries wrap on a narrow column and would run into the title
