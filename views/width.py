@@ -145,7 +145,7 @@ def loss_figure(t, N, start, T, dt, data, seed):
                    line=dict(width=2 if s == "lazy" else 1.5, dash="solid"))
         sim_markers(fig, d["t"], d["loss"], t(f"fig.{s}_loss"), color=SCALE_COLOR[s],
                     symbol=SCALE_SYMBOL[s])
-    return tall_legend(fig)
+    return tall_legend(fig, columns=1)     # two columns overlap on a phone
 
 
 @cached_figure
