@@ -114,7 +114,8 @@ def _paths(theta: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def tokens_figure(t, n, beta, depth, dt, seed):
     s = stability_data(n, beta, depth, dt, seed)
     x, y = _paths(s["theta"], s["t"])
-    return figure(t("fig.x_depth"), t("fig.y_angle"), t("fig.tokens_title"), height=460, data=[
+    # one legend entry (a heatmap has none) is not shown: no legend rows to reserve under the title
+    return figure(t("fig.x_depth"), t("fig.y_angle"), t("fig.tokens_title"), height=425, margin=dict(t=60), data=[
         _density_heatmap(s["t"], s["centres"], s["density"], t("fig.reference")),
         line(x, y, t("fig.tokens", n=n), COLORS["sim"], width=1.2, dash="dash", connectgaps=False,
              hoverinfo="skip"),
