@@ -6,19 +6,28 @@
 #   docker run --rm -p 8501:8501 -v "$PWD/my-params.toml:/config/params.toml:ro" \
 #       -e APP_PARAMS_FILE=/config/params.toml tokens-on-the-sphere
 #
-# BASE must be a Debian-like image with python3 (3.11+), the venv module and
-# useradd; `make image-check` builds it from a local Debian base when no
-# registry is reachable.
-ARG BASE=python:3.11-slim
+# BASE must be a Debian bookworm image with python3 (3.11+), the venv module
+# and useradd; `make image-check` builds it from a local Debian bookworm base
+# when no registry is reachable.
+# The default is pinned by digest (the multi-arch index of python:3.11-slim-bookworm
+# on Docker Hub), so a rebuild gets the same base until this line is changed.
+# To move to a newer base: docker buildx imagetools inspect python:3.11-slim-bookworm
+# (or: skopeo inspect docker://docker.io/library/python:3.11-slim-bookworm) and
+# put the new digest here; `make image-check` pulls exactly this reference
+# whenever a registry answers and fails if it is gone.
+ARG BASE=python:3.11-slim-bookworm@sha256:2e32f7d302adc1c37428355c1e646897c0c53f4fd60b6a551245fb90ee129f91
 FROM ${BASE}
+
+# Debian packages pinned by version (bookworm's current version; a base from
+# another Debian release needs its own: apt-cache policy libgomp1).
+ARG LIBGOMP1_VERSION=12.2.0-14+deb12u1
 
 # libgomp1 gives Numba its OpenMP threading layer, which is safe when several
 # sessions run parallel kernels at the same time; without it Numba falls back
 # to "workqueue", which aborts the whole server on concurrent use.
 # One unprivileged user owns the only writable paths: the Numba cache and HOME.
-# hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libgomp1 \
+    && apt-get install -y --no-install-recommends "libgomp1=${LIBGOMP1_VERSION}" \
     && apt-get clean \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --create-home --home-dir /home/app --shell /usr/sbin/nologin --uid 10001 --user-group app \
@@ -32,11 +41,13 @@ ENV VIRTUAL_ENV=/opt/venv \
     NUMBA_CACHE_DIR=/var/cache/numba \
     NUMBA_THREADING_LAYER=threadsafe
 
-# Pinned runtime requirements only (requirements.txt), in a venv so any
-# Debian-style base works (PEP 668).
-COPY requirements.txt /app/requirements.txt
+# The runtime lock only (requirements.lock: every package with its hashes,
+# made by `make lock`): pip refuses anything unpinned or with another hash.
+# In a venv so any Debian-style base works (PEP 668).
+COPY requirements.lock /app/requirements.lock
 RUN python3 -m venv "$VIRTUAL_ENV" \
-    && pip install --no-cache-dir -r /app/requirements.txt
+    && pip install --no-cache-dir --require-hashes --no-deps -r /app/requirements.lock \
+    && pip check
 
 WORKDIR /app
 COPY . /app

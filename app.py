@@ -5,6 +5,7 @@ import gc
 import importlib
 
 from sim.warm import warm
+from ui import instructor
 from ui.nav import PAGES, navigation
 from ui.page import language_selector
 
@@ -26,4 +27,5 @@ st.set_page_config(page_title="Tokens on the Sphere", page_icon=":material/blur_
                    layout="wide")
 st.cache_resource(show_spinner=False)(_start_up)()
 lang = language_selector()
-st.navigation(navigation(lang), position="sidebar").run()
+instructor.sidebar(lang)  # draws nothing unless instructor mode is configured
+st.navigation(instructor.pages(navigation(lang), lang), position="sidebar").run()

@@ -1,80 +1,201 @@
-"""Benchmark: the compiled attention engine against the plain NumPy layer map.
+"""Benchmark: the compiled attention engine against the plain NumPy layer map and against a
+re-implementation of the authors' batched PyTorch step, in one run.
 
-Both compute the same layers (SA, d = 3, general A and V, beta = 1, dt = 0.1) from the
-same start. The baseline is ``sim.attention.simulate_reference``: one layer per Python
-iteration with a BLAS Gram matrix, ``np.exp`` and BLAS products. "engine" is the public
-``simulate`` (parallel over tokens from ``PARALLEL_MIN_N`` tokens on); "1 thread" is its
-serial kernel alone. Every figure is the best of several repeats, taken in turns so that
-load from other processes hits all columns alike; compilation is excluded.
-Pair-steps/s = steps * n * n / time.
+Tables
+1. The authors' case: B = 128 systems of n = 32 tokens on the circle (d = 2), A = V = I, SA,
+   dt = 0.1, 300 steps, 5 values of beta on linspace(0.1, 9, 5). Columns: the project engine
+   (``simulate_batch``: symmetric-score kernel, one exponential per pair, parallel over
+   systems), the same engine forced onto its per-row kernel (the lever "symmetric scores"), the
+   authors' PyTorch step (``bench/authors_torch.py``, run in a subprocess by an interpreter that
+   has torch: ``--torch PYTHON``, default ``/work/torchvenv/bin/python``; column left out if
+   absent) with its default threads and with 1 thread, and the NumPy reference
+   (``simulate_reference``, one system at a time, timed on 8 systems and scaled to B).
+2. Single systems, d = 3, beta = 1, dt = 0.1: n = 32, 128, 1024 with A = V = I (symmetric
+   path) and with general A, V (per-row path); engine vs NumPy reference, pair-steps/s =
+   steps * n * n / time.
+3. The full protocol of the paper's phase diagram (2048 systems x 90 beta, n = 32, d = 2,
+   300 steps, with the cluster statistics at 31 checkpoints) estimated as 45 x the time of
+   ``sim.hemisphere.phase_diagram(B=2048, n_betas=2)``.
 
-Run:  .venv/bin/python bench/engine.py [--quick]
+Every figure is the best of several repeats taken in turns, so that load from other processes
+hits all columns alike; compilation is excluded. The load average is printed: on a shared
+machine only the ratios within one run mean something.
 
-NumPy's BLAS keeps its default threads. On a machine shared with other work its spinning
-threads slow the baseline a lot (which flatters the ratio); ``OPENBLAS_NUM_THREADS=1`` gives
-a steadier, more conservative baseline for the Gram products of width d = 3.
+Run:  .venv/bin/python bench/engine.py [--quick] [--torch PYTHON]
 """
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
 
 import numba  # noqa: E402
 
 from sim import attention as att  # noqa: E402
+from sim import hemisphere as hs  # noqa: E402
 
 
-def main(quick: bool = False) -> None:
+class Torch:
+    """The authors' step in a torch subprocess (None-like if the interpreter is missing)."""
+
+    def __init__(self, python: str):
+        self.proc = None
+        if not os.path.exists(python):
+            return
+        self.proc = subprocess.Popen([python, os.path.join(HERE, "authors_torch.py")],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.info = self.ask({"info": 1})
+        self.dir = tempfile.mkdtemp(prefix="bench_torch_")
+
+    def ask(self, req: dict) -> dict:
+        self.proc.stdin.write(json.dumps(req) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+    def run(self, Z0, beta, eta, steps, threads):
+        z0, out = os.path.join(self.dir, "z0.npy"), os.path.join(self.dir, "out.npy")
+        np.save(z0, Z0)
+        ans = self.ask({"z0": z0, "out": out, "beta": beta, "eta": eta, "steps": steps,
+                        "threads": threads})
+        return np.load(out), (ans["seconds"], ans["cpu_seconds"])
+
+    def close(self):
+        if self.proc is not None:
+            self.proc.stdin.close()
+            self.proc.wait()
+
+
+def _best(fns: dict, repeats: int) -> tuple[dict, dict]:
+    """Best wall time and best CPU time (all threads of this process, or of the torch process:
+    a function may return its own (wall, cpu) pair) of each function."""
+    wall = {k: np.inf for k in fns}
+    cpu = {k: np.inf for k in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            t0, c0 = time.perf_counter(), time.process_time()
+            res = fn()
+            w, c = res if isinstance(res, tuple) else (time.perf_counter() - t0,
+                                                       time.process_time() - c0)
+            wall[name] = min(wall[name], w)
+            cpu[name] = min(cpu[name], c)
+    return wall, cpu
+
+
+def authors_case(torch: Torch, repeats: int) -> None:
+    B, n, d, steps, dt = 128, 32, 2, 300, 0.1
+    betas = np.linspace(0.1, 9.0, 5)
+    g = np.random.default_rng(2023).standard_normal((B, n, d))
+    Z0s = g / np.linalg.norm(g, axis=2, keepdims=True)
+    I2 = np.eye(2)
+    out = np.empty((B, 2, n, d))
+    n_ref = 8
+
+    def engine():
+        for beta in betas:
+            att.simulate_batch(Z0s, beta, dt, steps, record_every=steps)
+
+    def per_row():
+        for beta in betas:
+            att._run_batch(Z0s, beta, dt, steps, I2, I2, False, steps, out, False)
+
+    def numpy_ref():
+        t0, c0 = time.perf_counter(), time.process_time()
+        for beta in betas:
+            for b in range(n_ref):
+                att.simulate_reference(Z0s[b], beta, dt, steps, record_every=steps)
+        return ((time.perf_counter() - t0) * B / n_ref, (time.process_time() - c0) * B / n_ref)
+
+    def torch_run(th):
+        res = [torch.run(Z0s, float(b), dt, steps, th)[1] for b in betas]
+        return sum(r[0] for r in res), sum(r[1] for r in res)
+
+    fns = {"engine": engine, "per-row kernel": per_row, "numpy": numpy_ref}
+    if torch.proc is not None:
+        for th in sorted({torch.info["threads"], 1}):
+            fns[f"torch {th} thr"] = (lambda th=th: torch_run(th))
+    engine(), per_row()                     # compile / warm
+    best, cpu = _best(fns, repeats)
+    # agreement on the last beta: engine vs reference (2 systems) and vs torch (all systems)
+    fin = att.simulate_batch(Z0s, betas[-1], dt, steps, record_every=steps)[:, -1]
+    dref = max(np.abs(fin[b] - att.simulate_reference(Z0s[b], betas[-1], dt, steps,
+                                                       record_every=steps)[-1]).max()
+               for b in range(2))
+    print(f"\n1. authors' case: B={B}, n={n}, d={d}, A=V=I, SA, dt={dt}, {steps} steps, "
+          f"{len(betas)} beta (best of {repeats}; NumPy timed on {n_ref} systems, scaled)")
+    head = (f"{'implementation':>18} {'wall s':>9} {'engine speed-up':>16} {'CPU s':>9} "
+            f"{'CPU ratio':>10}")
+    print(head + "\n" + "-" * len(head))
+    for name, sec in best.items():
+        print(f"{name:>18} {sec:>9.3f} {sec / best['engine']:>15.2f}x {cpu[name]:>9.3f} "
+              f"{cpu[name] / cpu['engine']:>9.2f}x")
+    print(f"max |engine - NumPy reference| = {dref:.1e}", end="")
+    if torch.proc is not None:
+        tfin, _ = torch.run(Z0s, float(betas[-1]), dt, steps, torch.info["threads"])
+        print(f";  max |engine - torch| = {np.abs(fin - tfin).max():.1e} "
+              f"(torch {torch.info['torch']})")
+    else:
+        print(";  torch: not available (no interpreter with torch given)")
+
+
+def single_systems(pair_steps: float, repeats: int) -> None:
     rng = np.random.default_rng(2024)
     d = 3
-    A = rng.standard_normal((d, d))
-    V = rng.standard_normal((d, d))
-    pair_steps = 1e7 if quick else 4e7          # work per measurement, per size
-    repeats = 3 if quick else 7
-    att.warm()                                  # compile or load every kernel first
+    Ag, Vg = rng.standard_normal((d, d)), rng.standard_normal((d, d))
+    print(f"\n2. single systems: SA, d={d}, beta=1, dt=0.1; best of {repeats}")
+    head = (f"{'n':>6} {'A, V':>8} {'steps':>6} {'engine ms':>10} {'numpy ms':>10} {'ratio':>7} "
+            f"{'engine pair-steps/s':>20} {'numpy pair-steps/s':>19} {'max |diff|':>11}")
+    print(head + "\n" + "-" * len(head))
+    for n in (32, 128, 1024):
+        Z0 = rng.standard_normal((n, d))
+        steps = max(4, int(pair_steps / (n * n)))
+        for label, A, V in (("I, I", None, None), ("general", Ag, Vg)):
+            args = (Z0, 1.0, 0.1, steps, A, V, "SA")
+            fast = att.simulate(*args, record_every=steps)
+            ref = att.simulate_reference(*args, record_every=steps)
+            fns = {"engine": lambda: (att.simulate(*args, record_every=steps), None)[1],
+                   "numpy": lambda: (att.simulate_reference(*args, record_every=steps), None)[1]}
+            best, _ = _best(fns, repeats)
+            work = steps * n * n
+            print(f"{n:>6} {label:>8} {steps:>6} {best['engine'] * 1e3:>10.2f} "
+                  f"{best['numpy'] * 1e3:>10.2f} {best['numpy'] / best['engine']:>7.2f} "
+                  f"{work / best['engine']:>20.3e} {work / best['numpy']:>19.3e} "
+                  f"{np.abs(fast - ref).max():>11.1e}")
+
+
+def full_protocol() -> None:
+    hs.phase_diagram(B=4, n_betas=2)         # warm
+    t0, c0 = time.perf_counter(), time.process_time()
+    hs.phase_diagram(B=2048, n_betas=2)
+    sec, csec = time.perf_counter() - t0, time.process_time() - c0
+    print(f"\n3. full protocol (2048 systems x 90 beta, n=32, d=2, 300 steps, statistics at 31 "
+          f"checkpoints): 2 beta took {sec:.2f} s wall ({csec:.2f} s CPU) -> estimate "
+          f"{45 * sec:.0f} s wall for 90 beta ({45 * csec / 2:.0f} s if both cores were free)")
+
+
+def main(quick: bool = False, torch_python: str = "/work/torchvenv/bin/python") -> None:
+    att.warm()                               # compile or load every kernel first
+    torch = Torch(torch_python)
     print(f"numba {numba.__version__} (threading layer {numba.threading_layer()}), "
           f"threads {numba.get_num_threads()}, numpy {np.__version__}, cores {os.cpu_count()}, "
           f"load average {os.getloadavg()[0]:.1f}")
-    print(f"SA, d={d}, general A and V, beta=1, dt=0.1; best of {repeats}")
-    head = (f"{'n':>6} {'steps':>6} {'engine ms':>10} {'1 thread ms':>12} {'numpy ms':>10} "
-            f"{'ratio':>7} {'engine pair-steps/s':>20} {'numpy pair-steps/s':>19} {'max |diff|':>11}")
-    print(head)
-    print("-" * len(head))
-    for n in (32, 128, 1024, 2048):
-        Z0 = rng.standard_normal((n, d))
-        Zn = Z0 / np.linalg.norm(Z0, axis=1, keepdims=True)
-        steps = max(4, int(pair_steps / (n * n)))
-        args = (Z0, 1.0, 0.1, steps, A, V, "SA")
-        out1 = np.empty((2, n, d))
-
-        def engine():
-            return att.simulate(*args, record_every=steps)
-
-        def serial():
-            att._run_serial(Zn, 1.0, 0.1, steps, A, V, False, steps, out1)
-
-        def numpy_map():
-            return att.simulate_reference(*args, record_every=steps)
-
-        fast, ref = engine(), numpy_map()       # warm-up (and compile)
-        serial()
-        best = {"engine": np.inf, "serial": np.inf, "numpy": np.inf}
-        for _ in range(repeats):
-            for name, fn in (("engine", engine), ("serial", serial), ("numpy", numpy_map)):
-                t0 = time.perf_counter()
-                fn()
-                best[name] = min(best[name], time.perf_counter() - t0)
-        work = steps * n * n
-        print(f"{n:>6} {steps:>6} {best['engine'] * 1e3:>10.2f} {best['serial'] * 1e3:>12.2f} "
-              f"{best['numpy'] * 1e3:>10.2f} {best['numpy'] / best['engine']:>7.2f} "
-              f"{work / best['engine']:>20.3e} {work / best['numpy']:>19.3e} "
-              f"{np.abs(fast - ref).max():>11.1e}")
+    try:
+        authors_case(torch, 2 if quick else 3)
+    finally:
+        torch.close()
+    single_systems(5e6 if quick else 2e7, 3 if quick else 5)
+    full_protocol()
+    print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv)
+    argv = sys.argv[1:]
+    tp = argv[argv.index("--torch") + 1] if "--torch" in argv else "/work/torchvenv/bin/python"
+    main(quick="--quick" in argv, torch_python=tp)

@@ -8,6 +8,7 @@ import streamlit as st
 
 from sim import depth_sum as ds
 from ui.figures import show
+from ui.jobs import heavy
 from ui.page import setup
 from ui.spec import PageSchema, Param
 from views.depth_sum import (FIGURES, at_depth, covariance, fill_sweep, one_step_data, over_depth, paths,
@@ -87,11 +88,10 @@ def _residual_section(ctx, r: dict) -> None:
                       mc=f"{r['final']:.4f}", se=f"{r['final_se']:.2g}"))
         run = st.button(t("residual.sweep_button"), key="_ds_sweep_btn", width="stretch")
     key = (v["alpha"], v["L"], v["N"], v["trials"], v["seed"])
-    if run:
-        st.session_state["_ds_sweep"] = key
-        bar = st.progress(0.0, text=t("residual.sweep_progress"))
-        fill_sweep(*key, progress=lambda f: bar.progress(f, text=t("residual.sweep_progress")))
-        bar.empty()
+    with ctx.guard():  # one shared, queued run for the whole server (ui.jobs)
+        if heavy(("depth_sum.sweep", *key), lambda progress: fill_sweep(*key, progress=progress) or True,
+                 start=run, t=t, text=t("residual.sweep_progress")):
+            st.session_state["_ds_sweep"] = key
     if st.session_state.get("_ds_sweep") == key:
         _show(ctx, "sweep_L", "sweep_N")
         st.markdown(t("residual.sweep_body"))

@@ -1,10 +1,13 @@
 """Page: Hemisphere clustering (CONSTRUCTIONS.md §2)."""
 from __future__ import annotations
 
+import functools
+
 import streamlit as st
 
 from sim import hemisphere as hs
 from ui.figures import freeze, show
+from ui.jobs import calls, heavy
 from ui.page import setup
 from ui.spec import PageSchema, Param
 from views.hemisphere import (PHASE_SIZES, clusters_figure, contrast_data, contrast_sphere_figure, diam_figure,
@@ -24,6 +27,8 @@ SCHEMA = PageSchema("hemisphere", params=(
     Param("contrast_horizon", "float", default=60.0, min=5.0, max=200.0, step=5.0, lo=1.0, hi=500.0),
     Param("phase_size", "select", default="small", options=("small", "medium", "large")),
 ))
+#: requested layers x n^2 x d of both runs above which a cold load is a queued, shared job (ui.jobs)
+LOAD_WORK = 3e8
 
 
 # --------------------------------------------------------------------------- phase diagram
@@ -36,18 +41,13 @@ def _phase_panel(ctx, size: str) -> None:
     st.subheader(t("phase.title"))
     st.markdown(t("phase.body"))
     cfg = PHASE_SIZES[size]
-    store = st.session_state.setdefault("_hemi_phase", {})
     label = t("phase.button", size=t(f"params.phase_size.options.{size}"), B=cfg["B"], nb=cfg["n_betas"])
     # the request is kept in session state by the callback, so it survives an extra rerun
     st.button(label, key="_hemi_phase_btn", on_click=_request_phase, args=(size,))
-    if st.session_state.pop("_hemi_phase_req", None) == size:
-        bar = st.progress(0.0, text=t("phase.progress"))
-        with ctx.guard():
-            res = hs.phase_diagram(B=cfg["B"], n_betas=cfg["n_betas"],
-                                   progress=lambda f: bar.progress(f, text=t("phase.progress")))
-        bar.empty()
-        store[size] = res
-    res = store.get(size)
+    with ctx.guard():  # one shared, queued run per size for the whole server (ui.jobs)
+        res = heavy(("hemisphere.phase", size, cfg["B"], cfg["n_betas"]),
+                    functools.partial(hs.phase_diagram, B=cfg["B"], n_betas=cfg["n_betas"]),
+                    start=st.session_state.pop("_hemi_phase_req", None) == size, t=t, text=t("phase.progress"))
     if res is None:
         st.caption(t("phase.hint"))
         return
@@ -74,7 +74,10 @@ def render() -> None:
     ctx.section("intro")
     ctx.section("statement")
     hp = (n, d, v["beta"], v["horizon"], v["dt"], v["cap"], v["A"], v["A_seed"], v["seed"])
-    with ctx.guard():
+    cp = (n, d, v["contrast_beta"], v["contrast_horizon"], v["dt"], v["A"], v["A_seed"], v["seed"])
+    with ctx.guard():  # a large cold load runs once for everyone, one per core at most (ui.jobs)
+        heavy(("hemisphere.load", hp, cp), calls((hemi_data, hp), (contrast_data, cp)), t=t, lane="load",
+              start=n * n * d * (v["horizon"] + v["contrast_horizon"]) / v["dt"] > LOAD_WORK)
         h = hemi_data(*hp)
 
     m = st.columns(4)
@@ -101,7 +104,6 @@ def render() -> None:
 
     st.subheader(t("contrast.title"))
     st.markdown(t("contrast.body"))
-    cp = (n, d, v["contrast_beta"], v["contrast_horizon"], v["dt"], v["A"], v["A_seed"], v["seed"])
     with ctx.guard():
         c = contrast_data(*cp)
     c3, c4 = st.columns([3, 2])

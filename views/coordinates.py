@@ -6,9 +6,8 @@ import math
 import numpy as np
 
 from sim import coordinates as co
-from ui.figures import COLORS, cached_figure, exact_line, figure, sim_markers, thin
+from ui.figures import COLORS, cached_figure, equal_axes, exact_line, figure, sim_markers, tall_legend, thin
 from ui.page import cached
-from views._legend import tall_legend
 
 FINE = 400                      # points on each exact curve in training time t
 MARKERS = 45                    # iterates drawn per metric
@@ -118,16 +117,13 @@ def ab_figure(t, a0, b0, y, horizon, dt):
     exact_line(fig, hyp[:, 0], hyp[:, 1], t("fig.hyperbola"), color=COLORS["ref"], line=dict(width=1.5))
     if y != 0.0:                                   # the minimisers ab = y, both branches
         a = np.geomspace(abs(y) / box, box, 300)
-        for sgn, show_leg in ((1.0, True), (-1.0, False)):
-            exact_line(fig, sgn * a, y / (sgn * a), t("fig.minimisers"), color=COLORS["bound"],
-                       line=dict(dash="dot", width=1.5), showlegend=show_leg, legendgroup="min")
+        a = np.concatenate([a, [np.nan], -a])      # one trace, the branches NaN-separated: one legend entry
+        exact_line(fig, a, y / a, t("fig.minimisers"), color=COLORS["bound"], line=dict(dash="dot", width=1.5))
     exact_line(fig, ab[:, 0], ab[:, 1], t("fig.euclidean_exact"), color=COLORS["usa"])
     it = d["iter"]["euclidean"]
     if it is not None:
         sim_markers(fig, it[:, 1], it[:, 2], t("fig.euclidean_steps"), color=COLORS["usa"], symbol="square")
-    fig.update_xaxes(range=[-box, box])
-    fig.update_yaxes(range=[-box, box], scaleanchor="x", scaleratio=1)
-    fig.update_layout(hovermode="closest")
+    fig.update_layout(hovermode="closest", **equal_axes(box))
     return tall_legend(fig)
 
 
@@ -139,9 +135,7 @@ def loops_figure(t, n, pair):
         x = d["loops"][k]
         exact_line(fig, x[:, 0], x[:, 1], t("fig.loop_n", n=k, area=f"{d['loop_areas'][k]:.4f}"), color=col,
                    line=dict(width=1.5))
-    fig.update_xaxes(range=[-1.1, 1.1])
-    fig.update_yaxes(range=[-1.1, 1.1], scaleanchor="x", scaleratio=1)
-    fig.update_layout(hovermode="closest")
+    fig.update_layout(hovermode="closest", **equal_axes(1.1))
     return tall_legend(fig)
 
 

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from sim import gaussian_width as gw
 from ui.figures import (COLORS, cached_figure, exact_line, figure, figure3d, histogram, line, markers,
-                        point,                         sphere_wire)
+                        point, sphere_wire, log_ticks, tall_legend)
 from ui.page import cached, sub_seed
 
 GRID_POINTS = 9               # Monte-Carlo points per sweep (plus the current value)
@@ -173,20 +173,6 @@ def _mc_trace(fig, x, y, se, name, color, symbol="circle", **kw):
                           error_y=dict(thickness=1.2, width=4), **kw))
 
 
-def _tall(fig, columns: int = 2) -> None:
-    """Figures with many legend entries: the house legend sits above the plot, under the title.
-    Lay it out in ``columns`` columns and reserve its rows in the top margin, so it never reaches
-    up into the title and the plot area keeps its size."""
-    n = sum(1 for tr in fig.data if tr.showlegend is not False)
-    rows = -(-n // columns)
-    fig.update_layout(legend=dict(entrywidth=1.0 / columns - 0.01, entrywidthmode="fraction"),
-                      margin=dict(t=62 + 21 * rows), height=420 + 21 * rows)
-
-
-# explicit tick values on a log axis: the house minor ticks would be drawn densely, so none
-_NO_MINOR = dict(ticks="", showgrid=False)
-
-
 def _bound_line(fig, x, y, name, color=COLORS["bound"], dash="dot", **kw):
     fig.add_trace(line(x, y, name, color, width=2, dash=dash, **kw))
 
@@ -204,7 +190,7 @@ def sweep_figure(t, family, D, k, M, rho, samples, seed) -> go.Figure:
     fig = figure(t(f"fig.x_{var}"), t("fig.y_width"), t(f"fig.sweep_title.{family}"), log_x=log_x,
                  log_y=log_y)
     if log_y:
-        fig.update_yaxes(tickvals=LOG_TICKS, ticktext=[f"{v:g}" for v in LOG_TICKS], minor=_NO_MINOR)
+        fig.update_yaxes(**log_ticks(LOG_TICKS))
     exact_line(fig, s["x"], s["exact"], t(f"fig.exact.{family}"))
     _bound_line(fig, s["x"], s["hi"], t(f"fig.upper.{family}"))
     _bound_line(fig, s["x"], s["lo"], t(f"fig.lower.{family}"), dash="dash")
@@ -214,7 +200,7 @@ def sweep_figure(t, family, D, k, M, rho, samples, seed) -> go.Figure:
     fig.add_trace(point([cur], [f["mean"]], t("fig.your_value", var=var, v=cur, n=f["n"]), COLORS["sim"],
                         error_y=dict(type="data", array=[SIGMA_BAR * f["se"]], color=COLORS["sim"], thickness=1.5,
                                      width=6)))
-    _tall(fig, 1)
+    tall_legend(fig, 1, height=420)
     return fig
 
 
@@ -230,7 +216,7 @@ def hist_figure(t, *fa) -> go.Figure:
     top = float(max(f["hist"].max(), 0 if f["dens"] is None else f["dens"].max()))
     fig.add_trace(line([f["exact"]] * 2, [0, 1.05 * top], t("fig.exact_mean"), COLORS["black"], width=1.5))
     fig.add_trace(line([f["mean"]] * 2, [0, 1.05 * top], t("fig.mc_mean"), COLORS["sim"], width=2, dash="dot"))
-    _tall(fig, 1)  # one entry per row: two columns ran into each other at half page width
+    tall_legend(fig, 1, height=420)  # one entry per row: two columns ran into each other at half page width
     return fig
 
 
@@ -249,8 +235,8 @@ def overview_figure(t, k, samples, seed) -> go.Figure:
         _mc_trace(fig, xm, ym, se, t("fig.ov_mc"), col, symbol=symbols[name], legendgroup=name,
                   showlegend=(name == "fixed"))
     _bound_line(fig, o["x"], np.full(o["x"].size, o["fixed_bound"]), t("fig.ov_fixed_bound"))
-    fig.update_yaxes(tickvals=LOG_TICKS, ticktext=[f"{v:g}" for v in LOG_TICKS], minor=_NO_MINOR)
-    _tall(fig, 3)
+    fig.update_yaxes(**log_ticks(LOG_TICKS))
+    tall_legend(fig, 3, height=420)
     return fig
 
 
@@ -265,7 +251,7 @@ def tail_figure(t, D, M, rho, samples, seed) -> go.Figure:
     _mc_trace(fig, d["r_mc"][keep], d["emp"][keep], d["se"][keep],
               t("fig.tail_mc", n=d["n"]), COLORS["sim"])
     fig.update_yaxes(range=[math.log10(floor), 0.15])
-    _tall(fig, 1)
+    tall_legend(fig, 1, height=420)
     return fig
 
 

@@ -12,10 +12,9 @@ import math
 import numpy as np
 
 from sim import low_temperature as lt
-from ui.figures import (COLORS, band, cached_figure, figure, figure3d, line, markers, sphere_wire, typed,
-                        vline)
+from ui.figures import (COLORS, band, cached_figure, figure, figure3d, line, markers, sphere_wire,
+                        tall_legend, typed, vline)
 from ui.page import cached
-from views._legend import tall_legend
 
 MODELS = ("axis", "plane", "drift")
 #: the three inverse temperatures of a view: 10^(L-2), 10^(L-1), 10^L

@@ -1,8 +1,7 @@
 """From tokens to a measure: cached data and figure builders for pages/measures.py (CONSTRUCTIONS.md §8).
 
-Drawn with :mod:`ui.figures`; two drawing ideas only this page has stay here: ``_paths`` (all token
-paths as one line with gaps, also where a path wraps around the circle) and ``_density_heatmap``
-(the reference measure over depth as a light heatmap).
+Drawn with :mod:`ui.figures`; one drawing idea only this page has stays here: ``_paths`` (all token
+paths as one line with gaps, also where a path wraps around the circle).
 """
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ import math
 import numpy as np
 
 from sim import measures as ms
-from ui.figures import COLORS, cached_figure, figure, line, markers, thin, vline
+from ui.figures import COLORS, cached_figure, figure, heatmap, line, markers, thin, vline
 from ui.page import cached, sub_seed
 
 N_REF = 1024                # tokens of the reference system
@@ -81,13 +80,6 @@ def heads_data(H: int, beta: float, seed: int) -> dict:
 
 
 # --------------------------------------------------------------------------- drawing helpers
-def _density_heatmap(x, y, z, name: str) -> dict:
-    """The reference measure over depth: density as a light heatmap under the token paths."""
-    return {"type": "heatmap", "x": np.asarray(x), "y": np.asarray(y), "z": np.asarray(z).T, "name": name,
-            "colorscale": [[0, "#FFFFFF"], [1, "#7FA7CF"]], "showscale": False, "zmin": 0.0,
-            "hovertemplate": "τ=%{x:.3g}<br>θ=%{y:.3g}<br>ρ=%{z:.3g}<extra></extra>"}
-
-
 def _mc(x, y, se, name: str) -> dict:
     """Monte Carlo means (open markers) with ±SIGMA_BAR standard-error bars."""
     return markers(x, y, name, size=8, error=SIGMA_BAR * np.asarray(se), error_y=dict(thickness=1.2, width=4))
@@ -116,7 +108,8 @@ def tokens_figure(t, n, beta, depth, dt, seed):
     x, y = _paths(s["theta"], s["t"])
     # one legend entry (a heatmap has none) is not shown: no legend rows to reserve under the title
     return figure(t("fig.x_depth"), t("fig.y_angle"), t("fig.tokens_title"), height=425, margin=dict(t=60), data=[
-        _density_heatmap(s["t"], s["centres"], s["density"], t("fig.reference")),
+        heatmap(s["t"], s["centres"], s["density"].T, t("fig.reference"), [[0, "#FFFFFF"], [1, "#7FA7CF"]],
+                zmin=0.0, hover="τ=%{x:.3g}<br>θ=%{y:.3g}<br>ρ=%{z:.3g}"),       # the reference, shaded
         line(x, y, t("fig.tokens", n=n), COLORS["sim"], width=1.2, dash="dash", connectgaps=False,
              hoverinfo="skip"),
     ], xaxis=dict(range=[0, s["t"][-1]]), yaxis=dict(

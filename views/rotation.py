@@ -4,12 +4,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import plotly.graph_objects as go
 
 from sim import rotation as ro
-from ui.figures import COLORS, cached_figure, exact_line, figure, sim_markers, thin
+from ui.figures import COLORS, cached_figure, equal_axes, figure, heatmap, line, markers, tall_legend, thin
 from ui.page import cached
-from views._legend import tall_legend
 
 CLOUD = 1500             # points of the path drawn as the cloud
 AREA_MARKERS = 120       # markers per accumulated-area curve
@@ -145,54 +143,47 @@ def arrows(X: np.ndarray, U: np.ndarray, length: float) -> np.ndarray:
 @cached_figure
 def cloud_figure(t, angle, kappa, noise_ratio, dt, T, seed):
     d = ou_data(angle, kappa, noise_ratio, dt, T, seed)
-    fig = figure(t("fig.x1"), t("fig.x2"), t("fig.cloud_title"), height=480)
-    c = d["cloud"]
-    fig.add_scatter(x=c[:, 0], y=c[:, 1], mode="markers", name=t("fig.cloud"),
-                    marker=dict(color=COLORS["sim"], size=3, opacity=0.35))
-    exact_line(fig, d["ellipse"][:, 0], d["ellipse"][:, 1], t("fig.ellipse"), color=COLORS["exact"])
-    A = arrows(d["grid"], d["J"], 0.9 * 2 * d["box"] / (GRID - 1))
-    name = t("fig.current") if np.abs(d["J"]).max() > 0 else t("fig.current_zero")
-    exact_line(fig, A[:, 0], A[:, 1], name, color=COLORS["black"], line=dict(width=1.2))
-    b = d["box"]
-    fig.update_xaxes(range=[-b, b])
-    fig.update_yaxes(range=[-b, b], scaleanchor="x", scaleratio=1)
-    fig.update_layout(hovermode="closest")
+    c, b = d["cloud"], d["box"]
+    A = arrows(d["grid"], d["J"], 0.9 * 2 * b / (GRID - 1))
+    current = t("fig.current") if np.abs(d["J"]).max() > 0 else t("fig.current_zero")
+    fig = figure(t("fig.x1"), t("fig.x2"), t("fig.cloud_title"), [
+        markers(c[:, 0], c[:, 1], t("fig.cloud"), size=3, opacity=0.35),
+        line(d["ellipse"][:, 0], d["ellipse"][:, 1], t("fig.ellipse")),
+        line(A[:, 0], A[:, 1], current, COLORS["black"], width=1.2),
+    ], height=480, hovermode="closest", **equal_axes(b))
     return tall_legend(fig)
 
 
 @cached_figure
 def area_figure(t, angle, kappa, noise_ratio, dt, T, seed):
     d = ou_data(angle, kappa, noise_ratio, dt, T, seed)
-    fig = figure(t("fig.x_time"), t("fig.y_area"), t("fig.area_title"), height=480)
     te = np.array([0.0, d["T_end"]])
-    exact_line(fig, te, d["rate"] * te, t("fig.area_exact"), color=COLORS["exact"])
-    sim_markers(fig, d["t_area"], d["area"], t("fig.area_sim"), color=COLORS["exact"])
-    exact_line(fig, te, 0.0 * te, t("fig.area0_exact"), color=COLORS["usa"], line=dict(dash="dot"))
-    sim_markers(fig, d["t_area0"], d["area0"], t("fig.area0_sim"), color=COLORS["usa"], symbol="square")
+    fig = figure(t("fig.x_time"), t("fig.y_area"), t("fig.area_title"), [
+        line(te, d["rate"] * te, t("fig.area_exact")),
+        markers(d["t_area"], d["area"], t("fig.area_sim"), COLORS["exact"]),
+        line(te, 0.0 * te, t("fig.area0_exact"), COLORS["usa"], dash="dot"),
+        markers(d["t_area0"], d["area0"], t("fig.area0_sim"), COLORS["usa"], symbol="square"),
+    ], height=480)
     return tall_legend(fig)
 
 
 @cached_figure
 def sweep_figure(t, kappa, noise_ratio, seed):
     s = sweep_data(kappa, noise_ratio, seed)
-    fig = figure(t("fig.x_angle"), t("fig.y_rate"), t("fig.sweep_title"))
-    exact_line(fig, s["fine"], s["exact"], t("fig.rate_exact"), color=COLORS["exact"])
-    sim_markers(fig, s["angles"], s["mc"], t("fig.rate_mc"), color=COLORS["sim"],
-                error_y=dict(type="data", array=2 * s["se"], color=COLORS["sim"], thickness=1.2))
+    fig = figure(t("fig.x_angle"), t("fig.y_rate"), t("fig.sweep_title"), [
+        line(s["fine"], s["exact"], t("fig.rate_exact")),
+        markers(s["angles"], s["mc"], t("fig.rate_mc"), error=2 * s["se"], error_y={"thickness": 1.2}),
+    ])
     return tall_legend(fig)
 
 
 @cached_figure
 def ffn_figure(t, blend, seed):
     d = ffn_data(blend, seed)
-    fig = figure(t("fig.x1"), t("fig.x2"), t("fig.ffn_title"), height=480)
-    zmax = max(d["max_curl"], 1e-12)
-    fig.add_trace(go.Heatmap(x=d["g"], y=d["g"], z=d["curl"], zmin=-zmax, zmax=zmax, colorscale="RdBu_r",
-                             colorbar=dict(title=dict(text=t("fig.curl"), side="right"), thickness=12),
-                             name=t("fig.curl"), showlegend=False, hovertemplate="curl %{z:.3g}<extra></extra>"))
-    s = d["stream"]
-    exact_line(fig, s[:, 0], s[:, 1], t("fig.stream"), color=COLORS["black"], line=dict(width=1.2))
-    fig.update_xaxes(range=[-FFN_BOX, FFN_BOX])
-    fig.update_yaxes(range=[-FFN_BOX, FFN_BOX], scaleanchor="x", scaleratio=1)
-    fig.update_layout(hovermode="closest")
+    zmax, s = max(d["max_curl"], 1e-12), d["stream"]
+    fig = figure(t("fig.x1_ffn"), t("fig.x2_ffn"), t("fig.ffn_title"), [
+        heatmap(d["g"], d["g"], d["curl"], t("fig.curl"), "RdBu_r", zmin=-zmax, zmax=zmax, bar=t("fig.curl"),
+                hover=t("fig.curl") + " %{z:.3g}"),
+        line(s[:, 0], s[:, 1], t("fig.stream"), COLORS["black"], width=1.2),
+    ], height=480, hovermode="closest", **equal_axes(FFN_BOX))
     return tall_legend(fig)

@@ -12,9 +12,9 @@ import math
 import numpy as np
 
 from sim import width as W
-from ui.figures import COLORS, SEQUENCE, band, cached_figure, exact_line, figure, line, sim_markers
+from ui.figures import (COLORS, SEQUENCE, band, cached_figure, exact_line, figure, line, sim_markers,
+                        tall_legend)
 from ui.page import cached
-from views._legend import tall_legend
 
 RECORD = 41                                   # recorded training times per run (markers)
 PAGE_WORK = 600_000                           # steps * N * M of one run on the page at most

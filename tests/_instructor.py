@@ -1,0 +1,42 @@
+"""Helpers shared by the tests of instructor mode (tests/test_instructor_*.py)."""
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import ROOT, app_test, open_page
+from ui import instructor
+
+KEY = "correct horse battery staple"
+
+
+@pytest.fixture
+def router_only(monkeypatch):
+    """Run every AppTest rerun through app.py's router.
+
+    AppTest resets Streamlit's process-wide "pages/ folder" flag before each run, so the first
+    script execution of every run is the page file alone and ``ui.page`` reruns it through the
+    router; a button click delivered to that first execution is lost. A served app clears the
+    flag once per process (``ui.page._leave_mpa_v1``); here it is cleared for every run."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    init = PagesManager.__init__
+
+    def patched(self, *a, **k):
+        init(self, *a, **k)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", patched)
+
+
+def signed_in(stem: str = "home", query: dict | None = None):
+    """An AppTest session signed in with KEY (APP_INSTRUCTOR_KEY must be set), on page ``stem``."""
+    at = app_test("home", query)
+    at.session_state["_instructor"] = instructor._digest(KEY)
+    at.run()
+    if stem != "home":
+        open_page(at, stem)
+        at.run()
+    return at
+
+
+__all__ = ["KEY", "ROOT", "router_only", "signed_in"]

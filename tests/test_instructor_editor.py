@@ -1,0 +1,102 @@
+"""The instructor's parameter editor: refuses invalid entries, saves
+atomically keeping comments, backup + undo, detects a file edited meanwhile."""
+from __future__ import annotations
+
+import shutil
+import tomllib
+
+import pytest
+
+from tests._instructor import KEY, router_only, signed_in  # noqa: F401 - fixture
+from ui import editor, instructor
+from ui import params_file as pf
+from ui.spec import DEFAULT_PARAMS_FILE, PARAMS_ENV, resolve
+from pages.two_point import SCHEMA as TWO_POINT
+
+
+@pytest.fixture(autouse=True)
+def setup_env(tmp_path, monkeypatch, router_only):  # noqa: F811
+    f = tmp_path / "params.toml"
+    shutil.copy(DEFAULT_PARAMS_FILE, f)
+    monkeypatch.setenv(PARAMS_ENV, str(f))
+    monkeypatch.setenv(instructor.KEY_ENV, KEY)
+    return f
+
+
+def _comments(text: str) -> list[str]:
+    return [ln for ln in text.splitlines() if ln.lstrip().startswith("#")]
+
+
+def _beta(path) -> dict:
+    return tomllib.loads(path.read_text())["two_point"]["params"]["beta"]
+
+
+def test_invalid_entries_refused_next_to_the_field(setup_env):
+    before = setup_env.read_bytes()
+    at = signed_in(editor.URL_PATH)
+    assert [t.value for t in at.title] == ["Parameter editor"]
+    at.number_input(key="ed:two_point:beta:min").set_value(5.0).run()  # above the default 1.0
+    msgs = "\n".join(c.value for c in at.code)
+    assert "need min <= default <= max" in msgs
+    assert at.button(key="_ed_save").disabled
+    at.number_input(key="ed:two_point:beta:min").set_value(0.1)
+    at.number_input(key="ed:two_point:beta:max").set_value(1000.0).run()  # above the hard limit
+    assert "above the hard limit" in "\n".join(c.value for c in at.code)
+    assert at.button(key="_ed_save").disabled
+    # a forged click on the disabled button writes nothing
+    at.button(key="_ed_save").proto.disabled = False
+    at.button(key="_ed_save").click().run()
+    assert setup_env.read_bytes() == before
+    # an invalid preset value is refused too
+    at.number_input(key="ed:two_point:beta:max").set_value(10.0).run()
+    assert not at.button(key="_ed_save").disabled
+    at.text_input(key="edp:two_point:0:values").input("beta = 99.0, theta0 = 1.0").run()
+    assert "beta=99.0 outside [0.1, 10.0]" in "\n".join(c.value for c in at.code)
+    assert at.button(key="_ed_save").disabled
+    at.text_input(key="edp:two_point:0:id").input("bad id!").run()
+    assert "letters, digits and _" in "\n".join(c.value for c in at.code)
+    assert setup_env.read_bytes() == before
+
+
+def test_save_keeps_comments_backup_and_undo(setup_env):
+    original = setup_env.read_text()
+    at = signed_in(editor.URL_PATH)
+    at.number_input(key="ed:two_point:beta:default").set_value(2.5)
+    at.number_input(key="ed:two_point:beta:max").set_value(8.0).run()
+    at.button(key="_ed_save").click().run()
+    assert not at.exception
+    saved = setup_env.read_text()
+    assert _beta(setup_env) == {"min": 0.1, "max": 8.0, "default": 2.5, "step": 0.1}
+    assert _comments(saved) == _comments(original) and len(_comments(saved)) > 10
+    # only the two edited lines changed
+    diff = [(a, b) for a, b in zip(original.splitlines(), saved.splitlines()) if a != b]
+    assert diff == [("max = 10.0", "max = 8.0"), ("default = 1.0", "default = 2.5")]
+    assert pf.backup_path(setup_env).read_text() == original
+    assert any("Saved" in s.value for s in at.success)
+    # the pages see it on their next run
+    assert resolve(TWO_POINT).params["beta"].default == 2.5
+    # the editor now shows the saved values, and undo puts the old file back byte for byte
+    assert at.number_input(key="ed:two_point:beta:default").value == 2.5
+    at.button(key="_ed_undo").click().run()
+    assert setup_env.read_text() == original
+    assert at.number_input(key="ed:two_point:beta:default").value == 1.0
+    # a second undo redoes
+    at.button(key="_ed_undo").click().run()
+    assert setup_env.read_text() == saved
+
+
+def test_file_edited_by_hand_meanwhile_is_not_overwritten(setup_env):
+    at = signed_in(editor.URL_PATH)
+    hand = setup_env.read_text().replace("# Instructor parameter file", "# Edited by hand.\n# Instructor parameter file")
+    setup_env.write_text(hand)
+    at.number_input(key="ed:two_point:beta:default").set_value(3.0).run()
+    assert any("has changed since you opened" in w.value for w in at.warning)
+    at.button(key="_ed_save").click().run()
+    assert any("changed on disk" in e.value for e in at.error)
+    assert setup_env.read_text() == hand
+    assert not pf.backup_path(setup_env).exists()
+    # reload, edit again, save: now it goes through, on top of the hand edit
+    at.button(key="_ed_reload").click().run()
+    at.number_input(key="ed:two_point:beta:default").set_value(3.0).run()
+    at.button(key="_ed_save").click().run()
+    assert _beta(setup_env)["default"] == 3.0 and "# Edited by hand." in setup_env.read_text()

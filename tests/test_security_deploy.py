@@ -1,0 +1,214 @@
+"""Static checks of the deployment files (issue 13): per-client rate limits and a small body limit in
+nginx (and the ingress example), no public cookie secret, versioned images, TLS on."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from tests.conftest import ROOT
+
+DEPLOY = ROOT / "deploy"
+
+
+# --------------------------------------------------------------------------- a small nginx parser
+def _tokens(text: str):
+    """nginx tokens: words (quotes kept together), ``{``, ``}``, ``;``; comments dropped."""
+    tok, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c.isspace():
+            i += 1
+        elif c == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+        elif c in "{};":
+            tok.append(c)
+            i += 1
+        elif c in "\"'":
+            j = text.index(c, i + 1)
+            tok.append(text[i + 1:j])
+            i = j + 1
+        else:
+            j = i
+            while j < n and not text[j].isspace() and text[j] not in "{};":
+                j += 1
+            tok.append(text[i:j])
+            i = j
+    return tok
+
+
+def parse_nginx(text: str) -> list:
+    """[(name, args, children or None)] of a configuration file."""
+    toks = _tokens(text)
+    pos = 0
+
+    def block():
+        nonlocal pos
+        out, words = [], []
+        while pos < len(toks):
+            t = toks[pos]
+            pos += 1
+            if t == ";":
+                out.append((words[0], words[1:], None))
+                words = []
+            elif t == "{":
+                out.append((words[0], words[1:], block()))
+                words = []
+            elif t == "}":
+                assert not words, f"dangling {words}"
+                return out
+            else:
+                words.append(t)
+        assert not words, f"dangling {words}"
+        return out
+
+    return block()
+
+
+def _find(dirs, name):
+    return [d for d in dirs if d[0] == name]
+
+
+def _size(v: str) -> int:
+    m = re.fullmatch(r"(\d+)([kKmMgG]?)", v)
+    assert m, v
+    return int(m.group(1)) * {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}[m.group(2).lower()]
+
+
+@pytest.fixture(scope="module")
+def nginx():
+    return parse_nginx((DEPLOY / "nginx.conf").read_text())
+
+
+def _maps(conf) -> dict[str, tuple[str, dict]]:
+    """variable -> (source variable, {value: result}) of every ``map`` block."""
+    return {d[1][1]: (d[1][0], {k[0]: (k[1][0] if k[1] else "") for k in d[2]}) for d in _find(conf, "map")}
+
+
+def test_nginx_rate_limits_are_per_client_by_cookie(nginx):
+    """Request and connection limits keyed by the sticky cookie (a class behind one NAT address is 50
+    clients, not one), a per-address limit only for requests without a cookie, answered with 429."""
+    maps = _maps(nginx)
+    zones = {}
+    for d in _find(nginx, "limit_req_zone") + _find(nginx, "limit_conn_zone"):
+        key = d[1][0]
+        zone = next(a for a in d[1] if a.startswith("zone=")).split("=", 1)[1].split(":")[0]
+        zones[zone] = (d[0], key)
+    server = _find(nginx, "server")[0][2]
+    req = [d[1][0].split("=", 1)[1] for d in _find(server, "limit_req")]
+    conn = [d[1][0] for d in _find(server, "limit_conn")]
+    assert req and conn, "no limit_req / limit_conn in the server block"
+
+    def by_cookie(var):
+        src, table = maps.get(var, ("", {}))
+        return src == "$cookie_st_replica" and table.get("default") == "$cookie_st_replica" and table.get("") == ""
+
+    req_keys = [zones[z][1] for z in req]
+    conn_keys = [zones[z][1] for z in conn]
+    assert any(by_cookie(k) for k in req_keys), f"no request limit keyed by the cookie: {req_keys}"
+    assert any(by_cookie(k) for k in conn_keys), f"no connection limit keyed by the cookie: {conn_keys}"
+    # cookie-less requests: per address, and only those (an empty key is not counted)
+    new = [k for k in req_keys if maps.get(k, ("", {}))[0] == "$cookie_st_replica" and not by_cookie(k)]
+    assert new and maps[new[0]][1] == {"": "$binary_remote_addr", "default": ""}
+    for d in _find(server, "limit_req"):
+        if zones[d[1][0].split("=", 1)[1]][1] == "$binary_remote_addr":
+            burst = int(next(a for a in d[1] if a.startswith("burst=")).split("=")[1])
+            assert burst >= 50 * 40, "the per-address ceiling must let a class of 50 load the app at once"
+    assert _find(server, "limit_req_status")[0][1] == ["429"]
+    assert _find(server, "limit_conn_status")[0][1] == ["429"]
+
+
+def test_nginx_takes_no_large_bodies(nginx):
+    server = _find(nginx, "server")[0][2]
+    sizes = [_size(d[1][0]) for d in _find(server, "client_max_body_size")]
+    assert sizes and max(sizes) <= 1024 ** 2, f"client_max_body_size {sizes}: the app takes no uploads"
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx not installed (make scale-check installs it)")
+def test_nginx_accepts_the_file(tmp_path):
+    """``nginx -t`` on the deploy file (replica names pointed at loopback, as scale_check does)."""
+    site = (DEPLOY / "nginx.conf").read_text()
+    site = re.sub(r"server app(\d):8501", lambda m: f"server 127.0.0.1:{18500 + int(m.group(1))}", site)
+    site = site.replace("listen 80;", "listen 127.0.0.1:18599;")
+    (tmp_path / "site.conf").write_text(site)
+    main = (f"pid {tmp_path}/nginx.pid; error_log {tmp_path}/error.log;\nevents {{}}\n"
+            f"http {{ access_log off; client_body_temp_path {tmp_path}; proxy_temp_path {tmp_path};\n"
+            f"fastcgi_temp_path {tmp_path}; uwsgi_temp_path {tmp_path}; scgi_temp_path {tmp_path};\n"
+            f"include {tmp_path}/site.conf; }}\n")
+    (tmp_path / "nginx.conf").write_text(main)
+    r = subprocess.run([shutil.which("nginx"), "-t", "-q", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+
+
+# --------------------------------------------------------------------------- compose and k8s
+def _yaml_lines(path) -> list[str]:
+    """Lines without comments (a '#' after whitespace or at the start), blank lines dropped."""
+    out = []
+    for ln in path.read_text().splitlines():
+        ln = re.sub(r"(^|\s)#.*$", "", ln).rstrip()
+        if ln.strip():
+            out.append(ln)
+    return out
+
+
+def _images(path) -> list[str]:
+    return [ln.split("image:", 1)[1].strip().strip("\"'") for ln in _yaml_lines(path) if "image:" in ln]
+
+
+def _versioned(image: str) -> bool:
+    if "@sha256:" in image:
+        return True
+    name, _, tag = image.rpartition(":")
+    return bool(name) and "/" not in tag and tag not in ("", "latest") and not tag.startswith("$")
+
+
+def test_compose_refuses_to_start_without_a_cookie_secret():
+    lines = _yaml_lines(DEPLOY / "docker-compose.yml")
+    secret = [ln for ln in lines if "STREAMLIT_SERVER_COOKIE_SECRET" in ln]
+    assert secret, "the replicas need one shared cookie secret"
+    for ln in secret:
+        value = ln.split(":", 1)[1]
+        assert re.search(r"\$\{STREAMLIT_COOKIE_SECRET:\?[^}]+\}", value), f"no ${{VAR:?message}}: {ln}"
+        assert ":-" not in value and "change-me" not in value, f"a public fallback secret: {ln}"
+
+
+def test_images_are_versioned():
+    for path in (DEPLOY / "docker-compose.yml", DEPLOY / "k8s" / "deployment.yaml"):
+        imgs = _images(path)
+        assert imgs, path
+        for img in imgs:
+            img = re.sub(r"\$\{TAG:-([^}]+)\}", r"\1", img)     # compose: a versioned default tag
+            assert _versioned(img), f"{path.name}: image {img!r} is not a versioned tag or digest"
+
+
+def test_k8s_requires_the_cookie_secret():
+    text = "\n".join(_yaml_lines(DEPLOY / "k8s" / "deployment.yaml"))
+    block = text[text.index("STREAMLIT_SERVER_COOKIE_SECRET"):]
+    assert re.search(r"optional:\s*false", block[:400]), "the pods must not start without the shared secret"
+
+
+def test_ingress_ships_tls_rate_limits_and_small_bodies():
+    lines = _yaml_lines(DEPLOY / "k8s" / "ingress.yaml")
+    text = "\n".join(lines)
+    spec = text[text.index("\nspec:"):]
+    m = re.search(r"\n  tls:\n((?:    .*\n?)+)", spec)
+    assert m, "spec.tls is missing (TLS must be on)"
+    secret = re.search(r"secretName:\s*(\S+)", m.group(1))
+    assert secret, "tls without a secretName"
+    doc = (DEPLOY / "k8s" / "ingress.yaml").read_text()
+    assert f"kubectl create secret tls {secret.group(1)}" in doc, "document how to create the TLS secret"
+    body = re.search(r'proxy-body-size:\s*"?(\w+)"?', text)
+    assert body and _size(body.group(1)) <= 1024 ** 2, body
+    assert re.search(r'ssl-redirect:\s*"true"', text)
+    for ann in ("limit-rps", "limit-connections"):
+        assert re.search(rf"nginx.ingress.kubernetes.io/{ann}:", text), ann
+    snippet = text[text.index("configuration-snippet"):]
+    zones = set(re.findall(r"limit_req\s+zone=(\w+)", snippet)) | set(re.findall(r"limit_conn\s+(\w+)", snippet))
+    ctrl = (DEPLOY / "k8s" / "controller" / "ingress-nginx-ratelimit.yaml").read_text()
+    defined = set(re.findall(r"zone=(\w+):", ctrl))
+    assert zones and zones <= defined, (zones, defined)
+    assert "$cookie_st_replica" in ctrl

@@ -1,0 +1,176 @@
+"""The served process (``python -m ui.serve``): clients cannot clear the server's caches, and Numba
+runs on a thread-safe threading layer (issue 13, issue 12).
+
+One real server on a loopback port, driven over the websocket protocol (``bench/wsclient.py``)."""
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from tests.conftest import ROOT
+
+PY = sys.executable
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _env(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("APP_ALLOW_CLEAR_CACHE", "APP_PARAMS_FILE")}
+    env["PYTHONPATH"] = str(ROOT)
+    env.update(extra)
+    return env
+
+
+def _start(port: int, log, **env):
+    proc = subprocess.Popen(
+        [PY, "-m", "ui.serve", "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--server.headless", "true", "--server.fileWatcherType", "none",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=_env(**env), stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError("server did not become healthy in 60 s")
+
+
+#: a hemisphere view whose cold computation is ~1-3 s here, cached ~0.1 s
+HEAVY = "lang=en&n=512&horizon=40&contrast_horizon=200&seed=7"
+
+
+async def _visit(url: str, query: str):
+    from bench.wsclient import StreamlitSession
+
+    async with StreamlitSession(url, timeout=120) as s:
+        await s.rerun()                                   # the home page (navigation, start-up)
+        r = await s.rerun(page="hemisphere", query_string=query)
+        assert r.ok, (r.error, r.exceptions)
+        return r.seconds
+
+
+async def _clear(url: str):
+    from bench.wsclient import StreamlitSession
+
+    async with StreamlitSession(url, timeout=60) as s:
+        assert (await s.rerun()).ok
+        await s.clear_caches()
+        await asyncio.sleep(0.5)
+        r = await s.rerun()                               # the sender's own session still works
+        assert r.ok, (r.error, r.exceptions)
+
+
+def test_clear_cache_from_a_client_is_refused(tmp_path):
+    """A cached result survives another client's ``clear_cache``: the second visit to the same heavy
+    view stays a cache hit (on main it was a cold recomputation), and the server log says why."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log_path = tmp_path / "server.log"
+    with open(log_path, "w") as log:
+        proc = _start(port, log)
+        try:
+            cold = asyncio.run(_visit(url, HEAVY))
+            asyncio.run(_clear(url))
+            warm = asyncio.run(_visit(url, HEAVY))
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    text = log_path.read_text()
+    assert "refused a clear_cache request" in text, text[-2000:]
+    assert warm < 0.5 * cold, f"second visit {warm:.2f} s vs cold {cold:.2f} s: the cache was cleared"
+
+
+def test_clear_cache_is_a_development_setting(monkeypatch):
+    """``APP_ALLOW_CLEAR_CACHE=1`` keeps Streamlit's handler (development only); otherwise the
+    handler is replaced by a refusal that leaves every cache alone."""
+    import streamlit as st
+    from streamlit.runtime.app_session import AppSession
+
+    import ui.serve as serve
+
+    assert not serve.clear_cache_allowed({})
+    assert not serve.clear_cache_allowed({"APP_ALLOW_CLEAR_CACHE": "0"})
+    assert serve.clear_cache_allowed({"APP_ALLOW_CLEAR_CACHE": "1"})
+    monkeypatch.setattr(AppSession, "_handle_clear_cache_request", AppSession._handle_clear_cache_request)
+    calls = []
+
+    @st.cache_data
+    def probe(x):
+        calls.append(x)
+        return x
+
+    probe(1)
+    serve.refuse_clear_cache()
+    AppSession._handle_clear_cache_request(object())        # what a client's clear_cache runs
+    probe(1)
+    assert calls == [1], "the refused request still cleared st.cache_data"
+    probe.clear()
+
+
+CONCURRENT = """
+import threading, numba, numpy as np
+import ui.serve
+@numba.njit(parallel=True, cache=False)
+def f(x):
+    s = 0.0
+    for i in numba.prange(x.size):
+        s += np.sin(x[i])
+    return s
+x = np.ones(200_000)
+f(x)
+def work():
+    for _ in range(5):
+        f(x)
+ts = [threading.Thread(target=work) for _ in range(4)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+print("LAYER", numba.threading_layer())
+"""
+
+
+@pytest.mark.parametrize("given", ["workqueue"])
+def test_serve_sets_a_thread_safe_numba_layer(given):
+    """Importing ``ui.serve`` (what ``python -m ui.serve`` does first) gives Numba a thread-safe layer
+    before numba is imported: parallel kernels called from four threads at once do not abort the
+    process (with ``workqueue`` they do: rc 134 on main)."""
+    env = _env(NUMBA_THREADING_LAYER=given)
+    r = subprocess.run([PY, "-c", CONCURRENT], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stderr[-2000:]
+    layer = r.stdout.split("LAYER")[-1].strip()
+    assert layer in ("omp", "tbb"), r.stdout
+
+
+def test_safe_layer_choice():
+    from ui.serve import safe_threading_layer
+
+    for given, want in (("workqueue", "threadsafe"), ("", "threadsafe"), ("default", "threadsafe"),
+                        ("omp", "omp"), ("tbb", "tbb"), ("threadsafe", "threadsafe")):
+        env = {"NUMBA_THREADING_LAYER": given} if given else {}
+        assert safe_threading_layer(env) == want == env["NUMBA_THREADING_LAYER"]
+
+
+def test_make_run_sets_the_layer():
+    """``make run`` warms and serves with the safe layer (not only the image)."""
+    out = subprocess.run(["make", "-n", "run", "PYTHON=python3"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60).stdout
+    lines = [ln for ln in out.splitlines() if "sim.warm" in ln or "ui.serve" in ln]
+    assert len(lines) >= 2, out
+    for ln in lines:
+        assert "NUMBA_THREADING_LAYER=threadsafe" in ln, ln

@@ -1,0 +1,219 @@
+"""Where a class session lives: one store interface, two implementations (no Streamlit here).
+
+* :class:`MemoryStore` — in this server process (enough for one server).
+* :class:`RedisStore` — in Redis when ``APP_REDIS_URL`` is set (``redis://host:6379/0``): a class
+  then spans every replica, and a replica that dies loses neither the class nor an answer.
+
+A class holds: the pushed view (page + query, with a version number that grows by one per push),
+the open live question (with an id that grows by one per question), the anonymous answers to each
+question (one per student session, a new answer replaces the old one) and the revealed values.
+Keys expire ``TTL_S`` after the last write.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import threading
+import time
+
+REDIS_ENV = "APP_REDIS_URL"
+TTL_S = 12 * 3600
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
+CODE_LEN = 6
+CODE_RE = re.compile(rf"^[{CODE_ALPHABET}]{{{CODE_LEN}}}$")
+MAX_ANSWER_LEN = 64
+
+
+try:  # what a store call may raise when the store is unreachable
+    from redis import RedisError as _RedisError
+
+    STORE_ERRORS: tuple = (OSError, _RedisError)
+except ImportError:  # pragma: no cover - redis not installed: only the memory store
+    STORE_ERRORS = (OSError,)
+
+
+def valid_code(code) -> bool:
+    return isinstance(code, str) and bool(CODE_RE.match(code))
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LEN))
+
+
+class Store:
+    """The interface; every method is safe to call from many sessions at once."""
+
+    def create(self) -> str: ...
+    def exists(self, code: str) -> bool: ...
+    def close(self, code: str) -> None: ...
+    def push(self, code: str, view: dict) -> int: ...
+    def current(self, code: str) -> tuple[int, dict | None, float]: ...
+    def ask(self, code: str, question: dict) -> int: ...
+    def question(self, code: str) -> dict | None: ...
+    def answer(self, code: str, qid: int, who: str, value) -> None: ...
+    def answers(self, code: str, qid: int) -> list: ...
+    def reveal(self, code: str, qid: int, value) -> None: ...
+    def revealed(self, code: str, qid: int): ...
+
+
+class MemoryStore(Store):
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._classes: dict[str, dict] = {}
+
+    def create(self) -> str:
+        with self._lock:
+            code = new_code()
+            while code in self._classes:
+                code = new_code()
+            self._classes[code] = {"version": 0, "view": None, "at": 0.0, "qid": 0, "question": None,
+                                   "answers": {}, "reveal": {}}
+            return code
+
+    def _get(self, code):
+        c = self._classes.get(code)
+        if c is None:
+            raise KeyError(code)
+        return c
+
+    def exists(self, code: str) -> bool:
+        return code in self._classes
+
+    def close(self, code: str) -> None:
+        with self._lock:
+            self._classes.pop(code, None)
+
+    def push(self, code: str, view: dict) -> int:
+        with self._lock:
+            c = self._get(code)
+            c["version"] += 1
+            c["view"], c["at"] = json.loads(json.dumps(view)), time.time()
+            return c["version"]
+
+    def current(self, code: str):
+        c = self._classes.get(code)
+        return (0, None, 0.0) if c is None else (c["version"], c["view"], c["at"])
+
+    def ask(self, code: str, question: dict) -> int:
+        with self._lock:
+            c = self._get(code)
+            c["qid"] += 1
+            c["question"] = {**json.loads(json.dumps(question)), "id": c["qid"]}
+            return c["qid"]
+
+    def question(self, code: str):
+        c = self._classes.get(code)
+        return None if c is None else c["question"]
+
+    def answer(self, code: str, qid: int, who: str, value) -> None:
+        with self._lock:
+            self._get(code)["answers"].setdefault(qid, {})[who] = value
+
+    def answers(self, code: str, qid: int) -> list:
+        with self._lock:
+            c = self._classes.get(code)
+            return [] if c is None else list(c["answers"].get(qid, {}).values())
+
+    def reveal(self, code: str, qid: int, value) -> None:
+        with self._lock:
+            self._get(code)["reveal"][qid] = value
+
+    def revealed(self, code: str, qid: int):
+        c = self._classes.get(code)
+        return None if c is None else c["reveal"].get(qid)
+
+
+class RedisStore(Store):
+    """Keys: ``cls:<code>`` (hash: version, view, at, qid, question), ``cls:<code>:a:<qid>``
+    (hash: session -> answer), ``cls:<code>:r`` (hash: qid -> revealed value)."""
+
+    def __init__(self, url: str):
+        import redis
+
+        self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=2,
+                                      socket_connect_timeout=2, health_check_interval=30)
+
+    def _touch(self, pipe, code, *extra):
+        for k in (f"cls:{code}", f"cls:{code}:r", *extra):
+            pipe.expire(k, TTL_S)
+
+    def create(self) -> str:
+        while True:
+            code = new_code()
+            if self.r.hsetnx(f"cls:{code}", "version", 0):
+                self.r.hset(f"cls:{code}", mapping={"qid": 0, "at": 0})
+                self.r.expire(f"cls:{code}", TTL_S)
+                return code
+
+    def exists(self, code: str) -> bool:
+        return bool(self.r.exists(f"cls:{code}"))
+
+    def close(self, code: str) -> None:
+        keys = [f"cls:{code}", f"cls:{code}:r", *self.r.scan_iter(f"cls:{code}:a:*")]
+        self.r.delete(*keys)
+
+    def push(self, code: str, view: dict) -> int:
+        if not self.exists(code):
+            raise KeyError(code)
+        with self.r.pipeline() as p:
+            p.hincrby(f"cls:{code}", "version", 1)
+            p.hset(f"cls:{code}", mapping={"view": json.dumps(view), "at": time.time()})
+            self._touch(p, code)
+            return int(p.execute()[0])
+
+    def current(self, code: str):
+        v, view, at = self.r.hmget(f"cls:{code}", "version", "view", "at")
+        if v is None:
+            return 0, None, 0.0
+        return int(v), (json.loads(view) if view else None), float(at or 0)
+
+    def ask(self, code: str, question: dict) -> int:
+        if not self.exists(code):
+            raise KeyError(code)
+        qid = int(self.r.hincrby(f"cls:{code}", "qid", 1))
+        with self.r.pipeline() as p:
+            p.hset(f"cls:{code}", "question", json.dumps({**question, "id": qid}))
+            self._touch(p, code)
+            p.execute()
+        return qid
+
+    def question(self, code: str):
+        q = self.r.hget(f"cls:{code}", "question")
+        return json.loads(q) if q else None
+
+    def answer(self, code: str, qid: int, who: str, value) -> None:
+        with self.r.pipeline() as p:
+            p.hset(f"cls:{code}:a:{qid}", who, json.dumps(value))
+            p.expire(f"cls:{code}:a:{qid}", TTL_S)
+            p.execute()
+
+    def answers(self, code: str, qid: int) -> list:
+        return [json.loads(v) for v in self.r.hvals(f"cls:{code}:a:{qid}")]
+
+    def reveal(self, code: str, qid: int, value) -> None:
+        with self.r.pipeline() as p:
+            p.hset(f"cls:{code}:r", str(qid), json.dumps(value))
+            self._touch(p, code)
+            p.execute()
+
+    def revealed(self, code: str, qid: int):
+        v = self.r.hget(f"cls:{code}:r", str(qid))
+        return json.loads(v) if v else None
+
+
+_store: Store | None = None
+_store_key: str | None = None
+_store_lock = threading.Lock()
+
+
+def get_store() -> Store:
+    """The store of this process: Redis when ``APP_REDIS_URL`` is set, else in memory."""
+    global _store, _store_key
+    url = os.environ.get(REDIS_ENV, "").strip()
+    with _store_lock:
+        if _store is None or _store_key != url:
+            _store = RedisStore(url) if url else MemoryStore()
+            _store_key = url
+        return _store

@@ -1,0 +1,331 @@
+"""The instructor's parameter editor: an in-app page for what ``assets/params.toml`` holds.
+
+Registered in the navigation only for a signed-in instructor (``ui.instructor.pages``); a student
+who opens its URL gets the home page. Per page: each parameter's min, max, default and step (or
+default and options for a choice), and the named presets (add, rename, delete, reorder, "save the
+current view as a preset"). The checks are those of the file itself (``ui.params_file``), shown
+next to the field; the save button stays disabled while anything is invalid, and the whole new file
+is checked once more before it is written. Writing, backup, undo and conflict detection are in
+``ui.params_file``.
+"""
+from __future__ import annotations
+
+import itertools
+import tomllib
+
+import streamlit as st
+
+from ui import instructor
+from ui import params_file as pf
+from ui.answers import LAST_VIEW
+from ui.i18n import Text
+from ui.nav import PAGES, page_module
+from ui.page import current_lang
+from ui.spec import params_file, resolve
+
+URL_PATH = "instructor_params"
+_BASE = "_ed_base"
+_FLASH = "_ed_flash"
+_uid = itertools.count()
+
+
+def _keys(prefix: str = "ed") -> list[str]:
+    return [k for k in st.session_state if isinstance(k, str) and k.startswith((prefix + ":", prefix + "p:"))]
+
+
+def _reload() -> None:
+    """Forget every edit and read the file again."""
+    for k in _keys() + [k for k in st.session_state if isinstance(k, str) and k.startswith("_ed_presets:")]:
+        del st.session_state[k]
+    st.session_state.pop(_BASE, None)
+
+
+def _base() -> dict:
+    path = params_file()
+    base = st.session_state.get(_BASE)
+    if base is None or base["path"] != str(path):
+        text, h = pf.read(path)
+        base = st.session_state[_BASE] = {"path": str(path), "text": text, "hash": h}
+    return base
+
+
+def _show_problems(msgs: list[str]) -> None:
+    """Messages that may quote the instructor's own text: shown literally, never as Markdown."""
+    if msgs:
+        st.code("\n".join(msgs), language=None, wrap_lines=True)
+
+
+# --------------------------------------------------------------------------- parameters
+def _num_input(label: str, key: str, value, kind: str, step) -> None:
+    if key not in st.session_state:
+        st.session_state[key] = value
+    if kind == "int":
+        st.number_input(label, key=key, step=1, format="%d")
+    else:
+        st.number_input(label, key=key, step=float(step) if step else 0.01, format="%g")
+
+
+def _param_rows(stem: str, res, file_params: dict, t: Text, pt: Text) -> tuple[dict, int]:
+    """Draw one row per parameter; return (edits for apply_edits, number of invalid rows)."""
+    edits, bad = {}, 0
+    for p in res.params.values():
+        k = f"ed:{stem}:{p.name}"
+        in_file = file_params.get(p.name, {}) if isinstance(file_params.get(p.name), dict) else {}
+        label = pt(f"params.{p.name}.label") if pt.has(f"params.{p.name}.label") else p.name
+        with st.container(border=True):
+            st.markdown(f"**{p.name}** · {label}")
+            if p.kind in ("float", "int"):
+                st.caption(t("editor.hard_limits", lo=p.lo, hi=p.hi))
+                cols = st.columns(4)
+                fields = {}
+                for col, f in zip(cols, ("min", "max", "default", "step")):
+                    with col:
+                        _num_input(t(f"editor.{f}"), f"{k}:{f}", getattr(p, f), p.kind, p.step)
+                    v = st.session_state[f"{k}:{f}"]
+                    fields[f] = (int(v) if p.kind == "int" else float(v)) if v is not None else None
+                problems = pf.numeric_problems(p, fields)
+            else:
+                fields, problems = {}, []
+                base = page_module(stem).SCHEMA.param(p.name)
+                if p.kind == "select":
+                    ok = f"{k}:options"
+                    st.session_state.setdefault(ok, list(p.options))
+                    st.multiselect(t("editor.options"), list(base.options), key=ok)
+                    opts = [o for o in base.options if o in st.session_state[ok]]
+                    fields["options"] = opts
+                    if not opts:
+                        problems.append("options: keep at least one")
+                    dk = f"{k}:default"
+                    st.session_state.setdefault(dk, p.default)
+                    if st.session_state[dk] not in (opts or base.options):
+                        st.session_state[dk] = (opts or list(base.options))[0]
+                    st.selectbox(t("editor.default"), opts or list(base.options), key=dk)
+                    fields["default"] = st.session_state[dk]
+                else:
+                    dk = f"{k}:default"
+                    st.session_state.setdefault(dk, bool(p.default))
+                    st.toggle(t("editor.default"), key=dk)
+                    fields["default"] = bool(st.session_state[dk])
+            if problems:
+                bad += 1
+                st.error(t("editor.invalid"), icon=":material/error:")
+                _show_problems(problems)
+            cur = {f: getattr(p, f) for f in fields} if p.kind != "select" else \
+                {"default": p.default, "options": list(p.options)}
+            changed = {f: v for f, v in fields.items() if f in in_file or v != cur.get(f)}
+            if changed:
+                edits[p.name] = changed
+    return edits, bad
+
+
+def _effective_params(res, edits: dict) -> dict:
+    """The parameters as they would be after the edits (for checking preset values)."""
+    from dataclasses import replace
+
+    out = {}
+    for name, p in res.params.items():
+        e = edits.get(name, {})
+        try:
+            kw = {f: e[f] for f in ("min", "max", "default", "step") if f in e}
+            if "options" in e:
+                kw["options"] = tuple(e["options"])
+            out[name] = replace(p, **kw) if kw else p
+        except (ValueError, TypeError):
+            out[name] = p
+    return out
+
+
+# --------------------------------------------------------------------------- presets
+def _presets_state(stem: str, data: dict) -> list[dict]:
+    key = f"_ed_presets:{stem}"
+    if key not in st.session_state:
+        st.session_state[key] = [{**pr, "uid": next(_uid)} for pr in pf.file_presets(data, stem)]
+    return st.session_state[key]
+
+
+def _move(stem: str, i: int, d: int) -> None:
+    lst = st.session_state[f"_ed_presets:{stem}"]
+    j = i + d
+    if 0 <= j < len(lst):
+        lst[i], lst[j] = lst[j], lst[i]
+
+
+def _delete(stem: str, i: int) -> None:
+    del st.session_state[f"_ed_presets:{stem}"][i]
+
+
+def _add(stem: str, values: dict, title: dict) -> None:
+    lst = st.session_state[f"_ed_presets:{stem}"]
+    ids = {st.session_state.get(f"edp:{stem}:{p['uid']}:id", p["id"]) for p in lst}
+    n = 1
+    while f"preset_{n}" in ids:
+        n += 1
+    lst.append({"id": f"preset_{n}", "title": dict(title), "values": dict(values), "answers": False,
+                "uid": next(_uid)})
+
+
+def _preset_rows(stem: str, data: dict, params: dict, t: Text) -> tuple[list[dict], int]:
+    lst = _presets_state(stem, data)
+    out, bad = [], 0
+    ids = [st.session_state.get(f"edp:{stem}:{p['uid']}:id", p["id"]) for p in lst]
+    for i, pr in enumerate(lst):
+        k = f"edp:{stem}:{pr['uid']}"
+        for f, v in (("id", pr["id"]), ("en", pr["title"]["en"]), ("zh", pr["title"]["zh"]),
+                     ("values", pf.format_values(pr["values"])), ("answers", pr["answers"])):
+            st.session_state.setdefault(f"{k}:{f}", v)
+        with st.container(border=True):
+            c = st.columns([2, 3, 3])
+            c[0].text_input(t("editor.preset_id"), key=f"{k}:id", max_chars=40)
+            c[1].text_input(t("editor.title_en"), key=f"{k}:en", max_chars=200)
+            c[2].text_input(t("editor.title_zh"), key=f"{k}:zh", max_chars=200)
+            st.text_input(t("editor.values"), key=f"{k}:values", help=t("editor.values_help"), max_chars=2000)
+            b = st.columns([3, 1, 1, 1])
+            b[0].checkbox(t("editor.preset_answers"), key=f"{k}:answers")
+            b[1].button("↑", key=f"{k}:up", on_click=_move, args=(stem, i, -1), disabled=i == 0,
+                        help=t("editor.up"))
+            b[2].button("↓", key=f"{k}:down", on_click=_move, args=(stem, i, 1), disabled=i == len(lst) - 1,
+                        help=t("editor.down"))
+            b[3].button("✕", key=f"{k}:del", on_click=_delete, args=(stem, i), help=t("editor.delete"))
+            s = st.session_state
+            pid = s[f"{k}:id"].strip()
+            title = {"en": s[f"{k}:en"].strip(), "zh": s[f"{k}:zh"].strip()}
+            try:
+                values = pf.parse_values(s[f"{k}:values"])
+                problems = []
+            except ValueError as exc:
+                values, problems = {}, [f"values: {exc}"]
+            problems += [m for m in pf.preset_problems(pid, title, values, params,
+                                                       ids[:i] + ids[i + 1:]) if not (problems and m.startswith("values: give"))]
+            if problems:
+                bad += 1
+                st.error(t("editor.invalid"), icon=":material/error:")
+                _show_problems(problems)
+            out.append({"id": pid, "title": title, "values": values, "answers": bool(s[f"{k}:answers"])})
+    return out, bad
+
+
+# --------------------------------------------------------------------------- the page
+def _save(path, new_text: str, base: dict, t: Text, done: str) -> None:
+    try:
+        pf.save(path, new_text, base["hash"])
+    except pf.Conflict:
+        st.error(t("editor.conflict"))
+        return
+    except ValueError as exc:
+        st.error(t("editor.refused"))
+        _show_problems(str(exc).splitlines())
+        return
+    except OSError as exc:
+        st.error(t("editor.write_failed"))
+        _show_problems([str(exc)])
+        return
+    _reload()
+    st.session_state[_FLASH] = done
+    st.rerun()
+
+
+def render() -> None:
+    lang = current_lang()
+    t = Text("instructor", lang)
+    if not instructor.is_instructor():  # not registered for students; belt and braces
+        st.stop()
+    path = params_file()
+    base = _base()
+    st.title(t("editor.title"))
+    st.markdown(t("editor.intro"))
+    st.caption(t("editor.file"))
+    st.code(str(path), language=None)
+    flash = st.session_state.pop(_FLASH, None)
+    if flash:
+        st.success(t(f"editor.{flash}"), icon=":material/check:")
+
+    _, disk_hash = pf.read(path)
+    if disk_hash != base["hash"]:
+        st.warning(t("editor.changed_on_disk"), icon=":material/sync_problem:")
+        if st.button(t("editor.reload"), key="_ed_reload"):
+            _reload()
+            st.rerun()
+    file_errors = pf.validate_text(base["text"], source=path.name)
+    if file_errors:
+        st.error(t("editor.file_errors"))
+        _show_problems(file_errors)
+    try:
+        data = tomllib.loads(base["text"])
+    except tomllib.TOMLDecodeError:
+        data = {}
+
+    stems = [e.stem for e in PAGES if page_module(e.stem).SCHEMA.params]
+    stem = st.selectbox(t("editor.page"), stems, key="_ed_stem", format_func=lambda s: Text(s, lang)("title"))
+    schema = page_module(stem).SCHEMA
+    pt = Text(stem, lang)
+    res = resolve(schema, data, source=path.name)
+    section = data.get(stem, {}) if isinstance(data.get(stem), dict) else {}
+    file_params = section.get("params", {}) if isinstance(section.get("params"), dict) else {}
+
+    st.header(t("editor.params"))
+    edits, bad_p = _param_rows(stem, res, file_params, t, pt)
+    st.header(t("editor.presets"))
+    presets, bad_s = _preset_rows(stem, data, _effective_params(res, edits), t)
+    c = st.columns(2)
+    view = st.session_state.get(LAST_VIEW) or {}
+    defaults = {n: p.default for n, p in res.params.items()}
+    c[0].button(t("editor.add"), key="_ed_add", on_click=_add,
+                args=(stem, defaults, {"en": "New preset", "zh": "新预设"}))
+    c[1].button(t("editor.add_view"), key="_ed_add_view", on_click=_add, disabled=view.get("stem") != stem,
+                args=(stem, view.get("values", {}), {"en": "Saved view", "zh": "保存的视图"}),
+                help=t("editor.add_view_help"))
+
+    st.divider()
+    invalid = bad_p + bad_s
+    if invalid:
+        st.error(t("editor.cannot_save", n=invalid))
+    c = st.columns(3)
+    if c[0].button(t("editor.save"), key="_ed_save", type="primary", disabled=bool(invalid)):
+        if invalid:  # a forged click on the disabled button
+            st.error(t("editor.refused"))
+        else:
+            new_text = pf.apply_edits(base["text"], stem, edits, presets)
+            if new_text == base["text"]:
+                st.info(t("editor.nothing"))
+            else:
+                _save(path, new_text, base, t, "saved")
+    if c[1].button(t("editor.undo"), key="_ed_undo", disabled=not pf.backup_path(path).exists(),
+                   help=t("editor.undo_help")):
+        try:
+            pf.undo(path, base["hash"])
+        except pf.Conflict:
+            st.error(t("editor.conflict"))
+        except (ValueError, OSError) as exc:
+            st.error(t("editor.write_failed"))
+            _show_problems(str(exc).splitlines())
+        else:
+            _reload()
+            st.session_state[_FLASH] = "undone"
+            st.rerun()
+    if c[2].button(t("editor.discard"), key="_ed_discard"):
+        _reload()
+        st.rerun()
+
+    st.header(t("editor.transfer"))
+    disk_text, _ = pf.read(path)
+    st.download_button(t("editor.export"), data=disk_text.encode("utf-8"), file_name=path.name,
+                       mime="application/toml", key="_ed_export", on_click="ignore")
+    up = st.file_uploader(t("editor.import"), type=["toml"], key="_ed_upload")
+    if up is not None:
+        raw = up.getvalue()
+        if len(raw) > pf.MAX_IMPORT_BYTES:
+            st.error(t("editor.too_big", kb=pf.MAX_IMPORT_BYTES // 1024))
+            return
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            st.error(t("editor.not_utf8"))
+            return
+        problems = pf.validate_text(text, source="upload")
+        if problems:
+            st.error(t("editor.import_invalid"))
+            _show_problems(problems)
+            return
+        st.success(t("editor.import_ok"))
+        if st.button(t("editor.import_apply"), key="_ed_import_apply"):
+            _save(path, text, base, t, "imported")

@@ -1,0 +1,224 @@
+"""Instructor mode: who is an instructor, and the sidebar sign-in.
+
+Configuration (nothing configured -> instructor mode is off and nothing of it is shown):
+
+* **Shared key** — ``APP_INSTRUCTOR_KEY`` in the environment, or in ``.streamlit/secrets.toml``::
+
+      [instructor]
+      key = "a long random string"      # at least 12 characters; shorter keys are ignored
+
+  The key typed in the sidebar is compared with :func:`hmac.compare_digest` (constant time).
+  Attempts are limited per browser session (5 per minute); after that the form waits.
+
+* **OpenID Connect** — an ``[auth]`` block in ``.streamlit/secrets.toml`` (see Streamlit's
+  ``st.login``; needs the ``Authlib`` package). Then the sidebar shows "Sign in" and, optionally,
+  only the listed addresses are instructors (otherwise anyone the provider lets in)::
+
+      [auth]
+      redirect_uri = "https://example.org/oauth2callback"
+      cookie_secret = "..."
+      client_id = "..."
+      client_secret = "..."
+      server_metadata_url = "https://accounts.example.org/.well-known/openid-configuration"
+
+      [instructor]
+      emails = ["teacher@example.org"]
+
+  When ``[auth]`` is configured it is used instead of the shared key.
+
+The state is per browser session: a new tab (or a reload) starts signed out. Changing the key
+signs every session out on its next interaction (the session keeps only a hash of the key).
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import math
+import os
+import time
+
+import streamlit as st
+
+from ui.i18n import Text
+
+KEY_ENV = "APP_INSTRUCTOR_KEY"
+MIN_KEY_LEN = 12
+MAX_ATTEMPTS = 5          # wrong or right, per session ...
+WINDOW_S = 60.0           # ... within this many seconds
+_STATE = "_instructor"    # session: sha256 of the key that signed in (key mode) or True (OIDC)
+_ATTEMPTS = "_instructor_attempts"
+_now = time.monotonic     # replaced by tests
+_log = logging.getLogger(__name__)
+
+
+# --------------------------------------------------------------------------- configuration
+#: (id of st.secrets, time read, {section: dict}) — reading st.secrets when there is no secrets file
+#: costs ~1.5 ms per access (it looks for the files again each time); sections are re-read at most
+#: once a second, or at once when Streamlit swaps its secrets object (AppTest does).
+_secrets_cache: tuple | None = None
+RECHECK_S = 1.0
+
+
+def _read_sections() -> dict:
+    out = {}
+    try:
+        for name in ("auth", "instructor"):
+            if name in st.secrets:
+                sec = st.secrets[name]
+                out[name] = dict(sec) if hasattr(sec, "keys") else sec
+    except Exception:  # noqa: BLE001 - no secrets.toml, unreadable file: not configured
+        pass
+    return out
+
+
+def _secrets_section(name: str):
+    """``st.secrets[name]`` as a plain dict, or None (no secrets file, no such section)."""
+    global _secrets_cache
+    now = _now()
+    c = _secrets_cache
+    if c is None or c[0] != id(st.secrets) or not 0 <= now - c[1] < RECHECK_S:
+        c = _secrets_cache = (id(st.secrets), now, _read_sections())
+    return c[2].get(name)
+
+
+def _configured_key() -> str | None:
+    key = os.environ.get(KEY_ENV, "")
+    if not key:
+        sec = _secrets_section("instructor") or {}
+        key = sec.get("key", "") if isinstance(sec, dict) else ""
+    if not isinstance(key, str) or not key.strip():
+        return None
+    if len(key) < MIN_KEY_LEN:
+        _log.warning("instructor key ignored: shorter than %d characters", MIN_KEY_LEN)
+        return None
+    return key
+
+
+def mode() -> str | None:
+    """``"oidc"`` (an ``[auth]`` block), ``"key"`` (a shared key) or None (instructor mode off)."""
+    if _secrets_section("auth"):
+        return "oidc"
+    if _configured_key() is not None:
+        return "key"
+    return None
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _oidc_instructor() -> bool:
+    try:
+        user = st.user
+        if not user.is_logged_in:
+            return False
+        allowed = (_secrets_section("instructor") or {}).get("emails")
+    except Exception:  # noqa: BLE001
+        return False
+    if not allowed:
+        return True
+    email = str(user.get("email") or "").lower()
+    return bool(email) and email in {str(e).lower() for e in allowed}
+
+
+def is_instructor() -> bool:
+    """True when this browser session is signed in as an instructor (and the mode is still on)."""
+    m = mode()
+    if m == "oidc":
+        return _oidc_instructor()
+    if m == "key":
+        got = st.session_state.get(_STATE)
+        return isinstance(got, str) and hmac.compare_digest(got, _digest(_configured_key()))
+    return False
+
+
+def pages(groups: dict, lang: str) -> dict:
+    """The navigation ``{group: [st.Page, ...]}`` plus the instructor's pages when signed in.
+    (Not registered for anyone else: a student opening the editor's URL gets the home page.)"""
+    if not is_instructor():
+        return groups
+    from ui import editor
+
+    t = Text("instructor", lang)
+    page = st.Page(editor.render, title=t("editor.nav"), icon=":material/tune:", url_path=editor.URL_PATH)
+    return {**groups, t("editor.group"): [page]}
+
+
+# --------------------------------------------------------------------------- rate limit
+def _wait_s() -> float:
+    """Seconds to wait before the next attempt (0: an attempt is allowed now)."""
+    now = _now()
+    recent = [t for t in st.session_state.get(_ATTEMPTS, []) if now - t < WINDOW_S]
+    st.session_state[_ATTEMPTS] = recent
+    if len(recent) < MAX_ATTEMPTS:
+        return 0.0
+    return max(WINDOW_S - (now - recent[0]), 0.0)
+
+
+def check_key(typed: str) -> str:
+    """Count one attempt and check it. Returns ``"ok"``, ``"wrong"`` or ``"wait"``."""
+    if _wait_s() > 0:
+        return "wait"
+    st.session_state[_ATTEMPTS].append(_now())
+    key = _configured_key()
+    if key is None or not isinstance(typed, str):
+        return "wrong"
+    if hmac.compare_digest(typed.encode(), key.encode()):
+        st.session_state[_STATE] = _digest(key)
+        return "ok"
+    return "wrong"
+
+
+def sign_out() -> None:
+    st.session_state.pop(_STATE, None)
+
+
+# --------------------------------------------------------------------------- sidebar
+def sidebar(lang: str) -> None:
+    """The sign-in box (and the class box) in the sidebar; draws nothing when instructor mode is off."""
+    m = mode()
+    if m is None:
+        return
+    from ui import classroom
+
+    t = Text("instructor", lang)
+    teacher = is_instructor()
+    with st.sidebar:
+        if teacher:
+            st.caption(t("signin.signed_in"))
+            if st.button(t("signin.sign_out"), key="_instructor_out"):
+                if m == "oidc":
+                    st.logout()
+                sign_out()
+                st.rerun()
+        else:
+            with st.expander(t("signin.title"), icon=":material/school:"):
+                if m == "oidc":
+                    if st.button(t("signin.oidc"), key="_instructor_login"):
+                        st.login()
+                    if _secrets_section("instructor") and st.user.is_logged_in:
+                        st.caption(t("signin.not_listed"))
+                else:
+                    _key_form(t)
+    classroom.sidebar(lang, teacher)
+
+
+def _on_submit() -> None:
+    """Form callback (runs before the script, so the form below already shows the new wait).
+    A client can send a click on a disabled button: check_key counts and refuses it."""
+    result = check_key(st.session_state.get("_instructor_key", ""))
+    st.session_state["_instructor_msg"] = result
+
+
+def _key_form(t: Text) -> None:
+    wait = _wait_s()
+    with st.form("_instructor_form", clear_on_submit=True, border=False):
+        st.text_input(t("signin.key"), type="password", key="_instructor_key",
+                      disabled=wait > 0, autocomplete="off")
+        st.form_submit_button(t("signin.submit"), disabled=wait > 0, on_click=_on_submit)
+    msg = st.session_state.pop("_instructor_msg", None)
+    if wait > 0:
+        st.warning(t("signin.wait", s=math.ceil(wait)), icon=":material/timer:")
+    elif msg == "wrong":
+        st.error(t("signin.wrong"))

@@ -1,0 +1,287 @@
+"""Reading, checking and writing the instructor parameter file (no Streamlit here).
+
+* :func:`validate_text` applies exactly the checks a page applies when it reads the file
+  (``ui.spec.resolve`` for every page): a text with any problem is never written.
+* :func:`apply_edits` changes a file's text with ``tomlkit``: comments, blank lines and the order of
+  everything not edited stay as the instructor wrote them; only the edited values change.
+* :func:`save` writes atomically (temporary file in the same folder, ``fsync``, ``os.replace``)
+  after checking that the file on disk is still the one the editor loaded (content hash): a file
+  edited by hand meanwhile is never overwritten silently. The previous version goes to
+  ``<file>.bak``; :func:`undo` swaps it back (and a second undo redoes).
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import tempfile
+import tomllib
+from pathlib import Path
+
+import tomlkit
+from tomlkit.items import Comment, Table, Whitespace
+
+from ui import spec as _spec
+
+MAX_IMPORT_BYTES = 256 * 1024
+PRESET_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
+
+
+class Conflict(RuntimeError):
+    """The file on disk is not the version the editor started from."""
+
+
+def digest(data: bytes | str) -> str:
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
+def read(path: Path) -> tuple[str, str]:
+    """``(text, sha256 of the bytes)``; a missing file reads as empty."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raw = b""
+    return raw.decode("utf-8"), digest(raw)
+
+
+def backup_path(path: Path) -> Path:
+    return Path(path).with_name(Path(path).name + ".bak")
+
+
+# --------------------------------------------------------------------------- validation
+def _schemas():
+    from ui.nav import PAGES, page_module
+
+    return [page_module(e.stem).SCHEMA for e in PAGES]
+
+
+def validate_text(text: str, source: str = "file") -> list[str]:
+    """Every problem a page would report for this file text (empty list: valid)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return [f"{source}: not valid TOML ({exc})"]
+    schemas = _schemas()
+    known = tuple(s.stem for s in schemas)
+    errors: list[str] = []
+    for s in schemas:
+        for e in _spec.resolve(s, data, source=source, known_pages=known).errors:
+            if e not in errors:
+                errors.append(e)
+    for stem, section in data.items():
+        presets = section.get("presets", {}) if isinstance(section, dict) else {}
+        for pid, entry in presets.items() if isinstance(presets, dict) else ():
+            if not PRESET_ID.match(pid):
+                errors.append(f"{source}: [{stem}.presets] name {pid!r}: use letters, digits and _ "
+                              "(it appears in links as ?preset=...)")
+            if isinstance(entry, dict) and "answers" in entry and not isinstance(entry["answers"], bool):
+                errors.append(f"{source}: [{stem}.presets.{pid}] answers must be true or false")
+    return errors
+
+
+def numeric_problems(p: _spec.Param, fields: dict) -> list[str]:
+    """The file's checks for one numeric parameter with the given min/max/default/step."""
+    return _spec._check_numeric(p.kind, {**fields, "lo": p.lo, "hi": p.hi})
+
+
+def preset_problems(pid: str, title: dict, values: dict, params: dict[str, _spec.Param],
+                    others: list[str]) -> list[str]:
+    """Problems of one preset (name, titles, values within the edited ranges)."""
+    out = []
+    if not PRESET_ID.match(pid or ""):
+        out.append("name: letters, digits and _ only, starting with a letter (at most 40)")
+    elif pid in others:
+        out.append(f"name: {pid!r} is used twice")
+    for lang in _spec.LANGS:
+        if not str(title.get(lang, "")).strip():
+            out.append(f"title ({lang}) is empty")
+    if not values:
+        out.append("values: give at least one parameter")
+    for k, v in values.items():
+        p = params.get(k)
+        if p is None:
+            out.append(f"values: unknown parameter {k!r}")
+            continue
+        try:
+            c = p.coerce(v)
+        except (ValueError, TypeError) as exc:
+            out.append(f"values: {k}: {exc}")
+            continue
+        if p.kind in ("float", "int") and not p.min <= c <= p.max:
+            out.append(f"values: {k}={c} outside [{p.min}, {p.max}]")
+    return out
+
+
+def parse_values(text: str) -> dict:
+    """``"beta = 1.0, theta0 = 0.8"`` -> ``{"beta": 1.0, "theta0": 0.8}`` (ValueError if not TOML)."""
+    try:
+        return dict(tomllib.loads(f"v = {{ {text} }}")["v"]) if text.strip() else {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"write name = value, separated by commas ({exc})") from None
+
+
+def format_values(values: dict) -> str:
+    return ", ".join(f"{k} = {tomlkit.item(v).as_string()}" for k, v in values.items())
+
+
+# --------------------------------------------------------------------------- editing with tomlkit
+def _super(parent, key: str):
+    if key not in parent:
+        parent[key] = tomlkit.table(is_super_table=True)
+    return parent[key]
+
+
+def _tables_of(section) -> list[Table]:
+    """The leaf tables of one page's section, in document order."""
+    out = []
+    for sub in ("params", "presets"):
+        if sub in section:
+            out.extend(v for v in section[sub].values() if isinstance(v, Table))
+    return out
+
+
+def _take_trailing(tbl: Table) -> list:
+    """Remove and return the comments / blank lines at the end of a table's body (they usually
+    belong to the next section, e.g. its ``# --- Page`` banner)."""
+    body = tbl.value.body
+    k = len(body)
+    while k and body[k - 1][0] is None and isinstance(body[k - 1][1], (Comment, Whitespace)):
+        k -= 1
+    tail = body[k:]
+    del body[k:]
+    return tail
+
+
+def _same(a, b) -> bool:
+    a, b = _unwrap(a), _unwrap(b)
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return type(a) is type(b) and a == b
+
+
+def apply_edits(text: str, stem: str, params: dict, presets: list[dict] | None) -> str:
+    """Return ``text`` with page ``stem``'s parameters and (if not None) presets replaced.
+
+    ``params``: ``{name: {field: value}}`` — only fields whose value differs from the file's (or
+    that the file lacks) are written. ``presets``: the complete ordered list
+    ``[{"id", "title": {"en", "zh"}, "values": {...}, "answers": bool}]``; None leaves them alone.
+    """
+    doc = tomlkit.parse(text)
+    section = _super(doc, stem)
+    for name, fields in params.items():
+        ptab = section.get("params", {}).get(name) if "params" in section else None
+        for field_, value in fields.items():
+            if value is None:
+                if ptab is not None and field_ in ptab:
+                    del ptab[field_]
+                continue
+            if ptab is not None and field_ in ptab and _same(ptab[field_], value):
+                continue
+            if ptab is None:
+                _super(section, "params")[name] = tomlkit.table()
+                ptab = section["params"][name]
+            ptab[field_] = value
+    if presets is not None and presets == file_presets(tomllib.loads(text), stem):
+        presets = None  # nothing changed: leave them exactly as written
+    if presets is not None:
+        before = _tables_of(section)
+        tail = _take_trailing(before[-1]) if before else []
+        old = dict(section["presets"]) if "presets" in section else {}
+        if "presets" in section:
+            del section["presets"]
+        if presets:
+            new = tomlkit.table(is_super_table=True)
+            for pr in presets:
+                t = tomlkit.table()
+                title = tomlkit.inline_table()
+                title.update({lang: pr["title"][lang] for lang in _spec.LANGS})
+                t["title"] = title
+                vals = tomlkit.inline_table()
+                vals.update(pr["values"])
+                t["values"] = vals
+                if pr.get("answers"):
+                    t["answers"] = True
+                prev = old.get(pr["id"])
+                if prev is not None and _unwrap(prev) == _unwrap(t):
+                    t = prev  # unchanged preset: keep it as written (comments inside it too)
+                new[pr["id"]] = t
+            section["presets"] = new
+        after = _tables_of(section)
+        if tail and after:
+            last = after[-1]
+            _take_trailing(last)
+            for item in tail:
+                last.value.body.append(item)
+    return tomlkit.dumps(doc)
+
+
+def _unwrap(x):
+    return x.unwrap() if hasattr(x, "unwrap") else x
+
+
+def file_presets(data: dict, stem: str) -> list[dict]:
+    """The presets of page ``stem`` as written in the parsed file, in file order."""
+    out = []
+    section = data.get(stem, {})
+    presets = section.get("presets", {}) if isinstance(section, dict) else {}
+    for pid, e in presets.items() if isinstance(presets, dict) else ():
+        if not isinstance(e, dict):
+            continue
+        title = e.get("title")
+        if isinstance(title, str):
+            title = {lang: title for lang in _spec.LANGS}
+        title = {lang: str((title or {}).get(lang, "")) for lang in _spec.LANGS}
+        values = e.get("values") if isinstance(e.get("values"), dict) else {}
+        out.append({"id": pid, "title": title, "values": dict(values), "answers": e.get("answers") is True})
+    return out
+
+
+# --------------------------------------------------------------------------- writing
+def _atomic_write(path: Path, text: str) -> None:
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def save(path: Path, text: str, expected: str) -> str:
+    """Write ``text`` if the file still has hash ``expected``; returns the new hash.
+
+    Raises :class:`Conflict` (file changed on disk) or ``ValueError`` (text invalid)."""
+    errors = validate_text(text, source=str(path))
+    if errors:
+        raise ValueError("\n".join(errors))
+    current, h = read(path)
+    if h != expected:
+        raise Conflict(str(path))
+    _atomic_write(backup_path(path), current)
+    _atomic_write(path, text)
+    return digest(text)
+
+
+def undo(path: Path, expected: str) -> str:
+    """Swap the file and its backup (undo the last save; again to redo). Returns the new hash."""
+    bak = backup_path(path)
+    if not bak.exists():
+        raise FileNotFoundError(str(bak))
+    current, h = read(path)
+    if h != expected:
+        raise Conflict(str(path))
+    previous, _ = read(bak)
+    errors = validate_text(previous, source=str(bak))
+    if errors:
+        raise ValueError("\n".join(errors))
+    _atomic_write(bak, current)
+    _atomic_write(path, previous)
+    return digest(previous)
