@@ -254,3 +254,25 @@ def test_short_log_axis_is_labelled_in_full(lo, hi, want):
     fig.update_xaxes(dtick="D2")
     ax = F.Frozen(fig).spec["layout"]["xaxis"]
     assert ax.get("dtick") != "D2" and list(ax["ticktext"]) == ["0.2", "0.5", "1"]
+
+
+def test_band_fills_between_its_edges():
+    x = np.linspace(0.0, 1.0, 11)
+    lo, hi = x - 0.1, x ** 2 + 0.2
+    traces = F.band(x, lo, hi, "range", color="#0072B2", alpha=0.25, legendgroup="g")
+    assert len(traces) == 2
+    lower, upper = traces
+    np.testing.assert_array_equal(lower["y"], lo)
+    np.testing.assert_array_equal(upper["y"], hi)
+    assert "name" not in lower and upper["name"] == "range"
+    assert upper["fill"] == "tonexty" and "fill" not in lower            # filled down to the lower edge
+    assert upper["fillcolor"] == "rgba(0,114,178,0.25)"
+    assert lower["showlegend"] is False and upper["showlegend"] is False
+    assert lower["legendgroup"] == upper["legendgroup"] == "g"
+    assert F.band(x, lo, hi, "r", showlegend=True)[1]["showlegend"] is True
+    assert F.band(x, lo, hi, "r", showlegend=True)[0]["showlegend"] is False
+    # valid Plotly traces, and the same figure built with and without validation
+    a = go.Figure(data=traces, layout={"template": F.TEMPLATE})
+    b = go.Figure(data=traces, layout={"template": F.TEMPLATE}, _validate=False)
+    assert json.loads(pio.to_json(a, validate=False)) == json.loads(pio.to_json(b, validate=False))
+    assert F.rgba("#D55E00", 0.5) == "rgba(213,94,0,0.5)"

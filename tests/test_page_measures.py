@@ -8,6 +8,7 @@ from sim import measures as ms
 from tests.conftest import app_test, chart_specs, decode
 from ui.figures import thin
 from ui.i18n import Text
+from ui.page import sub_seed
 from views import measures as V
 
 SETS = [
@@ -86,7 +87,7 @@ def test_sampling_plot(page):
     x, y, tr = _trace(spec, t("fig.sampling_sim"))
     np.testing.assert_array_equal(x, V.SAMPLE_NS)
     for i in (0, 3, 6):
-        mean, se = ms.sampling_error(int(x[i]), V.SAMPLE_TRIALS, p["seed"] * 1000 + i)
+        mean, se = ms.sampling_error(int(x[i]), V.SAMPLE_TRIALS, sub_seed(p["seed"], i))
         assert y[i] == pytest.approx(mean, rel=1e-12)
         assert decode(tr["error_y"]["array"])[i] == pytest.approx(V.SIGMA_BAR * se, rel=1e-12)
     fx, fy, _ = _trace(spec, t("fig.fixed_shift"))

@@ -497,3 +497,26 @@ def log_ticks(values) -> dict:
     ``figure(..., yaxis=log_ticks([0.1, 0.2, 0.5, 1]))`` or ``fig.update_yaxes(**log_ticks(...))``."""
     vals = [float(v) for v in values]
     return {"tickvals": vals, "ticktext": [f"{v:g}" for v in vals], "minor": {"ticks": "", "showgrid": False}}
+
+
+# --------------------------------------------------------------------------- bands
+# A range drawn as a light filled band (a bound around a prediction, the spread of several seeds):
+# used by the width and low-temperature pages.
+def rgba(color: str, alpha: float) -> str:
+    """``"#RRGGBB"`` -> ``"rgba(r,g,b,alpha)"`` (a palette colour made translucent)."""
+    h = color.lstrip("#")
+    return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{alpha:g})"
+
+
+def band(x, lo, hi, name: str, color: str = COLORS["ref"], alpha: float = 0.18, **kw) -> list[dict]:
+    """A filled band between the curves ``lo`` and ``hi`` over ``x``: two traces, the lower edge
+    (unnamed) and the upper one (named ``name``, ``y = hi``) filled down to it. No outline, no hover and no legend
+    entry of its own (``showlegend=True`` gives one); other keywords (``legendgroup`` …) go on both.
+    Add both, in this order: ``figure(..., data=[*band(...), ...])`` or ``fig.add_traces(band(...))``."""
+    x = np.asarray(x)
+    edge = {"type": "scatter", "x": x, "mode": "lines", "line": {"width": 0, "color": color},
+            "hoverinfo": "skip", "showlegend": False}
+    lower = {**edge, "y": np.asarray(lo), **kw, "showlegend": False}
+    lower.pop("name", None)
+    upper = {**edge, "y": np.asarray(hi), "name": name, "fill": "tonexty", "fillcolor": rgba(color, alpha), **kw}
+    return [lower, upper]

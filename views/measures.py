@@ -1,19 +1,17 @@
 """From tokens to a measure: cached data and figure builders for pages/measures.py (CONSTRUCTIONS.md §8).
 
-Drawing helpers not in ``ui.figures`` (kept here): ``_paths`` (all token paths as one dashed line with
-gaps, also where a path wraps around the circle), ``_density_heatmap`` (the reference measure over
-depth as a heatmap) and ``_error_markers`` (simulation markers with ±2 standard-error bars).
+Drawn with :mod:`ui.figures`; one drawing idea only this page has stays here: ``_paths`` (all token
+paths as one line with gaps, also where a path wraps around the circle).
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-import plotly.graph_objects as go
 
 from sim import measures as ms
-from ui.figures import COLORS, cached_figure, exact_line, figure, sim_markers, thin
-from ui.page import cached
+from ui.figures import COLORS, cached_figure, figure, heatmap, line, markers, thin, vline
+from ui.page import cached, sub_seed
 
 N_REF = 1024                # tokens of the reference system
 BINS = 90                   # angle bins of the reference density (4° each)
@@ -62,7 +60,7 @@ def stability_data(n: int, beta: float, depth: float, dt: float, seed: int) -> d
 def sampling_data(seed: int) -> dict:
     """Monte-Carlo E W₁ against n (iid uniform angles) and the exact companions."""
     ns = np.array(SAMPLE_NS)
-    res = [ms.sampling_error(int(k), SAMPLE_TRIALS, seed * 1000 + i) for i, k in enumerate(ns)]
+    res = [ms.sampling_error(int(k), SAMPLE_TRIALS, sub_seed(seed, i)) for i, k in enumerate(ns)]
     fine = np.unique(np.geomspace(ns[0], ns[-1], 60).round().astype(int))
     return {"n": ns, "mean": np.array([r[0] for r in res]), "se": np.array([r[1] for r in res]),
             "fine": fine, "fixed_shift": np.array([ms.fixed_shift_mean(int(k)) for k in fine]),
@@ -82,19 +80,9 @@ def heads_data(H: int, beta: float, seed: int) -> dict:
 
 
 # --------------------------------------------------------------------------- drawing helpers
-def _density_heatmap(fig: go.Figure, x, y, z, name: str) -> None:
-    """The reference measure over depth: density as a light heatmap under the token paths."""
-    fig.add_trace(go.Heatmap(x=np.asarray(x), y=np.asarray(y), z=np.asarray(z).T, name=name,
-                             colorscale=[[0, "#FFFFFF"], [1, "#7FA7CF"]], showscale=False,
-                             zmin=0.0, hovertemplate="τ=%{x:.3g}<br>θ=%{y:.3g}<br>ρ=%{z:.3g}<extra></extra>"))
-
-
-def _error_markers(fig: go.Figure, x, y, se, name: str, color: str = COLORS["sim"]) -> None:
-    """Simulation markers (open circles) with ±SIGMA_BAR standard-error bars."""
-    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(y), name=name, mode="markers",
-                             marker=dict(color=color, size=8, symbol="circle-open", line=dict(width=1.5)),
-                             error_y=dict(type="data", array=SIGMA_BAR * np.asarray(se), color=color,
-                                          thickness=1.2, width=4)))
+def _mc(x, y, se, name: str) -> dict:
+    """Monte Carlo means (open markers) with ±SIGMA_BAR standard-error bars."""
+    return markers(x, y, name, size=8, error=SIGMA_BAR * np.asarray(se), error_y=dict(thickness=1.2, width=4))
 
 
 def _paths(theta: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -117,48 +105,46 @@ def _paths(theta: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @cached_figure
 def tokens_figure(t, n, beta, depth, dt, seed):
     s = stability_data(n, beta, depth, dt, seed)
-    fig = figure(t("fig.x_depth"), t("fig.y_angle"), t("fig.tokens_title"), height=460)
-    _density_heatmap(fig, s["t"], s["centres"], s["density"], t("fig.reference"))
     x, y = _paths(s["theta"], s["t"])
-    fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=t("fig.tokens", n=n), connectgaps=False,
-                             line=dict(color=COLORS["sim"], width=1.2, dash="dash"), hoverinfo="skip"))
-    fig.update_yaxes(range=[THETA_LO, THETA_LO + 2 * math.pi],
-                     tickvals=[-math.pi / 2, 0, math.pi / 2, math.pi, 3 * math.pi / 2],
-                     ticktext=["−π/2", "0", "π/2", "π", "3π/2"])
-    fig.update_xaxes(range=[0, s["t"][-1]])
-    return fig
+    # one legend entry (a heatmap has none) is not shown: no legend rows to reserve under the title
+    return figure(t("fig.x_depth"), t("fig.y_angle"), t("fig.tokens_title"), height=425, margin=dict(t=60), data=[
+        heatmap(s["t"], s["centres"], s["density"].T, t("fig.reference"), [[0, "#FFFFFF"], [1, "#7FA7CF"]],
+                zmin=0.0, hover="τ=%{x:.3g}<br>θ=%{y:.3g}<br>ρ=%{z:.3g}"),       # the reference, shaded
+        line(x, y, t("fig.tokens", n=n), COLORS["sim"], width=1.2, dash="dash", connectgaps=False,
+             hoverinfo="skip"),
+    ], xaxis=dict(range=[0, s["t"][-1]]), yaxis=dict(
+        range=[THETA_LO, THETA_LO + 2 * math.pi], tickvals=[-math.pi / 2, 0, math.pi / 2, math.pi, 3 * math.pi / 2],
+        ticktext=["−π/2", "0", "π/2", "π", "3π/2"]))
 
 
 @cached_figure
 def w1_figure(t, n, beta, depth, dt, seed):
     s = stability_data(n, beta, depth, dt, seed)
-    fig = figure(t("fig.x_depth"), t("fig.y_w1"), t("fig.w1_title"), log_y=True)
-    exact_line(fig, s["fine"], s["bound_fine"], t("fig.bound"), color=COLORS["bound"])
-    exact_line(fig, [0, s["t"][-1]], [math.pi, math.pi], t("fig.diameter"), color=COLORS["ref"],
-               line=dict(dash="dot", width=1.5))
     k = thin(s["t"].size, 60)
-    sim_markers(fig, s["t"][k], s["w1"][k], t("fig.w1_sim"))
-    return fig
+    return figure(t("fig.x_depth"), t("fig.y_w1"), t("fig.w1_title"), log_y=True, data=[
+        line(s["fine"], s["bound_fine"], t("fig.bound"), COLORS["bound"]),
+        line([0, s["t"][-1]], [math.pi, math.pi], t("fig.diameter"), COLORS["ref"], width=1.5, dash="dot"),
+        markers(s["t"][k], s["w1"][k], t("fig.w1_sim")),
+    ])
 
 
 @cached_figure
 def sampling_figure(t, n, seed):
     d = sampling_data(seed)
-    fig = figure(t("fig.x_n"), t("fig.y_w1_mean"), t("fig.sampling_title"), log_x=True, log_y=True)
-    exact_line(fig, d["fine"], d["fixed_shift"], t("fig.fixed_shift"))
-    exact_line(fig, d["fine"], d["equispaced"], t("fig.equispaced"), color=COLORS["ref"])
-    _error_markers(fig, d["n"], d["mean"], d["se"], t("fig.sampling_sim"))
-    fig.add_shape(type="line", x0=n, x1=n, y0=0, y1=1, yref="paper", line=dict(color=COLORS["ref"], width=1))
-    fig.add_annotation(x=math.log10(n), y=0, yref="paper", text=t("fig.your_n"), showarrow=False,
-                       xanchor="right", yanchor="bottom", xshift=-4, yshift=4)
-    return fig
+    return figure(t("fig.x_n"), t("fig.y_w1_mean"), t("fig.sampling_title"), log_x=True, log_y=True, data=[
+        line(d["fine"], d["fixed_shift"], t("fig.fixed_shift")),
+        line(d["fine"], d["equispaced"], t("fig.equispaced"), COLORS["ref"]),
+        _mc(d["n"], d["mean"], d["se"], t("fig.sampling_sim")),
+    ], shapes=[vline(n)], annotations=[dict(x=math.log10(n), y=0, yref="paper", text=t("fig.your_n"),
+                                            showarrow=False, xanchor="right", yanchor="bottom", xshift=-4,
+                                            yshift=4)])
 
 
 @cached_figure
 def heads_figure(t, H, beta, seed):
     d = heads_data(H, beta, seed)
-    fig = figure(t("fig.x_heads"), t("fig.y_head_err"), t("fig.heads_title"), log_x=True, log_y=True)
-    exact_line(fig, d["fine"], d["bound"], t("fig.head_bound"), color=COLORS["bound"])
-    exact_line(fig, d["fine"], d["asymptote"], t("fig.head_asymptote"))
-    _error_markers(fig, d["H"], d["mean"], d["se"], t("fig.head_sim"))
-    return fig
+    return figure(t("fig.x_heads"), t("fig.y_head_err"), t("fig.heads_title"), log_x=True, log_y=True, data=[
+        line(d["fine"], d["bound"], t("fig.head_bound"), COLORS["bound"]),
+        line(d["fine"], d["asymptote"], t("fig.head_asymptote")),
+        _mc(d["H"], d["mean"], d["se"], t("fig.head_sim")),
+    ])

@@ -3,17 +3,17 @@
 Compute goes through :mod:`sim.width` only; each adapter is ``@cached`` and returns a small dict of
 arrays, each builder is a ``@cached_figure`` with the signature ``(t, *params)``.
 
-Drawing helper defined here (not in ``ui.figures``): :func:`_band`, a filled band between two curves.
+Drawn with :mod:`ui.figures` only (the bound around the frozen-kernel prediction is a ``band``).
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-import plotly.graph_objects as go
 
 from sim import width as W
-from ui.figures import COLORS, SEQUENCE, cached_figure, exact_line, figure, sim_markers
+from ui.figures import (COLORS, SEQUENCE, band, cached_figure, exact_line, figure, line, sim_markers,
+                        tall_legend)
 from ui.page import cached
 
 RECORD = 41                                   # recorded training times per run (markers)
@@ -79,16 +79,6 @@ def sweep_data(start: str, T: float, data: str, seed: int) -> dict:
 
 
 # --------------------------------------------------------------------------- drawing helpers
-def _band(fig: go.Figure, x, lo, hi, color: str, name: str, group: str) -> None:
-    """A translucent band between ``lo`` and ``hi`` (no hover, no legend entry of its own)."""
-    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
-    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(lo), mode="lines", line=dict(width=0),
-                             hoverinfo="skip", showlegend=False, legendgroup=group))
-    fig.add_trace(go.Scatter(x=np.asarray(x), y=np.asarray(hi), mode="lines", line=dict(width=0),
-                             fill="tonexty", fillcolor=f"rgba({r},{g},{b},0.18)", name=name,
-                             hoverinfo="skip", showlegend=False, legendgroup=group))
-
-
 def _reference(fig, Ns, anchor_N, anchor_v, power, name, dash):
     """A grey reference line v = anchor_v * (N / anchor_N)^power."""
     Ns = np.asarray(Ns, dtype=float)
@@ -125,7 +115,7 @@ def motion_figure(t, start, T, data, seed):
     _reference(fig, Ns, Ns[0], d["lazy_param"][0], -0.5, t("fig.ref_half"), "dot")
     _reference(fig, Ns, Ns[0], d["mean_field_param"][0], 0.0, t("fig.ref_zero"), "dash")
     _no_motion_note(fig, t, [d[s + "_param"] for s in W.SCALINGS])
-    return fig
+    return tall_legend(fig)
 
 
 @cached_figure
@@ -143,7 +133,7 @@ def kernel_figure(t, start, T, data, seed):
     _reference(fig, Ns, Ns[0], lz[0], -1.0, t("fig.ref_one"), "dashdot")
     _reference(fig, Ns, Ns[0], d["mean_field_kernel"][0], 0.0, t("fig.ref_zero"), "dash")
     _no_motion_note(fig, t, [d[s + "_kernel"] for s in W.SCALINGS])
-    return fig
+    return tall_legend(fig)
 
 
 @cached_figure
@@ -155,7 +145,7 @@ def loss_figure(t, N, start, T, dt, data, seed):
                    line=dict(width=2 if s == "lazy" else 1.5, dash="solid"))
         sim_markers(fig, d["t"], d["loss"], t(f"fig.{s}_loss"), color=SCALE_COLOR[s],
                     symbol=SCALE_SYMBOL[s])
-    return fig
+    return tall_legend(fig, columns=1)     # two columns overlap on a phone
 
 
 @cached_figure
@@ -166,16 +156,15 @@ def residual_figure(t, N, scaling, start, T, dt, data, seed):
     for m, x in enumerate(d["xs"]):
         col, group = SEQUENCE[m % len(SEQUENCE)], f"x{m}"
         fr = d["frozen"][:, m]
-        _band(fig, d["t"], fr - d["bound"], fr + d["bound"], col, t("fig.band", x=f"{x:g}"), group)
+        fig.add_traces(band(d["t"], fr - d["bound"], fr + d["bound"], t("fig.band", x=f"{x:g}"), col,
+                            legendgroup=group))
         exact_line(fig, d["t"], fr, t("fig.frozen", x=f"{x:g}"), color=col, legendgroup=group,
                    showlegend=False)
         sim_markers(fig, d["t"], d["residual"][:, m], t("fig.trained", x=f"{x:g}"), color=col,
                     legendgroup=group)
     # what the line styles mean, once (each data point has its own colour)
-    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=t("fig.key_frozen"),
-                             line=dict(color=COLORS["ref"], width=2.5)))
-    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=t("fig.key_band"),
-                             line=dict(color="rgba(127,127,127,0.3)", width=10)))
+    fig.add_traces([line([None], [None], t("fig.key_frozen"), COLORS["ref"]),
+                    line([None], [None], t("fig.key_band"), "rgba(127,127,127,0.3)", width=10)])
     fig.update_layout(legend=dict(y=-0.2, yanchor="top"), margin=dict(t=50), height=520)
     return fig
 
@@ -197,4 +186,4 @@ def eigen_figure(t, N, start, T, dt, data, seed):
         fig.add_annotation(x=lam0.size, y=math.log10(floor), text=t("fig.zero_note"), showarrow=False,
                            xanchor="right", yanchor="bottom", yshift=6)
     fig.update_xaxes(dtick=1, range=[0.6, lam0.size + 0.4])
-    return fig
+    return tall_legend(fig)
