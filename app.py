@@ -6,6 +6,8 @@ import importlib
 
 from sim.warm import warm
 from ui.nav import PAGES, navigation
+from ui import style
+from ui.i18n import Text
 from ui.page import language_selector
 
 
@@ -26,4 +28,6 @@ st.set_page_config(page_title="Tokens on the Sphere", page_icon=":material/blur_
                    layout="wide")
 st.cache_resource(show_spinner=False)(_start_up)()
 lang = language_selector()
+style.projector_toggle(Text("common", lang)("view.projector"))
+style.inject()
 st.navigation(navigation(lang), position="sidebar").run()
