@@ -11,10 +11,10 @@ SERVE_FLAGS := --server.port $(PORT) --server.address $(ADDRESS) --server.headle
                --server.fileWatcherType none --browser.gatherUsageStats false
 PYTEST_FLAGS ?= -q
 
-.PHONY: help run test test-fast e2e bench classroom latency warm image-check scale-check capacity clean
+.PHONY: help run serve-class test test-fast e2e bench classroom latency warm image-check scale-check capacity clean
 
 help:
-	@echo "make run | make test | make test-fast | make e2e | make bench | make classroom | make latency | make image-check | make scale-check | make capacity | make clean"
+	@echo "make run | make serve-class | make test | make test-fast | make e2e | make bench | make classroom | make latency | make image-check | make scale-check | make capacity | make clean"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,12 @@ warm: $(VENV)/.installed
 	$(BIN)/python -m sim.warm
 
 run: warm
+	@[ "$(ADDRESS)" = 127.0.0.1 ] || [ "$(ADDRESS)" = localhost ] || $(BIN)/python -m ui.share $(PORT)
 	$(BIN)/python -m ui.serve $(SERVE_FLAGS)
+
+# A classroom: serve on every network interface and print the addresses students open.
+serve-class:
+	@$(MAKE) --no-print-directory run ADDRESS=0.0.0.0
 
 # Unit + page tests in two processes, then the browser tests (they start their own server).
 test: $(VENV)/.installed-dev
