@@ -54,6 +54,14 @@ def qr_svg(url: str, scale: int = 6) -> str:
                                                              border=3, omitsize=True)
 
 
+@functools.lru_cache(maxsize=256)
+def qr_data_uri(url: str) -> str:
+    """:func:`qr_svg` as a ``data:image/svg+xml`` URI (for an ``<img>``)."""
+    import base64
+
+    return "data:image/svg+xml;base64," + base64.b64encode(qr_svg(url).encode()).decode("ascii")
+
+
 def main(argv: list[str]) -> int:
     port = argv[0] if argv else "8501"
     addrs = lan_addresses()
@@ -78,7 +86,8 @@ def show_qr(url: str, caption: str) -> None:
 
     if not url.startswith(("http://", "https://")):
         return  # no address known (tests, bare mode): a code of a relative link would not open
-    st.html(f'<div class="tos-qr" role="img" aria-label="QR: {html.escape(url)}">{qr_svg(url)}</div>')
+    # an <img> of the SVG: st.html's sanitiser drops inline <svg>
+    st.html(f'<div class="tos-qr"><img alt="QR: {html.escape(url)}" src="{qr_data_uri(url)}"></div>')
     st.caption(caption)
 
 
