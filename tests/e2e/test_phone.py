@@ -23,7 +23,7 @@ LAYOUT_JS = """() => {
   const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].map((c) => {
     const drags = [...c.querySelectorAll('.nsewdrag')].map((d) => d.getBoundingClientRect().height);
     const scene = c.querySelector('.gl-container, .svg-container');
-    return {drawn: !!c.querySelector('.main-svg'),
+    return {drawn: !!c.querySelector('.main-svg'), shown: c.getBoundingClientRect().height > 0,
             plot: drags.length ? Math.max(...drags) : (scene ? scene.getBoundingClientRect().height : 0),
             right: c.getBoundingClientRect().right};
   });
@@ -57,6 +57,8 @@ def test_page_reads_on_a_phone(stem, lang, server, phone):
     assert not r["wide"], f"{stem}/{lang}: equations cut at the right edge: {r['wide']}"
     for i, c in enumerate(r["charts"]):
         assert c["drawn"], f"{stem}/{lang}: chart {i} not drawn"
+        if not c["shown"]:
+            continue  # in a tab or a closed expander: laid out when opened
         assert c["plot"] >= MIN_PLOT_PX, f"{stem}/{lang}: chart {i} has a plot area of {c['plot']:.0f} px"
         assert c["right"] <= r["vw"] + 1, f"{stem}/{lang}: chart {i} wider than the screen"
     assert not phone.js_errors, f"{stem}/{lang}: JavaScript errors: {phone.js_errors[:3]}"
