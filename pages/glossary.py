@@ -19,9 +19,9 @@ def render() -> None:
     with ctx.guard():
         table = rows(ctx.lang, titles)
     head = [ctx.t(f"col.{c}") for c in ("en", "zh", "meaning", "pages")]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in r) + " |" for r in table]
-    st.markdown("\n".join(lines))
+    # one entry per term (a four-column table does not fit a phone)
+    st.markdown("\n".join(f"- **{en}** · **{zh}** — {meaning}  \n  *{head[3]}: {pages}*"
+                          for en, zh, meaning, pages in table))
     ctx.section("note")
     ctx.csv_download("glossary.csv", {h: [r[i] for r in table] for i, h in enumerate(head)})
     ctx.footer()
