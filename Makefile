@@ -14,10 +14,10 @@ PYTEST_FLAGS ?= -q
 # "threadsafe" picks OpenMP or TBB and fails loudly if neither loads (ui.serve sets it too).
 NUMBA_LAYER := NUMBA_THREADING_LAYER=threadsafe
 
-.PHONY: help run test test-fast e2e bench classroom latency warm lock image-check scale-check capacity clean
+.PHONY: help run serve-class test test-fast e2e bench classroom latency warm lock image-check scale-check capacity clean
 
 help:
-	@echo "make run | make test | make test-fast | make e2e | make bench | make classroom | make latency | make lock | make image-check | make scale-check | make capacity | make clean"
+	@echo "make run | make serve-class | make test | make test-fast | make e2e | make bench | make classroom | make latency | make lock | make image-check | make scale-check | make capacity | make clean"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,7 +57,12 @@ warm: $(VENV)/.installed
 	$(NUMBA_LAYER) $(BIN)/python -m sim.warm
 
 run: warm
+	@[ "$(ADDRESS)" = 127.0.0.1 ] || [ "$(ADDRESS)" = localhost ] || $(BIN)/python -m ui.share $(PORT)
 	$(NUMBA_LAYER) $(BIN)/python -m ui.serve $(SERVE_FLAGS)
+
+# A classroom: serve on every network interface and print the addresses students open.
+serve-class:
+	@$(MAKE) --no-print-directory run ADDRESS=0.0.0.0
 
 # Unit + page tests in two processes, then the browser tests (they start their own server).
 test: $(VENV)/.installed-dev

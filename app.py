@@ -5,7 +5,8 @@ import gc
 import importlib
 
 from sim.warm import warm
-from ui import instructor
+from ui import instructor, style
+from ui.i18n import Text
 from ui.nav import PAGES, navigation, take_unknown_page, unknown_page_notice
 from ui.page import language_selector
 
@@ -27,6 +28,8 @@ st.set_page_config(page_title="Tokens on the Sphere", page_icon=":material/blur_
                    layout="wide")
 st.cache_resource(show_spinner=False)(_start_up)()
 lang = language_selector()
+style.projector_toggle(Text("common", lang)("view.projector"))
+style.inject()
 instructor.sidebar(lang)  # draws nothing unless instructor mode is configured
 unknown = take_unknown_page()  # /nosuchpage: the home page with a notice, not Streamlit's English dialog
 page = st.navigation(instructor.pages(navigation(lang), lang), position="sidebar")

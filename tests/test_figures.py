@@ -10,6 +10,7 @@ import plotly.io as pio
 import plotly.tools
 
 from ui import figures as F
+from ui import style
 from ui.i18n import Text
 
 
@@ -25,6 +26,7 @@ def _sample(log_y: bool = False) -> go.Figure:
 def test_frozen_serialises_like_plotly():
     for log_y in (False, True):
         ref = F.fit_log_ticks(_sample(log_y))
+        style.fit_legend(ref)
         frozen = F.Frozen(_sample(log_y))
         # what st.plotly_chart does with a figure: to_dict via return_figure_from_figure_or_data, then to_json
         sent = pio.to_json(plotly.tools.return_figure_from_figure_or_data(frozen, validate_figure=True),

@@ -16,6 +16,8 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.basedatatypes import BaseFigure
 
+from ui import style as _style
+
 # Okabe–Ito palette, by role.
 COLORS = {
     "sa": "#0072B2",       # blue: normalised attention / the main exact curve
@@ -334,6 +336,7 @@ class Frozen(BaseFigure):
     def __init__(self, fig: go.Figure, frames: list[dict] | None = None) -> None:  # noqa: D107
         # BaseFigure.__init__ is skipped on purpose: nothing of a live figure is needed.
         fit_log_ticks(fig)
+        _style.fit_legend(fig)
         spec = fig.to_dict()
         if frames is not None:
             # Animation frames as plain dicts (``{"data": [...], "traces": [...], "name": ...}``):
@@ -428,10 +431,16 @@ def cached_figure(fn=None, *, max_entries: int = 64):
     return deco(fn) if fn is not None else deco
 
 
-def show(fig: go.Figure | Frozen, key: str | None = None) -> None:
+def show(fig: go.Figure | Frozen, key: str | None = None, alt: str | None = None) -> None:
+    """Draw ``fig``; under it a one-line text alternative (``alt``, else one made from the figure's
+    title, axes and data) and its plotted data one click away (``ui.access``)."""
+    from ui import access, style
+
     if not isinstance(fig, Frozen):
         fit_log_ticks(fig)
-    st.plotly_chart(fig, width="stretch", theme=None, config=CONFIG, key=key)
+        style.fit_legend(fig)
+    st.plotly_chart(style.for_screen(fig), width="stretch", theme=None, config=CONFIG, key=key)
+    access.describe_below(fig, key, alt)
 
 
 # --------------------------------------------------------------------------- legends and fields

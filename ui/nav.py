@@ -22,6 +22,7 @@ class Entry:
 
 PAGES: tuple[Entry, ...] = (
     Entry("home", "start", ":material/home:"),
+    Entry("glossary", "start", ":material/translate:"),
     Entry("two_point", "sphere", ":material/compare_arrows:"),
     Entry("hemisphere", "sphere", ":material/bubble_chart:"),
     Entry("measures", "sphere", ":material/scatter_plot:"),

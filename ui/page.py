@@ -31,6 +31,8 @@ import streamlit as st
 
 from ui import spec as _spec
 from ui.answers import show_answers
+from ui import share as _share
+from ui import style as _style
 from ui.i18n import LANG_NAMES, Text, normalize_lang
 from ui.safe import literal
 from ui.spec import LANGS, PageSchema, Param, Resolved
@@ -156,8 +158,11 @@ class Ctx:
         with st.sidebar:
             with st.expander(self.t("ui.share")):
                 st.caption(self.t("ui.share_help"))
-                st.code(share_url(self.query), language=None, wrap_lines=True)
+                url = share_url(self.query)
+                st.code(url, language=None, wrap_lines=True)
+                _share.show_qr(url, self.t("view.share_qr"))
             show = st.toggle(self.t("ui.show_code"), key="_show_code", value=False)
+        _share.glossary_link(self.stem, self.lang, self.t("view.glossary_link"))
         if show:
             st.subheader(self.t("ui.code_title"))
             for path, src in page_sources(self.stem):
@@ -347,6 +352,7 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
         st.title(t("title"))
         if t.has("subtitle"):
             st.caption(t("subtitle"))
+        _style.print_header(t, res, {name: state[name] for name in res.params})
     if res.errors:
         # keys, values and names from the file are the instructor's text: shown literally
         st.error(t("ui.params_error_intro") + "\n\n" + "\n".join(f"- {literal(e, 300)}" for e in res.errors))
@@ -373,7 +379,7 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
             st.rerun()
 
     values = {name: state[name] for name in res.params}
-    query = {"lang": lang}
+    query = {"lang": lang, **_style.url_flags()}
     if state.get("preset"):
         query["preset"] = state["preset"]
     query.update({name: fmt_value(res.params[name], v) for name, v in values.items()})

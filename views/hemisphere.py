@@ -196,7 +196,7 @@ def contrast_sphere_figure(t, *cp):
 @cached_figure
 def rmin_figure(t, *hp):
     h = hemi_data(*hp)
-    fig = figure(t("fig.x_depth_short"), t("fig.y_rmin"), t("fig.rmin_title"), height=300)
+    fig = figure(t("fig.x_depth_short"), t("fig.y_rmin"), t("fig.rmin_title"), height=320)
     k = thin(h["tau"].size, DIAM_POINTS)
     r0 = float(h["rmin"][0])
     shapes = [hline(r0, color=COLORS["bound"], width=2)]
@@ -212,7 +212,7 @@ def rmin_figure(t, *hp):
 @cached_figure
 def diam_figure(t, *hp):
     h = hemi_data(*hp)
-    fig = figure(t("fig.x_depth_short"), t("fig.y_diam"), t("fig.diam_title"), log_y=True, height=300)
+    fig = figure(t("fig.x_depth_short"), t("fig.y_diam"), t("fig.diam_title"), log_y=True, height=320)
     sim_markers(fig, h["diam_tau"], np.maximum(h["diam"], 1e-17), t("fig.diam_sim"),
                 color=COLORS["usa"], symbol="square")
     fig.update_layout(showlegend=False)

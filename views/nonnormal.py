@@ -189,8 +189,9 @@ def response_figure(t, M: float, s_max: float):
         fig.add_annotation(x=1.0, y=f["e2_at_1"], ax=s_txt, ay=1.12 * top,
                            text=t("fig.at_s1_text", v=f"{f['e2_at_1']:.3f}"), **note)
     fig.update_yaxes(range=[0.0, 1.34 * top])
-    fig.update_layout(legend=dict(orientation="v", x=1.02, y=1.0, xanchor="left", yanchor="top"),
-                      margin=dict(r=10))
+    # eleven entries: the house legend above the plot (rows under the title, scrolling on a phone);
+    # a column to the right of the plot left it ~50 px wide at 390 px
+    fig.update_layout(height=580)
     return fig
 
 

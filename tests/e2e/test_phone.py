@@ -1,0 +1,67 @@
+"""Every page on a phone (390 x 844, touch, both languages): nothing wider than the screen, wide
+equations scroll inside their own box, every chart drawn with a usable plot area, no exception."""
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.browser import READY_JS, exceptions
+from tests.e2e.conftest import SHOTS
+from ui.nav import PAGES
+
+PHONE = {"width": 390, "height": 844}
+MIN_PLOT_PX = 150
+
+LAYOUT_JS = """() => {
+  const vw = document.documentElement.clientWidth;
+  const main = document.querySelector('[data-testid="stMain"]');
+  const wide = [...document.querySelectorAll('[data-testid="stMain"] .katex-display')].filter((k) => {
+    const ox = getComputedStyle(k).overflowX;
+    const scrolls = ox === 'auto' || ox === 'scroll';
+    return k.getBoundingClientRect().right > vw + 1 && !scrolls
+        || (!scrolls && k.scrollWidth > k.parentElement.clientWidth + 1);
+  }).map((k) => k.textContent.slice(0, 60));
+  const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].map((c) => {
+    const drags = [...c.querySelectorAll('.nsewdrag')].map((d) => d.getBoundingClientRect().height);
+    const scene = c.querySelector('.gl-container, .svg-container');
+    return {drawn: !!c.querySelector('.main-svg'), shown: c.getBoundingClientRect().height > 0,
+            plot: drags.length ? Math.max(...drags) : (scene ? scene.getBoundingClientRect().height : 0),
+            right: c.getBoundingClientRect().right};
+  });
+  return {docWidth: document.documentElement.scrollWidth, vw,
+          mainOverflow: main ? main.scrollWidth - main.clientWidth : 0, wide, charts};
+}"""
+
+
+@pytest.fixture(scope="module")
+def phone(browser):
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=1)
+    ctx.set_default_timeout(90_000)
+    pg = ctx.new_page()
+    pg.js_errors = []
+    pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+    yield pg
+    ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("stem", [e.stem for e in PAGES])
+def test_page_reads_on_a_phone(stem, lang, server, phone):
+    phone.js_errors.clear()
+    phone.goto(f"{server}/{stem}?lang={lang}", wait_until="domcontentloaded")
+    phone.wait_for_function(READY_JS, timeout=120_000)
+    phone.wait_for_timeout(400)  # responsive charts relayout to the phone width
+    r = phone.evaluate(LAYOUT_JS)
+    assert not exceptions(phone), f"{stem}/{lang}: exception on the page"
+    assert r["docWidth"] <= r["vw"] + 1, f"{stem}/{lang}: page {r['docWidth']} px wide on a {r['vw']} px screen"
+    assert r["mainOverflow"] <= 1, f"{stem}/{lang}: the main area scrolls sideways by {r['mainOverflow']} px"
+    assert not r["wide"], f"{stem}/{lang}: equations cut at the right edge: {r['wide']}"
+    for i, c in enumerate(r["charts"]):
+        assert c["drawn"], f"{stem}/{lang}: chart {i} not drawn"
+        if not c["shown"]:
+            continue  # in a tab or a closed expander: laid out when opened
+        assert c["plot"] >= MIN_PLOT_PX, f"{stem}/{lang}: chart {i} has a plot area of {c['plot']:.0f} px"
+        assert c["right"] <= r["vw"] + 1, f"{stem}/{lang}: chart {i} wider than the screen"
+    assert not phone.js_errors, f"{stem}/{lang}: JavaScript errors: {phone.js_errors[:3]}"
+    if lang == "en":
+        SHOTS.mkdir(exist_ok=True)
+        phone.screenshot(path=str(SHOTS / f"phone_{stem}.png"))

@@ -1,0 +1,149 @@
+"""Text alternatives for figures: what a figure shows in one line, and its plotted data one click away.
+
+``ui.figures.show(fig, key, alt=...)`` calls :func:`describe_below`: under every chart a caption
+(the page's own ``alt`` sentence, else one made from the figure: its title, each axis with the
+range of the plotted values, the curves' names) and a small button that downloads exactly the
+plotted numbers (every trace's x, y, z) as CSV. A screen reader reads the caption right after the
+chart. The description of a shared
+frozen figure is made once and kept beside it; the CSV is built only when clicked.
+"""
+from __future__ import annotations
+
+import base64
+import re
+
+import numpy as np
+import streamlit as st
+
+_TAG = re.compile(r"<[^>]+>")
+_BR = re.compile(r"<br\s*/?>", re.I)
+_DESC: dict[int, tuple[object, dict]] = {}
+_MAX = 512
+
+
+def values(v) -> np.ndarray | None:
+    """The numbers of a serialised Plotly array (typed ``{"dtype", "bdata"}``, list or ndarray)."""
+    if v is None:
+        return None
+    if isinstance(v, dict) and "bdata" in v:
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+        if "shape" in v:
+            a = a.reshape(tuple(int(s) for s in str(v["shape"]).split(",") if s.strip()))
+        return a
+    try:
+        a = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return a
+
+
+def _text(x) -> str:
+    if isinstance(x, dict):
+        x = x.get("text")
+    return re.sub(r"\s+", " ", _TAG.sub("", _BR.sub(" ", str(x or "")))).strip()
+
+
+def _num(x: float) -> str:
+    return f"{x:.3g}"
+
+
+def _range(arrs) -> tuple[float, float] | None:
+    vals = [a[np.isfinite(a)] for a in arrs if a is not None and a.dtype.kind in "fiu" and a.size]
+    vals = [v for v in vals if v.size]
+    if not vals:
+        return None
+    return float(min(v.min() for v in vals)), float(max(v.max() for v in vals))
+
+
+def summary(spec: dict, words: dict) -> dict:
+    """``{"text": one line, "columns": {name: values}}`` of a serialised figure.
+
+    ``words``: the language's ``figure``, ``curves``, ``from`` and ``to`` (and ``x``, ``y``, ``z``
+    when an axis has no title)."""
+    lay = spec.get("layout", {}) or {}
+    data = [tr for tr in spec.get("data", []) or [] if isinstance(tr, dict)]
+    cols: dict[str, np.ndarray] = {}
+    per_axis: dict[str, list] = {"x": [], "y": [], "z": []}
+    names = []
+    for i, tr in enumerate(data):
+        name = _text(tr.get("name")) or f"{words['trace']} {i + 1}"
+        if tr.get("showlegend") is not False and name not in names and _text(tr.get("name")):
+            names.append(name)
+        for c in ("x", "y", "z"):
+            a = values(tr.get(c))
+            if a is None:
+                continue
+            per_axis[c].append(a.astype(float, copy=False) if a.dtype.kind in "fiu" else None)
+            col = f"{name} [{c}]"
+            while col in cols:
+                col += "'"
+            cols[col] = a.ravel()
+    scene = lay.get("scene") or {}
+    parts = []
+    title = _text(lay.get("title"))
+    if title:
+        parts.append(title.rstrip(".") + ".")
+    axes = []
+    for c in ("x", "y", "z"):
+        ax = lay.get(f"{c}axis") or scene.get(f"{c}axis") or {}
+        label = _text(ax.get("title")) if isinstance(ax, dict) else ""
+        rng = _range(per_axis[c])
+        if rng is None or (not label and c == "z"):
+            continue
+        axes.append(f"{label or words[c]}: {words['from']} {_num(rng[0])} {words['to']} {_num(rng[1])}")
+    if axes:
+        parts.append("; ".join(axes) + ".")
+    if names:
+        more = "…" if len(names) > 6 else "."
+        parts.append(f"{words['curves']}: " + ", ".join(names[:6]) + more)
+    return {"text": " ".join(parts) or words["figure"], "columns": cols}
+
+
+def _words(lang: str) -> dict:
+    from ui.i18n import Text
+
+    t = Text("common", lang)
+    return {k: t(f"view.alt_{k}") for k in ("figure", "curves", "from", "to", "x", "y", "z", "trace")}
+
+
+def describe(fig, lang: str) -> dict:
+    """:func:`summary` of a ``ui.figures.Frozen`` (made once per shared figure) or a live figure."""
+    from ui.figures import Frozen
+
+    if not isinstance(fig, Frozen):
+        return summary(fig.to_dict(), _words(lang))
+    hit = _DESC.get(id(fig))
+    if hit is None or hit[0] is not fig or lang not in hit[1]:
+        if hit is None or hit[0] is not fig:
+            if len(_DESC) >= _MAX:
+                _DESC.pop(next(iter(_DESC)))
+            hit = (fig, {})
+            _DESC[id(fig)] = hit
+        hit[1][lang] = summary(fig.spec, _words(lang))
+    return hit[1][lang]
+
+
+def describe_below(fig, key: str | None, alt: str | None = None) -> None:
+    """Under a chart: its text alternative (a caption) and a button with its plotted data."""
+    from ui.i18n import Text
+    from ui.page import current_lang, to_csv
+
+    lang = current_lang()
+    try:
+        d = describe(fig, lang)
+    except Exception:  # noqa: BLE001 - a description must never break a page
+        d = {"text": "", "columns": {}}
+    text = alt or d["text"]
+    t = Text("common", lang)
+    with st.container(key=f"tos_alt_{key}" if key else None):
+        st.caption(f"{t('view.alt_prefix')} {_escape(text)}")
+        if key and d["columns"]:
+            cols = d["columns"]
+            st.download_button(t("view.alt_data"), data=lambda: to_csv(cols), file_name=f"{key}.csv",
+                               mime="text/csv", key=f"_data_{key}", on_click="ignore", type="tertiary",
+                               icon=":material/table_view:")
+
+
+def _escape(s: str) -> str:
+    """Markdown-inert: the description is shown literally (no emphasis, no LaTeX)."""
+    return re.sub(r"([\\`*_{}\[\]<>$#|~])", r"\\\1", s)

@@ -1,0 +1,104 @@
+"""Joining a class: the addresses students open, and the share link as a QR code.
+
+``python -m ui.share [PORT]`` prints ``http://<address>:PORT`` for every LAN address of this machine
+(``make serve-class`` prints them before it serves on all interfaces). :func:`qr_svg` draws a link
+as an SVG QR code (segno) for the sidebar's "Share this view", large enough to scan from the back
+of a room when the screen is projected.
+"""
+from __future__ import annotations
+
+import functools
+import ipaddress
+import socket
+import subprocess
+import sys
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses that other machines can reach (no loopback, no link-local)."""
+    found: list[str] = []
+    try:
+        out = subprocess.run(["ip", "-4", "-o", "addr", "show", "up"], capture_output=True, text=True,
+                             timeout=3).stdout
+        found += [line.split()[3].split("/")[0] for line in out.splitlines() if len(line.split()) > 3]
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:  # the address of the default route (a UDP "connect" sends nothing)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))
+            found.append(s.getsockname()[0])
+    except OSError:
+        pass
+    try:
+        found += [ai[4][0] for ai in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)]
+    except OSError:
+        pass
+    out_: list[str] = []
+    for a in found:
+        try:
+            ip = ipaddress.IPv4Address(a)
+        except ValueError:
+            continue
+        if ip.is_loopback or ip.is_link_local or ip.is_unspecified or a in out_:
+            continue
+        out_.append(a)
+    return out_
+
+
+@functools.lru_cache(maxsize=256)
+def qr_svg(url: str, scale: int = 6) -> str:
+    """The SVG of a QR code of ``url`` (error correction M, dark on white, quiet zone kept)."""
+    import segno
+
+    return segno.make(url, error="m", micro=False).svg_inline(scale=scale, dark="#000", light="#fff",
+                                                             border=3, omitsize=True)
+
+
+@functools.lru_cache(maxsize=256)
+def qr_data_uri(url: str) -> str:
+    """:func:`qr_svg` as a ``data:image/svg+xml`` URI (for an ``<img>``)."""
+    import base64
+
+    return "data:image/svg+xml;base64," + base64.b64encode(qr_svg(url).encode()).decode("ascii")
+
+
+def main(argv: list[str]) -> int:
+    port = argv[0] if argv else "8501"
+    addrs = lan_addresses()
+    print("Students open one of these addresses (same network as this machine):")
+    for a in addrs or ["<this machine's address>"]:
+        print(f"    http://{a}:{port}")
+    if not addrs:
+        print("  (no LAN address found: is this machine on the classroom network?)")
+    print("Each page's sidebar, 'Share this view', shows the link and its QR code.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
+
+
+def show_qr(url: str, caption: str) -> None:
+    """The QR code of ``url`` under the share link (sidebar), with one line on how to use it."""
+    import html
+
+    import streamlit as st
+
+    if not url.startswith(("http://", "https://")):
+        return  # no address known (tests, bare mode): a code of a relative link would not open
+    # an <img> of the SVG: st.html's sanitiser drops inline <svg>
+    st.html(f'<div class="tos-qr"><img alt="QR: {html.escape(url)}" src="{qr_data_uri(url)}"></div>')
+    st.caption(caption)
+
+
+def glossary_link(stem: str, lang: str, label: str) -> None:
+    """The footer's link to the glossary page (on every page but the glossary itself)."""
+    import streamlit as st
+
+    from ui.nav import PAGES, page
+
+    entry = next((e for e in PAGES if e.stem == "glossary"), None)
+    if entry is None or stem == "glossary":
+        return
+    st.divider()
+    st.page_link(page(entry, lang), label=label, icon=":material/translate:", query_params={"lang": lang})

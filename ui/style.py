@@ -1,0 +1,195 @@
+"""How the app looks on a phone, on a projector and on paper: one place for all three.
+
+- :func:`inject` (once per run, app.py) adds ``assets/style.css`` (wide equations scroll inside their
+  own box on a phone, figure titles fit, ``@media print`` rules) and, in projector mode,
+  ``assets/projector.css`` (larger text, black on white).
+- Projector mode is ``?projector=1`` or the sidebar toggle (:func:`projector_toggle`); it stays in
+  the URL (:func:`url_flags`, merged into every page's query by ``ui.page.setup``).
+- Figures: :func:`for_screen` gives the projector variant of a shared frozen figure (larger fonts,
+  thicker lines and markers, darker axes; the same Okabe–Ito colours). The shared figure cache is
+  untouched: the variant is derived from it once per figure and kept beside it.
+- :func:`print_header`: the current parameters, written under the title, shown only in print.
+"""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import streamlit as st
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+KEY = "projector"
+_CSS: dict[str, tuple[float, str]] = {}
+
+
+def _css(name: str) -> str:
+    path = ASSETS / name
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return ""
+    hit = _CSS.get(name)
+    if hit is None or hit[0] != mtime:
+        hit = (mtime, path.read_text(encoding="utf-8"))
+        _CSS[name] = hit
+    return hit[1]
+
+
+def _truthy(raw) -> bool:
+    return str(raw).strip().lower() in ("1", "true", "yes", "on")
+
+
+def projector_on() -> bool:
+    """Projector mode: the sidebar toggle's state, else ``?projector=1`` in the URL."""
+    if KEY in st.session_state:
+        return bool(st.session_state[KEY])
+    return _truthy(st.query_params.get(KEY, ""))
+
+
+def projector_toggle(label: str) -> bool:
+    """The sidebar switch (drawn once per run in app.py); starts from the URL."""
+    if KEY not in st.session_state:
+        st.session_state[KEY] = _truthy(st.query_params.get(KEY, ""))
+    st.sidebar.toggle(label, key=KEY)
+    return bool(st.session_state[KEY])
+
+
+def url_flags() -> dict:
+    """Query entries that belong in every page's URL (the share link keeps projector mode)."""
+    return {KEY: "1"} if projector_on() else {}
+
+
+def inject() -> None:
+    """The app's CSS (and the projector CSS when that mode is on), once per run."""
+    css = _css("style.css") + (_css("projector.css") if projector_on() else "")
+    st.html(f"<style>{css}</style>")
+
+
+# --------------------------------------------------------------------------- figures
+#: projector variants, keyed by the id of the shared frozen figure (kept alive beside it)
+_VARIANTS: dict[int, tuple[object, dict]] = {}
+_MAX_VARIANTS = 256
+FONT_SCALE, LINE_SCALE, MARKER_SCALE, HEIGHT_SCALE = 1.35, 1.7, 1.35, 1.15
+
+
+def projector_spec(spec: dict) -> dict:
+    """A projector version of a serialised figure: fonts x1.35, lines x1.7, markers x1.35, the
+    figure a little taller, black axes and darker grid lines. Colours are kept (Okabe–Ito)."""
+    s = copy.deepcopy(spec)
+    lay = s.setdefault("layout", {})
+    base = (((lay.get("template") or {}).get("layout") or {}).get("font") or {}).get("size", 13)
+    lay["font"] = {**(lay.get("font") or {}), "size": round((lay.get("font") or {}).get("size", base) * FONT_SCALE),
+                   "color": "#000"}
+    title = lay.get("title")
+    if isinstance(title, dict) and isinstance(title.get("font"), dict) and "size" in title["font"]:
+        title["font"]["size"] = round(title["font"]["size"] * FONT_SCALE)
+    if isinstance(lay.get("height"), (int, float)):
+        lay["height"] = round(lay["height"] * HEIGHT_SCALE)
+    margin = lay.get("margin")
+    if isinstance(margin, dict) and isinstance(margin.get("t"), (int, float)):
+        margin["t"] = round(margin["t"] * FONT_SCALE)
+    for name, ax in list(lay.items()):
+        if name.startswith(("xaxis", "yaxis")) and isinstance(ax, dict):
+            ax.update(linecolor="#000", tickcolor="#000", linewidth=2, gridcolor="#CFCFCF")
+    for tr in s.get("data", []):
+        _thicker(tr)
+    for fr in s.get("frames", []) or []:
+        for tr in fr.get("data", []) or []:
+            _thicker(tr)
+    return s
+
+
+def _thicker(tr: dict) -> None:
+    ln = tr.get("line")
+    if isinstance(ln, dict):
+        tr["line"] = {**ln, "width": round(ln.get("width", 2) * LINE_SCALE, 2)}
+    mk = tr.get("marker")
+    if isinstance(mk, dict) and isinstance(mk.get("size"), (int, float)):
+        tr["marker"] = {**mk, "size": round(mk["size"] * MARKER_SCALE, 2)}
+
+
+class _Spec:
+    """A serialised figure that ``st.plotly_chart`` accepts as is (like ``ui.figures.Frozen``)."""
+
+    def __init__(self, spec: dict) -> None:
+        self._spec = spec
+
+    def to_dict(self) -> dict:
+        return self._spec
+
+    def to_plotly_json(self) -> dict:
+        return self._spec
+
+
+def for_screen(fig):
+    """``fig`` as this session should see it: itself, or its projector variant (built once per
+    shared figure). ``fig`` is a ``ui.figures.Frozen`` or a live ``go.Figure``."""
+    if not projector_on():
+        return fig
+    from ui.figures import Frozen, freeze
+
+    if not isinstance(fig, Frozen):
+        return _spec_figure(projector_spec(freeze(fig).spec))
+    hit = _VARIANTS.get(id(fig))
+    if hit is None or hit[0] is not fig:
+        if len(_VARIANTS) >= _MAX_VARIANTS:
+            _VARIANTS.pop(next(iter(_VARIANTS)))
+        hit = (fig, projector_spec(fig.spec))
+        _VARIANTS[id(fig)] = hit
+    return _spec_figure(hit[1])
+
+
+def _spec_figure(spec: dict):
+    from ui.figures import Frozen
+
+    out = Frozen.__new__(Frozen)
+    object.__setattr__(out, "_spec", spec)
+    return out
+
+
+# --------------------------------------------------------------------------- print
+def print_header(t, res, values: dict) -> None:
+    """The current parameters as one line under the title, visible only when printed."""
+    if not values:
+        return
+    parts = []
+    for name, v in values.items():
+        label = t(f"params.{name}.label") if t.has(f"params.{name}.label") else name
+        p = res.params.get(name)
+        if p is not None and p.kind == "select":
+            k = f"params.{name}.options.{v}"
+            v = t(k) if t.has(k) else v
+        elif isinstance(v, float):
+            v = f"{v:.6g}"
+        parts.append(f"{label} = {v}")
+    with st.container(key="tos_print_params"):  # class st-key-tos_print_params: shown only in print
+        st.caption(f"**{t('view.print_params')}:** " + " · ".join(map(str, parts)))
+
+
+# --------------------------------------------------------------------------- legends on narrow screens
+#: a horizontal legend takes at most this share of the figure's height, then scrolls
+LEGEND_MAX = 0.3
+TITLE_PX = 34  # the house title (15 px font at the top of the figure) ends above this line
+
+
+def fit_legend(fig) -> None:
+    """Keep a house legend clear of the title and of the plot at any width, in place.
+
+    The house legend sits above the plot, anchored to the plot's top edge; on a phone its entries
+    wrap onto more rows, grow upwards into the title and push the plot down to a sliver. A legend
+    in that place (on a 2-D or a 3-D figure with a title at the top) is anchored instead to the figure, right under the title: the plot
+    then starts below its last row whatever the width (Plotly reserves that room), and beyond
+    ``LEGEND_MAX`` of the height it scrolls. Legends a page placed itself keep their place (a
+    horizontal one gets the same height cap)."""
+    lg = fig.layout.legend
+    if lg.orientation != "h" or lg.maxheight is not None:
+        return
+    title = fig.layout.title
+    house = (lg.y is not None and lg.y >= 1.0 and lg.yanchor == "bottom" and lg.yref in (None, "paper")
+             and title.text and title.yref in (None, "container") and (title.y is None or title.y > 0.9)
+             and fig.layout.height)
+    if house:
+        fig.update_layout(legend=dict(yref="container", yanchor="top", y=1.0 - TITLE_PX / fig.layout.height,
+                                      maxheight=LEGEND_MAX))
+    else:
+        fig.update_layout(legend=dict(maxheight=LEGEND_MAX))
