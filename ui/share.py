@@ -101,4 +101,9 @@ def glossary_link(stem: str, lang: str, label: str) -> None:
     if entry is None or stem == "glossary":
         return
     st.divider()
-    st.page_link(page(entry, lang), label=label, icon=":material/translate:", query_params={"lang": lang})
+    try:
+        st.page_link(page(entry, lang), label=label, icon=":material/translate:", query_params={"lang": lang})
+    except st.errors.StreamlitAPIException:
+        # A run in Streamlit's legacy pages/-folder mode (the first pass of a deep link right after a
+        # start, and AppTest) has registered pages/glossary.py as a file page: link by URL instead.
+        st.markdown(f":material/translate: [{label}](glossary?lang={lang})")
