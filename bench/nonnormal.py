@@ -21,18 +21,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from numba import get_num_threads  # noqa: E402
 
 from sim import nonnormal as nn  # noqa: E402
+from _timing import best_time  # noqa: E402 - bench/ is on sys.path when run as a script
 
 GRIDS = [(101, 101), (201, 201), (401, 401), (801, 801), (1601, 1601)]
 M = 6.0
 
-
-def best_time(fn, repeats):
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def main():

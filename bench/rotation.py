@@ -16,6 +16,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from sim import rotation as R  # noqa: E402
+from _timing import best_time  # noqa: E402 - bench/ is on sys.path when run as a script
 
 H = np.diag([1.0, 4.0])
 _c, _s = np.cos(0.5), np.sin(0.5)
@@ -23,14 +24,6 @@ _Q = np.array([[_c, -_s], [_s, _c]])
 D = _Q @ np.diag([1.0, 0.1]) @ _Q.T
 DT = 0.01
 
-
-def best_time(fn, repeats):
-    best, out = np.inf, None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def main():

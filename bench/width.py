@@ -16,18 +16,11 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from sim import width as W  # noqa: E402
+from _timing import best_time  # noqa: E402 - bench/ is on sys.path when run as a script
 
 WIDTHS = [16, 64, 256, 1024]
 T, DT, DATA = 4.0, 0.01, "three_points"
 
-
-def best_time(fn, repeats):
-    best, out = np.inf, None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def main():

@@ -40,3 +40,30 @@ def signed_in(stem: str = "home", query: dict | None = None):
 
 
 __all__ = ["KEY", "ROOT", "router_only", "signed_in"]
+
+
+@pytest.fixture
+def params_copy(tmp_path, monkeypatch, router_only):  # noqa: F811
+    """A copy of the shipped parameter file as APP_PARAMS_FILE, instructor mode on (the key set)."""
+    import shutil
+
+    from ui import instructor
+    from ui.spec import DEFAULT_PARAMS_FILE, PARAMS_ENV
+
+    f = tmp_path / "params.toml"
+    shutil.copy(DEFAULT_PARAMS_FILE, f)
+    monkeypatch.setenv(PARAMS_ENV, str(f))
+    monkeypatch.setenv(instructor.KEY_ENV, KEY)
+    return f
+
+
+def comments(text: str) -> list[str]:
+    """The comment lines of a TOML text (what the editor must keep)."""
+    return [ln for ln in text.splitlines() if ln.lstrip().startswith("#")]
+
+
+def two_point_beta(path) -> dict:
+    """The [two_point.params.beta] table of the parameter file at ``path``."""
+    import tomllib
+
+    return tomllib.loads(path.read_text())["two_point"]["params"]["beta"]

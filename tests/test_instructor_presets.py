@@ -2,34 +2,22 @@
 reorder, delete, save the current view), import validation and export."""
 from __future__ import annotations
 
-import shutil
 import tomllib
 
 import pytest
 
-from tests._instructor import KEY, router_only, signed_in  # noqa: F401 - fixture
+from tests._instructor import (KEY, comments as _comments, params_copy, router_only,  # noqa: F401
+                               signed_in, two_point_beta as _beta)
 from tests.conftest import app_test, open_page
 from ui import editor, instructor
 from ui import params_file as pf
-from ui.spec import DEFAULT_PARAMS_FILE, PARAMS_ENV, resolve
+from ui.spec import resolve
 from pages.two_point import SCHEMA as TWO_POINT
 
 
 @pytest.fixture(autouse=True)
-def setup_env(tmp_path, monkeypatch, router_only):  # noqa: F811
-    f = tmp_path / "params.toml"
-    shutil.copy(DEFAULT_PARAMS_FILE, f)
-    monkeypatch.setenv(PARAMS_ENV, str(f))
-    monkeypatch.setenv(instructor.KEY_ENV, KEY)
-    return f
-
-
-def _comments(text: str) -> list[str]:
-    return [ln for ln in text.splitlines() if ln.lstrip().startswith("#")]
-
-
-def _beta(path) -> dict:
-    return tomllib.loads(path.read_text())["two_point"]["params"]["beta"]
+def setup_env(params_copy):  # noqa: F811
+    return params_copy
 
 
 def test_students_never_reach_the_editor(setup_env):
