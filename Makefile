@@ -96,9 +96,12 @@ image-check: $(VENV)/.installed-dev
 	scripts/image_check.sh
 
 # Three replicas behind nginx with the sticky configuration of deploy/nginx.conf, on loopback;
-# one replica is killed mid-run. About 1.5 minutes.
+# one replica is killed mid-run (about 1.5 minutes). Then a class on three replicas sharing Redis:
+# 30 students, push + answers, the busiest replica killed, push + answers again (about 1.5 minutes).
 scale-check: $(VENV)/.installed-dev
+	@scripts/ensure_redis.sh
 	$(BIN)/python scripts/scale_check.py
+	$(BIN)/python scripts/scale_class.py
 
 # Optional: how many students one replica serves (steady classroom load on one server).
 capacity: $(VENV)/.installed-dev

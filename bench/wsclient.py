@@ -228,6 +228,8 @@ class StreamlitSession:
         self._elements: dict[str, Any] = {}
         self._seen_navigation = False
         self.connects = 0
+        self.auto_reruns: dict[str, float] = {}
+        """Fragments the browser would rerun on a timer (``st.fragment(run_every=)``): id -> seconds."""
         """How many websockets this session opened (1 + reconnects)."""
 
     # ------------------------------------------------------------------ setup
@@ -568,6 +570,9 @@ class StreamlitSession:
                         res.page_script_hash = msg.navigation.page_script_hash
                 elif kind == "page_info_changed":
                     self.query_string = msg.page_info_changed.query_string
+                elif kind == "auto_rerun":
+                    # st.fragment(run_every=...): the browser reruns this fragment on a timer
+                    self.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
                 elif kind == "page_not_found":
                     res.error = "page_not_found"
                 elif kind == "delta":

@@ -6,7 +6,10 @@
 
 A class holds: the pushed view (page + query, with a version number that grows by one per push),
 the open live question (with an id that grows by one per question), the anonymous answers to each
-question (one per student session, a new answer replaces the old one) and the revealed values.
+question (one per student, keyed by an anonymous id: sending again replaces the answer, so an
+answer sent twice — a retry, or again after a replica died — is counted once) and the revealed
+values. :meth:`Store.stamp` is one cheap read that changes whenever anything a student sees
+changes (push, question, reveal, close): the students' poll reads only that.
 Keys expire ``TTL_S`` after the last write.
 """
 from __future__ import annotations
@@ -50,10 +53,12 @@ class Store:
     def close(self, code: str) -> None: ...
     def push(self, code: str, view: dict) -> int: ...
     def current(self, code: str) -> tuple[int, dict | None, float]: ...
+    def stamp(self, code: str) -> tuple[int, int, int] | None: ...
     def ask(self, code: str, question: dict) -> int: ...
     def question(self, code: str) -> dict | None: ...
     def answer(self, code: str, qid: int, who: str, value) -> None: ...
     def answers(self, code: str, qid: int) -> list: ...
+    def answered(self, code: str, qid: int, who: str): ...
     def reveal(self, code: str, qid: int, value) -> None: ...
     def revealed(self, code: str, qid: int): ...
 
@@ -69,7 +74,7 @@ class MemoryStore(Store):
             while code in self._classes:
                 code = new_code()
             self._classes[code] = {"version": 0, "view": None, "at": 0.0, "qid": 0, "question": None,
-                                   "answers": {}, "reveal": {}}
+                                   "answers": {}, "reveal": {}, "rv": 0}
             return code
 
     def _get(self, code):
@@ -96,6 +101,10 @@ class MemoryStore(Store):
         c = self._classes.get(code)
         return (0, None, 0.0) if c is None else (c["version"], c["view"], c["at"])
 
+    def stamp(self, code: str):
+        c = self._classes.get(code)
+        return None if c is None else (c["version"], c["qid"], c["rv"])
+
     def ask(self, code: str, question: dict) -> int:
         with self._lock:
             c = self._get(code)
@@ -116,9 +125,15 @@ class MemoryStore(Store):
             c = self._classes.get(code)
             return [] if c is None else list(c["answers"].get(qid, {}).values())
 
+    def answered(self, code: str, qid: int, who: str):
+        c = self._classes.get(code)
+        return None if c is None else c["answers"].get(qid, {}).get(who)
+
     def reveal(self, code: str, qid: int, value) -> None:
         with self._lock:
-            self._get(code)["reveal"][qid] = value
+            c = self._get(code)
+            c["reveal"][qid] = value
+            c["rv"] += 1
 
     def revealed(self, code: str, qid: int):
         c = self._classes.get(code)
@@ -126,8 +141,9 @@ class MemoryStore(Store):
 
 
 class RedisStore(Store):
-    """Keys: ``cls:<code>`` (hash: version, view, at, qid, question), ``cls:<code>:a:<qid>``
-    (hash: session -> answer), ``cls:<code>:r`` (hash: qid -> revealed value)."""
+    """Keys: ``cls:<code>`` (hash: version, view, at, qid, question, rv = number of reveals),
+    ``cls:<code>:a:<qid>`` (hash: anonymous student id -> answer), ``cls:<code>:r`` (hash: qid ->
+    revealed value)."""
 
     def __init__(self, url: str):
         import redis
@@ -143,7 +159,7 @@ class RedisStore(Store):
         while True:
             code = new_code()
             if self.r.hsetnx(f"cls:{code}", "version", 0):
-                self.r.hset(f"cls:{code}", mapping={"qid": 0, "at": 0})
+                self.r.hset(f"cls:{code}", mapping={"qid": 0, "at": 0, "rv": 0})
                 self.r.expire(f"cls:{code}", TTL_S)
                 return code
 
@@ -169,6 +185,10 @@ class RedisStore(Store):
             return 0, None, 0.0
         return int(v), (json.loads(view) if view else None), float(at or 0)
 
+    def stamp(self, code: str):
+        v, qid, rv = self.r.hmget(f"cls:{code}", "version", "qid", "rv")
+        return None if v is None else (int(v), int(qid or 0), int(rv or 0))
+
     def ask(self, code: str, question: dict) -> int:
         if not self.exists(code):
             raise KeyError(code)
@@ -184,6 +204,8 @@ class RedisStore(Store):
         return json.loads(q) if q else None
 
     def answer(self, code: str, qid: int, who: str, value) -> None:
+        if not self.exists(code):
+            raise KeyError(code)
         with self.r.pipeline() as p:
             p.hset(f"cls:{code}:a:{qid}", who, json.dumps(value))
             p.expire(f"cls:{code}:a:{qid}", TTL_S)
@@ -192,9 +214,16 @@ class RedisStore(Store):
     def answers(self, code: str, qid: int) -> list:
         return [json.loads(v) for v in self.r.hvals(f"cls:{code}:a:{qid}")]
 
+    def answered(self, code: str, qid: int, who: str):
+        v = self.r.hget(f"cls:{code}:a:{qid}", who)
+        return json.loads(v) if v else None
+
     def reveal(self, code: str, qid: int, value) -> None:
+        if not self.exists(code):
+            raise KeyError(code)
         with self.r.pipeline() as p:
             p.hset(f"cls:{code}:r", str(qid), json.dumps(value))
+            p.hincrby(f"cls:{code}", "rv", 1)
             self._touch(p, code)
             p.execute()
 

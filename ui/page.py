@@ -379,7 +379,9 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
             st.rerun()
 
     values = {name: state[name] for name in res.params}
-    query = {"lang": lang, **_style.url_flags()}
+    from ui.classroom import url_flags as _class_flags  # here: ui.classroom imports ui.answers
+
+    query = {"lang": lang, **_style.url_flags(), **_class_flags()}  # class: kept across a failover
     if state.get("preset"):
         query["preset"] = state["preset"]
     query.update({name: fmt_value(res.params[name], v) for name, v in values.items()})

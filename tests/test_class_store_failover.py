@@ -1,0 +1,141 @@
+"""Class state that must survive a replica: the cheap stamp the students poll, answers counted once
+per student (idempotent, keyed by an id from the browser's cookie), the class code kept in the
+URL, and a second instructor session taking a class over. Memory store and a real redis-server
+(started by the fixture of tests/test_instructor_class.py; scripts/ensure_redis.sh installs it)."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from tests._instructor import KEY, router_only, signed_in  # noqa: F401 - fixture
+from tests.conftest import app_test
+from tests.test_instructor_class import redis_url, store  # noqa: F401 - fixtures
+from ui import class_store as cs
+from ui import classroom, instructor
+
+N = 30
+
+
+def test_stamp_changes_with_everything_a_student_sees(store):  # noqa: F811
+    code = store.create()
+    s0 = store.stamp(code)
+    assert s0 == (0, 0, 0)
+    assert store.stamp(code) == s0  # reading does not change it
+    store.push(code, {"page": "two_point", "query": {"beta": "2.0"}})
+    s1 = store.stamp(code)
+    assert s1 == (1, 0, 0)
+    qid = store.ask(code, {"stem": "two_point", "q": 1, "kind": "number", "options": []})
+    s2 = store.stamp(code)
+    assert s2 == (1, qid, 0)
+    store.answer(code, qid, "a", 1.0)
+    assert store.stamp(code) == s2  # answers are the instructor's business: students do not rerun
+    store.reveal(code, qid, 1.5)
+    assert store.stamp(code) == (1, qid, 1)
+    store.reveal(code, qid, 1.25)  # a corrected reveal is a change too
+    assert store.stamp(code) == (1, qid, 2) and store.revealed(code, qid) == 1.25
+    store.close(code)
+    assert store.stamp(code) is None and store.stamp("ZZZZZZ") is None
+    with pytest.raises(KeyError):
+        store.answer(code, qid, "a", 2.0)  # no answers into a closed class
+    with pytest.raises(KeyError):
+        store.reveal(code, qid, 2.0)
+
+
+def test_stamp_is_one_cheap_read(store):  # noqa: F811
+    """The students' poll reads only the stamp: well under a millisecond per read."""
+    code = store.create()
+    store.push(code, {"page": "two_point", "query": {"beta": "2.0"}})
+    store.stamp(code)
+    n = 300
+    t0 = time.process_time()
+    for _ in range(n):
+        store.stamp(code)
+    per = (time.process_time() - t0) / n
+    print(f"\n[{type(store).__name__}] stamp: {1e6 * per:.0f} us CPU per read")
+    assert per < 1e-3
+
+
+def test_answers_are_idempotent_per_student(store):  # noqa: F811
+    """30 students answer at once, each sends 3 times (double clicks, a resend after a reconnect):
+    exactly one answer each, the last one; answered() tells a student's box it was sent."""
+    code = store.create()
+    qid = store.ask(code, {"stem": "two_point", "q": 1, "kind": "number", "options": []})
+    ids = [classroom.answer_id(code, {"st_replica": f"cookie{i}"}) for i in range(N)]
+    assert len(set(ids)) == N
+
+    def student(i):
+        for k in range(3):
+            store.answer(code, qid, ids[i], float(i) + 0.1 * k)
+
+    ths = [threading.Thread(target=student, args=(i,)) for i in range(N)]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join()
+    got = store.answers(code, qid)
+    assert len(got) == N
+    assert sorted(got) == pytest.approx([i + 0.2 for i in range(N)])
+    assert store.answered(code, qid, ids[3]) == pytest.approx(3.2)
+    assert store.answered(code, qid, "nobody") is None
+    assert store.answered(code, qid + 1, ids[3]) is None
+
+
+def test_answer_id_follows_the_browser_not_the_session():
+    c = "ABCDEF"
+    a = classroom.answer_id(c, {"st_replica": "r1", "_streamlit_xsrf": "x1"})
+    assert a == classroom.answer_id(c, {"st_replica": "r1", "_streamlit_xsrf": "x2"})  # nginx cookie first
+    assert a != classroom.answer_id(c, {"st_replica": "r2"})
+    assert a != classroom.answer_id("GHJKLM", {"st_replica": "r1"})  # not linkable across classes
+    assert classroom.answer_id(c, {"_streamlit_xsrf": "x1"}) == classroom.answer_id(c, {"_streamlit_xsrf": "x1"})
+    assert classroom.answer_id(c, {}) is None and classroom.answer_id(c, None) is None
+    assert "r1" not in a and len(a) == 16
+
+
+def test_redis_answers_survive_a_replica_and_are_not_doubled(redis_url):  # noqa: F811
+    """Replica A takes half the answers and dies; its students reconnect to B (same cookie) and
+    send again: still one answer each."""
+    a, b = cs.RedisStore(redis_url), cs.RedisStore(redis_url)
+    a.r.flushdb()
+    code = a.create()
+    qid = a.ask(code, {"stem": "two_point", "q": 1, "kind": "number", "options": []})
+    ids = [classroom.answer_id(code, {"st_replica": f"c{i}"}) for i in range(N)]
+    for i in range(N):
+        (a if i % 2 else b).answer(code, qid, ids[i], float(i))
+    a.r.close()
+    del a
+    for i in range(1, N, 2):  # A's students, now on B
+        assert b.answered(code, qid, ids[i]) == float(i)
+        b.answer(code, qid, ids[i], float(i))
+    assert sorted(b.answers(code, qid)) == [float(i) for i in range(N)]
+    assert b.stamp(code) == (0, qid, 0)
+
+
+def test_student_url_keeps_the_class_and_a_second_instructor_takes_over(monkeypatch, router_only):  # noqa: F811
+    monkeypatch.setenv(instructor.KEY_ENV, KEY)
+    monkeypatch.delenv(cs.REDIS_ENV, raising=False)
+    teacher = signed_in("two_point")
+    teacher.button(key="_class_open").click().run()
+    code = teacher.session_state["_class_teach"]
+
+    student = app_test("two_point", {"class": code, "lang": "en"})
+    assert not student.exception
+    assert student.query_params.get("class") == [code] or student.query_params.get("class") == code
+
+    # the instructor's session is gone (its replica died): a new one continues the class
+    other = signed_in("two_point")
+    other.text_input(key="_class_resume_code").set_value(code.lower()).run()
+    other.button(key="_class_resume").click().run()
+    assert other.session_state["_class_teach"] == code
+    other.slider(key="beta").set_value(2.5).run()
+    other.button(key="_class_push").click().run()
+    student.run()  # the poll's next tick
+    assert student.session_state["beta"] == 2.5
+    assert code in str(student.query_params.get("class"))  # still in the class after the push
+
+    bad = signed_in("home")
+    bad.text_input(key="_class_resume_code").set_value("ZZZZZZ").run()
+    bad.button(key="_class_resume").click().run()
+    assert "_class_teach" not in bad.session_state
+    assert bad.error
