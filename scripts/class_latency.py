@@ -118,7 +118,7 @@ async def drive(n: int, pushes: int, url: str, key: str, pid: int, idle_s: float
     for k in range(1, pushes + 1):
         beta = f"{1.0 + k:.1f}"  # 2.0, 3.0, ...: never the default 1.0
         await teacher.show("two_point", beta=float(beta))
-        c0 = cpu_s(pid)
+        c0, cc0 = cpu_s(pid), time.process_time()
         t_push = await teacher.push()
         t_end = time.time() + 20
         while len(applied.get(beta, {})) < n and time.time() < t_end:
@@ -128,9 +128,11 @@ async def drive(n: int, pushes: int, url: str, key: str, pid: int, idle_s: float
         lat += ls
         await asyncio.sleep(0.3)
         push_cpu.append((cpu_s(pid) - c0) / n)
+        out.setdefault("client_cpu", []).append((time.process_time() - cc0) / n)
         print(f"push {k} (beta={beta}): {len(got)}/{n} students on it; latency p50={percentile(ls, 50):.2f} s "
               f"p95={percentile(ls, 95):.2f} s max={max(ls, default=float('nan')):.2f} s; server CPU per "
-              f"student {1000 * push_cpu[-1]:.0f} ms; load {load()}", flush=True)
+              f"student {1000 * push_cpu[-1]:.0f} ms (this client's own CPU per student "
+              f"{1000 * out['client_cpu'][-1]:.0f} ms, on the same cores); load {load()}", flush=True)
         await asyncio.sleep(POLL_S)
 
     # live answers: a question; every student answers twice (a retry): counted once each
