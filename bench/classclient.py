@@ -129,8 +129,13 @@ class Student(ClassSession):
     def poll_fragment(self) -> str | None:
         return next(iter(self.auto_reruns), None)
 
-    async def poll(self, timeout: float = 60.0) -> RunResult:
-        """What the browser does every ``run_every`` seconds: rerun the timed fragment."""
+    async def poll(self, timeout: float = 5.0) -> RunResult:
+        """What the browser does every ``run_every`` seconds: rerun the timed fragment.
+
+        The server may drop a fragment request that reaches it during a full run (Streamlit
+        re-registers the fragment in that run); no answer comes. The browser's timer just fires
+        again, so a poll gives up after ``timeout`` (``error`` starts with "timeout"): not an error;
+        what still arrives is read by the next call."""
         if not self.connected:
             raise SessionError("not connected")
         back = BackMsg()
@@ -155,10 +160,22 @@ class Student(ClassSession):
 
         return [k for k in map(widget_key, self._elements) if k]
 
+    async def drain(self, quiet: float = 0.3, limit: float = 10.0) -> None:
+        """Read what is still on its way (a late poll answer) until ``quiet`` s pass without a run."""
+        t_end = time.monotonic() + limit
+        while self.connected and time.monotonic() < t_end:
+            r = await self._run(b"", quiet)
+            if r.error:
+                return
+
     async def answer(self, qid: int, value: float) -> RunResult:
+        await self.drain()
         self.set_widget(f"_class_ans_{qid}", value)
         self.click(f"_class_send_{qid}")
-        return await self.checked(self.rerun(), "send an answer")
+        r = await self.checked(self.rerun(), "send an answer")
+        if not self.answer_sent():
+            await self.drain()  # our run's output may come after a late one
+        return r
 
     def answer_sent(self) -> bool:
         return any("Answer sent" in x for x in self.texts)

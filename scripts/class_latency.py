@@ -74,7 +74,7 @@ async def drive(n: int, pushes: int, url: str, key: str, pid: int, idle_s: float
 
     stop = asyncio.Event()
     applied: dict[str, dict[int, float]] = {}
-    polls = [0]
+    polls, unanswered = [0], [0]
     errors: list[str] = []
 
     async def poll(i: int, s: Student):
@@ -87,7 +87,9 @@ async def drive(n: int, pushes: int, url: str, key: str, pid: int, idle_s: float
                 errors.append(f"student {i}: {exc}")
                 return
             polls[0] += 1
-            if not r.ok:
+            if r.error and r.error.startswith("timeout"):
+                unanswered[0] += 1  # a tick without an answer (see Student.poll): the next one follows
+            elif not r.ok:
                 errors.append(f"student {i}: {r.error or r.exceptions}")
             b = s.query("beta")
             b = None if b is None else f"{float(b):.1f}"
@@ -156,6 +158,7 @@ async def drive(n: int, pushes: int, url: str, key: str, pid: int, idle_s: float
         except Exception as exc:  # noqa: BLE001
             errors.append(f"answer: {exc}")
     counted = await teacher.n_answers()
+    print(f"poll ticks without an answer (dropped during a full run): {unanswered[0]} of {polls[0]}", flush=True)
     out.update(code=code, lat=lat, n=n, pushes=pushes, push_cpu=push_cpu, shown=shown, sent=sent,
                counted=counted[1] if counted else None, errors=errors)
     for s in students:

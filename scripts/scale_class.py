@@ -72,6 +72,7 @@ class Member:
         self.replica: str | None = None
         self.replicas: list[str] = []
         self.drops = 0
+        self.unanswered = 0
         self.errors: list[str] = []
         self.seen: dict[str, float] = {}  # beta shown -> first wall time
         self.sent_after_failover: bool | None = None
@@ -98,7 +99,9 @@ async def poll_once(m: Member) -> bool:
             err = r.error
         except SessionError as exc:
             r, err = None, str(exc)
-        if r is not None and r.ok:
+        if r is not None and r.error and r.error.startswith("timeout"):
+            m.unanswered += 1  # a tick without an answer (see Student.poll): the next one follows
+        elif r is not None and r.ok:
             b = s.query("beta")
             if b is not None:
                 m.seen.setdefault(f"{float(b):.1f}", time.time())
@@ -250,6 +253,8 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica], 
         await m.s.close()
     await teacher2.close()
     lat = lat1 + lat2
+    log(f"poll ticks without an answer (dropped by the server during a full run; the next tick follows): "
+        f"{sum(m.unanswered for m in members)}")
     for f in fails[:20]:
         log("FAIL " + f)
     n = len(members)
