@@ -124,6 +124,8 @@ def _every_helper(t: str) -> go.Figure:
     F.exact_line(fig, x, x, "added")
     F.sim_markers(fig, x, x, "added sim")
     F.sim_line(fig, x, x, "added dashed", line={"shape": "hv"})
+    fig.add_trace(go.Scatter(x=x, y=x, name="a go trace", mode="lines", line={"width": 1}))
+    fig.add_traces([{"type": "scatter", "x": x, "y": 2 * x, "name": "a dict trace"}])
     return fig
 
 

@@ -95,13 +95,39 @@ def figure(x_title: str, y_title: str, title: str | None = None, data=(), *, log
     if annotations:
         lay["annotations"] = list(annotations)
     lay.update(layout)
-    return go.Figure(data=list(data), layout=lay, _validate=VALIDATE)
+    return _unchecked(go.Figure(data=list(data), layout=lay, _validate=VALIDATE))
 
 
 def figure3d(data=(), **layout) -> go.Figure:
     """A 3-D figure in the house template: its traces ``data`` and its layout entries (``scene``,
     ``title``, ``legend``, ``margin``, ``height`` …) as given; built like :func:`figure`."""
-    return go.Figure(data=list(data), layout={"template": TEMPLATE, **layout}, _validate=VALIDATE)
+    return _unchecked(go.Figure(data=list(data), layout={"template": TEMPLATE, **layout}, _validate=VALIDATE))
+
+
+class _TracesUnchecked:
+    """A figure's trace validator that builds traces without Plotly's per-property validation.
+
+    ``go.Figure(_validate=False)`` skips validation in the constructor only: ``fig.add_trace`` (what
+    ``exact_line``, ``sim_markers`` and many builders use) still validates every property of the new
+    trace, ~1-3 ms per trace, and its arrays go through Plotly's generic (narwhals) array checks.
+    With ``VALIDATE`` off this passes ``_validate=False`` there too; the tests build every page's
+    figures with ``VALIDATE`` on (tests/test_rerun_cost.py)."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+
+    def validate_coerce(self, v, skip_invalid=False, _validate=False):
+        return self._inner.validate_coerce(v, skip_invalid=skip_invalid, _validate=False)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+def _unchecked(fig: go.Figure) -> go.Figure:
+    """``fig`` whose ``add_trace``/``add_traces`` skip validation when ``VALIDATE`` is off."""
+    if not VALIDATE:
+        fig._data_validator = _TracesUnchecked(fig._data_validator)
+    return fig
 
 
 def _axis_type(log: bool) -> dict:
