@@ -504,7 +504,9 @@ def cached_figure(fn=None, *, max_entries: int = 64):
     :class:`Frozen` and kept in ``st.cache_resource`` (at most ``max_entries`` figures per builder),
     keyed on the language, the version of the text files and ``args`` (hashed by Streamlit: pass the
     page's parameter values and let the builder read its data from the ``cached`` compute
-    functions). A cached rerun then pays neither Plotly's validation nor its deep copy.
+    functions). A cached rerun then pays neither Plotly's validation nor its deep copy, nor (for
+    hashable arguments: numbers, strings, tuples) Streamlit's argument hashing. ``builder.clear()``
+    empties both.
     """
     def deco(fn):
         def build(stem: str, lang: str, version: tuple, *args):
@@ -516,11 +518,33 @@ def cached_figure(fn=None, *, max_entries: int = 64):
         build.__module__, build.__qualname__ = fn.__module__, f"{fn.__qualname__}.<frozen>"
         shared = st.cache_resource(max_entries=max_entries, show_spinner=False)(build)
 
+        # In front of Streamlit's cache: a plain dict keyed on the arguments themselves (with their
+        # types: 1 and 1.0 stay apart). Streamlit hashes a call's arguments on every call (~1 ms per
+        # figure, paid by every rerun of every session); a dict look-up is ~1 µs. Misses, arguments
+        # that cannot be hashed, and concurrent first builds go through st.cache_resource as before.
+        memo: dict = {}
+
         @functools.wraps(fn)
         def call(t, *args) -> Frozen:
-            return shared(t.stem, t.lang, t.version, *args)
+            try:
+                key = (t.stem, t.lang, t.version, *((type(a), a) for a in args))
+                hit = memo.get(key)
+            except TypeError:  # an unhashable argument
+                return shared(t.stem, t.lang, t.version, *args)
+            if hit is None:
+                hit = memo[key] = shared(t.stem, t.lang, t.version, *args)
+                while len(memo) > max_entries:  # oldest first; another thread may have removed it
+                    try:
+                        memo.pop(next(iter(memo)), None)
+                    except (StopIteration, RuntimeError):
+                        break
+            return hit
 
-        call.clear = shared.clear
+        def clear() -> None:
+            memo.clear()
+            shared.clear()
+
+        call.clear = clear
         call.cached_figure = True   # marks a shared builder (tests/test_rerun_cost.py finds them so)
         return call
 
