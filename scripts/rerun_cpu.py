@@ -9,7 +9,7 @@ up, then ``--moves`` times to a value no session used before (a cache miss for e
 depends on that slider: the classroom stress case of issue 17, one student at a time). For each
 move it reads the server's CPU seconds (user + system, all threads, ``/proc/<pid>/stat``) before
 and after: that is the load-independent cost (wall time grows with other work on the machine, CPU
-time does not). Prints the median and max ms per page and the bytes the rerun sent.
+time does not). Prints the mean, median and max ms per page and the bytes the rerun sent.
 
 The CPU clock ticks at 10 ms (``SC_CLK_TCK`` = 100): a single move is read to +-10 ms; the median
 of several is better, and ``--repeat`` runs the same page's moves again on more new values."""
@@ -69,9 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     with Server(port=args.port) as srv:
         rows = asyncio.run(measure(srv.url, srv.pid, args.pages, args.moves))
-    print(f"{'page':<16} {'slider':<10} {'CPU ms med':>10} {'max':>6} {'wall ms med':>11} {'kB':>6}  errors")
+    print(f"{'page':<16} {'slider':<10} {'CPU ms mean':>11} {'med':>5} {'max':>6} {'wall ms med':>11} {'kB':>6}  errors")
     for r in rows:
-        print(f"{r['page']:<16} {str(r['slider']):<10} {statistics.median(r['ms']):>10.0f} {max(r['ms']):>6.0f} "
+        print(f"{r['page']:<16} {str(r['slider']):<10} {statistics.mean(r['ms']):>11.0f} "
+              f"{statistics.median(r['ms']):>5.0f} {max(r['ms']):>6.0f} "
               f"{statistics.median(r['wall_ms']):>11.0f} {statistics.median(r['bytes']) / 1e3:>6.0f}  "
               f"{len(r['errors'])}")
     if args.json:
