@@ -472,6 +472,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--replicas", type=int, default=1,
                     help="servers started side by side; student i stays on replica i mod K (what the "
                          "sticky load balancer does, without the proxy)")
+    ap.add_argument("--port", type=int, help="first server port (replica k uses port + k); default: free ports")
     ap.add_argument("--json", type=Path, help="also write the result as JSON here")
     args = ap.parse_args(argv)
     env = dict(e.split("=", 1) for e in args.env)
@@ -485,7 +486,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.url:
         res = go(args.url, args.pid)
     else:
-        servers = [Server(extra_flags=extra, env=env, warm=(k == 0)) for k in range(max(1, args.replicas))]
+        servers = [Server(args.port + k if args.port else None, extra_flags=extra, env=env, warm=(k == 0))
+                   for k in range(max(1, args.replicas))]
         try:
             for srv in servers:
                 srv.start()

@@ -8,6 +8,7 @@ import pytest
 import plotly.graph_objects as go
 import plotly.io as pio
 import plotly.tools
+import plotly.utils
 
 from ui import figures as F
 from ui import style
@@ -123,6 +124,8 @@ def _every_helper(t: str) -> go.Figure:
     F.exact_line(fig, x, x, "added")
     F.sim_markers(fig, x, x, "added sim")
     F.sim_line(fig, x, x, "added dashed", line={"shape": "hv"})
+    fig.add_trace(go.Scatter(x=x, y=x, name="a go trace", mode="lines", line={"width": 1}))
+    fig.add_traces([{"type": "scatter", "x": x, "y": 2 * x, "name": "a dict trace"}])
     return fig
 
 
@@ -278,3 +281,29 @@ def test_band_fills_between_its_edges():
     b = go.Figure(data=traces, layout={"template": F.TEMPLATE}, _validate=False)
     assert json.loads(pio.to_json(a, validate=False)) == json.loads(pio.to_json(b, validate=False))
     assert F.rgba("#D55E00", 0.5) == "rgba(213,94,0,0.5)"
+
+
+def test_spec_dict_equals_plotly_to_dict():
+    """Frozen serialises with ui.figures.spec_dict (no deep copy): the same dict as fig.to_dict(),
+    on traces with float, int64 (narrowed), uint, bool, 2-D, empty and list data, frames, ranges
+    given as arrays, 3-D and heatmaps; and the figure itself is left unchanged."""
+    x = np.linspace(0.0, 1.0, 7)
+    fig = F.figure("x", "y", "t", log_y=True, data=[
+        F.line(x, np.exp(x), "f8"),
+        F.markers(np.arange(7), np.arange(7) * 300, "i8 -> i2", error=np.full(7, 0.1)),
+        {"type": "scatter", "x": np.arange(5, dtype=np.uint64), "y": [1, 2.5, None, 4, 5], "name": "u8 + list"},
+        {"type": "scatter", "x": np.array([True, False]), "y": np.array([], dtype=float), "name": "bool, empty"},
+        {"type": "scatter", "x": np.arange(3) * 10**12, "y": np.float32([1, 2, 3]), "name": "big ints, f4",
+         "text": ["a", "b", "c"], "customdata": np.arange(6.0).reshape(3, 2)},
+        F.heatmap(x, x[:3], np.outer(x[:3], x), "field", "RdBu_r", bar="z"),
+    ], xaxis={"range": np.array([0.0, 1.0])})
+    fig.add_trace(go.Scatter3d(x=x, y=x, z=x, mode="lines"))
+    fig.frames = [go.Frame(data=[go.Scatter(x=x, y=k * x)], name=str(k)) for k in range(2)]
+    before = fig.to_dict()
+    got = F.spec_dict(fig)
+    assert json.dumps(got, cls=plotly.utils.PlotlyJSONEncoder, sort_keys=True) == \
+        json.dumps(before, cls=plotly.utils.PlotlyJSONEncoder, sort_keys=True)
+    assert pio.to_json(got, validate=False) == pio.to_json(before, validate=False)
+    got["data"][0]["name"] = "changed"
+    got["layout"]["xaxis"]["title"]["text"] = "changed"
+    assert pio.to_json(fig.to_dict(), validate=False) == pio.to_json(before, validate=False)  # a copy

@@ -6,6 +6,7 @@ colour means the same thing on every page (Okabe–Ito, colour-blind safe).
 from __future__ import annotations
 
 import base64
+import copy
 import functools
 import math
 import re
@@ -94,13 +95,39 @@ def figure(x_title: str, y_title: str, title: str | None = None, data=(), *, log
     if annotations:
         lay["annotations"] = list(annotations)
     lay.update(layout)
-    return go.Figure(data=list(data), layout=lay, _validate=VALIDATE)
+    return _unchecked(go.Figure(data=list(data), layout=lay, _validate=VALIDATE))
 
 
 def figure3d(data=(), **layout) -> go.Figure:
     """A 3-D figure in the house template: its traces ``data`` and its layout entries (``scene``,
     ``title``, ``legend``, ``margin``, ``height`` …) as given; built like :func:`figure`."""
-    return go.Figure(data=list(data), layout={"template": TEMPLATE, **layout}, _validate=VALIDATE)
+    return _unchecked(go.Figure(data=list(data), layout={"template": TEMPLATE, **layout}, _validate=VALIDATE))
+
+
+class _TracesUnchecked:
+    """A figure's trace validator that builds traces without Plotly's per-property validation.
+
+    ``go.Figure(_validate=False)`` skips validation in the constructor only: ``fig.add_trace`` (what
+    ``exact_line``, ``sim_markers`` and many builders use) still validates every property of the new
+    trace, ~1-3 ms per trace, and its arrays go through Plotly's generic (narwhals) array checks.
+    With ``VALIDATE`` off this passes ``_validate=False`` there too; the tests build every page's
+    figures with ``VALIDATE`` on (tests/test_rerun_cost.py)."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+
+    def validate_coerce(self, v, skip_invalid=False, _validate=False):
+        return self._inner.validate_coerce(v, skip_invalid=skip_invalid, _validate=False)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+def _unchecked(fig: go.Figure) -> go.Figure:
+    """``fig`` whose ``add_trace``/``add_traces`` skip validation when ``VALIDATE`` is off."""
+    if not VALIDATE:
+        fig._data_validator = _TracesUnchecked(fig._data_validator)
+    return fig
 
 
 def _axis_type(log: bool) -> dict:
@@ -336,8 +363,8 @@ class Frozen(BaseFigure):
     def __init__(self, fig: go.Figure, frames: list[dict] | None = None) -> None:  # noqa: D107
         # BaseFigure.__init__ is skipped on purpose: nothing of a live figure is needed.
         fit_log_ticks(fig)
-        _style.fit_legend(fig)
-        spec = fig.to_dict()
+        spec = spec_dict(fig)
+        _style.fit_legend_spec(spec["layout"])  # on the dict: Plotly's update_layout costs ms per figure
         if frames is not None:
             # Animation frames as plain dicts (``{"data": [...], "traces": [...], "name": ...}``):
             # Plotly validates each frame's traces one by one (~1 ms per frame here); these go to
@@ -358,6 +385,75 @@ class Frozen(BaseFigure):
 
     def __repr__(self) -> str:
         return f"Frozen({len(self._spec.get('data', []))} traces, {len(self._spec.get('frames', []))} frames)"
+
+
+def spec_dict(fig: go.Figure) -> dict:
+    """``fig.to_dict()``, the same dict, built without its deep copy.
+
+    ``to_dict`` deep-copies every trace, the layout and the frames, then replaces numpy arrays by
+    Plotly's typed-array form (``convert_to_base64``); the copy (a Python call per list element)
+    and Plotly's array checks were ~60 % of freezing a page's figures after a slider move (e.g.
+    nonnormal: ~40 ms of ~100 ms). Here the containers are copied while walking and arrays encoded
+    directly, the way Plotly encodes them; scalars and strings are shared (immutable). The figure
+    itself is not changed. ``tests/test_figures.py`` checks the result equals ``fig.to_dict()``."""
+    res = {"data": [_spec_tree(tr) for tr in fig._data], "layout": _spec_tree(fig._layout)}
+    frames = [_spec_tree(f._props) for f in fig._frame_objs]
+    if frames:
+        res["frames"] = frames
+    return res
+
+
+_SKIPPED = frozenset(("geojson", "layer", "layers", "range"))  # plotly's is_skipped_key: kept as they are
+_NARROW = {"int64": (np.int8, np.int16, np.int32), "uint64": (np.uint8, np.uint16, np.uint32)}
+
+
+def _spec_tree(obj):
+    """A copy of one node of a figure's property tree, numpy arrays in typed-array form."""
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            if k in _SKIPPED:
+                out[k] = copy.deepcopy(v)
+            elif isinstance(v, np.ndarray):
+                out[k] = _plotly_typed(v)
+            elif isinstance(v, (dict, list, tuple)):
+                out[k] = _spec_tree(v)
+            else:
+                out[k] = v
+        return out
+    if isinstance(obj, list):
+        return [_spec_tree(v) if isinstance(v, (dict, list, tuple, np.ndarray)) else v for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(_spec_tree(v) if isinstance(v, (dict, list, tuple, np.ndarray)) else v for v in obj)
+    if isinstance(obj, np.ndarray):  # an array inside a list: Plotly leaves it (a copy) as an array
+        return obj.copy()
+    return obj
+
+
+def _plotly_typed(v: np.ndarray):
+    """``_plotly_utils.utils.to_typed_array_spec`` for a numeric numpy array, without its generic
+    (narwhals) array checks; anything else goes through Plotly's own function."""
+    if v.dtype.kind not in "iuf" or v.size == 0 or v.dtype.byteorder not in "=|":
+        from _plotly_utils.utils import to_typed_array_spec
+
+        return to_typed_array_spec(v)
+    v = np.ascontiguousarray(v)
+    name = v.dtype.name
+    if name in _NARROW:
+        lo, hi = v.min(), v.max()
+        for t in _NARROW[name]:
+            if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
+                v = v.astype(t)
+                break
+        else:
+            return v.copy()
+    code = _JS_TYPES.get(v.dtype.name)
+    if code is None:
+        return v.copy()
+    spec = {"dtype": code, "bdata": base64.b64encode(v).decode("ascii")}
+    if v.ndim > 1:
+        spec["shape"] = str(v.shape)[1:-1]
+    return spec
 
 
 _JS_TYPES = {"float32": "f4", "float64": "f8", "int8": "i1", "uint8": "u1", "int16": "i2",
@@ -408,7 +504,9 @@ def cached_figure(fn=None, *, max_entries: int = 64):
     :class:`Frozen` and kept in ``st.cache_resource`` (at most ``max_entries`` figures per builder),
     keyed on the language, the version of the text files and ``args`` (hashed by Streamlit: pass the
     page's parameter values and let the builder read its data from the ``cached`` compute
-    functions). A cached rerun then pays neither Plotly's validation nor its deep copy.
+    functions). A cached rerun then pays neither Plotly's validation nor its deep copy, nor (for
+    hashable arguments: numbers, strings, tuples) Streamlit's argument hashing. ``builder.clear()``
+    empties both.
     """
     def deco(fn):
         def build(stem: str, lang: str, version: tuple, *args):
@@ -420,11 +518,33 @@ def cached_figure(fn=None, *, max_entries: int = 64):
         build.__module__, build.__qualname__ = fn.__module__, f"{fn.__qualname__}.<frozen>"
         shared = st.cache_resource(max_entries=max_entries, show_spinner=False)(build)
 
+        # In front of Streamlit's cache: a plain dict keyed on the arguments themselves (with their
+        # types: 1 and 1.0 stay apart). Streamlit hashes a call's arguments on every call (~1 ms per
+        # figure, paid by every rerun of every session); a dict look-up is ~1 µs. Misses, arguments
+        # that cannot be hashed, and concurrent first builds go through st.cache_resource as before.
+        memo: dict = {}
+
         @functools.wraps(fn)
         def call(t, *args) -> Frozen:
-            return shared(t.stem, t.lang, t.version, *args)
+            try:
+                key = (t.stem, t.lang, t.version, *((type(a), a) for a in args))
+                hit = memo.get(key)
+            except TypeError:  # an unhashable argument
+                return shared(t.stem, t.lang, t.version, *args)
+            if hit is None:
+                hit = memo[key] = shared(t.stem, t.lang, t.version, *args)
+                while len(memo) > max_entries:  # oldest first; another thread may have removed it
+                    try:
+                        memo.pop(next(iter(memo)), None)
+                    except (StopIteration, RuntimeError):
+                        break
+            return hit
 
-        call.clear = shared.clear
+        def clear() -> None:
+            memo.clear()
+            shared.clear()
+
+        call.clear = clear
         call.cached_figure = True   # marks a shared builder (tests/test_rerun_cost.py finds them so)
         return call
 

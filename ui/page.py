@@ -156,11 +156,14 @@ class Ctx:
     def footer(self) -> None:
         """Share link and 'show the code' toggle at the end of every page."""
         with st.sidebar:
-            with st.expander(self.t("ui.share")):
-                st.caption(self.t("ui.share_help"))
-                url = share_url(self.query)
-                st.code(url, language=None, wrap_lines=True)
-                _share.show_qr(url, self.t("view.share_qr"))
+            # Lazy: its content (the link and its QR code, ~15-20 ms of CPU for every new link) is made
+            # only while the box is open; opening it is one cheap rerun.
+            with st.expander(self.t("ui.share"), key="_share_open", on_change="rerun") as box:
+                if box.open:
+                    st.caption(self.t("ui.share_help"))
+                    url = share_url(self.query)
+                    st.code(url, language=None, wrap_lines=True)
+                    _share.show_qr(url, self.t("view.share_qr"))
             show = st.toggle(self.t("ui.show_code"), key="_show_code", value=False)
         _share.glossary_link(self.stem, self.lang, self.t("view.glossary_link"))
         if show:

@@ -193,3 +193,25 @@ def fit_legend(fig) -> None:
                                       maxheight=LEGEND_MAX))
     else:
         fig.update_layout(legend=dict(maxheight=LEGEND_MAX))
+
+
+def fit_legend_spec(layout: dict) -> None:
+    """:func:`fit_legend` on a serialised figure's ``layout`` dict (``fig.to_dict()["layout"]``), in place.
+
+    The same entries as ``fit_legend`` on the live figure, without Plotly's property machinery
+    (``update_layout`` validates and walks the layout tree: ~5–30 ms per figure here, paid by every
+    distinct rerun; this is a few dict look-ups). ``ui.figures.Frozen`` uses it."""
+    lg = layout.get("legend") or {}
+    if lg.get("orientation") != "h" or lg.get("maxheight") is not None:
+        return
+    title = layout.get("title") or {}
+    height = layout.get("height")
+    house = (lg.get("y") is not None and lg["y"] >= 1.0 and lg.get("yanchor") == "bottom"
+             and lg.get("yref") in (None, "paper") and title.get("text")
+             and title.get("yref") in (None, "container") and (title.get("y") is None or title["y"] > 0.9)
+             and height)
+    lg = layout["legend"] = dict(lg)
+    if house:
+        lg.update(yref="container", yanchor="top", y=1.0 - TITLE_PX / height, maxheight=LEGEND_MAX)
+    else:
+        lg["maxheight"] = LEGEND_MAX

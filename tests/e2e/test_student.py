@@ -76,6 +76,9 @@ def test_keyboard_alone_moves_a_slider(server, page):
 
 def test_share_box_has_a_qr_code_and_figures_have_text(server, page):
     goto(page, f"{server}/two_point?lang=zh")
+    assert page.locator(".tos-qr img").count() == 0  # made only when the share box is opened
+    page.locator('[data-testid="stSidebar"] .st-key-_share_open summary').click()
+    page.locator(".tos-qr img").wait_for(timeout=30_000)
     assert page.locator(".tos-qr img").count() == 1
     src = page.locator(".tos-qr img").get_attribute("src")
     assert src.startswith("data:image/svg+xml;base64,") and len(src) > 1000
