@@ -913,30 +913,40 @@ def _lanes_step(Z, Znew, beta, A, Vh, lc0, usa, BAZ, q, qmax, H, TU, E, y):
     logn = np.log(n)
     a_sa = np.exp(-max(0.0, lc0))
     c_sa = np.exp(lc0 - max(0.0, lc0))
-    for i in range(n):                 # as _sym_finish, lane by lane
+    av, cv, big, nrm = y[0], y[1], y[2], y[3]
+    for i in range(n):                 # as _sym_finish, every pass over the lanes (vectorised)
         t = TU[0, i]
-        for b in range(_LANES):
-            if usa:
-                lc = lc0 - logn + q[i, b] + qmax[b] + np.log(t[b])
+        if usa:
+            qi = q[i]
+            for b in range(_LANES):
+                lc = lc0 - logn + qi[b] + qmax[b] + np.log(t[b])
                 hb = max(0.0, lc)
-                a = np.exp(-hb)
-                c = np.exp(lc - hb) / t[b]
-            else:
-                a = a_sa
-                c = c_sa / t[b]
-            big = 0.0
-            for k in range(d):
-                v = a * Z[k, i, b] + c * TU[1 + k, i, b]
-                y[k] = v
-                big = max(big, abs(v))
-            nrm = 0.0
-            for k in range(d):
-                v = y[k] / big         # 0/0 -> nan when z_i + dt u_i = 0 (reported by the caller)
-                y[k] = v
-                nrm += v * v
-            nrm = np.sqrt(nrm)
-            for k in range(d):
-                Znew[k, i, b] = y[k] / nrm
+                av[b] = np.exp(-hb)
+                cv[b] = np.exp(lc - hb) / t[b]
+        else:
+            for b in range(_LANES):
+                av[b] = a_sa
+                cv[b] = c_sa / t[b]
+        for b in range(_LANES):
+            big[b] = 0.0
+            nrm[b] = 0.0
+        for k in range(d):
+            zk, uk, yk = Z[k, i], TU[1 + k, i], Znew[k, i]
+            for b in range(_LANES):
+                yk[b] = av[b] * zk[b] + cv[b] * uk[b]
+            for b in range(_LANES):
+                big[b] = max(big[b], abs(yk[b]))
+        for k in range(d):
+            yk = Znew[k, i]
+            for b in range(_LANES):
+                yk[b] = yk[b] / big[b]     # 0/0 -> nan when z_i + dt u_i = 0 (reported by the caller)
+                nrm[b] += yk[b] * yk[b]
+        for b in range(_LANES):
+            nrm[b] = np.sqrt(nrm[b])
+        for k in range(d):
+            yk = Znew[k, i]
+            for b in range(_LANES):
+                yk[b] = yk[b] / nrm[b]
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM)
@@ -958,7 +968,7 @@ def _lanes_block(Z0s, b0, beta, steps, A, Vh, lc0, usa, record_every, out):
     H = np.empty((d + 1, n, _LANES))
     TU = np.empty((d + 1, n, _LANES))
     E = np.empty((n, _LANES))
-    y = np.empty(d)
+    y = np.empty((4, _LANES))
     for b in range(nb):
         for i in range(n):
             for k in range(d):
