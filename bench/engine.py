@@ -276,8 +276,9 @@ def physical_limit(repeats: int) -> None:
           f"-> exp pass {per['pairs'] / per['step']:.0%}, accumulation "
           f"{per['acc'] / per['step']:.0%}, rest (scores prep, shifts, normalisation, copies) "
           f"{max(0.0, per['step'] - per['both']) / per['step']:.0%}")
-    print(f"   {pairs} exp x {ns_vec:.2f} ns = {pairs * ns_vec:.0f} ns per system-step: the "
-          f"exp alone is {pairs * ns_vec / per['step']:.0%} of the layer")
+    print(f"   {pairs} exp x {ns_vec:.2f} ns = {pairs * ns_vec:.0f} ns per system-step at the "
+          f"flat-loop rate of fast_exp (which also stores its results): "
+          f"{pairs * ns_vec / per['step']:.0%} of the layer")
     print(f"   bound with {cores} cores at {mhz:.0f} MHz: flops {bound_flops:.2e} pair-steps/s "
           f"(16 flop/cycle/core); exp throughput {bound_exp:.2e} pair-steps/s; the lanes kernel "
           f"runs at {cores * n * n / (per['step'] * 1e-9):.2e} pair-steps/s with {cores} free cores "
