@@ -4,18 +4,22 @@ re-implementation of the authors' batched PyTorch step, in one run.
 Tables
 1. The authors' case: B = 128 systems of n = 32 tokens on the circle (d = 2), A = V = I, SA,
    dt = 0.1, 300 steps, 5 values of beta on linspace(0.1, 9, 5). Columns: the project engine
-   (``simulate_batch``: symmetric-score kernel, one exponential per pair, parallel over
-   systems), the same engine forced onto its per-row kernel (the lever "symmetric scores"), the
-   authors' PyTorch step (``bench/authors_torch.py``, run in a subprocess by an interpreter that
-   has torch: ``--torch PYTHON``, default ``/work/torchvenv/bin/python``; column left out if
-   absent) with its default threads and with 1 thread, and the NumPy reference
-   (``simulate_reference``, one system at a time, timed on 8 systems and scaled to B).
+   (``simulate_batch``: here the lanes kernel, 64 systems in the SIMD lanes, parallel over
+   blocks), the per-system symmetric-score kernel (one exponential per pair, parallel over
+   systems), the per-row kernel, the authors' PyTorch step (``bench/authors_torch.py``, run in a
+   subprocess by an interpreter that has torch: ``--torch PYTHON``, default
+   ``/work/torchvenv/bin/python``; column left out if absent) with its default threads and with
+   1 thread, and the NumPy reference (``simulate_reference``, one system at a time, timed on 8
+   systems and scaled to B).
 2. Single systems, d = 3, beta = 1, dt = 0.1: n = 32, 128, 1024 with A = V = I (symmetric
    path) and with general A, V (per-row path); engine vs NumPy reference, pair-steps/s =
    steps * n * n / time.
 3. The full protocol of the paper's phase diagram (2048 systems x 90 beta, n = 32, d = 2,
-   300 steps, with the cluster statistics at 31 checkpoints) estimated as 45 x the time of
-   ``sim.hemisphere.phase_diagram(B=2048, n_betas=2)``.
+   300 steps, with the cluster statistics at 31 checkpoints), measured on 2 (``--quick``: 1)
+   beta at beta = 9 and scaled, on 1 thread (as a heavy job of the app runs) and on all threads.
+4. Physical limit: ns per exp of the scalar libm exp and of the vector exp (one thread), the
+   exp's largest error in ulp, the lanes kernel timed by parts (pair pass with the exp,
+   accumulation, whole layer), flops per pair-step and the resulting bounds for this CPU.
 
 Every figure is the best of several repeats taken in turns, so that load from other processes
 hits all columns alike; compilation is excluded. The load average is printed: on a shared
@@ -26,6 +30,7 @@ Run:  .venv/bin/python bench/engine.py [--quick] [--torch PYTHON]
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -106,6 +111,10 @@ def authors_case(torch: Torch, repeats: int) -> None:
         for beta in betas:
             att._run_batch(Z0s, beta, dt, steps, I2, I2, False, steps, out, False)
 
+    def per_system_sym():
+        for beta in betas:
+            att._run_batch(Z0s, beta, dt, steps, I2, I2, False, steps, out, True)
+
     def numpy_ref():
         t0, c0 = time.perf_counter(), time.process_time()
         for beta in betas:
@@ -117,11 +126,13 @@ def authors_case(torch: Torch, repeats: int) -> None:
         res = [torch.run(Z0s, float(b), dt, steps, th)[1] for b in betas]
         return sum(r[0] for r in res), sum(r[1] for r in res)
 
-    fns = {"engine": engine, "per-row kernel": per_row, "numpy": numpy_ref}
+    assert att._choose_kernel(B, n, betas[-1], I2, numba.get_num_threads()) == "lanes"
+    fns = {"engine": engine, "per-system sym": per_system_sym, "per-row kernel": per_row,
+           "numpy": numpy_ref}
     if torch.proc is not None:
         for th in sorted({torch.info["threads"], 1}):
             fns[f"torch {th} thr"] = (lambda th=th: torch_run(th))
-    engine(), per_row()                     # compile / warm
+    engine(), per_row(), per_system_sym()   # compile / warm
     best, cpu = _best(fns, repeats)
     # agreement on the last beta: engine vs reference (2 systems) and vs torch (all systems)
     fin = att.simulate_batch(Z0s, betas[-1], dt, steps, record_every=steps)[:, -1]
@@ -170,14 +181,117 @@ def single_systems(pair_steps: float, repeats: int) -> None:
                   f"{np.abs(fast - ref).max():>11.1e}")
 
 
-def full_protocol() -> None:
-    hs.phase_diagram(B=4, n_betas=2)         # warm
-    t0, c0 = time.perf_counter(), time.process_time()
-    hs.phase_diagram(B=2048, n_betas=2)
-    sec, csec = time.perf_counter() - t0, time.process_time() - c0
+def full_protocol(n_betas: int = 2) -> None:
+    hs.phase_diagram(B=64, n_betas=1)         # warm
+    threads = numba.get_num_threads()
     print(f"\n3. full protocol (2048 systems x 90 beta, n=32, d=2, 300 steps, statistics at 31 "
-          f"checkpoints): 2 beta took {sec:.2f} s wall ({csec:.2f} s CPU) -> estimate "
-          f"{45 * sec:.0f} s wall for 90 beta ({45 * csec / 2:.0f} s if both cores were free)")
+          f"checkpoints), measured on {n_betas} of the 90 beta (beta = 9, the slowest end) and "
+          f"scaled by {90 / n_betas:g}")
+    for th in sorted({1, threads}):
+        numba.set_num_threads(th)
+        t0, c0 = time.perf_counter(), time.process_time()
+        hs.phase_diagram(B=2048, n_betas=n_betas, beta_min=9.0, beta_max=9.0)
+        sec, csec = time.perf_counter() - t0, time.process_time() - c0
+        f = 90 / n_betas
+        print(f"   {th} thread(s): {sec:.2f} s wall, {csec:.2f} s CPU -> full protocol "
+              f"{f * sec:.0f} s wall ({f * csec:.0f} s CPU; {f * csec / th:.0f} s wall if "
+              f"{th} core(s) were free)  [load {os.getloadavg()[0]:.1f}]")
+    numba.set_num_threads(threads)
+
+
+# --------------------------------------------------------------------------- physical limit
+@numba.njit(cache=True, nogil=True)
+def _libm_exp(x, out):
+    for j in range(x.size):          # math.exp: a call to the scalar libm exp per element
+        out[j] = math.exp(x[j])
+
+
+@numba.njit(cache=True, nogil=True)
+def _lanes_parts(Z, BAZ, q, H, TU, E, reps, part):
+    """part 0: the pair pass (scores + exp) only; 1: the accumulation only; 2: both."""
+    n = Z.shape[1]
+    for _ in range(reps):
+        for i in range(n):
+            if part != 1:
+                att._lanes_pairs(i, Z, BAZ, q, E)
+            if part != 0:
+                att._lanes_accumulate(i, E, H, TU)
+
+
+def physical_limit(repeats: int) -> None:
+    numba.set_num_threads(1)
+    x = np.random.default_rng(0).uniform(-30.0, 0.0, 4096)
+    buf = np.empty_like(x)
+    _libm_exp(x, buf), att.fast_exp(x)
+    reps = 500
+    t = _best({"libm": lambda: [_libm_exp(x, buf) for _ in range(reps)],
+               "vector": lambda: [att.fast_exp(x) for _ in range(reps)]}, repeats)[1]
+    ns_libm, ns_vec = (t[k] / reps / x.size * 1e9 for k in ("libm", "vector"))
+    xs = np.concatenate([np.linspace(-708.0, 709.4, 1_000_001),
+                         np.random.default_rng(1).uniform(-40.0, 0.0, 1_000_000)])
+    ref = np.exp(xs)
+    ulp = float(np.max(np.abs(att.fast_exp(xs) - ref) / np.spacing(ref)))
+    # one block of the lanes kernel, n = 32, d = 2 (the protocol case), timed by parts
+    n, d, L = 32, 2, att._LANES
+    rng = np.random.default_rng(5)
+    Z = rng.standard_normal((d, n, L))
+    Z /= np.linalg.norm(Z, axis=0)
+    beta = 9.0
+    BAZ, q = beta * Z, np.full((n, L), beta / 2)
+    H = np.concatenate([np.ones((1, n, L)), Z])
+    TU, E = np.zeros((d + 1, n, L)), np.empty((n, L))
+    r = 200
+    for part in (0, 1, 2):
+        _lanes_parts(Z, BAZ, q, H, TU, E, 1, part)
+    I2 = np.eye(2)
+    Z0s = np.ascontiguousarray(Z.transpose(2, 1, 0))
+    out = np.empty((L, 2, n, d))
+    att._run_batch_lanes(Z0s, beta, 0.1, 1, I2, I2, False, 1, out)
+    parts = _best({"pairs": lambda: _lanes_parts(Z, BAZ, q, H, TU, E, r, 0),
+                   "acc": lambda: _lanes_parts(Z, BAZ, q, H, TU, E, r, 1),
+                   "both": lambda: _lanes_parts(Z, BAZ, q, H, TU, E, r, 2),
+                   "step": lambda: att._run_batch_lanes(Z0s, beta, 0.1, r, I2, I2, False, r, out)},
+                  repeats)[1]
+    per = {k: v / (r * L) * 1e9 for k, v in parts.items()}          # ns per system-step
+    pairs = n * (n + 1) // 2                                          # exponentials per system-step
+    # flops per unordered pair (d = 2): score 2 mul + 1 add, minus 2 shifts: 5; exp: 11 FMA
+    # (22) + reduction 2 FMA (4) + shifter add/sub 2 + scale 1 + clamp/compare 2: 31;
+    # accumulation (d + 1 channels, both rows): 2 (d + 1) FMA = 12. Total 48.
+    flops_pair = 5 + 31 + 12
+    mhz = _cpu_mhz()
+    peak = 2 * 4 * 2 * mhz * 1e6                    # per core: 2 FMA pipes x 4 doubles x 2 flops
+    cores = os.cpu_count()
+    bound_flops = cores * peak / flops_pair * (n * n / pairs)        # ordered pair-steps/s
+    bound_exp = cores / (ns_vec * 1e-9) * (n * n / pairs)
+    print(f"\n4. physical limit (one thread, CPU seconds, best of {repeats}; load "
+          f"{os.getloadavg()[0]:.1f})")
+    print(f"   exp: scalar libm (math.exp in a Numba loop) {ns_libm:.2f} ns/exp, vector exp "
+          f"(fast_exp, AVX2, no SVML) {ns_vec:.2f} ns/exp = {ns_libm / ns_vec:.1f}x; max error "
+          f"{ulp:.0f} ulp vs np.exp on [-708, 709.4]")
+    print(f"   per system-step (n={n}, d={d}): {n * n} ordered pairs, {pairs} exponentials "
+          f"(one per unordered pair, diagonal included); ~{flops_pair} flops per exponential "
+          f"= {flops_pair * pairs / (n * n):.1f} flops per pair-step")
+    print(f"   lanes kernel, ns per system-step: pair pass (scores + exp) {per['pairs']:.0f}, "
+          f"accumulation {per['acc']:.0f}, both {per['both']:.0f}, whole layer {per['step']:.0f} "
+          f"-> exp pass {per['pairs'] / per['step']:.0%}, accumulation "
+          f"{per['acc'] / per['step']:.0%}, rest (scores prep, shifts, normalisation, copies) "
+          f"{max(0.0, per['step'] - per['both']) / per['step']:.0%}")
+    print(f"   {pairs} exp x {ns_vec:.2f} ns = {pairs * ns_vec:.0f} ns per system-step at the "
+          f"flat-loop rate of fast_exp (which also stores its results): "
+          f"{pairs * ns_vec / per['step']:.0%} of the layer")
+    print(f"   bound with {cores} cores at {mhz:.0f} MHz: flops {bound_flops:.2e} pair-steps/s "
+          f"(16 flop/cycle/core); exp throughput {bound_exp:.2e} pair-steps/s; the lanes kernel "
+          f"runs at {cores * n * n / (per['step'] * 1e-9):.2e} pair-steps/s with {cores} free cores "
+          f"(1 thread x {cores})")
+    numba.set_num_threads(os.cpu_count() or 1)
+
+
+def _cpu_mhz() -> float:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return max(float(line.split(":")[1]) for line in f if line.startswith("cpu MHz"))
+    except (OSError, ValueError):
+        return float("nan")
 
 
 def main(quick: bool = False, torch_python: str = "/work/torchvenv/bin/python") -> None:
@@ -191,7 +305,10 @@ def main(quick: bool = False, torch_python: str = "/work/torchvenv/bin/python") 
     finally:
         torch.close()
     single_systems(5e6 if quick else 2e7, 3 if quick else 5)
-    full_protocol()
+    physical_limit(2 if quick else 3)
+    full_protocol(1 if quick else 2)
+    t = os.times()
+    print(f"\nprocess CPU time {t.user + t.system:.1f} s (user {t.user:.1f}, system {t.system:.1f})")
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
 
 

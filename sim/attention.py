@@ -48,7 +48,9 @@ coefficient in USA). A layer whose :math:`q_i` spread over more than 150 (or who
 :math:`2q_i - s_{ii}` exceeds 300) takes the per-row path instead.
 
 Implementations: :func:`simulate_reference` (plain NumPy, kept as the validator),
-:func:`simulate` and :func:`simulate_batch` (Numba kernels).
+:func:`simulate` and :func:`simulate_batch` (Numba kernels; :func:`_choose_kernel` is the one
+place that picks among per-row, symmetric and, for many small systems, the "lanes" kernel that
+puts 64 systems in the SIMD lanes).
 
 What this does not claim: it is the idealised layer of the interacting-particle
 model (one head, tied weights across layers, no MLP, no layer norm parameters);
@@ -200,6 +202,8 @@ _FM_EXP = {"contract", "arcp", "nsz"}
 _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01    # 32 significant bits: k*_LN2_HI is exact for |k| < 2**20
 _LN2_LO = 1.90821492927058770002e-10
+_SHIFTER = 6755399441055744.0         # 1.5 * 2**52: t = x + _SHIFTER rounds x to an integer k
+_SHIFTER_BITS = 0x4338000000000000     # the bits of _SHIFTER; bits(t) - _SHIFTER_BITS = k
 _EXP_MIN = -708.0                       # below this the result is flushed to 0 (true value < 3.3e-308)
 # e^r on |r| <= ln2/2: the degree-11 polynomial interpolating e^r at the 12 Chebyshev nodes
 # (computed in extended precision); its own relative error is below 1e-17, so the exp is
@@ -207,6 +211,17 @@ _EXP_MIN = -708.0                       # below this the result is flushed to 0 
 _C0, _C1, _C2, _C3 = 1.0, 1.0, 0.5000000000000018, 0.1666666666666669
 _C4, _C5, _C6, _C7 = 0.04166666666648857, 0.008333333333315002, 0.0013888888952271288, 0.00019841269899541455
 _C8, _C9, _C10, _C11 = 2.4801485486569327e-05, 2.755723242556338e-06, 2.76326459433635e-07, 2.511274345242859e-08
+
+
+@intrinsic
+def _as_int(typingctx, x):
+    """Reinterpret the bits of a float64 as an int64 (an LLVM bitcast: free, vectorisable)."""
+    sig = types.int64(types.float64)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], llvm_ir.IntType(64))
+
+    return sig, codegen
 
 
 @intrinsic
@@ -224,14 +239,20 @@ def _as_float(typingctx, bits):
 def _exp1(y):
     """exp(y) = 2^k e^r with k = round(y / ln 2), r = y - k ln 2.
 
-    The two-part ln 2 makes r exact to about an ulp; e^r is a degree-11 polynomial (error
-    < 1e-17 on |r| <= ln2/2); 2^k is built in the exponent bits. Branch-free, so a flat
-    loop over it vectorises (no SVML needed). Relative error about 1 ulp; y < _EXP_MIN
-    gives 0; y > 709.78 gives inf. Inlined into its callers, which must not allow
-    reassociation (that would fold the two parts of ln 2).
+    k is rounded by adding 1.5 * 2^52 (the "shifter"): the sum holds k in its low mantissa
+    bits, so the integer k comes out of a bit cast and an integer subtraction (AVX2 has no
+    vector float -> int64 conversion: ``np.int64(kf)`` made LLVM fall back to four scalar
+    conversions per vector). The two-part ln 2 makes r exact to about an ulp; e^r is a
+    degree-11 polynomial (error < 1e-17 on |r| <= ln2/2); 2^k is built in the exponent bits.
+    Branch-free, so a flat loop over it vectorises (no SVML needed). Measured: at most 1 ulp
+    from ``np.exp`` on [-708, 709.4] (``bench/engine.py``); y < _EXP_MIN gives 0; from
+    y >= 1023.5 ln 2 = 709.44 on it gives inf (k = 1024; the engine's arguments are <= ~0).
+    Inlined into its callers, which must not allow reassociation (that would fold the two
+    parts of ln 2 and the shifter).
     """
     yc = max(y, _EXP_MIN)
-    kf = np.floor(yc * _LOG2E + 0.5)
+    t = yc * _LOG2E + _SHIFTER             # round-to-nearest of y / ln 2, in the low bits of t
+    kf = t - _SHIFTER
     r = (yc - kf * _LN2_HI) - kf * _LN2_LO
     p = _C11
     p = p * r + _C10
@@ -245,7 +266,7 @@ def _exp1(y):
     p = p * r + _C2
     p = p * r + _C1
     p = p * r + _C0
-    e = p * _as_float((np.int64(kf) + 1023) << 52)
+    e = p * _as_float((_as_int(t) - _SHIFTER_BITS + 1023) << 52)
     return e if y >= _EXP_MIN else 0.0
 
 
@@ -253,8 +274,8 @@ def _exp1(y):
 def fast_exp(x):
     """Vectorised exp of a 1-D float64 array: the engine's exp, exposed for tests.
 
-    Relative error about 1 ulp for x >= -708; smaller arguments give 0 (true value
-    below 3.3e-308); overflows to inf above about 709.78 like ``np.exp``.
+    At most 1 ulp from ``np.exp`` on [-708, 709.4]; smaller arguments give 0 (true value
+    below 3.3e-308); from 709.44 on it gives inf (``np.exp`` overflows at 709.78).
     """
     out = np.empty_like(x)
     for j in range(x.size):
@@ -776,6 +797,203 @@ def _run_batch(Z0s, beta, dt, steps, A, V, usa, record_every, out, sym):
             _run_serial(Z0s[b], beta, dt, steps, A, V, usa, record_every, out[b])
 
 
+# --------------------------------------------------------------------------- batched, lanes = systems
+# For many small systems (the phase diagram: n = 32, d = 2) the loops over tokens are too short
+# for SIMD (a triangle of rows of length 32 .. 1). The "lanes" kernels put _LANES systems side by
+# side, structure-of-arrays: every array is (..., n, _LANES) and the innermost loop of every
+# pass runs over the systems, a compile-time length, so LLVM vectorises it (4 doubles per AVX2
+# register) with no remainder. Each pass stores into one array only (few run-time alias checks),
+# and the per-pair accumulation is split into one loop per channel for the same reason. The
+# symmetric form (one exponential per unordered pair, module notes) is used throughout; it is
+# chosen only when beta |A|_2 <= _LANES_SCORE_MAX, which guarantees its conditions at every
+# layer (top_i <= beta |A|_2, so spread and gap are <= 2 beta |A|_2 <= _SYM_GAP).
+
+#: systems per SIMD block (measured: 64 beats 16, 32, 128, 256 on n = 32, d = 2; bench/engine.py)
+_LANES = 64
+#: largest beta |A|_2 for which the lanes kernel is chosen (its symmetric form always applies)
+_LANES_SCORE_MAX = 140.0
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_EXP)
+def _lanes_pairs(i, Z, BAZ, q, E):
+    """E[j, b] = exp(s_ij - q_i - q_j) of system b, for j >= i (no reassociation)."""
+    d, n, _ = Z.shape
+    qi = q[i]
+    if d == 2:
+        zi0, zi1 = Z[0, i], Z[1, i]
+        for j in range(i, n):
+            b0, b1, qj, ej = BAZ[0, j], BAZ[1, j], q[j], E[j]
+            for b in range(_LANES):
+                ej[b] = _exp1(zi0[b] * b0[b] + zi1[b] * b1[b] - qi[b] - qj[b])
+    elif d == 3:
+        zi0, zi1, zi2 = Z[0, i], Z[1, i], Z[2, i]
+        for j in range(i, n):
+            b0, b1, b2, qj, ej = BAZ[0, j], BAZ[1, j], BAZ[2, j], q[j], E[j]
+            for b in range(_LANES):
+                ej[b] = _exp1(zi0[b] * b0[b] + zi1[b] * b1[b] + zi2[b] * b2[b] - qi[b] - qj[b])
+    else:
+        for j in range(i, n):
+            ej = E[j]
+            for b in range(_LANES):
+                ej[b] = 0.0
+            for k in range(d):
+                zik, bjk = Z[k, i], BAZ[k, j]
+                for b in range(_LANES):
+                    ej[b] += zik[b] * bjk[b]
+            qj = q[j]
+            for b in range(_LANES):
+                ej[b] = _exp1(ej[b] - qi[b] - qj[b])
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM)
+def _lanes_accumulate(i, E, H, TU):
+    """Channel c of row i: TU[c, i] += sum_{j >= i} E_ij H[c, j]; of rows j > i:
+    TU[c, j] += E_ij H[c, i]. Channels: H = (h, h V^ z) and TU = (T, U) (module notes)."""
+    C, n, _ = H.shape
+    for c in range(C):
+        hi, ti = H[c, i], TU[c, i]
+        for j in range(i, n):
+            ej, hj = E[j], H[c, j]
+            for b in range(_LANES):
+                ti[b] += ej[b] * hj[b]
+        for j in range(i + 1, n):
+            ej, tj = E[j], TU[c, j]
+            for b in range(_LANES):
+                tj[b] += ej[b] * hi[b]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_EXP)
+def _lanes_h(q, qmax, H):
+    """H[0, j] = h_j = exp(q_j - max q) and H[1 + k, j] *= h_j (no reassociation: exp inside)."""
+    C, n, _ = H.shape
+    for j in range(n):
+        qj, hj = q[j], H[0, j]
+        for b in range(_LANES):
+            hj[b] = _exp1(qj[b] - qmax[b])
+        for k in range(1, C):
+            vk = H[k, j]
+            for b in range(_LANES):
+                vk[b] *= hj[b]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM)
+def _lanes_step(Z, Znew, beta, A, Vh, lc0, usa, BAZ, q, qmax, H, TU, E, y):
+    """One layer of _LANES systems, Z -> Znew (both (d, n, _LANES)). Reassociated: every exp
+    is in a function compiled without it (_lanes_pairs, _lanes_h), never inlined here."""
+    d, n, _ = Z.shape
+    for k in range(d):                 # BAZ = beta A z_j, H[1 + k] = (V^ z_j)_k (h applied below)
+        for j in range(n):
+            bk, vk = BAZ[k, j], H[1 + k, j]
+            for b in range(_LANES):
+                bk[b] = 0.0
+                vk[b] = 0.0
+            for l in range(d):
+                a, v, zl = beta * A[k, l], Vh[k, l], Z[l, j]
+                for b in range(_LANES):
+                    bk[b] += a * zl[b]
+                    vk[b] += v * zl[b]
+    for b in range(_LANES):
+        qmax[b] = 0.0
+    for j in range(n):                 # q_j = beta |A z_j| / 2 (A = A^T), h_j = exp(q_j - max q)
+        qj = q[j]
+        for b in range(_LANES):
+            qj[b] = 0.0
+        for k in range(d):
+            bk = BAZ[k, j]
+            for b in range(_LANES):
+                qj[b] += bk[b] * bk[b]
+        for b in range(_LANES):
+            qj[b] = 0.5 * np.sqrt(qj[b])
+            qmax[b] = max(qmax[b], qj[b])
+    _lanes_h(q, qmax, H)
+    TU[:] = 0.0
+    for i in range(n):
+        _lanes_pairs(i, Z, BAZ, q, E)
+        _lanes_accumulate(i, E, H, TU)
+    logn = np.log(n)
+    a_sa = np.exp(-max(0.0, lc0))
+    c_sa = np.exp(lc0 - max(0.0, lc0))
+    av, cv, big, nrm = y[0], y[1], y[2], y[3]
+    for i in range(n):                 # as _sym_finish, every pass over the lanes (vectorised)
+        t = TU[0, i]
+        if usa:
+            qi = q[i]
+            for b in range(_LANES):
+                lc = lc0 - logn + qi[b] + qmax[b] + np.log(t[b])
+                hb = max(0.0, lc)
+                av[b] = np.exp(-hb)
+                cv[b] = np.exp(lc - hb) / t[b]
+        else:
+            for b in range(_LANES):
+                av[b] = a_sa
+                cv[b] = c_sa / t[b]
+        for b in range(_LANES):
+            big[b] = 0.0
+            nrm[b] = 0.0
+        for k in range(d):
+            zk, uk, yk = Z[k, i], TU[1 + k, i], Znew[k, i]
+            for b in range(_LANES):
+                yk[b] = av[b] * zk[b] + cv[b] * uk[b]
+            for b in range(_LANES):
+                big[b] = max(big[b], abs(yk[b]))
+        for k in range(d):
+            yk = Znew[k, i]
+            for b in range(_LANES):
+                yk[b] = yk[b] / big[b]     # 0/0 -> nan when z_i + dt u_i = 0 (reported by the caller)
+                nrm[b] += yk[b] * yk[b]
+        for b in range(_LANES):
+            nrm[b] = np.sqrt(nrm[b])
+        for k in range(d):
+            yk = Znew[k, i]
+            for b in range(_LANES):
+                yk[b] = yk[b] / nrm[b]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM)
+def _lanes_block(Z0s, b0, beta, steps, A, Vh, lc0, usa, record_every, out):
+    """Systems b0 .. b0 + _LANES - 1 (those that exist; the block is padded with copies of its
+    last system) for ``steps`` layers, recorded into out."""
+    B, n, d = Z0s.shape
+    nb = min(_LANES, B - b0)
+    Z = np.empty((d, n, _LANES))
+    Znew = np.empty((d, n, _LANES))
+    for b in range(_LANES):
+        src = b0 + min(b, nb - 1)
+        for i in range(n):
+            for k in range(d):
+                Z[k, i, b] = Z0s[src, i, k]
+    BAZ = np.empty((d, n, _LANES))
+    q = np.empty((n, _LANES))
+    qmax = np.empty(_LANES)
+    H = np.empty((d + 1, n, _LANES))
+    TU = np.empty((d + 1, n, _LANES))
+    E = np.empty((n, _LANES))
+    y = np.empty((4, _LANES))
+    for b in range(nb):
+        for i in range(n):
+            for k in range(d):
+                out[b0 + b, 0, i, k] = Z[k, i, b]
+    for st in range(1, steps + 1):
+        _lanes_step(Z, Znew, beta, A, Vh, lc0, usa, BAZ, q, qmax, H, TU, E, y)
+        Z, Znew = Znew, Z
+        if st % record_every == 0:
+            r = st // record_every
+            for b in range(nb):
+                for i in range(n):
+                    for k in range(d):
+                        out[b0 + b, r, i, k] = Z[k, i, b]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM, parallel=True)
+def _run_batch_lanes(Z0s, beta, dt, steps, A, V, usa, record_every, out):
+    """simulate_batch for a symmetric A with beta |A|_2 <= _LANES_SCORE_MAX: blocks of _LANES
+    systems, in parallel over blocks (each block's arrays stay in the core's L2 cache)."""
+    B = Z0s.shape[0]
+    Vh, lc0 = _scaled(V, dt)
+    for blk in prange((B + _LANES - 1) // _LANES):
+        _lanes_block(Z0s, blk * _LANES, beta, steps, A, Vh, lc0, usa, record_every, out)
+
+
 #: below this many tokens one thread is faster than a parallel region per layer
 PARALLEL_MIN_N = 256
 
@@ -785,15 +1003,51 @@ def _symmetric(A) -> bool:
     return bool(np.array_equal(A, A.T))
 
 
-def _run(Z, beta, dt, steps, A, V, usa, record_every, out):
-    n = Z.shape[0]
-    threads = numba.get_num_threads()
+#: the lanes kernel (systems in SIMD lanes) is chosen for at least this many systems of at most
+#: LANES_MAX_N tokens (a block is padded to _LANES systems; measured on one thread, n = 32, 200
+#: layers, load 9: B = 16: 38 vs 22 ms per-system, B = 24: 37 vs 35, B = 32: 32 vs 44, B = 64: 37
+#: vs 86); LANES_MAX_N = 64 is not tuned (larger n: the per-system kernels vectorise over tokens)
+LANES_MIN_B = 32
+LANES_MAX_N = 64
+
+
+def _choose_kernel(B: int, n: int, beta: float, A, threads: int) -> str:
+    """The one place that picks the compiled path (every path is tested against the reference).
+
+    One system (``B = 0``, :func:`simulate`): "serial_sym" / "serial" below PARALLEL_MIN_N tokens
+    or on one thread, else "parallel_sym" / "parallel" (over tokens). Many systems
+    (:func:`simulate_batch`): "lanes" (systems in SIMD lanes) for a symmetric A with
+    beta |A|_2 <= _LANES_SCORE_MAX, B >= LANES_MIN_B and n <= LANES_MAX_N, else "batch_sym" /
+    "batch" (parallel over systems, one system per thread at a time).
+    """
     sym = _symmetric(A)
-    if n < PARALLEL_MIN_N or threads == 1:
-        (_run_serial_sym if sym else _run_serial)(Z, beta, dt, steps, A, V, usa, record_every, out)
+    if B == 0:
+        kind = "serial" if n < PARALLEL_MIN_N or threads == 1 else "parallel"
+        return kind + ("_sym" if sym else "")
+    if (sym and B >= LANES_MIN_B and n <= LANES_MAX_N
+            and beta * np.linalg.norm(A, 2) <= _LANES_SCORE_MAX):
+        return "lanes"
+    return "batch_sym" if sym else "batch"
+
+
+def _run(Z, beta, dt, steps, A, V, usa, record_every, out):
+    threads = numba.get_num_threads()
+    kind = _choose_kernel(0, Z.shape[0], beta, A, threads)
+    if kind.startswith("serial"):
+        (_run_serial_sym if kind == "serial_sym" else _run_serial)(Z, beta, dt, steps, A, V, usa,
+                                                                  record_every, out)
     else:
-        (_run_parallel_sym if sym else _run_parallel)(Z, beta, dt, steps, A, V, usa,
-                                                      record_every, out, min(threads, n))
+        (_run_parallel_sym if kind == "parallel_sym" else _run_parallel)(
+            Z, beta, dt, steps, A, V, usa, record_every, out, min(threads, Z.shape[0]))
+
+
+def _run_many(Zs, beta, dt, steps, A, V, usa, record_every, out):
+    B, n, _ = Zs.shape
+    kind = _choose_kernel(B, n, beta, A, numba.get_num_threads())
+    if kind == "lanes":
+        _run_batch_lanes(Zs, beta, dt, steps, A, V, usa, record_every, out)
+    else:
+        _run_batch(Zs, beta, dt, steps, A, V, usa, record_every, out, kind == "batch_sym")
 
 
 def simulate(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
@@ -864,7 +1118,7 @@ def simulate_batch(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every
     _check_size("Z0s", B, steps, n, d, record_every, max_work)
     Zs = _normalise_rows("Z0s", Z0s)
     out = np.empty((B, steps // record_every + 1, n, d))
-    _run_batch(Zs, beta, dt, steps, A, V, flow == "USA", record_every, out, _symmetric(A))
+    _run_many(Zs, beta, dt, steps, A, V, flow == "USA", record_every, out)
     return _check_output(out)
 
 
@@ -882,4 +1136,6 @@ def warm() -> None:
             _run_parallel_sym(Zn, 1.0, 0.1, 1, np.eye(d), np.eye(d), usa, 1, out, 2)
         simulate_batch(Z[None], 1.0, 0.1, 1)
         simulate_batch(Z[None], 1.0, 0.1, 1, A=Z.T @ Z)
+        _run_batch_lanes(np.repeat(Zn[None], 2, axis=0), 1.0, 0.1, 1, np.eye(d), np.eye(d), False,
+                         1, np.empty((2, 2, 4, d)))
     fast_exp(np.zeros(2))
