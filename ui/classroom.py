@@ -184,7 +184,7 @@ def _teacher(lang: str, t: Text) -> None:
             return
         link = join_link(code)
         st.markdown(t("class.code_is", code=code))
-        st.code(link, language=None)
+        st.code(link, language=None, wrap_lines=True)
         st.image(qr_svg(link), width=180)
         view = s.get(LAST_VIEW)
         if st.button(t("class.push"), key="_class_push", disabled=not view, type="primary"):
