@@ -86,3 +86,31 @@ def test_file_edited_by_hand_meanwhile_is_not_overwritten(setup_env):
     at.number_input(key="ed:two_point:beta:default").set_value(3.0).run()
     at.button(key="_ed_save").click().run()
     assert _beta(setup_env)["default"] == 3.0 and "# Edited by hand." in setup_env.read_text()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_problems_explained_in_the_instructors_language(lang):
+    """Each numeric problem the file reports gets a sentence in the editor's language (with the
+    numbers), the file's own message is still shown literally below it."""
+    from ui.i18n import Text
+    from ui.spec import _check_numeric
+
+    t = Text("instructor", lang)
+    p = TWO_POINT.param("beta")
+    cases = {  # fields -> a number the sentence must quote
+        (6.0, 5.0, 1.0, 0.1): "6.0",      # min > max
+        (0.1, 10.0, 50.0, 0.1): "50.0",   # default outside
+        (0.001, 10.0, 1.0, 0.1): "0.001",  # below the hard limit
+        (0.1, 99.0, 1.0, 0.1): "99.0",    # above the hard limit
+        (0.1, 10.0, 1.0, 0.0): "0.0",     # step <= 0
+        (0.1, 10.0, 1.0, 20.0): "20.0",   # step larger than the range
+    }
+    for (lo, hi, d, s), num in cases.items():
+        msgs = _check_numeric("float", {"min": lo, "max": hi, "default": d, "step": s, "lo": p.lo, "hi": p.hi})
+        assert msgs, (lo, hi, d, s)
+        why = editor.explain(msgs, t)
+        assert len(why) == len(msgs) and all(num in w for w in why[:1]), (msgs, why)
+        if lang == "zh":
+            assert all(any("\u4e00" <= c <= "\u9fff" for c in w) for w in why), why
+    assert editor.explain(["min is missing"], t) == [t("editor.why.missing", field=t("editor.min"))]
+    assert editor.explain(["something else: *bold* <b>"], t) == []  # unknown: only the literal message

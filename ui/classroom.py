@@ -265,7 +265,7 @@ def _teacher(lang: str, t: Text) -> None:
             return
         link = join_link(code)
         st.markdown(t("class.code_is", code=code))
-        st.code(link, language=None)
+        st.code(link, language=None, wrap_lines=True)
         st.image(qr_svg(link), width=180)
         view = s.get(LAST_VIEW)
         if st.button(t("class.push"), key="_class_push", disabled=not view, type="primary"):
@@ -289,10 +289,10 @@ def _ask_box(code: str, view: dict | None, t: Text) -> None:
     from ui.i18n import Text as _T
 
     n = max(len(page_answers(_T(view["stem"], "en"))), 1)
-    c = st.columns(2)
-    qn = c[0].selectbox(t("class.which"), list(range(1, n + 1)), key="_class_qn")
-    kind = c[1].selectbox(t("class.kind"), ["number", "choice"], key="_class_kind",
-                          format_func=lambda k: t(f"class.kind_{k}"))
+    # one under the other: side by side, the sidebar cut "a number" to "a numb"
+    qn = st.selectbox(t("class.which"), list(range(1, n + 1)), key="_class_qn")
+    kind = st.selectbox(t("class.kind"), ["number", "choice"], key="_class_kind",
+                        format_func=lambda k: t(f"class.kind_{k}"))
     opts = []
     if kind == "choice":
         raw = st.text_input(t("class.options"), key="_class_opts", max_chars=200, value="A, B, C")

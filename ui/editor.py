@@ -11,6 +11,7 @@ is checked once more before it is written. Writing, backup, undo and conflict de
 from __future__ import annotations
 
 import itertools
+import re
 import tomllib
 
 import streamlit as st
@@ -47,6 +48,39 @@ def _base() -> dict:
         text, h = pf.read(path)
         base = st.session_state[_BASE] = {"path": str(path), "text": text, "hash": h}
     return base
+
+
+_NUM = r"([-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf|nan))"
+_PLAIN = [  # the file's messages (ui.spec._check_numeric) -> a sentence in the instructor's language
+    (re.compile(rf"^need min <= default <= max, got min={_NUM}, default={_NUM}, max={_NUM}$"), "order"),
+    (re.compile(rf"^min={_NUM} is below the hard limit {_NUM}$"), "below"),
+    (re.compile(rf"^max={_NUM} is above the hard limit {_NUM}$"), "above"),
+    (re.compile(rf"^step must be > 0, got {_NUM}$"), "step_positive"),
+    (re.compile(rf"^step={_NUM} is larger than the range max-min={_NUM}$"), "step_range"),
+    (re.compile(r"^(min|max|default|step) is missing$"), "missing"),
+    (re.compile(r"^(min|max|default|step) must be an integer, got .*$"), "integer"),
+]
+
+
+def explain(msgs: list[str], t: Text) -> list[str]:
+    """Plain sentences (in ``t``'s language) for the numeric problems the editor knows; the file's
+    own message is still shown below, literally. Only numbers and field names are put into the
+    sentences (matched by the patterns above), never free text."""
+    out = []
+    for m in msgs:
+        for rx, key in _PLAIN:
+            g = rx.match(m)
+            if g is None:
+                continue
+            a = g.groups()
+            if key == "order" and float(a[0]) > float(a[2]):
+                out.append(t("editor.why.min_above_max", min=a[0], max=a[2]))
+            elif key in ("missing", "integer"):
+                out.append(t(f"editor.why.{key}", field=t(f"editor.{a[0]}")))
+            else:
+                out.append(t(f"editor.why.{key}", **dict(zip(("a", "b", "c"), a))))
+            break
+    return out
 
 
 def _show_problems(msgs: list[str]) -> None:
@@ -108,7 +142,7 @@ def _param_rows(stem: str, res, file_params: dict, t: Text, pt: Text) -> tuple[d
                     fields["default"] = bool(st.session_state[dk])
             if problems:
                 bad += 1
-                st.error(t("editor.invalid"), icon=":material/error:")
+                st.error(" ".join([t("editor.invalid"), *explain(problems, t)]), icon=":material/error:")
                 _show_problems(problems)
             cur = {f: getattr(p, f) for f in fields} if p.kind != "select" else \
                 {"default": p.default, "options": list(p.options)}

@@ -1,0 +1,508 @@
+"""Instructor mode in headless Chromium, in English and Chinese (issue 15).
+
+Two servers: the session's ``server`` (no instructor key: nothing of instructor mode may show)
+and one started here with ``APP_INSTRUCTOR_KEY`` and a temporary copy of the parameter file
+(``APP_PARAMS_FILE``), so the editor writes to the copy. One browser; every role (instructor,
+student, second student) is its own browser context, i.e. its own Streamlit session.
+
+- sign-in: wrong key refused with a message (still a student), right key gives the instructor's
+  controls, five attempts a minute then the form waits;
+- answers: hidden from a student, shown under the questions to the instructor;
+- editor: min > max, a default outside the range and a step <= 0 are refused next to the field and
+  nothing is written; a valid save reaches a student's slider on their next interaction; undo
+  restores the file byte for byte; comments are kept; a file edited by hand meanwhile is not
+  overwritten; export downloads the file on disk;
+- class: open (code, link, QR), join by the link (banner), push a view (the latency is printed
+  and written to ``artifacts/class_push_chromium.txt``), stop following and follow again, a live
+  question answered by two students, the count and histogram, the revealed value.
+
+Screenshots (desktop) go to ``screenshots/instructor_*_{en,zh}.png``.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import time
+
+import pytest
+
+from tests._instructor import KEY, comments
+from tests.e2e import browser as b
+from tests.e2e.conftest import ROOT, VIEWPORT, Server, first_visit
+from ui import classroom, instructor
+from ui import params_file as pf
+from ui.answers import answers
+from ui.i18n import Text
+from ui.spec import DEFAULT_PARAMS_FILE, PARAMS_ENV
+
+STEM = "two_point"
+SB = '[data-testid="stSidebar"]'
+MAIN = '[data-testid="stMain"]'
+LANGS = ["en", "zh"]
+
+
+def T(lang: str) -> Text:
+    return Text("instructor", lang)
+
+
+# --------------------------------------------------------------------------- fixtures
+@pytest.fixture(scope="module")
+def params(tmp_path_factory):
+    f = tmp_path_factory.mktemp("instructor") / "params.toml"
+    shutil.copy(DEFAULT_PARAMS_FILE, f)
+    return f
+
+
+@pytest.fixture(scope="module")
+def teacher_server(params):
+    """A server with instructor mode on (a shared key) and the temporary parameter file."""
+    srv = Server(warm=False, env={instructor.KEY_ENV: KEY, PARAMS_ENV: str(params)})
+    srv.start()
+    try:
+        first_visit(srv.url)
+        yield srv.url
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def pristine(params):
+    """The parameter file as shipped before and after the test (no backup left behind)."""
+    original = DEFAULT_PARAMS_FILE.read_text()
+    params.write_text(original)
+    pf.backup_path(params).unlink(missing_ok=True)
+    yield original
+    params.write_text(original)
+    pf.backup_path(params).unlink(missing_ok=True)
+
+
+@pytest.fixture
+def tabs(browser):
+    """``tabs()`` opens a tab in a fresh browser context (a new Streamlit session, signed out)."""
+    made = []
+
+    def new():
+        ctx = browser.new_context(viewport=VIEWPORT, locale="en-US", accept_downloads=True)
+        ctx.set_default_timeout(30_000)
+        pg = ctx.new_page()
+        pg.js_errors = []
+        pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+        made.append((ctx, pg))
+        return pg
+
+    yield new
+    errors = [e for _, pg in made for e in pg.js_errors]
+    for ctx, _ in made:
+        ctx.close()
+    assert not errors, f"JavaScript errors in the page: {errors[:3]}"
+
+
+# --------------------------------------------------------------------------- helpers
+def url(server: str, stem: str, lang: str, query: str = "") -> str:
+    path = "" if stem == "home" else stem
+    return f"{server}/{path}?lang={lang}" + (f"&{query}" if query else "")
+
+
+def sidebar_text(pg) -> str:
+    return pg.locator(SB).inner_text()
+
+
+def see(pg, text: str, where: str = "", timeout: float = 30_000):
+    """Wait until ``text`` is visible (inside ``where``, a CSS selector) and return its locator."""
+    loc = pg.locator(f"{where} :is(p, span, div, code, h1, h2, h3, summary, li)".strip(),
+                     has_text=text).last
+    loc.wait_for(state="visible", timeout=timeout)
+    return loc
+
+
+def button(pg, label: str, where: str = ""):
+    return pg.locator(f"{where} button".strip(), has_text=label).first
+
+
+def answer_expanders(pg, lang: str):
+    """The answers' expander headers on the page (their label, without the icon)."""
+    return pg.locator(f'{MAIN} [data-testid="stExpander"] summary [data-testid="stMarkdownContainer"]',
+                      has_text=re.compile("^" + re.escape(T(lang)("answers.title", i=1))[:-1] + r"\d+$"))
+
+
+def sign_in(pg, lang: str, key: str = KEY) -> None:
+    t = T(lang)
+    box = pg.locator(".st-key-_instructor_key input")
+    if not box.is_visible():
+        pg.locator(f'{SB} [data-testid="stExpander"] summary', has_text=t("signin.title")).click()
+    box.fill(key)
+    pg.locator(f'{SB} [data-testid="stFormSubmitButton"] button').click()
+
+
+def signed_in_tab(tabs, server: str, lang: str, stem: str = STEM):
+    pg = tabs()
+    b.goto(pg, url(server, stem, lang))
+    sign_in(pg, lang)
+    see(pg, T(lang)("signin.signed_in"), SB)
+    b.wait_ready(pg)
+    return pg
+
+
+def nav_links(pg, text: str):
+    """The sidebar navigation's links with ``text`` (the whole list shown, "View more" pressed)."""
+    link = pg.locator('[data-testid="stSidebarNav"] a', has_text=text)
+    if not link.count():
+        more = pg.locator('[data-testid="stSidebarNavViewButton"]', has_text=re.compile("more", re.I))
+        if more.count():
+            more.click()
+            pg.locator('[data-testid="stSidebarNavViewButton"]', has_text=re.compile("less", re.I)).wait_for()
+    return link
+
+
+def open_nav_link(pg, text: str) -> None:
+    nav_links(pg, text).first.click()
+
+
+def open_editor(pg, lang: str) -> None:
+    t = T(lang)
+    open_nav_link(pg, t("editor.nav"))
+    pg.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+                         " return h && h.innerText.trim() === t; }", arg=t("editor.title"))
+    b.wait_ready(pg)
+    sel = pg.locator(".st-key-_ed_stem")
+    title = Text(STEM, lang)("title")
+    if sel.locator('input[role="combobox"]').input_value() != title:
+        sel.click()
+        pg.locator('[role="option"]', has_text=title).first.click()
+    pg.locator(".st-key-ed-two_point-beta-min input").wait_for()
+    b.wait_ready(pg)
+
+
+def field(pg, name: str, f: str):
+    return pg.locator(f".st-key-ed-{STEM}-{name}-{f} input")
+
+
+def set_field(pg, name: str, f: str, value) -> None:
+    box = field(pg, name, f)
+    box.fill(str(value))
+    box.press("Enter")
+    pg.wait_for_function("(v) => true", arg=0)  # yield to the page
+    b.wait_ready(pg)
+
+
+def row_of(pg, name: str):
+    """The bordered row of parameter ``name`` in the editor (its fields and messages)."""
+    return field(pg, name, "min").locator(
+        f"xpath=ancestor::div[@data-testid='stVerticalBlock'][.//strong[normalize-space()='{name}']][1]")
+
+
+def shoot(pg, path, locator=None) -> None:
+    if locator is not None:
+        locator.scroll_into_view_if_needed()
+    pg.screenshot(path=str(path), animations="disabled")
+
+
+# --------------------------------------------------------------------------- no key configured
+def test_no_key_configured_shows_nothing_of_instructor_mode(server_proc, page):
+    if server_proc.env.get(instructor.KEY_ENV):
+        pytest.skip("the e2e server was started with an instructor key in the environment")
+    for lang in LANGS:
+        t = T(lang)
+        b.goto(page, url(server_proc.url, STEM, lang))
+        side = sidebar_text(page)
+        for key in ("signin.title", "signin.key", "class.teach_title", "class.join_title"):
+            assert t(key) not in side, (lang, key)
+        assert page.locator(".st-key-_instructor_key, .st-key-_class_open, .st-key-_class_join_code").count() == 0
+        assert answer_expanders(page, lang).count() == 0, "a student sees answers"
+        assert t("answers.release") not in page.locator(MAIN).inner_text()
+        assert t("editor.nav") not in side
+        # the editor's address gives the home page, not the editor
+        b.goto(page, f"{server_proc.url}/instructor_params?lang={lang}")
+        assert b.title(page) != t("editor.title")
+        assert page.locator(".st-key-_ed_save, .st-key-_ed_stem").count() == 0
+
+
+# --------------------------------------------------------------------------- sign-in and answers
+@pytest.mark.parametrize("lang", LANGS)
+def test_sign_in_wrong_then_right_key_and_answers(lang, teacher_server, tabs, shots):
+    t, pt = T(lang), Text(STEM, lang)
+    n_answers = len(answers(pt))
+    assert n_answers >= 2
+    pg = tabs()
+    b.goto(pg, url(teacher_server, STEM, lang))
+    # a student: the sign-in box and the join box, nothing else of instructor mode
+    assert t("signin.title") in sidebar_text(pg)
+    assert answer_expanders(pg, lang).count() == 0, "a student sees answers"
+    assert pg.locator(".st-key-_class_open, .st-key-_instructor_out").count() == 0
+    assert nav_links(pg, t("editor.nav")).count() == 0
+
+    sign_in(pg, lang, key="not the key at all")
+    see(pg, t("signin.wrong"), SB)
+    b.wait_ready(pg)
+    assert answer_expanders(pg, lang).count() == 0
+    assert pg.locator(".st-key-_class_open, .st-key-_instructor_out").count() == 0
+    assert t("signin.signed_in") not in sidebar_text(pg)
+    assert pg.locator(".st-key-_instructor_key input").input_value() == "", "the typed key stays in the box"
+    shoot(pg, shots / f"instructor_signin_{lang}.png")
+
+    sign_in(pg, lang)
+    see(pg, t("signin.signed_in"), SB)
+    b.wait_ready(pg)
+    assert pg.locator(".st-key-_instructor_out").count() == 1
+    assert t("class.teach_title") in sidebar_text(pg)
+    # the answers, one per question, below the questions
+    exp = answer_expanders(pg, lang)
+    assert exp.count() == n_answers
+    assert [s.strip() for s in exp.all_inner_texts()] == [t("answers.title", i=i) for i in range(1, n_answers + 1)]
+    q_title = pg.locator(f"{MAIN} :is(h2, h3)", has_text=pt("questions.title")).first
+    assert exp.first.bounding_box()["y"] > q_title.bounding_box()["y"]
+    assert pg.get_by_text(t("answers.private")).count() == 1
+    exp.first.click()
+    first_line = pt("answers.q1").split("$")[0].strip()[:20]
+    if first_line:
+        see(pg, first_line, MAIN)
+    b.wait_ready(pg)
+    shoot(pg, shots / f"instructor_answer_{lang}.png", exp.first)
+    # the editor is in the navigation now
+    assert nav_links(pg, t("editor.nav")).count() == 1
+
+
+def test_sign_in_rate_limited(teacher_server, tabs):
+    lang = "en"
+    t = T(lang)
+    pg = tabs()
+    b.goto(pg, url(teacher_server, "home", lang))
+    for i in range(instructor.MAX_ATTEMPTS):
+        sign_in(pg, lang, key=f"wrong key number {i}")
+        if i < instructor.MAX_ATTEMPTS - 1:
+            see(pg, t("signin.wrong"), SB)
+            b.wait_ready(pg)
+    wait = see(pg, t("signin.wait", s=99).split("99")[0].strip(), SB)
+    assert re.search(r"\d+", wait.inner_text())
+    assert pg.locator(".st-key-_instructor_key input").is_disabled()
+    assert pg.locator(f'{SB} [data-testid="stFormSubmitButton"] button').is_disabled()
+    assert t("signin.signed_in") not in sidebar_text(pg)
+
+
+# --------------------------------------------------------------------------- the editor
+@pytest.mark.parametrize("lang", LANGS)
+def test_editor_refuses_invalid_entries_next_to_the_field(lang, teacher_server, params, pristine, tabs, shots):
+    t = T(lang)
+    pg = signed_in_tab(tabs, teacher_server, lang)
+    open_editor(pg, lang)
+    before = params.read_bytes()
+    save = pg.locator(".st-key-_ed_save button")
+    assert save.is_enabled()
+    row = row_of(pg, "beta")
+    cases = [("min", 6.0, "max", 5.0, "need min <= default <= max"),      # min > max
+             ("default", 50.0, None, None, "need min <= default <= max"),  # default outside
+             ("step", 0, None, None, "step must be > 0"),
+             ("step", -0.5, None, None, "step must be > 0")]
+    for i, (f1, v1, f2, v2, msg) in enumerate(cases):
+        set_field(pg, "beta", f1, v1)
+        if f2:
+            set_field(pg, "beta", f2, v2)
+        see(pg, msg, '[data-testid="stMain"]')
+        assert msg in row.inner_text(), f"the message is not next to the field: {msg}"
+        assert t("editor.invalid").rstrip(":：") in row.inner_text()
+        assert save.is_disabled()
+        assert t("editor.cannot_save", n=1) in pg.locator(MAIN).inner_text()
+        if i == 0:
+            shoot(pg, shots / f"instructor_editor_error_{lang}.png", row)
+        # a click on the disabled button (as a forged client could) writes nothing
+        save.click(force=True)
+        assert params.read_bytes() == before
+        button(pg, t("editor.discard"), MAIN).click()
+        pg.wait_for_function("() => !document.querySelector('.st-key-_ed_save button').disabled")
+        b.wait_ready(pg)
+    assert params.read_bytes() == before
+    assert not pf.backup_path(params).exists()
+
+
+def test_editor_save_reaches_student_undo_comments_export(teacher_server, params, pristine, tabs):
+    lang = "en"
+    t = T(lang)
+    student = tabs()
+    b.goto(student, url(teacher_server, STEM, "zh"))
+    beta = b.slider(student, "beta")
+    assert float(beta.get_attribute("aria-valuemax") or beta.get_attribute("max")) == 10.0
+
+    pg = signed_in_tab(tabs, teacher_server, lang)
+    open_editor(pg, lang)
+    set_field(pg, "beta", "max", 6.0)
+    set_field(pg, "beta", "default", 2.0)
+    button(pg, t("editor.save"), MAIN).click()
+    see(pg, t("editor.saved")[:20], MAIN)
+    saved = params.read_text()
+    assert saved != pristine
+    assert comments(saved) == comments(pristine) and len(comments(saved)) > 10
+    diff = [(a, c) for a, c in zip(pristine.splitlines(), saved.splitlines()) if a != c]
+    assert diff == [("max = 10.0", "max = 6.0"), ("default = 1.0", "default = 2.0")]
+    assert pf.backup_path(params).read_text() == pristine
+
+    # the student's next interaction: the beta slider now ends at 6
+    b.nudge(student, b.resolved(STEM).params["theta0"])
+    student.wait_for_function(
+        "() => { const s = document.querySelector('.st-key-beta input[type=\"range\"]');"
+        " return s && Number(s.getAttribute('aria-valuemax') ?? s.max) === 6; }", timeout=30_000)
+
+    # export: the file on disk, byte for byte
+    b.wait_ready(pg)
+    with pg.expect_download() as dl:
+        pg.locator(".st-key-_ed_export button").click()
+    got = dl.value.path().read_text(encoding="utf-8")
+    assert got == params.read_text() == saved
+
+    # undo restores the file as it was
+    button(pg, t("editor.undo"), MAIN).click()
+    see(pg, t("editor.undone")[:20], MAIN)
+    assert params.read_text() == pristine
+    b.wait_ready(pg)
+    assert field(pg, "beta", "max").count() == 1
+    assert field(pg, "beta", "max").input_value() in ("10", "10.0"), "the editor shows the undone value"
+
+
+@pytest.mark.parametrize("lang", ["zh"])
+def test_editor_detects_a_file_edited_by_hand(lang, teacher_server, params, pristine, tabs):
+    t = T(lang)
+    pg = signed_in_tab(tabs, teacher_server, lang)
+    open_editor(pg, lang)
+    hand = pristine.replace("# Instructor parameter file", "# Edited by hand.\n# Instructor parameter file", 1)
+    assert hand != pristine
+    params.write_text(hand)
+    set_field(pg, "beta", "default", 3.0)
+    see(pg, t("editor.changed_on_disk")[:12], MAIN)
+    button(pg, t("editor.save"), MAIN).click()
+    see(pg, t("editor.conflict")[:12], MAIN)
+    assert params.read_text() == hand, "the hand edit was overwritten"
+    assert not pf.backup_path(params).exists()
+    button(pg, t("editor.reload"), MAIN).click()
+    pg.wait_for_function("(s) => !document.querySelector('[data-testid=\"stMain\"]').innerText.includes(s)",
+                         arg=t("editor.changed_on_disk")[:12])
+    b.wait_ready(pg)
+    assert field(pg, "beta", "default").input_value() in ("1", "1.0"), "the editor shows the file's value"
+
+
+# --------------------------------------------------------------------------- class sessions
+# A follower's page is never "not running" for long (its follow fragment reruns every POLL_S), so
+# b.wait_ready can wait forever on a loaded machine; a follower's page is waited for by what it shows.
+DRAWN_JS = """() => {
+  if (document.querySelector('[data-testid="stSkeleton"]')) return false;
+  if (!document.querySelector('[data-testid="stMain"] h1')) return false;
+  for (const c of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+    if (!c.querySelector('.main-svg')) return false;
+  }
+  return true;
+}"""
+
+
+def drawn(pg, timeout: float = 60_000) -> None:
+    pg.wait_for_function(DRAWN_JS, timeout=timeout)
+
+
+def _student_joins(tabs, link: str, lang: str, code: str):
+    pg = tabs()
+    pg.goto(f"{link}&lang={lang}", wait_until="domcontentloaded")
+    see(pg, T(lang)("class.following", code=code), SB, timeout=90_000)
+    drawn(pg)
+    return pg
+
+
+def _wait_param(pg, name: str, value: float, timeout: float = 30_000) -> None:
+    pg.wait_for_function(
+        "([n, v]) => Math.abs(Number(new URLSearchParams(location.search).get(n)) - v) < 1e-9",
+        arg=[name, value], timeout=timeout)
+
+
+@pytest.mark.parametrize("teacher_lang,student_lang", [("en", "zh"), ("zh", "en")])
+def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lang, teacher_server, tabs, shots):
+    tt, ts = T(teacher_lang), T(student_lang)
+    teacher = signed_in_tab(tabs, teacher_server, teacher_lang)
+    teacher.locator(f'{SB} [data-testid="stExpander"] summary', has_text=tt("class.teach_title")).click()
+    button(teacher, tt("class.open"), SB).click()
+    link = see(teacher, "/?class=", f'{SB} [data-testid="stCode"]').inner_text().strip()
+    m = re.search(r"\?class=([A-Z0-9]+)$", link)
+    assert m and link.startswith(teacher_server), link
+    code = m.group(1)
+    assert code in sidebar_text(teacher)
+    qr = teacher.locator(f'{SB} [data-testid="stImage"] img').first
+    qr.wait_for()
+    assert qr.bounding_box()["width"] >= 100
+    b.wait_ready(teacher)
+    panel = teacher.locator(f'{SB} [data-testid="stExpander"]',
+                            has=teacher.locator('[data-testid="stImage"] img')).last
+    panel.screenshot(path=str(shots / f"instructor_class_panel_{teacher_lang}.png"), animations="disabled")
+
+    student = _student_joins(tabs, link, student_lang, code)
+    shoot(student, shots / f"instructor_student_banner_{student_lang}.png")
+    start = b.url_param(student, "beta")
+
+    # push: the teacher changes beta on the page, pushes; the student's page follows
+    p_beta, p_theta = b.resolved(STEM).params["beta"], b.resolved(STEM).params["theta0"]
+    before = b.widget_value(teacher, STEM, p_beta)
+    b.nudge(teacher, p_beta)
+    target = b.step_target(p_beta, before)[1]
+    _wait_param(teacher, "beta", target)
+    b.wait_ready(teacher)
+    push = button(teacher, tt("class.push"), SB)
+    t0 = time.perf_counter()
+    push.click()
+    student.wait_for_function(
+        "([p, v]) => location.pathname.endsWith('/' + p)"
+        " && Math.abs(Number(new URLSearchParams(location.search).get('beta')) - v) < 1e-9",
+        arg=[STEM, target], timeout=15_000)
+    latency = time.perf_counter() - t0
+    student.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+                              " return h && h.innerText.trim() === t; }", arg=Text(STEM, student_lang)("title"))
+    drawn(student)
+    latency_drawn = time.perf_counter() - t0
+    assert start is None or float(start) != target
+    assert b.same(b.widget_value(student, STEM, p_beta, student_lang), target)
+    assert b.url_param(student, "lang") == student_lang, "the push changed the student's language"
+    assert b.title(student) == Text(STEM, student_lang)("title")
+    see(teacher, tt("class.pushed", v=1)[:12], SB)
+    line = (f"push latency in Chromium ({teacher_lang} -> {student_lang}): URL {latency:.2f} s, "
+            f"page drawn {latency_drawn:.2f} s (poll every {classroom.POLL_S:g} s; "
+            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    print("\n" + line)
+    out = ROOT / "artifacts"
+    out.mkdir(exist_ok=True)
+    with open(out / "class_push_chromium.txt", "a") as fh:
+        fh.write(time.strftime("%Y-%m-%d %H:%M:%S ") + line + "\n")
+    # the issue's target is 2 s on an idle server; the bound here only says "by itself, soon"
+    # (two shared cores under load are several times slower: the printed line has the load)
+    assert latency < 20.0, line
+
+    # the student stops following: a new push does not move them; "follow again" does
+    button(student, ts("class.stop"), SB).click()
+    see(student, ts("class.not_following", code=code), SB)
+    theta_before = b.widget_value(teacher, STEM, p_theta)
+    b.nudge(teacher, p_theta)
+    theta_target = b.step_target(p_theta, theta_before)[1]
+    _wait_param(teacher, "theta0", theta_target)
+    b.wait_ready(teacher)
+    push.click()
+    see(teacher, tt("class.pushed", v=2)[:12], SB)
+    student.wait_for_timeout(3_000)
+    assert not b.same(b.widget_value(student, STEM, p_theta, student_lang), theta_target)
+    button(student, ts("class.follow"), SB).click()
+    _wait_param(student, "theta0", theta_target, timeout=15_000)
+    see(student, ts("class.following", code=code), SB)
+
+    # a live question: two students answer, the teacher sees the count, reveals the value
+    student2 = _student_joins(tabs, link, teacher_lang, code)
+    button(teacher, tt("class.ask"), SB).click()
+    for pg, lang, value in ((student, student_lang, 0.5), (student2, teacher_lang, 2.0)):
+        box = pg.locator(".st-key-_class_ans_1 input")
+        box.wait_for(timeout=15_000)
+        box.fill(str(value))
+        box.press("Enter")
+        pg.wait_for_timeout(500)
+        button(pg, T(lang)("class.send"), SB).click()
+        see(pg, T(lang)("class.sent"), SB)
+    see(teacher, tt("class.n_answers", n=2, q=1), SB, timeout=15_000)
+    teacher.locator(f'{SB} [data-testid="stVegaLiteChart"], {SB} [data-testid="stArrowVegaLiteChart"]').first.wait_for()
+    rv = teacher.locator(".st-key-_class_rv_1 input")
+    rv.fill("1.25")
+    rv.press("Enter")
+    teacher.wait_for_timeout(500)  # the live fragment reruns every 2 s: not "ready" for long
+    button(teacher, tt("class.reveal"), SB).click()
+    for pg, lang in ((student, student_lang), (student2, teacher_lang)):
+        see(pg, T(lang)("class.revealed"), SB, timeout=15_000)
+        see(pg, "1.25", f'{SB} [data-testid="stCode"]')
