@@ -24,6 +24,7 @@ def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
     ctx.section("intro")
+    ctx.predict()
 
     # ---- part 1: one function, two metrics
     ctx.section("metric")

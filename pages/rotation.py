@@ -23,6 +23,7 @@ def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
     ctx.section("intro")
+    ctx.predict()
 
     # ---- SGD near a minimum: the Ornstein–Uhlenbeck model
     ctx.section("sgd")

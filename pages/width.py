@@ -26,6 +26,7 @@ def render() -> None:
     N, s, start, T, dt, data, seed = (v[k] for k in ("N", "scaling", "start", "T", "dt", "data", "seed"))
     run_key = (N, start, T, dt, data, seed)
     ctx.section("intro")
+    ctx.predict()
     ctx.section("statement")
 
     with ctx.guard():

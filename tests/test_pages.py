@@ -64,6 +64,12 @@ def test_page_renders_at_defaults(stem, lang):
         assert chart_specs(at), f"{stem}: no figure"
     assert_full_log_labels(chart_specs(at), stem)
     assert at.query_params["lang"] in ([lang], lang)
+    if lang == "zh" and schema.params:   # the figures' text alternatives use Chinese punctuation
+        from tests.test_access_punct import alt_captions, cjk_punct_errors
+
+        alts = alt_captions(at, lang)
+        assert alts, f"{stem}: no figure description"
+        assert not [e for a in alts for e in cjk_punct_errors(a)], (stem, alts)
 
 
 @pytest.mark.parametrize("stem,pid", PRESETS)

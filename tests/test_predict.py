@@ -198,7 +198,11 @@ def _fig_key(stem, sid):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("stem", list(CASES))
 def test_predict_then_reveal(stem, lang):
-    case = CASES[stem]
+    check_predict_then_reveal(stem, lang, CASES[stem])
+
+
+def check_predict_then_reveal(stem, lang, case):
+    """A page's steps through AppTest (also used by tests/test_predict_pages.py)."""
     q = case["query"][lang]
     truth = case["truth"](q)
     steps = _steps(stem)
@@ -247,6 +251,10 @@ def test_predict_then_reveal(stem, lang):
     done = p("ui.progress", done=len(steps), right=len(steps), n=len(steps))
     assert any(c.value == done for c in at.caption), done
     assert all("{" not in m for m in succ)
+    if lang == "zh":   # the revealed figures' text alternatives use Chinese punctuation
+        from tests.test_access_punct import alt_captions, cjk_punct_errors
+
+        assert not [e for a in alt_captions(at, lang) for e in cjk_punct_errors(a)]
 
     # a parameter change: the answers that depend on it are for other values now
     name, value = case["change"]
@@ -276,17 +284,21 @@ def test_judge_relative_absolute_and_choice():
 @pytest.mark.parametrize("stem", list(CASES))
 def test_answers_follow_the_parameters(stem):
     """No stored answers: views/predict.py gives the independent value for two parameter sets."""
+    check_answers_follow_the_parameters(stem, CASES[stem])
+
+
+def check_answers_follow_the_parameters(stem, case):
     steps = _steps(stem)
     from tests.conftest import page_schema
 
     defaults = {p.name: p.default for p in page_schema(stem).params}
     seen = []
     for lang in ("en", "zh"):
-        q = CASES[stem]["query"][lang]
+        q = case["query"][lang]
         values = dict(defaults)
         for k, v in q.items():
             values[k] = type(defaults[k])(float(v)) if not isinstance(defaults[k], str) else v
-        truth = CASES[stem]["truth"](q)
+        truth = case["truth"](q)
         got = {sid: s.answer(values) for sid, s in steps.items()}
         for sid, s in steps.items():
             if s.kind == "choice":

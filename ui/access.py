@@ -59,7 +59,10 @@ def summary(spec: dict, words: dict) -> dict:
     """``{"text": one line, "columns": {name: values}}`` of a serialised figure.
 
     ``words``: the language's ``figure``, ``curves``, ``from`` and ``to`` (and ``x``, ``y``, ``z``
-    when an axis has no title)."""
+    when an axis has no title), and its punctuation ``stop``, ``colon``, ``semi`` and ``comma``:
+    Chinese text gets 。：；， and no space after a full-width stop; numbers stay numbers."""
+    p = {**_ASCII_PUNCT, **{k: words[k] for k in _ASCII_PUNCT if k in words}}
+    join = " " if p["stop"].isascii() else ""
     lay = spec.get("layout", {}) or {}
     data = [tr for tr in spec.get("data", []) or [] if isinstance(tr, dict)]
     cols: dict[str, np.ndarray] = {}
@@ -82,7 +85,7 @@ def summary(spec: dict, words: dict) -> dict:
     parts = []
     title = _text(lay.get("title"))
     if title:
-        parts.append(title.rstrip(".") + ".")
+        parts.append(title.rstrip(".。") + p["stop"])
     axes = []
     for c in ("x", "y", "z"):
         ax = lay.get(f"{c}axis") or scene.get(f"{c}axis") or {}
@@ -90,20 +93,25 @@ def summary(spec: dict, words: dict) -> dict:
         rng = _range(per_axis[c])
         if rng is None or (not label and c == "z"):
             continue
-        axes.append(f"{label or words[c]}: {words['from']} {_num(rng[0])} {words['to']} {_num(rng[1])}")
+        axes.append(f"{label or words[c]}{p['colon']}{words['from']} {_num(rng[0])} {words['to']} {_num(rng[1])}")
     if axes:
-        parts.append("; ".join(axes) + ".")
+        parts.append(p["semi"].join(axes) + p["stop"])
     if names:
-        more = "…" if len(names) > 6 else "."
-        parts.append(f"{words['curves']}: " + ", ".join(names[:6]) + more)
-    return {"text": " ".join(parts) or words["figure"], "columns": cols}
+        more = "…" if len(names) > 6 else p["stop"]
+        parts.append(f"{words['curves']}{p['colon']}" + p["comma"].join(names[:6]) + more)
+    return {"text": join.join(parts) or words["figure"], "columns": cols}
+
+
+_ASCII_PUNCT = {"stop": ".", "colon": ": ", "semi": "; ", "comma": ", "}
+_FULL_WIDTH_PUNCT = {"stop": "。", "colon": "：", "semi": "；", "comma": "，"}   # Chinese text
 
 
 def _words(lang: str) -> dict:
     from ui.i18n import Text
 
     t = Text("common", lang)
-    return {k: t(f"view.alt_{k}") for k in ("figure", "curves", "from", "to", "x", "y", "z", "trace")}
+    words = {k: t(f"view.alt_{k}") for k in ("figure", "curves", "from", "to", "x", "y", "z", "trace")}
+    return {**words, **(_FULL_WIDTH_PUNCT if lang == "zh" else _ASCII_PUNCT)}
 
 
 def describe(fig, lang: str) -> dict:

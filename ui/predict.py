@@ -135,7 +135,7 @@ def _form(p: Text, stem: str, step: Step, values: dict, key: str) -> None:
             st.radio(q, options=list(step.choices), index=None, key=_input_key(stem, step.id),
                      format_func=lambda c: p(f"{key}.choices.{c}"))
         else:
-            st.number_input(f"{q} ({p(f'{key}.unit')})", value=None, format="%g", step=None,
+            st.number_input(p("ui.with_unit", q=q, unit=p(f"{key}.unit")), value=None, format="%g", step=None,
                             key=_input_key(stem, step.id), placeholder=p("ui.placeholder"))
         st.form_submit_button(p("ui.submit"), on_click=_submit, args=(stem, step, values))
 

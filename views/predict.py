@@ -241,3 +241,13 @@ STEPS: dict[str, tuple[Step, ...]] = {
              metrics=lambda v: [("nmax", fmt(bk_sink(v))), ("floor", f"{math.floor(bk_sink(v)):d}")]),
     ),
 }
+
+# --------------------------------------------------------------------------- pages with their own module
+from views import predict_coordinates, predict_low_temperature, predict_rotation, predict_width  # noqa: E402
+
+STEPS.update({
+    "width": predict_width.STEPS,
+    "low_temperature": predict_low_temperature.STEPS,
+    "coordinates": predict_coordinates.STEPS,
+    "rotation": predict_rotation.STEPS,
+})

@@ -1,0 +1,69 @@
+"""Predict, then reveal in a browser (issue 16): on the coordinates page, in English and Chinese,
+a student opens the steps, types a guess, sees the verdict, and only then the step's figure."""
+from __future__ import annotations
+
+import pytest
+
+from sim import coordinates as co
+from tests.e2e.browser import goto, wait_ready
+from ui.i18n import Text
+from ui.predict import fmt, judge
+from views.predict import STEPS
+
+Q = {"en": dict(a0=0.3, b0=0.3, y=2.0, horizon=3.0, dt=0.05),
+     "zh": dict(a0=0.5, b0=-0.2, y=-1.0, horizon=2.0, dt=0.1)}
+STEP = "pullback_end"
+FIG = f".st-key-fig_predict_coordinates_{STEP}"
+ALT = f".st-key-tos_alt_fig_predict_coordinates_{STEP}"
+ALERT = '[data-testid="stExpanderDetails"] [data-testid="stAlert"]'
+
+
+def _truth(q):
+    t = max(round(q["horizon"] / q["dt"]), 1) * q["dt"]
+    return float(co.theta_flow(q["a0"], q["b0"], q["y"], [t], "pullback")[0])
+
+
+def _expected(p, x, y):
+    """The verdict the page must give for the guess x (the true value y), and whether it is right."""
+    step = next(s for s in STEPS["coordinates"] if s.id == STEP)
+    r = judge(step, x, y)
+    msg = p("ui.right_number" if r["ok"] else "ui.wrong_number", said=fmt(x, 6), truth=fmt(y, step.digits),
+            unit="", off=p("ui.off_rel", err=f"{100 * r['rel']:.3g}"), tol=p("ui.tol_rel", tol=f"{100 * step.rtol:g}"))
+    return msg, r["ok"]
+
+
+def _guess(page, p, x, y):
+    """Type the guess x, press Enter; the verdict is the expected one, in a success or error box."""
+    box = page.locator(f".st-key-_predict_coordinates_{STEP}_in input")
+    box.fill(f"{x:g}")
+    box.press("Enter")
+    page.wait_for_selector(ALERT, timeout=60_000)
+    wait_ready(page)
+    msg, ok = _expected(p, x, y)
+    kind = "Success" if ok else "Error"
+    got = page.locator(f'{ALERT} [data-testid="stAlertContent{kind}"]').first.inner_text()
+    assert got.strip().endswith(msg), (got, msg)   # after the icon's name
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_guess_then_reveal(lang, server, page):
+    q = Q[lang]
+    p = Text("predict", lang)
+    goto(page, f"{server}/coordinates?lang={lang}&" + "&".join(f"{k}={v:g}" for k, v in q.items()))
+    page.get_by_text(p("ui.title", n=4)).click()
+    page.locator(f".st-key-_predict_coordinates_{STEP}_in input").wait_for(state="visible")
+    assert page.locator(FIG).count() == 0 and page.locator(ALT).count() == 0, "figure shown before a guess"
+    y = _truth(q)
+
+    # a wrong guess: rejected, the true value given, and the figure appears only now
+    _guess(page, p, y + 3.0, y)
+    assert page.locator(f"{FIG} .main-svg").count() >= 1
+    assert page.locator(ALT).count() == 1
+
+    # try again: the figure goes away; a right guess (2 % off) is accepted and shows it again
+    page.locator(f".st-key-_predict_again_coordinates_{STEP} button").click()
+    page.locator(f".st-key-_predict_coordinates_{STEP}_in input").wait_for(state="visible")
+    wait_ready(page)
+    assert page.locator(FIG).count() == 0
+    _guess(page, p, round(y * 1.02, 4), y)
+    page.locator(f"{FIG} .main-svg").first.wait_for(state="visible")

@@ -1,0 +1,80 @@
+"""Predict, then reveal on the page "Coordinates, metrics and limits" (issue 16; see ``views/predict.py``).
+
+Every answer is computed by ``sim.coordinates`` for the current parameters: the closed-form flows
+at the end of the training window, the Lévy area of the loop, and the limit exp(π[B, A]) y₀.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from sim import coordinates as co
+from ui.predict import Step, fmt
+
+METRIC = ("a0", "b0", "y", "horizon", "dt")
+LIMIT_GAP = 1e-9        # |exp(π[B, A]) y₀ − y₀| below this: the loop's limit is y₀ itself
+
+
+def t_end(v: dict) -> float:
+    """The end of the page's training window: round(t_max/Δ) steps of Δ (at least one)."""
+    return max(int(round(v["horizon"] / v["dt"])), 1) * v["dt"]
+
+
+def pullback_end(v: dict) -> float:
+    """θ(t_end) of gradient flow in the pulled-back metric."""
+    return float(co.theta_flow(v["a0"], v["b0"], v["y"], [t_end(v)], "pullback")[0])
+
+
+def euclidean_end(v: dict) -> float:
+    return float(co.theta_flow(v["a0"], v["b0"], v["y"], [t_end(v)], "euclidean")[0])
+
+
+def a_end(v: dict) -> float:
+    """a(t_end) of Euclidean gradient flow in (a, b)."""
+    return float(co.ab_flow(v["a0"], v["b0"], v["y"], [t_end(v)])[0, 0])
+
+
+def area(v: dict) -> float:
+    """Lévy area of the loop x_n (sampled, as on the page)."""
+    return co.levy_area(v["n"])
+
+
+def endpoint(v: dict) -> str:
+    """Where y_n(2π) goes as n grows: back to y₀ ("start") or to exp(π[B, A]) y₀ ≠ y₀ ("elsewhere")."""
+    from views.coordinates import PAIRS, Y0
+    A, B = PAIRS[v["pair"]]
+    gap = float(np.linalg.norm(co.area_limit(A, B, Y0) - Y0))
+    return "start" if gap <= LIMIT_GAP * max(1.0, float(np.linalg.norm(Y0))) else "elsewhere"
+
+
+def _fig(name: str, keys: tuple[str, ...]):
+    def reveal(t, v):
+        from views import coordinates as page
+        return getattr(page, name)(t, *(v[k] for k in keys))
+    return reveal
+
+
+def _texts(v: dict) -> dict:
+    return {"t_end": f"{t_end(v):g}", "a0": f"{v['a0']:g}", "b0": f"{v['b0']:g}", "y": f"{v['y']:g}",
+            "theta0": f"{v['a0'] * v['b0']:.4g}", "c": f"{v['a0'] ** 2 - v['b0'] ** 2:.4g}", "n": v["n"]}
+
+
+def _limit_metrics(v: dict) -> list:
+    from views.coordinates import PAIRS, Y0
+    A, B = PAIRS[v["pair"]]
+    lim = co.area_limit(A, B, Y0)
+    return [("limit", "(" + ", ".join(fmt(float(x), 4) for x in lim) + ")"),
+            ("gap", fmt(float(np.linalg.norm(lim - Y0)), 3))]
+
+
+STEPS = (
+    Step("pullback_end", METRIC, pullback_end, rtol=0.05, atol=0.02, reveal=_fig("theta_figure", METRIC),
+         texts=_texts, metrics=lambda v: [("euclidean", fmt(euclidean_end(v)))]),
+    Step("a_end", METRIC, a_end, rtol=0.1, atol=0.02, reveal=_fig("ab_figure", METRIC), texts=_texts,
+         metrics=lambda v: [("b_end", fmt(float(co.ab_flow(v["a0"], v["b0"], v["y"], [t_end(v)])[0, 1])))]),
+    Step("area", ("n",), area, rtol=0.02, reveal=_fig("area_figure", ("n", "pair")), texts=_texts,
+         metrics=lambda v: [("radius", fmt(1.0 / math.sqrt(v["n"]), 3))]),
+    Step("endpoint", ("pair",), endpoint, kind="choice", choices=("start", "elsewhere"),
+         reveal=_fig("endpoint_figure", ("n", "pair")), metrics=_limit_metrics),
+)
