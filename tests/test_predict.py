@@ -151,6 +151,16 @@ def _charts(at) -> set[str]:
     return out
 
 
+def _page_charts(at) -> int:
+    """How many of the page's own figures (not the steps' reveals) are drawn."""
+    return sum(1 for el in at.get("plotly_chart")
+               if not el.proto.id.rsplit("-", 1)[-1].startswith("fig_predict_"))
+
+
+def _covers(at, lang) -> int:
+    return sum(1 for e in at.info if e.value == Text("predict", lang)("ui.covered"))
+
+
 def _submit(at, stem, sid, value):
     steps = _steps(stem)
     step = steps[sid]
@@ -212,7 +222,12 @@ def check_predict_then_reveal(stem, lang, case):
     at = app_test(stem, {"lang": lang, **q}, timeout=TIMEOUT)
     assert not at.exception
     assert any(e.label == p("ui.title", n=len(steps)) for e in at.expander)
+    n_page = _page_charts(at)
+    assert n_page > 0 and _covers(at, lang) == 0, "closed steps: the page as before"
+    at.session_state[f"_predict_open_{stem}"] = True   # the student opens "Predict first"
+    at.run()
     assert _charts(at) == set(), "nothing is revealed before an answer"
+    assert _page_charts(at) == 0 and _covers(at, lang) == n_page, "the page's figures wait"
     labels = {(sid, k): p(f"{stem}.{sid}.metrics.{k}") for sid in steps for k in
               (_load_metrics(lang, stem, sid))}
     before = {key: _count_metric(at, lab) for key, lab in labels.items()}
@@ -250,6 +265,7 @@ def check_predict_then_reveal(stem, lang, case):
         assert _count_metric(at, lab) == before[key] + 1, lab
     done = p("ui.progress", done=len(steps), right=len(steps), n=len(steps))
     assert any(c.value == done for c in at.caption), done
+    assert _page_charts(at) == n_page and _covers(at, lang) == 0, "all answered: the figures are back"
     assert all("{" not in m for m in succ)
     if lang == "zh":   # the revealed figures' text alternatives use Chinese punctuation
         from tests.test_access_punct import alt_captions, cjk_punct_errors
@@ -267,6 +283,10 @@ def check_predict_then_reveal(stem, lang, case):
     stale = [w for w in _texts(at, "warning") if w.startswith(prefix)]
     assert len(stale) == len(case["stale"]), _texts(at, "warning")
     assert len(_texts(at, "success")) == len(steps) - len(case["stale"])
+    assert (_page_charts(at) == 0) == bool(case["stale"]), "stale answers: the figures wait again"
+    if case["stale"]:   # "show the figures anyway" lifts the cover
+        next(w for w in at.toggle if w.key == f"_predict_peek_{stem}").set_value(True).run()
+        assert _page_charts(at) > 0 and _covers(at, lang) == 0
 
 
 def test_judge_relative_absolute_and_choice():

@@ -554,8 +554,13 @@ def cached_figure(fn=None, *, max_entries: int = 64):
 def show(fig: go.Figure | Frozen, key: str | None = None, alt: str | None = None) -> None:
     """Draw ``fig``; under it a one-line text alternative (``alt``, else one made from the figure's
     title, axes and data) and its plotted data one click away (``ui.access``)."""
-    from ui import access, style
+    from ui import access, predict, style
 
+    if predict.covered(key):  # the student chose to predict first (ui/predict.py)
+        from ui.page import current_lang
+
+        predict.cover_note(current_lang())
+        return
     if not isinstance(fig, Frozen):
         fit_log_ticks(fig)
         style.fit_legend(fig)

@@ -23,6 +23,7 @@ import streamlit as st
 from ui.i18n import Text
 
 _STATE = "_predict"          # session_state[_STATE][stem][step id] -> record
+_COVER = "_predict_cover"    # session_state[_COVER]: the stem whose figures wait for the steps, or None
 
 
 @dataclass(frozen=True)
@@ -204,17 +205,43 @@ def progress(stem: str, values: dict) -> tuple[int, int, int]:
 
 
 def steps(ctx) -> None:
-    """Draw the page's 'Predict first' steps in one collapsed expander (nothing if it has none)."""
+    """Draw the page's 'Predict first' steps in one expander (nothing if the page has none).
+
+    The expander is drawn lazily (its steps only while it is open). While it is open and a step is
+    still unanswered for the current parameters, the page's own figures further down are covered
+    (:func:`covered`, honoured by ``ui.figures.show``): a student who chose to predict cannot read
+    the answer off a figure below. A "show the figures anyway" button lifts the cover.
+    """
     stem, values = ctx.stem, ctx.values
+    st.session_state[_COVER] = None
     page_steps = _steps_of(stem)
     if not page_steps:
         return
     p = Text("predict", ctx.lang)
-    with st.expander(p("ui.title", n=len(page_steps)), icon=":material/psychology_alt:"):
+    with st.expander(p("ui.title", n=len(page_steps)), icon=":material/psychology_alt:",
+                     key=f"_predict_open_{stem}", on_change="rerun") as box:
+        if not box.open:
+            return
         st.markdown(p("ui.how"))
         done, right, n = progress(stem, values)
         st.caption(p("ui.progress", done=done, right=right, n=n))
+        peek = st.session_state.get(f"_predict_peek_{stem}", False)
+        if done < n and not peek:
+            st.session_state[_COVER] = stem
         for i, step in enumerate(page_steps, 1):
             if i > 1:
                 st.divider()
             _step(p, ctx.t, stem, i, step, values)
+        if done < n:
+            st.toggle(p("ui.peek"), key=f"_predict_peek_{stem}")
+
+
+def covered(key: str | None) -> bool:
+    """True when the figure ``key`` of the current page waits for the 'Predict first' steps."""
+    return (st.session_state.get(_COVER) is not None
+            and not (key or "").startswith("fig_predict_"))
+
+
+def cover_note(lang: str) -> None:
+    """What a covered figure shows instead of itself."""
+    st.info(Text("predict", lang)("ui.covered"), icon=":material/visibility_off:")
