@@ -1,5 +1,5 @@
 # Tokens on the Sphere — the two commands of the README, and a few more.
-#   make run    install what is missing, warm the Numba cache, serve on http://localhost:8501
+#   make run    install what is missing, serve on http://localhost:8501 (kernels compile in the background)
 #   make test   install what is missing (incl. Debian chromium), run unit, page and browser tests
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -53,10 +53,12 @@ lock: | $(UV)
 	$(UV) pip compile requirements-dev.txt $(LOCK_FLAGS) -o $(DEV_LOCK)
 	$(UV) pip compile requirements-uv.txt $(LOCK_FLAGS) -o $(UV_LOCK)
 
+# Fill the Numba cache now (one process per core). `make run` does not wait for it: the server
+# answers at once and compiles the kernels in the background (sim/warm.py, ui/serve.py).
 warm: $(VENV)/.installed
 	$(NUMBA_LAYER) $(BIN)/python -m sim.warm
 
-run: warm
+run: $(VENV)/.installed
 	@[ "$(ADDRESS)" = 127.0.0.1 ] || [ "$(ADDRESS)" = localhost ] || $(BIN)/python -m ui.share $(PORT)
 	$(NUMBA_LAYER) $(BIN)/python -m ui.serve $(SERVE_FLAGS)
 

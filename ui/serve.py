@@ -1,4 +1,4 @@
-"""Serve the app: ``python -m ui.serve [options]`` is ``streamlit run app.py [options]`` plus three fixes.
+"""Serve the app: ``python -m ui.serve [options]`` is ``streamlit run app.py [options]`` plus four fixes.
 
 1. **Routing.** Streamlit treats an app with a folder named ``pages/`` beside its main script as a
    legacy (v1) multipage app until some session has executed ``st.navigation`` — a process-wide
@@ -18,6 +18,11 @@
    concurrent use. ``NUMBA_THREADING_LAYER`` is set to ``threadsafe`` (OpenMP or TBB, whichever
    loads) before anything imports numba, and a missing safe layer stops the server at start with
    a message instead of crashing it under load.
+
+4. **No wait for kernel compilation.** The server answers at once; the Numba kernels are compiled
+   (or loaded from the on-disk cache) by low-priority child processes and loaded into the server
+   as each module is ready (:func:`sim.warm.start_background`); until then a module's functions
+   take their NumPy reference path, which gives the same numbers.
 
 ``make run``, the Docker image, the tests and the benchmarks all start the server this way.
 """
@@ -105,6 +110,9 @@ def main(argv: list[str] | None = None) -> None:
     from streamlit.web import cli
 
     check_threading_layer()
+    from sim.warm import start_background
+
+    start_background()  # kernels compile in child processes; pages use NumPy paths until then
     PagesManager.uses_pages_directory = False
     if not clear_cache_allowed():
         refuse_clear_cache()
