@@ -38,6 +38,8 @@ COST = {"attention": 30.0, "depth_sum": 3.0, "width": 2.0, "hemisphere": 1.5, "m
         "gaussian_width": 1.0, "nonnormal": 1.0, "rotation": 0.3}
 #: what a child process prints after each module (parsed by :func:`start_background`)
 READY_LINE = "sim.warm: ready "
+#: what the server prints (stderr) once every module is ready (bench/first_run.py waits for it)
+READY_ALL = "sim.warm: every kernel ready"
 ROOT = Path(sim.__file__).resolve().parent.parent
 
 _background: threading.Thread | None = None
@@ -165,7 +167,8 @@ def start_background(jobs: int | None = None, nice: int = 10) -> threading.Threa
             t.start()
         for t in threads:
             t.join()
-        log.info("sim.warm: every kernel ready after %.1f s", time.perf_counter() - t0)
+        print(f"{READY_ALL} after {time.perf_counter() - t0:.1f} s (pending: "
+              f"{sorted(_ready.pending()) or 'none'})", file=sys.stderr, flush=True)
 
     atexit.register(_stop_children)
     _background = threading.Thread(target=run, name="sim.warm", daemon=True)
