@@ -115,10 +115,12 @@ def make_run(dst: Path, label: str, timeout: float = 900.0) -> list[tuple[str, f
     loads: dict[str, str] = {}
     log: list[str] = []
 
-    def mark(name: str) -> None:
+    def mark(name: str, t: float | None = None) -> None:
         if name not in marks:
-            marks[name] = time.perf_counter()
+            marks[name] = time.perf_counter() if t is None else t
             loads[name] = _load()
+            print(f"  .. {label}: {name} after {marks[name] - t0:.1f} s (load {loads[name]})",
+                  file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
     proc = subprocess.Popen(["make", "run", f"PORT={port}"], cwd=dst, stdout=subprocess.PIPE,
@@ -145,8 +147,7 @@ def make_run(dst: Path, label: str, timeout: float = 900.0) -> list[tuple[str, f
                 time.sleep(0.2)
         mark("server healthy")
         for page, t in render_pages(f"http://127.0.0.1:{port}"):
-            marks[f"{page} page rendered"] = t
-            loads[f"{page} page rendered"] = _load()
+            mark(f"{page} page rendered", t)
         while "every kernel compiled + loaded" not in marks:
             if proc.poll() is not None or time.perf_counter() - t0 > timeout:
                 raise RuntimeError("kernels never ready: " + "".join(log)[-3000:])

@@ -146,12 +146,13 @@ def _stop_children() -> None:
             p.terminate()
 
 
-def start_background(jobs: int | None = None, nice: int = 10) -> threading.Thread:
+def start_background(jobs: int | None = None, nice: int = 10, on_ready=None) -> threading.Thread:
     """Compile the kernels in the background (server start); return the supervising thread.
 
     Every module is pending (:mod:`sim._ready`) until its child process has compiled or loaded it
     (the on-disk cache is then current) and it is ready in this process. Child processes run at
-    ``nice`` priority so that the pages served meanwhile get the CPU first. Idempotent.
+    ``nice`` priority so that the pages served meanwhile get the CPU first. ``on_ready()`` is
+    called (in the background thread) once every module is ready. Idempotent.
     """
     global _background
     if _background is not None:
@@ -167,6 +168,8 @@ def start_background(jobs: int | None = None, nice: int = 10) -> threading.Threa
             t.start()
         for t in threads:
             t.join()
+        if on_ready is not None:
+            on_ready()
         print(f"{READY_ALL} after {time.perf_counter() - t0:.1f} s (pending: "
               f"{sorted(_ready.pending()) or 'none'})", file=sys.stderr, flush=True)
 

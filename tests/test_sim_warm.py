@@ -136,12 +136,13 @@ def test_background_marks_every_module_ready(monkeypatch):
     loaded = []
     real = warm.warm
     monkeypatch.setattr(warm, "warm", lambda **k: loaded.append(k.get("only")) or real(**k))
-    t = warm.start_background(jobs=2, nice=0)
+    called = []
+    t = warm.start_background(jobs=2, nice=0, on_ready=lambda: called.append(_ready.pending()))
     assert warm.start_background() is t          # idempotent
     assert _ready.pending() <= {"rotation", "two_point"}
     t.join(300)
     assert not t.is_alive() and _ready.pending() == frozenset()
-    assert sorted(loaded) == [["rotation"], ["two_point"]]
+    assert sorted(loaded) == [["rotation"], ["two_point"]] and called == [frozenset()]
     assert all(p.returncode == 0 for p in warm._children[-2:])
 
 

@@ -83,25 +83,42 @@ def refuse_clear_cache() -> None:
 
 
 def check_threading_layer() -> str:
-    """Load the configured layer now (a tiny parallel kernel); exit with a message if none loads."""
-    import numba
-    import numpy as np
+    """Load the configured layer now; exit with a message if none loads.
 
-    @numba.njit(parallel=True, cache=False)
-    def _probe(x):
-        s = 0.0
-        for i in numba.prange(x.size):
-            s += x[i]
-        return s
+    Numba's own loader (``numba.np.ufunc.parallel._launch_threads``, what the first parallel kernel
+    calls) takes ~0.1 s; compiling a tiny parallel kernel to the same end cost ~1.7 s of CPU at every
+    start, so that is only the fallback for a Numba without that function."""
+    import numba
+
+    def _probe_compiled():
+        import numpy as np
+
+        @numba.njit(parallel=True, cache=False)
+        def _probe(x):
+            s = 0.0
+            for i in numba.prange(x.size):
+                s += x[i]
+            return s
+
+        _probe(np.ones(4))
 
     try:
-        _probe(np.ones(4))
+        from numba.np.ufunc import parallel
+        launch = getattr(parallel, "_launch_threads", None) or _probe_compiled
+        launch()
     except Exception as exc:  # noqa: BLE001 - numba raises ValueError/ImportError variants
         sys.exit(f"ui.serve: no thread-safe Numba threading layer ({LAYER_ENV}="
                  f"{os.environ.get(LAYER_ENV)}): {exc}\nInstall OpenMP (Debian: libgomp1) or "
                  f"`pip install tbb`; the 'workqueue' layer crashes the server when sessions "
                  f"run parallel kernels at the same time.")
     return numba.threading_layer()
+
+
+def _freeze() -> None:
+    import gc
+
+    gc.collect()
+    gc.freeze()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -112,7 +129,9 @@ def main(argv: list[str] | None = None) -> None:
     check_threading_layer()
     from sim.warm import start_background
 
-    start_background()  # kernels compile in child processes; pages use NumPy paths until then
+    # kernels compile in child processes; pages use NumPy paths until then. Once loaded, the
+    # kernels' long-lived objects are frozen like those of app.py's start-up (see app._start_up).
+    start_background(on_ready=_freeze)
     PagesManager.uses_pages_directory = False
     if not clear_cache_allowed():
         refuse_clear_cache()
