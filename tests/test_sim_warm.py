@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim import _ready, attention, depth_sum, warm
+from sim import _ready, attention, depth_sum, warm, width
 
 TOL = dict(rtol=1e-10, atol=1e-12)
 
@@ -102,6 +102,18 @@ def test_depth_sum_pending_takes_numpy_path_same_numbers(L, trials, seed, pendin
                 np.testing.assert_allclose(a[key], b[key], **TOL, err_msg=key)
         else:
             np.testing.assert_allclose(a, b, **TOL)
+
+
+@pytest.mark.parametrize("N,scaling,seed", [(8, "lazy", 0), (64, "mean_field", 3)])
+def test_width_pending_takes_numpy_path_same_numbers(N, scaling, seed, pending, monkeypatch):
+    xs, ys = width.dataset("three_points")
+    w, a = width.paired_init(N, seed)
+    ready = width.train_from(w, a, scaling, 1.0, 0.02, xs, ys, record=6)
+    pending("width")
+    monkeypatch.setitem(width._ENGINES, "numba", _boom)
+    numpy_path = width.train_from(w, a, scaling, 1.0, 0.02, xs, ys, record=6)
+    for key in ("loss", "param_shift", "kernel_shift", "residual", "bound", "eig_end"):
+        np.testing.assert_allclose(numpy_path[key], ready[key], **TOL, err_msg=key)
 
 
 def test_ready_registry():
