@@ -8,10 +8,10 @@ Each module of :mod:`sim` that owns kernels defines ``warm()``, which calls them
   alone are most of the work, so two processes take about as long as attention alone).
 - The server (``python -m ui.serve``) does not wait for it: :func:`start_background` marks every
   module *pending* (:mod:`sim._ready`), runs the same child processes at low priority, and marks a
-  module ready as soon as its child has written the cache; a background thread of the server then
-  loads the module's kernels into the server process. While a module is pending its public
-  functions take their NumPy reference path (the same numbers), so the first student never waits
-  for a compilation, and a later start (cache current) answers at once.
+  module ready as soon as its child has written the cache (each kernel is then loaded from the
+  cache by its first call in the server). While a module is pending its hooked public functions
+  take their NumPy reference path (the same numbers), so the first student never waits for a
+  compilation, and a later start (cache current) answers at once.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ COST = {"attention": 30.0, "depth_sum": 3.0, "width": 2.0, "hemisphere": 1.5, "m
         "gaussian_width": 1.0, "nonnormal": 1.0, "rotation": 0.3}
 #: what a child process prints after each module (parsed by :func:`start_background`)
 READY_LINE = "sim.warm: ready "
-#: what the server prints (stderr) once every module is ready (bench/first_run.py waits for it)
+#: what the server prints (stderr) once every module's cache is current (bench/first_run.py waits for it)
 READY_ALL = "sim.warm: every kernel ready"
 ROOT = Path(sim.__file__).resolve().parent.parent
 
@@ -110,13 +110,11 @@ def warm_parallel(jobs: int | None = None, verbose: bool = False) -> None:
 
 
 def _load(name: str) -> None:
-    """The cache of ``name`` is current: from now on its kernels are used (a call made while they
-    load waits for Numba's lock, a fraction of a second), and they are loaded now."""
+    """The on-disk cache of ``name`` is current: from now on its kernels are used. Each kernel is
+    loaded from the cache by its first call (a fraction of a second, for that signature only):
+    loading them all here, in a thread of the server, cost ~3 s of CPU under the GIL while the
+    server was starting and drawing its first pages."""
     _ready.mark_ready(name)
-    try:
-        warm(only=[name])
-    except Exception:  # noqa: BLE001 - a kernel that fails here fails loudly on its first use
-        log.exception("loading the kernels of sim.%s failed", name)
 
 
 def _supervise(group: list[str], nice: int) -> None:
@@ -150,7 +148,7 @@ def start_background(jobs: int | None = None, nice: int = 10, on_ready=None) -> 
     """Compile the kernels in the background (server start); return the supervising thread.
 
     Every module is pending (:mod:`sim._ready`) until its child process has compiled or loaded it
-    (the on-disk cache is then current) and it is ready in this process. Child processes run at
+    (the on-disk cache is then current). Child processes run at
     ``nice`` priority so that the pages served meanwhile get the CPU first. ``on_ready()`` is
     called (in the background thread) once every module is ready. Idempotent.
     """

@@ -148,20 +148,18 @@ def nothing_left_pending():
 
 
 def test_background_marks_every_module_ready(monkeypatch, nothing_left_pending):
-    """Child processes warm two cheap modules (one without kernels); both become ready here and the
-    kernel of the one that has it is loaded in this process."""
+    """Child processes warm two cheap modules (one without kernels, in another process); both become
+    ready here once their child reports, and nothing is compiled in this process."""
     monkeypatch.setattr(warm, "_background", None)
     monkeypatch.setattr(warm, "modules", lambda: ["rotation", "two_point"])
-    loaded = []
-    real = warm.warm
-    monkeypatch.setattr(warm, "warm", lambda **k: loaded.append(k.get("only")) or real(**k))
+    monkeypatch.setattr(warm, "warm", _boom)
     called = []
     t = warm.start_background(jobs=2, nice=0, on_ready=lambda: called.append(_ready.pending()))
     assert warm.start_background() is t          # idempotent
     assert _ready.pending() <= {"rotation", "two_point"}
     t.join(300)
     assert not t.is_alive() and _ready.pending() == frozenset()
-    assert sorted(loaded) == [["rotation"], ["two_point"]] and called == [frozenset()]
+    assert called == [frozenset()]
     assert all(p.returncode == 0 for p in warm._children[-2:])
 
 
@@ -173,7 +171,7 @@ def test_background_child_failure_still_ends_ready(monkeypatch, caplog, nothing_
     t = warm.start_background(jobs=1, nice=0)
     t.join(300)
     assert not t.is_alive() and _ready.pending() == frozenset()
-    assert "no_such_module_here" in caplog.text
+    assert "no_such_module_here" in caplog.text and "ended with" in caplog.text
 
 
 def test_ensure_warm_only_without_background(monkeypatch):

@@ -20,9 +20,10 @@
    a message instead of crashing it under load.
 
 4. **No wait for kernel compilation.** The server answers at once; the Numba kernels are compiled
-   (or loaded from the on-disk cache) by low-priority child processes and loaded into the server
-   as each module is ready (:func:`sim.warm.start_background`); until then a module's functions
-   take their NumPy reference path, which gives the same numbers.
+   (or loaded from the on-disk cache) by low-priority child processes, and each is loaded into the
+   server from the cache by its first call once its module is ready
+   (:func:`sim.warm.start_background`); until then ``sim.attention``, ``sim.depth_sum`` and
+   ``sim.width`` take their NumPy reference paths, which give the same numbers.
 
 ``make run``, the Docker image, the tests and the benchmarks all start the server this way.
 """
@@ -114,13 +115,6 @@ def check_threading_layer() -> str:
     return numba.threading_layer()
 
 
-def _freeze() -> None:
-    import gc
-
-    gc.collect()
-    gc.freeze()
-
-
 def main(argv: list[str] | None = None) -> None:
     safe_threading_layer()
     from streamlit.runtime.pages_manager import PagesManager
@@ -129,9 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     check_threading_layer()
     from sim.warm import start_background
 
-    # kernels compile in child processes; pages use NumPy paths until then. Once loaded, the
-    # kernels' long-lived objects are frozen like those of app.py's start-up (see app._start_up).
-    start_background(on_ready=_freeze)
+    start_background()  # kernels compile in child processes; pages use NumPy paths until then
     PagesManager.uses_pages_directory = False
     if not clear_cache_allowed():
         refuse_clear_cache()
