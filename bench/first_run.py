@@ -11,12 +11,14 @@ Default (uses this checkout's Python): the kernel part of a first start and of a
 ``--fresh-clone`` (what issue 16 asks for): ``git clone`` this branch into a temporary folder, run
 ``make run`` there (venv + install from the lock files + server) and time each phase until the
 home page and the two_point page are rendered (the server ran each page script to the end with no
-exception or error and sent every element, two_point's figures included) and until every kernel
-is compiled and loaded; then stop it and time a second ``make run`` (everything installed, the
+exception or error and sent every element, two_point's figures included) and until every kernel's
+on-disk cache is current (compiled by the background processes; each kernel is loaded by its first
+call); then stop it and time a second ``make run`` (everything installed, the
 cache current). The install uses uv's download cache of this machine (a first install ever also
 downloads the wheels). Each time comes with the CPU seconds the server process had used by then
 (on an idle machine the wall time of the first pages is close to it) and the load average
-(1/5/15 min) when it was taken.
+(1/5/15 min) when it was taken. ``--later-start N``: the same phases for N starts of this
+checkout's server (``python -m ui.serve``, the cache as it is).
 
 Prints a table; nothing is asserted (a benchmark, not a test).
 """
@@ -114,13 +116,15 @@ def render_pages(url: str, timeout: float = 600.0) -> list[tuple[str, float]]:
     return asyncio.run(go())
 
 
-def make_run(dst: Path, label: str, timeout: float = 900.0) -> list[tuple[str, float, str]]:
+def make_run(dst: Path, label: str, timeout: float = 900.0,
+             cmd: list[str] | None = None) -> list[tuple[str, float, float, str]]:
     """``make run`` in ``dst``; rows (phase, seconds since make started, load average then).
 
     Phases: install done (make prints the ``ui.serve`` command), server healthy, home page and
     two_point page rendered (the server ran each page and sent every element, figures included;
-    the browser's own drawing, ~0.1-1 s, is not counted), every kernel compiled and loaded (the
-    server prints ``sim.warm: every kernel ready``).
+    the browser's own drawing, ~0.1-1 s, is not counted), every kernel's cache current (the
+    server prints ``sim.warm: every kernel ready``). The server CPU of both pages is read after
+    the second one.
     """
     import threading
     import urllib.request
@@ -143,7 +147,11 @@ def make_run(dst: Path, label: str, timeout: float = 900.0) -> list[tuple[str, f
                   f"load {loads[name]})", file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
-    proc = subprocess.Popen(["make", "run", f"PORT={port}"], cwd=dst, stdout=subprocess.PIPE,
+    if cmd is not None:   # this checkout's server (python -m ui.serve) instead of make run
+        from bench.classroom import serve_flags
+
+        cmd = [*cmd, *serve_flags(port)]
+    proc = subprocess.Popen(cmd or ["make", "run", f"PORT={port}"], cwd=dst, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True, env=env)
 
     def read() -> None:
@@ -152,7 +160,7 @@ def make_run(dst: Path, label: str, timeout: float = 900.0) -> list[tuple[str, f
             if "-m ui.serve" in line:
                 mark("install done, server starting")
             if READY_ALL in line:
-                mark("every kernel compiled + loaded")
+                mark("every kernel cache current")
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
@@ -168,7 +176,7 @@ def make_run(dst: Path, label: str, timeout: float = 900.0) -> list[tuple[str, f
         mark("server healthy")
         for page, t in render_pages(f"http://127.0.0.1:{port}"):
             mark(f"{page} page rendered", t)
-        while "every kernel compiled + loaded" not in marks:
+        while "every kernel cache current" not in marks:
             if proc.poll() is not None or time.perf_counter() - t0 > timeout:
                 raise RuntimeError("kernels never ready: " + "".join(log)[-3000:])
             time.sleep(0.2)
@@ -199,8 +207,19 @@ def main() -> None:
     ap.add_argument("--fresh-clone", action="store_true",
                     help="time make run in a fresh clone (first and second start) instead")
     ap.add_argument("--repeat", type=int, default=1, help="repeat the fresh-clone measurement")
+    ap.add_argument("--later-start", type=int, default=0, metavar="N",
+                    help="start this checkout's server N times (its Numba cache as it is: current "
+                         "after one run) and time each start the same way")
     args = ap.parse_args()
     print(f"(load average {_load()} on {os.cpu_count()} cores at the start)", flush=True)
+    if args.later_start:
+        print(f"{'phase (seconds since the server started)':<54s} {'wall s':>7s} {'server CPU s':>12s}"
+              "  load 1/5/15 min")
+        for i in range(args.later_start):
+            for name, sec, cpu, load in make_run(ROOT, f"start {i + 1}",
+                                                 cmd=[sys.executable, "-m", "ui.serve"]):
+                print(f"{name:<54s} {sec:7.1f} {cpu:12.1f}  {load}", flush=True)
+        return
     if args.fresh_clone:
         print(f"{'phase (seconds since make run started)':<54s} {'wall s':>7s} {'server CPU s':>12s}"
               "  load 1/5/15 min")
