@@ -1,5 +1,5 @@
 # Tokens on the Sphere — the two commands of the README, and a few more.
-#   make run    install what is missing, warm the Numba cache, serve on http://localhost:8501
+#   make run    install what is missing, serve on http://localhost:8501 (kernels compile in the background)
 #   make test   install what is missing (incl. Debian chromium), run unit, page and browser tests
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -19,8 +19,9 @@ NUMBA_LAYER := NUMBA_THREADING_LAYER=threadsafe
 help:
 	@echo "make run | make serve-class | make test | make test-fast | make e2e | make bench | make classroom | make latency | make lock | make image-check | make scale-check | make capacity | make clean"
 
+# The venv without pip (ensurepip alone cost ~8 s of CPU, 39 s under load, of a fresh `make run`).
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv --without-pip $(VENV)
 
 # Everything is installed from hashed lock files (make lock writes them from requirements*.txt):
 # requirements.lock (the app), requirements-dev.lock (app + tests), requirements-uv.lock (the
@@ -34,8 +35,12 @@ UV_INSTALL = $(UV) pip install -q --require-hashes --python $(BIN)/python
 LOCK_FLAGS = --generate-hashes --python-version 3.11 --universal -q --custom-compile-command "make lock" \
              $(if $(UPGRADE),--upgrade,)
 
+# uv from its hashed lock by the host's pip (pip >= 22.3 installs into another interpreter), or, when
+# the host has no such pip, by the venv's own pip (ensurepip first).
 $(UV): $(UV_LOCK) | $(BIN)/python
-	$(BIN)/python -m pip install -q --disable-pip-version-check --require-hashes --no-deps -r $(UV_LOCK)
+	$(PYTHON) -m pip --python $(BIN)/python install -q --disable-pip-version-check --require-hashes \
+	  --no-deps -r $(UV_LOCK) 2>/dev/null || { $(BIN)/python -m ensurepip -q && \
+	  $(BIN)/python -m pip install -q --disable-pip-version-check --require-hashes --no-deps -r $(UV_LOCK); }
 	@touch $@
 
 $(VENV)/.installed: $(LOCK) | $(UV)
@@ -44,6 +49,7 @@ $(VENV)/.installed: $(LOCK) | $(UV)
 
 $(VENV)/.installed-dev: $(DEV_LOCK) $(LOCK) | $(UV)
 	$(UV_INSTALL) -r $(DEV_LOCK)
+	@$(BIN)/python -m pip --version >/dev/null 2>&1 || $(BIN)/python -m ensurepip -q  # tests, image-check use pip
 	@touch $@ $(VENV)/.installed
 
 # Regenerate the lock files from requirements*.txt (the pins there win; `make lock UPGRADE=1`
@@ -53,10 +59,12 @@ lock: | $(UV)
 	$(UV) pip compile requirements-dev.txt $(LOCK_FLAGS) -o $(DEV_LOCK)
 	$(UV) pip compile requirements-uv.txt $(LOCK_FLAGS) -o $(UV_LOCK)
 
+# Fill the Numba cache now (one process per core). `make run` does not wait for it: the server
+# answers at once and compiles the kernels in the background (sim/warm.py, ui/serve.py).
 warm: $(VENV)/.installed
 	$(NUMBA_LAYER) $(BIN)/python -m sim.warm
 
-run: warm
+run: $(VENV)/.installed
 	@[ "$(ADDRESS)" = 127.0.0.1 ] || [ "$(ADDRESS)" = localhost ] || $(BIN)/python -m ui.share $(PORT)
 	$(NUMBA_LAYER) $(BIN)/python -m ui.serve $(SERVE_FLAGS)
 

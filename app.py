@@ -4,7 +4,7 @@ import streamlit as st
 import gc
 import importlib
 
-from sim.warm import warm
+from sim.warm import ensure_warm
 from ui import instructor, style
 from ui.i18n import Text
 from ui.nav import PAGES, navigation, take_unknown_page, unknown_page_notice
@@ -12,12 +12,13 @@ from ui.page import language_selector
 
 
 def _start_up() -> None:
-    """Once per server process: compile/load every Numba kernel, import every page module,
+    """Once per server process: compile/load every Numba kernel (in the background when the server
+    was started by ``ui.serve``: see :func:`sim.warm.ensure_warm`), import every page module,
     then freeze what start-up allocated. Streamlit runs a full ``gc.collect()`` after each
     rerun; with numba, scipy and plotly loaded that scanned ~200 000 long-lived objects and
     cost ~110 ms of CPU per rerun (home page 123 -> 17 ms, two_point 159 -> 48 ms measured).
     Frozen objects are never scanned again; per-run garbage is still collected."""
-    warm()
+    ensure_warm()
     for e in PAGES:
         importlib.import_module(f"pages.{e.stem}")  # module level only: imports, SCHEMA
     gc.collect()

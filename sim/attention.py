@@ -66,6 +66,7 @@ from llvmlite import ir as llvm_ir
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
+from sim import _ready
 from sim import _validate as _v
 
 __all__ = ["simulate", "simulate_batch", "simulate_reference"]
@@ -1094,6 +1095,8 @@ def simulate(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
     not be floats), and naming ``dt`` if some :math:`z_i + \Delta u_i` is exactly 0 (possible
     only for V with negative directions). Any finite ``V`` and any row scale of ``Z0`` work.
     """
+    if not _ready.ready("attention"):   # kernels still compiling at server start (sim._ready)
+        return simulate_reference(Z0, beta, dt, steps, A, V, flow, record_every, max_work=max_work)
     Z, beta, dt, steps, A, V, flow, record_every = _prepare(Z0, beta, dt, steps, A, V, flow,
                                                             record_every, max_work)
     n, d = Z.shape
@@ -1118,6 +1121,11 @@ def simulate_batch(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every
     _check_size("Z0s", B, steps, n, d, record_every, max_work)
     Zs = _normalise_rows("Z0s", Z0s)
     out = np.empty((B, steps // record_every + 1, n, d))
+    if not _ready.ready("attention"):   # kernels still compiling at server start (sim._ready)
+        for b in range(B):
+            out[b] = simulate_reference(Zs[b], beta, dt, steps, A, V, flow, record_every,
+                                        max_work=max_work)
+        return out
     _run_many(Zs, beta, dt, steps, A, V, flow == "USA", record_every, out)
     return _check_output(out)
 

@@ -74,6 +74,7 @@ import math
 import numpy as np
 from numba import njit
 
+from sim import _ready  # NumPy references while the kernels compile at server start
 from sim import _validate as _v
 
 __all__ = [
@@ -453,7 +454,7 @@ def unit_sums(L, trials, seed, use_numba=True):
     """
     L, trials, seed = _units_args(L, trials, seed)
     c, E = np.empty(trials), np.empty(trials)
-    step = _unit_sums_kernel if use_numba else _unit_sums_reference
+    step = _unit_sums_kernel if use_numba and _ready.ready("depth_sum") else _unit_sums_reference
     step(np.random.default_rng(seed), L, _block_rows(L), c, E)
     return c, E
 
@@ -609,7 +610,7 @@ def path_moments(L, trials, seed, ks, keep=24, use_numba=True) -> dict:
     c, E = np.empty(trials), np.empty(trials)
     U = np.empty((keep, L + 1))
     sums = [np.zeros(ks.size) for _ in range(4)]
-    step = _path_moments_kernel if use_numba else _path_moments_reference
+    step = _path_moments_kernel if use_numba and _ready.ready("depth_sum") else _path_moments_reference
     step(np.random.default_rng(seed), L, _block_rows(L), ks, c, E, U, *sums)
     return {"L": L, "ks": ks, "c": c, "E": E, "U": U, "SD": sums[0], "SD2": sums[1], "SDc": sums[2],
             "SDE": sums[3], "windows": (L - ks + 1).astype(np.float64)}
@@ -733,7 +734,7 @@ def column_moments(L, trials, seed, use_numba=True) -> dict:
     _check_work("trials * L * L", float(trials) * L * L, MAX_COV_WORK,
                 "lower trials or L (the pair sums cost trials * L^2)")
     c, E, colsum = np.empty(trials), np.empty(trials), np.zeros(L)
-    step = _column_moments_kernel if use_numba else _column_moments_reference
+    step = _column_moments_kernel if use_numba and _ready.ready("depth_sum") else _column_moments_reference
     sq, off = step(np.random.default_rng(seed), L, _block_rows(L), c, E, colsum)
     return {"L": L, "c": c, "E": E, "colsum": colsum, "sq": float(sq), "off": float(off)}
 
@@ -855,7 +856,7 @@ def _residual_norms(alpha, L, width, trials, seed, use_numba=True) -> np.ndarray
     rng = np.random.default_rng(seed)
     rows, lb = _residual_blocks(L, N, trials)
     scale = float(L) ** (-alpha) / math.sqrt(N)
-    step = _residual_kernel if use_numba else _residual_reference
+    step = _residual_kernel if use_numba and _ready.ready("depth_sum") else _residual_reference
     out = np.empty((trials, L + 1))
     t0 = 0
     while t0 < trials:

@@ -56,6 +56,7 @@ import math
 import numpy as np
 from numba import njit
 
+from sim import _ready
 from sim._validate import choice, finite_array, integer, real
 
 __all__ = [
@@ -512,6 +513,8 @@ def train_from(w, a, scaling, T, dt, xs, ys, record=50, *, max_work=MAX_WORK, en
         raise ValueError(f"dt = {dt:g} is too large for a stable step: dt x (largest eigenvalue of "
                          f"K(0) = {lam0[-1]:.3g}) must stay below {STABLE}")
     r0 = c * (a @ S) - ys
+    if engine == "numba" and not _ready.ready("width"):   # compiling at server start (sim._ready)
+        engine = "numpy"
     resid, pshift, knorm, w_end, a_end, ok = _ENGINES[engine](
         w.copy(), a.copy(), xs, ys, c, gamma * c, h, steps, k, K0)
     knorm[0] = 0.0                     # K(0) - K(0); the engines' own sums differ by rounding

@@ -1,4 +1,4 @@
-"""Serve the app: ``python -m ui.serve [options]`` is ``streamlit run app.py [options]`` plus three fixes.
+"""Serve the app: ``python -m ui.serve [options]`` is ``streamlit run app.py [options]`` plus four fixes.
 
 1. **Routing.** Streamlit treats an app with a folder named ``pages/`` beside its main script as a
    legacy (v1) multipage app until some session has executed ``st.navigation`` — a process-wide
@@ -18,6 +18,12 @@
    concurrent use. ``NUMBA_THREADING_LAYER`` is set to ``threadsafe`` (OpenMP or TBB, whichever
    loads) before anything imports numba, and a missing safe layer stops the server at start with
    a message instead of crashing it under load.
+
+4. **No wait for kernel compilation.** The server answers at once; the Numba kernels are compiled
+   (or loaded from the on-disk cache) by low-priority child processes, and each is loaded into the
+   server from the cache by its first call once its module is ready
+   (:func:`sim.warm.start_background`); until then ``sim.attention``, ``sim.depth_sum`` and
+   ``sim.width`` take their NumPy reference paths, which give the same numbers.
 
 ``make run``, the Docker image, the tests and the benchmarks all start the server this way.
 """
@@ -78,19 +84,29 @@ def refuse_clear_cache() -> None:
 
 
 def check_threading_layer() -> str:
-    """Load the configured layer now (a tiny parallel kernel); exit with a message if none loads."""
-    import numba
-    import numpy as np
+    """Load the configured layer now; exit with a message if none loads.
 
-    @numba.njit(parallel=True, cache=False)
-    def _probe(x):
-        s = 0.0
-        for i in numba.prange(x.size):
-            s += x[i]
-        return s
+    Numba's own loader (``numba.np.ufunc.parallel._launch_threads``, what the first parallel kernel
+    calls) takes ~0.1 s; compiling a tiny parallel kernel to the same end cost ~1.7 s of CPU at every
+    start, so that is only the fallback for a Numba without that function."""
+    import numba
+
+    def _probe_compiled():
+        import numpy as np
+
+        @numba.njit(parallel=True, cache=False)
+        def _probe(x):
+            s = 0.0
+            for i in numba.prange(x.size):
+                s += x[i]
+            return s
+
+        _probe(np.ones(4))
 
     try:
-        _probe(np.ones(4))
+        from numba.np.ufunc import parallel
+        launch = getattr(parallel, "_launch_threads", None) or _probe_compiled
+        launch()
     except Exception as exc:  # noqa: BLE001 - numba raises ValueError/ImportError variants
         sys.exit(f"ui.serve: no thread-safe Numba threading layer ({LAYER_ENV}="
                  f"{os.environ.get(LAYER_ENV)}): {exc}\nInstall OpenMP (Debian: libgomp1) or "
@@ -105,6 +121,9 @@ def main(argv: list[str] | None = None) -> None:
     from streamlit.web import cli
 
     check_threading_layer()
+    from sim.warm import start_background
+
+    start_background()  # kernels compile in child processes; pages use NumPy paths until then
     PagesManager.uses_pages_directory = False
     if not clear_cache_allowed():
         refuse_clear_cache()

@@ -63,7 +63,7 @@ def run_async(fn, *args, **kw):
 
 @pytest.fixture(scope="session")
 def server_proc():
-    # make test runs `python -m sim.warm` just before; app.py warms again in st.cache_resource.
+    # make test runs `python -m sim.warm` just before; ui.serve loads the kernels in the background.
     srv = Server(warm=False)
     srv.start()
     try:
