@@ -39,7 +39,7 @@ LOCK_FLAGS = --generate-hashes --python-version 3.11 --universal -q --custom-com
 # the host has no such pip, by the venv's own pip (ensurepip first).
 $(UV): $(UV_LOCK) | $(BIN)/python
 	$(PYTHON) -m pip --python $(BIN)/python install -q --disable-pip-version-check --require-hashes \
-	  --no-deps -r $(UV_LOCK) 2>/dev/null || { $(BIN)/python -m ensurepip -q && \
+	  --no-deps -r $(UV_LOCK) 2>/dev/null || { $(BIN)/python -m ensurepip >/dev/null && \
 	  $(BIN)/python -m pip install -q --disable-pip-version-check --require-hashes --no-deps -r $(UV_LOCK); }
 	@touch $@
 
@@ -49,7 +49,7 @@ $(VENV)/.installed: $(LOCK) | $(UV)
 
 $(VENV)/.installed-dev: $(DEV_LOCK) $(LOCK) | $(UV)
 	$(UV_INSTALL) -r $(DEV_LOCK)
-	@$(BIN)/python -m pip --version >/dev/null 2>&1 || $(BIN)/python -m ensurepip -q  # tests, image-check use pip
+	@$(BIN)/python -m pip --version >/dev/null 2>&1 || $(BIN)/python -m ensurepip >/dev/null  # tests, image-check use pip
 	@touch $@ $(VENV)/.installed
 
 # Regenerate the lock files from requirements*.txt (the pins there win; `make lock UPGRADE=1`
