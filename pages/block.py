@@ -28,6 +28,10 @@ TABS = ("rope", "norm", "split", "perm", "sink")
 
 
 def _metrics(t, pairs) -> None:
+    from ui.predict import numbers_hidden
+
+    if numbers_hidden(t.lang):   # the student predicts first (ui/predict.py)
+        return
     cols = st.columns(len(pairs))
     for col, (key, value) in zip(cols, pairs):
         col.metric(t(f"metrics.{key}"), value)

@@ -112,7 +112,7 @@ def render() -> None:
     # (and are redrawn there) while the server still simulates the ones further down.
     with ctx.guard():
         d = at_depth(alpha, L, sigma, rho, mu, a, trials, seed)
-    energy_mc = _metrics(t, v, d)
+    energy_mc = None if ctx.numbers_hidden() else _metrics(t, v, d)
 
     with ctx.guard():
         g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
@@ -132,7 +132,8 @@ def render() -> None:
         _variants_section(ctx, covariance(alpha, L, sigma, rho, trials, seed))
 
         r = residual(alpha, L, N, trials, seed)
-        energy_mc.caption(t("metrics.mc_pm", x=f"{r['final']:.4g}", se=f"{r['final_se']:.2g}"))
+        if energy_mc is not None:
+            energy_mc.caption(t("metrics.mc_pm", x=f"{r['final']:.4g}", se=f"{r['final_se']:.2g}"))
         _residual_section(ctx, r)
 
         s = one_step_data(alpha, c)

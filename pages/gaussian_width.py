@@ -80,7 +80,8 @@ def render() -> None:
     with ctx.guard():
         f = focus(*focus_args(family, D, k, M, rho, samples, seed))
         s = sweep(*sweep_args(family, D, rho, samples, seed, M))
-    _metrics(t, f, D, seed, samples)
+    if not ctx.numbers_hidden():
+        _metrics(t, f, D, seed, samples)
     _sweep_and_histogram(t, v, k, M, rho, f, s)
 
     c3, c4 = st.columns([1, 1])

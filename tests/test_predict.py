@@ -228,6 +228,7 @@ def check_predict_then_reveal(stem, lang, case):
     at.run()
     assert _charts(at) == set(), "nothing is revealed before an answer"
     assert _page_charts(at) == 0 and _covers(at, lang) == n_page, "the page's figures wait"
+    assert not at.metric, "and so do its headline numbers"
     labels = {(sid, k): p(f"{stem}.{sid}.metrics.{k}") for sid in steps for k in
               (_load_metrics(lang, stem, sid))}
     before = {key: _count_metric(at, lab) for key, lab in labels.items()}

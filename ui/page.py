@@ -136,6 +136,13 @@ class Ctx:
         from ui.predict import steps
         steps(self)
 
+    def numbers_hidden(self) -> bool:
+        """While the student predicts first (``ui/predict.py``) the page's headline numbers wait
+        with its figures: draws a note in their place and returns True."""
+        from ui.predict import numbers_hidden
+
+        return numbers_hidden(self.lang)
+
     @contextlib.contextmanager
     def guard(self):
         """Turn a ValueError from sim/ into a clear message instead of a traceback."""
