@@ -33,7 +33,8 @@ style.projector_toggle(Text("common", lang)("view.projector"))
 style.inject()
 instructor.sidebar(lang)  # draws nothing unless instructor mode is configured
 unknown = take_unknown_page()  # /nosuchpage: the home page with a notice, not Streamlit's English dialog
-page = st.navigation(instructor.pages(navigation(lang), lang), position="sidebar")
+# expanded: every page listed (Streamlit's own "View N more" button has no Chinese label)
+page = st.navigation(instructor.pages(navigation(lang), lang), position="sidebar", expanded=True)
 if unknown is not None:
     st.warning(unknown_page_notice(unknown, lang), icon="⚠️")
 page.run()

@@ -142,7 +142,7 @@ def _param_rows(stem: str, res, file_params: dict, t: Text, pt: Text) -> tuple[d
                     fields["default"] = bool(st.session_state[dk])
             if problems:
                 bad += 1
-                st.error(" ".join([t("editor.invalid"), *explain(problems, t)]), icon=":material/error:")
+                st.error(t("editor.invalid") + " ".join(explain(problems, t)), icon=":material/error:")
                 _show_problems(problems)
             cur = {f: getattr(p, f) for f in fields} if p.kind != "select" else \
                 {"default": p.default, "options": list(p.options)}
