@@ -27,14 +27,9 @@ SCHEMA = PageSchema("block", params=(
 TABS = ("rope", "norm", "split", "perm", "sink")
 
 
-def _metrics(t, pairs) -> None:
-    from ui.predict import numbers_hidden
-
-    if numbers_hidden(t.lang):   # the student predicts first (ui/predict.py)
-        return
-    cols = st.columns(len(pairs))
-    for col, (key, value) in zip(cols, pairs):
-        col.metric(t(f"metrics.{key}"), value)
+def _metrics(ctx, pairs) -> None:
+    """A row of headline numbers by text key (``metrics.<key>``)."""
+    ctx.metrics([(ctx.t(f"metrics.{key}"), value) for key, value in pairs])
 
 
 def render() -> None:
@@ -58,7 +53,7 @@ def render() -> None:
     with tabs[0]:
         ctx.section("rope")
         slope = "—" if r["slope"] is None else f"{r['slope']:.2f}"
-        _metrics(t, [("rope_slope", slope),
+        _metrics(ctx, [("rope_slope", slope),
                      ("rope_top", f"{r['heights'][-1]:.3f}"),
                      ("rope_top_at", f"{int(r['where'][-1]):,}")])
         show(vb.rope_curve_figure(t, *rope), key="fig_rope")
@@ -68,7 +63,7 @@ def render() -> None:
 
     with tabs[1]:
         ctx.section("norm")
-        _metrics(t, [("gain0", f"{n['gain_at_eps']:.4g}"),
+        _metrics(ctx, [("gain0", f"{n['gain_at_eps']:.4g}"),
                      ("slope0", f"{n['slope0']:.6f}"),
                      ("knee", f"{n['knee']:.2e}")])
         show(vb.norm_rho_figure(t, *norm), key="fig_norm_rho")
@@ -77,7 +72,7 @@ def render() -> None:
 
     with tabs[2]:
         ctx.section("split")
-        _metrics(t, [("commutator", f"{s['limit']:.6g}"),
+        _metrics(ctx, [("commutator", f"{s['limit']:.6g}"),
                      ("defect_small", f"{s['defect'][0]:.6g}"),
                      ("trotter_ratio", f"{s['trotter'][0] / s['half'][0]:.6f}")])
         show(vb.split_defect_figure(t, *split), key="fig_split")
@@ -86,14 +81,14 @@ def render() -> None:
 
     with tabs[3]:
         ctx.section("perm")
-        _metrics(t, [(f"gap_{case}", f"{g.max() / p['scale']:.1e}") for case, g in p["gaps"].items()])
+        _metrics(ctx, [(f"gap_{case}", f"{g.max() / p['scale']:.1e}") for case, g in p["gaps"].items()])
         show(vb.perm_figure(t, *perm), key="fig_perm")
         st.caption(t("perm.caption", perm=", ".join(map(str, p["perm"])), floor=f"{vb.PERM_FLOOR:.0e}"))
 
     with tabs[4]:
         ctx.section("sink")
         g = v["sink_delta"]
-        _metrics(t, [("nmax", f"{k['nmax'][g]:,.1f}"),
+        _metrics(ctx, [("nmax", f"{k['nmax'][g]:,.1f}"),
                      ("mass_at_1000", f"{k['layer'][g][-1]:.4f}"),
                      ("gap_needed", f"{k['gap_for_1000']:.2f}")])
         show(vb.sink_figure(t, *sink), key="fig_sink")

@@ -31,14 +31,11 @@ def render() -> None:
     mkey = (v["a0"], v["b0"], v["y"], v["horizon"], v["dt"])
     with ctx.guard():
         d = vc.metric_data(*mkey)
-    if not ctx.numbers_hidden():
-        m = st.columns(4)
-        m[0].metric(t("metrics.theta_euclidean"), f"{d['theta']['euclidean'][-1]:.4g}")
-        m[1].metric(t("metrics.theta_pullback"), f"{d['theta']['pullback'][-1]:.4g}")
-        m[2].metric(t("metrics.c"), f"{d['c']:.4g}")
-        gaps = [g for g in d["gap"].values() if g is not None]
-        m[3].metric(t("metrics.step_gap"), f"{max(gaps):.2e}" if gaps else "—")
-        st.caption(t("metrics.caption", steps=d["steps"], dt=v["dt"], t_end=f"{d['t_end']:g}"))
+    gaps = [g for g in d["gap"].values() if g is not None]
+    ctx.metrics([(t("metrics.theta_euclidean"), f"{d['theta']['euclidean'][-1]:.4g}"),
+                 (t("metrics.theta_pullback"), f"{d['theta']['pullback'][-1]:.4g}"),
+                 (t("metrics.c"), f"{d['c']:.4g}"), (t("metrics.step_gap"), f"{max(gaps):.2e}" if gaps else "—")],
+                t("metrics.caption", steps=d["steps"], dt=v["dt"], t_end=f"{d['t_end']:g}"))
     for metric in co.METRICS:
         if d["iter"][metric] is None:
             st.info(t(f"notes.no_steps_{metric}", dt=v["dt"]))
@@ -53,12 +50,9 @@ def render() -> None:
     ctx.section("limit")
     with ctx.guard():
         L = vc.loop_data(v["n"], v["pair"])
-    if not ctx.numbers_hidden():
-        m = st.columns(3)
-        m[0].metric(t("metrics.area", n=v["n"]), f"{L['area_n']:.6f}")
-        m[1].metric(t("metrics.err_limit", n=v["n"]), f"{L['err_limit'][list(L['ns']).index(v['n'])]:.3e}")
-        m[2].metric(t("metrics.gap_limit_y0"), f"{L['gap_limit_y0']:.4g}")
-        st.caption(t(f"pairs.{v['pair']}"))
+    ctx.metrics([(t("metrics.area", n=v["n"]), f"{L['area_n']:.6f}"),
+                 (t("metrics.err_limit", n=v["n"]), f"{L['err_limit'][list(L['ns']).index(v['n'])]:.3e}"),
+                 (t("metrics.gap_limit_y0"), f"{L['gap_limit_y0']:.4g}")], t(f"pairs.{v['pair']}"))
     c3, c4 = st.columns(2)
     with c3:
         show(vc.loops_figure(t, v["n"], v["pair"]), key="fig_loops")

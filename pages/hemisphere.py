@@ -81,13 +81,9 @@ def render() -> None:
               start=n * n * d * (v["horizon"] + v["contrast_horizon"]) / v["dt"] > LOAD_WORK)
         h = hemi_data(*hp)
 
-    if not ctx.numbers_hidden():
-        m = st.columns(4)
-        m[0].metric(t("metrics.rmin0"), f"{h['rmin'][0]:.4f}")
-        m[1].metric(t("metrics.rmin_end"), f"{h['rmin'][-1]:.4f}")
-        m[2].metric(t("metrics.diam0"), f"{h['diam'][0]:.4f}")
-        m[3].metric(t("metrics.diam_end"), f"{h['diam'][-1]:.2e}")
-        st.caption(t("metrics.caption", layers=h["steps"], dt=f"{h['dt']:.4g}", tau=f"{h['tau'][-1]:.4g}"))
+    ctx.metrics([(t("metrics.rmin0"), f"{h['rmin'][0]:.4f}"), (t("metrics.rmin_end"), f"{h['rmin'][-1]:.4f}"),
+                 (t("metrics.diam0"), f"{h['diam'][0]:.4f}"), (t("metrics.diam_end"), f"{h['diam'][-1]:.2e}")],
+                t("metrics.caption", layers=h["steps"], dt=f"{h['dt']:.4g}", tau=f"{h['tau'][-1]:.4g}"))
     if h["dt"] != v["dt"]:
         st.info(t("notes.dt_adjusted", dt=f"{h['dt']:.4g}", layers=h["steps"]))
     if v["cap"] >= 90:

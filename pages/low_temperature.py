@@ -36,16 +36,14 @@ def render() -> None:
 
     betas = d["betas"]
     w_end = d["w2"][:, :, -1].mean(axis=1)
-    if not ctx.numbers_hidden():
-        m = st.columns(4)
-        m[0].metric(t("metrics.w2_min", beta=f"{betas[-1]:.4g}"), f"{d['w2'][-1].mean(0).min():.3f}")
-        m[1].metric(t("metrics.w2_end", beta=f"{betas[-1]:.4g}"), f"{w_end[-1]:.3f}")
-        if v["model"] == "axis":
-            m[2].metric(t("metrics.k_mean", beta=f"{betas[0]:.4g}"), f"{d['k'][0].mean():.2f}")
-            m[3].metric(t("metrics.k_mean", beta=f"{betas[-1]:.4g}"), f"{d['k'][-1].mean():.2f}")
-        else:
-            m[2].metric(t("metrics.mu"), ", ".join(f"{x:.3g}" for x in d["mu"]))
-            m[3].metric(t("metrics.log_beta", beta=f"{betas[-1]:.4g}"), f"{math.log(betas[-1]):.2f}")
+    if v["model"] == "axis":
+        more = [(t("metrics.k_mean", beta=f"{b:.4g}"), f"{k.mean():.2f}") for b, k in ((betas[0], d["k"][0]),
+                                                                                  (betas[-1], d["k"][-1]))]
+    else:
+        more = [(t("metrics.mu"), ", ".join(f"{x:.3g}" for x in d["mu"])),
+                (t("metrics.log_beta", beta=f"{betas[-1]:.4g}"), f"{math.log(betas[-1]):.2f}")]
+    ctx.metrics([(t("metrics.w2_min", beta=f"{betas[-1]:.4g}"), f"{d['w2'][-1].mean(0).min():.3f}"),
+                 (t("metrics.w2_end", beta=f"{betas[-1]:.4g}"), f"{w_end[-1]:.3f}"), *more])
     st.caption(t("metrics.caption", layers=d["steps"], dt=f"{d['dt']:.4g}", tau=f"{d['steps'] * d['dt']:.3g}",
                  n=v["n"], seeds=v["seeds"], betas=", ".join(f"{b:.4g}" for b in betas)))
     if d["dt"] != v["dt"]:

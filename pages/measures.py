@@ -31,14 +31,9 @@ def render() -> None:
     run = (v["n"], v["beta"], v["depth"], v["dt"], v["seed"])
     with ctx.guard():
         s = stability_data(*run)
-    if not ctx.numbers_hidden():
-        m = st.columns(4)
-        m[0].metric(t("metrics.w1_start"), f"{s['w1'][0]:.4f}")
-        m[1].metric(t("metrics.w1_end"), f"{s['w1'][-1]:.4f}")
-        m[2].metric(t("metrics.C"), f"{s['C']:.4g}")
-        m[3].metric(t("metrics.tau_star"), f"{s['tau_star']:.3g}")
-        st.caption(t("metrics.caption", layers=int(s["layers"][-1]), dt=v["dt"], tau=f"{s['t'][-1]:g}",
-                     n_ref=N_REF))
+    ctx.metrics([(t("metrics.w1_start"), f"{s['w1'][0]:.4f}"), (t("metrics.w1_end"), f"{s['w1'][-1]:.4f}"),
+                 (t("metrics.C"), f"{s['C']:.4g}"), (t("metrics.tau_star"), f"{s['tau_star']:.3g}")],
+                t("metrics.caption", layers=int(s["layers"][-1]), dt=v["dt"], tau=f"{s['t'][-1]:g}", n_ref=N_REF))
     c1, c2 = st.columns(2)
     with c1:
         show(tokens_figure(t, *run), key="fig_tokens")

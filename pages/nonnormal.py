@@ -86,14 +86,10 @@ def render() -> None:
         f = flow_data(M, v["s_max"])
         k = kappa_data(M, v["eps"], v["s_max"])
 
-    if not ctx.numbers_hidden():
-        m = st.columns(5)
-        m[0].metric(t("metrics.s_star"), f"{f['s_star']:.4f}")
-        m[1].metric(t("metrics.peak"), f"{f['peak']:.4f}")
-        m[2].metric(t("metrics.e2_at_1"), f"{f['e2_at_1']:.4f}")
-        m[3].metric(t("metrics.m_over_e"), f"{abs(M) / math.e:.4f}")
-        m[4].metric(t("metrics.kappa"), f"{k['kappa']:.4g}")
-        st.caption(t("metrics.caption_growth") if abs(M) > 2 else t("metrics.caption_nogrowth"))
+    ctx.metrics([(t("metrics.s_star"), f"{f['s_star']:.4f}"), (t("metrics.peak"), f"{f['peak']:.4f}"),
+                 (t("metrics.e2_at_1"), f"{f['e2_at_1']:.4f}"), (t("metrics.m_over_e"), f"{abs(M) / math.e:.4f}"),
+                 (t("metrics.kappa"), f"{k['kappa']:.4g}")],
+                t("metrics.caption_growth") if abs(M) > 2 else t("metrics.caption_nogrowth"))
 
     show(response_figure(t, M, v["s_max"]), key="fig_response")
 

@@ -28,13 +28,11 @@ def render() -> None:
     with ctx.guard():
         d = two_point_data(v["beta"], v["theta0"], v["horizon"], v["dt"])
 
-    if not ctx.numbers_hidden():
-        m = st.columns(4)
-        m[0].metric(t("metrics.sa_final"), f"{d['SA']['exact'][-1]:.4g}")
-        m[1].metric(t("metrics.usa_final"), f"{d['USA']['exact'][-1]:.4g}")
-        m[2].metric(t("metrics.sa_gap"), f"{d['SA']['gap']:.2e}")
-        m[3].metric(t("metrics.usa_gap"), f"{d['USA']['gap']:.2e}")
-        st.caption(t("metrics.caption", layers=d["steps"], dt=v["dt"], tau=f"{d['tau_end']:g}"))
+    ctx.metrics([(t("metrics.sa_final"), f"{d['SA']['exact'][-1]:.4g}"),
+                 (t("metrics.usa_final"), f"{d['USA']['exact'][-1]:.4g}"),
+                 (t("metrics.sa_gap"), f"{d['SA']['gap']:.2e}"),
+                 (t("metrics.usa_gap"), f"{d['USA']['gap']:.2e}")],
+                t("metrics.caption", layers=d["steps"], dt=v["dt"], tau=f"{d['tau_end']:g}"))
 
     key = (v["beta"], v["theta0"], v["horizon"], v["dt"])
     c1, c2 = st.columns(2)

@@ -38,10 +38,8 @@ def render() -> None:
 
     # ---- motion against width
     st.subheader(t("width.title"))
-    if not ctx.numbers_hidden():
-        m = st.columns(4)
-        for i, key in enumerate(("lazy_param", "lazy_kernel", "mean_field_param", "mean_field_kernel")):
-            m[i].metric(t(f"metrics.slope_{key}"), V.fmt_slope(sweep["slope_" + key]))
+    ctx.metrics([(t(f"metrics.slope_{key}"), V.fmt_slope(sweep["slope_" + key]))
+                 for key in ("lazy_param", "lazy_kernel", "mean_field_param", "mean_field_kernel")])
     c1, c2 = st.columns(2)
     with c1:
         show(V.motion_figure(t, start, T, data, seed), key="fig_motion")
@@ -51,13 +49,10 @@ def render() -> None:
 
     # ---- training over time
     st.subheader(t("training.title"))
-    if not ctx.numbers_hidden():
-        m = st.columns(4)
-        m[0].metric(t("metrics.loss_lazy"), f"{runs['lazy']['loss'][-1]:.3g}")
-        m[1].metric(t("metrics.loss_mean_field"), f"{runs['mean_field']['loss'][-1]:.3g}")
-        m[2].metric(t("metrics.kernel_shift", scaling=t(f"names.{s}")),
-                    V.fmt_number(d["kernel_shift"][-1], ".2e"))
-        m[3].metric(t("metrics.ratio"), V.fmt_number(d["ratio"], ".2f"))
+    ctx.metrics([(t("metrics.loss_lazy"), f"{runs['lazy']['loss'][-1]:.3g}"),
+                 (t("metrics.loss_mean_field"), f"{runs['mean_field']['loss'][-1]:.3g}"),
+                 (t("metrics.kernel_shift", scaling=t(f"names.{s}")), V.fmt_number(d["kernel_shift"][-1], ".2e")),
+                 (t("metrics.ratio"), V.fmt_number(d["ratio"], ".2f"))])
     c3, c4 = st.columns(2)
     with c3:
         show(V.loss_figure(t, *run_key), key="fig_loss")

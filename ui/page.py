@@ -136,12 +136,28 @@ class Ctx:
         from ui.predict import steps
         steps(self)
 
+    def metrics(self, items, caption: str | None = None) -> list | None:
+        """One row of headline numbers ``[(label, value), ...]`` with an optional caption under it.
+        Hidden (a note in its place) while the student predicts first; returns the row's columns
+        (for a caption or a later value in one of them), or None when hidden."""
+        if self.numbers_hidden():
+            return None
+        cols = st.columns(len(items))
+        for col, (label, value) in zip(cols, items):
+            col.metric(label, value)
+        if caption is not None:
+            st.caption(caption)
+        return cols
+
     def numbers_hidden(self) -> bool:
         """While the student predicts first (``ui/predict.py``) the page's headline numbers wait
         with its figures: draws a note in their place and returns True."""
-        from ui.predict import numbers_hidden
+        from ui import predict
 
-        return numbers_hidden(self.lang)
+        if predict.covered(None):
+            predict.cover_note(self.lang, "ui.covered_numbers")
+            return True
+        return False
 
     @contextlib.contextmanager
     def guard(self):

@@ -242,15 +242,6 @@ def covered(key: str | None) -> bool:
             and not (key or "").startswith("fig_predict_"))
 
 
-def numbers_hidden(lang: str) -> bool:
-    """While the page's figures are covered its headline numbers are too: draws the note in their
-    place and returns True (``Ctx.numbers_hidden``)."""
-    if covered(None):
-        cover_note(lang, "ui.covered_numbers")
-        return True
-    return False
-
-
 def cover_note(lang: str, key: str = "ui.covered") -> None:
     """What a covered figure (or row of numbers) shows instead of itself."""
     st.info(Text("predict", lang)(key), icon=":material/visibility_off:")

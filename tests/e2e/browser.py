@@ -19,18 +19,21 @@ ALERT = '[data-testid="stAlert"]'
 # A page is ready when the script is not running, nothing on it is stale from the previous run,
 # no element is still a placeholder (Plotly's code is loaded lazily: until then a chart is an
 # stSkeleton, for a second or more after the script has finished) and every chart has drawn.
-READY_JS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
-  if (document.querySelector('[data-stale="true"]')) return false;
+_DRAWN = """
   if (document.querySelector('[data-testid="stSkeleton"]')) return false;
   if (!document.querySelector('[data-testid="stMain"] h1')) return false;
   for (const c of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
     if (!c.querySelector('.main-svg')) return false;
   }
   return true;
-}"""
+"""
+# The page has been drawn: a title, no placeholder, every chart drawn (whether or not a script runs).
+DRAWN_JS = "() => {" + _DRAWN + "}"
+READY_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
+  if (document.querySelector('[data-stale="true"]')) return false;""" + _DRAWN + "}"
 
 # One short hash per chart of what it draws: the SVG (paths' d, markers, heatmap images) and,
 # for WebGL traces that draw on a canvas, the plotted data. Changes when the figure changes.

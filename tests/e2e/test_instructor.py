@@ -382,18 +382,10 @@ def test_editor_detects_a_file_edited_by_hand(lang, teacher_server, params, pris
 # --------------------------------------------------------------------------- class sessions
 # A follower's page is never "not running" for long (its follow fragment reruns every POLL_S), so
 # b.wait_ready can wait forever on a loaded machine; a follower's page is waited for by what it shows.
-DRAWN_JS = """() => {
-  if (document.querySelector('[data-testid="stSkeleton"]')) return false;
-  if (!document.querySelector('[data-testid="stMain"] h1')) return false;
-  for (const c of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
-    if (!c.querySelector('.main-svg')) return false;
-  }
-  return true;
-}"""
 
 
 def drawn(pg, timeout: float = 60_000) -> None:
-    pg.wait_for_function(DRAWN_JS, timeout=timeout)
+    pg.wait_for_function(b.DRAWN_JS, timeout=timeout)
 
 
 def _student_joins(tabs, link: str, lang: str, code: str):
