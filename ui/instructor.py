@@ -24,7 +24,11 @@ Configuration (nothing configured -> instructor mode is off and nothing of it is
       [instructor]
       emails = ["teacher@example.org"]
 
-  When ``[auth]`` is configured it is used instead of the shared key.
+  When ``[auth]`` is configured it is used instead of the shared key. With named providers only
+  (``[auth.google]`` …, no ``client_id`` in ``[auth]`` itself) the first one is used. An address on
+  the list counts only if the provider does not say it is unverified (``email_verified = false``).
+  Signing out (``st.logout``) also signs out at the provider when it offers an
+  ``end_session_endpoint``. Streamlit brings the browser back to the app's home page after either.
 
 The state is per browser session: a new tab (or a reload) starts signed out. Changing the key
 signs every session out on its next interaction (the session keeps only a hash of the key).
@@ -39,8 +43,10 @@ import os
 import time
 
 import streamlit as st
+from streamlit.errors import StreamlitAuthError
 
 from ui.i18n import Text
+from ui.safe import literal
 
 KEY_ENV = "APP_INSTRUCTOR_KEY"
 MIN_KEY_LEN = 12
@@ -108,18 +114,43 @@ def _digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def _oidc_instructor() -> bool:
+def _oidc_user() -> dict | None:
+    """The signed-in account's claims (``st.user``), or None when nobody is signed in."""
     try:
         user = st.user
-        if not user.is_logged_in:
-            return False
-        allowed = (_secrets_section("instructor") or {}).get("emails")
-    except Exception:  # noqa: BLE001
+        return dict(user.to_dict()) if user.is_logged_in else None
+    except Exception:  # noqa: BLE001 - no script context, no [auth] block
+        return None
+
+
+def _verified(user: dict) -> bool:
+    """False only when the provider says the address is unverified (many do not say either way)."""
+    v = user.get("email_verified", True)
+    return not (v is False or str(v).strip().lower() in ("false", "0", "no"))
+
+
+def _oidc_instructor() -> bool:
+    user = _oidc_user()
+    if user is None:
         return False
+    sec = _secrets_section("instructor")
+    allowed = sec.get("emails") if isinstance(sec, dict) else None
     if not allowed:
         return True
-    email = str(user.get("email") or "").lower()
-    return bool(email) and email in {str(e).lower() for e in allowed}
+    if isinstance(allowed, str):        # emails = "one@example.org" instead of a list
+        allowed = [allowed]
+    email = str(user.get("email") or "").strip().lower()
+    return bool(email) and _verified(user) and email in {str(e).strip().lower() for e in allowed}
+
+
+def _oidc_provider() -> str | None:
+    """The provider ``st.login`` uses: None (Streamlit's default, the keys in ``[auth]`` itself)
+    or, when ``[auth]`` has only named provider tables, the first of them."""
+    auth = _secrets_section("auth") or {}
+    if "client_id" in auth or "server_metadata_url" in auth:
+        return None
+    named = [k for k, v in auth.items() if hasattr(v, "keys") and "client_id" in v]
+    return named[0] if named else None
 
 
 def is_instructor() -> bool:
@@ -184,24 +215,53 @@ def sidebar(lang: str) -> None:
 
     t = Text("instructor", lang)
     teacher = is_instructor()
+    user = _oidc_user() if m == "oidc" else None
     with st.sidebar:
         if teacher:
             st.caption(t("signin.signed_in"))
-            if st.button(t("signin.sign_out"), key="_instructor_out"):
-                if m == "oidc":
-                    st.logout()
-                sign_out()
-                st.rerun()
+            if user:
+                _account(t, user)
+            _sign_out_button(t, m)
         else:
-            with st.expander(t("signin.title"), icon=":material/school:"):
+            # an account that is signed in but not an instructor: say so at once (box open)
+            with st.expander(t("signin.title"), icon=":material/school:", expanded=user is not None):
                 if m == "oidc":
-                    if st.button(t("signin.oidc"), key="_instructor_login"):
-                        st.login()
-                    if _secrets_section("instructor") and st.user.is_logged_in:
+                    if user is not None:
                         st.caption(t("signin.not_listed"))
+                        _account(t, user)
+                        _sign_out_button(t, m)
+                    else:
+                        _login_button(t)
                 else:
                     _key_form(t)
     classroom.sidebar(lang, teacher)
+
+
+def _account(t: Text, user: dict) -> None:
+    """The signed-in account (the provider's text: shown literally)."""
+    who = str(user.get("email") or user.get("name") or user.get("sub") or "?").strip()
+    st.caption(t("signin.account", who=literal(who)))
+
+
+def _login_button(t: Text) -> None:
+    if st.button(t("signin.oidc"), key="_instructor_login"):
+        try:
+            st.login(_oidc_provider())
+        except StreamlitAuthError as e:  # an incomplete [auth] block: say so, details in the log
+            _log.error("instructor sign-in is misconfigured: %s", e)
+            st.error(t("signin.misconfigured"))
+
+
+def _sign_out_button(t: Text, m: str) -> None:
+    if st.button(t("signin.sign_out"), key="_instructor_out"):
+        sign_out()
+        if m == "oidc":
+            # the browser goes to /auth/logout (the cookie is cleared, then the provider's logout)
+            # and comes back to a new session. No st.rerun() here: a rerun clears the session's
+            # outgoing queue and could drop that redirect (the cookie would stay signed in).
+            st.logout()
+        else:
+            st.rerun()
 
 
 def _on_submit() -> None:
