@@ -165,8 +165,10 @@ def test_no_email_claim_is_not_on_the_list():
     assert not is_teacher(at)
 
 
-def test_without_a_list_every_signed_in_account_is_an_instructor():
+def test_without_a_list_every_signed_in_account_is_an_instructor(caplog, monkeypatch):
+    monkeypatch.setattr(instructor, "_warned_open", False)
     at = make({"email": STUDENT}, emails=None)
+    assert caplog.text.count("every account the provider admits is an instructor") == 1
     assert is_teacher(at)
     at = make({"sub": "only-a-subject"}, emails=())
     assert is_teacher(at)

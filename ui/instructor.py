@@ -136,11 +136,24 @@ def _oidc_instructor() -> bool:
     sec = _secrets_section("instructor")
     allowed = sec.get("emails") if isinstance(sec, dict) else None
     if not allowed:
+        _warn_open_list()
         return True
     if isinstance(allowed, str):        # emails = "one@example.org" instead of a list
         allowed = [allowed]
     email = str(user.get("email") or "").strip().lower()
     return bool(email) and _verified(user) and email in {str(e).strip().lower() for e in allowed}
+
+
+_warned_open = False
+
+
+def _warn_open_list() -> None:
+    """Once per process: with no list, a public provider (Google, Microsoft) admits anyone."""
+    global _warned_open
+    if not _warned_open:
+        _warned_open = True
+        _log.warning("OpenID Connect sign-in without [instructor] emails: every account the provider "
+                     "admits is an instructor (set the list unless the provider admits instructors only)")
 
 
 def _oidc_provider() -> str | None:
