@@ -227,17 +227,15 @@ class MockOIDC:
                     self._send(200, idp.discovery())
                 elif u.path == "/jwks":
                     self._send(200, idp.jwks())
-                elif u.path == "/authorize":
-                    status, headers = idp.authorize(q)
+                elif u.path in ("/authorize", "/logout"):
+                    # (302, {"Location": ...}) or (status, error body)
+                    status, out = (idp.authorize if u.path == "/authorize" else idp.logout)(q)
                     if status == 302:
-                        self._send(302, None, headers)
+                        self._send(302, None, out)
                     else:
-                        self._send(status, headers)
+                        self._send(status, out)
                 elif u.path == "/userinfo":
                     self._send(*idp.userinfo(self.headers.get("Authorization")))
-                elif u.path == "/logout":
-                    status, headers = idp.logout(q)
-                    self._send(status, None if status == 302 else headers, headers if status == 302 else None)
                 else:
                     self._send(404, {"error": "not found"})
 
