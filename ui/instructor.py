@@ -30,8 +30,9 @@ Configuration (nothing configured -> instructor mode is off and nothing of it is
   Signing out (``st.logout``) also signs out at the provider when it offers an
   ``end_session_endpoint``. Streamlit brings the browser back to the app's home page after either.
 
-The state is per browser session: a new tab (or a reload) starts signed out. Changing the key
-signs every session out on its next interaction (the session keeps only a hash of the key).
+With the key the state is per browser session: a new tab (or a reload) starts signed out. Changing
+the key signs every session out on its next interaction (the session keeps only a hash of the key).
+With OpenID Connect the sign-in is Streamlit's signed cookie (every tab, 30 days) until "Sign out".
 """
 from __future__ import annotations
 
