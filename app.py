@@ -5,7 +5,7 @@ import gc
 import importlib
 
 from sim.warm import ensure_warm
-from ui import instructor, style
+from ui import instructor, runs, style
 from ui.i18n import Text
 from ui.nav import PAGES, navigation, take_unknown_page, unknown_page_notice
 from ui.page import language_selector
@@ -25,16 +25,19 @@ def _start_up() -> None:
     gc.freeze()
 
 
-st.set_page_config(page_title="Tokens on the Sphere", page_icon=":material/blur_circular:",
-                   layout="wide")
-st.cache_resource(show_spinner=False)(_start_up)()
-lang = language_selector()
-style.projector_toggle(Text("common", lang)("view.projector"))
-style.inject()
-instructor.sidebar(lang)  # draws nothing unless instructor mode is configured
-unknown = take_unknown_page()  # /nosuchpage: the home page with a notice, not Streamlit's English dialog
-# expanded: every page listed (Streamlit's own "View N more" button has no Chinese label)
-page = st.navigation(instructor.pages(navigation(lang), lang), position="sidebar", expanded=True)
-if unknown is not None:
-    st.warning(unknown_page_notice(unknown, lang), icon="⚠️")
-page.run()
+# Full runs take turns, first come first served (ui/runs.py): a burst of 30 students finishes
+# one by one instead of all at the end.
+with runs.turn():
+    st.set_page_config(page_title="Tokens on the Sphere", page_icon=":material/blur_circular:",
+                       layout="wide")
+    st.cache_resource(show_spinner=False)(_start_up)()
+    lang = language_selector()
+    style.projector_toggle(Text("common", lang)("view.projector"))
+    style.inject()
+    instructor.sidebar(lang)  # draws nothing unless instructor mode is configured
+    unknown = take_unknown_page()  # /nosuchpage: the home page with a notice, not Streamlit's English dialog
+    # expanded: every page listed (Streamlit's own "View N more" button has no Chinese label)
+    page = st.navigation(instructor.pages(navigation(lang), lang), position="sidebar", expanded=True)
+    if unknown is not None:
+        st.warning(unknown_page_notice(unknown, lang), icon="⚠️")
+    page.run()

@@ -41,6 +41,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
+from ui.runs import released
+
 __all__ = ["Busy", "Job", "JobPool", "calls", "heavy", "pool", "workers"]
 
 log = logging.getLogger(__name__)
@@ -318,17 +320,23 @@ def heavy(key: Hashable, fn: Callable[..., Any], *, start: bool, t=None, text: s
         return None
     if not job.done.is_set():
         bar = st.empty()
-        while not job.done.wait(POLL_S):
-            pos = p.position(job)
-            if pos:
-                bar.progress(0.0, text=_label(t, "job_queued", "Waiting for a free worker: position {pos} in "
-                                              "the queue.", pos=pos))
-            else:
-                pct = int(round(100 * job.progress))
-                label = text or _label(t, "job_running", "Computing… {pct} %", pct=pct)
-                bar.progress(job.progress, text=label)
+        with released():  # only waiting: other sessions' page runs take this run's turn meanwhile
+            _wait_drawing(p, job, bar, t, text)
         bar.empty()
     if job.error is not None:
         mine.discard(key)
         raise job.error
     return job.result
+
+
+def _wait_drawing(p, job, bar, t, text) -> None:
+    """Until ``job`` is done: its queue position or progress in ``bar``, every ``POLL_S``."""
+    while not job.done.wait(POLL_S):
+        pos = p.position(job)
+        if pos:
+            bar.progress(0.0, text=_label(t, "job_queued", "Waiting for a free worker: position {pos} in "
+                                          "the queue.", pos=pos))
+        else:
+            pct = int(round(100 * job.progress))
+            label = text or _label(t, "job_running", "Computing… {pct} %", pct=pct)
+            bar.progress(job.progress, text=label)
