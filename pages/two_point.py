@@ -51,12 +51,14 @@ def render() -> None:
     st.markdown(t("energy.body"))
     ctx.section("discrete")
 
-    with st.expander(t("simplex.title")):
-        st.markdown(t("simplex.body"))
-        with ctx.guard():
-            simplex_data(v["beta"], v["n_simplex"], v["rho0"], v["horizon"], v["dt"])
-        show(simplex_figure(t, v["beta"], v["n_simplex"], v["rho0"], v["horizon"], v["dt"]),
-             key="fig_simplex")
+    # drawn only while open (opening it is one rerun): closed, it costs no simulation and no figure
+    with st.expander(t("simplex.title"), key="_two_point_simplex_open", on_change="rerun") as box:
+        if box.open:
+            st.markdown(t("simplex.body"))
+            with ctx.guard():
+                simplex_data(v["beta"], v["n_simplex"], v["rho0"], v["horizon"], v["dt"])
+            show(simplex_figure(t, v["beta"], v["n_simplex"], v["rho0"], v["horizon"], v["dt"]),
+                 key="fig_simplex")
 
     ctx.section("notice")
     ctx.section("questions")

@@ -182,6 +182,38 @@ def test_two_point_figures_show_the_exact_solution():
         np.testing.assert_allclose(y, ref[layers], atol=1e-12)  # the markers are the layer map
 
 
+def test_two_point_simplex_panel_is_drawn_only_while_open():
+    """The simplex panel (a closed expander) costs nothing until opened; open, its solid curve is
+    sim.two_point.simplex_rho and its markers the simulated mean off-diagonal Gram entry."""
+    from sim import two_point as tp
+    from sim.attention import simulate_reference
+    from tests.conftest import decode
+
+    q = {"beta": "2.5", "n_simplex": "6", "rho0": "0.3", "horizon": "4", "dt": "0.1"}
+    at = app_test("two_point", q)
+    _clean(at)
+    closed = chart_specs(at)
+    assert len(closed) == 4 and not any("simplex" in str(f["layout"].get("title")) for f in closed)
+    at.session_state["_two_point_simplex_open"] = True  # the student opens the panel
+    at.run()
+    _clean(at)
+    specs = chart_specs(at)
+    assert len(specs) == 5
+    fig = specs[-1]
+    (line,) = [tr for tr in fig["data"] if tr.get("mode") == "lines"]
+    (marks,) = [tr for tr in fig["data"] if tr.get("mode") == "markers"]
+    x, y = decode(line["x"]), decode(line["y"])
+    np.testing.assert_allclose(y, tp.simplex_rho(2.5, 6, 0.3, x), atol=1e-12)
+    assert x[-1] == pytest.approx(4.0)
+    xs, ys = decode(marks["x"]), decode(marks["y"])
+    traj = simulate_reference(tp.simplex_points(6, 0.3), 2.5, 0.1, 40)
+    off = ~np.eye(6, dtype=bool)
+    ref = np.array([(Z @ Z.T)[off].mean() for Z in traj])
+    layers = np.rint(xs / 0.1).astype(int)
+    np.testing.assert_allclose(ys, ref[layers], atol=1e-10)
+    assert ys[0] == pytest.approx(0.3, abs=1e-12)
+
+
 def test_slider_change_reruns_and_updates_url():
     at = app_test("two_point")
     before = chart_specs(at)[0]["data"][0]["y"]
