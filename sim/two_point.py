@@ -33,7 +33,7 @@ from scipy.special import logsumexp
 
 from sim import _validate as _v
 
-__all__ = ["half_angle", "energy", "energy_two_point", "usa_on_sa_clock", "initial_pair",
+__all__ = ["half_angle", "energy", "energies", "energy_two_point", "usa_on_sa_clock", "initial_pair",
            "half_angle_of", "simplex_rho", "simplex_points", "discretisation_error"]
 
 FLOWS = ("SA", "USA")
@@ -208,6 +208,49 @@ def energy(Z, beta, A, *, max_work=25_000_000) -> float:
         raise ValueError(f"beta too large: the energy -e^{{{log_abs:.4g}}} is below the float64 "
                          "range (the scores beta<z_i, A z_j> are too large)")
     return -math.exp(log_abs)
+
+
+def energies(traj, beta, A=None, *, max_work=25_000_000) -> np.ndarray:
+    r""":func:`energy` of every configuration of a trajectory, in one array operation.
+
+    .. math:: E_r = -\frac{1}{2\beta n^2}\sum_{i,j} e^{\beta\langle z^{(r)}_i, A z^{(r)}_j\rangle}
+
+    Parameters
+    ----------
+    traj : array_like, shape (T, n, d)
+        Configurations (e.g. the output of :func:`sim.attention.simulate`).
+    beta, A
+        As in :func:`energy`.
+    max_work : int, keyword-only
+        Bound on the ``T*n*n`` pairs (default 2.5e7).
+
+    Returns
+    -------
+    numpy.ndarray, shape (T,)
+        ``energies(traj)[r] == energy(traj[r])`` (to rounding); ``ValueError`` as in
+        :func:`energy` when some :math:`|E_r|` exceeds the float64 range.
+    """
+    X = _v.finite_array("traj", traj, ndim=3, max_size=10_000_000)
+    T, n, d = X.shape
+    if n < 1 or d < 1:
+        raise ValueError(f"traj must have at least one point and one coordinate, got shape {X.shape}")
+    beta = _v.real("beta", beta, 0.0, lo_open=True)
+    A = np.eye(d) if A is None else _v.finite_array("A", A, shape=(d, d))
+    max_work = _v.real("max_work", max_work, 1.0)
+    if float(T) * n * n > max_work:
+        raise ValueError(f"traj has too many pairs for the O(T n^2) energies: T*n*n = {T * n * n} > "
+                         f"max_work = {max_work:.3g} (pass a larger max_work= to allow more)")
+    if T == 0:
+        return np.empty(0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = beta * np.einsum("rid,rjd->rij", X @ A, X)          # S_rij = beta z_i^T A z_j
+    log_abs = np.full(T, math.inf)
+    ok = np.all(np.isfinite(S), axis=(1, 2))
+    log_abs[ok] = logsumexp(S[ok], axis=(1, 2)) - math.log(2 * beta * n * n)
+    if not np.all(log_abs < 709.78):
+        raise ValueError(f"beta too large: an energy -e^{{{float(np.max(log_abs)):.4g}}} is below the "
+                         "float64 range (the scores beta<z_i, A z_j> are too large)")
+    return -np.exp(log_abs)
 
 
 def energy_two_point(beta, theta) -> np.ndarray:

@@ -85,6 +85,28 @@ def test_energy_closed_form_and_reference():
         assert tp.energy(Z, beta, A) == pytest.approx(ref, rel=1e-12)
 
 
+@pytest.mark.parametrize("beta,n,d,with_A", [(1.0, 2, 3, False), (3.3, 2, 3, False), (0.7, 7, 4, True),
+                                              (20.0, 12, 3, True)])
+def test_energies_are_energy_of_each_configuration(beta, n, d, with_A):
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(d, d)) if with_A else None
+    traj = simulate(rng.normal(size=(n, d)), beta, 0.05, 30, A=A, record_every=3)
+    E = tp.energies(traj, beta, A)
+    assert E.shape == (traj.shape[0],)
+    np.testing.assert_allclose(E, [tp.energy(Z, beta, A) for Z in traj], rtol=1e-13, atol=0)
+    assert tp.energies(traj[:0], beta, A).shape == (0,)
+
+
+def test_energies_invalid_input():
+    Z = np.ones((4, 2, 3)) / math.sqrt(3)
+    for call, match in ((lambda: tp.energies(Z[0], 1.0), "traj"), (lambda: tp.energies(Z, 0.0), "beta"),
+                        (lambda: tp.energies(Z * np.nan, 1.0), "traj"), (lambda: tp.energies(Z, 1e4), "beta"),
+                        (lambda: tp.energies(Z, 1.0, np.eye(2)), "A"),
+                        (lambda: tp.energies(Z, 1.0, max_work=10), "max_work")):
+        with pytest.raises(ValueError, match=match):
+            call()
+
+
 @pytest.mark.parametrize("flow", ["SA", "USA"])
 def test_energy_non_increasing_along_layer_map(flow):
     """A symmetric, V = A: E decreases along the discrete flow for a small step (random config)."""
