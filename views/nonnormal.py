@@ -55,7 +55,7 @@ def kappa_data(M: float, eps: float, s_max: float) -> dict:
     s = np.linspace(0.0, s_max, FINE)
     kap = nn.kappa(M, eps)
     s_long = np.linspace(0.0, max(s_max, 12.0), 1200)
-    sup_norm = np.array([nn.flow_norm(M, s_long, e).max() for e in EPS_SWEEP])
+    sup_norm = nn.flow_norm_grid(M, s_long, EPS_SWEEP).max(axis=1)
     return {
         "s": s, "norm_eps": nn.flow_norm(M, s, eps), "norm_jordan": nn.operator_norm(M, s),
         "bound": kap * np.exp(-s), "eig": np.exp(-s), "kappa": kap,
