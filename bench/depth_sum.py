@@ -8,6 +8,8 @@ their loops; the references draw whole arrays), so the draws are included on bot
    Numba kernel vs NumPy reference; and ``sums_from_units`` (rescaling those draws).
 2. Residual network: ``_residual_norms`` (z_{l+1} = (I + L^-a W_l) z_l, every weight drawn),
    Numba kernel vs NumPy reference (batched matmul).
+   And the vector sampler (``_residual_norms_vector``: W_l z_l drawn through its law, same
+   distribution, N instead of N^2 normals a layer) against its reference and the matrix kernel.
 3. The moments behind the path and covariance panels (``path_moments``, ``column_moments``),
    kernel vs reference, and the cost of rescaling them for a new alpha, sigma, mu, rho.
 4. What the page pays for one slider move that the draws do not depend on (alpha, sigma, mu,
@@ -85,6 +87,18 @@ def residual_table():
               f"{nb[0] / n * 1e9:10.2f}")
 
 
+def residual_vector_table():
+    print("\nResidual network, vector sampler (W z drawn as |z|/sqrt(N) g: same law, N normals a layer):")
+    print("_residual_norms_vector vs its NumPy reference and vs the matrix kernel; ms CPU, min / median of 3")
+    print(f"{'L':>5} {'N':>5} {'trials':>7} {'vector':>15} {'numpy ref':>15} {'ref/vector':>10} {'matrix':>15} "
+          f"{'matrix/vector':>13}")
+    for L, N, T in [(64, 32, 305), (32, 32, 256), (16, 128, 64), (256, 8, 500), (8, 512, 8)]:
+        vb = best(lambda: ds._residual_norms_vector(0.5, L, N, T, 1, True), 3)
+        vr = best(lambda: ds._residual_norms_vector(0.5, L, N, T, 1, False), 3)
+        mb = best(lambda: ds._residual_norms(0.5, L, N, T, 1, True), 3)
+        print(f"{L:>5} {N:>5} {T:>7} {_fmt(vb)} {_fmt(vr)} {vr[0] / vb[0]:10.2f} {_fmt(mb)} {mb[0] / vb[0]:13.1f}")
+
+
 def rescale_table():
     print("\nVariance panel at L = 1 … 1024, trials = 4000: draw vs rescale cached draws; ms CPU")
     Ls = 2 ** np.arange(11)
@@ -107,4 +121,5 @@ if __name__ == "__main__":
     sums_table()
     moments_table()
     residual_table()
+    residual_vector_table()
     rescale_table()

@@ -9,7 +9,10 @@ For each page: opens it at its defaults, then moves its first slider to 5 new va
 new value), ``figfn`` (misses of ``@cached_figure`` builders, without the data they call),
 ``freeze`` (``ui.figures.freeze``), ``rest`` (widgets, text, metrics, charts sent, cache look-ups);
 medians of the 4 moves, each column separately. ``process`` is ``time.process_time`` of the whole
-rerun (all threads: Numba's too, and AppTest's own bookkeeping). A developer tool, not a test;
+rerun (all threads: Numba's too, and AppTest's own bookkeeping). ``data_all_threads``: the
+process CPU (``time.process_time``) during the ``data`` misses, so it includes work a simulation
+hands to other threads (Numba ``parallel`` kernels, thread pools, BLAS threads, spinning ones
+too), which ``data`` (the script thread only) does not see. A developer tool, not a test;
 ``tests/test_rerun_cpu.py`` guards the totals and ``scripts/rerun_cpu.py`` measures a real server."""
 import os
 import statistics
@@ -36,22 +39,25 @@ from bench.classroom import plans  # noqa: E402
 import ui.figures as F  # noqa: E402
 from tests.conftest import STEMS, app_test  # noqa: E402
 
-acc = {"run": 0.0, "data": 0.0, "fig": 0.0, "freeze": 0.0}
+acc = {"run": 0.0, "data": 0.0, "fig": 0.0, "freeze": 0.0, "data_p": 0.0}
 stack: list = []
 
 
 def timed(kind, f):
     def w(*a, **k):
-        t0 = time.thread_time()
-        stack.append([kind, 0.0])
+        t0, p0 = time.thread_time(), time.process_time()
+        stack.append([kind, 0.0, 0.0])
         try:
             return f(*a, **k)
         finally:
-            _, child = stack.pop()
-            dt = time.thread_time() - t0
+            _, child, child_p = stack.pop()
+            dt, dp = time.thread_time() - t0, time.process_time() - p0
             acc[kind] += dt - child
+            if kind == "data":
+                acc["data_p"] += dp - child_p
             if stack:
                 stack[-1][1] += dt
+                stack[-1][2] += dp
     return w
 
 
@@ -96,11 +102,12 @@ def main() -> None:
             at.run()
             tot = time.process_time() - c0
             if i:
-                res.append((acc["run"], acc["data"], acc["fig"], acc["freeze"], tot))
+                res.append((acc["run"], acc["data"], acc["fig"], acc["freeze"], tot, acc["data_p"]))
             assert not at.exception, at.exception
-        med = [statistics.median(x[j] for x in res) * 1e3 for j in range(5)]
+        med = [statistics.median(x[j] for x in res) * 1e3 for j in range(6)]
         print(f"{stem:<16} {str(pp.slider):<8} script {med[0]:6.0f}  data {med[1]:6.0f}  figfn {med[2]:6.0f}  "
-              f"freeze {med[3]:6.0f}  rest {med[0] - med[1] - med[2] - med[3]:6.0f}  process {med[4]:6.0f}", flush=True)
+              f"freeze {med[3]:6.0f}  rest {med[0] - med[1] - med[2] - med[3]:6.0f}  process {med[4]:6.0f}  "
+              f"data_all_threads {med[5]:6.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ from scipy.linalg import expm
 from sim import _validate as _v
 
 __all__ = [
-    "rope_similarity", "rope_largest_return",
+    "rope_similarity", "rope_largest_return", "rope_similarity_range", "rope_window_extremes",
     "rmsnorm_jacobian", "rmsnorm_gain",
     "splitting_defect", "trotter_defect", "commutator_norm", "splitting_example",
     "attention", "sink_mass", "sink_capacity", "sink_example",
@@ -136,8 +136,141 @@ def rope_similarity(N, k, base=10000.0, *, max_work=MAX_WORK) -> np.ndarray:
     return out
 
 
+RANGE_MAX = 2**22       # distances in one rope_similarity_range / rope_window_extremes call
+_RANGE_CHUNK = 2**18     # distances per block of the fast evaluation (bounds its memory)
+
+
+def _rope_range(n_from: int, n_to: int, th: np.ndarray) -> np.ndarray:
+    """sim(N) for the integers N = n_from … n_to by angle addition, N = N0 + m (m < B):
+    cos(Nθ) = cos(N0θ)cos(mθ) - sin(N0θ)sin(mθ), so a block of distances is two matrix
+    products of (N0, θ) by (θ, m) tables: (Q + B)·k cosines and sines instead of Q·B·k.
+    Arguments validated by the caller."""
+    n = n_to - n_from + 1
+    k = th.size
+    B = int(min(n, max(16, math.isqrt(n) + 1)))
+    m = np.arange(B, dtype=np.float64)
+    cm, sm = np.cos(np.outer(th, m)), np.sin(np.outer(th, m))           # (k, B)
+    out = np.empty(n)
+    rows = max(1, _RANGE_CHUNK // B)
+    for q0 in range(0, -(-n // B), rows):
+        q = np.arange(q0, min(q0 + rows, -(-n // B)), dtype=np.float64)
+        a = np.outer(n_from + q * B, th)                                    # (Q, k) phases N0·θ
+        # einsum, not @: no BLAS threads (under load OpenBLAS's spinning threads cost ~10x the CPU)
+        blk = (np.einsum("qk,kb->qb", np.cos(a), cm) - np.einsum("qk,kb->qb", np.sin(a), sm)).ravel()
+        s = q0 * B
+        out[s:s + blk.size] = blk[:n - s]
+    out /= k
+    return out
+
+
+def _rope_range_error(n_to: int, k: int) -> float:
+    """A bound on |fast - direct| for distances <= n_to: each way rounds the phases N·θ_j
+    (|N θ_j| <= n_to, θ_1 = 1 the fastest plane), to ≤ n_to·2^-53 each, and sums k terms."""
+    return 4.0 * (abs(n_to) + k + 8) * 2.0 ** -52
+
+
+def _range_args(k, n_from, n_to, base, max_work, what):
+    k = _v.integer("k", k, 1, K_MAX)
+    base = _v.real("base", base, 1.0, BASE_MAX)
+    n_from = _v.integer("n_from", n_from, 0, int(N_ABS_MAX))
+    n_to = _v.integer("n_to", n_to, n_from, int(N_ABS_MAX))
+    if n_to - n_from + 1 > RANGE_MAX:
+        raise ValueError(f"n_to - n_from + 1 must be <= {RANGE_MAX} (one array of that many distances)")
+    _work(what, float(n_to - n_from + 1) * k, max_work)
+    return k, n_from, n_to, base
+
+
+def rope_similarity_range(n_from, n_to, k, base=10000.0, *, max_work=MAX_WORK) -> np.ndarray:
+    r"""``sim(N)`` at every integer distance :math:`n_{from} \le N \le n_{to}` (fast: angle addition).
+
+    .. math:: \cos\big((N_0+m)\theta_j\big) = \cos(N_0\theta_j)\cos(m\theta_j)
+              - \sin(N_0\theta_j)\sin(m\theta_j),
+
+    so blocks of consecutive distances are two matrix products of cosine / sine tables: about
+    :math:`2\sqrt{n}\,k` trigonometric evaluations for :math:`n` distances instead of
+    :math:`n k`. It agrees with :func:`rope_similarity` to within
+    :math:`4(n_{to}+k+8)\,2^{-52}` (both round the phases :math:`N\theta_j`, of size up to
+    :math:`n_{to}`); :func:`rope_window_extremes` and :func:`rope_largest_return` use it to
+    locate the extremes and then evaluate :func:`rope_similarity` itself there.
+
+    Parameters
+    ----------
+    n_from, n_to : int
+        :math:`0 \le n_{from} \le n_{to} \le 10^9`, at most :data:`RANGE_MAX` distances.
+    k : int
+        Rotation planes, :math:`1 \le k \le 4096`.
+    base : float, optional
+        RoPE base, :math:`1 \le b \le 10^9`.
+    max_work : float, optional
+        Bound on ``(n_to - n_from + 1) * k``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_to - n_from + 1,)``.
+    """
+    k, n_from, n_to, base = _range_args(k, n_from, n_to, base, max_work, "rope_similarity_range")
+    return _rope_range(n_from, n_to, _rope_freqs(k, base))
+
+
+def _pick(sim_fast, N0, edges, k, base, sign):
+    """Per window [edges[i], edges[i+1]) of distances: the first distance where the direct
+    ``sign * sim`` is largest, and that direct value. The fast values can be off by ``eps``,
+    so every distance within ``2 eps`` of its window's fast extreme is a candidate and the
+    direct formula decides among the candidates (the true extreme is always one of them)."""
+    eps = _rope_range_error(int(edges[-1]) - 1, k)
+    y = sign * sim_fast
+    starts = edges[:-1] - N0
+    top = np.maximum.reduceat(y, starts)
+    win = np.repeat(np.arange(starts.size), np.diff(edges))
+    idx = np.flatnonzero(y >= top[win] - 2.0 * eps)
+    val = sign * rope_similarity((N0 + idx).astype(np.float64), k, base, max_work=math.inf)
+    w = win[idx]
+    order = np.lexsort((idx, -val, w))              # per window: largest value, then smallest N
+    first = order[np.r_[True, w[order][1:] != w[order][:-1]]]
+    return (N0 + idx[first]).astype(np.float64), sign * val[first]
+
+
+def rope_window_extremes(k, edges, base=10000.0, *, max_work=MAX_WORK) -> tuple[np.ndarray, ...]:
+    r"""The largest and the smallest ``sim(N)`` in each window of integer distances.
+
+    Windows are :math:`[e_i, e_{i+1})` for consecutive ``edges``. The result is that of a
+    brute-force search with :func:`rope_similarity` (the first distance on ties): the
+    extremes are located with :func:`rope_similarity_range` and every candidate within its
+    error bound is re-evaluated with the direct sum.
+
+    Parameters
+    ----------
+    k : int
+        Rotation planes, :math:`1 \le k \le 4096`.
+    edges : array_like of int
+        Strictly increasing, :math:`e_0 \ge 0`, at most :data:`RANGE_MAX` distances in all.
+    base : float, optional
+        RoPE base.
+    max_work : float, optional
+        Bound on ``(e_last - e_0) * k``.
+
+    Returns
+    -------
+    (hi_N, hi_sim, lo_N, lo_sim) : tuple of numpy.ndarray
+        Each of shape ``(len(edges) - 1,)``.
+    """
+    e = _v.finite_array("edges", edges, ndim=1, max_size=RANGE_MAX)
+    if e.size < 2 or np.any(e != np.round(e)) or np.any(np.diff(e) <= 0) or e[0] < 0:
+        raise ValueError("edges must be at least two strictly increasing integers >= 0")
+    e = e.astype(np.int64)
+    k, n_from, n_to, base = _range_args(k, int(e[0]), int(e[-1]) - 1, base, max_work, "rope_window_extremes")
+    fast = _rope_range(n_from, n_to, _rope_freqs(k, base))
+    hx, hy = _pick(fast, n_from, e, k, base, 1.0)
+    lx, ly = _pick(fast, n_from, e, k, base, -1.0)
+    return hx, hy, lx, ly
+
+
 def rope_largest_return(k, n_from, n_to, base=10000.0, *, max_work=MAX_WORK) -> tuple[float, int]:
     r"""The largest value of ``sim(N)`` over the integer distances :math:`n_{from} \le N \le n_{to}`.
+
+    Exactly the brute-force maximum of :func:`rope_similarity` over the window (first distance
+    on ties), found with :func:`rope_window_extremes` (blocks of at most :data:`RANGE_MAX`).
 
     Parameters
     ----------
@@ -160,13 +293,11 @@ def rope_largest_return(k, n_from, n_to, base=10000.0, *, max_work=MAX_WORK) -> 
     n_to = _v.integer("n_to", n_to, n_from, int(N_ABS_MAX))
     _work("rope_largest_return", float(n_to - n_from + 1) * k, max_work)
     best, arg = -2.0, n_from
-    step = max(1, int(2**20 // k))
-    for s in range(n_from, n_to + 1, step):
-        N = np.arange(s, min(s + step, n_to + 1), dtype=np.float64)
-        sim = rope_similarity(N, k, base, max_work=math.inf)
-        i = int(np.argmax(sim))
-        if sim[i] > best:
-            best, arg = float(sim[i]), int(N[i])
+    for s in range(n_from, n_to + 1, RANGE_MAX):
+        e = min(s + RANGE_MAX, n_to + 1)
+        hx, hy, _, _ = rope_window_extremes(k, [s, e], base, max_work=math.inf)
+        if hy[0] > best:
+            best, arg = float(hy[0]), int(hx[0])
     return best, arg
 
 

@@ -877,6 +877,76 @@ def _residual_norms(alpha, L, width, trials, seed, use_numba=True) -> np.ndarray
     return out
 
 
+# The same network sampled through the law of W_l z_l: for W_l with iid N(0, 1/N) entries,
+# independent of z_l, W_l z_l given z_l is exactly N(0, |z_l|^2/N I_N). So
+#   z_{l+1} = z_l + L^{-alpha} |z_l| / sqrt(N) g_l,   g_l ~ N(0, I_N) iid,
+# has the same joint law of (z_0, ..., z_L) as the matrix recursion (not an approximation), with
+# N normals per layer instead of N^2. Not used by the page yet (RESIDUAL_SAMPLER): its text says
+# that every weight matrix is drawn; switching needs that text changed (en and zh).
+RESIDUAL_SAMPLERS = ("matrix", "vector")
+#: the sampler of residual_energy_mc / residual_energy_profile
+RESIDUAL_SAMPLER = "matrix"
+
+
+@njit(cache=True, nogil=True)
+def _residual_vector_kernel(rng, z, scale, norms):  # pragma: no cover - compiled
+    """``z_{l+1} = z_l + scale |z_l| g_l`` for every row of ``z`` (in place) through
+    ``norms.shape[1] - 1`` layers, ``g_l`` drawn from ``rng`` in the order of
+    ``rng.standard_normal((T, L, N))``; ``norms[t, l] = |z_l|^2`` for l >= 1."""
+    T, N = z.shape[0], z.shape[1]
+    L = norms.shape[1] - 1
+    for t in range(T):
+        zt = z[t]
+        nrm = 0.0
+        for i in range(N):
+            nrm += zt[i] * zt[i]
+        for l in range(L):
+            c = scale * math.sqrt(nrm)
+            nrm = 0.0
+            for i in range(N):
+                zt[i] += c * rng.standard_normal()
+                nrm += zt[i] * zt[i]
+            norms[t, l + 1] = nrm
+
+
+def _residual_vector_reference(rng, z, scale, norms):
+    """Plain-NumPy reference of :func:`_residual_vector_kernel` (same draws, same effect)."""
+    L = norms.shape[1] - 1
+    G = rng.standard_normal((z.shape[0], L, z.shape[1]))
+    for l in range(L):
+        z += (scale * np.sqrt(np.einsum("ti,ti->t", z, z)))[:, None] * G[:, l]
+        norms[:, l + 1] = np.einsum("ti,ti->t", z, z)
+
+
+def _residual_norms_vector(alpha, L, width, trials, seed, use_numba=True) -> np.ndarray:
+    r"""As :func:`_residual_norms` (same law, other draws): per group of trials the unit starts
+    ``z_0`` (rows x N), then ``g`` (rows x L x N) from ``np.random.default_rng(seed)``."""
+    N = width
+    rng = np.random.default_rng(seed)
+    rows = int(min(trials, max(1, _BLOCK // (L * N))))
+    scale = float(L) ** (-alpha) / math.sqrt(N)
+    step = (_residual_vector_kernel if use_numba and _ready.ready("depth_sum")
+            else _residual_vector_reference)
+    out = np.empty((trials, L + 1))
+    for t0 in range(0, trials, rows):
+        r = min(rows, trials - t0)
+        z = rng.standard_normal((r, N))
+        z /= np.linalg.norm(z, axis=1, keepdims=True)
+        norms = np.empty((r, L + 1))
+        norms[:, 0] = 1.0
+        step(rng, z, scale, norms)
+        out[t0:t0 + r] = norms
+    if not np.all(np.isfinite(out)):
+        raise ValueError("the energy ratio overflowed the float range: raise alpha or lower L")
+    return out
+
+
+def _residual_sample(alpha, L, width, trials, seed) -> np.ndarray:
+    """The per-trial energy ratios of the sampler RESIDUAL_SAMPLER (arguments validated)."""
+    f = _residual_norms_vector if RESIDUAL_SAMPLER == "vector" else _residual_norms
+    return f(alpha, L, width, trials, seed)
+
+
 def _residual_args(alpha, L, width, trials, seed):
     alpha = _alpha(alpha)
     L = _depth(L, L_MAX_RESIDUAL)
@@ -913,7 +983,7 @@ def residual_energy_mc(alpha, L, width, trials, seed):
         ``(mean, stderr)`` over trials, ``stderr = std(ddof=1)/sqrt(trials)``.
     """
     alpha, L, width, trials, seed = _residual_args(alpha, L, width, trials, seed)
-    r = _residual_norms(alpha, L, width, trials, seed)[:, -1]
+    r = _residual_sample(alpha, L, width, trials, seed)[:, -1]
     # mean and std of r / max(r), then scaled back: r itself may be ~1e154 (alpha = 0), whose
     # squares in a plain std would overflow to inf
     top = float(r.max()) or 1.0
@@ -933,7 +1003,7 @@ def residual_energy_profile(alpha, L, width, trials, seed):
         ``(mean, stderr)``, each of shape (L + 1,).
     """
     alpha, L, width, trials, seed = _residual_args(alpha, L, width, trials, seed)
-    r = _residual_norms(alpha, L, width, trials, seed)
+    r = _residual_sample(alpha, L, width, trials, seed)
     top = r.max(axis=0)                     # per layer, as in residual_energy_mc (no overflow)
     top[top == 0.0] = 1.0
     q = r / top
@@ -946,3 +1016,4 @@ def warm() -> None:
     path_moments(2, 2, 0, [1], keep=1, use_numba=True)
     column_moments(2, 2, 0, use_numba=True)
     _residual_norms(0.5, 2, 2, 2, 0, use_numba=True)
+    _residual_norms_vector(0.5, 2, 2, 2, 0, use_numba=True)

@@ -55,13 +55,16 @@ from scipy.optimize import linear_sum_assignment
 from sim import _validate as _v
 from sim import attention as _att
 
-__all__ = ["projection", "w2", "run", "zero_temperature_flow", "zero_temperature_map",
+__all__ = ["projection", "w2", "run", "start_tokens", "zero_temperature_flow", "zero_temperature_map",
            "pole_imbalance", "rms_distance", "dominant_basis", "check_pair", "MAX_WORK", "W2_MAX_WORK"]
 
 #: default bound on the work of :func:`run`: steps*n*n*d (layers) + record*n**3 (assignments)
 MAX_WORK = 2e10
 #: default bound on n**3 for one :func:`w2` (the assignment is O(n^3) at worst)
 W2_MAX_WORK = 1e10
+#: run() records the whole trajectory in one engine call (and builds the W2 cost matrices of all
+#: records at once) when that array has at most this many numbers
+_ONE_CALL_MAX = 4_000_000
 #: eigenvalues within this (relative to max(1, max|mu|)) of mu_1 span the dominant eigenspace
 EIG_TOL = 1e-9
 #: a matrix is "symmetric" when ||S - S^T||_F <= SYM_TOL * max(1, ||S||_F)
@@ -224,15 +227,67 @@ def w2(X, Y, *, max_work: float = W2_MAX_WORK) -> float:
     if float(n) ** 3 > max_work:
         raise ValueError(f"X has {n} points: the exact assignment costs ~n^3 = {float(n) ** 3:.3g} "
                          f"> max_work = {max_work:.3g}; raise max_work or use fewer points")
+    return _w2(X, Y)
+
+
+def _w2_many(Xs: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """:func:`_w2` of every ``Xs[r]`` against ``Y``: the cost matrices in one array operation,
+    then one assignment each."""
+    scale = np.maximum(np.maximum(np.abs(Xs).max(axis=(1, 2)), float(np.max(np.abs(Y)))), 1e-300)
+    X = Xs / scale[:, None, None]
+    Ys = Y[None] / scale[:, None, None]
+    C = np.einsum("rid,rid->ri", X, X)[:, :, None] + np.einsum("rjd,rjd->rj", Ys, Ys)[:, None, :] \
+        - 2.0 * np.einsum("rid,rjd->rij", X, Ys)
+    np.maximum(C, 0.0, out=C)
+    out = np.empty(Xs.shape[0])
+    for r in range(Xs.shape[0]):
+        rows, cols = linear_sum_assignment(C[r])
+        diff = X[r, rows] - Ys[r, cols]
+        out[r] = scale[r] * math.sqrt(float(np.einsum("ij,ij->", diff, diff)) / Xs.shape[1])
+    return out
+
+
+def _w2(X: np.ndarray, Y: np.ndarray) -> float:
+    """:func:`w2` of validated float arrays of equal shape (n >= 1): no checks, for loops of many."""
     scale = max(float(np.max(np.abs(X))), float(np.max(np.abs(Y))), 1e-300)
     Xs, Ys = X / scale, Y / scale          # no overflow in the squared distances
     C = (Xs * Xs).sum(1)[:, None] + (Ys * Ys).sum(1)[None, :] - 2.0 * (Xs @ Ys.T)
     rows, cols = linear_sum_assignment(np.maximum(C, 0.0))
     diff = Xs[rows] - Ys[cols]
-    return float(scale * math.sqrt(float(np.einsum("ij,ij->", diff, diff)) / n))
+    return float(scale * math.sqrt(float(np.einsum("ij,ij->", diff, diff)) / X.shape[0]))
 
 
 # --------------------------------------------------------------------------- the run
+def _start(n: int, d: int, seed: int) -> np.ndarray:
+    Z0 = np.random.default_rng(seed).standard_normal((n, d))
+    Z0 /= np.linalg.norm(Z0, axis=1, keepdims=True)
+    return Z0
+
+
+def start_tokens(n, d, seed) -> np.ndarray:
+    r"""The initial tokens of :func:`run`: ``n`` standard Gaussian vectors of
+    ``np.random.default_rng(seed)`` (shape (n, d)), each normalised, so uniform on
+    :math:`S^{d-1}`.
+
+    Parameters
+    ----------
+    n : int
+        ``1 <= n <= MAX_N``.
+    d : int
+        ``2 <= d <= 4096``.
+    seed : int
+        ``>= 0``.
+
+    Returns
+    -------
+    ndarray, shape (n, d)
+    """
+    n = _v.integer("n", n, 1, MAX_N)
+    d = _v.integer("d", d, 2, 4096)
+    seed = _v.integer("seed", seed, 0, 2**63 - 1)
+    return _start(n, d, seed)
+
+
 def run(n, beta, B, V, T, dt, seed, record=60, *, max_work: float = MAX_WORK) -> dict:
     r"""n tokens uniform on the sphere, the SA layer map at inverse temperature beta, and
     :math:`W_2(\rho_t, \Pi_\sharp\rho_0)` over depth.
@@ -298,17 +353,28 @@ def run(n, beta, B, V, T, dt, seed, record=60, *, max_work: float = MAX_WORK) ->
         raise ValueError(f"too much work: steps*n*n*d + record*n^3 = {work:.3g} > max_work = "
                          f"{max_work:.3g} (steps = {steps}, n = {n}, d = {d}); fewer tokens, a "
                          "shorter depth, a larger dt or fewer records")
-    rng = np.random.default_rng(seed)
-    Z0 = rng.standard_normal((n, d))
-    Z0 /= np.linalg.norm(Z0, axis=1, keepdims=True)
+    Z0 = _start(n, d, seed)
     target = projection(Z0, S)
     layers = np.rint(np.linspace(0.0, steps, record)).astype(np.int64)
-    Zs = np.empty((record, n, d))
-    Zs[0] = Z0
-    for r in range(1, record):
-        g = int(layers[r] - layers[r - 1])
-        Zs[r] = _att.simulate(Zs[r - 1], beta, dt, g, A=B, V=V, flow="SA", record_every=g)[-1]
-    w = np.array([w2(Zs[r], target, max_work=max(W2_MAX_WORK, max_work)) for r in range(record)])
+    g = math.gcd(*(int(x) for x in np.diff(layers)))
+    if (steps // g + 1) * n * d <= _ONE_CALL_MAX:
+        # one engine call recording every g-th layer (g divides every gap): the same layers as
+        # a call per gap, without the per-call set-up of the engine 20 times over
+        Zs = _att.simulate(Z0, beta, dt, steps, A=B, V=V, flow="SA", record_every=g,
+                           max_work=max(_att.MAX_WORK, max_work))[layers // g]
+        Zs[0] = Z0                          # the start itself (the engine re-normalises it)
+    else:                                   # long runs: a call per gap keeps only the records
+        Zs = np.empty((record, n, d))
+        Zs[0] = Z0
+        for r in range(1, record):
+            gr = int(layers[r] - layers[r - 1])
+            Zs[r] = _att.simulate(Zs[r - 1], beta, dt, gr, A=B, V=V, flow="SA", record_every=gr)[-1]
+    if float(n) ** 3 > max(W2_MAX_WORK, max_work):   # pragma: no cover - bounded by the work check above
+        raise ValueError(f"{n} tokens: the exact assignment costs ~n^3 = {float(n) ** 3:.3g} > max_work")
+    if record * n * n <= _ONE_CALL_MAX:     # the cost matrices of all records in one array
+        w = _w2_many(Zs, target)
+    else:
+        w = np.array([_w2(Zs[r], target) for r in range(record)])
     return {"t": layers * dt, "w2": w, "Z": Zs, "layers": layers, "target": target, "S": S,
             "steps": steps}
 

@@ -621,6 +621,31 @@ def stability_constant(beta, dt) -> float:
     return ((1.0 + beta) + (1.0 + 2.0 * beta) * math.exp(2.0 * beta)) / (1.0 - dt)
 
 
+#: reference runs of stability() kept in memory (layers * n_ref angles at most, each)
+_REF_CACHE_MAX = 2_000_000
+
+
+def _circle_run(th0, beta, dt, steps, every):
+    """Angles in [0, 2π) of the SA layer map (A = V = I) from the angles ``th0``, every
+    ``every``-th layer and the last one; and those layers."""
+    Z0 = np.stack([np.cos(th0), np.sin(th0)], axis=1)
+    tr = simulate(Z0, beta, dt, steps, record_every=every)
+    layers = np.arange(tr.shape[0]) * every
+    if layers[-1] != steps:                       # keep the last layer too
+        tr = np.concatenate([tr, simulate(tr[-1], beta, dt, steps - layers[-1])[-1:]])
+        layers = np.append(layers, steps)
+    return np.mod(np.arctan2(tr[..., 1], tr[..., 0]), TWO_PI), layers
+
+
+@functools.lru_cache(maxsize=16)
+def _reference_run(beta, dt, steps, every, n_ref):
+    """The reference system of :func:`stability`: it depends on neither ``n`` nor ``seed``, so a
+    page that moves those reuses it (validated arguments; read-only result, callers copy)."""
+    theta_ref = _circle_run(initial_quantile((np.arange(n_ref) + 0.5) / n_ref), beta, dt, steps, every)[0]
+    theta_ref.setflags(write=False)
+    return theta_ref
+
+
 def stability(n, beta, T, dt, seed, n_ref=2048, *, max_records: int = 200,
               max_work: float = MAX_STABILITY_WORK) -> dict:
     r"""W₁ over depth between ``n`` tokens and a large reference system, with the Gronwall bound.
@@ -678,18 +703,12 @@ def stability(n, beta, T, dt, seed, n_ref=2048, *, max_records: int = 200,
     C = stability_constant(beta, dt)
     rng = np.random.default_rng(seed)
     th0 = initial_quantile(rng.random(n))
-    ref0 = initial_quantile((np.arange(n_ref) + 0.5) / n_ref)
     every = max(1, -(-steps // (max_records - 1)))
-    circ = lambda th: np.stack([np.cos(th), np.sin(th)], axis=1)
-    tr = simulate(circ(th0), beta, dt, steps, record_every=every)
-    rf = simulate(circ(ref0), beta, dt, steps, record_every=every)
-    layers = np.arange(tr.shape[0]) * every
-    if layers[-1] != steps:                       # keep the last layer too
-        tr = np.concatenate([tr, simulate(tr[-1], beta, dt, steps - layers[-1])[-1:]])
-        rf = np.concatenate([rf, simulate(rf[-1], beta, dt, steps - layers[-1])[-1:]])
-        layers = np.append(layers, steps)
-    theta = np.mod(np.arctan2(tr[..., 1], tr[..., 0]), TWO_PI)
-    theta_ref = np.mod(np.arctan2(rf[..., 1], rf[..., 0]), TWO_PI)
+    theta, layers = _circle_run(th0, beta, dt, steps, every)
+    if (layers.size * n_ref <= _REF_CACHE_MAX):
+        theta_ref = _reference_run(beta, dt, steps, every, n_ref).copy()
+    else:
+        theta_ref = _reference_run.__wrapped__(beta, dt, steps, every, n_ref)
     w1 = np.array([w1_circle(a, b) for a, b in zip(theta, theta_ref)])
     t = layers * dt
     with np.errstate(divide="ignore"):

@@ -45,7 +45,7 @@ from sim._validate import finite_array, integer, real
 
 __all__ = [
     "matrix", "response", "operator_norm", "peak", "circle_image",
-    "flow", "flow_norm", "kappa",
+    "flow", "flow_norm", "flow_norm_grid", "kappa",
     "pseudospectrum", "pseudospectrum_reference", "kreiss_lower_bound",
     "jacobian_products",
     "euler_flow", "euler_scalar", "euler_regime",
@@ -196,6 +196,34 @@ def flow_norm(M, s, eps=0.0) -> np.ndarray:
     """
     E = flow(M, s, eps)
     return _norm2x2(E[:, 0, 0], E[:, 0, 1], E[:, 1, 0], E[:, 1, 1])
+
+
+def flow_norm_grid(M, s, eps) -> np.ndarray:
+    r""":func:`flow_norm` for every :math:`\varepsilon` of ``eps`` at once: row ``i`` is
+    ``flow_norm(M, s, eps[i])`` (the same formula, broadcast; no 2×2 matrices stored).
+
+    Parameters
+    ----------
+    M, s
+        As in :func:`flow`.
+    eps : array_like, 1-D
+        Values :math:`\varepsilon \ge 0`; ``len(eps) * len(s)`` at most ``MAX_TIMES``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(len(eps), len(s))``.
+    """
+    M = _M(M)
+    s = _times(s)
+    e = finite_array("eps", eps, ndim=1, max_size=MAX_TIMES)
+    if e.size and (e.min() < 0.0 or e.max() > EPS_MAX):
+        raise ValueError(f"eps must lie in [0, {EPS_MAX}]")
+    if e.size * s.size > MAX_TIMES:
+        raise ValueError(f"len(eps) * len(s) = {e.size * s.size} exceeds {MAX_TIMES}")
+    S, E = s[None, :], e[:, None]
+    a = np.broadcast_to(np.exp(-s)[None, :], (e.size, s.size))
+    return _norm2x2(a, _coupling(M, E, S), 0.0, np.exp(-(1.0 + E) * S))
 
 
 def response(M, s, x0) -> np.ndarray:

@@ -33,6 +33,37 @@ def test_rope_largest_return_is_the_brute_maximum(k, lo, hi):
     assert lo <= arg <= hi and bk.rope_similarity(arg, k)[0] == pytest.approx(best, abs=1e-14)
 
 
+@pytest.mark.parametrize("k,lo,hi,base", [(1, 0, 5000, 1e4), (2, 1000, 20000, 1e4), (7, 3, 12345, 500.0),
+                                          (64, 1, 200_000, 1e4), (128, 999_000, 1_000_000, 1e6)])
+def test_rope_range_is_the_direct_sum_within_its_bound(k, lo, hi, base):
+    """Angle addition against the direct sum (both round the phases N·θ: the bound grows with N)."""
+    N = np.arange(lo, hi + 1, dtype=float)
+    fast = bk.rope_similarity_range(lo, hi, k, base)
+    th = base ** (-np.arange(k) / k)
+    ref = np.cos(np.outer(N, th)).mean(1)
+    assert fast.shape == N.shape
+    assert np.abs(fast - ref).max() <= bk._rope_range_error(hi, k)
+    np.testing.assert_allclose(fast, ref, atol=1e-9 if hi > 10**5 else 1e-12)
+
+
+@pytest.mark.parametrize("k,hi,base", [(1, 3000, 1e4), (2, 60_000, 1e4), (5, 20_000, 300.0), (32, 60_000, 1e4)])
+def test_rope_window_extremes_are_the_brute_force_extremes(k, hi, base):
+    edges = np.unique(np.round(np.logspace(0, np.log10(hi + 1), 120)).astype(int))
+    edges = np.append(edges[edges <= hi], hi + 1)
+    hx, hy, lx, ly = bk.rope_window_extremes(k, edges, base)
+    for j, (a, b) in enumerate(zip(edges[:-1], edges[1:])):
+        seg = bk.rope_similarity(np.arange(a, b, dtype=float), k, base)
+        assert (hx[j], hy[j]) == (a + np.argmax(seg), seg.max())     # the first on ties, exactly
+        assert (lx[j], ly[j]) == (a + np.argmin(seg), seg.min())
+
+
+def test_rope_largest_return_over_several_blocks(monkeypatch):
+    monkeypatch.setattr(bk, "RANGE_MAX", 7001)      # 5 blocks, the maximum in one of them
+    N = np.arange(1, 30_001, dtype=float)
+    sim = bk.rope_similarity(N, 3)
+    assert bk.rope_largest_return(3, 1, 30_000) == (sim.max(), int(N[np.argmax(sim)]))
+
+
 def test_rope_returns_get_lower_with_more_planes():
     """Not a law, a measurement: on a fixed long window the largest return falls as k grows."""
     h = [bk.rope_largest_return(k, 10_000, 60_000)[0] for k in (8, 32, 128)]
@@ -223,6 +254,16 @@ def test_sink_mass_is_what_a_softmax_layer_gives(delta, N, beta):
     (lambda: bk.rope_similarity(np.array([1 + 1j]), 4), "N"),
     (lambda: bk.rope_similarity(np.arange(10**6), 4096), "max_work"),
     (lambda: bk.rope_largest_return(4, 10, 5), "n_to"),
+    (lambda: bk.rope_similarity_range(10, 5, 4), "n_to"),
+    (lambda: bk.rope_similarity_range(-1, 5, 4), "n_from"),
+    (lambda: bk.rope_similarity_range(0, 5, 0), "k"),
+    (lambda: bk.rope_similarity_range(0, 10**7, 1), "n_to - n_from"),
+    (lambda: bk.rope_similarity_range(0, 10**6, 4096), "max_work"),
+    (lambda: bk.rope_window_extremes(4, [5]), "edges"),
+    (lambda: bk.rope_window_extremes(4, [5, 3]), "edges"),
+    (lambda: bk.rope_window_extremes(4, [0.5, 3]), "edges"),
+    (lambda: bk.rope_window_extremes(4, [-1, 3]), "edges"),
+    (lambda: bk.rope_window_extremes(4, [0, np.nan]), "edges"),
     (lambda: bk.rmsnorm_jacobian(np.zeros(3), 0.0), "eps"),
     (lambda: bk.rmsnorm_jacobian([1.0, np.inf], 1e-6), "x"),
     (lambda: bk.rmsnorm_jacobian([1.0], -1e-6), "eps"),

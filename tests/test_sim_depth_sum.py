@@ -518,3 +518,39 @@ def test_residual_energy_mc_standard_error_finite_at_alpha_zero():
     pm, pse = ds.residual_energy_profile(0.0, 512, 128, 10, 0)
     assert np.all(np.isfinite(pm)) and np.all(np.isfinite(pse))
     assert (pm[-1], pse[-1]) == pytest.approx((m, se), rel=1e-13)
+
+
+# --------------------------------------------------------------------------- the vector sampler
+@pytest.mark.parametrize("alpha,L,width,trials,block", [
+    (0.5, 8, 4, 5, 2**21), (0.3, 17, 9, 70, 200), (1.0, 3, 256, 3, 2**21), (0.0, 5, 1, 130, 7)])
+def test_residual_vector_kernel_matches_reference(monkeypatch, alpha, L, width, trials, block):
+    monkeypatch.setattr(ds, "_BLOCK", block)            # several groups of trials where block is small
+    a = ds._residual_norms_vector(alpha, L, width, trials, 123, use_numba=True)
+    b = ds._residual_norms_vector(alpha, L, width, trials, 123, use_numba=False)
+    assert a.shape == (trials, L + 1) and np.all(a[:, 0] == 1.0)
+    np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("alpha,L,width,trials,seed", [(0.5, 16, 8, 3000, 1), (0.25, 20, 4, 3000, 2),
+                                                       (0.5, 64, 32, 300, 4)])
+def test_residual_vector_sampler_has_the_matrix_law(alpha, L, width, trials, seed):
+    """W z given z is N(0, |z|^2/N I) for Gaussian W: the two samplers draw from one law (two-sample
+    Kolmogorov-Smirnov on the final ratios and on a middle layer; fixed seeds, so not flaky)."""
+    from scipy.stats import ks_2samp
+
+    v = ds._residual_norms_vector(alpha, L, width, trials, seed)
+    m = ds._residual_norms(alpha, L, width, trials, seed + 100)
+    for col in (L // 2, L):
+        assert ks_2samp(v[:, col], m[:, col]).pvalue > 1e-3
+    exact = (1 + L ** (-2 * alpha)) ** np.arange(L + 1)
+    se = v.std(axis=0, ddof=1) / math.sqrt(trials)
+    assert np.all(np.abs(v[:, 1:].mean(axis=0) - exact[1:]) < Z_SE * se[1:])
+
+
+def test_residual_sampler_switch(monkeypatch):
+    assert ds.RESIDUAL_SAMPLER in ds.RESIDUAL_SAMPLERS
+    monkeypatch.setattr(ds, "RESIDUAL_SAMPLER", "vector")
+    m, se = ds.residual_energy_mc(0.5, 24, 12, 1500, 7)
+    assert abs(m - ds.residual_energy(0.5, 24)) < Z_SE * se
+    r = ds._residual_norms_vector(0.5, 24, 12, 1500, 7)[:, -1]
+    assert m == pytest.approx(r.mean(), rel=1e-12)

@@ -315,3 +315,29 @@ def test_drift_model_gathers_towards_e2_then_slides_to_v_axis():
     peak = int(np.argmax(z2))
     assert z2[peak] > 0.8 and r["t"][peak] <= 10.0
     assert z2[-1] < z2[peak] - 0.15 and z1[-1] > z1[peak] + 0.2
+
+
+# --------------------------------------------------------------------------- one engine call per run
+@pytest.mark.parametrize("steps,record", [(20, 6), (37, 5), (200, 21), (9, 10)])
+def test_run_in_one_call_equals_a_call_per_record(monkeypatch, steps, record):
+    """run() records the trajectory in one engine call (every gcd-of-gaps layer) and builds all
+    W2 cost matrices at once; the long-run path (a call per gap, one assignment at a time) agrees."""
+    B, V = np.diag([1.0, 1.3, 1.0]), np.diag([1.0, 0.9, 0.5])
+    a = lt.run(20, 30.0, B, V, steps * 0.05, 0.05, 4, record=record)
+    monkeypatch.setattr(lt, "_ONE_CALL_MAX", 0)
+    b = lt.run(20, 30.0, B, V, steps * 0.05, 0.05, 4, record=record)
+    np.testing.assert_array_equal(a["layers"], b["layers"])
+    np.testing.assert_allclose(a["Z"], b["Z"], atol=1e-13)
+    np.testing.assert_allclose(a["w2"], b["w2"], rtol=1e-12, atol=1e-15)
+    for k in range(record):
+        assert a["w2"][k] == pytest.approx(lt.w2(a["Z"][k], a["target"]), rel=1e-12, abs=1e-15)
+
+
+def test_start_tokens_are_the_runs_start():
+    Z = lt.start_tokens(12, 3, 5)
+    r = lt.run(12, 2.0, I3, np.diag([1.0, 0.5, 0.5]), 0.2, 0.1, 5, record=2)
+    np.testing.assert_array_equal(Z, r["Z"][0])
+    np.testing.assert_allclose(np.linalg.norm(Z, axis=1), 1.0, atol=1e-15)
+    for args, name in (((0, 3, 0), "n"), ((4, 1, 0), "d"), ((4, 3, -1), "seed"), ((4, 3.5, 0), "d")):
+        with pytest.raises(ValueError, match=name):
+            lt.start_tokens(*args)

@@ -273,6 +273,27 @@ def test_stability_bound_holds_and_matches_its_parts(n, beta, T, dt, seed):
     assert w1[-1] == pytest.approx(M.w1_circle(r["theta"][-1], r["theta_ref"][-1]), rel=1e-12)
 
 
+def test_stability_reference_is_reused_and_is_the_engine_run():
+    """The reference system depends on neither n nor seed: stability() keeps it (lru cache) and
+    hands out copies; it is the engine's run of the quantile refinement, recorded like the tokens."""
+    M._reference_run.cache_clear()
+    a = M.stability(12, 1.3, 2.1, 0.1, 0, n_ref=128, max_records=6)
+    b = M.stability(30, 1.3, 2.1, 0.1, 5, n_ref=128, max_records=6)
+    assert M._reference_run.cache_info().hits == 1
+    np.testing.assert_array_equal(a["theta_ref"], b["theta_ref"])
+    np.testing.assert_array_equal(a["layers"], b["layers"])
+    assert a["layers"][-1] == 21 and a["theta_ref"].shape == (a["layers"].size, 128)
+    a["theta_ref"][:] = 0.0                                 # a caller's copy: the cache is untouched
+    c = M.stability(12, 1.3, 2.1, 0.1, 0, n_ref=128, max_records=6)
+    np.testing.assert_array_equal(c["theta_ref"], b["theta_ref"])
+    np.testing.assert_array_equal(c["w1"], a["w1"])
+    ref0 = M.initial_quantile((np.arange(128) + 0.5) / 128)
+    Z = simulate_reference(np.stack([np.cos(ref0), np.sin(ref0)], 1), 1.3, 0.1, 21)
+    for k, L in enumerate(b["layers"]):
+        np.testing.assert_allclose(np.sort(b["theta_ref"][k]),
+                                   np.sort(np.mod(np.arctan2(Z[L, :, 1], Z[L, :, 0]), TWO_PI)), atol=1e-9)
+
+
 # --------------------------------------------------------------------------- invalid input
 @pytest.mark.parametrize("call,word", [
     (lambda: M.w1_circle([], [1.0]), "at least one"),

@@ -459,3 +459,18 @@ def test_work_bounds_can_be_raised_explicitly():
         nn.euler_scalar(1.0, 0.1, 10.0, max_work=99)
     with pytest.raises(ValueError):                     # default bounds unchanged
         nn.pseudospectrum(A, np.zeros(2001), np.zeros(2000))
+
+
+@pytest.mark.parametrize("M", [6.0, -3.0, 0.0, 50.0])
+def test_flow_norm_grid_is_flow_norm_per_eps(M):
+    s = np.linspace(0.0, 12.0, 300)
+    eps = np.concatenate([[0.0], np.logspace(-4, 1, 17)])
+    g = nn.flow_norm_grid(M, s, eps)
+    assert g.shape == (eps.size, s.size)
+    np.testing.assert_array_equal(g, [nn.flow_norm(M, s, e) for e in eps])
+    with pytest.raises(ValueError, match="eps"):
+        nn.flow_norm_grid(M, s, [-1.0])
+    with pytest.raises(ValueError, match="eps"):
+        nn.flow_norm_grid(M, s, [[0.1]])
+    with pytest.raises(ValueError, match="len"):
+        nn.flow_norm_grid(M, np.zeros(10_000), np.ones(200))

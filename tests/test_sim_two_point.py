@@ -72,6 +72,33 @@ def test_time_change_maps_usa_onto_sa(beta, theta0):
     assert gap.max() < 1e-8
 
 
+def _clock_by_ode(beta, theta0, tu):
+    """The SA clock as a second component of the USA ODE (the former implementation)."""
+    from scipy.integrate import solve_ivp
+
+    def f(_, y):
+        th = math.exp(y[0])
+        s2 = math.sin(2 * th) / th if th > 1e-150 else 2.0
+        return [-0.5 * math.exp(beta * math.cos(2 * th)) * s2,
+                (math.exp(beta) + math.exp(beta * math.cos(2 * th))) / 2.0]
+
+    sol = solve_ivp(f, (0.0, tu.max()), [math.log(theta0), 0.0], method="DOP853", t_eval=tu,
+                    rtol=1e-12, atol=1e-14)
+    return sol.y[1]
+
+
+@pytest.mark.parametrize("beta,theta0", [(0.0, 1.0), (0.2, 1.4), (1.0, 1.0), (4.0, 0.3), (30.0, 0.05),
+                                         (3.3, 1.0)])
+def test_usa_clock_quadrature_is_the_ode_clock(beta, theta0):
+    tu = np.linspace(0.0, 5.0, 400)
+    got = tp.usa_on_sa_clock(beta, theta0, tu)
+    np.testing.assert_allclose(got, _clock_by_ode(beta, theta0, tu), rtol=1e-10, atol=0)
+    perm = np.random.default_rng(0).permutation(tu.size)   # any order, a single point, none
+    np.testing.assert_allclose(tp.usa_on_sa_clock(beta, theta0, tu[perm]), got[perm], rtol=1e-14)
+    assert tp.usa_on_sa_clock(beta, theta0, [0.0])[0] == 0.0
+    assert tp.usa_on_sa_clock(beta, theta0, []).shape == (0,)
+
+
 def test_energy_closed_form_and_reference():
     rng = np.random.default_rng(3)
     for beta in (0.5, 1.0, 3.0):
@@ -83,6 +110,28 @@ def test_energy_closed_form_and_reference():
         A = rng.normal(size=(4, 4))
         ref = -sum(math.exp(beta * Z[i] @ A @ Z[j]) for i in range(7) for j in range(7)) / (2 * beta * 49)
         assert tp.energy(Z, beta, A) == pytest.approx(ref, rel=1e-12)
+
+
+@pytest.mark.parametrize("beta,n,d,with_A", [(1.0, 2, 3, False), (3.3, 2, 3, False), (0.7, 7, 4, True),
+                                              (20.0, 12, 3, True)])
+def test_energies_are_energy_of_each_configuration(beta, n, d, with_A):
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(d, d)) if with_A else None
+    traj = simulate(rng.normal(size=(n, d)), beta, 0.05, 30, A=A, record_every=3)
+    E = tp.energies(traj, beta, A)
+    assert E.shape == (traj.shape[0],)
+    np.testing.assert_allclose(E, [tp.energy(Z, beta, A) for Z in traj], rtol=1e-13, atol=0)
+    assert tp.energies(traj[:0], beta, A).shape == (0,)
+
+
+def test_energies_invalid_input():
+    Z = np.ones((4, 2, 3)) / math.sqrt(3)
+    for call, match in ((lambda: tp.energies(Z[0], 1.0), "traj"), (lambda: tp.energies(Z, 0.0), "beta"),
+                        (lambda: tp.energies(Z * np.nan, 1.0), "traj"), (lambda: tp.energies(Z, 1e4), "beta"),
+                        (lambda: tp.energies(Z, 1.0, np.eye(2)), "A"),
+                        (lambda: tp.energies(Z, 1.0, max_work=10), "max_work")):
+        with pytest.raises(ValueError, match=match):
+            call()
 
 
 @pytest.mark.parametrize("flow", ["SA", "USA"])

@@ -33,32 +33,37 @@ def rope_curve_ks(k: int) -> tuple[int, ...]:
     return (k, 4 * k, 16 * k)
 
 
-def _envelope(N: np.ndarray, y: np.ndarray, bins: int) -> tuple[np.ndarray, ...]:
-    """Per log-spaced window of distances: the (N, sim) of its largest and of its smallest value."""
-    edges = np.unique(np.round(np.logspace(0.0, np.log10(N[-1] + 1.0), bins + 1)).astype(int))
-    edges = edges[(edges >= 1) & (edges <= N[-1] + 1)]
-    if edges[-1] != N[-1] + 1:
-        edges = np.append(edges, N[-1] + 1)
-    hi_x, hi_y, lo_x, lo_y = [], [], [], []
-    for a, b in zip(edges[:-1], edges[1:]):
-        seg = y[a:b]
-        i, j = int(np.argmax(seg)), int(np.argmin(seg))
-        hi_x.append(N[a + i]), hi_y.append(seg[i]), lo_x.append(N[a + j]), lo_y.append(seg[j])
-    return np.array(hi_x), np.array(hi_y), np.array(lo_x), np.array(lo_y)
+def _envelope_edges(n_to: int, bins: int) -> np.ndarray:
+    """The log-spaced windows of distances 1 … n_to of the long-range plot."""
+    edges = np.unique(np.round(np.logspace(0.0, np.log10(n_to + 1.0), bins + 1)).astype(int))
+    edges = edges[(edges >= 1) & (edges <= n_to + 1)]
+    if edges[-1] != n_to + 1:
+        edges = np.append(edges, n_to + 1)
+    return edges
+
+
+@cached
+def rope_curve(kk: int, n_to: int) -> tuple[np.ndarray, ...]:
+    """Per log-spaced window of distances: the (N, sim) of its largest and of its smallest value
+    (the brute-force window extremes of the direct sum, bk.rope_window_extremes)."""
+    return bk.rope_window_extremes(kk, _envelope_edges(n_to, ROPE_BINS), ROPE_BASE)
+
+
+@cached
+def rope_returns(n_from: int, n_to: int) -> tuple[list, list]:
+    """The largest return beyond n_from for every k of ROPE_KS (does not depend on the page's k)."""
+    heights, where = [], []
+    for kk in ROPE_KS:
+        h, at = bk.rope_largest_return(kk, n_from, n_to, ROPE_BASE)
+        heights.append(h), where.append(at)
+    return heights, where
 
 
 @cached
 def rope_data(k: int, n_from: int, n_to: int) -> dict:
     """Long-range sim(N) envelopes for a few k, and the largest return beyond n_from against k."""
-    N = np.arange(0, n_to + 1, dtype=np.float64)
-    curves = {}
-    for kk in rope_curve_ks(k):
-        y = bk.rope_similarity(N, kk, ROPE_BASE)
-        curves[kk] = _envelope(N, y, ROPE_BINS)
-    heights, where = [], []
-    for kk in ROPE_KS:
-        h, at = bk.rope_largest_return(kk, n_from, n_to, ROPE_BASE)
-        heights.append(h), where.append(at)
+    curves = {kk: rope_curve(kk, n_to) for kk in rope_curve_ks(k)}
+    heights, where = rope_returns(n_from, n_to)
     ks, heights = np.array(ROPE_KS, dtype=float), np.array(heights)
     # a log-log fit needs positive heights (a very short window can have a negative maximum)
     fit = (ks >= ROPE_FIT_FROM) & (heights > 0)

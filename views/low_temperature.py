@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from sim import attention as att
 from sim import low_temperature as lt
 from ui.figures import (COLORS, band, cached_figure, figure, figure3d, line, markers, sphere_wire,
                         tall_legend, typed, vline)
@@ -67,18 +68,21 @@ def records(n: int, runs: int, steps: int) -> int:
     return min(max(MIN_RECORDS, min(RECORDS, fit)), steps + 1)
 
 
-def _runs(n, beta, B, V, steps, dt, seed, record, zero=None):
-    """One run and its distance to the zero-temperature layer map at the recorded layers.
+def _zero_maps(n, B, V, steps, dt, seeds, layers) -> np.ndarray:
+    """The zero-temperature layer map from every seed's start at the given layers, shape
+    (seeds, len(layers), n, d). It does not depend on β; each token moves on its own, so all
+    seeds' tokens go through one call (stacked rows)."""
+    Z0 = np.concatenate([lt.start_tokens(n, B.shape[0], s) for s in range(seeds)])
+    zt = lt.zero_temperature_map(Z0, B, V, dt, steps)[layers]
+    return zt.reshape(len(layers), seeds, n, -1).swapaxes(0, 1)
 
-    ``zero`` (a dict) keeps the zero-temperature map of each seed: it does not depend on β."""
+
+def _runs(n, beta, B, V, steps, dt, seed, record, zero):
+    """One run and its RMS distance to the zero-temperature layer map ``zero[seed]`` (from
+    :func:`_zero_maps`) at the recorded layers (lt.rms_distance of each pair, vectorised)."""
     r = lt.run(n, beta, B, V, steps * dt, dt, seed, record=record)
-    if zero is None or seed not in zero:
-        zt = lt.zero_temperature_map(r["Z"][0], B, V, dt, steps)[r["layers"]]
-        if zero is not None:
-            zero[seed] = zt
-    zt = zero[seed] if zero is not None else zt
-    dist = np.array([lt.rms_distance(r["Z"][k], zt[k]) for k in range(len(r["layers"]))])
-    return r, dist
+    D = r["Z"] - zero[seed]
+    return r, np.sqrt(np.einsum("kij,kij->k", D, D) / n)
 
 
 @cached
@@ -95,7 +99,7 @@ def lowtemp_data(model: str, gap: float, log10_beta: float, n: int, seeds: int, 
     out = {"betas": betas, "steps": steps, "dt": dt_used, "n": n, "seeds": seeds, "model": model,
            "w2": np.empty((betas.size, seeds, record)), "dist": np.empty((betas.size, seeds, record)),
            "k": np.full((betas.size, seeds), -1, dtype=np.int64)}
-    zero = {}
+    zero = _zero_maps(n, B, V, steps, dt_used, seeds, np.rint(np.linspace(0.0, steps, record)).astype(np.int64))
     for b, beta in enumerate(betas):
         for s in range(seeds):
             r, dist = _runs(n, beta, B, V, steps, dt_used, s, record, zero)
@@ -122,9 +126,13 @@ def rate_data(model: str, gap: float, n: int, seeds: int, dt: float) -> dict:
     B, V = matrices(model, gap)
     betas = 10.0 ** np.array(RATE_LOG_BETAS)
     steps, dt_used = plan(RATE_DEPTH, dt, n, betas.size * seeds)
-    zero = {}
-    d = np.array([[_runs(n, beta, B, V, steps, dt_used, s, 2, zero)[1][-1] for s in range(seeds)]
-                  for beta in betas])
+    zero = _zero_maps(n, B, V, steps, dt_used, seeds, np.array([steps]))[:, 0]
+    # what lt.run(n, beta, B, V, steps * dt_used, dt_used, s, record=2) does to the tokens (one
+    # engine call from lt.start_tokens), without its two W2 assignments, which this panel does not use
+    starts = [lt.start_tokens(n, B.shape[0], s) for s in range(seeds)]
+    d = np.array([[np.sqrt(np.mean(np.sum((att.simulate(starts[s], beta, dt_used, steps, A=B, V=V, flow="SA",
+                                                                 record_every=steps)[-1] - zero[s]) ** 2, axis=1)))
+                   for s in range(seeds)] for beta in betas])
     mean = d.mean(axis=1)
     rate = np.sqrt(np.log(betas + 1.0) / betas)
     C = float(np.max(mean / rate))                 # the smallest multiple of the rate above every point

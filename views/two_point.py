@@ -32,7 +32,7 @@ def two_point_data(beta: float, theta0: float, horizon: float, dt: float) -> dic
             "tau": tau,
             "sim": th_sim,
             "gap": float(np.max(np.abs(th_sim - tp.half_angle(beta, theta0, tau, flow)))),
-            "E_sim": np.array([tp.energy(Z, beta, None) for Z in traj]),
+            "E_sim": tp.energies(traj, beta),
         }
         out[flow]["E_exact"] = tp.energy_two_point(beta, out[flow]["exact"])
     # USA re-timed onto the SA clock; keep the part inside the plotted SA depth window

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from sim import width as W
-from ui.figures import (COLORS, SEQUENCE, band, cached_figure, exact_line, figure, line, sim_markers,
+from ui.figures import (COLORS, SEQUENCE, band, cached_figure, exact_line, figure, line, markers, sim_markers,
                         tall_legend)
 from ui.page import cached
 
@@ -151,8 +151,11 @@ def loss_figure(t, N, start, T, dt, data, seed):
 @cached_figure
 def residual_figure(t, N, scaling, start, T, dt, data, seed):
     d = run_data(N, scaling, start, T, dt, data, seed)
+    # the legend below the plot, set at creation (a validated update_layout afterwards cost ms)
     fig = figure(t("fig.x_time"), t("fig.y_residual"),
-                 t("fig.residual_title", scaling=t(f"names.{scaling}"), N=N))
+                 t("fig.residual_title", scaling=t(f"names.{scaling}"), N=N), height=520, margin={"t": 50},
+                 legend={"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0.0,
+                         "bgcolor": "rgba(255,255,255,0.6)"})
     for m, x in enumerate(d["xs"]):
         col, group = SEQUENCE[m % len(SEQUENCE)], f"x{m}"
         fr = d["frozen"][:, m]
@@ -165,7 +168,6 @@ def residual_figure(t, N, scaling, start, T, dt, data, seed):
     # what the line styles mean, once (each data point has its own colour)
     fig.add_traces([line([None], [None], t("fig.key_frozen"), COLORS["ref"]),
                     line([None], [None], t("fig.key_band"), "rgba(127,127,127,0.3)", width=10)])
-    fig.update_layout(legend=dict(y=-0.2, yanchor="top"), margin=dict(t=50), height=520)
     return fig
 
 
@@ -175,15 +177,14 @@ def eigen_figure(t, N, start, T, dt, data, seed):
     lam0 = runs["lazy"]["eig0"]
     floor = EIG_FLOOR * max(lam0[0], 1e-300)
     k = np.arange(1, lam0.size + 1)
-    fig = figure(t("fig.x_index"), t("fig.y_eig"), t("fig.eig_title", T=f"{T:g}"), log_y=True)
-    exact_line(fig, k, np.maximum(lam0, floor), t("fig.eig0"), color=COLORS["black"])
-    for s, d in runs.items():
-        sim_markers(fig, k, np.maximum(d["eig_end"], floor), t(f"fig.{s}_eig_end"),
-                    color=SCALE_COLOR[s], symbol=SCALE_SYMBOL[s])
-    exact_line(fig, [0.7, lam0.size + 0.3], [1.0 / T, 1.0 / T], t("fig.one_over_T"),
-               color=COLORS["bound"], line=dict(dash="dot", width=1.5))
-    if np.any(lam0 < floor):
-        fig.add_annotation(x=lam0.size, y=math.log10(floor), text=t("fig.zero_note"), showarrow=False,
-                           xanchor="right", yanchor="bottom", yshift=6)
-    fig.update_xaxes(dtick=1, range=[0.6, lam0.size + 0.4])
+    # traces, axis and note in one figure(...) call (validated update_xaxes / add_annotation cost ms)
+    data = [line(k, np.maximum(lam0, floor), t("fig.eig0"), COLORS["black"])]
+    data += [markers(k, np.maximum(d["eig_end"], floor), t(f"fig.{s}_eig_end"), SCALE_COLOR[s], SCALE_SYMBOL[s])
+             for s, d in runs.items()]
+    data.append(line([0.7, lam0.size + 0.3], [1.0 / T, 1.0 / T], t("fig.one_over_T"), COLORS["bound"],
+                     line=dict(dash="dot", width=1.5)))
+    notes = [dict(x=lam0.size, y=math.log10(floor), text=t("fig.zero_note"), showarrow=False,
+                  xanchor="right", yanchor="bottom", yshift=6)] if np.any(lam0 < floor) else ()
+    fig = figure(t("fig.x_index"), t("fig.y_eig"), t("fig.eig_title", T=f"{T:g}"), data, log_y=True,
+                 annotations=notes, xaxis={"dtick": 1, "range": [0.6, lam0.size + 0.4]})
     return tall_legend(fig)
