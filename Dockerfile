@@ -39,7 +39,8 @@ ENV VIRTUAL_ENV=/opt/venv \
     PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     NUMBA_CACHE_DIR=/var/cache/numba \
-    NUMBA_THREADING_LAYER=threadsafe
+    NUMBA_THREADING_LAYER=threadsafe \
+    OPENBLAS_NUM_THREADS=1
 
 # The runtime lock only (requirements.lock: every package with its hashes,
 # made by `make lock`): pip refuses anything unpinned or with another hash.

@@ -166,6 +166,23 @@ def test_safe_layer_choice():
         assert safe_threading_layer(env) == want == env["NUMBA_THREADING_LAYER"]
 
 
+def test_serve_uses_one_blas_thread_unless_told():
+    """``python -m ui.serve`` loads NumPy with one OpenBLAS thread (busy-waiting BLAS threads cost
+    ~50x the CPU of a small product on a machine whose cores run sessions); an explicit setting wins."""
+    from ui.serve import single_thread_blas
+
+    env = {}
+    assert single_thread_blas(env) == "1" == env["OPENBLAS_NUM_THREADS"]
+    env = {"OPENBLAS_NUM_THREADS": "4"}
+    assert single_thread_blas(env) == "4"
+    # set before NumPy is loaded (OpenBLAS reads it once, when NumPy loads it)
+    probe = "import sys, os, ui.serve; print('BLAS', os.environ['OPENBLAS_NUM_THREADS'], 'numpy' in sys.modules)"
+    env = {k: v for k, v in _env().items() if k != "OPENBLAS_NUM_THREADS"}
+    r = subprocess.run([PY, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split("BLAS")[-1].split() == ["1", "False"], r.stdout
+
+
 def test_make_run_sets_the_layer():
     """``make run`` serves and ``make warm`` / ``make test`` warm with the safe layer (not only the
     image); the server's background warm-up processes inherit it from ``ui.serve``'s environment."""

@@ -509,7 +509,7 @@ def test_residual_energy_mc_standard_error_finite_at_alpha_zero():
     their squares overflowed in the standard deviation). Checked against long double."""
     m, se = ds.residual_energy_mc(0.0, 512, 128, 10, 0)
     assert np.isfinite(m) and np.isfinite(se) and se > 0
-    r = ds._residual_norms(0.0, 512, 128, 10, 0)[:, -1].astype(np.longdouble)
+    r = ds._residual_sample(0.0, 512, 128, 10, 0)[:, -1].astype(np.longdouble)
     mean = r.mean()
     sd = np.sqrt(((r - mean) ** 2).sum() / (r.size - 1))
     if np.finfo(np.longdouble).maxexp >= 16384:      # 80-bit: the squares fit
