@@ -100,9 +100,13 @@ def test_float32_pending_takes_numpy_float32_path(monkeypatch):
 
 
 # --------------------------------------------------------------------------- the phase-diagram protocol
-@pytest.mark.parametrize("beta", [0.1, 3.0, 9.0])
+PAPER_BETAS = np.linspace(0.1, 9.0, 90)      # the authors' grid (the page's "paper" size)
+
+
+@pytest.mark.parametrize("beta", PAPER_BETAS[[0, 10, 33, 89]])
 def test_protocol_cluster_counts_float32_equal_float64(beta):
-    """n = 32, d = 2, dt = 0.1, 300 layers, 31 checkpoints, threshold 0.999, B = 128 systems: at every
+    """The paper protocol at reduced B, on beta values of its grid (0.1, 1.1, 3.4, 9):
+    n = 32, d = 2, dt = 0.1, 300 layers, 31 checkpoints, threshold 0.999, B = 128 systems: at every
     checkpoint the per-system cluster count is identical in >= 99 % of the systems and every
     system's close-pair fraction differs by at most 0.01 (measured on B = 512 and 11 beta in
     [0.1, 9]: counts identical in 100 %, fractions differ by at most one pair, 0.002)."""
@@ -113,7 +117,7 @@ def test_protocol_cluster_counts_float32_equal_float64(beta):
     assert a.clusters.shape == (128, 31)
     assert (a.clusters == b.clusters).mean(axis=0).min() >= 0.99
     assert np.abs(a.close_fraction - b.close_fraction).max() <= 0.01
-    if beta == 9.0:    # the test is not empty: clusters form (merge) within the depth
+    if beta > 8.0:     # the test is not empty: clusters form (merge) within the depth
         assert b.clusters[:, -1].mean() < b.clusters[:, 0].mean()
 
 
