@@ -39,7 +39,8 @@ def _phase_panel(ctx, size: str) -> None:
     st.subheader(t("phase.title"))
     st.markdown(t("phase.body"))
     cfg = PHASE_SIZES[size]
-    label = t("phase.button", size=t(f"params.phase_size.options.{size}"), B=cfg["B"], nb=cfg["n_betas"])
+    key = "phase.button_paper" if size == "paper" else "phase.button"
+    label = t(key, size=t(f"params.phase_size.options.{size}"), B=cfg["B"], nb=cfg["n_betas"])
     # the request is kept in session state by the callback, so it survives an extra rerun
     st.button(label, key="_hemi_phase_btn", on_click=_request_phase, args=(size,))
     if cfg.get("precision") == "float32":

@@ -102,6 +102,7 @@ def test_paper_size_is_offered_and_one_shared_float32_job(monkeypatch):
         assert sel.value == "paper" and t("params.phase_size.options.paper") in sel.options
         assert t("phase.paper_note") in [c.value for c in at.caption]
         assert not _heatmaps(at)                                  # nothing runs before the click
+        assert at.button(key="_hemi_phase_btn").label == t("phase.button_paper", B=32, nb=5)
         at.button(key="_hemi_phase_btn").click().run()
         assert not at.exception, [e.message for e in at.exception]
         shown.append(_heatmaps(at))
