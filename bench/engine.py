@@ -339,6 +339,16 @@ def float32_path(repeats: int, n_betas: int = 2) -> None:
     print(f"   float32 exp: {t['f32'] / reps / xs.size * 1e9:.2f} ns/exp (float64 exp "
           f"{t['f64'] / reps / xs.size * 1e9:.2f}); max error {ulp32:.2f} ulp vs np.exp(float32), "
           f"{ulpx:.2f} ulp vs the correctly rounded exp (np.exp(float32) itself: {npx:.2f})")
+    # flops per exponential (d = 2): score 5; float32 exp: 6 FMA (12) + reduction 2 FMA (4) + shifter
+    # add/sub 2 + scale 1 + clamp/compare 2 = 21; accumulation 12. Per core: 2 FMA pipes x 8 floats x 2.
+    pairs = n * (n + 1) // 2
+    flops_pair = 5 + 21 + 12
+    mhz = _cpu_mhz()
+    bound = (os.cpu_count() or 1) * 2 * 8 * 2 * mhz * 1e6 / flops_pair * (n * n / pairs)
+    print(f"   float32 bound with {os.cpu_count()} cores at {mhz:.0f} MHz: {bound:.2e} pair-steps/s "
+          f"(~{flops_pair} flops per exponential, 32 flop/cycle/core); the float32 lanes kernel: "
+          f"{work / cpu['float32 lanes']:.2e} per core-second = "
+          f"{work / cpu['float32 lanes'] / (bound / (os.cpu_count() or 1)):.0%} of one core's bound")
     Bc = 256
     for bt in (0.1, 3.0, 9.0):
         a = hs.pair_stats(att.simulate_batch_float32(Z0s[:Bc], bt, dt, steps, record_every=10), 0.999)
