@@ -50,7 +50,10 @@ coefficient in USA). A layer whose :math:`q_i` spread over more than 150 (or who
 Implementations: :func:`simulate_reference` (plain NumPy, kept as the validator),
 :func:`simulate` and :func:`simulate_batch` (Numba kernels; :func:`_choose_kernel` is the one
 place that picks among per-row, symmetric and, for many small systems, the "lanes" kernel that
-puts 64 systems in the SIMD lanes).
+puts 64 systems in the SIMD lanes). :func:`simulate_batch_float32` is an optional float32 form of
+the lanes kernel (128 systems per block, 8 floats per AVX2 register, a float32 exp with a degree-6
+polynomial) for callers that only count clusters; :func:`simulate_reference_float32` is its NumPy
+float32 reference. It is never chosen automatically.
 
 What this does not claim: it is the idealised layer of the interacting-particle
 model (one head, tied weights across layers, no MLP, no layer norm parameters);
