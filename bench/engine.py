@@ -17,6 +17,13 @@ Tables
 3. The full protocol of the paper's phase diagram (2048 systems x 90 beta, n = 32, d = 2,
    300 steps, with the cluster statistics at 31 checkpoints), measured on 2 (``--quick``: 1)
    beta at beta = 9 and scaled, on 1 thread (as a heavy job of the app runs) and on all threads.
+5. The float32 path (``simulate_batch_float32``, 128 systems per block, 8 floats per AVX2
+   register; ``phase_diagram(precision="float32")``): the protocol case (B = 512, n = 32, d = 2,
+   300 steps, beta = 9) float32 lanes vs float64 lanes vs the NumPy references (float64 and
+   float32, timed on 4 systems and scaled), pair-steps/s; the float32 exp (ns, ulp); agreement of
+   the per-system cluster counts and close-pair fractions with float64; the full protocol in
+   float32 on 1 and on all threads, split into layers and statistics. ``--only-f32`` runs only
+   this table (about 30 s).
 4. Physical limit: ns per exp of the scalar libm exp and of the vector exp (one thread), the
    exp's largest error in ulp, the lanes kernel timed by parts (pair pass with the exp,
    accumulation, whole layer), flops per pair-step and the resulting bounds for this CPU.
@@ -25,7 +32,7 @@ Every figure is the best of several repeats taken in turns, so that load from ot
 hits all columns alike; compilation is excluded. The load average is printed: on a shared
 machine only the ratios within one run mean something.
 
-Run:  .venv/bin/python bench/engine.py [--quick] [--torch PYTHON]
+Run:  .venv/bin/python bench/engine.py [--quick] [--only-f32] [--torch PYTHON]
 """
 from __future__ import annotations
 
@@ -286,6 +293,95 @@ def physical_limit(repeats: int) -> None:
     numba.set_num_threads(os.cpu_count() or 1)
 
 
+def float32_path(repeats: int, n_betas: int = 2) -> None:
+    """Table 5: the float32 lanes kernel against float64 and NumPy, and the full protocol in float32."""
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    B, n, d, steps, dt, beta = 512, 32, 2, 300, 0.1, 9.0
+    g = np.random.default_rng(2025).standard_normal((B, n, d))
+    Z0s = g / np.linalg.norm(g, axis=2, keepdims=True)
+    n_ref = 4
+    att.simulate_batch_float32(Z0s[:8], beta, dt, 2), att.simulate_batch(Z0s[:8], beta, dt, 2)
+
+    def numpy_ref(fn):
+        def run():
+            t0, c0 = time.perf_counter(), time.process_time()
+            for b in range(n_ref):
+                fn(Z0s[b], beta, dt, steps, record_every=steps)
+            return ((time.perf_counter() - t0) * B / n_ref, (time.process_time() - c0) * B / n_ref)
+        return run
+
+    fns = {"float32 lanes": lambda: att.simulate_batch_float32(Z0s, beta, dt, steps, record_every=steps),
+           "float64 lanes": lambda: att.simulate_batch(Z0s, beta, dt, steps, record_every=steps),
+           "NumPy float64": numpy_ref(att.simulate_reference),
+           "NumPy float32": numpy_ref(att.simulate_reference_float32)}
+    wall, cpu = _best(fns, repeats)
+    work = B * steps * n * n
+    print(f"\n5. float32 path, one thread: B={B}, n={n}, d={d}, A=V=I, SA, dt={dt}, {steps} steps, "
+          f"beta={beta:g} (best of {repeats}; NumPy timed on {n_ref} systems, scaled; load "
+          f"{os.getloadavg()[0]:.1f})")
+    head = (f"{'implementation':>15} {'CPU s':>8} {'pair-steps/s (CPU)':>19} {'vs float32 lanes':>17} "
+            f"{'wall s':>8}")
+    print(head + "\n" + "-" * len(head))
+    for name in fns:
+        print(f"{name:>15} {cpu[name]:>8.3f} {work / cpu[name]:>19.3e} "
+              f"{cpu[name] / cpu['float32 lanes']:>16.2f}x {wall[name]:>8.3f}")
+    x = np.concatenate([np.linspace(-87.0, 88.3, 1_000_001, dtype=np.float32),
+                        np.random.default_rng(1).uniform(-40.0, 0.0, 1_000_000).astype(np.float32)])
+    y, ref32, exact = att.fast_exp_float32(x), np.exp(x), np.exp(x.astype(np.float64))
+    ulp32 = float(np.max(np.abs(y.astype(np.float64) - ref32) / np.spacing(ref32)))
+    ulpx = float(np.max(np.abs(y - exact) / np.spacing(exact.astype(np.float32))))
+    npx = float(np.max(np.abs(ref32 - exact) / np.spacing(exact.astype(np.float32))))
+    xs = x[-4096:]
+    reps = 500
+    t = _best({"f32": lambda: [att.fast_exp_float32(xs) for _ in range(reps)],
+               "f64": lambda: [att.fast_exp(xs.astype(np.float64)) for _ in range(reps)]}, repeats)[1]
+    print(f"   float32 exp: {t['f32'] / reps / xs.size * 1e9:.2f} ns/exp (float64 exp "
+          f"{t['f64'] / reps / xs.size * 1e9:.2f}); max error {ulp32:.2f} ulp vs np.exp(float32), "
+          f"{ulpx:.2f} ulp vs the correctly rounded exp (np.exp(float32) itself: {npx:.2f})")
+    # flops per exponential (d = 2): score 5; float32 exp: 6 FMA (12) + reduction 2 FMA (4) + shifter
+    # add/sub 2 + scale 1 + clamp/compare 2 = 21; accumulation 12. Per core: 2 FMA pipes x 8 floats x 2.
+    pairs = n * (n + 1) // 2
+    flops_pair = 5 + 21 + 12
+    mhz = _cpu_mhz()
+    bound = (os.cpu_count() or 1) * 2 * 8 * 2 * mhz * 1e6 / flops_pair * (n * n / pairs)
+    print(f"   float32 bound with {os.cpu_count()} cores at {mhz:.0f} MHz: {bound:.2e} pair-steps/s "
+          f"(~{flops_pair} flops per exponential, 32 flop/cycle/core); the float32 lanes kernel: "
+          f"{work / cpu['float32 lanes']:.2e} per core-second = "
+          f"{work / cpu['float32 lanes'] / (bound / (os.cpu_count() or 1)):.0%} of one core's bound")
+    Bc = 256
+    for bt in (0.1, 3.0, 9.0):
+        a = hs.pair_stats(att.simulate_batch_float32(Z0s[:Bc], bt, dt, steps, record_every=10), 0.999)
+        b = hs.pair_stats(att.simulate_batch(Z0s[:Bc], bt, dt, steps, record_every=10), 0.999)
+        print(f"   beta={bt:g}, {Bc} systems x 31 checkpoints: cluster count identical in "
+              f"{(a.clusters == b.clusters).mean():.2%} (worst checkpoint "
+              f"{(a.clusters == b.clusters).mean(axis=0).min():.2%}); max |d close-pair fraction| "
+              f"{np.abs(a.close_fraction - b.close_fraction).max():.4f} per system, "
+              f"{np.abs(a.close_fraction.mean(0) - b.close_fraction.mean(0)).max():.1e} of the mean")
+    hs.phase_diagram(B=64, n_betas=1, precision="float32")
+    print(f"   full protocol in float32 (2048 systems x 90 beta, statistics at 31 checkpoints), "
+          f"measured on {n_betas} beta at beta = 9, scaled by {90 / n_betas:g}:")
+    traj_s = {}
+    for th in sorted({1, threads}):
+        numba.set_num_threads(th)
+        Zp = hs._rng(0).standard_normal((2048, n, d))
+        c0 = time.process_time()
+        traj = att.simulate_batch_float32(Zp, 9.0, dt, steps, record_every=10)
+        c1 = time.process_time()
+        hs.pair_stats(traj, 0.999)
+        c2 = time.process_time()
+        traj_s[th] = (c1 - c0, c2 - c1)
+        t0, c0 = time.perf_counter(), time.process_time()
+        hs.phase_diagram(B=2048, n_betas=n_betas, beta_min=9.0, beta_max=9.0, precision="float32")
+        sec, csec = time.perf_counter() - t0, time.process_time() - c0
+        f = 90 / n_betas
+        lay, st = traj_s[th]
+        print(f"   {th} thread(s): {f * sec:.0f} s wall, {f * csec:.0f} s CPU (per beta: layers "
+              f"{lay:.2f} s CPU, statistics {st:.2f} s CPU, rest {csec / n_betas - lay - st:.2f} s)"
+              f"  [load {os.getloadavg()[0]:.1f}]")
+    numba.set_num_threads(threads)
+
+
 def _cpu_mhz() -> float:
     try:
         with open("/proc/cpuinfo") as f:
@@ -294,8 +390,15 @@ def _cpu_mhz() -> float:
         return float("nan")
 
 
-def main(quick: bool = False, torch_python: str = "/work/torchvenv/bin/python") -> None:
+def main(quick: bool = False, torch_python: str = "/work/torchvenv/bin/python",
+         only_f32: bool = False) -> None:
     att.warm()                               # compile or load every kernel first
+    if only_f32:
+        print(f"numba {numba.__version__}, threads {numba.get_num_threads()}, cores {os.cpu_count()}, "
+              f"load average {os.getloadavg()[0]:.1f}")
+        float32_path(2, 1)
+        print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+        return
     torch = Torch(torch_python)
     print(f"numba {numba.__version__} (threading layer {numba.threading_layer()}), "
           f"threads {numba.get_num_threads()}, numpy {np.__version__}, cores {os.cpu_count()}, "
@@ -307,6 +410,7 @@ def main(quick: bool = False, torch_python: str = "/work/torchvenv/bin/python") 
     single_systems(5e6 if quick else 2e7, 3 if quick else 5)
     physical_limit(2 if quick else 3)
     full_protocol(1 if quick else 2)
+    float32_path(2 if quick else 3, 1 if quick else 2)
     t = os.times()
     print(f"\nprocess CPU time {t.user + t.system:.1f} s (user {t.user:.1f}, system {t.system:.1f})")
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
@@ -315,4 +419,4 @@ def main(quick: bool = False, torch_python: str = "/work/torchvenv/bin/python") 
 if __name__ == "__main__":
     argv = sys.argv[1:]
     tp = argv[argv.index("--torch") + 1] if "--torch" in argv else "/work/torchvenv/bin/python"
-    main(quick="--quick" in argv, torch_python=tp)
+    main(quick="--quick" in argv, torch_python=tp, only_f32="--only-f32" in argv)

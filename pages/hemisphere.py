@@ -1,8 +1,6 @@
 """Page: Hemisphere clustering (CONSTRUCTIONS.md §2)."""
 from __future__ import annotations
 
-import functools
-
 import streamlit as st
 
 from sim import hemisphere as hs
@@ -11,7 +9,7 @@ from ui.jobs import calls, heavy
 from ui.page import setup
 from ui.spec import PageSchema, Param
 from views.hemisphere import (PHASE_SIZES, clusters_figure, contrast_data, contrast_sphere_figure, diam_figure,
-                              hemi_data, hemi_sphere_figure, phase_figures, rmin_figure)
+                              hemi_data, hemi_sphere_figure, phase_figures, phase_job, rmin_figure)
 
 SCHEMA = PageSchema("hemisphere", params=(
     Param("n", "int", default=64, min=4, max=512, step=1, lo=2, hi=1024),
@@ -25,7 +23,7 @@ SCHEMA = PageSchema("hemisphere", params=(
     Param("seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=1_000_000),
     Param("contrast_beta", "float", default=9.0, min=0.5, max=30.0, step=0.5, lo=0.1, hi=60.0),
     Param("contrast_horizon", "float", default=60.0, min=5.0, max=200.0, step=5.0, lo=1.0, hi=500.0),
-    Param("phase_size", "select", default="small", options=("small", "medium", "large")),
+    Param("phase_size", "select", default="small", options=("small", "medium", "large", "paper")),
 ))
 #: requested layers x n^2 x d of both runs above which a cold load is a queued, shared job (ui.jobs)
 LOAD_WORK = 3e8
@@ -41,12 +39,14 @@ def _phase_panel(ctx, size: str) -> None:
     st.subheader(t("phase.title"))
     st.markdown(t("phase.body"))
     cfg = PHASE_SIZES[size]
-    label = t("phase.button", size=t(f"params.phase_size.options.{size}"), B=cfg["B"], nb=cfg["n_betas"])
+    key = "phase.button_paper" if size == "paper" else "phase.button"
+    label = t(key, size=t(f"params.phase_size.options.{size}"), B=cfg["B"], nb=cfg["n_betas"])
     # the request is kept in session state by the callback, so it survives an extra rerun
     st.button(label, key="_hemi_phase_btn", on_click=_request_phase, args=(size,))
+    if cfg.get("precision") == "float32":
+        st.caption(t("phase.paper_note"))
     with ctx.guard():  # one shared, queued run per size for the whole server (ui.jobs)
-        res = heavy(("hemisphere.phase", size, cfg["B"], cfg["n_betas"]),
-                    functools.partial(hs.phase_diagram, B=cfg["B"], n_betas=cfg["n_betas"]),
+        res = heavy(("hemisphere.phase", size, cfg["B"], cfg["n_betas"], cfg.get("precision")), phase_job(size),
                     start=st.session_state.pop("_hemi_phase_req", None) == size, t=t, text=t("phase.progress"))
     if res is None:
         st.caption(t("phase.hint"))

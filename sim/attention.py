@@ -50,7 +50,10 @@ coefficient in USA). A layer whose :math:`q_i` spread over more than 150 (or who
 Implementations: :func:`simulate_reference` (plain NumPy, kept as the validator),
 :func:`simulate` and :func:`simulate_batch` (Numba kernels; :func:`_choose_kernel` is the one
 place that picks among per-row, symmetric and, for many small systems, the "lanes" kernel that
-puts 64 systems in the SIMD lanes).
+puts 64 systems in the SIMD lanes). :func:`simulate_batch_float32` is an optional float32 form of
+the lanes kernel (128 systems per block, 8 floats per AVX2 register, a float32 exp with a degree-6
+polynomial) for callers that only count clusters; :func:`simulate_reference_float32` is its NumPy
+float32 reference. It is never chosen automatically.
 
 What this does not claim: it is the idealised layer of the interacting-particle
 model (one head, tied weights across layers, no MLP, no layer norm parameters);
@@ -69,7 +72,8 @@ from numba.extending import intrinsic
 from sim import _ready
 from sim import _validate as _v
 
-__all__ = ["simulate", "simulate_batch", "simulate_reference"]
+__all__ = ["simulate", "simulate_batch", "simulate_reference", "simulate_batch_float32",
+           "simulate_reference_float32"]
 
 FLOWS = ("SA", "USA")
 #: bound on steps * n * n * d (work) for one call (≈ a few seconds at worst)
@@ -995,6 +999,273 @@ def _run_batch_lanes(Z0s, beta, dt, steps, A, V, usa, record_every, out):
         _lanes_block(Z0s, blk * _LANES, beta, steps, A, Vh, lc0, usa, record_every, out)
 
 
+# --------------------------------------------------------------------------- float32 lanes
+# An optional float32 form of the lanes kernel, for callers that need no float64 accuracy (the
+# phase diagram counts clusters at the threshold <z_i, z_j> > 0.999, i.e. chord^2 < 2e-3, far above
+# float32 rounding). An AVX2 register holds 8 floats instead of 4 doubles, so every pass does twice
+# the systems per instruction; the exp is a float32 Cody-Waite exp with a degree-6 polynomial.
+# Every constant below is an np.float32 (a Python float would turn float32 arithmetic into float64).
+# Used only through :func:`simulate_batch_float32` (and ``sim.hemisphere.phase_diagram(...,
+# precision="float32")``); :func:`simulate_reference_float32` is its NumPy float32 reference.
+
+_F0 = np.float32(0.0)
+_F1 = np.float32(1.0)
+_FHALF = np.float32(0.5)
+_LOG2E_F = np.float32(1.4426950408889634)
+_LN2_HI_F = np.float32(0.693359375)           # 9 significant bits: k*_LN2_HI_F exact for |k| < 2**15
+_LN2_LO_F = np.float32(-2.12194440e-4)         # ln 2 - _LN2_HI_F
+_SHIFTER_F = np.float32(12582912.0)           # 1.5 * 2**23: t = x + _SHIFTER_F rounds x to an integer k
+_SHIFTER_F_BITS = 0x4B400000                  # the bits of _SHIFTER_F
+_EXP_MIN_F = np.float32(-87.0)                # below this the result is flushed to 0 (true value < 1.7e-38)
+# e^r on |r| <= ln2/2: the degree-6 polynomial interpolating e^r at the 7 Chebyshev nodes, coefficients
+# rounded to float32; its own relative error is 2.0e-8 (0.34 of 2^-24), so the exp is within about
+# 1 ulp (float32) of np.exp (measured in bench/engine.py, pinned in tests/test_sim_float32.py).
+_D0, _D1, _D2, _D3 = np.float32(1.0), np.float32(1.0), np.float32(0.5), np.float32(0.16666415333747864)
+_D4, _D5, _D6 = np.float32(0.04166635125875473), np.float32(0.00837512593716383), np.float32(0.0013941108481958508)
+
+
+@intrinsic
+def _pow2_from_shifted(typingctx, t):
+    """2^k as a float32 from t = k + _SHIFTER_F (float32): ((bits(t) - bits(_SHIFTER_F) + 127) << 23)
+    reinterpreted, all in int32 (bit casts and integer ops: free, vectorisable). k = 128 gives inf."""
+    sig = types.float32(types.float32)
+
+    def codegen(context, builder, signature, args):
+        i32 = llvm_ir.IntType(32)
+        bits = builder.bitcast(args[0], i32)
+        e = builder.sub(bits, llvm_ir.Constant(i32, _SHIFTER_F_BITS - 127))
+        e = builder.shl(e, llvm_ir.Constant(i32, 23))
+        return builder.bitcast(e, llvm_ir.FloatType())
+
+    return sig, codegen
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_EXP, inline="always")
+def _exp1_f32(y):
+    """float32 exp(y) = 2^k e^r, k = round(y / ln 2), as :func:`_exp1` with float32 constants: the
+    shifter 1.5 * 2^23, a two-part ln 2 (9 + 24 bits) and a degree-6 polynomial. y < -87 gives 0;
+    from 88.38 on it gives inf (np.exp(float32) overflows at 88.72; the engine's arguments are <= ~0).
+    Inlined into callers compiled without reassociation."""
+    yc = max(y, _EXP_MIN_F)
+    t = yc * _LOG2E_F + _SHIFTER_F
+    kf = t - _SHIFTER_F
+    r = (yc - kf * _LN2_HI_F) - kf * _LN2_LO_F
+    p = _D6
+    p = p * r + _D5
+    p = p * r + _D4
+    p = p * r + _D3
+    p = p * r + _D2
+    p = p * r + _D1
+    p = p * r + _D0
+    e = p * _pow2_from_shifted(t)
+    return e if y >= _EXP_MIN_F else _F0
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_EXP)
+def fast_exp_float32(x):
+    """Vectorised exp of a 1-D float32 array: the float32 engine's exp, exposed for tests.
+
+    Within 1 ulp (float32) of ``np.exp`` on [-87, 88.3] (measured: ``bench/engine.py``); smaller
+    arguments give 0, from 88.38 on it gives inf.
+    """
+    out = np.empty_like(x)
+    for j in range(x.size):
+        out[j] = _exp1_f32(x[j])
+    return out
+
+
+#: systems per float32 block (twice _LANES: the same number of registers per pass as float64)
+_LANES_F = 128
+#: largest beta |A|_2 for the float32 kernel with a general symmetric A: the largest term of every
+#: row is then >= e^{-2.5 beta |A|_2} >= e^{-62.5}, so the terms that underflow (< e^{-87}) weigh
+#: less than n e^{-24.5} < 2e-9 (n <= 64) of the row: below float32 rounding
+F32_SCORE_MAX = 25.0
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_EXP)
+def _lanes_f_pairs(i, Z, BAZ, q, E):
+    """E[j, b] = exp(s_ij - q_i - q_j) of system b, for j >= i (float32, no reassociation)."""
+    d, n, _ = Z.shape
+    qi = q[i]
+    if d == 2:
+        zi0, zi1 = Z[0, i], Z[1, i]
+        for j in range(i, n):
+            b0, b1, qj, ej = BAZ[0, j], BAZ[1, j], q[j], E[j]
+            for b in range(_LANES_F):
+                ej[b] = _exp1_f32(zi0[b] * b0[b] + zi1[b] * b1[b] - qi[b] - qj[b])
+    elif d == 3:
+        zi0, zi1, zi2 = Z[0, i], Z[1, i], Z[2, i]
+        for j in range(i, n):
+            b0, b1, b2, qj, ej = BAZ[0, j], BAZ[1, j], BAZ[2, j], q[j], E[j]
+            for b in range(_LANES_F):
+                ej[b] = _exp1_f32(zi0[b] * b0[b] + zi1[b] * b1[b] + zi2[b] * b2[b] - qi[b] - qj[b])
+    else:
+        for j in range(i, n):
+            ej = E[j]
+            for b in range(_LANES_F):
+                ej[b] = _F0
+            for k in range(d):
+                zik, bjk = Z[k, i], BAZ[k, j]
+                for b in range(_LANES_F):
+                    ej[b] += zik[b] * bjk[b]
+            qj = q[j]
+            for b in range(_LANES_F):
+                ej[b] = _exp1_f32(ej[b] - qi[b] - qj[b])
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM)
+def _lanes_f_accumulate(i, E, H, TU):
+    """:func:`_lanes_accumulate` in float32."""
+    C, n, _ = H.shape
+    for c in range(C):
+        hi, ti = H[c, i], TU[c, i]
+        for j in range(i, n):
+            ej, hj = E[j], H[c, j]
+            for b in range(_LANES_F):
+                ti[b] += ej[b] * hj[b]
+        for j in range(i + 1, n):
+            ej, tj = E[j], TU[c, j]
+            for b in range(_LANES_F):
+                tj[b] += ej[b] * hi[b]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_EXP)
+def _lanes_f_h(q, qmax, H):
+    """:func:`_lanes_h` in float32."""
+    C, n, _ = H.shape
+    for j in range(n):
+        qj, hj = q[j], H[0, j]
+        for b in range(_LANES_F):
+            hj[b] = _exp1_f32(qj[b] - qmax[b])
+        for k in range(1, C):
+            vk = H[k, j]
+            for b in range(_LANES_F):
+                vk[b] *= hj[b]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM)
+def _lanes_f_step(Z, Znew, BA, Vh, a_sa, c_sa, lcn, usa, BAZ, q, qmax, H, TU, E, y):
+    """One layer of _LANES_F systems in float32 (as :func:`_lanes_step`). BA = beta A and Vh = V/s_V
+    (float32); SA coefficients a_sa, c_sa and, for USA, lcn = log(dt s_V / n) are float32 scalars."""
+    d, n, _ = Z.shape
+    for k in range(d):
+        for j in range(n):
+            bk, vk = BAZ[k, j], H[1 + k, j]
+            for b in range(_LANES_F):
+                bk[b] = _F0
+                vk[b] = _F0
+            for l in range(d):
+                a, v, zl = BA[k, l], Vh[k, l], Z[l, j]
+                for b in range(_LANES_F):
+                    bk[b] += a * zl[b]
+                    vk[b] += v * zl[b]
+    for b in range(_LANES_F):
+        qmax[b] = _F0
+    for j in range(n):
+        qj = q[j]
+        for b in range(_LANES_F):
+            qj[b] = _F0
+        for k in range(d):
+            bk = BAZ[k, j]
+            for b in range(_LANES_F):
+                qj[b] += bk[b] * bk[b]
+        for b in range(_LANES_F):
+            qj[b] = _FHALF * np.sqrt(qj[b])
+            qmax[b] = max(qmax[b], qj[b])
+    _lanes_f_h(q, qmax, H)
+    TU[:] = _F0
+    for i in range(n):
+        _lanes_f_pairs(i, Z, BAZ, q, E)
+        _lanes_f_accumulate(i, E, H, TU)
+    av, cv, big, nrm = y[0], y[1], y[2], y[3]
+    for i in range(n):
+        t = TU[0, i]
+        if usa:
+            qi = q[i]
+            for b in range(_LANES_F):
+                lc = lcn + qi[b] + qmax[b] + np.log(t[b])
+                hb = max(_F0, lc)
+                av[b] = np.exp(-hb)
+                cv[b] = np.exp(lc - hb) / t[b]
+        else:
+            for b in range(_LANES_F):
+                av[b] = a_sa
+                cv[b] = c_sa / t[b]
+        for b in range(_LANES_F):
+            big[b] = _F0
+            nrm[b] = _F0
+        for k in range(d):
+            zk, uk, yk = Z[k, i], TU[1 + k, i], Znew[k, i]
+            for b in range(_LANES_F):
+                yk[b] = av[b] * zk[b] + cv[b] * uk[b]
+            for b in range(_LANES_F):
+                big[b] = max(big[b], abs(yk[b]))
+        for k in range(d):
+            yk = Znew[k, i]
+            for b in range(_LANES_F):
+                yk[b] = yk[b] / big[b]
+                nrm[b] += yk[b] * yk[b]
+        for b in range(_LANES_F):
+            nrm[b] = np.sqrt(nrm[b])
+        for k in range(d):
+            yk = Znew[k, i]
+            for b in range(_LANES_F):
+                yk[b] = yk[b] / nrm[b]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM)
+def _lanes_f_block(Z0s, b0, steps, BA, Vh, a_sa, c_sa, lcn, usa, record_every, out):
+    """Systems b0 .. b0 + _LANES_F - 1 in float32 (padded with copies of the last one)."""
+    B, n, d = Z0s.shape
+    nb = min(_LANES_F, B - b0)
+    Z = np.empty((d, n, _LANES_F), np.float32)
+    Znew = np.empty((d, n, _LANES_F), np.float32)
+    for b in range(_LANES_F):
+        src = b0 + min(b, nb - 1)
+        for i in range(n):
+            for k in range(d):
+                Z[k, i, b] = Z0s[src, i, k]
+    BAZ = np.empty((d, n, _LANES_F), np.float32)
+    q = np.empty((n, _LANES_F), np.float32)
+    qmax = np.empty(_LANES_F, np.float32)
+    H = np.empty((d + 1, n, _LANES_F), np.float32)
+    TU = np.empty((d + 1, n, _LANES_F), np.float32)
+    E = np.empty((n, _LANES_F), np.float32)
+    y = np.empty((4, _LANES_F), np.float32)
+    for b in range(nb):
+        for i in range(n):
+            for k in range(d):
+                out[b0 + b, 0, i, k] = Z[k, i, b]
+    for st in range(1, steps + 1):
+        _lanes_f_step(Z, Znew, BA, Vh, a_sa, c_sa, lcn, usa, BAZ, q, qmax, H, TU, E, y)
+        Z, Znew = Znew, Z
+        if st % record_every == 0:
+            r = st // record_every
+            for b in range(nb):
+                for i in range(n):
+                    for k in range(d):
+                        out[b0 + b, r, i, k] = Z[k, i, b]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM, parallel=True)
+def _run_batch_lanes_f32(Z0s, steps, BA, Vh, a_sa, c_sa, lcn, usa, record_every, out):
+    """Blocks of _LANES_F systems in float32, in parallel over blocks (Z0s float32, out float32)."""
+    B = Z0s.shape[0]
+    for blk in prange((B + _LANES_F - 1) // _LANES_F):
+        _lanes_f_block(Z0s, blk * _LANES_F, steps, BA, Vh, a_sa, c_sa, lcn, usa, record_every, out)
+
+
+def _f32_coefficients(beta, dt, A, V, n):
+    """float32 inputs of the float32 kernel: beta A, V / s_V, the SA coefficients
+    (a, c) = (e^{-max(0, l)}, e^{l - max(0, l)}) with l = log(dt s_V), and log(dt s_V / n)."""
+    Vh, log_sv = _v_scale(V)
+    lc0 = math.log(dt) + log_sv
+    hi = max(0.0, lc0)
+    f = np.float32
+    return (np.ascontiguousarray((beta * A).astype(f)), np.ascontiguousarray(Vh.astype(f)),
+            f(math.exp(-hi)), f(math.exp(lc0 - hi)), f(lc0 - math.log(n)))
+
+
 #: below this many tokens one thread is faster than a parallel region per layer
 PARALLEL_MIN_N = 256
 
@@ -1130,6 +1401,84 @@ def simulate_batch(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every
     return _check_output(out)
 
 
+def _check_float32(A, beta):
+    """The float32 kernel's conditions (module notes): A symmetric; beta |A|_2 <= F32_SCORE_MAX, or
+    <= _LANES_SCORE_MAX when A is a positive multiple of the identity (every row's largest term is
+    then its diagonal term, 1)."""
+    if not _symmetric(A):
+        raise ValueError("A must be symmetric (A = A^T) for the float32 path: its kernel computes one "
+                         "exponential per pair of tokens; use simulate_batch for a general A")
+    d = A.shape[0]
+    scalar = d > 0 and A[0, 0] > 0.0 and np.array_equal(A, A[0, 0] * np.eye(d))
+    bound = _LANES_SCORE_MAX if scalar else F32_SCORE_MAX
+    score = beta * float(np.linalg.norm(A, 2))
+    if score > bound:
+        raise ValueError(f"beta too large for the float32 path: beta*||A||_2 = {score:.3g} > {bound:g} "
+                         f"({'A a multiple of I' if scalar else 'general symmetric A'}); beyond it the "
+                         "float32 weights could underflow: use simulate_batch (float64)")
+
+
+def simulate_reference_float32(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
+                               max_work=MAX_WORK):
+    """:func:`simulate_reference` computed in float32 (NumPy, float32 arrays throughout).
+
+    The validator of :func:`simulate_batch_float32`: the same formulas (module notes), float32
+    rounding (unit roundoff 6e-8). Returns a float32 array of shape (steps // record_every + 1, n, d).
+    """
+    Z, beta, dt, steps, A, V, flow, record_every = _prepare(Z0, beta, dt, steps, A, V, flow,
+                                                            record_every, max_work)
+    f = np.float32
+    Z, A, V = Z.astype(f), A.astype(f), V.astype(f)
+    n, d = Z.shape
+    out = np.empty((steps // record_every + 1, n, d), f)
+    out[0] = Z
+    usa = flow == "USA"
+    with np.errstate(invalid="ignore", divide="ignore", under="ignore", over="ignore"):
+        for s in range(1, steps + 1):
+            Z = _layer_numpy(Z, f(beta), f(dt), A, V, usa).astype(f)
+            if s % record_every == 0:
+                out[s // record_every] = Z
+    return _check_output(out)
+
+
+def simulate_batch_float32(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
+                           max_work=MAX_WORK):
+    r""":func:`simulate_batch` in float32: the lanes kernel with 8 floats per SIMD register.
+
+    For callers that need no float64 accuracy (cluster counts at a threshold; the hemisphere
+    page's phase diagram). Same arguments and layer map as :func:`simulate_batch`, same formulas
+    (one exponential per pair, module notes); returns a float32 array of shape
+    ``(B, steps // record_every + 1, n, d)``. Rounding: float32 (unit roundoff 6e-8) in every
+    score, exponential (:func:`fast_exp_float32`, about 1 ulp) and sum, so trajectories differ
+    from the float64 ones by about 1e-6 after a few layers, more where the dynamics amplify
+    differences (near a saddle); tests/test_sim_float32.py measures it.
+
+    Conditions (``ValueError`` otherwise): ``A`` symmetric, and
+    :math:`\beta\lVert A\rVert_2 \le` ``F32_SCORE_MAX`` = 25, or :math:`\le 140` when ``A`` is a
+    positive multiple of the identity (the default): beyond that the float32 weights could
+    underflow. ``B*steps*n*n*d`` is capped at ``max_work``.
+    """
+    Z0s = _v.finite_array("Z0s", Z0s, ndim=3)
+    B, n, d = Z0s.shape
+    if B < 1 or n < 1 or d < 1:
+        raise ValueError(f"Z0s must have shape (B, n, d) with B, n, d >= 1, got {Z0s.shape}")
+    beta, dt, steps, A, V, flow, record_every = _check_common(beta, dt, steps, A, V, flow,
+                                                              record_every, d)
+    _check_float32(A, beta)
+    _check_size("Z0s", B, steps, n, d, record_every, max_work)
+    Zs = _normalise_rows("Z0s", Z0s)
+    out = np.empty((B, steps // record_every + 1, n, d), np.float32)
+    if not _ready.ready("attention"):   # kernels still compiling at server start (sim._ready)
+        for b in range(B):
+            out[b] = simulate_reference_float32(Zs[b], beta, dt, steps, A, V, flow, record_every,
+                                                max_work=max_work)
+        return out
+    BA, Vh, a_sa, c_sa, lcn = _f32_coefficients(beta, dt, A, V, n)
+    _run_batch_lanes_f32(Zs.astype(np.float32), steps, BA, Vh, a_sa, c_sa, lcn, flow == "USA",
+                         record_every, out)
+    return _check_output(out)
+
+
 def warm() -> None:
     """Compile (or load from cache) every kernel on tiny inputs (see :mod:`sim.warm`)."""
     rng = np.random.default_rng(0)
@@ -1146,4 +1495,9 @@ def warm() -> None:
         simulate_batch(Z[None], 1.0, 0.1, 1, A=Z.T @ Z)
         _run_batch_lanes(np.repeat(Zn[None], 2, axis=0), 1.0, 0.1, 1, np.eye(d), np.eye(d), False,
                          1, np.empty((2, 2, 4, d)))
+        Zf = np.repeat(Zn[None], 2, axis=0).astype(np.float32)
+        for usa in (False, True):
+            _run_batch_lanes_f32(Zf, 1, *_f32_coefficients(1.0, 0.1, np.eye(d), np.eye(d), 4), usa, 1,
+                                 np.empty((2, 2, 4, d), np.float32))
     fast_exp(np.zeros(2))
+    fast_exp_float32(np.zeros(2, np.float32))

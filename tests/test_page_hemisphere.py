@@ -66,3 +66,64 @@ def test_sphere_scene_names_every_axis_and_draws_w_as_a_segment():
         assert w["mode"] == "lines+text" and list(w["x"]) == [0.0, 0.0] and list(w["z"]) == [0.0, 1.3]
     assert "drawn as a segment" in Text("hemisphere", "en")("statement.body")
     assert "线段" in Text("hemisphere", "zh")("statement.body")
+
+
+def _heatmaps(at):
+    return [f["data"][0] for f in chart_specs(at) if f["data"] and f["data"][0].get("type") == "heatmap"]
+
+
+def test_paper_size_is_offered_and_one_shared_float32_job(monkeypatch):
+    """Issue 17: the "paper" size (the authors' 2048 x 90, float32) is an option; pressing the button in
+    two sessions runs one shared job through the heavy-job pool; the heatmaps are the float32 phase
+    diagram and agree with float64. The size is monkeypatched small here (same protocol otherwise)."""
+    from sim import hemisphere as hs
+    from tests.test_security_jobs import _fresh_pools
+    from ui import jobs
+    from ui.i18n import Text
+    import views.hemisphere as vh
+
+    assert vh.PHASE_SIZES["paper"] == dict(B=2048, n_betas=90, precision="float32", max_work=1.2e11)
+    small = dict(B=32, n_betas=5, precision="float32", max_work=1.2e11)
+    monkeypatch.setitem(vh.PHASE_SIZES, "paper", small)
+    real, runs = hs.phase_diagram, []
+
+    def counted(**kw):
+        runs.append({k: v for k, v in kw.items() if k != "progress"})
+        return real(**kw)
+
+    monkeypatch.setattr(hs, "phase_diagram", counted)
+    _fresh_pools(monkeypatch)
+    t = Text("hemisphere", "en")
+    shown = []
+    for _ in range(2):
+        at = app_test("hemisphere", {"lang": "en", "phase_size": "paper"})
+        assert not at.exception
+        sel = at.selectbox(key="phase_size")
+        assert sel.value == "paper" and t("params.phase_size.options.paper") in sel.options
+        assert t("phase.paper_note") in [c.value for c in at.caption]
+        assert not _heatmaps(at)                                  # nothing runs before the click
+        assert at.button(key="_hemi_phase_btn").label == t("phase.button_paper", B=32, nb=5)
+        at.button(key="_hemi_phase_btn").click().run()
+        assert not at.exception, [e.message for e in at.exception]
+        shown.append(_heatmaps(at))
+    assert runs == [small]                                        # one run, float32, for both sessions
+    assert jobs.pool("panel").status()["runs"] == 1
+    p32 = real(**small)
+    p64 = real(B=32, n_betas=5)
+    for maps in shown:
+        one, med = (decode(h["z"]).reshape(5, 31) for h in maps)
+        np.testing.assert_array_equal(one, p32.one_cluster)
+        np.testing.assert_array_equal(med, p32.median_clusters)
+        np.testing.assert_allclose(decode(maps[0]["y"]), p64.betas)
+        assert np.abs(one - p64.one_cluster).max() <= 1 / 32 + 1e-12   # at most one system of 32
+        assert np.abs(med - p64.median_clusters).max() <= 0.5
+
+
+def test_paper_size_texts_say_the_time_in_both_languages():
+    from ui.i18n import Text
+
+    en, zh = Text("hemisphere", "en"), Text("hemisphere", "zh")
+    assert "2048" in en("params.phase_size.options.paper") and "minute" in en("params.phase_size.options.paper")
+    assert "2048" in zh("params.phase_size.options.paper") and "分钟" in zh("params.phase_size.options.paper")
+    for t, word in ((en, "float32"), (zh, "float32")):
+        assert word in t("phase.paper_note") and "99" in t("phase.paper_note")

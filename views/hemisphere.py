@@ -1,6 +1,7 @@
 """Hemisphere clustering: cached runs and figure builders for pages/hemisphere.py (CONSTRUCTIONS.md §2)."""
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -21,9 +22,18 @@ FRAMES = 48             # animation frames per 3-D figure
 LINE_POINTS = 6_000     # trajectory points drawn per 3-D figure (all tokens together)
 LINE_MAX = 100          # ... and at most this many per token
 THRESHOLD = 0.999       # two tokens are in one cluster when <z_i, z_j> > THRESHOLD
-#: phase-diagram sizes: systems B and number of beta values (protocol: n=32, d=2, dt=0.1, T=30)
+#: phase-diagram sizes: systems B and number of beta values (protocol: n=32, d=2, dt=0.1, T=30);
+#: "paper" is the authors' full protocol (2048 x 90, work 1.13e11 > MAX_PHASE_WORK, hence its own
+#: max_work) in float32: per beta 0.53-0.66 s of layers + 0.15-0.3 s of statistics on one core
+#: (bench/engine.py table 5), 60-90 s of CPU on the one thread a heavy job gets
 PHASE_SIZES = {"small": dict(B=32, n_betas=18), "medium": dict(B=128, n_betas=24),
-               "large": dict(B=256, n_betas=46)}
+               "large": dict(B=256, n_betas=46),
+               "paper": dict(B=2048, n_betas=90, precision="float32", max_work=1.2e11)}
+
+
+def phase_job(size: str):
+    """The heavy job of one phase-diagram size: ``fn(progress=...)`` -> :class:`sim.hemisphere.PhaseDiagram`."""
+    return functools.partial(hs.phase_diagram, **PHASE_SIZES[size])
 
 
 def _layers(horizon: float, dt: float, n: int, d: int) -> tuple[int, float]:
