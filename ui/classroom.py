@@ -148,7 +148,8 @@ def _answer_box(code: str, t: Text) -> None:
     page = Text(stem, t.lang)("title") if stem in {e.stem for e in PAGES} else "?"
     st.markdown(t("class.question", n=q.get("q", "?"), page=page))
     rev = _store().revealed(code, qid)
-    sent = st.session_state.get(f"_class_sent_{qid}")
+    sent_key = f"_class_sent_{code}_{qid}"  # per class: question ids start at 1 in every class
+    sent = st.session_state.get(sent_key)
     if sent is None:
         sent = _store().answered(code, qid, who)  # sent before a reconnect: not asked again
     if sent is None:
@@ -164,7 +165,7 @@ def _answer_box(code: str, t: Text) -> None:
                     v = None
             if v is not None:
                 _store().answer(code, qid, who, v)
-                st.session_state[f"_class_sent_{qid}"] = sent = v
+                st.session_state[sent_key] = sent = v
     if sent is not None:
         st.caption(t("class.sent"))
     if rev is not None:

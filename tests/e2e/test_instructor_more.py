@@ -31,9 +31,9 @@ import pytest
 from tests._instructor import comments
 from tests.e2e import browser as b
 from tests.e2e.conftest import VIEWPORT
-from tests.e2e.test_instructor import (  # noqa: F401 - params, pristine, tabs, teacher_server: fixtures
-    MAIN, SB, STEM, T, answer_expanders, button, drawn, open_class, open_editor, params, pristine,
-    see, shoot, signed_in_tab, tabs, teacher_server, url, _student_joins,
+from tests.e2e.test_instructor import (  # noqa: F401 - params, pristine, teacher_server: fixtures
+    MAIN, SB, STEM, T, answer_expanders, button, open_class, open_editor, open_nav_link, params, pristine,
+    see, shoot, sign_in, teacher_server, url,
 )
 from ui import params_file as pf
 from ui.answers import answers
@@ -41,6 +41,53 @@ from ui.i18n import Text
 
 PHONE = {"width": 390, "height": 844}
 BOTH_WAYS = [("en", "zh"), ("zh", "en")]
+
+
+@pytest.fixture(scope="module")
+def people(browser, teacher_server):
+    """``people(role, lang)``: one browser tab per role ("teacher" signed in, "student") and language,
+    kept for the whole module and moved between pages inside the app (a reload would be a new
+    session, signed out): a tab costs ~10 s to open on two loaded cores, a step in it ~1-3 s.
+    Each call brings the tab back to the page STEM at the normal viewport."""
+    made = {}
+
+    def get(role: str, lang: str):
+        if (role, lang) not in made:
+            ctx = browser.new_context(viewport=VIEWPORT, locale="en-US")
+            ctx.set_default_timeout(30_000)
+            pg = ctx.new_page()
+            pg.js_errors = []
+            pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+            made[(role, lang)] = (ctx, pg)
+            b.goto(pg, url(teacher_server, STEM, lang))
+            if role == "teacher":
+                sign_in(pg, lang)
+                see(pg, T(lang)("signin.signed_in"), SB)
+                b.wait_ready(pg)
+        pg = made[(role, lang)][1]
+        pg.set_viewport_size(VIEWPORT)
+        title = Text(STEM, lang)("title")
+        if b.title(pg) != title:
+            open_nav_link(pg, title)
+            pg.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+                                 " return h && h.innerText.trim() === t; }", arg=title)
+            b.wait_ready(pg)
+        return pg
+
+    yield get
+    errors = [e for _, pg in made.values() for e in pg.js_errors]
+    for ctx, _ in made.values():
+        ctx.close()
+    assert not errors, f"JavaScript errors in the page: {errors[:3]}"
+
+
+def editor(pg, lang: str) -> None:
+    """Open the editor on STEM as the file is now (forgetting what this session loaded before)."""
+    open_editor(pg, lang)
+    button(pg, T(lang)("editor.discard"), MAIN).click()
+    pg.wait_for_timeout(300)
+    b.wait_ready(pg)
+    assert T(lang)("editor.changed_on_disk") not in pg.locator(MAIN).inner_text()
 
 
 def beta_max(pg) -> float:
@@ -81,16 +128,18 @@ INVALID = [  # (uploaded file name, how the text is broken, what the message mus
 
 
 @pytest.mark.parametrize("teacher_lang,student_lang", BOTH_WAYS)
-def test_import_refuses_invalid_files_and_applies_a_valid_one(teacher_lang, student_lang, teacher_server,
-                                                               params, pristine, tabs, shots):
+def test_import_refuses_invalid_files_and_applies_a_valid_one(teacher_lang, student_lang, params, pristine,
+                                                               people, shots):
     t = T(teacher_lang)
-    student = tabs()
-    b.goto(student, url(teacher_server, STEM, student_lang))
+    student = people("student", student_lang)
+    interact(student)  # the file is as shipped again
     assert beta_max(student) == 10.0
-    pg = signed_in_tab(tabs, teacher_server, teacher_lang)
-    open_editor(pg, teacher_lang)
+    pg = people("teacher", teacher_lang)
+    editor(pg, teacher_lang)
     before = params.read_bytes()
-    for i, (name, broken, says) in enumerate(INVALID):
+    # min > max in both languages; the other two cases in one language each (an editor run is ~3 s)
+    cases = [INVALID[0], INVALID[1]] if teacher_lang == "en" else [INVALID[2], INVALID[1]]
+    for i, (name, broken, says) in enumerate(cases):
         upload(pg, name, broken(pristine))
         see(pg, t("editor.import_invalid"), MAIN)
         pg.locator(f'{MAIN} [data-testid="stCode"]', has_text=says[0]).wait_for()  # not the previous file's
@@ -145,13 +194,12 @@ def flip(pg, on: bool, lang: str) -> None:
 
 
 @pytest.mark.parametrize("teacher_lang,student_lang", BOTH_WAYS)
-def test_released_answers_reach_students_and_hide_again(teacher_lang, student_lang, teacher_server, tabs, shots):
+def test_released_answers_reach_students_and_hide_again(teacher_lang, student_lang, people, shots):
     ts, ps = T(student_lang), Text(STEM, student_lang)
     n = len(answers(ps))
-    student = tabs()
-    b.goto(student, url(teacher_server, STEM, student_lang))
+    student = people("student", student_lang)
     assert answer_expanders(student, student_lang).count() == 0
-    teacher = signed_in_tab(tabs, teacher_server, teacher_lang)
+    teacher = people("teacher", teacher_lang)
     assert answer_expanders(teacher, teacher_lang).count() == n
     see(teacher, T(teacher_lang)("answers.private"), MAIN)
     flip(teacher, True, teacher_lang)
@@ -248,25 +296,25 @@ def choose_preset(pg, title: str) -> None:
 
 
 @pytest.mark.parametrize("teacher_lang,student_lang", [("zh", "en")])
-def test_presets_edited_reach_the_student_and_comments_are_kept(teacher_lang, student_lang, teacher_server,
-                                                                 params, pristine, tabs, shots):
+def test_presets_edited_reach_the_student_and_comments_are_kept(teacher_lang, student_lang, params, pristine,
+                                                                 people, shots):
     t = T(teacher_lang)
     res = b.resolved(STEM)
     p_beta = res.params["beta"]
-    student = tabs()
-    b.goto(student, url(teacher_server, STEM, student_lang))
+    student = people("student", student_lang)
+    interact(student)  # the file is as shipped again
     shipped = [res.presets[i].title[student_lang] for i in res.presets]
     assert menu_options(student)[1:] == shipped
 
     # the instructor sets a view on the page (beta one step up), then opens the editor
-    teacher = signed_in_tab(tabs, teacher_server, teacher_lang)
+    teacher = people("teacher", teacher_lang)
     key, beta_view = b.step_target(p_beta, b.widget_value(teacher, STEM, p_beta))
     b.nudge(teacher, p_beta, key)
     teacher.wait_for_function("(v) => Math.abs(Number(new URLSearchParams(location.search).get('beta')) - v) < 1e-9",
                               arg=beta_view)
     b.wait_ready(teacher)
     view = b.widget_values(teacher, STEM, list(res.params.values()), teacher_lang)
-    open_editor(teacher, teacher_lang)
+    editor(teacher, teacher_lang)
     assert [r["id"] for r in preset_rows(teacher)] == list(res.presets)
 
     k = lambda pid, f: f"edp-{STEM}-{preset_row(teacher, pid)['uid']}-{f}"  # noqa: E731
@@ -372,12 +420,14 @@ def pick(pg, key: str, option: str) -> None:
 
 
 @pytest.mark.parametrize("teacher_lang,student_lang", BOTH_WAYS)
-def test_choice_question_counted_and_revealed(teacher_lang, student_lang, teacher_server, tabs, shots):
+def test_choice_question_counted_and_revealed(teacher_lang, student_lang, teacher_server, people, shots):
     tt = T(teacher_lang)
     opts = OPTIONS[teacher_lang]
-    teacher, link, code = open_class(tabs, teacher_server, teacher_lang)
-    students = [(_student_joins(tabs, link, student_lang, code), student_lang),
-                (_student_joins(tabs, link, teacher_lang, code), teacher_lang)]
+    teacher = people("teacher", teacher_lang)
+    link, code = open_class(teacher, teacher_server, teacher_lang)
+    students = [(people("student", lang), lang) for lang in (student_lang, teacher_lang)]
+    for pg, lang in students:  # they join by typing the code (the link is tested in test_instructor.py)
+        join(pg, lang, code)
     # the instructor asks question 2 as a choice between three options typed in the box
     pick(teacher, "_class_qn", "2")
     pick(teacher, "_class_kind", tt("class.kind_choice"))
@@ -412,4 +462,23 @@ def test_choice_question_counted_and_revealed(teacher_lang, student_lang, teache
     for pg, lang in students:
         see(pg, T(lang)("class.revealed"), SB, timeout=15_000)
         see(pg, opts[1], f'{SB} [data-testid="stCode"]')
-    drawn(students[0][0])
+    # the instructor closes the class: the students are told so
+    button(teacher, tt("class.close"), SB).click()
+    for pg, lang in students:
+        see(pg, T(lang)("class.closed"), SB, timeout=15_000)
+        assert T(lang)("class.following", code=code) not in pg.locator(SB).inner_text()
+
+
+def join(pg, lang: str, code: str) -> None:
+    """A student types the class code into the sidebar's join box."""
+    t = T(lang)
+    if not pg.locator(f'{SB} [data-testid="stExpander"] summary', has_text=t("class.join_title")).count():
+        interact(pg)  # a class closed: the join box comes back on the student's next interaction
+    box = pg.locator(".st-key-_class_join_code input")
+    if not box.is_visible():
+        pg.locator(f'{SB} [data-testid="stExpander"] summary', has_text=t("class.join_title")).click()
+    box.fill(code)
+    box.press("Enter")
+    pg.wait_for_timeout(300)
+    button(pg, t("class.join"), SB).click()
+    see(pg, t("class.following", code=code), SB, timeout=30_000)
