@@ -43,30 +43,39 @@ PHONE = {"width": 390, "height": 844}
 BOTH_WAYS = [("en", "zh"), ("zh", "en")]
 
 
+LANG_NAME = {"en": "English", "zh": "中文"}
+
+
 @pytest.fixture(scope="module")
 def people(browser, teacher_server):
-    """``people(role, lang)``: one browser tab per role ("teacher" signed in, "student") and language,
-    kept for the whole module and moved between pages inside the app (a reload would be a new
-    session, signed out): a tab costs ~10 s to open on two loaded cores, a step in it ~1-3 s.
-    Each call brings the tab back to the page STEM at the normal viewport."""
+    """``people(role, lang)``: one browser tab per role ("teacher", signed in; "student";
+    "student2"), kept for the whole module. A tab is moved inside the app (the language switch,
+    the navigation), never reloaded: a reload is a new session, signed out, and a new tab costs
+    ~10-25 s on two loaded cores where a step in it costs ~1-3 s. Each call returns the tab in
+    language ``lang`` on the page STEM at the normal viewport."""
     made = {}
 
     def get(role: str, lang: str):
-        if (role, lang) not in made:
+        if role not in made:
             ctx = browser.new_context(viewport=VIEWPORT, locale="en-US")
             ctx.set_default_timeout(30_000)
             pg = ctx.new_page()
             pg.js_errors = []
             pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
-            made[(role, lang)] = (ctx, pg)
+            made[role] = [ctx, pg, lang]
             b.goto(pg, url(teacher_server, STEM, lang))
             if role == "teacher":
                 sign_in(pg, lang)
                 see(pg, T(lang)("signin.signed_in"), SB)
                 b.wait_ready(pg)
-        pg = made[(role, lang)][1]
+        _, pg, current = made[role]
         pg.set_viewport_size(VIEWPORT)
         title = Text(STEM, lang)("title")
+        if current != lang:
+            pg.locator(".st-key-lang button", has_text=LANG_NAME[lang]).click()
+            made[role][2] = lang
+            pg.locator('[data-testid="stSidebarNav"] a', has_text=title).first.wait_for()
+            b.wait_ready(pg)
         if b.title(pg) != title:
             open_nav_link(pg, title)
             pg.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
@@ -75,8 +84,8 @@ def people(browser, teacher_server):
         return pg
 
     yield get
-    errors = [e for _, pg in made.values() for e in pg.js_errors]
-    for ctx, _ in made.values():
+    errors = [e for _, pg, _ in made.values() for e in pg.js_errors]
+    for ctx, _, _ in made.values():
         ctx.close()
     assert not errors, f"JavaScript errors in the page: {errors[:3]}"
 
@@ -425,7 +434,7 @@ def test_choice_question_counted_and_revealed(teacher_lang, student_lang, teache
     opts = OPTIONS[teacher_lang]
     teacher = people("teacher", teacher_lang)
     link, code = open_class(teacher, teacher_server, teacher_lang)
-    students = [(people("student", lang), lang) for lang in (student_lang, teacher_lang)]
+    students = [(people("student", student_lang), student_lang), (people("student2", teacher_lang), teacher_lang)]
     for pg, lang in students:  # they join by typing the code (the link is tested in test_instructor.py)
         join(pg, lang, code)
     # the instructor asks question 2 as a choice between three options typed in the box
