@@ -1,9 +1,10 @@
 """More of instructor mode in headless Chromium, in English and Chinese (issue 15).
 
-The fixtures and helpers are those of ``test_instructor.py`` (a server of its own with an
-instructor key and a temporary parameter file; every role a browser context of its own). Each
-test runs with the instructor in one language and the student(s) in the other, both ways where
-it is cheap:
+The server, the parameter file and the helpers are those of ``test_instructor.py`` (a server of
+its own with an instructor key and a temporary copy of the file). Three tabs (instructor, student,
+second student; ``people``) serve the whole module, switched between the languages inside the
+app. Each test runs with the instructor in one language and the student(s) in the other, both
+ways except the presets (long; the instructor in Chinese, the student in English):
 
 - import: an uploaded file that is not TOML, has min > max, or names an unknown page is refused
   with a message naming the uploaded file and the key, and nothing changes (file, backup, a
@@ -15,8 +16,9 @@ it is cheap:
   the answers shown by that preset); the saved file keeps every comment and everything outside
   the page's presets byte for byte; a student's preset menu follows, a preset gives its values,
   the preset with answers shows them, another hides them;
-- a choice question in a class: two students answer different options, the instructor's
-  histogram counts them, the revealed value reaches both.
+- a choice question in a class: two students join by typing the code, the question names its
+  page, they answer different options, the instructor's histogram counts them in the order
+  asked, the revealed value reaches both (and the instructor); closing the class tells them.
 
 Screenshots go to ``screenshots/instructor_more_*_{en,zh}.png`` (one at phone width, 390 px).
 """
