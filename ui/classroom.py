@@ -141,9 +141,15 @@ def _answer_box(code: str, t: Text) -> None:
     if not q:
         return
     qid, who = q["id"], _who(code)
-    st.markdown(t("class.question", n=q.get("q", "?")))
+    # the page the question is on, by its title: a student may be on another page (e.g. just joined)
+    from ui.nav import PAGES
+
+    stem = q.get("stem")
+    page = Text(stem, t.lang)("title") if stem in {e.stem for e in PAGES} else "?"
+    st.markdown(t("class.question", n=q.get("q", "?"), page=page))
     rev = _store().revealed(code, qid)
-    sent = st.session_state.get(f"_class_sent_{qid}")
+    sent_key = f"_class_sent_{code}_{qid}"  # per class: question ids start at 1 in every class
+    sent = st.session_state.get(sent_key)
     if sent is None:
         sent = _store().answered(code, qid, who)  # sent before a reconnect: not asked again
     if sent is None:
@@ -159,7 +165,7 @@ def _answer_box(code: str, t: Text) -> None:
                     v = None
             if v is not None:
                 _store().answer(code, qid, who, v)
-                st.session_state[f"_class_sent_{qid}"] = sent = v
+                st.session_state[sent_key] = sent = v
     if sent is not None:
         st.caption(t("class.sent"))
     if rev is not None:
@@ -310,16 +316,19 @@ def _live_answers(code: str, t: Text) -> None:
         values = _store().answers(code, q["id"])
         st.caption(t("class.n_answers", n=len(values), q=q.get("q", "?")))
         h = _histogram(values, q)
-        if h["answer"]:
-            st.bar_chart(h, x="answer", y="count", height=180)
+        if h["answer"]:  # in the order asked (choices) / of the bins (numbers), labels readable across
+            st.bar_chart(h, x="answer", y="count", height=180, horizontal=True, sort=False,
+                         x_label=t("class.hist_answer"), y_label=t("class.hist_count"))
         if q.get("kind") == "choice":
             rv = st.selectbox(t("class.exact"), list(q.get("options") or []), key=f"_class_rv_{q['id']}")
         else:
             rv = st.number_input(t("class.exact"), key=f"_class_rv_{q['id']}", value=None, format="%g")
         if st.button(t("class.reveal"), key=f"_class_reveal_{q['id']}", disabled=rv is None):
             _store().reveal(code, q["id"], rv)
-        if _store().revealed(code, q["id"]) is not None:
+        shown = _store().revealed(code, q["id"])
+        if shown is not None:  # what the class sees (the box above may have changed since)
             st.caption(t("class.revealed"))
+            st.code(str(shown), language=None)
 
     live()
 

@@ -27,6 +27,7 @@ from ui.spec import params_file, resolve
 URL_PATH = "instructor_params"
 _BASE = "_ed_base"
 _FLASH = "_ed_flash"
+_UPLOADS = "_ed_uploads"  # session: imports done (a new uploader key after each: it starts empty)
 _uid = itertools.count()
 
 
@@ -255,6 +256,8 @@ def _save(path, new_text: str, base: dict, t: Text, done: str) -> None:
         return
     _reload()
     st.session_state[_FLASH] = done
+    if done == "imported":  # the file is in use now: the uploader no longer offers to apply it
+        st.session_state[_UPLOADS] = st.session_state.get(_UPLOADS, 0) + 1
     st.rerun()
 
 
@@ -272,6 +275,7 @@ def render() -> None:
     flash = st.session_state.pop(_FLASH, None)
     if flash:
         st.success(t(f"editor.{flash}"), icon=":material/check:")
+        st.toast(t(f"editor.{flash}"), icon=":material/check:")  # seen where the button was pressed, too
 
     _, disk_hash = pf.read(path)
     if disk_hash != base["hash"]:
@@ -344,7 +348,10 @@ def render() -> None:
     disk_text, _ = pf.read(path)
     st.download_button(t("editor.export"), data=disk_text.encode("utf-8"), file_name=path.name,
                        mime="application/toml", key="_ed_export", on_click="ignore")
-    up = st.file_uploader(t("editor.import"), type=["toml"], key="_ed_upload")
+    n_up = st.session_state.get(_UPLOADS, 0)
+    # max_upload_size: the browser refuses a larger file, and the uploader states this limit (not 200 MB)
+    up = st.file_uploader(t("editor.import"), type=["toml"], key="_ed_upload" if not n_up else f"_ed_upload_{n_up}",
+                          max_upload_size=pf.MAX_IMPORT_BYTES // 2**20)
     if up is not None:
         raw = up.getvalue()
         if len(raw) > pf.MAX_IMPORT_BYTES:
@@ -355,7 +362,8 @@ def render() -> None:
         except UnicodeDecodeError:
             st.error(t("editor.not_utf8"))
             return
-        problems = pf.validate_text(text, source="upload")
+        # the messages name the uploaded file (shown literally, as every problem is)
+        problems = pf.validate_text(text, source=up.name[:80] or "upload")
         if problems:
             st.error(t("editor.import_invalid"))
             _show_problems(problems)

@@ -402,17 +402,25 @@ def _wait_param(pg, name: str, value: float, timeout: float = 30_000) -> None:
         arg=[name, value], timeout=timeout)
 
 
+def open_class(teacher, server: str, lang: str):
+    """The signed-in instructor's tab ``teacher`` opens a class: ``(join link, code)``."""
+    t = T(lang)
+    if not button(teacher, t("class.open"), SB).is_visible():
+        teacher.locator(f'{SB} [data-testid="stExpander"] summary', has_text=t("class.teach_title")).click()
+    button(teacher, t("class.open"), SB).click()
+    link = see(teacher, "/?class=", f'{SB} [data-testid="stCode"]').inner_text().strip()
+    m = re.search(r"\?class=([A-Z0-9]+)$", link)
+    assert m and link.startswith(server), link
+    code = m.group(1)
+    assert code in sidebar_text(teacher)
+    return link, code
+
+
 @pytest.mark.parametrize("teacher_lang,student_lang", [("en", "zh"), ("zh", "en")])
 def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lang, teacher_server, tabs, shots):
     tt, ts = T(teacher_lang), T(student_lang)
     teacher = signed_in_tab(tabs, teacher_server, teacher_lang)
-    teacher.locator(f'{SB} [data-testid="stExpander"] summary', has_text=tt("class.teach_title")).click()
-    button(teacher, tt("class.open"), SB).click()
-    link = see(teacher, "/?class=", f'{SB} [data-testid="stCode"]').inner_text().strip()
-    m = re.search(r"\?class=([A-Z0-9]+)$", link)
-    assert m and link.startswith(teacher_server), link
-    code = m.group(1)
-    assert code in sidebar_text(teacher)
+    link, code = open_class(teacher, teacher_server, teacher_lang)
     qr = teacher.locator(f'{SB} [data-testid="stImage"] img').first
     qr.wait_for()
     assert qr.bounding_box()["width"] >= 100
