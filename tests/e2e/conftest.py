@@ -6,6 +6,7 @@ server start a few seconds on two cores). ``server`` is the URL; ``server_proc``
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -110,6 +111,28 @@ def page(_tab):
     _tab.js_errors.clear()
     yield _tab
     assert not _tab.js_errors, f"JavaScript errors in the page: {_tab.js_errors[:3]}"
+
+
+@contextlib.contextmanager
+def fresh_tabs(browser, **context):
+    """Yields ``new(**more)``: a tab in a fresh browser context (a new Streamlit session, no cookies)
+    that records the page's JavaScript errors; at the end every context is closed and any error fails."""
+    made = []
+
+    def new(**more):
+        ctx = browser.new_context(viewport=VIEWPORT, **{**context, **more})
+        ctx.set_default_timeout(30_000)
+        pg = ctx.new_page()
+        pg.js_errors = []
+        pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+        made.append((ctx, pg))
+        return pg
+
+    yield new
+    errors = [e for _, pg in made for e in pg.js_errors]
+    for ctx, _ in made:
+        ctx.close()
+    assert not errors, f"JavaScript errors in the page: {errors[:3]}"
 
 
 @pytest.fixture(scope="session")

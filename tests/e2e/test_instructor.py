@@ -29,7 +29,7 @@ import pytest
 
 from tests._instructor import KEY, comments
 from tests.e2e import browser as b
-from tests.e2e.conftest import ROOT, VIEWPORT, Server, first_visit
+from tests.e2e.conftest import ROOT, Server, first_visit, fresh_tabs
 from ui import classroom, instructor
 from ui import params_file as pf
 from ui.answers import answers
@@ -80,22 +80,8 @@ def pristine(params):
 @pytest.fixture
 def tabs(browser):
     """``tabs()`` opens a tab in a fresh browser context (a new Streamlit session, signed out)."""
-    made = []
-
-    def new():
-        ctx = browser.new_context(viewport=VIEWPORT, locale="en-US", accept_downloads=True)
-        ctx.set_default_timeout(30_000)
-        pg = ctx.new_page()
-        pg.js_errors = []
-        pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
-        made.append((ctx, pg))
-        return pg
-
-    yield new
-    errors = [e for _, pg in made for e in pg.js_errors]
-    for ctx, _ in made:
-        ctx.close()
-    assert not errors, f"JavaScript errors in the page: {errors[:3]}"
+    with fresh_tabs(browser, locale="en-US", accept_downloads=True) as new:
+        yield new
 
 
 # --------------------------------------------------------------------------- helpers

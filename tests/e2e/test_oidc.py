@@ -24,7 +24,7 @@ import re
 import pytest
 
 from tests.e2e import browser as b
-from tests.e2e.conftest import VIEWPORT, Server, first_visit, free_port
+from tests.e2e.conftest import VIEWPORT, Server, first_visit, free_port, fresh_tabs
 from tests.e2e.oidc_provider import MockOIDC
 from ui import instructor
 from ui.answers import answers
@@ -74,22 +74,8 @@ def oidc(tmp_path_factory):
 @pytest.fixture
 def tab(browser):
     """``tab(lang)``: a tab in a fresh browser context (no cookies: signed out), its locale ``lang``."""
-    made = []
-
-    def new(lang: str = "en"):
-        ctx = browser.new_context(viewport=VIEWPORT, locale=LOCALE[lang])
-        ctx.set_default_timeout(30_000)
-        pg = ctx.new_page()
-        pg.js_errors = []
-        pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
-        made.append((ctx, pg))
-        return pg
-
-    yield new
-    errors = [e for _, pg in made for e in pg.js_errors]
-    for ctx, _ in made:
-        ctx.close()
-    assert not errors, f"JavaScript errors in the page: {errors[:3]}"
+    with fresh_tabs(browser) as new:
+        yield lambda lang="en": new(locale=LOCALE[lang])
 
 
 # --------------------------------------------------------------------------- helpers
