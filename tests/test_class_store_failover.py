@@ -139,3 +139,53 @@ def test_student_url_keeps_the_class_and_a_second_instructor_takes_over(monkeypa
     bad.button(key="_class_resume").click().run()
     assert "_class_teach" not in bad.session_state
     assert bad.error
+
+
+def test_released_pages_in_the_store(store):  # noqa: F811
+    """The answers switch is a set of pages in the class store (not per class): on, off, idempotent."""
+    assert store.released_pages() == set()
+    store.set_released("two_point", True)
+    store.set_released("two_point", True)
+    store.set_released("block", True)
+    assert store.released_pages() == {"two_point", "block"}
+    store.set_released("two_point", False)
+    store.set_released("nonnormal", False)  # withdrawing what was never released: nothing happens
+    assert store.released_pages() == {"block"}
+
+
+def test_answers_released_on_one_replica_are_seen_on_another(redis_url, monkeypatch):  # noqa: F811
+    """Two replicas share Redis: the instructor releases on A, a student on B sees it within
+    RECHECK_S; withdrawn on B, A follows. A replica that loses Redis keeps the last state it read."""
+    from ui import answers as ans
+
+    monkeypatch.setenv(cs.REDIS_ENV, redis_url)
+    a, b = cs.RedisStore(redis_url), cs.RedisStore(redis_url)
+    a.r.flushdb()
+    # replica A: its own process state; it releases two_point
+    monkeypatch.setattr(cs, "_store", a)
+    monkeypatch.setattr(cs, "_store_key", redis_url)
+    monkeypatch.setattr(ans, "_seen", {"at": -1e9, "pages": frozenset()})
+    assert not ans.released("two_point")
+    ans.release("two_point", True)
+    assert ans.released("two_point")
+    # replica B: another process (fresh copy), same Redis
+    monkeypatch.setattr(cs, "_store", b)
+    monkeypatch.setattr(ans, "_seen", {"at": -1e9, "pages": frozenset()})
+    assert ans.released("two_point") and not ans.released("block")
+    b.set_released("two_point", False)  # withdrawn from elsewhere: B sees it after RECHECK_S
+    assert ans.released("two_point"), "read at most once a second"
+    monkeypatch.setattr(ans, "RECHECK_S", 0.0)
+    assert not ans.released("two_point")
+    # Redis gone: the last state read stands, no exception reaches the page
+    b.set_released("block", True)
+    assert ans.released("block")
+
+    class Down(cs.RedisStore):
+        def __init__(self):
+            pass
+
+        def released_pages(self):
+            raise ConnectionError("redis is down")
+
+    monkeypatch.setattr(cs, "_store", Down())
+    assert ans.released("block") and not ans.released("two_point")

@@ -9,8 +9,9 @@ The answers live in the page's text files, one per question, in the questions' o
 Who sees them (under the questions, one expander per answer):
 
 * an instructor (``ui.instructor.is_instructor``), always, with a switch that releases them to the class;
-* everybody, once the instructor has released them (per page, held by this server process until it
-  restarts; with several replicas each replica holds its own switch);
+* everybody, once the instructor has released them (per page, in the class store: the server's
+  memory, or Redis when ``APP_REDIS_URL`` is set, so every replica follows one switch; a replica
+  reads it at most once a second);
 * everybody viewing a preset that says so in the parameter file (``answers = true``), e.g. a
   "solutions" preset handed out after the lesson::
 
@@ -21,16 +22,21 @@ Who sees them (under the questions, one expander per answer):
 """
 from __future__ import annotations
 
-import threading
+import logging
+import math
+import time
 
 import streamlit as st
 
+from ui import class_store as cs
 from ui import instructor
 from ui.i18n import Text
 from ui.spec import load_file
 
-_released: set[str] = set()
-_lock = threading.Lock()
+#: this process's copy of the released pages and when it was read (every page run asks)
+_seen: dict = {"at": -math.inf, "pages": frozenset()}
+RECHECK_S = 1.0
+_log = logging.getLogger(__name__)
 LAST_VIEW = "_last_view"  # session: {"stem", "values", "query"} of the last page viewed (editor, class push)
 
 
@@ -43,12 +49,22 @@ def answers(t: Text) -> list[str]:
 
 
 def released(stem: str) -> bool:
-    return stem in _released
+    """True when an instructor released page ``stem``'s answers (read from the store at most once
+    a second; if the store cannot be reached, the last state read stands)."""
+    now = time.monotonic()
+    if now - _seen["at"] >= RECHECK_S:
+        try:
+            _seen["pages"] = frozenset(cs.get_store().released_pages())
+        except cs.STORE_ERRORS as exc:
+            _log.warning("released answers: store unreachable (%s); keeping the last state", type(exc).__name__)
+        _seen["at"] = now
+    return stem in _seen["pages"]
 
 
 def release(stem: str, on: bool) -> None:
-    with _lock:
-        (_released.add if on else _released.discard)(stem)
+    """Release (or withdraw) page ``stem``'s answers for everyone, on every replica."""
+    cs.get_store().set_released(stem, on)
+    _seen["at"] = -math.inf  # this process reads it again at once
 
 
 def preset_shows_answers(stem: str, preset: str | None) -> bool:
@@ -63,7 +79,10 @@ def preset_shows_answers(stem: str, preset: str | None) -> bool:
 
 
 def _toggle(stem: str) -> None:
-    release(stem, bool(st.session_state.get(f"_release_{stem}")))
+    try:
+        release(stem, bool(st.session_state.get(f"_release_{stem}")))
+    except cs.STORE_ERRORS as exc:  # the switch shows the stored state again on this run
+        _log.warning("released answers: store unreachable (%s); switch not changed", type(exc).__name__)
 
 
 def show_answers(ctx) -> None:

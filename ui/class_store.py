@@ -61,12 +61,23 @@ class Store:
     def answered(self, code: str, qid: int, who: str): ...
     def reveal(self, code: str, qid: int, value) -> None: ...
     def revealed(self, code: str, qid: int): ...
+    # the pages whose worked answers an instructor released to everyone (ui/answers.py; not per class)
+    def released_pages(self) -> set[str]: ...
+    def set_released(self, stem: str, on: bool) -> None: ...
 
 
 class MemoryStore(Store):
     def __init__(self):
         self._lock = threading.Lock()
         self._classes: dict[str, dict] = {}
+        self._released: set[str] = set()
+
+    def released_pages(self) -> set[str]:
+        return set(self._released)
+
+    def set_released(self, stem: str, on: bool) -> None:
+        with self._lock:
+            (self._released.add if on else self._released.discard)(str(stem))
 
     def create(self) -> str:
         with self._lock:
@@ -143,7 +154,7 @@ class MemoryStore(Store):
 class RedisStore(Store):
     """Keys: ``cls:<code>`` (hash: version, view, at, qid, question, rv = number of reveals),
     ``cls:<code>:a:<qid>`` (hash: anonymous student id -> answer), ``cls:<code>:r`` (hash: qid ->
-    revealed value)."""
+    revealed value), ``rel:pages`` (set: the pages whose answers are released; no expiry)."""
 
     def __init__(self, url: str):
         import redis
@@ -230,6 +241,12 @@ class RedisStore(Store):
     def revealed(self, code: str, qid: int):
         v = self.r.hget(f"cls:{code}:r", str(qid))
         return json.loads(v) if v else None
+
+    def released_pages(self) -> set[str]:
+        return set(self.r.smembers("rel:pages"))
+
+    def set_released(self, stem: str, on: bool) -> None:
+        (self.r.sadd if on else self.r.srem)("rel:pages", str(stem))
 
 
 _store: Store | None = None
