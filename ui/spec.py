@@ -273,6 +273,10 @@ def _page_section(stem: str, data: dict, src: str, known_pages: tuple[str, ...],
     return section
 
 
+#: what a page's message adds when it falls back to the built-in range of a broken entry
+FALLBACK_NOTE = " — using the built-in range"
+
+
 def _resolve_param(base: Param, entry: dict, where: str, errors: list[str]) -> Param:
     """``base`` with the file's ``entry`` applied, or ``base`` itself when the entry is broken."""
     unknown = set(entry) - _PARAM_KEYS
@@ -283,7 +287,7 @@ def _resolve_param(base: Param, entry: dict, where: str, errors: list[str]) -> P
         fields = {**vars(base), **upd}
         probs = _check_numeric(base.kind, fields)
         if probs:
-            errors.append(f"{where} {'; '.join(probs)} — using the built-in range")
+            errors.append(f"{where} {'; '.join(probs)}{FALLBACK_NOTE}")
             return base
         cast = int if base.kind == "int" else float
         return replace(base, **{k: cast(fields[k]) for k in ("min", "max", "default")},
