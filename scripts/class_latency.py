@@ -37,19 +37,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.classclient import Instructor, Student  # noqa: E402
-from bench.classroom import Server  # noqa: E402
+from bench.classroom import Server, cpu_s  # noqa: E402
 from bench.wsclient import percentile  # noqa: E402
 from ui import class_store as cs  # noqa: E402
 from ui.classroom import POLL_S  # noqa: E402
 
 TARGET_P95_S = 2.0
-
-
-def cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process (all its threads)."""
-    with open(f"/proc/{pid}/stat") as fh:
-        f = fh.read().rsplit(")", 1)[1].split()
-    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def load() -> str:

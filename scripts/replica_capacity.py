@@ -32,14 +32,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "scripts")]
 
+from bench.classroom import cpu_s  # noqa: E402
 from bench.wsclient import SessionError, StreamlitSession, percentile  # noqa: E402
 from scale_check import HOST, SERVE_FLAGS, Procs, log, pick_slider, port_free, rss_mb, wait_healthy  # noqa: E402
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as fh:
-        parts = fh.read().rsplit(")", 1)[1].split()
-    return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def student(url: str, pages: list[str], until: float, rng: random.Random,
@@ -82,7 +77,7 @@ async def run_size(url: str, pid: int, n: int, seconds: float, pages: list[str],
     rng = random.Random(seed)
     out: dict = {"times": [], "errors": []}
     rss0 = rss_mb(pid)
-    c0, t0 = cpu_seconds(pid), time.monotonic()
+    c0, t0 = cpu_s(pid), time.monotonic()
     until = t0 + seconds
     tasks = []
     for _ in range(n):  # students arrive over the first few seconds
@@ -90,7 +85,7 @@ async def run_size(url: str, pid: int, n: int, seconds: float, pages: list[str],
         await asyncio.sleep(min(5.0, seconds / 4) / n)
     await asyncio.wait_for(asyncio.gather(*tasks), seconds + 120)
     wall = time.monotonic() - t0
-    cpu = cpu_seconds(pid) - c0
+    cpu = cpu_s(pid) - c0
     xs = out["times"]
     return {
         "n": n, "reruns": len(xs), "errors": len(out["errors"]), "first_errors": out["errors"][:3],

@@ -631,6 +631,14 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
     return ok, line
 
 
+def dump_logs(tmp: str) -> None:
+    """After a failure: the last 1500 characters of every process log in ``tmp``."""
+    for name in sorted(os.listdir(tmp)):
+        if name.endswith(".log") or name.endswith(".out"):
+            with open(os.path.join(tmp, name), errors="replace") as fh:
+                log(f"--- {name}\n{fh.read()[-1500:]}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Replicas + nginx on loopback; kill one mid-run.")
     ap.add_argument("--sessions", type=int, default=30, help="sessions opened at the start")
@@ -751,11 +759,7 @@ def main(argv: list[str] | None = None) -> int:
         line = "scale-check: FAIL interrupted"
     except Exception as exc:  # noqa: BLE001 - report, clean up, fail
         line = f"scale-check: FAIL {type(exc).__name__}: {exc}"
-        for name in sorted(os.listdir(tmp)):
-            if name.endswith(".log") or name.endswith(".out"):
-                with open(os.path.join(tmp, name), errors="replace") as fh:
-                    tail = fh.read()[-1500:]
-                log(f"--- {name}\n{tail}")
+        dump_logs(tmp)
     finally:
         procs.stop_all()
         shutil.rmtree(tmp, ignore_errors=True)

@@ -47,7 +47,7 @@ from bench.classclient import Instructor, Student  # noqa: E402
 from bench.wsclient import SessionError, percentile  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from scale_check import (  # noqa: E402
-    HOST, SERVE_FLAGS, Procs, Replica, _ADDR_NAME, can_unshare, deploy_replicas, ensure_nginx, nginx_argv,
+    HOST, SERVE_FLAGS, Procs, Replica, _ADDR_NAME, can_unshare, deploy_replicas, dump_logs, ensure_nginx, nginx_argv,
     port_free, render_nginx, replica_of, wait_healthy,
 )
 from ui import class_store as cs  # noqa: E402
@@ -356,10 +356,7 @@ def main(argv: list[str] | None = None) -> int:
         line = "scale-class: FAIL interrupted"
     except Exception as exc:  # noqa: BLE001 - report, clean up, fail
         line = f"scale-class: FAIL {type(exc).__name__}: {exc}"
-        for name in sorted(os.listdir(tmp)):
-            if name.endswith(".log") or name.endswith(".out"):
-                with open(os.path.join(tmp, name), errors="replace") as fh:
-                    log(f"--- {name}\n{fh.read()[-1500:]}")
+        dump_logs(tmp)
     finally:
         procs.stop_all()
         shutil.rmtree(tmp, ignore_errors=True)

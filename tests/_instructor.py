@@ -39,7 +39,19 @@ def signed_in(stem: str = "home", query: dict | None = None):
     return at
 
 
-__all__ = ["KEY", "ROOT", "router_only", "signed_in"]
+def teacher_with_class(monkeypatch, stem: str = "two_point"):
+    """A signed-in instructor (key mode, in-memory class store) who has opened a class on ``stem``:
+    ``(AppTest, class code)``."""
+    from ui import class_store as cs
+
+    monkeypatch.setenv(instructor.KEY_ENV, KEY)
+    monkeypatch.delenv(cs.REDIS_ENV, raising=False)
+    teacher = signed_in(stem)
+    teacher.button(key="_class_open").click().run()
+    return teacher, teacher.session_state["_class_teach"]
+
+
+__all__ = ["KEY", "ROOT", "router_only", "signed_in", "teacher_with_class"]
 
 
 @pytest.fixture

@@ -9,11 +9,11 @@ import time
 
 import pytest
 
-from tests._instructor import KEY, router_only, signed_in  # noqa: F401 - fixture
+from tests._instructor import router_only, signed_in, teacher_with_class  # noqa: F401 - fixture
 from tests.conftest import app_test
 from tests.test_instructor_class import redis_url, store  # noqa: F401 - fixtures
 from ui import class_store as cs
-from ui import classroom, instructor
+from ui import classroom
 
 N = 30
 
@@ -113,11 +113,7 @@ def test_redis_answers_survive_a_replica_and_are_not_doubled(redis_url):  # noqa
 
 
 def test_student_url_keeps_the_class_and_a_second_instructor_takes_over(monkeypatch, router_only):  # noqa: F811
-    monkeypatch.setenv(instructor.KEY_ENV, KEY)
-    monkeypatch.delenv(cs.REDIS_ENV, raising=False)
-    teacher = signed_in("two_point")
-    teacher.button(key="_class_open").click().run()
-    code = teacher.session_state["_class_teach"]
+    teacher, code = teacher_with_class(monkeypatch)
 
     student = app_test("two_point", {"class": code, "lang": "en"})
     assert not student.exception

@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from tests._instructor import KEY, router_only, signed_in  # noqa: F401 - fixture
+from tests._instructor import router_only, teacher_with_class  # noqa: F401 - fixture
 from tests.conftest import app_test
 from ui import class_store as cs
 from ui import classroom, instructor
@@ -150,11 +150,7 @@ def test_redis_class_survives_a_replica(redis_url):
 
 
 def test_sidebar_flow_push_follow_answer_reveal(monkeypatch, router_only):  # noqa: F811
-    monkeypatch.setenv(instructor.KEY_ENV, KEY)
-    monkeypatch.delenv(cs.REDIS_ENV, raising=False)
-    teacher = signed_in("two_point")
-    teacher.button(key="_class_open").click().run()
-    code = teacher.session_state["_class_teach"]
+    teacher, code = teacher_with_class(monkeypatch)
     assert cs.valid_code(code)
     assert any(f"?class={code}" in c.value for c in teacher.code)
     assert teacher.get("imgs") or teacher.get("image")
