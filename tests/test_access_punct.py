@@ -58,3 +58,13 @@ def test_english_summary_keeps_english_punctuation():
     got = summary(_spec("Two points.", "depth τ", "half-angle ϑ (rad)", ["SA", "USA"]), _words("en"))["text"]
     assert got == ("Two points. depth τ: from 0 to 2; half-angle ϑ (rad): from 0 to 0.4. "
                    "Shown: SA, USA."), got
+
+
+def test_superscripts_stay_exponents_in_words():
+    """A curve name or axis title with <sup> reads as an exponent, not a factor: depth_sum's exact
+    ratio (1+L<sup>−2α</sup>)<sup>ℓ</sup> was described as "(1+L−2α)ℓ"."""
+    spec = _spec("Energy ratio", "layer ℓ", "|z<sub>ℓ</sub>|<sup>2</sup> / |z<sub>0</sub>|<sup>2</sup>",
+                 ["exact (1+L<sup>−2α</sup>)<sup>ℓ</sup>", "Monte Carlo"])
+    got = summary(spec, _words("en"))["text"]
+    assert "|zℓ|^2 / |z0|^2: from 0 to 0.4" in got, got
+    assert got.endswith("Shown: exact (1+L^(−2α))^ℓ, Monte Carlo."), got

@@ -17,6 +17,14 @@ import streamlit as st
 
 _TAG = re.compile(r"<[^>]+>")
 _BR = re.compile(r"<br\s*/?>", re.I)
+_SUP = re.compile(r"<sup>(.*?)</sup>", re.I | re.S)
+
+
+def _sup(m: re.Match) -> str:
+    """A superscript in words: x<sup>2</sup> -> x^2, (1+L<sup>-2α</sup>)<sup>ℓ</sup> -> (1+L^(-2α))^ℓ
+    (with the tags only stripped, an exponent would read as a factor)."""
+    inner = _TAG.sub("", m.group(1)).strip()
+    return f"^{inner}" if len(inner) == 1 else f"^({inner})"
 _DESC: dict[int, tuple[object, dict]] = {}
 _MAX = 512
 
@@ -40,7 +48,7 @@ def values(v) -> np.ndarray | None:
 def _text(x) -> str:
     if isinstance(x, dict):
         x = x.get("text")
-    return re.sub(r"\s+", " ", _TAG.sub("", _BR.sub(" ", str(x or "")))).strip()
+    return re.sub(r"\s+", " ", _TAG.sub("", _SUP.sub(_sup, _BR.sub(" ", str(x or ""))))).strip()
 
 
 def _num(x: float) -> str:
