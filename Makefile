@@ -14,10 +14,10 @@ PYTEST_FLAGS ?= -q
 # "threadsafe" picks OpenMP or TBB and fails loudly if neither loads (ui.serve sets it too).
 NUMBA_LAYER := NUMBA_THREADING_LAYER=threadsafe
 
-.PHONY: help run serve-class test test-fast e2e bench classroom latency warm lock image-check scale-check capacity clean
+.PHONY: help run serve-class test test-loaded test-fast e2e bench classroom latency warm lock image-check scale-check capacity clean
 
 help:
-	@echo "make run | make serve-class | make test | make test-fast | make e2e | make bench | make classroom | make latency | make lock | make image-check | make scale-check | make capacity | make clean"
+	@echo "make run | make serve-class | make test | make test-loaded | make test-fast | make e2e | make bench | make classroom | make latency | make lock | make image-check | make scale-check | make capacity | make clean"
 
 # The venv without pip (ensurepip alone cost ~8 s of CPU, 39 s under load, of a fresh `make run`).
 $(BIN)/python:
@@ -72,17 +72,26 @@ run: $(VENV)/.installed
 serve-class:
 	@$(MAKE) --no-print-directory run ADDRESS=0.0.0.0
 
-# Unit + page tests in two processes, then the browser tests (they start their own server).
+# Unit + page tests in two processes, then the browser tests in E2E_WORKERS processes, each with its
+# own server and Chromium on free ports (a browser test mostly waits for a page: four of them keep
+# two cores busy; a module with module-scoped servers or tabs stays on one worker, see
+# tests/e2e/test_instructor.py). Each run prints its 25 slowest tests.
+E2E_WORKERS ?= 4
+PYTEST_RUN := $(NUMBA_LAYER) $(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider --durations=25
 test: $(VENV)/.installed-dev
 	@scripts/ensure_chromium.sh
 	@scripts/ensure_redis.sh
 	$(NUMBA_LAYER) $(BIN)/python -m sim.warm
-	@$(NUMBA_LAYER) $(BIN)/python -m pytest $(PYTEST_FLAGS) -n 2 --ignore=tests/e2e tests; rc=$$?; \
+	@$(PYTEST_RUN) -n 2 --ignore=tests/e2e tests; rc=$$?; \
 	  if [ $$rc = 5 ]; then echo "pytest collected no tests: that is a failure here" >&2; exit 1; fi; \
 	  [ $$rc = 0 ] || exit $$rc
-	@$(NUMBA_LAYER) $(BIN)/python -m pytest $(PYTEST_FLAGS) tests/e2e; rc=$$?; \
+	@$(PYTEST_RUN) -n $(E2E_WORKERS) --dist loadgroup tests/e2e; rc=$$?; \
 	  if [ $$rc = 5 ]; then echo "pytest collected no browser tests: that is a failure here" >&2; exit 1; fi; \
 	  exit $$rc
+
+# The whole suite with every core kept busy by a CPU hog at normal priority: it must pass so too.
+test-loaded: $(VENV)/.installed-dev
+	scripts/with_hogs.sh $(MAKE) --no-print-directory test
 
 test-fast: $(VENV)/.installed-dev
 	@scripts/ensure_redis.sh
@@ -90,7 +99,8 @@ test-fast: $(VENV)/.installed-dev
 
 e2e: $(VENV)/.installed-dev
 	@scripts/ensure_chromium.sh
-	$(BIN)/python -m pytest $(PYTEST_FLAGS) tests/e2e
+	@scripts/ensure_redis.sh
+	$(PYTEST_RUN) -n $(E2E_WORKERS) --dist loadgroup tests/e2e
 
 bench: $(VENV)/.installed-dev
 	@for b in bench/engine.py bench/gaussian_width.py bench/nonnormal.py bench/depth_sum.py bench/measures.py; do \

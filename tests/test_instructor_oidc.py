@@ -12,7 +12,7 @@ import re
 import pytest
 
 from tests._instructor import router_only  # noqa: F401 - fixture
-from tests.conftest import ROOT, open_page
+from tests.conftest import APPTEST_TIMEOUT, ROOT, open_page
 from ui import instructor
 from ui.i18n import Text
 
@@ -36,7 +36,7 @@ def make(user: dict | None = None, emails=(TEACHER,), lang: str = "en", stem: st
     """An AppTest of app.py with the given secrets and signed-in account (None: signed out)."""
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=APPTEST_TIMEOUT)
     if auth is not None:
         at.secrets["auth"] = dict(auth)
     inst = {}

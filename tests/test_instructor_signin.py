@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests._instructor import router_only  # noqa: F401 - fixture
-from tests.conftest import app_test
+from tests.conftest import APPTEST_TIMEOUT, app_test
 from ui import instructor
 
 KEY = "correct horse battery staple"
@@ -103,7 +103,7 @@ def test_key_from_secrets_and_key_rotation_signs_out(no_config):
 
     from tests.conftest import ROOT
 
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=APPTEST_TIMEOUT)
     at.secrets["instructor"] = {"key": KEY}
     at.run()
     _sign_in(at, KEY)

@@ -22,7 +22,7 @@ TITLES = ("rope_title", "peak_title", "norm_title", "eps_title", "defect_title",
 @pytest.fixture(scope="module", params=range(len(QUERIES)), ids=["defaults-en", "other-zh"])
 def page(request):
     q = QUERIES[request.param]
-    at = app_test("block", q, timeout=300)
+    at = app_test("block", q)
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     v = {k: type(d)(float(q.get(k, d))) for k, d in DEFAULTS.items()}
@@ -159,7 +159,7 @@ def test_sink_curves_markers_and_capacity_lines(page):
 
 
 def test_empty_distance_window_gives_a_notice_not_an_error():
-    at = app_test("block", {"lang": "en", "rope_from": "50000", "rope_to": "20000", "rope_k": "1"}, timeout=300)
+    at = app_test("block", {"lang": "en", "rope_from": "50000", "rope_to": "20000", "rope_k": "1"})
     assert not at.exception and not at.error
     assert any("empty" in w.value for w in at.warning), [w.value for w in at.warning]
     (mk,) = _markers(chart_specs(at)[1])

@@ -34,7 +34,7 @@ def _by_title(specs, title):
 @pytest.fixture(scope="module", params=range(len(SETS)))
 def page(request):
     p = SETS[request.param]
-    at = app_test("measures", {"lang": "en", **{k: str(v) for k, v in p.items()}}, timeout=300)
+    at = app_test("measures", {"lang": "en", **{k: str(v) for k, v in p.items()}})
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     return p, at

@@ -22,7 +22,7 @@ def _blocking(gate: threading.Event, log: list, value):
     return fn
 
 
-def _wait(cond, timeout=20.0):
+def _wait(cond, timeout=120.0):  # a hang guard: threads start in ms, later on a loaded machine
     t0 = time.monotonic()
     while not cond():
         assert time.monotonic() - t0 < timeout, "timed out"

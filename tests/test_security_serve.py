@@ -78,7 +78,7 @@ async def _visit(url: str, query: str, pid: int):
 async def _clear(url: str):
     from bench.wsclient import StreamlitSession
 
-    async with StreamlitSession(url, timeout=60) as s:
+    async with StreamlitSession(url, timeout=600) as s:
         assert (await s.rerun()).ok
         await s.clear_caches()
         await asyncio.sleep(0.5)
@@ -160,7 +160,7 @@ def test_serve_sets_a_thread_safe_numba_layer(given):
     before numba is imported: parallel kernels called from four threads at once do not abort the
     process (with ``workqueue`` they do: rc 134 on main)."""
     env = _env(NUMBA_THREADING_LAYER=given)
-    r = subprocess.run([PY, "-c", CONCURRENT], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    r = subprocess.run([PY, "-c", CONCURRENT], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-2000:]
     layer = r.stdout.split("LAYER")[-1].strip()
     assert layer in ("omp", "tbb"), r.stdout
@@ -187,7 +187,7 @@ def test_serve_uses_one_blas_thread_unless_told():
     # set before NumPy is loaded (OpenBLAS reads it once, when NumPy loads it)
     probe = "import sys, os, ui.serve; print('BLAS', os.environ['OPENBLAS_NUM_THREADS'], 'numpy' in sys.modules)"
     env = {k: v for k, v in _env().items() if k != "OPENBLAS_NUM_THREADS"}
-    r = subprocess.run([PY, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    r = subprocess.run([PY, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split("BLAS")[-1].split() == ["1", "False"], r.stdout
 
@@ -196,7 +196,7 @@ def test_make_run_sets_the_layer():
     """``make run`` serves and ``make warm`` / ``make test`` warm with the safe layer (not only the
     image); the server's background warm-up processes inherit it from ``ui.serve``'s environment."""
     out = "".join(subprocess.run(["make", "-n", target, "PYTHON=python3"], cwd=ROOT, capture_output=True,
-                                 text=True, timeout=60).stdout for target in ("run", "warm"))
+                                 text=True, timeout=600).stdout for target in ("run", "warm"))
     lines = [ln for ln in out.splitlines() if "sim.warm" in ln or "ui.serve" in ln]
     assert any("ui.serve" in ln for ln in lines) and any("sim.warm" in ln for ln in lines), out
     for ln in lines:

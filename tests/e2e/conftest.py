@@ -19,6 +19,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.classroom import Server, free_port  # noqa: E402,F401 - free_port re-exported
+from tests.e2e.browser import WAIT_MS  # noqa: E402
 
 SHOTS = ROOT / "screenshots"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -28,7 +29,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-backg
 VIEWPORT = {"width": 1400, "height": 1000}
 
 
-def first_visit(url: str, timeout: float = 120.0) -> bool:
+def first_visit(url: str, timeout: float = WAIT_MS / 1000) -> bool:
     """One browser-less session opens the app and switches the language, as the first student
     after a server start would. Returns whether the switch took effect.
 
@@ -96,7 +97,7 @@ def browser():
 @pytest.fixture(scope="session")
 def _tab(browser):
     ctx = browser.new_context(viewport=VIEWPORT, locale="en-US")
-    ctx.set_default_timeout(60_000)
+    ctx.set_default_timeout(WAIT_MS)
     pg = ctx.new_page()
     pg.js_errors = []  # uncaught errors in the page's JavaScript
     pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
@@ -121,7 +122,7 @@ def fresh_tabs(browser, **context):
 
     def new(**more):
         ctx = browser.new_context(viewport=VIEWPORT, **{**context, **more})
-        ctx.set_default_timeout(30_000)
+        ctx.set_default_timeout(WAIT_MS)
         pg = ctx.new_page()
         pg.js_errors = []
         pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))

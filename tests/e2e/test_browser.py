@@ -16,6 +16,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e import browser as b
+from tests.e2e.browser import WAIT_MS  # noqa: E402
 from ui.i18n import Text
 from ui.nav import PAGES
 from ui.page import fmt_value
@@ -67,7 +68,7 @@ def test_loads_draws_and_switches_language(stem, server, page, shots):
     page.locator('.st-key-lang button[role="radio"]', has_text="中文").click()
     zh_title = Text(stem, "zh")("title")
     page.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
-                           " return h && h.innerText.trim() === t; }", arg=zh_title, timeout=60_000)
+                           " return h && h.innerText.trim() === t; }", arg=zh_title, timeout=WAIT_MS)
     b.wait_ready(page)
     assert zh_title != Text(stem, "en")("title")
     assert_clean(page, "zh")

@@ -8,6 +8,7 @@ message, a dropped session or a page that never finishes. The table goes to
 from __future__ import annotations
 
 from bench.classroom import plans, run_classroom
+from tests.e2e.browser import WAIT_MS
 from tests.e2e.conftest import ROOT, run_async
 from ui.nav import PAGES
 
@@ -17,7 +18,7 @@ N = 10
 
 
 def test_ten_sessions_every_page_zero_errors(server_proc):
-    res = run_async(run_classroom, server_proc.url, N, server_proc.pid, timeout=90.0)
+    res = run_async(run_classroom, server_proc.url, N, server_proc.pid, timeout=WAIT_MS / 1000)
     out = ROOT / "artifacts"
     out.mkdir(exist_ok=True)
     (out / "classroom_n10.txt").write_text(res.table() + "\n")

@@ -30,11 +30,15 @@ import pytest
 from tests._instructor import KEY, comments
 from tests.e2e import browser as b
 from tests.e2e.conftest import ROOT, Server, first_visit, fresh_tabs
+from tests.e2e.browser import WAIT_MS  # noqa: E402
 from ui import classroom, instructor
 from ui import params_file as pf
 from ui.answers import answers
 from ui.i18n import Text
 from ui.spec import DEFAULT_PARAMS_FILE, PARAMS_ENV
+
+# one xdist worker runs the whole module: its module-scoped server and tabs are made once
+pytestmark = pytest.mark.xdist_group("test_instructor")
 
 STEM = "two_point"
 SB = '[data-testid="stSidebar"]'
@@ -94,7 +98,7 @@ def sidebar_text(pg) -> str:
     return pg.locator(SB).inner_text()
 
 
-def see(pg, text: str, where: str = "", timeout: float = 30_000):
+def see(pg, text: str, where: str = "", timeout: float = WAIT_MS):
     """Wait until ``text`` is visible (inside ``where``, a CSS selector) and return its locator."""
     loc = pg.locator(f"{where} :is(p, span, div, code, h1, h2, h3, summary, li)".strip(),
                      has_text=text).last
@@ -326,7 +330,7 @@ def test_editor_save_reaches_student_undo_comments_export(teacher_server, params
     b.nudge(student, b.resolved(STEM).params["theta0"])
     student.wait_for_function(
         "() => { const s = document.querySelector('.st-key-beta input[type=\"range\"]');"
-        " return s && Number(s.getAttribute('aria-valuemax') ?? s.max) === 6; }", timeout=30_000)
+        " return s && Number(s.getAttribute('aria-valuemax') ?? s.max) === 6; }", timeout=WAIT_MS)
 
     # export: the file on disk, byte for byte
     b.wait_ready(pg)
@@ -370,19 +374,19 @@ def test_editor_detects_a_file_edited_by_hand(lang, teacher_server, params, pris
 # b.wait_ready can wait forever on a loaded machine; a follower's page is waited for by what it shows.
 
 
-def drawn(pg, timeout: float = 60_000) -> None:
+def drawn(pg, timeout: float = WAIT_MS) -> None:
     pg.wait_for_function(b.DRAWN_JS, timeout=timeout)
 
 
 def _student_joins(tabs, link: str, lang: str, code: str):
     pg = tabs()
     pg.goto(f"{link}&lang={lang}", wait_until="domcontentloaded")
-    see(pg, T(lang)("class.following", code=code), SB, timeout=90_000)
+    see(pg, T(lang)("class.following", code=code), SB, timeout=WAIT_MS)
     drawn(pg)
     return pg
 
 
-def _wait_param(pg, name: str, value: float, timeout: float = 30_000) -> None:
+def _wait_param(pg, name: str, value: float, timeout: float = WAIT_MS) -> None:
     pg.wait_for_function(
         "([n, v]) => Math.abs(Number(new URLSearchParams(location.search).get(n)) - v) < 1e-9",
         arg=[name, value], timeout=timeout)
@@ -432,7 +436,7 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     student.wait_for_function(
         "([p, v]) => location.pathname.endsWith('/' + p)"
         " && Math.abs(Number(new URLSearchParams(location.search).get('beta')) - v) < 1e-9",
-        arg=[STEM, target], timeout=15_000)
+        arg=[STEM, target], timeout=WAIT_MS)
     latency = time.perf_counter() - t0
     student.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
                               " return h && h.innerText.trim() === t; }", arg=Text(STEM, student_lang)("title"))
@@ -468,7 +472,7 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     student.wait_for_timeout(3_000)
     assert not b.same(b.widget_value(student, STEM, p_theta, student_lang), theta_target)
     button(student, ts("class.follow"), SB).click()
-    _wait_param(student, "theta0", theta_target, timeout=15_000)
+    _wait_param(student, "theta0", theta_target, timeout=WAIT_MS)
     see(student, ts("class.following", code=code), SB)
 
     # a live question: two students answer, the teacher sees the count, reveals the value
@@ -476,13 +480,13 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     button(teacher, tt("class.ask"), SB).click()
     for pg, lang, value in ((student, student_lang, 0.5), (student2, teacher_lang, 2.0)):
         box = pg.locator(".st-key-_class_ans_1 input")
-        box.wait_for(timeout=15_000)
+        box.wait_for(timeout=WAIT_MS)
         box.fill(str(value))
         box.press("Enter")
         pg.wait_for_timeout(500)
         button(pg, T(lang)("class.send"), SB).click()
         see(pg, T(lang)("class.sent"), SB)
-    see(teacher, tt("class.n_answers", n=2, q=1), SB, timeout=15_000)
+    see(teacher, tt("class.n_answers", n=2, q=1), SB, timeout=WAIT_MS)
     teacher.locator(f'{SB} [data-testid="stVegaLiteChart"], {SB} [data-testid="stArrowVegaLiteChart"]').first.wait_for()
     rv = teacher.locator(".st-key-_class_rv_1 input")
     rv.fill("1.25")
@@ -490,5 +494,5 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     teacher.wait_for_timeout(500)  # the live fragment reruns every 2 s: not "ready" for long
     button(teacher, tt("class.reveal"), SB).click()
     for pg, lang in ((student, student_lang), (student2, teacher_lang)):
-        see(pg, T(lang)("class.revealed"), SB, timeout=15_000)
+        see(pg, T(lang)("class.revealed"), SB, timeout=WAIT_MS)
         see(pg, "1.25", f'{SB} [data-testid="stCode"]')

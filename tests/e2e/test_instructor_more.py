@@ -33,6 +33,7 @@ import pytest
 from tests._instructor import comments
 from tests.e2e import browser as b
 from tests.e2e.conftest import VIEWPORT
+from tests.e2e.browser import WAIT_MS
 from tests.e2e.test_instructor import (  # noqa: F401 - params, pristine, teacher_server: fixtures
     MAIN, SB, STEM, T, answer_expanders, button, open_class, open_editor, open_nav_link, params, pristine,
     see, shoot, sign_in, teacher_server, url,
@@ -40,6 +41,9 @@ from tests.e2e.test_instructor import (  # noqa: F401 - params, pristine, teache
 from ui import params_file as pf
 from ui.answers import answers
 from ui.i18n import Text
+
+# one xdist worker runs the whole module: its module-scoped server and tabs are made once
+pytestmark = pytest.mark.xdist_group("test_instructor_more")
 
 PHONE = {"width": 390, "height": 844}
 BOTH_WAYS = [("en", "zh"), ("zh", "en")]
@@ -60,7 +64,7 @@ def people(browser, teacher_server):
     def get(role: str, lang: str):
         if role not in made:
             ctx = browser.new_context(viewport=VIEWPORT, locale="en-US")
-            ctx.set_default_timeout(30_000)
+            ctx.set_default_timeout(WAIT_MS)
             pg = ctx.new_page()
             pg.js_errors = []
             pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
@@ -106,7 +110,7 @@ def beta_max(pg) -> float:
     return float(s.get_attribute("aria-valuemax") or s.get_attribute("max"))
 
 
-def wait_beta_max(pg, value: float, timeout: float = 30_000) -> None:
+def wait_beta_max(pg, value: float, timeout: float = WAIT_MS) -> None:
     pg.wait_for_function(
         "(v) => { const s = document.querySelector('.st-key-beta input[type=\"range\"]');"
         " return s && Number(s.getAttribute('aria-valuemax') ?? s.max) === v; }", arg=value, timeout=timeout)
@@ -217,7 +221,7 @@ def test_released_answers_reach_students_and_hide_again(teacher_lang, student_la
     try:
         interact(student)
         exp = answer_expanders(student, student_lang)
-        exp.first.wait_for(timeout=30_000)
+        exp.first.wait_for(timeout=WAIT_MS)
         assert [s.strip() for s in exp.all_inner_texts()] == [ts("answers.title", i=i) for i in range(1, n + 1)]
         assert release_switch(student).count() == 0, "a student sees the instructor's switch"
         assert ts("answers.public") not in student.locator(MAIN).inner_text()
@@ -450,7 +454,7 @@ def test_choice_question_counted_and_revealed(teacher_lang, student_lang, teache
     button(teacher, tt("class.ask"), SB).click()
     for (pg, lang), choice in zip(students, opts):
         radio = pg.locator(".st-key-_class_ans_1")
-        radio.wait_for(timeout=15_000)
+        radio.wait_for(timeout=WAIT_MS)
         see(pg, T(lang)("class.question", n=2, page=Text(STEM, lang)("title")), SB)  # names the page
         radio.locator("label", has_text=opts[-1]).wait_for()
         assert [s.strip() for s in radio.locator("label").all_inner_texts() if s.strip()][-3:] == opts
@@ -460,8 +464,8 @@ def test_choice_question_counted_and_revealed(teacher_lang, student_lang, teache
             shoot(pg, shots / f"instructor_more_choice_{lang}.png", radio)
         button(pg, T(lang)("class.send"), SB).click()
         see(pg, T(lang)("class.sent"), SB)
-    see(teacher, tt("class.n_answers", n=2, q=2), SB, timeout=15_000)
-    teacher.wait_for_function(f"() => ({BARS_JS})().length === {len(opts)}", timeout=15_000)
+    see(teacher, tt("class.n_answers", n=2, q=2), SB, timeout=WAIT_MS)
+    teacher.wait_for_function(f"() => ({BARS_JS})().length === {len(opts)}", timeout=WAIT_MS)
     assert bars(teacher, teacher_lang) == [(opts[0], 1), (opts[1], 1), (opts[2], 0)], "counts, in the order asked"
     pick(teacher, "_class_rv_1", opts[1])
     teacher.wait_for_timeout(500)  # the live fragment reruns every 2 s: not "ready" for long
@@ -471,12 +475,12 @@ def test_choice_question_counted_and_revealed(teacher_lang, student_lang, teache
     shoot(teacher, shots / f"instructor_more_choice_histogram_{teacher_lang}.png",
           teacher.locator(f'{SB} [data-testid="stVegaLiteChart"], {SB} [data-testid="stArrowVegaLiteChart"]').first)
     for pg, lang in students:
-        see(pg, T(lang)("class.revealed"), SB, timeout=15_000)
+        see(pg, T(lang)("class.revealed"), SB, timeout=WAIT_MS)
         see(pg, opts[1], f'{SB} [data-testid="stCode"]')
     # the instructor closes the class: the students are told so
     button(teacher, tt("class.close"), SB).click()
     for pg, lang in students:
-        see(pg, T(lang)("class.closed"), SB, timeout=15_000)
+        see(pg, T(lang)("class.closed"), SB, timeout=WAIT_MS)
         assert T(lang)("class.following", code=code) not in pg.locator(SB).inner_text()
 
 
@@ -492,4 +496,4 @@ def join(pg, lang: str, code: str) -> None:
     box.press("Enter")
     pg.wait_for_timeout(300)
     button(pg, t("class.join"), SB).click()
-    see(pg, t("class.following", code=code), SB, timeout=30_000)
+    see(pg, t("class.following", code=code), SB, timeout=WAIT_MS)

@@ -26,9 +26,13 @@ import pytest
 from tests.e2e import browser as b
 from tests.e2e.conftest import VIEWPORT, Server, first_visit, free_port, fresh_tabs
 from tests.e2e.oidc_provider import MockOIDC
+from tests.e2e.browser import WAIT_MS  # noqa: E402
 from ui import instructor
 from ui.answers import answers
 from ui.i18n import Text
+
+# one xdist worker runs the whole module: its module-scoped server and tabs are made once
+pytestmark = pytest.mark.xdist_group("test_oidc")
 
 STEM = "two_point"
 SB = '[data-testid="stSidebar"]'
@@ -87,7 +91,7 @@ def sidebar_text(pg) -> str:
     return pg.locator(SB).inner_text()
 
 
-def see(pg, text: str, where: str = SB, timeout: float = 30_000):
+def see(pg, text: str, where: str = SB, timeout: float = WAIT_MS):
     loc = pg.locator(f"{where} :is(p, span, div, code, h1, h2, h3, summary, li)", has_text=text).last
     loc.wait_for(state="visible", timeout=timeout)
     return loc
@@ -111,7 +115,7 @@ def sign_in(pg, idp: MockOIDC, server: str, lang: str, email: str | None) -> Non
     idp.sign_in_as(email)
     n = len(idp.paths())
     btn = open_signin(pg, lang)
-    with pg.expect_navigation(url=re.compile(re.escape(server) + r"/(\?.*)?$"), timeout=60_000):
+    with pg.expect_navigation(url=re.compile(re.escape(server) + r"/(\?.*)?$"), timeout=WAIT_MS):
         btn.click()
     b.wait_ready(pg)
     assert "/authorize" in idp.paths()[n:], idp.paths()[n:]
@@ -200,7 +204,7 @@ def test_teacher_signs_in_through_the_provider_and_out(lang, oidc, tab, shots):
 
     # sign out: at the provider too (RP-initiated logout), back to the student view
     logouts = idp.logouts
-    with pg.expect_navigation(url=re.compile(re.escape(server) + r"/(\?.*)?$"), timeout=60_000):
+    with pg.expect_navigation(url=re.compile(re.escape(server) + r"/(\?.*)?$"), timeout=WAIT_MS):
         pg.locator(".st-key-_instructor_out button").click()
     b.wait_ready(pg)
     assert idp.logouts == logouts + 1
@@ -225,7 +229,7 @@ def test_student_account_gets_no_instructor_controls(lang, oidc, tab, shots):
     assert_student_view(pg, lang)
     shoot_sidebar(pg, shots / f"oidc_not_listed_{lang}.png")
     # that account can sign out
-    with pg.expect_navigation(url=re.compile(re.escape(server) + r"/(\?.*)?$"), timeout=60_000):
+    with pg.expect_navigation(url=re.compile(re.escape(server) + r"/(\?.*)?$"), timeout=WAIT_MS):
         pg.locator(".st-key-_instructor_out button").click()
     b.wait_ready(pg)
     assert t("signin.not_listed") not in sidebar_text(pg)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.browser import READY_JS, exceptions
+from tests.e2e.browser import WAIT_MS, READY_JS, exceptions
 from tests.e2e.conftest import SHOTS
 from ui.nav import PAGES
+
+# one xdist worker runs the whole module: its module-scoped server and tabs are made once
+pytestmark = pytest.mark.xdist_group("test_phone")
 
 PHONE = {"width": 390, "height": 844}
 MIN_PLOT_PX = 150
@@ -35,7 +38,7 @@ LAYOUT_JS = """() => {
 @pytest.fixture(scope="module")
 def phone(browser):
     ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=1)
-    ctx.set_default_timeout(90_000)
+    ctx.set_default_timeout(WAIT_MS)
     pg = ctx.new_page()
     pg.js_errors = []
     pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
@@ -48,7 +51,7 @@ def phone(browser):
 def test_page_reads_on_a_phone(stem, lang, server, phone):
     phone.js_errors.clear()
     phone.goto(f"{server}/{stem}?lang={lang}", wait_until="domcontentloaded")
-    phone.wait_for_function(READY_JS, timeout=120_000)
+    phone.wait_for_function(READY_JS, timeout=WAIT_MS)
     phone.wait_for_timeout(400)  # responsive charts relayout to the phone width
     r = phone.evaluate(LAYOUT_JS)
     assert not exceptions(phone), f"{stem}/{lang}: exception on the page"

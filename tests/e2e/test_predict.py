@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sim import coordinates as co
-from tests.e2e.browser import goto, wait_ready
+from tests.e2e.browser import WAIT_MS, goto, wait_ready
 from ui.i18n import Text
 from ui.predict import fmt, judge
 from views.predict import STEPS
@@ -37,7 +37,7 @@ def _guess(page, p, x, y):
     box = page.locator(f".st-key-_predict_coordinates_{STEP}_in input")
     box.fill(f"{x:g}")
     box.press("Enter")
-    page.wait_for_selector(ALERT, timeout=60_000)
+    page.wait_for_selector(ALERT, timeout=WAIT_MS)
     wait_ready(page)
     msg, ok = _expected(p, x, y)
     kind = "Success" if ok else "Error"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.browser import goto, resolved, url_param, wait_url_param
+from tests.e2e.browser import WAIT_MS, goto, resolved, url_param, wait_url_param
 from ui.i18n import Text
 
 PRINT_JS = """() => {
@@ -78,7 +78,7 @@ def test_share_box_has_a_qr_code_and_figures_have_text(server, page):
     goto(page, f"{server}/two_point?lang=zh")
     assert page.locator(".tos-qr img").count() == 0  # made only when the share box is opened
     page.locator('[data-testid="stSidebar"] .st-key-_share_open summary').click()
-    page.locator(".tos-qr img").wait_for(timeout=30_000)
+    page.locator(".tos-qr img").wait_for(timeout=WAIT_MS)
     assert page.locator(".tos-qr img").count() == 1
     src = page.locator(".tos-qr img").get_attribute("src")
     assert src.startswith("data:image/svg+xml;base64,") and len(src) > 1000
