@@ -470,9 +470,9 @@ def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.
         raise ValueError("progress must be a callable taking a fraction, or None")
     max_work = _v.real("max_work", max_work, 0.0)
     precision = _v.choice("precision", precision, PRECISIONS)
-    if precision == "float32" and beta_max > _att._LANES_SCORE_MAX:
+    if precision == "float32" and beta_max > _att.LANES_SCORE_MAX:
         raise ValueError(f"beta_max = {beta_max:g} is too large for precision='float32' (at most "
-                         f"{_att._LANES_SCORE_MAX:g}: beyond it float32 weights could underflow); "
+                         f"{_att.LANES_SCORE_MAX:g}: beyond it float32 weights could underflow); "
                          "use precision='float64'")
     work = float(B) * n_betas * steps * n * n * d
     if work > max_work:

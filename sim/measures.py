@@ -45,7 +45,8 @@ from numba import njit
 from scipy.integrate import quad
 
 from sim import _validate as _v
-from sim.attention import _exp1, simulate
+from sim.attention import simulate
+from sim.attention.exp import exp1 as _exp1
 
 __all__ = ["w1_circle", "w1_uniform_circle", "sampling_error", "fixed_shift_mean", "equispaced_w1",
            "head_average_error", "head_error_theory", "head_mean_velocity", "stability",
@@ -443,7 +444,7 @@ def _head_sum(Z, A, beta, acc):
     """Numba kernel: the same sum as :func:`_head_sum_numpy`, without the (h*n, n) score matrix.
 
     Per head and token: g = β A_hᵀ z_i, scores g·z_j shifted by their maximum, the engine's
-    vectorised exp (:func:`sim.attention._exp1`), then the weighted mean of the z_j.
+    vectorised exp (:func:`sim.attention.exp.exp1`), then the weighted mean of the z_j.
     """
     n, d = Z.shape
     ZT = np.ascontiguousarray(Z.T)
