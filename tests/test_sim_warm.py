@@ -8,6 +8,7 @@ import pytest
 
 from sim import _ready, attention, depth_sum, warm, width
 from sim.attention import api as attention_api
+from sim.depth_sum import moments as ds_moments, residual as ds_residual, sums as ds_sums
 
 TOL = dict(rtol=1e-10, atol=1e-12)
 
@@ -91,8 +92,9 @@ def test_depth_sum_pending_takes_numpy_path_same_numbers(L, trials, seed, pendin
              depth_sum.path_moments(L, trials, seed, [1, L], keep=3),
              depth_sum._residual_norms(0.5, L, 3, trials, seed))
     pending("depth_sum")
-    for k in ("_unit_sums_kernel", "_path_moments_kernel", "_column_moments_kernel", "_residual_kernel"):
-        monkeypatch.setattr(depth_sum, k, _boom)
+    for mod, k in ((ds_sums, "_unit_sums_kernel"), (ds_moments, "_path_moments_kernel"),
+                   (ds_moments, "_column_moments_kernel"), (ds_residual, "_residual_kernel")):
+        monkeypatch.setattr(mod, k, _boom)
     numpy_path = (depth_sum.unit_sums(L, trials, seed), depth_sum.column_moments(L, trials, seed),
                   depth_sum.path_moments(L, trials, seed, [1, L], keep=3),
                   depth_sum._residual_norms(0.5, L, 3, trials, seed))

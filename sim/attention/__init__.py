@@ -1,5 +1,5 @@
-r"""The discrete attention layer map on the unit sphere (``docs/constructions.md``, "Tokens on
-the sphere: the attention layer map").
+r"""The discrete attention layer map on the unit sphere (``docs/constructions.md``, the
+introduction: "The attention layer used by the sphere pages").
 
 One layer with residual step :math:`\Delta` moves every token :math:`z_i\in S^{d-1}` by
 
