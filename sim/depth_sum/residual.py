@@ -1,4 +1,4 @@
-"""Monte Carlo of the linear residual network at initialisation: :math:`\lVert z_L\rVert^2 /
+r"""Monte Carlo of the linear residual network at initialisation: :math:`\lVert z_L\rVert^2 /
 \lVert z_0\rVert^2` with every weight drawn (matrix sampler) or each :math:`W_\ell z_\ell`
 drawn through its law (vector sampler); Numba kernels with NumPy references in the same draw order.
 """

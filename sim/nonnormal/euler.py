@@ -1,4 +1,4 @@
-"""Explicit Euler against the exact flow, and the scalar case :math:`\dot V = -aV`.
+r"""Explicit Euler against the exact flow, and the scalar case :math:`\dot V = -aV`.
 """
 from __future__ import annotations
 
