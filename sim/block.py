@@ -1,4 +1,5 @@
-r"""Inside a Transformer block: positions, normalisation, splitting, sinks (CONSTRUCTIONS.md §10).
+r"""Inside a Transformer block: positions, normalisation, splitting, sinks (``docs/constructions.md``,
+"Inside a block: positions, normalisation, splitting, sinks").
 
 Five small, exact facts about the pieces of one block.
 
@@ -155,7 +156,7 @@ def _rope_range(n_from: int, n_to: int, th: np.ndarray) -> np.ndarray:
     for q0 in range(0, -(-n // B), rows):
         q = np.arange(q0, min(q0 + rows, -(-n // B)), dtype=np.float64)
         a = np.outer(n_from + q * B, th)                                    # (Q, k) phases N0·θ
-        # einsum, not @: no BLAS threads (under load OpenBLAS's spinning threads cost ~10x the CPU)
+        # einsum, not @: no BLAS threads (under load OpenBLAS's spinning threads waste the CPU)
         blk = (np.einsum("qk,kb->qb", np.cos(a), cm) - np.einsum("qk,kb->qb", np.sin(a), sm)).ravel()
         s = q0 * B
         out[s:s + blk.size] = blk[:n - s]

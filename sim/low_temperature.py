@@ -1,4 +1,5 @@
-r"""Low temperature: concentration near :math:`\Pi_\sharp\rho_0`, then drift (CONSTRUCTIONS.md §9).
+r"""Low temperature: concentration near :math:`\Pi_\sharp\rho_0`, then drift (``docs/constructions.md``,
+"Low temperature: concentration, then drift").
 
 Tokens :math:`z_i\in S^{d-1}` follow the normalised attention (SA) layer map of
 :mod:`sim.attention` with :math:`A = B = Q^\top K` (invertible) and value matrix :math:`V`,
@@ -20,7 +21,7 @@ a time-changed Oja flow :math:`z(t) = e^{s(t)S}z_0/\lVert e^{s(t)S}z_0\rVert`,
     \Pi(z) = \frac{P_1 z}{\lVert P_1 z\rVert},
 
 :math:`P_1` the orthogonal projector onto the eigenspace of the largest eigenvalue
-:math:`\mu_1` of :math:`S`. The theorem of seed 004 bounds, for finite :math:`\beta`,
+:math:`\mu_1` of :math:`S`. The source's theorem bounds, for finite :math:`\beta`,
 
 .. math::
 

@@ -1,4 +1,4 @@
-r"""From tokens to a measure: finite n, many heads (CONSTRUCTIONS.md §8).
+r"""From tokens to a measure: finite n, many heads (``docs/constructions.md``, "From tokens to a measure").
 
 Four questions about the mean-field picture, each with an exact yardstick.
 
@@ -32,7 +32,8 @@ in the page text, not computed here.
 
 References
 ----------
-CONSTRUCTIONS.md §8; seeds 000 (stability by transport, sampling rates) and 003 (head limit).
+``docs/constructions.md``, section "From tokens to a measure: finite n, many heads" (stability by transport,
+sampling rates, the limit of many heads).
 """
 from __future__ import annotations
 
@@ -368,7 +369,7 @@ def head_mean_velocity(Z, beta) -> tuple[np.ndarray, np.ndarray, float]:
 
 @functools.lru_cache(maxsize=32)
 def _head_reference(n: int, d: int, beta: float, seed: int):
-    """:func:`head_mean_velocity` of the tokens drawn from ``seed`` (cached: ~1 s in d = 3)."""
+    """:func:`head_mean_velocity` of the tokens drawn from ``seed`` (cached: it is the costly part of the head panel)."""
     F, Sig, err = head_mean_velocity(_head_tokens(n, d, seed)[0], beta)
     F.setflags(write=False)
     Sig.setflags(write=False)

@@ -2,7 +2,8 @@ r"""Width: lazy (NTK) training against mean-field training, and the frozen kerne
 
 A shallow tanh network of width :math:`N` (even) with scalar input, trained by
 gradient flow on a small data set :math:`(x_m, y_m)_{m=1}^M` with the loss
-:math:`L = \tfrac12\sum_m (f(x_m) - y_m)^2` (CONSTRUCTIONS.md §6).  Two scalings
+:math:`L = \tfrac12\sum_m (f(x_m) - y_m)^2` (``docs/constructions.md``,
+"Width: lazy training and the frozen kernel").  Two scalings
 of the same parameters :math:`(w_i, a_i)`:
 
 .. math::
@@ -73,7 +74,7 @@ M_MAX = 64               # data points
 T_MAX = 1.0e3            # training time
 X_MAX = 1.0e3            # |x_m|, |y_m|
 RECORD_MAX = 10_000
-MAX_WORK = 2.0e7         # default bound on steps * N * M (8e7 tanh evaluations: about 1-3 s)
+MAX_WORK = 2.0e7         # default bound on steps * N * M (8e7 tanh evaluations: a few seconds)
 MAX_STEPS = 1_000_000    # RK4 steps of one run
 STABLE = 2.5             # RK4 is stable on the negative real axis for h*lambda < 2.785
 
@@ -536,7 +537,7 @@ def train(N, scaling, T, dt, seed, xs, ys, record=50, *, max_work=MAX_WORK):
     record : int, optional
         Number of recorded times, ``2 <= record <= 10000``.
     max_work : float, optional
-        Bound on ``steps * N * M`` (default ``2e7``, about 1-3 s): larger
+        Bound on ``steps * N * M`` (default ``2e7``, a few seconds): larger
         requests raise ``ValueError`` before any work.
 
     Returns

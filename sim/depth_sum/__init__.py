@@ -65,8 +65,8 @@ Pieces and draw order. The correlated standard normals of one sample are
 :math:`\sqrt{1-\rho}\,(e_j-\bar e)+\sqrt{1+(L-1)\rho}\,\bar e` for :math:`\rho<0`, covariance
 :math:`(1-\rho)I+\rho\mathbf 1\mathbf 1^\top`. Per block of samples the common normals are drawn
 first, then the :math:`e_j` row by row; every function here draws in this order, so the moments
-below are those of the pieces drawn whole by the plain reference ``partial_sums`` (and ``sample``,
-``covariance_decomposition``) in ``tests/_reference_depth_sum.py``, which the tests compare them with.
+below are those of the pieces drawn whole (the test suite checks them against a plain reference
+that keeps every piece), and :func:`sample` adds up exactly these draws.
 """
 from sim.depth_sum.checks import (  # noqa: F401
     ALPHA_MAX, L_MAX_COV, L_MAX_EXACT, L_MAX_RESIDUAL, MAX_COV_WORK, MAX_PATH_OUTPUT,

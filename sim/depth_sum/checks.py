@@ -10,7 +10,7 @@ from sim import _validate as _v
 ALPHA_MAX = 2.0
 #: largest depth accepted by the exact (closed-form) functions
 L_MAX_EXACT = 10**7
-#: bound on trials * L for the Gaussian sums (normals drawn; ≈ 1 s at worst)
+#: bound on trials * L for the Gaussian sums (normals drawn)
 MAX_SUM_WORK = 40_000_000
 #: bound on the entries of the sample paths (trials * (L + 1)) drawn at once
 MAX_PATH_OUTPUT = 4_000_000

@@ -97,8 +97,8 @@ def _residual_norms(alpha, L, width, trials, seed, use_numba=True) -> np.ndarray
 # independent of z_l, W_l z_l given z_l is exactly N(0, |z_l|^2/N I_N). So
 #   z_{l+1} = z_l + L^{-alpha} |z_l| / sqrt(N) g_l,   g_l ~ N(0, I_N) iid,
 # has the same joint law of (z_0, ..., z_L) as the matrix recursion (not an approximation), with
-# N normals per layer instead of N^2 (29x less CPU at the page's defaults). The page says so
-# (assets/text/*/depth_sum.toml); the matrix sampler stays as the literal reference.
+# N normals per layer instead of N^2, so much less work at the page's sizes. The page says so;
+# the matrix sampler stays as the literal reference.
 RESIDUAL_SAMPLERS = ("matrix", "vector")
 #: the sampler of residual_energy_mc / residual_energy_profile
 RESIDUAL_SAMPLER = "vector"

@@ -6,7 +6,7 @@ The Gaussian width of a set :math:`S \subset \mathbb{R}^D` is
 
     w(S) = \mathbb{E} \sup_{u \in S} \langle g, u \rangle, \qquad g \sim N(0, I_D).
 
-Five families (``kind``), see ``CONSTRUCTIONS.md`` §3:
+Five families (``kind``), see ``docs/constructions.md``, section "Gaussian width":
 
 ``"subspace"`` (``D``, ``k``)
     the unit sphere of a fixed ``k``-dimensional subspace :math:`E`;

@@ -20,8 +20,7 @@ _PARAMS = {  # required, optional-with-default
 }
 _MAX_D_EXACT = 10**12
 
-# Compute caps for Monte Carlo (each bounds one call to well under a few seconds
-# on 2 cores; see bench/gaussian_width.py).
+# Compute caps for Monte Carlo (each keeps one call to a few seconds at most).
 MAX_SAMPLES = 2_000_000          # length of the returned sup array (16 MB)
 MAX_DRAWS = 50_000_000           # samples * D normals drawn
 MAX_BASIS = 4_000_000            # D * k (or D * M) entries of an explicit basis (reference, pictures)

@@ -187,7 +187,7 @@ def _check_tail_work(points: int, rho: float, max_work):
     max_work = real("max_work", max_work, 1.0)
     if 0.0 < rho < 1.0 and points > max_work:
         raise ValueError(f"{points} points for a correlated tail exceed max_work = {max_work:.3g}: "
-                         "each costs a 2000-node quadrature (about 1 ms); use fewer points or "
+                         "each costs a 2000-node quadrature; use fewer points or "
                          "pass a larger max_work=")
 
 

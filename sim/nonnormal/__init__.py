@@ -1,6 +1,6 @@
 r"""Non-normal transient growth: stable eigenvalues, large finite-time amplification.
 
-The model operator (CONSTRUCTIONS.md §4) is
+The model operator (``docs/constructions.md``, "Non-normal transient growth") is
 
 .. math::
 

@@ -9,7 +9,7 @@ import numpy as np
 from sim._validate import finite_array, real
 
 
-# Caps that keep every call to at most a few seconds on two cores.
+# Caps that keep every call to a few seconds at most.
 M_MAX = 1.0e6           # |M|
 EPS_MAX = 1.0e3         # epsilon of the diagonalisable variant
 S_MAX = 1.0e4           # evolution time s

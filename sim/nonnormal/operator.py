@@ -24,7 +24,7 @@ def matrix(M, eps=0.0) -> np.ndarray:
         Off-diagonal coupling, :math:`|M| \le 10^6`.
     eps : float, optional
         Eigenvalue split :math:`\varepsilon \ge 0`; ``0`` gives the Jordan-type
-        block of CONSTRUCTIONS.md §4 (not diagonalisable when :math:`M \ne 0`).
+        block of the model operator (not diagonalisable when :math:`M \ne 0`).
 
     Returns
     -------
