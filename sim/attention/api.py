@@ -73,6 +73,30 @@ def _run_many(Zs, beta, dt, steps, A, V, usa, record_every, out):
         _k._run_batch(Zs, beta, dt, steps, A, V, usa, record_every, out, kind == "batch_sym")
 
 
+def _simulate_many(Z0s, beta, dt, steps, A, V, flow, record_every, max_work, dtype):
+    """:func:`simulate_batch` (float64) and :func:`simulate_batch_float32` (float32): check, then
+    the NumPy reference while the kernels compile, else the kernels."""
+    f32 = dtype == np.float32
+    Z0s, beta, dt, steps, A, V, flow, record_every = _prepare_batch(Z0s, beta, dt, steps, A, V,
+                                                                   flow, record_every, max_work)
+    B, n, d = Z0s.shape
+    if f32:
+        _check_float32(A, beta)
+    _check_size("Z0s", B, steps, n, d, record_every, max_work)
+    Zs = _normalise_rows("Z0s", Z0s)
+    out = np.empty((B, steps // record_every + 1, n, d), dtype)
+    if not _ready.ready("attention"):   # kernels still compiling at server start (sim._ready)
+        reference = simulate_reference_float32 if f32 else simulate_reference
+        for b in range(B):
+            out[b] = reference(Zs[b], beta, dt, steps, A, V, flow, record_every, max_work=max_work)
+        return out
+    if f32:
+        run_lanes(Zs, beta, dt, steps, A, V, flow == "USA", record_every, out)
+    else:
+        _run_many(Zs, beta, dt, steps, A, V, flow == "USA", record_every, out)
+    return _check_output(out)
+
+
 def simulate(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
              max_work=MAX_WORK):
     r"""Run ``steps`` layers of the attention map from ``Z0``.
@@ -145,19 +169,7 @@ def simulate_batch(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every
     -------
     ndarray, shape (B, steps // record_every + 1, n, d)
     """
-    Z0s, beta, dt, steps, A, V, flow, record_every = _prepare_batch(Z0s, beta, dt, steps, A, V,
-                                                                   flow, record_every, max_work)
-    B, n, d = Z0s.shape
-    _check_size("Z0s", B, steps, n, d, record_every, max_work)
-    Zs = _normalise_rows("Z0s", Z0s)
-    out = np.empty((B, steps // record_every + 1, n, d))
-    if not _ready.ready("attention"):   # kernels still compiling at server start (sim._ready)
-        for b in range(B):
-            out[b] = simulate_reference(Zs[b], beta, dt, steps, A, V, flow, record_every,
-                                        max_work=max_work)
-        return out
-    _run_many(Zs, beta, dt, steps, A, V, flow == "USA", record_every, out)
-    return _check_output(out)
+    return _simulate_many(Z0s, beta, dt, steps, A, V, flow, record_every, max_work, np.float64)
 
 
 def _check_float32(A, beta):
@@ -205,20 +217,7 @@ def simulate_batch_float32(Z0s, beta, dt, steps, A=None, V=None, flow="SA", reco
     ValueError
         As :func:`simulate_batch`, and when a condition above fails.
     """
-    Z0s, beta, dt, steps, A, V, flow, record_every = _prepare_batch(Z0s, beta, dt, steps, A, V,
-                                                                   flow, record_every, max_work)
-    B, n, d = Z0s.shape
-    _check_float32(A, beta)
-    _check_size("Z0s", B, steps, n, d, record_every, max_work)
-    Zs = _normalise_rows("Z0s", Z0s)
-    out = np.empty((B, steps // record_every + 1, n, d), np.float32)
-    if not _ready.ready("attention"):   # kernels still compiling at server start (sim._ready)
-        for b in range(B):
-            out[b] = simulate_reference_float32(Zs[b], beta, dt, steps, A, V, flow, record_every,
-                                                max_work=max_work)
-        return out
-    run_lanes(Zs, beta, dt, steps, A, V, flow == "USA", record_every, out)
-    return _check_output(out)
+    return _simulate_many(Z0s, beta, dt, steps, A, V, flow, record_every, max_work, np.float32)
 
 
 def warm() -> None:
