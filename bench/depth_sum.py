@@ -29,7 +29,20 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from sim import depth_sum as ds  # noqa: E402
-from tests import _reference_depth_sum as ref  # noqa: E402  (the pieces drawn whole)
+
+
+def _sums_drawn_whole(alpha, L, sigma, trials, seed, rho, mu):
+    """S_L with every piece drawn as a whole array (rho >= 0), in the draw order of sim.depth_sum:
+    what the page computed before it kept the cached draws (the bench's own copy of the pieces)."""
+    rng = np.random.default_rng(seed)
+    rows, s, out, done = ds._block_rows(L), float(L) ** (-alpha), [], 0
+    while done < trials:
+        r = min(rows, trials - done)
+        common, e = rng.standard_normal(r), rng.standard_normal((r, L))
+        x = np.sqrt(1.0 - rho) * e + np.sqrt(rho) * common[:, None]
+        out.append(((sigma * x + mu) * s).sum(axis=1))
+        done += r
+    return np.concatenate(out)
 
 
 def best(fn, repeat=5):
@@ -107,7 +120,7 @@ def rescale_table():
     units = [ds.unit_sums(int(L), n, i) for i, (L, n) in enumerate(zip(Ls, trials))]
     res = best(lambda: [ds.sums_from_units(0.35, int(L), 1.3, c, E, 0.1, 0.2)
                         for L, (c, E) in zip(Ls, units)], 5)
-    old = best(lambda: [np.concatenate([y.sum(axis=1) for y in ref._term_blocks(0.35, int(L), 1.3, n, i, 0.1, 0.2)])
+    old = best(lambda: [_sums_drawn_whole(0.35, int(L), 1.3, n, i, 0.1, 0.2)
                         for i, (L, n) in enumerate(zip(Ls, trials))], 3)
     print(f"{'draw (numba)':>22} {_fmt(draw)}")
     print(f"{'rescale cached draws':>22} {_fmt(res)}")

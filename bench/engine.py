@@ -52,6 +52,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 import numba  # noqa: E402
 
 from sim import attention as att  # noqa: E402
+from sim.attention import api, kernels, lanes  # noqa: E402
 from sim import hemisphere as hs  # noqa: E402
 
 
@@ -116,11 +117,11 @@ def authors_case(torch: Torch, repeats: int) -> None:
 
     def per_row():
         for beta in betas:
-            att._run_batch(Z0s, beta, dt, steps, I2, I2, False, steps, out, False)
+            kernels._run_batch(Z0s, beta, dt, steps, I2, I2, False, steps, out, False)
 
     def per_system_sym():
         for beta in betas:
-            att._run_batch(Z0s, beta, dt, steps, I2, I2, False, steps, out, True)
+            kernels._run_batch(Z0s, beta, dt, steps, I2, I2, False, steps, out, True)
 
     def numpy_ref():
         t0, c0 = time.perf_counter(), time.process_time()
@@ -133,7 +134,7 @@ def authors_case(torch: Torch, repeats: int) -> None:
         res = [torch.run(Z0s, float(b), dt, steps, th)[1] for b in betas]
         return sum(r[0] for r in res), sum(r[1] for r in res)
 
-    assert att._choose_kernel(B, n, betas[-1], I2, numba.get_num_threads()) == "lanes"
+    assert api._choose_kernel(B, n, betas[-1], I2, numba.get_num_threads()) == "lanes"
     fns = {"engine": engine, "per-system sym": per_system_sym, "per-row kernel": per_row,
            "numpy": numpy_ref}
     if torch.proc is not None:
@@ -220,9 +221,9 @@ def _lanes_parts(Z, BAZ, q, H, TU, E, reps, part):
     for _ in range(reps):
         for i in range(n):
             if part != 1:
-                att._lanes_pairs(i, Z, BAZ, q, E)
+                lanes._pairs(i, Z, BAZ, q, E)
             if part != 0:
-                att._lanes_accumulate(i, E, H, TU)
+                lanes._accumulate(i, E, H, TU)
 
 
 def physical_limit(repeats: int) -> None:
@@ -239,7 +240,7 @@ def physical_limit(repeats: int) -> None:
     ref = np.exp(xs)
     ulp = float(np.max(np.abs(att.fast_exp(xs) - ref) / np.spacing(ref)))
     # one block of the lanes kernel, n = 32, d = 2 (the protocol case), timed by parts
-    n, d, L = 32, 2, att._LANES
+    n, d, L = 32, 2, lanes.LANES[np.dtype(np.float64)]
     rng = np.random.default_rng(5)
     Z = rng.standard_normal((d, n, L))
     Z /= np.linalg.norm(Z, axis=0)
@@ -253,11 +254,11 @@ def physical_limit(repeats: int) -> None:
     I2 = np.eye(2)
     Z0s = np.ascontiguousarray(Z.transpose(2, 1, 0))
     out = np.empty((L, 2, n, d))
-    att._run_batch_lanes(Z0s, beta, 0.1, 1, I2, I2, False, 1, out)
+    lanes.run_lanes(Z0s, beta, 0.1, 1, I2, I2, False, 1, out)
     parts = _best({"pairs": lambda: _lanes_parts(Z, BAZ, q, H, TU, E, r, 0),
                    "acc": lambda: _lanes_parts(Z, BAZ, q, H, TU, E, r, 1),
                    "both": lambda: _lanes_parts(Z, BAZ, q, H, TU, E, r, 2),
-                   "step": lambda: att._run_batch_lanes(Z0s, beta, 0.1, r, I2, I2, False, r, out)},
+                   "step": lambda: lanes.run_lanes(Z0s, beta, 0.1, r, I2, I2, False, r, out)},
                   repeats)[1]
     per = {k: v / (r * L) * 1e9 for k, v in parts.items()}          # ns per system-step
     pairs = n * (n + 1) // 2                                          # exponentials per system-step

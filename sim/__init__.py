@@ -2,7 +2,7 @@
 
 Pure NumPy/SciPy/Numba: nothing here imports streamlit or plotly, so every
 function can be tested, benchmarked and called from outside the app.
-One module per construction (see ``../shared/CONSTRUCTIONS.md``):
+One module per construction (what each computes: ``docs/constructions.md``):
 
 - :mod:`sim.attention`      the discrete attention layer map on the sphere
 - :mod:`sim.two_point`      two points, SA vs USA (reduced ODE, energy)
@@ -17,7 +17,7 @@ import os as _os
 
 # Numba's OpenMP threads spin-wait after every parallel region by default. In a server
 # where many sessions (and other processes) share two cores, that spinning steals the
-# CPU: measured on this machine, a 0.7 ms simulate() call had a p95 of 120-250 ms with
-# the default policy and 0.8-8 ms with PASSIVE (median unchanged). Must be set before
+# CPU from the other calls: the slowest calls become many times slower, the median does not
+# change. Must be set before
 # the first parallel kernel starts the OpenMP runtime; an explicit setting wins.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

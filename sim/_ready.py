@@ -5,7 +5,7 @@ first call, as Numba does. The server (``python -m ui.serve``) instead starts an
 and compiles the kernels in the background (:func:`sim.warm.start_background`); until a module's
 kernels are loaded in the server process that module is *pending*, and its public functions take
 their plain NumPy reference path, which returns the same numbers (each pair is tested equal), so
-no student waits for a compilation. One check is a set lookup (about 50 ns).
+no student waits for a compilation. One check is a set lookup.
 """
 from __future__ import annotations
 

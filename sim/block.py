@@ -1,4 +1,5 @@
-r"""Inside a Transformer block: positions, normalisation, splitting, sinks (CONSTRUCTIONS.md §10).
+r"""Inside a Transformer block: positions, normalisation, splitting, sinks (``docs/constructions.md``,
+"Inside a block: positions, normalisation, splitting, sinks").
 
 Five small, exact facts about the pieces of one block.
 
@@ -46,7 +47,7 @@ from scipy.linalg import expm
 from sim import _validate as _v
 
 __all__ = [
-    "rope_similarity", "rope_largest_return", "rope_similarity_range", "rope_window_extremes",
+    "rope_similarity", "rope_largest_return", "rope_window_extremes",
     "rmsnorm_jacobian", "rmsnorm_gain",
     "splitting_defect", "trotter_defect", "commutator_norm", "splitting_example",
     "attention", "sink_mass", "sink_capacity", "sink_example",
@@ -155,7 +156,7 @@ def _rope_range(n_from: int, n_to: int, th: np.ndarray) -> np.ndarray:
     for q0 in range(0, -(-n // B), rows):
         q = np.arange(q0, min(q0 + rows, -(-n // B)), dtype=np.float64)
         a = np.outer(n_from + q * B, th)                                    # (Q, k) phases N0·θ
-        # einsum, not @: no BLAS threads (under load OpenBLAS's spinning threads cost ~10x the CPU)
+        # einsum, not @: no BLAS threads (under load OpenBLAS's spinning threads waste the CPU)
         blk = (np.einsum("qk,kb->qb", np.cos(a), cm) - np.einsum("qk,kb->qb", np.sin(a), sm)).ravel()
         s = q0 * B
         out[s:s + blk.size] = blk[:n - s]
@@ -178,39 +179,6 @@ def _range_args(k, n_from, n_to, base, max_work, what):
         raise ValueError(f"n_to - n_from + 1 must be <= {RANGE_MAX} (one array of that many distances)")
     _work(what, float(n_to - n_from + 1) * k, max_work)
     return k, n_from, n_to, base
-
-
-def rope_similarity_range(n_from, n_to, k, base=10000.0, *, max_work=MAX_WORK) -> np.ndarray:
-    r"""``sim(N)`` at every integer distance :math:`n_{from} \le N \le n_{to}` (fast: angle addition).
-
-    .. math:: \cos\big((N_0+m)\theta_j\big) = \cos(N_0\theta_j)\cos(m\theta_j)
-              - \sin(N_0\theta_j)\sin(m\theta_j),
-
-    so blocks of consecutive distances are two matrix products of cosine / sine tables: about
-    :math:`2\sqrt{n}\,k` trigonometric evaluations for :math:`n` distances instead of
-    :math:`n k`. It agrees with :func:`rope_similarity` to within
-    :math:`4(n_{to}+k+8)\,2^{-52}` (both round the phases :math:`N\theta_j`, of size up to
-    :math:`n_{to}`); :func:`rope_window_extremes` and :func:`rope_largest_return` use it to
-    locate the extremes and then evaluate :func:`rope_similarity` itself there.
-
-    Parameters
-    ----------
-    n_from, n_to : int
-        :math:`0 \le n_{from} \le n_{to} \le 10^9`, at most :data:`RANGE_MAX` distances.
-    k : int
-        Rotation planes, :math:`1 \le k \le 4096`.
-    base : float, optional
-        RoPE base, :math:`1 \le b \le 10^9`.
-    max_work : float, optional
-        Bound on ``(n_to - n_from + 1) * k``.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(n_to - n_from + 1,)``.
-    """
-    k, n_from, n_to, base = _range_args(k, n_from, n_to, base, max_work, "rope_similarity_range")
-    return _rope_range(n_from, n_to, _rope_freqs(k, base))
 
 
 def _pick(sim_fast, N0, edges, k, base, sign):

@@ -1,4 +1,5 @@
-r"""Coordinates, metrics and limits: what a change of description keeps (CONSTRUCTIONS.md §7).
+r"""Coordinates, metrics and limits: what a change of description keeps (``docs/constructions.md``,
+"Coordinates, metrics and limits").
 
 **Metric.** The function :math:`f_{a,b}(x) = a b x` is described by :math:`\theta = ab`. With the
 loss :math:`L(\theta) = \tfrac12(\theta - y)^2`, Euclidean gradient flow in :math:`(a, b)`,
@@ -34,7 +35,7 @@ not :math:`y_0`, the answer on the limit path.
 
 References
 ----------
-CONSTRUCTIONS.md §7 (constructions [9], [10]); seed 000, sections on metrics and limits.
+``docs/constructions.md``, section "Coordinates, metrics and limits" (metrics, limits of loops).
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-r"""Hemisphere clustering: initial conditions and diagnostics (CONSTRUCTIONS.md §2).
+r"""Hemisphere clustering: initial conditions and diagnostics (``docs/constructions.md``,
+"Hemisphere clustering").
 
 Setting: :math:`V = I`, any :math:`A`, any finite :math:`\beta > 0`, softmax (SA)
 weights :math:`a_{ij} > 0`. If a unit vector :math:`w` has :math:`\langle w, z_i(0)\rangle > 0`
@@ -419,7 +420,7 @@ class PhaseDiagram(NamedTuple):
     seconds: float               # wall time of the computation
 
 
-#: default size: computes in about a second here (2 cores)
+#: default size: small enough for a page to wait for
 PHASE_DEFAULT = dict(B=32, n_betas=18)
 #: arithmetic of the phase diagram's layers (``phase_diagram(precision=...)``)
 PRECISIONS = ("float64", "float32")
@@ -447,11 +448,11 @@ def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.
     before any simulation.
 
     ``precision="float32"`` (keyword-only) runs the layers with
-    :func:`sim.attention.simulate_batch_float32` (float32 lanes kernel, about 2.5 times faster on
-    one core) instead of :func:`sim.attention.simulate_batch` (float64); it needs
+    :func:`sim.attention.simulate_batch_float32` (the lanes kernel in float32, twice the systems
+    per SIMD instruction) instead of :func:`sim.attention.simulate_batch` (float64); it needs
     ``beta_max`` <= 140. The statistics are computed in float64 from the float32 positions. The
     float32 per-system cluster counts equal the float64 ones in at least 99 % of systems and the
-    close-pair fractions differ by at most 0.01 (measured, ``tests/test_sim_float32.py``): the
+    close-pair fractions differ by at most 0.01 (checked by the test suite on the phase-diagram protocol): the
     threshold 0.999 is a chord of 0.045, far above float32 rounding, and a count can only change
     for a system that sits at the threshold or near a saddle at a checkpoint.
     """
@@ -470,9 +471,9 @@ def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.
         raise ValueError("progress must be a callable taking a fraction, or None")
     max_work = _v.real("max_work", max_work, 0.0)
     precision = _v.choice("precision", precision, PRECISIONS)
-    if precision == "float32" and beta_max > _att._LANES_SCORE_MAX:
+    if precision == "float32" and beta_max > _att.LANES_SCORE_MAX:
         raise ValueError(f"beta_max = {beta_max:g} is too large for precision='float32' (at most "
-                         f"{_att._LANES_SCORE_MAX:g}: beyond it float32 weights could underflow); "
+                         f"{_att.LANES_SCORE_MAX:g}: beyond it float32 weights could underflow); "
                          "use precision='float64'")
     work = float(B) * n_betas * steps * n * n * d
     if work > max_work:

@@ -1,4 +1,5 @@
-r"""Low temperature: concentration near :math:`\Pi_\sharp\rho_0`, then drift (CONSTRUCTIONS.md §9).
+r"""Low temperature: concentration near :math:`\Pi_\sharp\rho_0`, then drift (``docs/constructions.md``,
+"Low temperature: concentration, then drift").
 
 Tokens :math:`z_i\in S^{d-1}` follow the normalised attention (SA) layer map of
 :mod:`sim.attention` with :math:`A = B = Q^\top K` (invertible) and value matrix :math:`V`,
@@ -20,7 +21,7 @@ a time-changed Oja flow :math:`z(t) = e^{s(t)S}z_0/\lVert e^{s(t)S}z_0\rVert`,
     \Pi(z) = \frac{P_1 z}{\lVert P_1 z\rVert},
 
 :math:`P_1` the orthogonal projector onto the eigenspace of the largest eigenvalue
-:math:`\mu_1` of :math:`S`. The theorem of seed 004 bounds, for finite :math:`\beta`,
+:math:`\mu_1` of :math:`S`. The source's theorem bounds, for finite :math:`\beta`,
 
 .. math::
 
@@ -49,14 +50,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.integrate import solve_ivp
 from scipy.optimize import linear_sum_assignment
 
 from sim import _validate as _v
 from sim import attention as _att
 
-__all__ = ["projection", "w2", "run", "start_tokens", "zero_temperature_flow", "zero_temperature_map",
-           "pole_imbalance", "rms_distance", "dominant_basis", "check_pair", "MAX_WORK", "W2_MAX_WORK"]
+__all__ = ["projection", "w2", "run", "start_tokens", "zero_temperature_map",
+           "pole_imbalance", "dominant_basis", "check_pair", "MAX_WORK", "W2_MAX_WORK"]
 
 #: default bound on the work of :func:`run`: steps*n*n*d (layers) + record*n**3 (assignments)
 MAX_WORK = 2e10
@@ -75,8 +75,6 @@ NULL_TOL = 1e-12
 MAX_COND = 1e12
 MAX_D = 64
 MAX_N = 100_000
-#: tolerance (relative and absolute) of the time change in :func:`zero_temperature_flow`
-_RTOL = 1e-12
 
 
 # --------------------------------------------------------------------------- validation
@@ -389,76 +387,6 @@ def _zero_prep(Z0, B, V):
     return Z0 / nz, np.asarray(B, dtype=float), S
 
 
-def zero_temperature_flow(Z0, B, V, t, *, max_work: float = MAX_WORK) -> np.ndarray:
-    r"""The zero-temperature (:math:`\beta=\infty`, mean-field) flow of every token at depths t.
-
-    Each token follows :math:`\dot z = P_z S z/\lVert B^\top z\rVert` on its own. Along the
-    Oja path :math:`y(s) = e^{sS}z_0/\lVert e^{sS}z_0\rVert` (exact, in the eigenbasis of S,
-    shifted by :math:`\mu_1` so nothing overflows) the depth is a time change,
-
-    .. math::
-
-        z(t) = y(s(t)),\qquad \frac{ds}{dt} = \frac{1}{\lVert B^\top y(s)\rVert},\quad s(0)=0,
-
-    integrated by ``scipy.integrate.solve_ivp`` (DOP853, tolerances 1e-12: errors about 1e-10 on
-    the page's depths). For orthogonal B, :math:`s = t` exactly.
-
-    Parameters
-    ----------
-    Z0 : array_like, shape (n, d)
-        Initial tokens (nonzero rows, normalised here).
-    B, V : array_like, shape (d, d)
-        As in :func:`run` (:math:`VB^\top` symmetric, B invertible).
-    t : array_like, shape (m,)
-        Depths, ``>= 0`` and nondecreasing.
-    max_work : float
-        Bound on the estimated work ``1e3 * (t_max * max(1, ||S||) * cond(B) + 1) * n * d``.
-
-    Returns
-    -------
-    ndarray, shape (m, n, d)
-    """
-    Z0, B, S = _zero_prep(Z0, B, V)
-    t = _v.finite_array("t", t, ndim=1)
-    if t.size and (t[0] < 0 or np.any(np.diff(t) < 0)):
-        raise ValueError("t must be nonnegative and nondecreasing")
-    n, d = Z0.shape
-    mu, Q = np.linalg.eigh(S)
-    C0 = Z0 @ Q                                           # coordinates in the eigenbasis
-    shift = mu - mu[-1]                                   # <= 0
-
-    def path(s):                                          # s: (n,) -> y(s): (n, d)
-        Y = (C0 * np.exp(np.outer(s, shift))) @ Q.T
-        return Y / np.linalg.norm(Y, axis=1, keepdims=True)
-
-    out = np.empty((t.size, n, d))
-    orth = np.allclose(B @ B.T, np.eye(d), atol=1e-13, rtol=0)
-    if orth:
-        for k, tk in enumerate(t):
-            out[k] = path(np.full(n, tk))
-        return out
-    tmax = float(t[-1]) if t.size else 0.0
-    max_work = _v.real("max_work", max_work, 1.0)
-    est = (tmax * max(1.0, float(np.max(np.abs(mu)))) * np.linalg.cond(B) + 1.0) * 1e3 * n * d
-    if est > max_work:
-        raise ValueError(f"t up to {tmax:.3g} for {n} tokens: estimated work {est:.3g} > "
-                         f"max_work = {max_work:.3g}")
-
-    def rate(_, s):
-        return 1.0 / np.linalg.norm(path(s) @ B, axis=1)   # ds/dt = 1 / ||B^T y(s)||
-
-    if tmax == 0.0:
-        out[:] = Z0
-        return out
-    sol = solve_ivp(rate, (0.0, tmax), np.zeros(n), method="DOP853", t_eval=t,
-                    rtol=_RTOL, atol=_RTOL)
-    if not sol.success:                      # pragma: no cover - smooth, bounded right-hand side
-        raise ValueError(f"the time change could not be integrated: {sol.message}")
-    for k in range(t.size):
-        out[k] = path(sol.y[:, k])
-    return out
-
-
 def zero_temperature_map(Z0, B, V, dt, steps, record_every=1, *, max_work: float = MAX_WORK) -> np.ndarray:
     r"""The layer map of the zero-temperature field: the :math:`\beta\to\infty` limit of the
     engine's layer for a measure with full support.
@@ -526,16 +454,3 @@ def pole_imbalance(Z0, Z, S) -> int:
     return abs(int(np.count_nonzero(Z @ q > 0)) - int(np.count_nonzero(Z0 @ q > 0)))
 
 
-def rms_distance(X, Y) -> float:
-    r"""Root-mean-square distance of matched rows, :math:`\big(\frac1n\sum_i\lVert x_i-y_i\rVert^2\big)^{1/2}`.
-
-    For X the tokens and Y their images under another flow from the same start, this is the
-    cost of the coupling "same token", so it bounds :math:`W_2` of the two empirical measures
-    from above.
-    """
-    X = _v.finite_array("X", X, ndim=2)
-    Y = _v.finite_array("Y", Y, ndim=2)
-    if X.shape != Y.shape or X.shape[0] < 1:
-        raise ValueError(f"X and Y must have the same nonempty shape, got {X.shape} and {Y.shape}")
-    D = X - Y
-    return float(math.sqrt(float(np.einsum("ij,ij->", D, D)) / X.shape[0]))

@@ -1,4 +1,4 @@
-r"""From tokens to a measure: finite n, many heads (CONSTRUCTIONS.md §8).
+r"""From tokens to a measure: finite n, many heads (``docs/constructions.md``, "From tokens to a measure").
 
 Four questions about the mean-field picture, each with an exact yardstick.
 
@@ -32,7 +32,8 @@ in the page text, not computed here.
 
 References
 ----------
-CONSTRUCTIONS.md §8; seeds 000 (stability by transport, sampling rates) and 003 (head limit).
+``docs/constructions.md``, section "From tokens to a measure: finite n, many heads" (stability by transport,
+sampling rates, the limit of many heads).
 """
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ from numba import njit
 from scipy.integrate import quad
 
 from sim import _validate as _v
-from sim.attention import _exp1, simulate
+from sim.attention import simulate
+from sim.attention.exp import exp1 as _exp1
 
 __all__ = ["w1_circle", "w1_uniform_circle", "sampling_error", "fixed_shift_mean", "equispaced_w1",
            "head_average_error", "head_error_theory", "head_mean_velocity", "stability",
@@ -367,7 +369,7 @@ def head_mean_velocity(Z, beta) -> tuple[np.ndarray, np.ndarray, float]:
 
 @functools.lru_cache(maxsize=32)
 def _head_reference(n: int, d: int, beta: float, seed: int):
-    """:func:`head_mean_velocity` of the tokens drawn from ``seed`` (cached: ~1 s in d = 3)."""
+    """:func:`head_mean_velocity` of the tokens drawn from ``seed`` (cached: it is the costly part of the head panel)."""
     F, Sig, err = head_mean_velocity(_head_tokens(n, d, seed)[0], beta)
     F.setflags(write=False)
     Sig.setflags(write=False)
@@ -443,7 +445,7 @@ def _head_sum(Z, A, beta, acc):
     """Numba kernel: the same sum as :func:`_head_sum_numpy`, without the (h*n, n) score matrix.
 
     Per head and token: g = β A_hᵀ z_i, scores g·z_j shifted by their maximum, the engine's
-    vectorised exp (:func:`sim.attention._exp1`), then the weighted mean of the z_j.
+    vectorised exp (:func:`sim.attention.exp.exp1`), then the weighted mean of the z_j.
     """
     n, d = Z.shape
     ZT = np.ascontiguousarray(Z.T)

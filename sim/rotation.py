@@ -1,4 +1,5 @@
-r"""Rotation without equilibrium: SGD's stationary current and the FFN's curl (CONSTRUCTIONS.md §11).
+r"""Rotation without equilibrium: SGD's stationary current and the FFN's curl (``docs/constructions.md``,
+"Rotation without equilibrium").
 
 **SGD near a minimum** is modelled by the Ornstein–Uhlenbeck process
 
@@ -30,7 +31,7 @@ noise drawn here; :func:`simulate_ou_reference` is the plain loop it is tested e
 
 References
 ----------
-CONSTRUCTIONS.md §11 (constructions [19], [20]); seed 002, sections on SGD and the FFN.
+``docs/constructions.md``, section "Rotation without equilibrium" (SGD's stationary current, the FFN's curl).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 r"""Two points on the sphere: normalised (SA) vs unnormalised (USA) attention.
 
-CONSTRUCTIONS.md §1. Two tokens symmetric about an axis, at angle
+``docs/constructions.md``, "Two points: SA vs USA". Two tokens symmetric about an axis, at angle
 :math:`2\vartheta` from each other, :math:`A = V = I`. The self term is
 tangent-free and the other contributes :math:`\sin 2\vartheta`, so the half-angle obeys
 
@@ -40,7 +40,7 @@ FLOWS = ("SA", "USA")
 BETA_MAX = 100.0          # beyond this the USA field e^{β} is astronomically stiff
 TAU_MAX = 1e6
 MAX_POINTS = 1_000_000
-#: default bound on the layers run by one call of :func:`discretisation_error` (about 3 s)
+#: default bound on the layers run by one call of :func:`discretisation_error` (a few seconds)
 MAX_LAYERS = 4_000_000
 _RTOL, _ATOL = 1e-12, 1e-14
 
@@ -49,7 +49,7 @@ def _rhs(flow: str, beta: float):
     r"""Right-hand side for :math:`y = \log\vartheta` (``f(τ, y) -> [dy/dτ]``).
 
     In ϑ itself the collapse is stiff: near the axis dϑ/dτ ≈ −cϑ with c up to e^β
-    (USA), so an explicit solver needs ~c·τ steps (measured: 4.4 s for β = 10 over
+    (USA), so an explicit solver needs ~c·τ steps (seconds already for β = 10 over
     τ = 20, and a slightly negative ϑ). In log ϑ the same field tends to the constant −c:
     a few dozen steps, ϑ > 0 by construction, and relative accuracy at tiny angles.
     """
@@ -321,7 +321,7 @@ def discretisation_error(beta, theta0, horizon, dts, flow="SA", *, max_work=MAX_
         Positive steps Δ.
     max_work : int, keyword-only
         Bound on the total number of layers :math:`\sum_\Delta K` (default ``MAX_LAYERS`` =
-        4e6, about 3 s); checked before any work starts.
+        4e6, a few seconds); checked before any work starts.
     """
     from sim.attention import simulate
 

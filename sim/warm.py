@@ -32,8 +32,8 @@ from sim import _ready
 
 log = logging.getLogger("sim.warm")
 
-#: relative cost of compiling each module's kernels (seconds measured on an idle 2-core machine;
-#: only the order matters: the largest first, each to the least loaded process)
+#: relative cost of compiling each module's kernels (compile seconds, roughly; only the order
+#: matters: the largest first, each to the least loaded process)
 COST = {"attention": 30.0, "depth_sum": 3.0, "width": 2.0, "hemisphere": 1.5, "measures": 1.0,
         "gaussian_width": 1.0, "nonnormal": 1.0, "rotation": 0.3}
 #: what a child process prints after each module (parsed by :func:`start_background`)
@@ -111,9 +111,9 @@ def warm_parallel(jobs: int | None = None, verbose: bool = False) -> None:
 
 def _load(name: str) -> None:
     """The on-disk cache of ``name`` is current: from now on its kernels are used. Each kernel is
-    loaded from the cache by its first call (a fraction of a second, for that signature only):
-    loading them all here, in a thread of the server, cost ~3 s of CPU under the GIL while the
-    server was starting and drawing its first pages."""
+    loaded from the cache by its first call (for that signature only): loading
+    them all here, in a thread of the server, would hold the GIL while the server is starting and
+    drawing its first pages."""
     _ready.mark_ready(name)
 
 

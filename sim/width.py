@@ -2,7 +2,8 @@ r"""Width: lazy (NTK) training against mean-field training, and the frozen kerne
 
 A shallow tanh network of width :math:`N` (even) with scalar input, trained by
 gradient flow on a small data set :math:`(x_m, y_m)_{m=1}^M` with the loss
-:math:`L = \tfrac12\sum_m (f(x_m) - y_m)^2` (CONSTRUCTIONS.md §6).  Two scalings
+:math:`L = \tfrac12\sum_m (f(x_m) - y_m)^2` (``docs/constructions.md``,
+"Width: lazy training and the frozen kernel").  Two scalings
 of the same parameters :math:`(w_i, a_i)`:
 
 .. math::
@@ -61,7 +62,7 @@ from sim._validate import choice, finite_array, integer, real
 
 __all__ = [
     "SCALINGS", "STARTS", "DATASETS", "dataset",
-    "paired_init", "random_init", "kernel", "network", "loss_gradient",
+    "paired_init", "random_init", "kernel",
     "train", "train_from", "width_sweep", "slope",
 ]
 
@@ -73,7 +74,7 @@ M_MAX = 64               # data points
 T_MAX = 1.0e3            # training time
 X_MAX = 1.0e3            # |x_m|, |y_m|
 RECORD_MAX = 10_000
-MAX_WORK = 2.0e7         # default bound on steps * N * M (8e7 tanh evaluations: about 1-3 s)
+MAX_WORK = 2.0e7         # default bound on steps * N * M (8e7 tanh evaluations: a few seconds)
 MAX_STEPS = 1_000_000    # RK4 steps of one run
 STABLE = 2.5             # RK4 is stable on the negative real axis for h*lambda < 2.785
 
@@ -232,60 +233,6 @@ def kernel(w, a, xs):
     xs = _data(xs)
     S, D = _features(w, a, xs)
     return _kernel(S, D, a)
-
-
-def network(w, a, xs, scaling):
-    r"""The network on the inputs: :math:`c\sum_i a_i\tanh(w_i x_m)`, :math:`c = N^{-1/2}` or :math:`N^{-1}`.
-
-    Parameters
-    ----------
-    w, a : array_like
-        Shape ``(N,)``.
-    xs : array_like
-        Shape ``(M,)``.
-    scaling : {"lazy", "mean_field"}
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(M,)``.
-    """
-    w, a = _params(w, a)
-    xs = _data(xs)
-    c, _ = _scale(scaling, w.size)
-    return c * (a @ np.tanh(np.outer(w, xs)))
-
-
-def loss_gradient(w, a, xs, ys, scaling):
-    r"""The gradient of :math:`L = \tfrac12\sum_m (f(x_m) - y_m)^2` with respect to :math:`w` and :math:`a`.
-
-    .. math::
-
-        \frac{\partial L}{\partial a_i} = c\sum_m r_m \tanh(w_i x_m),\qquad
-        \frac{\partial L}{\partial w_i} = c\,a_i\sum_m r_m \tanh'(w_i x_m)\,x_m.
-
-    (The gradient flow is :math:`\dot\theta = -\gamma\,\nabla L` with :math:`\gamma = 1`
-    lazy and :math:`\gamma = N` mean-field.)
-
-    Parameters
-    ----------
-    w, a : array_like
-        Shape ``(N,)``.
-    xs, ys : array_like
-        Shape ``(M,)``.
-    scaling : {"lazy", "mean_field"}
-
-    Returns
-    -------
-    grad_w, grad_a : numpy.ndarray
-        Shape ``(N,)`` each.
-    """
-    w, a = _params(w, a)
-    xs, ys = _data(xs, ys)
-    c, _ = _scale(scaling, w.size)
-    S, D = _features(w, a, xs)
-    r = c * (a @ S) - ys
-    return c * a * (D @ r), c * (S @ r)
 
 
 # ---------------------------------------------------------------------------
@@ -590,7 +537,7 @@ def train(N, scaling, T, dt, seed, xs, ys, record=50, *, max_work=MAX_WORK):
     record : int, optional
         Number of recorded times, ``2 <= record <= 10000``.
     max_work : float, optional
-        Bound on ``steps * N * M`` (default ``2e7``, about 1-3 s): larger
+        Bound on ``steps * N * M`` (default ``2e7``, a few seconds): larger
         requests raise ``ValueError`` before any work.
 
     Returns

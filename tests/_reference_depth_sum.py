@@ -1,7 +1,7 @@
 r"""Plain-NumPy references for sim/depth_sum.py that only the tests (and bench/depth_sum.py) call.
 
 They draw all ``L`` pieces of every sample as whole arrays, in the draw order of sim/depth_sum.py
-(module docstring), and add them up: :func:`sample` (:math:`S_L`), :func:`partial_sums` (the paths
+(module docstring), and add them up: :func:`partial_sums` (the paths
 :math:`P_\ell`) and :func:`covariance_decomposition` (the covariance identity with the L x L sample
 matrix). The app uses the fast paths of sim/depth_sum.py (``unit_sums`` + ``sums_from_units``,
 ``path_moments``, ``column_moments``), which keep only the sums of the same draws; the tests check
@@ -14,9 +14,8 @@ import math
 import numpy as np
 
 from sim import _validate as _v
-from sim.depth_sum import (L_MAX_COV, L_MAX_EXACT, MAX_COV_WORK, MAX_PATH_OUTPUT, MAX_SUM_WORK, _alpha,
-                           _block_rows, _check_work, _depth, _mu, _rho, _seed, _sigma, _trials, _variance,
-                           sums_from_units, unit_sums)
+from sim.depth_sum import (L_MAX_COV, MAX_COV_WORK, MAX_PATH_OUTPUT, _block_rows, _check_work, _sum_args,
+                           _trials, _variance, sample)
 
 
 def _unit_terms(rng, rows: int, L: int, rho: float) -> np.ndarray:
@@ -61,48 +60,6 @@ def _term_blocks(alpha, L, sigma, trials, seed, rho, mu):
         x *= s
         yield x
         done += r
-
-
-def _sum_args(alpha, L, sigma, trials, seed, rho, mu, lo_trials=1):
-    alpha = _alpha(alpha)
-    L = _depth(L, L_MAX_EXACT)
-    sigma = _sigma(sigma)
-    trials = _trials(trials, lo_trials)
-    seed = _seed(seed)
-    rho = _rho(rho, L)
-    mu = _mu(mu)
-    _check_work("trials * L", float(trials) * L, MAX_SUM_WORK,
-                "lower trials or L (each sample draws L normals)")
-    return alpha, L, sigma, trials, seed, rho, mu
-
-
-
-
-def sample(alpha, L, sigma, trials, seed, rho=0.0, mu=0.0) -> np.ndarray:
-    r"""Monte Carlo samples of :math:`S_L = L^{-\alpha}\sum_{j=1}^L\xi_j`.
-
-    Each sample draws all ``L`` pieces :math:`\xi_j=\mu+\sigma x_j` (standard normals
-    :math:`x_j` with common correlation ``rho``, see :func:`_unit_terms`) and adds them; it
-    does not draw :math:`S_L` from its known normal law.
-
-    Parameters
-    ----------
-    alpha, L, sigma, rho, mu
-        As in :func:`variance` / :func:`mean`. ``rho`` must lie in :math:`[-1/(L-1), 1]`.
-    trials : int >= 1
-        Number of samples; ``trials * L`` is bounded by :data:`MAX_SUM_WORK`.
-    seed : int >= 0
-        Seed of ``np.random.default_rng``.
-
-    Returns
-    -------
-    np.ndarray, shape (trials,)
-        Equals the last column of :func:`partial_sums` with the same arguments (up to
-        rounding of the summation order). Computed as
-        ``sums_from_units(alpha, L, sigma, *unit_sums(L, trials, seed), rho, mu)``.
-    """
-    alpha, L, sigma, trials, seed, rho, mu = _sum_args(alpha, L, sigma, trials, seed, rho, mu)
-    return sums_from_units(alpha, L, sigma, *unit_sums(L, trials, seed), rho, mu)
 
 
 def variance_mc(alpha, L, sigma, trials, seed, rho=0.0, mu=0.0, level=0.95):

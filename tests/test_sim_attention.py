@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from sim import attention as att
+from sim.attention import kernels as K
 
 
 def _system(seed, n, d, general=True):
@@ -159,8 +160,8 @@ def test_parallel_kernel_any_chunking(nchunks):
     Z = Z0 / np.linalg.norm(Z0, axis=1, keepdims=True)
     a = np.empty((4, 23, 3))
     b = np.empty((4, 23, 3))
-    att._run_serial(Z, 2.0, 0.1, 6, A, V, False, 2, a)
-    att._run_parallel(Z, 2.0, 0.1, 6, A, V, False, 2, b, nchunks)
+    K._run_serial(Z, 2.0, 0.1, 6, A, V, False, 2, a)
+    K._run_parallel(Z, 2.0, 0.1, 6, A, V, False, 2, b, nchunks)
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-14)
 
 
@@ -211,7 +212,7 @@ def test_softmax_shift_branches(flow, beta):
     Z0, A, V = _system(77, 30, 3)
     Zn = Z0 / np.linalg.norm(Z0, axis=1, keepdims=True)
     gap = beta * (np.linalg.norm(Zn @ A, axis=1) - np.einsum("ij,ij->i", Zn @ A.T, Zn))
-    assert (gap.max() > att._SHIFT_GAP) == (beta > 1000)     # both branches are exercised
+    assert (gap.max() > K._SHIFT_GAP) == (beta > 1000)     # both branches are exercised
     out = att.simulate(Z0, beta, 0.02, 8, A, V, flow)
     ref = att.simulate_reference(Z0, beta, 0.02, 8, A, V, flow)
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-10)

@@ -7,6 +7,14 @@ import pytest
 from scipy.stats import chi2, norm
 
 from sim import depth_sum as ds
+from sim.depth_sum import residual as ds_residual
+from sim.depth_sum import sums as ds_sums
+
+
+def _set_block(monkeypatch, block):
+    """Draw in blocks of ``block`` numbers (the modules that read the block size)."""
+    for mod in (ds_sums, ds_residual):
+        monkeypatch.setattr(mod, "_BLOCK", block)
 from tests import _reference_depth_sum as ref
 
 # two-sided tail probability allowed for every chi-square check (fixed seeds: these
@@ -334,7 +342,7 @@ def test_paths_from_moments_equal_partial_sums(alpha, L, sigma, rho, mu):
                                              (1024, 3, None), (50, 130, 256)])
 def test_column_moments_kernel_matches_reference(L, trials, block, monkeypatch):
     if block:  # several blocks of rows (the draw order depends on them)
-        monkeypatch.setattr(ds, "_BLOCK", block)
+        _set_block(monkeypatch, block)
     a = ds.column_moments(L, trials, 8, use_numba=True)
     b = ds.column_moments(L, trials, 8, use_numba=False)
     np.testing.assert_array_equal(a["c"], b["c"])
@@ -524,7 +532,7 @@ def test_residual_energy_mc_standard_error_finite_at_alpha_zero():
 @pytest.mark.parametrize("alpha,L,width,trials,block", [
     (0.5, 8, 4, 5, 2**21), (0.3, 17, 9, 70, 200), (1.0, 3, 256, 3, 2**21), (0.0, 5, 1, 130, 7)])
 def test_residual_vector_kernel_matches_reference(monkeypatch, alpha, L, width, trials, block):
-    monkeypatch.setattr(ds, "_BLOCK", block)            # several groups of trials where block is small
+    _set_block(monkeypatch, block)            # several groups of trials where block is small
     a = ds._residual_norms_vector(alpha, L, width, trials, 123, use_numba=True)
     b = ds._residual_norms_vector(alpha, L, width, trials, 123, use_numba=False)
     assert a.shape == (trials, L + 1) and np.all(a[:, 0] == 1.0)
@@ -549,7 +557,7 @@ def test_residual_vector_sampler_has_the_matrix_law(alpha, L, width, trials, see
 
 def test_residual_sampler_switch(monkeypatch):
     assert ds.RESIDUAL_SAMPLER in ds.RESIDUAL_SAMPLERS
-    monkeypatch.setattr(ds, "RESIDUAL_SAMPLER", "vector")
+    monkeypatch.setattr(ds_residual, "RESIDUAL_SAMPLER", "vector")
     m, se = ds.residual_energy_mc(0.5, 24, 12, 1500, 7)
     assert abs(m - ds.residual_energy(0.5, 24)) < Z_SE * se
     r = ds._residual_norms_vector(0.5, 24, 12, 1500, 7)[:, -1]

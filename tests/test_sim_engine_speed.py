@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from sim import attention as att
+from sim.attention import api, kernels as K, lanes
 
 
 def _sym_system(seed, n, d, scale=1.0):
@@ -31,7 +32,7 @@ def test_symmetric_path_matches_reference(case, flow):
     if ident:
         A, V = None, None
     else:
-        assert att._symmetric(A)
+        assert api._symmetric(A)
     out = att.simulate(Z0, beta, dt, steps, A, V, flow, record_every=2)
     ref = att.simulate_reference(Z0, beta, dt, steps, A, V, flow, record_every=2)
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-10)
@@ -44,8 +45,8 @@ def test_symmetric_kernel_equals_per_row_kernel(flow):
     Z = Z0 / np.linalg.norm(Z0, axis=1, keepdims=True)
     a = np.empty((4, 29, 3))
     b = np.empty((4, 29, 3))
-    att._run_serial(Z, 2.0, 0.1, 9, A, V, flow == "USA", 3, a)
-    att._run_serial_sym(Z, 2.0, 0.1, 9, A, V, flow == "USA", 3, b)
+    K._run_serial(Z, 2.0, 0.1, 9, A, V, flow == "USA", 3, a)
+    K._run_serial_sym(Z, 2.0, 0.1, 9, A, V, flow == "USA", 3, b)
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-13)
 
 
@@ -58,7 +59,7 @@ def test_symmetric_path_both_branches(flow, scale):
     beta = 1.5
     Z = Z0 / np.linalg.norm(Z0, axis=1, keepdims=True)
     top = beta * np.linalg.norm(Z @ A, axis=1)
-    assert (top.max() - top.min() > att._SYM_GAP) == (scale > 1.0)
+    assert (top.max() - top.min() > K._SYM_GAP) == (scale > 1.0)
     out = att.simulate(Z0, beta, 0.01, 6, A, np.eye(3), flow)
     ref = att.simulate_reference(Z0, beta, 0.01, 6, A, np.eye(3), flow)
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-10)
@@ -70,8 +71,8 @@ def test_parallel_symmetric_kernel_any_chunking(nchunks):
     Z = Z0 / np.linalg.norm(Z0, axis=1, keepdims=True)
     a = np.empty((4, 23, 3))
     b = np.empty((4, 23, 3))
-    att._run_serial_sym(Z, 2.0, 0.1, 6, A, V, False, 2, a)
-    att._run_parallel_sym(Z, 2.0, 0.1, 6, A, V, False, 2, b, nchunks)
+    K._run_serial_sym(Z, 2.0, 0.1, 6, A, V, False, 2, a)
+    K._run_parallel_sym(Z, 2.0, 0.1, 6, A, V, False, 2, b, nchunks)
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-13)
 
 
@@ -98,9 +99,9 @@ def test_batch_protocol_case_matches_reference(flow):
 
 def test_symmetric_detection_is_exact():
     A = np.array([[1.0, 2.0], [2.0, 3.0]])
-    assert att._symmetric(A)
+    assert api._symmetric(A)
     A[0, 1] += 1e-15
-    assert not att._symmetric(A)
+    assert not api._symmetric(A)
 
 
 # --------------------------------------------------------------------------- lanes kernel
@@ -128,7 +129,7 @@ def test_lanes_kernel_matches_reference(case, flow):
     layer equals the NumPy reference (1e-10), including the copies that pad the last block."""
     seed, B, n, d, beta, dt, steps, rec = case
     Z0s, A, V = _batch(seed, B, n, d)
-    assert att._choose_kernel(B, n, beta, A, 2) == "lanes"
+    assert api._choose_kernel(B, n, beta, A, 2) == "lanes"
     out = att.simulate_batch(Z0s, beta, dt, steps, A, V, flow, record_every=rec)
     for b in sorted({0, 1, B // 2, B - 2, B - 1}):
         ref = att.simulate_reference(Z0s[b], beta, dt, steps, A, V, flow, record_every=rec)
@@ -144,31 +145,31 @@ def test_lanes_kernel_equals_per_system_kernel(flow):
     a = np.empty((96, 4, 32, 2))
     b = np.empty((96, 4, 32, 2))
     I2 = np.eye(2)
-    att._run_batch_lanes(Zs, 9.0, 0.1, 30, I2, I2, flow == "USA", 10, a)
-    att._run_batch(Zs, 9.0, 0.1, 30, I2, I2, flow == "USA", 10, b, True)
+    lanes.run_lanes(Zs, 9.0, 0.1, 30, I2, I2, flow == "USA", 10, a)
+    K._run_batch(Zs, 9.0, 0.1, 30, I2, I2, flow == "USA", 10, b, True)
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
 
 
 def test_choose_kernel_dispatch():
     I2 = np.eye(2)
     nonsym = np.array([[1.0, 0.5], [0.0, 1.0]])
-    assert att._choose_kernel(2048, 32, 9.0, I2, 1) == "lanes"
-    assert att._choose_kernel(2048, 32, 9.0, nonsym, 2) == "batch"            # A != A^T
-    assert att._choose_kernel(2048, 32, 200.0, I2, 2) == "batch_sym"         # beta|A| > 140
-    assert att._choose_kernel(att.LANES_MIN_B - 1, 32, 1.0, I2, 2) == "batch_sym"
-    assert att._choose_kernel(64, att.LANES_MAX_N + 1, 1.0, I2, 2) == "batch_sym"
-    assert att._choose_kernel(0, 32, 1.0, I2, 2) == "serial_sym"
-    assert att._choose_kernel(0, 300, 1.0, nonsym, 2) == "parallel"
-    assert att._choose_kernel(0, 300, 1.0, nonsym, 1) == "serial"
+    assert api._choose_kernel(2048, 32, 9.0, I2, 1) == "lanes"
+    assert api._choose_kernel(2048, 32, 9.0, nonsym, 2) == "batch"            # A != A^T
+    assert api._choose_kernel(2048, 32, 200.0, I2, 2) == "batch_sym"         # beta|A| > 140
+    assert api._choose_kernel(att.LANES_MIN_B - 1, 32, 1.0, I2, 2) == "batch_sym"
+    assert api._choose_kernel(64, att.LANES_MAX_N + 1, 1.0, I2, 2) == "batch_sym"
+    assert api._choose_kernel(0, 32, 1.0, I2, 2) == "serial_sym"
+    assert api._choose_kernel(0, 300, 1.0, nonsym, 2) == "parallel"
+    assert api._choose_kernel(0, 300, 1.0, nonsym, 1) == "serial"
 
 
 def test_lanes_bound_keeps_symmetric_form_valid():
     """With beta |A|_2 <= _LANES_SCORE_MAX every shift q_i <= 70, so the spread of top and the
     gaps top_i - s_ii are <= 280 < _SYM_GAP: the lanes kernel needs no per-layer fallback."""
-    assert 2 * att._LANES_SCORE_MAX <= att._SYM_GAP
+    assert 2 * att.LANES_SCORE_MAX <= K._SYM_GAP
     Z0s, A, V = _batch(46, 40, 8, 3)
-    A = A * (att._LANES_SCORE_MAX / 3.0 / np.linalg.norm(A, 2))     # beta |A|_2 = 140 exactly-ish
-    assert att._choose_kernel(40, 8, 3.0, A, 2) == "lanes"
+    A = A * (att.LANES_SCORE_MAX / 3.0 / np.linalg.norm(A, 2))     # beta |A|_2 = 140 exactly-ish
+    assert api._choose_kernel(40, 8, 3.0, A, 2) == "lanes"
     out = att.simulate_batch(Z0s, 3.0, 0.01, 5, A, V, "USA")
     for b in (0, 39):
         ref = att.simulate_reference(Z0s[b], 3.0, 0.01, 5, A, V, "USA")

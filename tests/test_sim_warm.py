@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from sim import _ready, attention, depth_sum, warm, width
+from sim.attention import api as attention_api
+from sim.depth_sum import moments as ds_moments, residual as ds_residual, sums as ds_sums
 
 TOL = dict(rtol=1e-10, atol=1e-12)
 
@@ -50,15 +52,15 @@ def test_attention_pending_takes_numpy_path_same_numbers(case, pending, monkeypa
     args, kw = _attention_args(case)
     kernel = attention.simulate(*args, **kw)            # ready: the kernels
     pending("attention")
-    monkeypatch.setattr(attention, "_run", _boom)        # a pending module must not touch its kernels
-    monkeypatch.setattr(attention, "_run_batch", _boom)
+    monkeypatch.setattr(attention_api, "_run", _boom)        # a pending module must not touch its kernels
+    monkeypatch.setattr(attention_api, "_run_many", _boom)
     numpy_path = attention.simulate(*args, **kw)
     np.testing.assert_allclose(numpy_path, kernel, **TOL)
     np.testing.assert_allclose(numpy_path, attention.simulate_reference(*args, **kw), rtol=0, atol=0)
     Zs = np.stack([args[0], args[0][::-1]])
     monkeypatch.undo()
     batch_kernel = attention.simulate_batch(Zs, *args[1:], **kw)
-    monkeypatch.setattr(attention, "_run_batch", _boom)
+    monkeypatch.setattr(attention_api, "_run_many", _boom)
     batch_numpy = attention.simulate_batch(Zs, *args[1:], **kw)
     np.testing.assert_allclose(batch_numpy, batch_kernel, **TOL)
     assert batch_numpy.shape == (2, args[3] // 2 + 1, case["n"], case["d"])
@@ -66,10 +68,10 @@ def test_attention_pending_takes_numpy_path_same_numbers(case, pending, monkeypa
 
 def test_attention_ready_runs_the_kernel(monkeypatch):
     assert _ready.ready("attention")
-    monkeypatch.setattr(attention, "simulate_reference", _boom)
+    monkeypatch.setattr(attention_api, "simulate_reference", _boom)
     calls = []
-    real = attention._run
-    monkeypatch.setattr(attention, "_run", lambda *a: calls.append(1) or real(*a))
+    real = attention_api._run
+    monkeypatch.setattr(attention_api, "_run", lambda *a: calls.append(1) or real(*a))
     out = attention.simulate(np.eye(3), 1.0, 0.1, 5)
     assert calls == [1] and out.shape == (6, 3, 3)
 
@@ -90,8 +92,9 @@ def test_depth_sum_pending_takes_numpy_path_same_numbers(L, trials, seed, pendin
              depth_sum.path_moments(L, trials, seed, [1, L], keep=3),
              depth_sum._residual_norms(0.5, L, 3, trials, seed))
     pending("depth_sum")
-    for k in ("_unit_sums_kernel", "_path_moments_kernel", "_column_moments_kernel", "_residual_kernel"):
-        monkeypatch.setattr(depth_sum, k, _boom)
+    for mod, k in ((ds_sums, "_unit_sums_kernel"), (ds_moments, "_path_moments_kernel"),
+                   (ds_moments, "_column_moments_kernel"), (ds_residual, "_residual_kernel")):
+        monkeypatch.setattr(mod, k, _boom)
     numpy_path = (depth_sum.unit_sums(L, trials, seed), depth_sum.column_moments(L, trials, seed),
                   depth_sum.path_moments(L, trials, seed, [1, L], keep=3),
                   depth_sum._residual_norms(0.5, L, 3, trials, seed))
