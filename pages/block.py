@@ -5,8 +5,9 @@ import streamlit as st
 
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param, Preset
+from ui.spec import PageSchema, Param
 from views import block as vb
+from views.predict_block import STEPS
 
 SCHEMA = PageSchema("block", params=(
     Param("rope_k", "int", default=2, min=1, max=8, step=1, lo=1, hi=8),
@@ -22,7 +23,7 @@ SCHEMA = PageSchema("block", params=(
     Param("perm_seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=99999),
     Param("sink_delta", "float", default=6.0, min=0.5, max=20.0, step=0.5, lo=0.1, hi=40.0),
     Param("sink_share", "float", default=0.5, min=0.05, max=0.95, step=0.05, lo=0.01, hi=0.99),
-))
+), steps=STEPS)
 
 TABS = ("rope", "norm", "split", "perm", "sink")
 

@@ -7,12 +7,14 @@ import math
 import streamlit as st
 
 from sim import depth_sum as ds
-from ui.figures import show
+from ui.figures import build, show
 from ui.jobs import heavy
 from ui.page import setup
 from ui.spec import PageSchema, Param
-from views.depth_sum import (FIGURES, at_depth, covariance, fill_sweep, one_step_data, over_depth, paths,
+from views.depth_sum import (at_depth, covariance, fill_sweep, one_step_data, over_depth, paths,
                              residual)
+from views.depth_sum_figures import FIGURES
+from views.predict_depth_sum import STEPS
 
 SCHEMA = PageSchema("depth_sum", params=(
     Param("alpha", "float", default=0.5, min=0.0, max=1.5, step=0.05, lo=0.0, hi=2.0),
@@ -25,16 +27,15 @@ SCHEMA = PageSchema("depth_sum", params=(
     Param("c", "float", default=1.0, min=0.0, max=3.0, step=0.05, lo=0.0, hi=10.0),
     Param("trials", "int", default=4000, min=200, max=20000, step=100, lo=100, hi=20000),
     Param("seed", "int", default=0, min=0, max=9999, step=1, lo=0, hi=10**6),
-))
+), steps=STEPS)
 
 
 def _show(ctx, *names: str) -> None:
-    """The named figures of views/depth_sum.py (FIGURES), side by side when there are two."""
+    """The named figures of views/depth_sum_figures.py (FIGURES), side by side when there are two."""
     cols = st.columns(len(names)) if len(names) > 1 else [contextlib.nullcontext()]
     for col, name in zip(cols, names):
-        builder, keys = FIGURES[name]
         with col:
-            show(builder(ctx.t, *(ctx.values[k] for k in keys)), key=f"fig_{name}")
+            show(build(FIGURES[name], ctx.t, ctx.values), key=f"fig_{name}")
 
 
 def _metrics(t, v, d):

@@ -9,6 +9,7 @@ from ui.page import setup
 from ui.spec import PageSchema, Param
 from views.gaussian_width import (focus, focus_args, hist_figure, max_M, overview, overview_figure, picture,
                                   picture_figure, random_layout, sweep, sweep_args, sweep_figure, tail, tail_figure)
+from views.predict_gaussian_width import STEPS
 
 FAMILIES = ("subspace", "directions", "hypercube", "circle", "adaptive")
 SCHEMA = PageSchema("gaussian_width", params=(
@@ -19,7 +20,7 @@ SCHEMA = PageSchema("gaussian_width", params=(
     Param("correlation", "float", default=0.0, min=0.0, max=1.0, step=0.01, lo=0.0, hi=1.0),
     Param("samples", "int", default=2000, min=200, max=20000, step=100, lo=100, hi=50000),
     Param("seed", "int", default=0, min=0, max=9999, step=1, lo=0, hi=10**6)
-))
+), steps=STEPS)
 
 
 def _metrics(t, f: dict, D: int, seed: int, samples: int) -> None:

@@ -11,6 +11,7 @@ from ui.spec import PageSchema, Param
 from views.nonnormal import (A_SCALAR, ellipse_figure, euler_data, euler_flow_figure, euler_scalar_figure,
                              flow_data, jacobian_data, jacobian_figure, kappa_data, kappa_eps_figure,
                              kappa_s_figure, pseudo_data, pseudo_figure, response_figure)
+from views.predict_nonnormal import STEPS
 
 SCHEMA = PageSchema("nonnormal", params=(
     Param("M", "float", default=6.0, min=0.0, max=20.0, step=0.1, lo=-50.0, hi=50.0),
@@ -22,7 +23,7 @@ SCHEMA = PageSchema("nonnormal", params=(
     Param("delta", "float", default=0.25, min=0.01, max=2.5, step=0.01, lo=0.001, hi=5.0),
     Param("seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=10**6),
     Param("grid", "int", default=201, min=51, max=401, step=10, lo=11, hi=801),
-))
+), steps=STEPS)
 
 
 def _pseudo_section(ctx) -> None:

@@ -7,6 +7,7 @@ from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema, Param
 from views import rotation as vr
+from views.predict_rotation import STEPS
 
 SCHEMA = PageSchema("rotation", params=(
     Param("angle", "float", default=30.0, min=0.0, max=90.0, step=1.0, lo=0.0, hi=90.0),
@@ -16,7 +17,7 @@ SCHEMA = PageSchema("rotation", params=(
     Param("T", "float", default=500.0, min=250.0, max=2000.0, step=50.0, lo=250.0, hi=2000.0),
     Param("blend", "float", default=0.5, min=0.0, max=1.0, step=0.05, lo=0.0, hi=1.0),
     Param("seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=10**6),
-))
+), steps=STEPS)
 
 
 def render() -> None:

@@ -8,6 +8,7 @@ from ui.page import setup
 from ui.spec import PageSchema, Param
 from views.two_point import (angle_figure, energy_figure, error_figure, simplex_data, simplex_figure,
                              time_figure, two_point_data)
+from views.predict_two_point import STEPS
 
 SCHEMA = PageSchema("two_point", params=(
     Param("beta", "float", default=1.0, min=0.1, max=10.0, step=0.1, lo=0.01, hi=50.0),
@@ -16,7 +17,7 @@ SCHEMA = PageSchema("two_point", params=(
     Param("dt", "float", default=0.1, min=0.01, max=0.5, step=0.01, lo=0.001, hi=1.0),
     Param("n_simplex", "int", default=8, min=3, max=64, step=1, lo=3, hi=128),
     Param("rho0", "float", default=0.0, min=0.0, max=0.9, step=0.05, lo=0.0, hi=0.99),
-))
+), steps=STEPS)
 
 
 def render() -> None:

@@ -8,6 +8,7 @@ from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema, Param
 from views import width as V
+from views.predict_width import STEPS
 
 SCHEMA = PageSchema("width", params=(
     Param("N", "int", default=128, min=2, max=512, step=2, lo=2, hi=2048),
@@ -17,7 +18,7 @@ SCHEMA = PageSchema("width", params=(
     Param("dt", "float", default=0.01, min=0.005, max=0.05, step=0.005, lo=0.001, hi=0.1),
     Param("data", "select", default="three_points", options=tuple(W.DATASETS)),
     Param("seed", "int", default=0, min=0, max=99, step=1, lo=0, hi=10_000),
-))
+), steps=STEPS)
 
 
 def render() -> None:

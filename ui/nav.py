@@ -89,3 +89,23 @@ def unknown_page_notice(path: str, lang: str) -> str:
     ``-``, ``.`` and ``/`` kept, at most 40 of them), inside a code span."""
     shown = re.sub(r"[^A-Za-z0-9_./-]", "", str(path).strip("/"))[:40] or "?"
     return Text("common", lang)("nav.unknown_page", path=shown)
+
+
+def leave_mpa_v1() -> None:
+    """Make sure the page runs inside app.py's ``st.navigation``.
+
+    Streamlit treats an app with a folder named ``pages/`` as a v1 multipage app until
+    some session has run ``st.navigation`` (a process-wide flag). If the first request
+    after a server start is a deep link such as ``/two_point``, it would run the page
+    script alone, without the router (no language switch, no titles). Clearing the flag
+    and rerunning routes the request through app.py. (Pinned streamlit 1.67.)
+    """
+    import streamlit as st
+
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - other streamlit versions
+        return
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()

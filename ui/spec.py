@@ -156,6 +156,7 @@ class PageSchema:
     stem: str
     params: tuple[Param, ...]
     presets: tuple[Preset, ...] = ()
+    steps: tuple = ()   # its "Predict first" steps (ui.predict.Step), beside its views
 
     def param(self, name: str) -> Param:
         for p in self.params:

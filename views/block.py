@@ -5,7 +5,7 @@ import numpy as np
 
 from sim import block as bk
 from ui.figures import COLORS, cached_figure, figure, hline, line, log_ticks, markers, tall_legend, vline
-from ui.page import cached
+from ui.compute import cached
 
 ROPE_BASE = 10000.0
 ROPE_KS = (1, 2, 4, 8, 16, 32, 64)      # planes in the largest-return sweep

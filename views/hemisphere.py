@@ -11,7 +11,7 @@ from sim import hemisphere as hs
 from sim.attention import simulate
 from ui.figures import (COLORS, SEQUENCE, Frozen, animation, cached_figure, figure, figure3d, hline, sim_line,
                         sim_markers, sphere_wire, thin, typed)
-from ui.page import cached
+from ui.compute import cached
 
 MAX_LAYERS = 4000       # layers per simulation on this page
 MAX_WORK = 1.5e9        # layers * n^2 * d per simulation (about a second here at worst)
@@ -61,6 +61,22 @@ def _run(Z0, beta, horizon, dt, A):
         "frames": (traj[kf] @ P.T).astype(np.float32), "frame_tau": tau[kf],
         "lines": (traj[kl] @ P.T).astype(np.float32),
     }
+
+
+#: the page parameters of the hemisphere run, in the order ``hemi_data`` takes them
+HP = ("n", "d", "beta", "horizon", "dt", "cap", "A", "A_seed", "seed")
+#: the page parameters of the contrast run, in the order ``contrast_data`` takes them
+CP = ("n", "d", "contrast_beta", "contrast_horizon", "dt", "A", "A_seed", "seed")
+
+
+def hemi_args(v: dict) -> tuple:
+    """The hemisphere run's arguments (``HP``) from the page's values."""
+    return tuple(v[k] for k in HP)
+
+
+def contrast_args(v: dict) -> tuple:
+    """The contrast run's arguments (``CP``) from the page's values."""
+    return tuple(v[k] for k in CP)
 
 
 @cached
@@ -188,8 +204,8 @@ def _cluster_colors(lab: np.ndarray) -> dict:
 
 # --------------------------------------------------------------------------- figures
 # Built once per (language, parameters) and shared read-only: see ui.figures.cached_figure.
-# ``hp``: the hemisphere run's parameters (n, d, beta, horizon, dt, cap, A, A_seed, seed);
-# ``cp``: the contrast run's (n, d, contrast_beta, contrast_horizon, dt, A, A_seed, seed).
+# ``hp``: the hemisphere run's parameters (``HP``, as ``hemi_args`` gives them);
+# ``cp``: the contrast run's (``CP``, as ``contrast_args`` gives them).
 @cached_figure(max_entries=16)
 def hemi_sphere_figure(t, *hp):
     h = hemi_data(*hp)

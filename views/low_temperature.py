@@ -15,7 +15,7 @@ from sim import attention as att
 from sim import low_temperature as lt
 from ui.figures import (COLORS, band, cached_figure, figure, figure3d, line, markers, sphere_wire,
                         tall_legend, typed, vline)
-from ui.page import cached
+from ui.compute import cached
 
 MODELS = ("axis", "plane", "drift")
 #: the three inverse temperatures of a view: 10^(L-2), 10^(L-1), 10^L

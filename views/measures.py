@@ -11,7 +11,7 @@ import numpy as np
 
 from sim import measures as ms
 from ui.figures import COLORS, cached_figure, figure, heatmap, line, markers, thin, vline
-from ui.page import cached, sub_seed
+from ui.compute import cached, sub_seed
 
 N_REF = 1024                # tokens of the reference system
 BINS = 90                   # angle bins of the reference density (4° each)

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from sim import nonnormal as nn
 from ui.figures import (COLORS, SEQUENCE, Frozen, animation, cached_figure, exact_line, figure, hline, line, point,
                         sim_line, sim_markers, thin)
-from ui.page import cached
+from ui.compute import cached
 
 FINE = 400                  # points on each exact curve in s
 N_DIRS = 6                  # unit initial vectors x0 at angles k*pi/N_DIRS

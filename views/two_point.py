@@ -6,7 +6,7 @@ import numpy as np
 from sim import two_point as tp
 from sim.attention import simulate
 from ui.figures import COLORS, cached_figure, exact_line, figure, sim_markers, thin
-from ui.page import cached
+from ui.compute import cached
 
 MAX_RECORDS = 150       # markers per curve (the kernel records every k-th layer)
 FINE = 400              # points on each exact curve
