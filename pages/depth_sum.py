@@ -38,19 +38,23 @@ def _show(ctx, *names: str) -> None:
             show(build(FIGURES[name], ctx.t, ctx.values), key=f"fig_{name}")
 
 
-def _metrics(t, v, d):
+def _metrics(ctx, d):
     """The four headline numbers; returns the slot where the residual Monte Carlo goes later."""
+    t, v = ctx.t, ctx.values
     alpha, L, c = v["alpha"], v["L"], v["c"]
     f_step, f_lin = ds.one_step(c, L)
-    m = st.columns(4)
-    m[0].metric(t("metrics.var", L=L), f"{d['var']:.4g}")
-    m[0].caption(t("metrics.mc_pm", x=f"{d['var_mc']:.4g}", se=f"{d['var_se']:.2g}"))
-    m[1].metric(t("metrics.prob", a=f"{v['a']:g}"), f"{d['p']:.4f}")
-    m[1].caption(t("metrics.mc_pm", x=f"{d['p_mc']:.4f}", se=f"{d['p_se']:.1g}"))
-    m[2].metric(t("metrics.energy"), f"{ds.residual_energy(alpha, L):.4g}")
-    energy_mc = m[2].empty()  # the residual-network Monte Carlo runs further down
-    m[3].metric(t("metrics.step"), f"{f_step:.4f}")
-    m[3].caption(t("metrics.step_delta", lim=f"{math.exp(-c):.4f}", lin=f"{f_lin:.4f}"))
+    cells = ctx.metrics([
+        (t("metrics.var", L=L), f"{d['var']:.4g}",
+         {"caption": t("metrics.mc_pm", x=f"{d['var_mc']:.4g}", se=f"{d['var_se']:.2g}")}),
+        (t("metrics.prob", a=f"{v['a']:g}"), f"{d['p']:.4f}",
+         {"caption": t("metrics.mc_pm", x=f"{d['p_mc']:.4f}", se=f"{d['p_se']:.1g}")}),
+        (t("metrics.energy"), f"{ds.residual_energy(alpha, L):.4g}"),
+        (t("metrics.step"), f"{f_step:.4f}",
+         {"caption": t("metrics.step_delta", lim=f"{math.exp(-c):.4f}", lin=f"{f_lin:.4f}")}),
+    ])
+    if cells is None:
+        return None
+    energy_mc = cells[2].empty()  # the residual-network Monte Carlo runs further down
     st.caption(t("metrics.caption"))
     return energy_mc
 
@@ -113,7 +117,7 @@ def render() -> None:
     # (and are redrawn there) while the server still simulates the ones further down.
     with ctx.guard():
         d = at_depth(alpha, L, sigma, rho, mu, a, trials, seed)
-    energy_mc = None if ctx.numbers_hidden() else _metrics(t, v, d)
+    energy_mc = _metrics(ctx, d)
 
     with ctx.guard():
         g = over_depth(alpha, sigma, rho, mu, a, trials, seed)

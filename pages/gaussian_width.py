@@ -23,20 +23,21 @@ SCHEMA = PageSchema("gaussian_width", params=(
 ), steps=STEPS)
 
 
-def _metrics(t, f: dict, D: int, seed: int, samples: int) -> None:
+def _metrics(ctx, f: dict, D: int, seed: int, samples: int) -> None:
     """Exact width, Monte Carlo mean, their z-score, the bounds and the time it took."""
-    m = st.columns(6)
+    t = ctx.t
     exact = f["exact"]  # None: no closed form (random directions in D >= 3)
-    m[0].metric(t("metrics.exact"), t("metrics.mc_only") if exact is None else f"{exact:.4f}")
-    m[1].metric(t("metrics.mc"), f"{f['mean']:.4f}", delta=t("metrics.se", se=f"{f['se']:.4f}"),
-                delta_color="off", delta_arrow="off")
-    m[2].metric(t("metrics.z"), "—" if exact is None else f"{(f['mean'] - exact) / f['se']:+.2f}",
-                help=t("metrics.z_help"))
-    m[3].metric(t("metrics.lower"), f"{f['lo']:.4f}")
-    m[4].metric(t("metrics.upper"), f"{f['hi']:.4f}")
-    m[5].metric(t("metrics.time"), f"{f['ms']:.0f} ms")
-    st.caption(t("metrics.caption", n=f["n"], D=D, seed=seed))
-    if f["n"] < samples:
+    shown = ctx.metrics([
+        (t("metrics.exact"), t("metrics.mc_only") if exact is None else f"{exact:.4f}"),
+        (t("metrics.mc"), f"{f['mean']:.4f}",
+         {"delta": t("metrics.se", se=f"{f['se']:.4f}"), "delta_color": "off", "delta_arrow": "off"}),
+        (t("metrics.z"), "—" if exact is None else f"{(f['mean'] - exact) / f['se']:+.2f}",
+         {"help": t("metrics.z_help")}),
+        (t("metrics.lower"), f"{f['lo']:.4f}"),
+        (t("metrics.upper"), f"{f['hi']:.4f}"),
+        (t("metrics.time"), f"{f['ms']:.0f} ms"),
+    ], t("metrics.caption", n=f["n"], D=D, seed=seed))
+    if shown is not None and f["n"] < samples:
         st.caption(t("notes.samples_lowered", n=f["n"], samples=samples))
 
 
@@ -81,8 +82,7 @@ def render() -> None:
     with ctx.guard():
         f = focus(*focus_args(family, D, k, M, rho, samples, seed))
         s = sweep(*sweep_args(family, D, rho, samples, seed, M))
-    if not ctx.numbers_hidden():
-        _metrics(t, f, D, seed, samples)
+    _metrics(ctx, f, D, seed, samples)
     _sweep_and_histogram(t, v, k, M, rho, f, s)
 
     c3, c4 = st.columns([1, 1])

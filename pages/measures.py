@@ -60,8 +60,7 @@ def render() -> None:
     with c5:
         show(heads_figure(t, v["H"], v["beta"], v["seed"]), key="fig_heads")
     with c6:
-        if not ctx.numbers_hidden():
-            st.metric(t("metrics.head_err", H=v["H"]), f"{h['mean'][-1]:.2e}")
+        ctx.metrics([(t("metrics.head_err", H=v["H"]), f"{h['mean'][-1]:.2e}")], stacked=True)
         st.markdown(t("heads.side", n=HEAD_N, trials=HEAD_TRIALS, asym=f"{h['asymptote_c']:.4f}",
                       bound=f"{h['bound_c']:.4f}"))
 

@@ -36,9 +36,8 @@ def _pseudo_section(ctx) -> None:
     with c5:
         show(pseudo_figure(t, v["M"], v["eps"], v["grid"]), key="fig_pseudo")
     with c6:
-        if not ctx.numbers_hidden():
-            st.metric(t("metrics.kreiss"), f"{p['kreiss']:.4f}")
-            st.metric(t("metrics.sup_eps"), f"{p['sup']:.4f}")
+        ctx.metrics([(t("metrics.kreiss"), f"{p['kreiss']:.4f}"), (t("metrics.sup_eps"), f"{p['sup']:.4f}")],
+                    stacked=True)
         st.markdown(t("pseudo.side"))
     st.caption(t("pseudo.caption", n=v["grid"], points=f"{p['points']:,}", ms=f"{p['ms']:.2f}"))
 

@@ -32,13 +32,11 @@ def render() -> None:
     with ctx.guard():
         d = vr.ou_data(*okey)
     rate, se = d["mc"]
-    if not ctx.numbers_hidden():
-        m = st.columns(2) + st.columns(2)          # two rows: "rate ± error" does not fit a quarter width
-        m[0].metric(t("metrics.rate_exact"), f"{d['rate']:.4f}")
-        m[1].metric(t("metrics.rate_scheme"), f"{d['rate_dt']:.4f}")
-        m[2].metric(t("metrics.rate_mc"), f"{rate:.4f} ± {se:.4f}")
-        m[3].metric(t("metrics.rate_mc0"), f"{d['mc0'][0]:.4f} ± {d['mc0'][1]:.4f}")
-        st.caption(t("metrics.caption", steps=d["steps"], dt=v["dt"], T=f"{d['T_end']:g}"))
+    ctx.metrics([(t("metrics.rate_exact"), f"{d['rate']:.4f}"), (t("metrics.rate_scheme"), f"{d['rate_dt']:.4f}"),
+                 (t("metrics.rate_mc"), f"{rate:.4f} ± {se:.4f}"),
+                 (t("metrics.rate_mc0"), f"{d['mc0'][0]:.4f} ± {d['mc0'][1]:.4f}")],
+                t("metrics.caption", steps=d["steps"], dt=v["dt"], T=f"{d['T_end']:g}"),
+                per_row=2)                 # two rows: "rate ± error" does not fit a quarter width
     c1, c2 = st.columns(2)
     with c1:
         show(vr.cloud_figure(t, *okey), key="fig_cloud")
@@ -55,9 +53,8 @@ def render() -> None:
         f = vr.ffn_data(v["blend"], v["seed"])
     c1, c2 = st.columns([3, 2])                # a square picture: the metrics beside it, not a wide empty plot
     with c2:
-        if not ctx.numbers_hidden():
-            st.metric(t("metrics.asym"), f"{f['asym']:.3f}")
-            st.metric(t("metrics.max_curl"), f"{f['max_curl']:.3e}")
+        ctx.metrics([(t("metrics.asym"), f"{f['asym']:.3f}"), (t("metrics.max_curl"), f"{f['max_curl']:.3e}")],
+                    stacked=True)
     with c1:
         show(vr.ffn_figure(t, v["blend"], v["seed"]), key="fig_ffn")
 

@@ -106,19 +106,33 @@ class Ctx:
         """The page's "Predict first" steps (``SCHEMA.steps``, drawn by ui/predict.py), if it has any."""
         predict.steps(self)
 
-    def metrics(self, items, caption: str | None = None, *, covered: bool = True) -> list | None:
-        """One row of headline numbers ``[(label, value), ...]`` with an optional caption under it.
-        Hidden (a note in its place) while the student predicts first, unless ``covered=False``
-        (the numbers a step reveals); returns the row's columns (for a caption or a later value in
-        one of them), or None when hidden."""
+    def metrics(self, items, caption: str | None = None, *, covered: bool = True, per_row: int | None = None,
+                stacked: bool = False) -> list | None:
+        """The page's headline numbers, the one way a page draws them: ``items`` are
+        ``(label, value)`` or ``(label, value, opts)``, where ``opts`` may hold a ``caption`` drawn
+        under that number and ``st.metric``'s own ``delta``, ``help`` … One row (``per_row``
+        numbers a row when given; ``stacked``: one under the other, e.g. beside a figure), then an
+        optional ``caption``. Hidden (a note in its place) while the student predicts first, unless
+        ``covered=False`` (the numbers a step reveals); returns the cells (for a value filled in
+        later), or None when hidden."""
         if covered and self.numbers_hidden():
             return None
-        cols = st.columns(len(items))
-        for col, (label, value) in zip(cols, items):
-            col.metric(label, value)
+        n = len(items)
+        if stacked:
+            cells = [st.container() for _ in items]
+        else:
+            k = per_row or n
+            cells = [c for i in range(0, n, k) for c in st.columns(min(k, n - i))]
+        for cell, item in zip(cells, items):
+            label, value, opts = (*item, {})[:3]
+            opts = dict(opts)
+            below = opts.pop("caption", None)
+            cell.metric(label, value, **opts)
+            if below is not None:
+                cell.caption(below)
         if caption is not None:
             st.caption(caption)
-        return cols
+        return cells
 
     def numbers_hidden(self) -> bool:
         """While the student predicts first (``ui/predict.py``) the page's headline numbers wait

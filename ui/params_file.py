@@ -66,9 +66,7 @@ def validate_text(text: str, source: str = "file") -> list[str]:
     known = tuple(s.stem for s in schemas)
     errors: list[str] = []
     for s in schemas:
-        for e in _spec.resolve(s, data, source=source, known_pages=known).errors:
-            # what a page does with a broken entry of the file in use; this text is refused whole
-            e = e.replace(_spec.FALLBACK_NOTE, "")
+        for e in _spec.resolve(s, data, source=source, known_pages=known, in_use=False).errors:
             if e not in errors:
                 errors.append(e)
     for stem, section in data.items():
