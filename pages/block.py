@@ -1,4 +1,7 @@
-"""Page: Inside a block — positions, normalisation, splitting, sinks (CONSTRUCTIONS.md §10)."""
+"""Page: Inside a block — positions, normalisation, splitting, sinks.
+
+What it computes: docs/constructions.md, section “Inside a block: positions, normalisation, splitting, sinks”.
+"""
 from __future__ import annotations
 
 import streamlit as st

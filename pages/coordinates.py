@@ -1,4 +1,7 @@
-"""Page: Coordinates, metrics and limits — what a change of description keeps (CONSTRUCTIONS.md §7)."""
+"""Page: Coordinates, metrics and limits — what a change of description keeps.
+
+What it computes: docs/constructions.md, section “Coordinates, metrics and limits: what a change of language keeps”.
+"""
 from __future__ import annotations
 
 import streamlit as st

@@ -1,4 +1,7 @@
-"""Page: Depth-sum variance — how small per-layer pieces add up over depth (CONSTRUCTIONS.md §5)."""
+"""Page: Depth-sum variance — how small per-layer pieces add up over depth.
+
+What it computes: docs/constructions.md, section “Depth-sum variance (how things accumulate over depth)”.
+"""
 from __future__ import annotations
 
 import contextlib

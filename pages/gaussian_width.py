@@ -1,4 +1,7 @@
-"""Page: Gaussian width — how wide is a set of directions? (CONSTRUCTIONS.md §3)."""
+"""Page: Gaussian width — how wide is a set of directions?.
+
+What it computes: docs/constructions.md, section “Gaussian width”.
+"""
 from __future__ import annotations
 
 import numpy as np

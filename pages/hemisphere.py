@@ -1,4 +1,7 @@
-"""Page: Hemisphere clustering (CONSTRUCTIONS.md §2)."""
+"""Page: Hemisphere clustering.
+
+What it computes: docs/constructions.md, section “Hemisphere clustering”.
+"""
 from __future__ import annotations
 
 import streamlit as st

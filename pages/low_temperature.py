@@ -1,4 +1,7 @@
-"""Page: Low temperature — concentration, then drift (CONSTRUCTIONS.md §9)."""
+"""Page: Low temperature — concentration, then drift.
+
+What it computes: docs/constructions.md, section “Low temperature: concentration, then drift”.
+"""
 from __future__ import annotations
 
 import math

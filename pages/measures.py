@@ -1,4 +1,7 @@
-"""Page: From tokens to a measure — finite n, many heads (CONSTRUCTIONS.md §8)."""
+"""Page: From tokens to a measure — finite n, many heads.
+
+What it computes: docs/constructions.md, section “From tokens to a measure: finite n, many heads”.
+"""
 from __future__ import annotations
 
 import streamlit as st

@@ -1,4 +1,7 @@
-"""Page: Non-normal transient growth — stable eigenvalues, finite-time amplification (CONSTRUCTIONS.md §4)."""
+"""Page: Non-normal transient growth — stable eigenvalues, finite-time amplification.
+
+What it computes: docs/constructions.md, section “Non-normal transient growth”.
+"""
 from __future__ import annotations
 
 import math

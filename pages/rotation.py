@@ -1,4 +1,7 @@
-"""Page: Rotation without equilibrium — SGD's stationary current and the FFN's curl (CONSTRUCTIONS.md §11)."""
+"""Page: Rotation without equilibrium — SGD's stationary current and the FFN's curl.
+
+What it computes: docs/constructions.md, section “Rotation without equilibrium: SGD and the FFN”.
+"""
 from __future__ import annotations
 
 import streamlit as st

@@ -1,4 +1,7 @@
-"""Page: Two points — normalised (SA) vs unnormalised (USA) attention (CONSTRUCTIONS.md §1)."""
+"""Page: Two points — normalised (SA) vs unnormalised (USA) attention.
+
+What it computes: docs/constructions.md, section “Two points: SA versus USA (normalised vs unnormalised attention)”.
+"""
 from __future__ import annotations
 
 import streamlit as st

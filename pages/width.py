@@ -1,4 +1,7 @@
-"""Page: Width — lazy training and the frozen kernel (CONSTRUCTIONS.md §6)."""
+"""Page: Width — lazy training and the frozen kernel.
+
+What it computes: docs/constructions.md, section “Width: lazy training and the frozen kernel”.
+"""
 from __future__ import annotations
 
 import streamlit as st

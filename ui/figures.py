@@ -49,7 +49,7 @@ FONT = ("Source Sans Pro, Source Sans, Cambria Math, STIX Two Math, DejaVu Math 
 _AXIS = dict(showline=True, linecolor="#888", mirror=True, zeroline=False, gridcolor="#E5E5E5",
              ticks="outside", tickcolor="#888", exponentformat="power", automargin=True)
 # A small template instead of "plotly_white": that one carries defaults for every trace type
-# and costs ~50 ms per figure to copy and validate, which dominated a page rerun.
+# and copying and validating it for every figure dominated a page rerun.
 TEMPLATE = {"layout": {"paper_bgcolor": "white", "plot_bgcolor": "white", "colorway": SEQUENCE,
                         "font": {"family": FONT, "size": 13},
                         "xaxis": _AXIS, "yaxis": _AXIS, "hoverlabel": {"namelength": -1}}}
@@ -63,7 +63,7 @@ _LOG = {"type": "log", "dtick": 1,
 
 
 #: Build figures with Plotly's per-property validation. Off: the house layout and the helpers
-#: below are known-valid, and validation costs ~1-3 ms per trace and ~10 ms per layout, paid again
+#: below are known-valid, and validation costs time per trace and per layout, paid again
 #: for every figure a slider change rebuilds. Tests switch it on (tests/test_rerun_cost.py builds
 #: every page's figures validated; tests/test_figures.py checks both ways serialise the same).
 VALIDATE = False
@@ -221,7 +221,7 @@ def sphere_wire(parallels: tuple = (-60, -30, 30, 60), meridians: int = 8, pole_
     Parallels at the latitudes ``parallels`` (degrees), ``meridians`` half-meridians evenly spaced in
     longitude that stop ``pole_gap`` degrees short of the poles (where clusters gather), points every
     ``step`` degrees. Shared and read-only: pass it as ``go.Scatter3d(**sphere_wire(), ...)``.
-    (A translucent surface looks softer but cost the browser ~1.3 s of CPU per slider change:
+    (A translucent surface looks softer but costs the browser far more CPU per slider change:
     software WebGL redraws a 3-D scene from scratch.)"""
     th = np.radians(np.linspace(0.0, 360.0, int(round(360.0 / step)) + 1))
     gap = np.full((1, 3), np.nan)

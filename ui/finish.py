@@ -128,7 +128,7 @@ def fit_legend_spec(layout: dict) -> None:
     """:func:`fit_legend` on a serialised figure's ``layout`` dict (``fig.to_dict()["layout"]``), in place.
 
     The same entries as ``fit_legend`` on the live figure, without Plotly's property machinery
-    (``update_layout`` validates and walks the layout tree: ~5–30 ms per figure here, paid by every
+    (``update_layout`` validates and walks the layout tree for every figure, paid by every
     distinct rerun; this is a few dict look-ups). ``ui.figures.Frozen`` uses it."""
     lg = layout.get("legend") or {}
     if lg.get("orientation") != "h" or lg.get("maxheight") is not None:

@@ -24,7 +24,7 @@ class _TracesUnchecked:
 
     ``go.Figure(_validate=False)`` skips validation in the constructor only: ``fig.add_trace`` (what
     ``exact_line``, ``sim_markers`` and many builders use) still validates every property of the new
-    trace, ~1-3 ms per trace, and its arrays go through Plotly's generic (narwhals) array checks.
+    trace, and its arrays go through Plotly's generic (narwhals) array checks.
     With ``VALIDATE`` off this passes ``_validate=False`` there too; the tests build every page's
     figures with ``VALIDATE`` on (tests/test_rerun_cost.py)."""
 
@@ -51,7 +51,7 @@ class Frozen(BaseFigure):
 
     ``st.plotly_chart`` turns a figure into JSON through ``to_dict()``, which deep-copies every
     trace, layout entry and animation frame and re-encodes its arrays — on every rerun of every
-    session, ~10–60 ms per figure here (more with frames). A figure kept in a shared cache is
+    session (more with frames). A figure kept in a shared cache is
     wrapped once: ``to_dict()`` then returns the stored dict (Plotly's own output, so what reaches
     the browser is identical; ``tests/test_figures.py`` checks that). Read-only by design: there is
     nothing to mutate, and sharing it between reruns and sessions is safe.
@@ -64,7 +64,7 @@ class Frozen(BaseFigure):
         fit_legend_spec(spec["layout"])  # on the dict: Plotly's update_layout costs ms per figure
         if frames is not None:
             # Animation frames as plain dicts (``{"data": [...], "traces": [...], "name": ...}``):
-            # Plotly validates each frame's traces one by one (~1 ms per frame here); these go to
+            # Plotly validates each frame's traces one by one; these go to
             # the browser as given (numpy arrays are encoded by Plotly's JSON encoder).
             spec["frames"] = [_typed_arrays(f) for f in frames]
         object.__setattr__(self, "_spec", spec)
@@ -89,8 +89,8 @@ def spec_dict(fig: go.Figure) -> dict:
 
     ``to_dict`` deep-copies every trace, the layout and the frames, then replaces numpy arrays by
     Plotly's typed-array form (``convert_to_base64``); the copy (a Python call per list element)
-    and Plotly's array checks were ~60 % of freezing a page's figures after a slider move (e.g.
-    nonnormal: ~40 ms of ~100 ms). Here the containers are copied while walking and arrays encoded
+    and Plotly's array checks were most of the cost of freezing a page's figures after a slider
+    move. Here the containers are copied while walking and arrays encoded
     directly, the way Plotly encodes them; scalars and strings are shared (immutable). The figure
     itself is not changed. ``tests/test_figures.py`` checks the result equals ``fig.to_dict()``."""
     res = {"data": [_spec_tree(tr) for tr in fig._data], "layout": _spec_tree(fig._layout)}
@@ -217,8 +217,8 @@ def cached_figure(fn=None, *, max_entries: int = 64):
         shared = st.cache_resource(max_entries=max_entries, show_spinner=False)(build)
 
         # In front of Streamlit's cache: a plain dict keyed on the arguments themselves (with their
-        # types: 1 and 1.0 stay apart). Streamlit hashes a call's arguments on every call (~1 ms per
-        # figure, paid by every rerun of every session); a dict look-up is ~1 µs. Misses, arguments
+        # types: 1 and 1.0 stay apart). Streamlit hashes a call's arguments on every call (paid per
+        # figure by every rerun of every session); a dict look-up is far cheaper. Misses, arguments
         # that cannot be hashed, and concurrent first builds go through st.cache_resource as before.
         memo: dict = {}
 

@@ -61,7 +61,7 @@ _log = logging.getLogger(__name__)
 
 # --------------------------------------------------------------------------- configuration
 #: (id of st.secrets, time read, {section: dict}) — reading st.secrets when there is no secrets file
-#: costs ~1.5 ms per access (it looks for the files again each time); sections are re-read at most
+#: is slow on every access (it looks for the files again each time); sections are re-read at most
 #: once a second, or at once when Streamlit swaps its secrets object (AppTest does).
 _secrets_cache: tuple | None = None
 RECHECK_S = 1.0

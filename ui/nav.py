@@ -55,7 +55,7 @@ def navigation(lang: str):
 
     Each page is its module's ``render`` function, not its file: a file page is re-executed on
     every rerun (Streamlit's AST "magic", then every ``SCHEMA`` and every cache decorator built
-    anew, ~10-15 ms per rerun here); a function page runs only ``render()``. The URL path is the
+    anew on every rerun); a function page runs only ``render()``. The URL path is the
     stem either way (``/two_point``), and ``python pages/<stem>.py`` still works for debugging.
     """
     common = Text("common", lang)

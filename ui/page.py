@@ -98,7 +98,7 @@ class Ctx:
     def section(self, key: str) -> None:
         """A titled text section: ``<key>.title`` and ``<key>.body``, one Markdown element (a level-3
         heading, as ``st.subheader`` draws it, then the body): every element is a message to the
-        browser and ~0.5 ms of the server's CPU per rerun, and a page has about ten sections."""
+        browser and server CPU on every rerun, and a page has about ten sections."""
         st.markdown(f"### {self.t(f'{key}.title')}\n\n{self.t(f'{key}.body')}")
         hooks.after_section(key, self)  # what a feature registered under this section (ui/hooks.py)
 
@@ -162,7 +162,7 @@ class Ctx:
     def footer(self) -> None:
         """Share link and 'show the code' toggle at the end of every page."""
         with st.sidebar:
-            # Lazy: its content (the link and its QR code, ~15-20 ms of CPU for every new link) is made
+            # Lazy: its content (the link and its QR code, costly to make for every new link) is made
             # only while the box is open; opening it is one cheap rerun.
             with st.expander(self.t("ui.share"), key="_share_open", on_change="rerun") as box:
                 if box.open:

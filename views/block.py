@@ -1,4 +1,7 @@
-"""Inside a block: cached data and figure builders for pages/block.py (CONSTRUCTIONS.md §10)."""
+"""Inside a block: cached data and figure builders for pages/block.py.
+
+What it computes: docs/constructions.md, section “Inside a block: positions, normalisation, splitting, sinks”.
+"""
 from __future__ import annotations
 
 import numpy as np

@@ -13,7 +13,7 @@ from views.depth_sum import (REGIME_ALPHAS, SWEEP_L, SWEEP_N, _sweep_data, at_de
 
 # --------------------------------------------------------------------------- figures
 # Every figure is built in one figure(...) call from plain trace dicts (ui.figures: no per-property
-# validation, ~3 ms a figure less; an alpha change rebuilds all eleven). The margin: room for the
+# validation; an alpha change rebuilds all eleven). The margin: room for the
 # x tick labels and title from the start: automargin pushed the bottom margin of every figure here
 # to 53-56 px, and each push makes Plotly.js draw the figure a second time. It still pushes if needed.
 MARGIN = {"b": 60}

@@ -1,4 +1,7 @@
-"""Gaussian width: cached Monte Carlo and figure builders for pages/gaussian_width.py (CONSTRUCTIONS.md §3)."""
+"""Gaussian width: cached Monte Carlo and figure builders for pages/gaussian_width.py.
+
+What it computes: docs/constructions.md, section “Gaussian width”.
+"""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,7 @@
-"""Hemisphere clustering: cached runs and figure builders for pages/hemisphere.py (CONSTRUCTIONS.md §2)."""
+"""Hemisphere clustering: cached runs and figure builders for pages/hemisphere.py.
+
+What it computes: docs/constructions.md, section “Hemisphere clustering”.
+"""
 from __future__ import annotations
 
 import functools
@@ -24,8 +27,7 @@ LINE_MAX = 100          # ... and at most this many per token
 THRESHOLD = 0.999       # two tokens are in one cluster when <z_i, z_j> > THRESHOLD
 #: phase-diagram sizes: systems B and number of beta values (protocol: n=32, d=2, dt=0.1, T=30);
 #: "paper" is the authors' full protocol (2048 x 90, work 1.13e11 > MAX_PHASE_WORK, hence its own
-#: max_work) in float32: per beta 0.53-0.66 s of layers + 0.15-0.3 s of statistics on one core
-#: (bench/engine.py table 5), 60-90 s of CPU on the one thread a heavy job gets
+#: max_work) in float32: a long run on the one thread a heavy job gets (bench/engine.py, table 5)
 PHASE_SIZES = {"small": dict(B=32, n_betas=18), "medium": dict(B=128, n_betas=24),
                "large": dict(B=256, n_betas=46),
                "paper": dict(B=2048, n_betas=90, precision="float32", max_work=1.2e11)}
@@ -132,8 +134,8 @@ def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Froze
     changed figure is a new chart: the browser builds a fresh WebGL scene (context, ~50 shader
     programs) for each 3-D figure that changed. Animation frames and paths hardly matter there
     (12 instead of 48 frames, or no paths at all: no measurable difference in headless Chromium);
-    a translucent surface did (~1.3 s of software-WebGL CPU per slider change for the two scenes,
-    time to a settled page roughly halved without it), hence the wireframe.
+    a translucent surface did (software WebGL redraws it at a high CPU cost on every slider change),
+    hence the wireframe.
     """
     fr, ftau = data["frames"], data["frame_tau"]
     xyz = [{c: _f32(fr[k, :, i]) for i, c in enumerate("xyz")} for k in range(fr.shape[0])]
@@ -196,7 +198,7 @@ def _cluster_colors(lab: np.ndarray) -> dict:
     """Marker colours by cluster: SEQUENCE[label mod 8] through a stepped colour scale.
 
     The same colours as a list of colour strings, but one typed array instead of n strings that
-    Plotly would validate one by one (~40 ms at n = 512)."""
+    Plotly would validate one by one."""
     k = len(SEQUENCE)
     scale = [[pos, c] for i, c in enumerate(SEQUENCE) for pos in (i / k, (i + 1) / k)]
     return {"color": _f32(lab % k), "colorscale": scale, "cmin": -0.5, "cmax": k - 0.5, "showscale": False}

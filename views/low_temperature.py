@@ -26,7 +26,7 @@ RECORDS = 21
 #: ... fewer (not below MIN_RECORDS) when records * n^3 summed over all runs would exceed this
 ASSIGN_BUDGET = 1.5e8
 MIN_RECORDS = 11
-#: bound on layers * n^2 summed over all runs of a view (~6 ns CPU each here): see ``plan``
+#: bound on layers * n^2 summed over all runs of a view : see ``plan``
 PAIR_BUDGET = 2e7
 #: depth of the beta sweep, and its grid of beta
 RATE_DEPTH = 1.0

@@ -1,4 +1,6 @@
-"""From tokens to a measure: cached data and figure builders for pages/measures.py (CONSTRUCTIONS.md §8).
+"""From tokens to a measure: cached data and figure builders for pages/measures.py.
+
+What it computes: docs/constructions.md, section “From tokens to a measure: finite n, many heads”.
 
 Drawn with :mod:`ui.figures`; one drawing idea only this page has stays here: ``_paths`` (all token
 paths as one line with gaps, also where a path wraps around the circle).

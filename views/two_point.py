@@ -1,4 +1,7 @@
-"""Two points: cached data and figure builders for pages/two_point.py (CONSTRUCTIONS.md §1)."""
+"""Two points: cached data and figure builders for pages/two_point.py.
+
+What it computes: docs/constructions.md, section “Two points: SA versus USA (normalised vs unnormalised attention)”.
+"""
 from __future__ import annotations
 
 import numpy as np
