@@ -1,8 +1,8 @@
 """The page registry: order, grouping and icons in one place.
 
 Titles come from each page's text file (``title``), so the navigation follows
-the language. To add a page: create ``pages/<stem>.py`` and its texts, then add
-one ``Entry`` line below.
+the language. To add a page: docs/architecture.md, "A new page: the checklist"
+(tests/test_new_page_checklist.py enforces it); its registry line goes below.
 """
 from __future__ import annotations
 
