@@ -39,8 +39,7 @@ def _metrics(ctx, pairs) -> None:
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     if v["rope_from"] >= v["rope_to"]:
         st.warning(t("rope.window_notice", lo=v["rope_from"], hi=v["rope_to"]))
         v = {**v, "rope_from": min(v["rope_from"], v["rope_to"] - 1)}

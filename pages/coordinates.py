@@ -27,8 +27,7 @@ SCHEMA = PageSchema("coordinates", params=(
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
 
     # ---- part 1: one function, two metrics
     ctx.section("metric")

@@ -112,8 +112,7 @@ def render() -> None:
     t, v = ctx.t, ctx.values
     alpha, L, sigma, N = v["alpha"], v["L"], v["sigma"], v["N"]
     rho, mu, a, c, trials, seed = v["rho"], v["mu"], v["a"], v["c"], v["trials"], v["seed"]
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
 
     # Each section computes its data just before it is drawn, so the first figures reach the browser

@@ -70,8 +70,7 @@ def render() -> None:
         rho = 0.0
         st.html("<style>.st-key-correlation { display: none; }</style>")
 
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
 
     st.subheader(t(f"focus.{family}.title"))

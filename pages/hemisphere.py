@@ -75,8 +75,7 @@ def render() -> None:
     t, v = ctx.t, ctx.values
     n, d = v["n"], v["d"]
     projected = d > 3
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
     hp, cp = hemi_args(v), contrast_args(v)
     with ctx.guard():  # a large cold load runs once for everyone, one per core at most (ui.jobs)

@@ -28,8 +28,7 @@ SCHEMA = PageSchema("low_temperature", params=(
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
     key = (v["model"], v["gap"], v["log10_beta"], v["n"], v["seeds"], v["T"], v["dt"])
     rkey = (v["model"], v["gap"], v["n"], v["seeds"], v["dt"])

@@ -26,8 +26,7 @@ SCHEMA = PageSchema("measures", params=(
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
 
     # 1. n tokens against a large reference system, over depth

@@ -82,8 +82,7 @@ def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
     M = v["M"]
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
     with ctx.guard():
         f = flow_data(M, v["s_max"])

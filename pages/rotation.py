@@ -26,8 +26,7 @@ SCHEMA = PageSchema("rotation", params=(
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
 
     # ---- SGD near a minimum: the Ornstein–Uhlenbeck model
     ctx.section("sgd")

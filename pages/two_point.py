@@ -26,8 +26,7 @@ SCHEMA = PageSchema("two_point", params=(
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
     with ctx.guard():
         d = two_point_data(v["beta"], v["theta0"], v["horizon"], v["dt"])

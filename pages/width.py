@@ -29,8 +29,7 @@ def render() -> None:
     t, v = ctx.t, ctx.values
     N, s, start, T, dt, data, seed = (v[k] for k in ("N", "scaling", "start", "T", "dt", "data", "seed"))
     run_key = (N, start, T, dt, data, seed)
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
 
     with ctx.guard():

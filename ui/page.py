@@ -102,6 +102,11 @@ class Ctx:
         st.markdown(f"### {self.t(f'{key}.title')}\n\n{self.t(f'{key}.body')}")
         hooks.after_section(key, self)  # what a feature registered under this section (ui/hooks.py)
 
+    def intro(self) -> None:
+        """The page's opening: its ``intro`` section, then its "Predict first" steps (if any)."""
+        self.section("intro")
+        self.predict()
+
     def predict(self) -> None:
         """The page's "Predict first" steps (``SCHEMA.steps``, drawn by ui/predict.py), if it has any."""
         predict.steps(self)

@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "One transformer block" (steps: see ``ui/predict.py``).
+"""Predict, then reveal on the page "Inside a block" (steps: see ``ui/predict.py``).
 
 The answers come from ``sim.block``: the gain of RMSNorm at the origin and the sink's capacity.
 """

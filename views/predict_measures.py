@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "Measures on the circle" (steps: see ``ui/predict.py``).
+"""Predict, then reveal on the page "From tokens to a measure" (steps: see ``ui/predict.py``).
 
 The answers are the closed forms of ``sim.measures`` for n tokens.
 """

@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "Non-normal growth" (steps: see ``ui/predict.py``).
+"""Predict, then reveal on the page "Non-normal transient growth" (steps: see ``ui/predict.py``).
 
 The answers come from ``sim.nonnormal``: the peak of ‖e^{sA}‖ and the regime of the Euler step.
 """
