@@ -5,19 +5,19 @@ import gc
 import importlib
 
 from sim.warm import ensure_warm
-from ui import instructor, runs, style
+from ui import answers, classroom, editor, hooks, instructor, runs, style
 from ui.i18n import Text
 from ui.nav import PAGES, navigation, take_unknown_page, unknown_page_notice
-from ui.page import language_selector
+from ui.lang import language_selector
 
 
 def _start_up() -> None:
     """Once per server process: compile/load every Numba kernel (in the background when the server
     was started by ``ui.serve``: see :func:`sim.warm.ensure_warm`), import every page module,
     then freeze what start-up allocated. Streamlit runs a full ``gc.collect()`` after each
-    rerun; with numba, scipy and plotly loaded that scanned ~200 000 long-lived objects and
-    cost ~110 ms of CPU per rerun (home page 123 -> 17 ms, two_point 159 -> 48 ms measured).
-    Frozen objects are never scanned again; per-run garbage is still collected."""
+    rerun; with numba, scipy and plotly loaded that scans a few hundred thousand long-lived
+    objects on every rerun. Frozen objects are never scanned again; per-run garbage is still
+    collected (docs/performance.md has the measurements)."""
     ensure_warm()
     for e in PAGES:
         importlib.import_module(f"pages.{e.stem}")  # module level only: imports, SCHEMA
@@ -31,13 +31,18 @@ with runs.turn():
     st.set_page_config(page_title="Tokens on the Sphere", page_icon=":material/blur_circular:",
                        layout="wide")
     st.cache_resource(show_spinner=False)(_start_up)()
+    # The one place where the instructor and class features plug into the page kit (ui/hooks.py):
+    # worked answers under a page's questions, the class code kept in every page's URL.
+    hooks.register(after_section={"questions": answers.show_answers}, url_flags=(classroom.url_flags,))
     lang = language_selector()
     style.projector_toggle(Text("common", lang)("view.projector"))
     style.inject()
-    instructor.sidebar(lang)  # draws nothing unless instructor mode is configured
+    teacher = instructor.sidebar(lang)  # draws nothing (None) unless instructor mode is configured
+    if teacher is not None:
+        classroom.sidebar(lang, teacher)
     unknown = take_unknown_page()  # /nosuchpage: the home page with a notice, not Streamlit's English dialog
     # expanded: every page listed (Streamlit's own "View N more" button has no Chinese label)
-    page = st.navigation(instructor.pages(navigation(lang), lang), position="sidebar", expanded=True)
+    page = st.navigation(editor.pages(navigation(lang), lang), position="sidebar", expanded=True)
     if unknown is not None:
         st.warning(unknown_page_notice(unknown, lang), icon="⚠️")
     page.run()

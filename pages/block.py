@@ -1,12 +1,16 @@
-"""Page: Inside a block — positions, normalisation, splitting, sinks (CONSTRUCTIONS.md §10)."""
+"""Page: Inside a block — positions, normalisation, splitting, sinks.
+
+What it computes: docs/constructions.md, section “Inside a block: positions, normalisation, splitting, sinks”.
+"""
 from __future__ import annotations
 
 import streamlit as st
 
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param, Preset
+from ui.spec import PageSchema, Param
 from views import block as vb
+from views.predict_block import STEPS
 
 SCHEMA = PageSchema("block", params=(
     Param("rope_k", "int", default=2, min=1, max=8, step=1, lo=1, hi=8),
@@ -22,7 +26,7 @@ SCHEMA = PageSchema("block", params=(
     Param("perm_seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=99999),
     Param("sink_delta", "float", default=6.0, min=0.5, max=20.0, step=0.5, lo=0.1, hi=40.0),
     Param("sink_share", "float", default=0.5, min=0.05, max=0.95, step=0.05, lo=0.01, hi=0.99),
-))
+), steps=STEPS)
 
 TABS = ("rope", "norm", "split", "perm", "sink")
 
@@ -35,8 +39,7 @@ def _metrics(ctx, pairs) -> None:
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     if v["rope_from"] >= v["rope_to"]:
         st.warning(t("rope.window_notice", lo=v["rope_from"], hi=v["rope_to"]))
         v = {**v, "rope_from": min(v["rope_from"], v["rope_to"] - 1)}

@@ -1,4 +1,7 @@
-"""Page: Coordinates, metrics and limits — what a change of description keeps (CONSTRUCTIONS.md §7)."""
+"""Page: Coordinates, metrics and limits — what a change of description keeps.
+
+What it computes: docs/constructions.md, section “Coordinates, metrics and limits: what a change of language keeps”.
+"""
 from __future__ import annotations
 
 import streamlit as st
@@ -8,6 +11,7 @@ from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema, Param
 from views import coordinates as vc
+from views.predict_coordinates import STEPS
 
 SCHEMA = PageSchema("coordinates", params=(
     Param("a0", "float", default=0.3, min=-2.0, max=2.0, step=0.05, lo=-5.0, hi=5.0),
@@ -17,14 +21,13 @@ SCHEMA = PageSchema("coordinates", params=(
     Param("dt", "float", default=0.05, min=0.005, max=0.3, step=0.005, lo=0.0025, hi=1.0),
     Param("n", "int", default=8, min=1, max=256, step=1, lo=1, hi=4096),
     Param("pair", "select", default="rotation_shear", options=tuple(vc.PAIRS)),
-))
+), steps=STEPS)
 
 
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
 
     # ---- part 1: one function, two metrics
     ctx.section("metric")

@@ -1,4 +1,7 @@
-"""Page: Depth-sum variance — how small per-layer pieces add up over depth (CONSTRUCTIONS.md §5)."""
+"""Page: Depth-sum variance — how small per-layer pieces add up over depth.
+
+What it computes: docs/constructions.md, section “Depth-sum variance (how things accumulate over depth)”.
+"""
 from __future__ import annotations
 
 import contextlib
@@ -7,12 +10,14 @@ import math
 import streamlit as st
 
 from sim import depth_sum as ds
-from ui.figures import show
+from ui.figures import build, show
 from ui.jobs import heavy
 from ui.page import setup
 from ui.spec import PageSchema, Param
-from views.depth_sum import (FIGURES, at_depth, covariance, fill_sweep, one_step_data, over_depth, paths,
+from views.depth_sum import (at_depth, covariance, fill_sweep, one_step_data, over_depth, paths,
                              residual)
+from views.depth_sum_figures import FIGURES
+from views.predict_depth_sum import STEPS
 
 SCHEMA = PageSchema("depth_sum", params=(
     Param("alpha", "float", default=0.5, min=0.0, max=1.5, step=0.05, lo=0.0, hi=2.0),
@@ -25,31 +30,34 @@ SCHEMA = PageSchema("depth_sum", params=(
     Param("c", "float", default=1.0, min=0.0, max=3.0, step=0.05, lo=0.0, hi=10.0),
     Param("trials", "int", default=4000, min=200, max=20000, step=100, lo=100, hi=20000),
     Param("seed", "int", default=0, min=0, max=9999, step=1, lo=0, hi=10**6),
-))
+), steps=STEPS)
 
 
 def _show(ctx, *names: str) -> None:
-    """The named figures of views/depth_sum.py (FIGURES), side by side when there are two."""
+    """The named figures of views/depth_sum_figures.py (FIGURES), side by side when there are two."""
     cols = st.columns(len(names)) if len(names) > 1 else [contextlib.nullcontext()]
     for col, name in zip(cols, names):
-        builder, keys = FIGURES[name]
         with col:
-            show(builder(ctx.t, *(ctx.values[k] for k in keys)), key=f"fig_{name}")
+            show(build(FIGURES[name], ctx.t, ctx.values), key=f"fig_{name}")
 
 
-def _metrics(t, v, d):
+def _metrics(ctx, d):
     """The four headline numbers; returns the slot where the residual Monte Carlo goes later."""
+    t, v = ctx.t, ctx.values
     alpha, L, c = v["alpha"], v["L"], v["c"]
     f_step, f_lin = ds.one_step(c, L)
-    m = st.columns(4)
-    m[0].metric(t("metrics.var", L=L), f"{d['var']:.4g}")
-    m[0].caption(t("metrics.mc_pm", x=f"{d['var_mc']:.4g}", se=f"{d['var_se']:.2g}"))
-    m[1].metric(t("metrics.prob", a=f"{v['a']:g}"), f"{d['p']:.4f}")
-    m[1].caption(t("metrics.mc_pm", x=f"{d['p_mc']:.4f}", se=f"{d['p_se']:.1g}"))
-    m[2].metric(t("metrics.energy"), f"{ds.residual_energy(alpha, L):.4g}")
-    energy_mc = m[2].empty()  # the residual-network Monte Carlo runs further down
-    m[3].metric(t("metrics.step"), f"{f_step:.4f}")
-    m[3].caption(t("metrics.step_delta", lim=f"{math.exp(-c):.4f}", lin=f"{f_lin:.4f}"))
+    cells = ctx.metrics([
+        (t("metrics.var", L=L), f"{d['var']:.4g}",
+         {"caption": t("metrics.mc_pm", x=f"{d['var_mc']:.4g}", se=f"{d['var_se']:.2g}")}),
+        (t("metrics.prob", a=f"{v['a']:g}"), f"{d['p']:.4f}",
+         {"caption": t("metrics.mc_pm", x=f"{d['p_mc']:.4f}", se=f"{d['p_se']:.1g}")}),
+        (t("metrics.energy"), f"{ds.residual_energy(alpha, L):.4g}"),
+        (t("metrics.step"), f"{f_step:.4f}",
+         {"caption": t("metrics.step_delta", lim=f"{math.exp(-c):.4f}", lin=f"{f_lin:.4f}")}),
+    ])
+    if cells is None:
+        return None
+    energy_mc = cells[2].empty()  # the residual-network Monte Carlo runs further down
     st.caption(t("metrics.caption"))
     return energy_mc
 
@@ -104,15 +112,14 @@ def render() -> None:
     t, v = ctx.t, ctx.values
     alpha, L, sigma, N = v["alpha"], v["L"], v["sigma"], v["N"]
     rho, mu, a, c, trials, seed = v["rho"], v["mu"], v["a"], v["c"], v["trials"], v["seed"]
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
 
     # Each section computes its data just before it is drawn, so the first figures reach the browser
     # (and are redrawn there) while the server still simulates the ones further down.
     with ctx.guard():
         d = at_depth(alpha, L, sigma, rho, mu, a, trials, seed)
-    energy_mc = None if ctx.numbers_hidden() else _metrics(t, v, d)
+    energy_mc = _metrics(ctx, d)
 
     with ctx.guard():
         g = over_depth(alpha, sigma, rho, mu, a, trials, seed)

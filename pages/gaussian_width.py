@@ -1,4 +1,7 @@
-"""Page: Gaussian width — how wide is a set of directions? (CONSTRUCTIONS.md §3)."""
+"""Page: Gaussian width — how wide is a set of directions?.
+
+What it computes: docs/constructions.md, section “Gaussian width”.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -9,6 +12,7 @@ from ui.page import setup
 from ui.spec import PageSchema, Param
 from views.gaussian_width import (focus, focus_args, hist_figure, max_M, overview, overview_figure, picture,
                                   picture_figure, random_layout, sweep, sweep_args, sweep_figure, tail, tail_figure)
+from views.predict_gaussian_width import STEPS
 
 FAMILIES = ("subspace", "directions", "hypercube", "circle", "adaptive")
 SCHEMA = PageSchema("gaussian_width", params=(
@@ -19,23 +23,24 @@ SCHEMA = PageSchema("gaussian_width", params=(
     Param("correlation", "float", default=0.0, min=0.0, max=1.0, step=0.01, lo=0.0, hi=1.0),
     Param("samples", "int", default=2000, min=200, max=20000, step=100, lo=100, hi=50000),
     Param("seed", "int", default=0, min=0, max=9999, step=1, lo=0, hi=10**6)
-))
+), steps=STEPS)
 
 
-def _metrics(t, f: dict, D: int, seed: int, samples: int) -> None:
+def _metrics(ctx, f: dict, D: int, seed: int, samples: int) -> None:
     """Exact width, Monte Carlo mean, their z-score, the bounds and the time it took."""
-    m = st.columns(6)
+    t = ctx.t
     exact = f["exact"]  # None: no closed form (random directions in D >= 3)
-    m[0].metric(t("metrics.exact"), t("metrics.mc_only") if exact is None else f"{exact:.4f}")
-    m[1].metric(t("metrics.mc"), f"{f['mean']:.4f}", delta=t("metrics.se", se=f"{f['se']:.4f}"),
-                delta_color="off", delta_arrow="off")
-    m[2].metric(t("metrics.z"), "—" if exact is None else f"{(f['mean'] - exact) / f['se']:+.2f}",
-                help=t("metrics.z_help"))
-    m[3].metric(t("metrics.lower"), f"{f['lo']:.4f}")
-    m[4].metric(t("metrics.upper"), f"{f['hi']:.4f}")
-    m[5].metric(t("metrics.time"), f"{f['ms']:.0f} ms")
-    st.caption(t("metrics.caption", n=f["n"], D=D, seed=seed))
-    if f["n"] < samples:
+    shown = ctx.metrics([
+        (t("metrics.exact"), t("metrics.mc_only") if exact is None else f"{exact:.4f}"),
+        (t("metrics.mc"), f"{f['mean']:.4f}",
+         {"delta": t("metrics.se", se=f"{f['se']:.4f}"), "delta_color": "off", "delta_arrow": "off"}),
+        (t("metrics.z"), "—" if exact is None else f"{(f['mean'] - exact) / f['se']:+.2f}",
+         {"help": t("metrics.z_help")}),
+        (t("metrics.lower"), f"{f['lo']:.4f}"),
+        (t("metrics.upper"), f"{f['hi']:.4f}"),
+        (t("metrics.time"), f"{f['ms']:.0f} ms"),
+    ], t("metrics.caption", n=f["n"], D=D, seed=seed))
+    if shown is not None and f["n"] < samples:
         st.caption(t("notes.samples_lowered", n=f["n"], samples=samples))
 
 
@@ -65,8 +70,7 @@ def render() -> None:
         rho = 0.0
         st.html("<style>.st-key-correlation { display: none; }</style>")
 
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
 
     st.subheader(t(f"focus.{family}.title"))
@@ -80,8 +84,7 @@ def render() -> None:
     with ctx.guard():
         f = focus(*focus_args(family, D, k, M, rho, samples, seed))
         s = sweep(*sweep_args(family, D, rho, samples, seed, M))
-    if not ctx.numbers_hidden():
-        _metrics(t, f, D, seed, samples)
+    _metrics(ctx, f, D, seed, samples)
     _sweep_and_histogram(t, v, k, M, rho, f, s)
 
     c3, c4 = st.columns([1, 1])

@@ -1,4 +1,7 @@
-"""Page: Hemisphere clustering (CONSTRUCTIONS.md §2)."""
+"""Page: Hemisphere clustering.
+
+What it computes: docs/constructions.md, section “Hemisphere clustering”.
+"""
 from __future__ import annotations
 
 import streamlit as st
@@ -8,8 +11,9 @@ from ui.figures import freeze, show
 from ui.jobs import calls, heavy
 from ui.page import setup
 from ui.spec import PageSchema, Param
-from views.hemisphere import (PHASE_SIZES, clusters_figure, contrast_data, contrast_sphere_figure, diam_figure,
-                              hemi_data, hemi_sphere_figure, phase_figures, phase_job, rmin_figure)
+from views.hemisphere import (PHASE_SIZES, clusters_figure, contrast_args, contrast_data, contrast_sphere_figure,
+                              diam_figure, hemi_args, hemi_data, hemi_sphere_figure, phase_figures, phase_job, rmin_figure)
+from views.predict_hemisphere import STEPS
 
 SCHEMA = PageSchema("hemisphere", params=(
     Param("n", "int", default=64, min=4, max=512, step=1, lo=2, hi=1024),
@@ -24,7 +28,7 @@ SCHEMA = PageSchema("hemisphere", params=(
     Param("contrast_beta", "float", default=9.0, min=0.5, max=30.0, step=0.5, lo=0.1, hi=60.0),
     Param("contrast_horizon", "float", default=60.0, min=5.0, max=200.0, step=5.0, lo=1.0, hi=500.0),
     Param("phase_size", "select", default="small", options=("small", "medium", "large", "paper")),
-))
+), steps=STEPS)
 #: requested layers x n^2 x d of both runs above which a cold load is a queued, shared job (ui.jobs)
 LOAD_WORK = 3e8
 
@@ -71,11 +75,9 @@ def render() -> None:
     t, v = ctx.t, ctx.values
     n, d = v["n"], v["d"]
     projected = d > 3
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
-    hp = (n, d, v["beta"], v["horizon"], v["dt"], v["cap"], v["A"], v["A_seed"], v["seed"])
-    cp = (n, d, v["contrast_beta"], v["contrast_horizon"], v["dt"], v["A"], v["A_seed"], v["seed"])
+    hp, cp = hemi_args(v), contrast_args(v)
     with ctx.guard():  # a large cold load runs once for everyone, one per core at most (ui.jobs)
         heavy(("hemisphere.load", hp, cp), calls((hemi_data, hp), (contrast_data, cp)), t=t, lane="load",
               start=n * n * d * (v["horizon"] + v["contrast_horizon"]) / v["dt"] > LOAD_WORK)

@@ -1,4 +1,7 @@
-"""Page: Low temperature — concentration, then drift (CONSTRUCTIONS.md §9)."""
+"""Page: Low temperature — concentration, then drift.
+
+What it computes: docs/constructions.md, section “Low temperature: concentration, then drift”.
+"""
 from __future__ import annotations
 
 import math
@@ -9,6 +12,7 @@ from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema, Param
 from views import low_temperature as vw
+from views.predict_low_temperature import STEPS
 
 SCHEMA = PageSchema("low_temperature", params=(
     Param("model", "select", default="axis", options=vw.MODELS),
@@ -18,14 +22,13 @@ SCHEMA = PageSchema("low_temperature", params=(
     Param("seeds", "int", default=3, min=1, max=5, step=1, lo=1, hi=5),
     Param("T", "float", default=20.0, min=2.0, max=30.0, step=1.0, lo=1.0, hi=40.0),
     Param("dt", "float", default=0.1, min=0.05, max=0.25, step=0.01, lo=0.02, hi=0.5),
-))
+), steps=STEPS)
 
 
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
     key = (v["model"], v["gap"], v["log10_beta"], v["n"], v["seeds"], v["T"], v["dt"])
     rkey = (v["model"], v["gap"], v["n"], v["seeds"], v["dt"])

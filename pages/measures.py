@@ -1,4 +1,7 @@
-"""Page: From tokens to a measure — finite n, many heads (CONSTRUCTIONS.md §8)."""
+"""Page: From tokens to a measure — finite n, many heads.
+
+What it computes: docs/constructions.md, section “From tokens to a measure: finite n, many heads”.
+"""
 from __future__ import annotations
 
 import streamlit as st
@@ -8,6 +11,7 @@ from ui.page import setup
 from ui.spec import PageSchema, Param
 from views.measures import (HEAD_N, HEAD_TRIALS, N_REF, SAMPLE_TRIALS, heads_data, heads_figure,
                             sampling_data, sampling_figure, stability_data, tokens_figure, w1_figure)
+from views.predict_measures import STEPS
 
 SCHEMA = PageSchema("measures", params=(
     Param("n", "int", default=32, min=4, max=256, step=1, lo=1, hi=1024),
@@ -16,14 +20,13 @@ SCHEMA = PageSchema("measures", params=(
     Param("depth", "float", default=4.0, min=0.5, max=10.0, step=0.5, lo=0.1, hi=20.0),
     Param("dt", "float", default=0.1, min=0.05, max=0.5, step=0.01, lo=0.01, hi=0.9),
     Param("seed", "int", default=0, min=0, max=99, step=1, lo=0, hi=1_000_000),
-))
+), steps=STEPS)
 
 
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
 
     # 1. n tokens against a large reference system, over depth
@@ -59,8 +62,7 @@ def render() -> None:
     with c5:
         show(heads_figure(t, v["H"], v["beta"], v["seed"]), key="fig_heads")
     with c6:
-        if not ctx.numbers_hidden():
-            st.metric(t("metrics.head_err", H=v["H"]), f"{h['mean'][-1]:.2e}")
+        ctx.metrics([(t("metrics.head_err", H=v["H"]), f"{h['mean'][-1]:.2e}")], stacked=True)
         st.markdown(t("heads.side", n=HEAD_N, trials=HEAD_TRIALS, asym=f"{h['asymptote_c']:.4f}",
                       bound=f"{h['bound_c']:.4f}"))
 

@@ -1,4 +1,7 @@
-"""Page: Non-normal transient growth — stable eigenvalues, finite-time amplification (CONSTRUCTIONS.md §4)."""
+"""Page: Non-normal transient growth — stable eigenvalues, finite-time amplification.
+
+What it computes: docs/constructions.md, section “Non-normal transient growth”.
+"""
 from __future__ import annotations
 
 import math
@@ -11,6 +14,7 @@ from ui.spec import PageSchema, Param
 from views.nonnormal import (A_SCALAR, ellipse_figure, euler_data, euler_flow_figure, euler_scalar_figure,
                              flow_data, jacobian_data, jacobian_figure, kappa_data, kappa_eps_figure,
                              kappa_s_figure, pseudo_data, pseudo_figure, response_figure)
+from views.predict_nonnormal import STEPS
 
 SCHEMA = PageSchema("nonnormal", params=(
     Param("M", "float", default=6.0, min=0.0, max=20.0, step=0.1, lo=-50.0, hi=50.0),
@@ -22,7 +26,7 @@ SCHEMA = PageSchema("nonnormal", params=(
     Param("delta", "float", default=0.25, min=0.01, max=2.5, step=0.01, lo=0.001, hi=5.0),
     Param("seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=10**6),
     Param("grid", "int", default=201, min=51, max=401, step=10, lo=11, hi=801),
-))
+), steps=STEPS)
 
 
 def _pseudo_section(ctx) -> None:
@@ -35,9 +39,8 @@ def _pseudo_section(ctx) -> None:
     with c5:
         show(pseudo_figure(t, v["M"], v["eps"], v["grid"]), key="fig_pseudo")
     with c6:
-        if not ctx.numbers_hidden():
-            st.metric(t("metrics.kreiss"), f"{p['kreiss']:.4f}")
-            st.metric(t("metrics.sup_eps"), f"{p['sup']:.4f}")
+        ctx.metrics([(t("metrics.kreiss"), f"{p['kreiss']:.4f}"), (t("metrics.sup_eps"), f"{p['sup']:.4f}")],
+                    stacked=True)
         st.markdown(t("pseudo.side"))
     st.caption(t("pseudo.caption", n=v["grid"], points=f"{p['points']:,}", ms=f"{p['ms']:.2f}"))
 
@@ -79,8 +82,7 @@ def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
     M = v["M"]
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
     with ctx.guard():
         f = flow_data(M, v["s_max"])

@@ -1,4 +1,7 @@
-"""Page: Rotation without equilibrium — SGD's stationary current and the FFN's curl (CONSTRUCTIONS.md §11)."""
+"""Page: Rotation without equilibrium — SGD's stationary current and the FFN's curl.
+
+What it computes: docs/constructions.md, section “Rotation without equilibrium: SGD and the FFN”.
+"""
 from __future__ import annotations
 
 import streamlit as st
@@ -7,6 +10,7 @@ from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema, Param
 from views import rotation as vr
+from views.predict_rotation import STEPS
 
 SCHEMA = PageSchema("rotation", params=(
     Param("angle", "float", default=30.0, min=0.0, max=90.0, step=1.0, lo=0.0, hi=90.0),
@@ -16,14 +20,13 @@ SCHEMA = PageSchema("rotation", params=(
     Param("T", "float", default=500.0, min=250.0, max=2000.0, step=50.0, lo=250.0, hi=2000.0),
     Param("blend", "float", default=0.5, min=0.0, max=1.0, step=0.05, lo=0.0, hi=1.0),
     Param("seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=10**6),
-))
+), steps=STEPS)
 
 
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
 
     # ---- SGD near a minimum: the Ornstein–Uhlenbeck model
     ctx.section("sgd")
@@ -31,13 +34,11 @@ def render() -> None:
     with ctx.guard():
         d = vr.ou_data(*okey)
     rate, se = d["mc"]
-    if not ctx.numbers_hidden():
-        m = st.columns(2) + st.columns(2)          # two rows: "rate ± error" does not fit a quarter width
-        m[0].metric(t("metrics.rate_exact"), f"{d['rate']:.4f}")
-        m[1].metric(t("metrics.rate_scheme"), f"{d['rate_dt']:.4f}")
-        m[2].metric(t("metrics.rate_mc"), f"{rate:.4f} ± {se:.4f}")
-        m[3].metric(t("metrics.rate_mc0"), f"{d['mc0'][0]:.4f} ± {d['mc0'][1]:.4f}")
-        st.caption(t("metrics.caption", steps=d["steps"], dt=v["dt"], T=f"{d['T_end']:g}"))
+    ctx.metrics([(t("metrics.rate_exact"), f"{d['rate']:.4f}"), (t("metrics.rate_scheme"), f"{d['rate_dt']:.4f}"),
+                 (t("metrics.rate_mc"), f"{rate:.4f} ± {se:.4f}"),
+                 (t("metrics.rate_mc0"), f"{d['mc0'][0]:.4f} ± {d['mc0'][1]:.4f}")],
+                t("metrics.caption", steps=d["steps"], dt=v["dt"], T=f"{d['T_end']:g}"),
+                per_row=2)                 # two rows: "rate ± error" does not fit a quarter width
     c1, c2 = st.columns(2)
     with c1:
         show(vr.cloud_figure(t, *okey), key="fig_cloud")
@@ -54,9 +55,8 @@ def render() -> None:
         f = vr.ffn_data(v["blend"], v["seed"])
     c1, c2 = st.columns([3, 2])                # a square picture: the metrics beside it, not a wide empty plot
     with c2:
-        if not ctx.numbers_hidden():
-            st.metric(t("metrics.asym"), f"{f['asym']:.3f}")
-            st.metric(t("metrics.max_curl"), f"{f['max_curl']:.3e}")
+        ctx.metrics([(t("metrics.asym"), f"{f['asym']:.3f}"), (t("metrics.max_curl"), f"{f['max_curl']:.3e}")],
+                    stacked=True)
     with c1:
         show(vr.ffn_figure(t, v["blend"], v["seed"]), key="fig_ffn")
 

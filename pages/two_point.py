@@ -1,4 +1,7 @@
-"""Page: Two points — normalised (SA) vs unnormalised (USA) attention (CONSTRUCTIONS.md §1)."""
+"""Page: Two points — normalised (SA) vs unnormalised (USA) attention.
+
+What it computes: docs/constructions.md, section “Two points: SA versus USA (normalised vs unnormalised attention)”.
+"""
 from __future__ import annotations
 
 import streamlit as st
@@ -8,6 +11,7 @@ from ui.page import setup
 from ui.spec import PageSchema, Param
 from views.two_point import (angle_figure, energy_figure, error_figure, simplex_data, simplex_figure,
                              time_figure, two_point_data)
+from views.predict_two_point import STEPS
 
 SCHEMA = PageSchema("two_point", params=(
     Param("beta", "float", default=1.0, min=0.1, max=10.0, step=0.1, lo=0.01, hi=50.0),
@@ -16,14 +20,13 @@ SCHEMA = PageSchema("two_point", params=(
     Param("dt", "float", default=0.1, min=0.01, max=0.5, step=0.01, lo=0.001, hi=1.0),
     Param("n_simplex", "int", default=8, min=3, max=64, step=1, lo=3, hi=128),
     Param("rho0", "float", default=0.0, min=0.0, max=0.9, step=0.05, lo=0.0, hi=0.99),
-))
+), steps=STEPS)
 
 
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
     with ctx.guard():
         d = two_point_data(v["beta"], v["theta0"], v["horizon"], v["dt"])

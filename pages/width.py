@@ -1,4 +1,7 @@
-"""Page: Width — lazy training and the frozen kernel (CONSTRUCTIONS.md §6)."""
+"""Page: Width — lazy training and the frozen kernel.
+
+What it computes: docs/constructions.md, section “Width: lazy training and the frozen kernel”.
+"""
 from __future__ import annotations
 
 import streamlit as st
@@ -8,6 +11,7 @@ from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema, Param
 from views import width as V
+from views.predict_width import STEPS
 
 SCHEMA = PageSchema("width", params=(
     Param("N", "int", default=128, min=2, max=512, step=2, lo=2, hi=2048),
@@ -17,7 +21,7 @@ SCHEMA = PageSchema("width", params=(
     Param("dt", "float", default=0.01, min=0.005, max=0.05, step=0.005, lo=0.001, hi=0.1),
     Param("data", "select", default="three_points", options=tuple(W.DATASETS)),
     Param("seed", "int", default=0, min=0, max=99, step=1, lo=0, hi=10_000),
-))
+), steps=STEPS)
 
 
 def render() -> None:
@@ -25,8 +29,7 @@ def render() -> None:
     t, v = ctx.t, ctx.values
     N, s, start, T, dt, data, seed = (v[k] for k in ("N", "scaling", "start", "T", "dt", "data", "seed"))
     run_key = (N, start, T, dt, data, seed)
-    ctx.section("intro")
-    ctx.predict()
+    ctx.intro()
     ctx.section("statement")
 
     with ctx.guard():

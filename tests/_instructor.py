@@ -16,7 +16,7 @@ def router_only(monkeypatch):
     AppTest resets Streamlit's process-wide "pages/ folder" flag before each run, so the first
     script execution of every run is the page file alone and ``ui.page`` reruns it through the
     router; a button click delivered to that first execution is lost. A served app clears the
-    flag once per process (``ui.page._leave_mpa_v1``); here it is cleared for every run."""
+    flag once per process (``ui.nav.leave_mpa_v1``); here it is cleared for every run."""
     from streamlit.runtime.pages_manager import PagesManager
 
     init = PagesManager.__init__

@@ -11,7 +11,7 @@ import plotly.tools
 import plotly.utils
 
 from ui import figures as F
-from ui import style
+from ui import finish, style
 from ui.i18n import Text
 
 
@@ -27,7 +27,7 @@ def _sample(log_y: bool = False) -> go.Figure:
 def test_frozen_serialises_like_plotly():
     for log_y in (False, True):
         ref = F.fit_log_ticks(_sample(log_y))
-        style.fit_legend(ref)
+        finish.fit_legend(ref)
         frozen = F.Frozen(_sample(log_y))
         # what st.plotly_chart does with a figure: to_dict via return_figure_from_figure_or_data, then to_json
         sent = pio.to_json(plotly.tools.return_figure_from_figure_or_data(frozen, validate_figure=True),
@@ -157,7 +157,7 @@ def test_sphere_wire_lies_on_the_unit_sphere():
 
 
 def test_sub_seed_is_deterministic_and_distinct():
-    from ui.page import sub_seed
+    from ui.compute import sub_seed
 
     assert sub_seed(3, 1, 2) == sub_seed(3, 1, 2)
     seeds = {sub_seed(s, *tags) for s in (0, 1) for tags in ((1,), (2,), (1, 5), (2, 1, 4))}

@@ -124,20 +124,20 @@ def test_chinese_sentences_have_a_verb_and_no_line_starts_with_a_comma():
             assert not re.search(r"^\s*[，。；、]", v, re.M), f"zh/{name}: {key}"
 
 
-# ----------------------------------------------------------------------------- issue 16
+# ----------------------------------------------------------------------------- predict first
 def test_predict_steps_have_their_texts_in_both_languages():
-    """Every step of views/predict.py has its texts in predict.toml (both languages: the same keys
-    are checked above), and the formatted ones format with the page's default values."""
-    from views.predict import STEPS
-
+    """Every step of a page (its SCHEMA.steps) has its texts in the page's files, table
+    [predict.<id>] (both languages: the same keys are checked above), and the formatted ones format
+    with the page's default values; predict.toml holds only what the steps share."""
     for lang in ("en", "zh"):
-        d = _load(lang, "predict.toml")
-        assert set(d) == {"ui", *STEPS}, f"{lang}: tables {sorted(d)}"
-        for stem, steps in STEPS.items():
-            values = {p.name: p.default for p in page_schema(stem).params}
-            assert set(d[stem]) == {s.id for s in steps}, f"{lang}/{stem}"
-            for s in steps:
-                t = d[stem][s.id]
+        assert set(_load(lang, "predict.toml")) == {"ui"}, lang
+        for stem in STEMS:
+            schema = page_schema(stem)
+            d = _load(lang, f"{stem}.toml").get("predict", {})
+            values = {p.name: p.default for p in schema.params}
+            assert set(d) == {s.id for s in schema.steps}, f"{lang}/{stem}"
+            for s in schema.steps:
+                t = d[s.id]
                 args = s.args(values)
                 for k in ("instruction", "question", "explain"):
                     t[k].format(**args)          # raises on a stray single brace or unknown name

@@ -69,15 +69,20 @@ def test_presets_add_rename_reorder_delete_and_current_view(setup_env):
     assert list(res.presets) == ["hot", "essay", "coarse_layers", "my_view"]
     # the banner comment of the next page's section is still in front of it
     text = setup_env.read_text()
-    assert text.index("# ---") < text.index("[two_point.params.beta]")
-    assert text.index("Hemisphere clustering") < text.index("[hemisphere.params.n]")
+    assert text.index("# ---") < text.index("[two_point.presets.hot]")
+    assert text.index("Hemisphere clustering") < text.index("[hemisphere.presets.theorem]")
     assert text.index("[two_point.presets.my_view]") < text.index("Hemisphere clustering")
 
 
+#: an override that the file may hold, and one above beta's hard limit (50)
+GOOD = "\n[two_point.params.beta]\ndefault = 1.5\n"
+BAD = "\n[two_point.params.beta]\nmax = 99.0\n"
+
+
 def test_import_is_validated_and_export_is_the_file(setup_env):
-    good = setup_env.read_text().replace("default = 1.0\nstep = 0.1", "default = 1.5\nstep = 0.1", 1)
+    good = setup_env.read_text() + GOOD
     assert pf.validate_text(good) == []
-    bad = good.replace("max = 10.0", "max = 99.0", 1)
+    bad = setup_env.read_text() + BAD
     assert any("above the hard limit" in e for e in pf.validate_text(bad))
     # refused whole: the message does not say what a page does with a broken entry of the file in use
     assert not any("built-in range" in e for e in pf.validate_text(bad))
@@ -99,13 +104,13 @@ def test_import_is_validated_and_export_is_the_file(setup_env):
 def test_upload_in_the_editor(setup_env):
     original = setup_env.read_text()
     at = signed_in(editor.URL_PATH)
-    bad = original.replace("max = 10.0", "max = 99.0", 1)
+    bad = original + BAD
     at.file_uploader(key="_ed_upload").upload("course.toml", bad.encode(), "application/toml").run()
     assert any("not valid" in e.value for e in at.error)
     assert "above the hard limit" in "\n".join(c.value for c in at.code)
     assert not [b for b in at.button if b.key == "_ed_import_apply"]
     assert setup_env.read_text() == original
-    good = original.replace("default = 1.0\nstep = 0.1", "default = 1.5\nstep = 0.1", 1)
+    good = original + GOOD
     at.file_uploader(key="_ed_upload").set_value(("course.toml", good.encode(), "application/toml")).run()
     at.button(key="_ed_import_apply").click().run()
     assert not at.exception

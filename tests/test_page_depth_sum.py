@@ -10,11 +10,11 @@ from sim import depth_sum as ds
 
 
 def test_page_figures_show_the_exact_laws():
-    """The solid curves of the depth_sum page (views/depth_sum.py) are the closed forms of sim/depth_sum.py."""
+    """The solid curves of the depth_sum page (views/depth_sum_figures.py) are the closed forms of sim/depth_sum.py."""
     pytest.importorskip("streamlit")
     import importlib
 
-    view = importlib.import_module("views.depth_sum")
+    view = importlib.import_module("views.depth_sum_figures")
     from ui.i18n import Text
 
     t = Text("depth_sum", "en")
@@ -52,7 +52,7 @@ def test_page_figures_valid_and_built_without_validation_identically(monkeypatch
 
     import plotly.io as pio
 
-    view = importlib.import_module("views.depth_sum")
+    view = importlib.import_module("views.depth_sum_figures")
     from ui import figures
     from ui.figures import Frozen
     from ui.i18n import Text
@@ -60,8 +60,8 @@ def test_page_figures_valid_and_built_without_validation_identically(monkeypatch
     values = dict(alpha=0.5, L=24, sigma=1.3, N=4, rho=0.2, mu=0.1, a=0.8, c=1.7, trials=200, seed=2)
     for lang in ("en", "zh"):
         t = Text("depth_sum", lang)
-        for name, (fn, keys) in view.FIGURES.items():
-            args = [values[k] for k in keys]
+        for name, fn in view.FIGURES.items():
+            args = [values[k] for k in figures.params_of(fn)]
             monkeypatch.setattr(figures, "VALIDATE", False)
             fast = Frozen(fn.__wrapped__(t, *args)).spec
             monkeypatch.setattr(figures, "VALIDATE", True)

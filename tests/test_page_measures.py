@@ -8,7 +8,7 @@ from sim import measures as ms
 from tests.conftest import app_test, chart_specs, decode
 from ui.figures import thin
 from ui.i18n import Text
-from ui.page import sub_seed
+from ui.compute import sub_seed
 from views import measures as V
 
 SETS = [

@@ -5,7 +5,6 @@ Pages are discovered from ``ui.nav.PAGES``, so a new page is covered without edi
 """
 import math
 
-import numpy as np
 import pytest
 
 from tests.conftest import STEMS, app_test, chart_specs, decode, page_schema
@@ -155,63 +154,6 @@ def test_instructor_file_changes_ranges_and_defaults(tmp_path, monkeypatch):
     at.selectbox(key="preset").set_value("mine").run()
     assert at.slider(key="beta").value == 3.5
     assert at.query_params["preset"] in ("mine", ["mine"])
-
-
-def test_two_point_figures_show_the_exact_solution():
-    """The solid SA/USA curves on the page are sim.two_point.half_angle at the plotted depths."""
-    from sim import two_point as tp
-    from tests.conftest import decode
-
-    at = app_test("two_point", {"beta": "1.7", "theta0": "0.8", "horizon": "6", "dt": "0.05"})
-    _clean(at)
-    fig = chart_specs(at)[0]
-    lines = [tr for tr in fig["data"] if tr.get("mode") == "lines"]
-    assert len(lines) == 2
-    for tr, flow in zip(lines, ("SA", "USA")):
-        x, y = decode(tr["x"]), decode(tr["y"])
-        assert x[-1] == pytest.approx(6.0)
-        np.testing.assert_allclose(y, tp.half_angle(1.7, 0.8, x, flow), atol=1e-9)
-    from sim.attention import simulate_reference
-    markers = [tr for tr in fig["data"] if tr.get("mode") == "markers"]
-    assert len(markers) == 2
-    for tr, flow in zip(markers, ("SA", "USA")):
-        x, y = decode(tr["x"]), decode(tr["y"])
-        ref = tp.half_angle_of(simulate_reference(tp.initial_pair(0.8), 1.7, 0.05, 120, flow=flow))
-        layers = np.rint(x / 0.05).astype(int)
-        np.testing.assert_allclose(x, layers * 0.05, atol=1e-12)
-        np.testing.assert_allclose(y, ref[layers], atol=1e-12)  # the markers are the layer map
-
-
-def test_two_point_simplex_panel_is_drawn_only_while_open():
-    """The simplex panel (a closed expander) costs nothing until opened; open, its solid curve is
-    sim.two_point.simplex_rho and its markers the simulated mean off-diagonal Gram entry."""
-    from sim import two_point as tp
-    from sim.attention import simulate_reference
-    from tests.conftest import decode
-
-    q = {"beta": "2.5", "n_simplex": "6", "rho0": "0.3", "horizon": "4", "dt": "0.1"}
-    at = app_test("two_point", q)
-    _clean(at)
-    closed = chart_specs(at)
-    assert len(closed) == 4 and not any("simplex" in str(f["layout"].get("title")) for f in closed)
-    at.session_state["_two_point_simplex_open"] = True  # the student opens the panel
-    at.run()
-    _clean(at)
-    specs = chart_specs(at)
-    assert len(specs) == 5
-    fig = specs[-1]
-    (line,) = [tr for tr in fig["data"] if tr.get("mode") == "lines"]
-    (marks,) = [tr for tr in fig["data"] if tr.get("mode") == "markers"]
-    x, y = decode(line["x"]), decode(line["y"])
-    np.testing.assert_allclose(y, tp.simplex_rho(2.5, 6, 0.3, x), atol=1e-12)
-    assert x[-1] == pytest.approx(4.0)
-    xs, ys = decode(marks["x"]), decode(marks["y"])
-    traj = simulate_reference(tp.simplex_points(6, 0.3), 2.5, 0.1, 40)
-    off = ~np.eye(6, dtype=bool)
-    ref = np.array([(Z @ Z.T)[off].mean() for Z in traj])
-    layers = np.rint(xs / 0.1).astype(int)
-    np.testing.assert_allclose(ys, ref[layers], atol=1e-10)
-    assert ys[0] == pytest.approx(0.3, abs=1e-12)
 
 
 def test_slider_change_reruns_and_updates_url():

@@ -1,6 +1,6 @@
-"""Predict, then reveal (issue 16): every page with steps, in both languages, through AppTest.
+"""Predict, then reveal: every page with steps, in both languages, through AppTest.
 
-For each page the true answers are computed HERE, independently of views/predict.py (closed forms,
+For each page the true answers are computed HERE, independently of views/predict_<page>.py (closed forms,
 scipy quadrature / ODE solvers / matrix exponentials, or the sim/ simulation run directly), for
 parameter values that differ per language. Checked: a right answer is accepted (success shown),
 a wrong one is rejected with the true value and the error shown, "try again" hides the reveal,
@@ -172,9 +172,9 @@ def _submit(at, stem, sid, value):
 
 
 def _steps(stem) -> dict[str, Step]:
-    from views.predict import STEPS
+    from tests.conftest import page_schema
 
-    return {s.id: s for s in STEPS[stem]}
+    return {s.id: s for s in page_schema(stem).steps}
 
 
 def _texts(at, kind):
@@ -192,8 +192,8 @@ def _load_metrics(lang, stem, sid):
 
     from ui.i18n import TEXT_DIR
 
-    with open(TEXT_DIR / lang / "predict.toml", "rb") as fh:
-        return list(tomllib.load(fh)[stem][sid].get("metrics", {}))
+    with open(TEXT_DIR / lang / f"{stem}.toml", "rb") as fh:
+        return list(tomllib.load(fh)["predict"][sid].get("metrics", {}))
 
 
 def _count_metric(at, label):
@@ -218,6 +218,7 @@ def check_predict_then_reveal(stem, lang, case):
     steps = _steps(stem)
     assert set(truth) == set(steps), "every step of the page is checked here"
     p = Text("predict", lang)
+    pt = Text(stem, lang)   # the steps' own texts: the page's [predict.<id>]
 
     at = app_test(stem, {"lang": lang, **q}, timeout=TIMEOUT)
     assert not at.exception
@@ -229,7 +230,7 @@ def check_predict_then_reveal(stem, lang, case):
     assert _charts(at) == set(), "nothing is revealed before an answer"
     assert _page_charts(at) == 0 and _covers(at, lang) == n_page, "the page's figures wait"
     assert not at.metric, "and so do its headline numbers"
-    labels = {(sid, k): p(f"{stem}.{sid}.metrics.{k}") for sid in steps for k in
+    labels = {(sid, k): pt(f"predict.{sid}.metrics.{k}") for sid in steps for k in
               (_load_metrics(lang, stem, sid))}
     before = {key: _count_metric(at, lab) for key, lab in labels.items()}
 
@@ -239,8 +240,8 @@ def check_predict_then_reveal(stem, lang, case):
     _submit(at, stem, first, _wrong(s0, truth[first]))
     errs = _texts(at, "error")
     if s0.kind == "choice":
-        want = p(f"{stem}.{first}.choices.{truth[first]}")
-        assert any(want in e and p(f"{stem}.{first}.choices.{_wrong(s0, truth[first])}") in e for e in errs), errs
+        want = pt(f"predict.{first}.choices.{truth[first]}")
+        assert any(want in e and pt(f"predict.{first}.choices.{_wrong(s0, truth[first])}") in e for e in errs), errs
     else:
         assert any(f"{truth[first]:.{s0.digits}g}" in e for e in errs), (truth[first], errs)
     assert (_fig_key(stem, first) in _charts(at)) == (first in case["figures"])
@@ -261,7 +262,7 @@ def check_predict_then_reveal(stem, lang, case):
         if step.kind == "number":
             assert any(f"{truth[sid]:.{step.digits}g}" in s for s in succ), (sid, truth[sid], succ)
         else:
-            assert any(p(f"{stem}.{sid}.choices.{truth[sid]}") in s for s in succ), (sid, succ)
+            assert any(pt(f"predict.{sid}.choices.{truth[sid]}") in s for s in succ), (sid, succ)
     for key, lab in labels.items():   # the step's metrics are revealed with it
         assert _count_metric(at, lab) == before[key] + 1, lab
     done = p("ui.progress", done=len(steps), right=len(steps), n=len(steps))
@@ -304,7 +305,7 @@ def test_judge_relative_absolute_and_choice():
 
 @pytest.mark.parametrize("stem", list(CASES))
 def test_answers_follow_the_parameters(stem):
-    """No stored answers: views/predict.py gives the independent value for two parameter sets."""
+    """No stored answers: the page's steps give the independent value for two parameter sets."""
     check_answers_follow_the_parameters(stem, CASES[stem])
 
 

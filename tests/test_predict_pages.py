@@ -1,4 +1,4 @@
-"""Predict, then reveal on width, low_temperature, coordinates and rotation (issue 16).
+"""Predict, then reveal on width, low_temperature, coordinates and rotation .
 
 The true answers are recomputed HERE, independently of views/predict_*.py: closed forms, an ODE
 solver, a matrix exponential, an optimal assignment (scipy), a least-squares fit of the simulated

@@ -171,7 +171,7 @@ def test_depth_sum_sweep_button_goes_through_the_pool(monkeypatch):
     _fresh_pools(monkeypatch)
     # AppTest marks the app as a legacy multipage app on every run, and ui.page answers with an extra
     # rerun that swallows a plain button's click; the served app (ui.serve) never has that flag
-    monkeypatch.setattr(ui.page, "_leave_mpa_v1", lambda: None)
+    monkeypatch.setattr(ui.page, "leave_mpa_v1", lambda: None)
     q = {"lang": "en", "trials": "1000"}
     counts = []
     for _ in range(2):

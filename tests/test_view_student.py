@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ui import access, style
+from ui import access, finish, style
 from ui import figures as F
 
 
@@ -19,11 +19,11 @@ def _fig(names=("exact", "simulation"), height=440):
 @pytest.mark.parametrize("height", [300, 440, 600])
 def test_house_legend_hangs_under_the_title_and_scrolls(height):
     fig, _ = _fig(names=[f"curve number {k}" for k in range(11)], height=height)
-    style.fit_legend(fig)
+    finish.fit_legend(fig)
     lg = fig.layout.legend
     assert lg.yref == "container" and lg.yanchor == "top"
-    assert lg.y == pytest.approx(1.0 - style.TITLE_PX / height)
-    assert lg.maxheight == style.LEGEND_MAX
+    assert lg.y == pytest.approx(1.0 - finish.TITLE_PX / height)
+    assert lg.maxheight == finish.LEGEND_MAX
     F.VALIDATE, old = True, F.VALIDATE
     try:
         F.Frozen(fig)  # Plotly accepts the entries (validated)
@@ -34,12 +34,12 @@ def test_house_legend_hangs_under_the_title_and_scrolls(height):
 def test_a_legend_placed_by_the_page_stays_and_gets_the_cap():
     fig, _ = _fig()
     fig.update_layout(legend=dict(y=-0.3, yanchor="top"))
-    style.fit_legend(fig)
+    finish.fit_legend(fig)
     assert fig.layout.legend.y == -0.3 and fig.layout.legend.yref is None
-    assert fig.layout.legend.maxheight == style.LEGEND_MAX
+    assert fig.layout.legend.maxheight == finish.LEGEND_MAX
     v, _ = _fig()
     v.update_layout(legend=dict(orientation="v"))
-    style.fit_legend(v)
+    finish.fit_legend(v)
     assert v.layout.legend.maxheight is None
 
 

@@ -15,6 +15,11 @@ import re
 import numpy as np
 import streamlit as st
 
+from ui.frozen import Frozen
+from ui.i18n import Text
+from ui.lang import current_lang
+from ui.table import to_csv
+
 _TAG = re.compile(r"<[^>]+>")
 _BR = re.compile(r"<br\s*/?>", re.I)
 _SUP = re.compile(r"<sup>(.*?)</sup>", re.I | re.S)
@@ -115,17 +120,13 @@ _FULL_WIDTH_PUNCT = {"stop": "。", "colon": "：", "semi": "；", "comma": "，
 
 
 def _words(lang: str) -> dict:
-    from ui.i18n import Text
-
     t = Text("common", lang)
     words = {k: t(f"view.alt_{k}") for k in ("figure", "curves", "from", "to", "x", "y", "z", "trace")}
     return {**words, **(_FULL_WIDTH_PUNCT if lang == "zh" else _ASCII_PUNCT)}
 
 
 def describe(fig, lang: str) -> dict:
-    """:func:`summary` of a ``ui.figures.Frozen`` (made once per shared figure) or a live figure."""
-    from ui.figures import Frozen
-
+    """:func:`summary` of a ``ui.frozen.Frozen`` (made once per shared figure) or a live figure."""
     if not isinstance(fig, Frozen):
         return summary(fig.to_dict(), _words(lang))
     hit = _DESC.get(id(fig))
@@ -141,9 +142,6 @@ def describe(fig, lang: str) -> dict:
 
 def describe_below(fig, key: str | None, alt: str | None = None) -> None:
     """Under a chart: its text alternative (a caption) and a button with its plotted data."""
-    from ui.i18n import Text
-    from ui.page import current_lang, to_csv
-
     lang = current_lang()
     try:
         d = describe(fig, lang)

@@ -1,6 +1,6 @@
 """The instructor's parameter editor: an in-app page for what ``assets/params.toml`` holds.
 
-Registered in the navigation only for a signed-in instructor (``ui.instructor.pages``); a student
+Registered in the navigation only for a signed-in instructor (:func:`pages`); a student
 who opens its URL gets the home page. Per page: each parameter's min, max, default and step (or
 default and options for a choice), and the named presets (add, rename, delete, reorder, "save the
 current view as a preset"). The checks are those of the file itself (``ui.params_file``), shown
@@ -21,7 +21,7 @@ from ui import params_file as pf
 from ui.answers import LAST_VIEW
 from ui.i18n import Text
 from ui.nav import PAGES, page_module
-from ui.page import current_lang
+from ui.lang import current_lang
 from ui.spec import params_file, resolve
 
 URL_PATH = "instructor_params"
@@ -259,6 +259,16 @@ def _save(path, new_text: str, base: dict, t: Text, done: str) -> None:
     if done == "imported":  # the file is in use now: the uploader no longer offers to apply it
         st.session_state[_UPLOADS] = st.session_state.get(_UPLOADS, 0) + 1
     st.rerun()
+
+
+def pages(groups: dict, lang: str) -> dict:
+    """The navigation ``{group: [st.Page, ...]}`` plus the editor when an instructor is signed in.
+    (Not registered for anyone else: a student opening the editor's URL gets the home page.)"""
+    if not instructor.is_instructor():
+        return groups
+    t = Text("instructor", lang)
+    page = st.Page(render, title=t("editor.nav"), icon=":material/tune:", url_path=URL_PATH)
+    return {**groups, t("editor.group"): [page]}
 
 
 def render() -> None:

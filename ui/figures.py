@@ -1,23 +1,26 @@
-"""Figure conventions shared by every page.
+"""The figure vocabulary shared by every page, and :func:`show`.
 
 Exact / theory: solid lines. Simulation: markers or dashed lines. The same
 colour means the same thing on every page (Okabe–Ito, colour-blind safe).
+Frozen figures and the shared figure cache are ``ui.frozen`` (re-exported here:
+a page imports its drawing words from one module); fitting log ticks and
+legends is ``ui.finish``.
 """
 from __future__ import annotations
 
-import base64
-import copy
 import functools
-import math
+import inspect
 import re
 
 import numpy as np
 import plotly.colors
 import plotly.graph_objects as go
 import streamlit as st
-from plotly.basedatatypes import BaseFigure
 
-from ui import style as _style
+from ui import access, cover, style
+from ui.finish import fit_legend, fit_log_ticks, log_tick_label  # noqa: F401 (vocabulary)
+from ui.frozen import Frozen, cached_figure, freeze, spec_dict, typed, unchecked  # noqa: F401 (what pages use)
+from ui.lang import current_lang
 
 # Okabe–Ito palette, by role.
 COLORS = {
@@ -46,7 +49,7 @@ FONT = ("Source Sans Pro, Source Sans, Cambria Math, STIX Two Math, DejaVu Math 
 _AXIS = dict(showline=True, linecolor="#888", mirror=True, zeroline=False, gridcolor="#E5E5E5",
              ticks="outside", tickcolor="#888", exponentformat="power", automargin=True)
 # A small template instead of "plotly_white": that one carries defaults for every trace type
-# and costs ~50 ms per figure to copy and validate, which dominated a page rerun.
+# and copying and validating it for every figure dominated a page rerun.
 TEMPLATE = {"layout": {"paper_bgcolor": "white", "plot_bgcolor": "white", "colorway": SEQUENCE,
                         "font": {"family": FONT, "size": 13},
                         "xaxis": _AXIS, "yaxis": _AXIS, "hoverlabel": {"namelength": -1}}}
@@ -60,7 +63,7 @@ _LOG = {"type": "log", "dtick": 1,
 
 
 #: Build figures with Plotly's per-property validation. Off: the house layout and the helpers
-#: below are known-valid, and validation costs ~1-3 ms per trace and ~10 ms per layout, paid again
+#: below are known-valid, and validation costs time per trace and per layout, paid again
 #: for every figure a slider change rebuilds. Tests switch it on (tests/test_rerun_cost.py builds
 #: every page's figures validated; tests/test_figures.py checks both ways serialise the same).
 VALIDATE = False
@@ -95,39 +98,13 @@ def figure(x_title: str, y_title: str, title: str | None = None, data=(), *, log
     if annotations:
         lay["annotations"] = list(annotations)
     lay.update(layout)
-    return _unchecked(go.Figure(data=list(data), layout=lay, _validate=VALIDATE))
+    return unchecked(go.Figure(data=list(data), layout=lay, _validate=VALIDATE), VALIDATE)
 
 
 def figure3d(data=(), **layout) -> go.Figure:
     """A 3-D figure in the house template: its traces ``data`` and its layout entries (``scene``,
     ``title``, ``legend``, ``margin``, ``height`` …) as given; built like :func:`figure`."""
-    return _unchecked(go.Figure(data=list(data), layout={"template": TEMPLATE, **layout}, _validate=VALIDATE))
-
-
-class _TracesUnchecked:
-    """A figure's trace validator that builds traces without Plotly's per-property validation.
-
-    ``go.Figure(_validate=False)`` skips validation in the constructor only: ``fig.add_trace`` (what
-    ``exact_line``, ``sim_markers`` and many builders use) still validates every property of the new
-    trace, ~1-3 ms per trace, and its arrays go through Plotly's generic (narwhals) array checks.
-    With ``VALIDATE`` off this passes ``_validate=False`` there too; the tests build every page's
-    figures with ``VALIDATE`` on (tests/test_rerun_cost.py)."""
-
-    def __init__(self, inner) -> None:
-        self._inner = inner
-
-    def validate_coerce(self, v, skip_invalid=False, _validate=False):
-        return self._inner.validate_coerce(v, skip_invalid=skip_invalid, _validate=False)
-
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
-
-
-def _unchecked(fig: go.Figure) -> go.Figure:
-    """``fig`` whose ``add_trace``/``add_traces`` skip validation when ``VALIDATE`` is off."""
-    if not VALIDATE:
-        fig._data_validator = _TracesUnchecked(fig._data_validator)
-    return fig
+    return unchecked(go.Figure(data=list(data), layout={"template": TEMPLATE, **layout}, _validate=VALIDATE), VALIDATE)
 
 
 def _axis_type(log: bool) -> dict:
@@ -244,7 +221,7 @@ def sphere_wire(parallels: tuple = (-60, -30, 30, 60), meridians: int = 8, pole_
     Parallels at the latitudes ``parallels`` (degrees), ``meridians`` half-meridians evenly spaced in
     longitude that stop ``pole_gap`` degrees short of the poles (where clusters gather), points every
     ``step`` degrees. Shared and read-only: pass it as ``go.Scatter3d(**sphere_wire(), ...)``.
-    (A translucent surface looks softer but cost the browser ~1.3 s of CPU per slider change:
+    (A translucent surface looks softer but costs the browser far more CPU per slider change:
     software WebGL redraws a 3-D scene from scratch.)"""
     th = np.radians(np.linspace(0.0, 360.0, int(round(360.0 / step)) + 1))
     gap = np.full((1, 3), np.nan)
@@ -267,303 +244,30 @@ def thin(n: int, max_points: int) -> np.ndarray:
     return np.unique(np.linspace(0, n - 1, max_points).round().astype(int))
 
 
-_SUPER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def log_tick_label(v: float) -> str:
-    """The full label of a log-axis tick: ``0.5``, ``20``, ``2×10⁻⁵`` (never a bare digit)."""
-    e = math.floor(math.log10(v) + 1e-9)
-    m = v / 10.0 ** e
-    if -3 <= e <= 4:
-        return f"{v:.6g}"
-    mant = f"{m:.3g}"
-    return (f"10{str(e).translate(_SUPER)}" if mant == "1"
-            else f"{mant}×10{str(e).translate(_SUPER)}")
+def params_of(builder) -> tuple[str, ...]:
+    """The page parameters a figure builder ``builder(t, ...)`` takes, by name (its signature after
+    the page text ``t``; a ``cached_figure`` builder reports the function it wraps)."""
+    names = tuple(inspect.signature(builder).parameters)
+    return names[1:]
 
 
-def _short_log_ticks(lo: float, hi: float) -> list[float]:
-    """Tick values for a log axis spanning less than ~1.5 decades: 1, 2, 5 × 10ᵏ, or every digit
-    when that leaves fewer than three inside, or evenly spaced round numbers on a very short span."""
-    k0, k1 = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
-    for digits in ((1, 2, 5), tuple(range(1, 10))):
-        vals = [float(f"{d}e{k}") for k in range(k0, k1 + 1) for d in digits]
-        inside = [v for v in vals if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)]
-        if len(inside) >= 3:
-            return inside
-    # very short span: round linear steps (1, 2, 5 × 10ᵏ) with three to six ticks
-    raw = (hi - lo) / 4
-    e = math.floor(math.log10(raw))
-    step = next(d * 10.0 ** e for d in (1, 2, 5, 10) if d * 10.0 ** e >= raw)
-    first = math.ceil(lo / step)
-    return [float(f"{i * step:.12g}") for i in range(first, math.floor(hi / step) + 1) if i > 0]
-
-
-def fit_log_ticks(fig: go.Figure) -> go.Figure:
-    """Fit the labels of log axes to their span, in place; every label is a full number.
-
-    Decade-only labels leave an axis that spans less than ~1.5 decades with one label or none,
-    and crowd one that spans many decades. Plotly's own choice on a short log axis (``dtick`` "D1"
-    / "D2", also what it picks automatically) labels 0.5 and 0.2 as bare digits "5", "2", which
-    reads as 5 and 2 when no 10ᵏ label is in sight. So: a long axis gets every k-th decade (at most
-    ~8 labels); a short one explicit ticks at 1, 2, 5 × 10ᵏ (or finer) labelled in full
-    (:func:`log_tick_label`). Axes a page gave its own ``tickvals`` or a numeric ``dtick`` other
-    than 1 are kept (Plotly labels array ticks on a log axis in full)."""
-    names = [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]
-    for name in names or ("xaxis", "yaxis"):
-        ax = fig.layout[name]
-        if ax.type != "log" or ax.tickvals is not None:
-            continue
-        if ax.dtick not in (None, 1, "D1", "D2"):
-            continue
-        coord, ref = name[0], name[0] + name[5:]
-        if ax.range is not None:
-            lo, hi = sorted(10.0 ** np.asarray(ax.range, dtype=float))
-        else:
-            lo, hi = np.inf, -np.inf
-            for tr in fig.data:
-                vals = getattr(tr, coord, None)
-                if vals is None or (getattr(tr, coord + "axis", None) or coord) != ref:
-                    continue
-                try:
-                    v = np.asarray(vals, dtype=float).ravel()
-                except (TypeError, ValueError):  # categories or text
-                    continue
-                v = v[np.isfinite(v) & (v > 0)]
-                if v.size:
-                    lo, hi = min(lo, v.min()), max(hi, v.max())
-        if not (np.isfinite(lo) and np.isfinite(hi) and hi > 0 and lo > 0):
-            ax.dtick = 1  # nothing to fit to: decades only (full labels)
-            continue
-        span = np.log10(hi / lo) if hi > lo else 0.0
-        if span > 7:
-            ax.dtick = math.ceil(span / 7)  # at most ~8 labels: every 2nd, 3rd … decade
-        elif span >= 1.5:
-            ax.dtick = 1
-        else:
-            if hi <= lo:
-                lo, hi = lo / 1.5, hi * 1.5
-            vals = _short_log_ticks(float(lo), float(hi))
-            ax.dtick = None
-            ax.tickvals = vals
-            ax.ticktext = [log_tick_label(v) for v in vals]
-    return fig
-
-
-class Frozen(BaseFigure):
-    """A finished figure, serialised once and afterwards only read.
-
-    ``st.plotly_chart`` turns a figure into JSON through ``to_dict()``, which deep-copies every
-    trace, layout entry and animation frame and re-encodes its arrays — on every rerun of every
-    session, ~10–60 ms per figure here (more with frames). A figure kept in a shared cache is
-    wrapped once: ``to_dict()`` then returns the stored dict (Plotly's own output, so what reaches
-    the browser is identical; ``tests/test_figures.py`` checks that). Read-only by design: there is
-    nothing to mutate, and sharing it between reruns and sessions is safe.
-    """
-
-    def __init__(self, fig: go.Figure, frames: list[dict] | None = None) -> None:  # noqa: D107
-        # BaseFigure.__init__ is skipped on purpose: nothing of a live figure is needed.
-        fit_log_ticks(fig)
-        spec = spec_dict(fig)
-        _style.fit_legend_spec(spec["layout"])  # on the dict: Plotly's update_layout costs ms per figure
-        if frames is not None:
-            # Animation frames as plain dicts (``{"data": [...], "traces": [...], "name": ...}``):
-            # Plotly validates each frame's traces one by one (~1 ms per frame here); these go to
-            # the browser as given (numpy arrays are encoded by Plotly's JSON encoder).
-            spec["frames"] = [_typed_arrays(f) for f in frames]
-        object.__setattr__(self, "_spec", spec)
-
-    def to_dict(self) -> dict:
-        return self._spec
-
-    def to_plotly_json(self) -> dict:
-        return self._spec
-
-    @property
-    def spec(self) -> dict:
-        """The serialised figure (``data``, ``layout``, ``frames``): read it, do not change it."""
-        return self._spec
-
-    def __repr__(self) -> str:
-        return f"Frozen({len(self._spec.get('data', []))} traces, {len(self._spec.get('frames', []))} frames)"
-
-
-def spec_dict(fig: go.Figure) -> dict:
-    """``fig.to_dict()``, the same dict, built without its deep copy.
-
-    ``to_dict`` deep-copies every trace, the layout and the frames, then replaces numpy arrays by
-    Plotly's typed-array form (``convert_to_base64``); the copy (a Python call per list element)
-    and Plotly's array checks were ~60 % of freezing a page's figures after a slider move (e.g.
-    nonnormal: ~40 ms of ~100 ms). Here the containers are copied while walking and arrays encoded
-    directly, the way Plotly encodes them; scalars and strings are shared (immutable). The figure
-    itself is not changed. ``tests/test_figures.py`` checks the result equals ``fig.to_dict()``."""
-    res = {"data": [_spec_tree(tr) for tr in fig._data], "layout": _spec_tree(fig._layout)}
-    frames = [_spec_tree(f._props) for f in fig._frame_objs]
-    if frames:
-        res["frames"] = frames
-    return res
-
-
-_SKIPPED = frozenset(("geojson", "layer", "layers", "range"))  # plotly's is_skipped_key: kept as they are
-_NARROW = {"int64": (np.int8, np.int16, np.int32), "uint64": (np.uint8, np.uint16, np.uint32)}
-
-
-def _spec_tree(obj):
-    """A copy of one node of a figure's property tree, numpy arrays in typed-array form."""
-    if isinstance(obj, dict):
-        out = {}
-        for k, v in obj.items():
-            if k in _SKIPPED:
-                out[k] = copy.deepcopy(v)
-            elif isinstance(v, np.ndarray):
-                out[k] = _plotly_typed(v)
-            elif isinstance(v, (dict, list, tuple)):
-                out[k] = _spec_tree(v)
-            else:
-                out[k] = v
-        return out
-    if isinstance(obj, list):
-        return [_spec_tree(v) if isinstance(v, (dict, list, tuple, np.ndarray)) else v for v in obj]
-    if isinstance(obj, tuple):
-        return tuple(_spec_tree(v) if isinstance(v, (dict, list, tuple, np.ndarray)) else v for v in obj)
-    if isinstance(obj, np.ndarray):  # an array inside a list: Plotly leaves it (a copy) as an array
-        return obj.copy()
-    return obj
-
-
-def _plotly_typed(v: np.ndarray):
-    """``_plotly_utils.utils.to_typed_array_spec`` for a numeric numpy array, without its generic
-    (narwhals) array checks; anything else goes through Plotly's own function."""
-    if v.dtype.kind not in "iuf" or v.size == 0 or v.dtype.byteorder not in "=|":
-        from _plotly_utils.utils import to_typed_array_spec
-
-        return to_typed_array_spec(v)
-    v = np.ascontiguousarray(v)
-    name = v.dtype.name
-    if name in _NARROW:
-        lo, hi = v.min(), v.max()
-        for t in _NARROW[name]:
-            if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
-                v = v.astype(t)
-                break
-        else:
-            return v.copy()
-    code = _JS_TYPES.get(v.dtype.name)
-    if code is None:
-        return v.copy()
-    spec = {"dtype": code, "bdata": base64.b64encode(v).decode("ascii")}
-    if v.ndim > 1:
-        spec["shape"] = str(v.shape)[1:-1]
-    return spec
-
-
-_JS_TYPES = {"float32": "f4", "float64": "f8", "int8": "i1", "uint8": "u1", "int16": "i2",
-             "uint16": "u2", "int32": "i4", "uint32": "u4"}
-
-
-def typed(a, dtype=None):
-    """A numeric array in Plotly's typed-array form ``{"dtype", "bdata"[, "shape"]}``.
-
-    This is what ``Figure.to_dict`` sends to the browser anyway; handing Plotly (or a frame dict) the
-    encoded form skips its per-array validation. ``dtype=np.float32`` halves the bytes of drawing
-    data (~1e-7 relative). 64-bit integers are narrowed to 32 bits as Plotly does (plotly.js has
-    none); what cannot be encoded is returned as a list."""
-    a = np.ascontiguousarray(a, dtype=dtype)
-    if a.dtype.kind in "iu" and a.dtype.itemsize == 8 and a.size:
-        narrow = np.int32 if a.dtype.kind == "i" else np.uint32
-        if np.iinfo(narrow).min <= a.min() and a.max() <= np.iinfo(narrow).max:
-            a = a.astype(narrow)
-    code = _JS_TYPES.get(a.dtype.name)
-    if code is None or a.size == 0:
-        return a.tolist()
-    spec = {"dtype": code, "bdata": base64.b64encode(a).decode("ascii")}
-    if a.ndim > 1:
-        spec["shape"] = str(a.shape)[1:-1]
-    return spec
-
-
-def _typed_arrays(obj):
-    """numpy arrays inside ``obj`` (nested dicts and lists) -> :func:`typed` form."""
-    if isinstance(obj, dict):
-        return {k: _typed_arrays(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_typed_arrays(v) for v in obj]
-    if isinstance(obj, np.ndarray) and obj.dtype.kind in "fiu":
-        return typed(obj)
-    return obj
-
-
-def freeze(fig: go.Figure | Frozen) -> Frozen:
-    """``fig`` as a :class:`Frozen` figure (unchanged when it already is one)."""
-    return fig if isinstance(fig, Frozen) else Frozen(fig)
-
-
-def cached_figure(fn=None, *, max_entries: int = 64):
-    """Decorator: build a page figure once and share it between reruns and sessions.
-
-    ``fn(t, *args) -> go.Figure | Frozen``, where ``t`` is the page's :class:`ui.i18n.Text`. The result is
-    :class:`Frozen` and kept in ``st.cache_resource`` (at most ``max_entries`` figures per builder),
-    keyed on the language, the version of the text files and ``args`` (hashed by Streamlit: pass the
-    page's parameter values and let the builder read its data from the ``cached`` compute
-    functions). A cached rerun then pays neither Plotly's validation nor its deep copy, nor (for
-    hashable arguments: numbers, strings, tuples) Streamlit's argument hashing. ``builder.clear()``
-    empties both.
-    """
-    def deco(fn):
-        def build(stem: str, lang: str, version: tuple, *args):
-            from ui.i18n import Text
-
-            return freeze(fn(Text(stem, lang), *args))
-
-        # Streamlit keys a cache on module + qualified name + source: make each builder distinct.
-        build.__module__, build.__qualname__ = fn.__module__, f"{fn.__qualname__}.<frozen>"
-        shared = st.cache_resource(max_entries=max_entries, show_spinner=False)(build)
-
-        # In front of Streamlit's cache: a plain dict keyed on the arguments themselves (with their
-        # types: 1 and 1.0 stay apart). Streamlit hashes a call's arguments on every call (~1 ms per
-        # figure, paid by every rerun of every session); a dict look-up is ~1 µs. Misses, arguments
-        # that cannot be hashed, and concurrent first builds go through st.cache_resource as before.
-        memo: dict = {}
-
-        @functools.wraps(fn)
-        def call(t, *args) -> Frozen:
-            try:
-                key = (t.stem, t.lang, t.version, *((type(a), a) for a in args))
-                hit = memo.get(key)
-            except TypeError:  # an unhashable argument
-                return shared(t.stem, t.lang, t.version, *args)
-            if hit is None:
-                hit = memo[key] = shared(t.stem, t.lang, t.version, *args)
-                while len(memo) > max_entries:  # oldest first; another thread may have removed it
-                    try:
-                        memo.pop(next(iter(memo)), None)
-                    except (StopIteration, RuntimeError):
-                        break
-            return hit
-
-        def clear() -> None:
-            memo.clear()
-            shared.clear()
-
-        call.clear = clear
-        call.cached_figure = True   # marks a shared builder (tests/test_rerun_cost.py finds them so)
-        return call
-
-    return deco(fn) if fn is not None else deco
+def build(builder, t, values: dict):
+    """``builder(t, ...)`` with the page's ``values`` its signature names, in its order: the one
+    place that turns a page's parameter values into a builder's arguments."""
+    return builder(t, *(values[name] for name in params_of(builder)))
 
 
 def show(fig: go.Figure | Frozen, key: str | None = None, alt: str | None = None) -> None:
     """Draw ``fig``; under it a one-line text alternative (``alt``, else one made from the figure's
     title, axes and data) and its plotted data one click away (``ui.access``)."""
-    from ui import access, predict, style
-
-    if predict.covered(key):  # the student chose to predict first (ui/predict.py)
-        from ui.page import current_lang
-
-        predict.cover_note(current_lang())
+    if cover.covered(key):  # the student chose to predict first (ui/predict.py)
+        cover.cover_note(current_lang())
         return
     if not isinstance(fig, Frozen):
         fit_log_ticks(fig)
-        style.fit_legend(fig)
+        fit_legend(fig)
     st.plotly_chart(style.for_screen(fig), width="stretch", theme=None, config=CONFIG, key=key)
     access.describe_below(fig, key, alt)
 

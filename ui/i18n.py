@@ -23,7 +23,7 @@ LANG_NAMES = {"en": "English", "zh": "中文"}
 #: a lock here became a convoy point behind the GIL). Two threads may parse one file twice; harmless.
 _cache: dict[Path, tuple[tuple | None, dict, float]] = {}
 #: a text file is looked at (stat) at most this often: a rerun builds a dozen Text objects and
-#: with a class connected the stat calls were ~3 % of the server's CPU. Edits show within a second.
+#: with a class connected the stat calls were a visible share of the server's CPU. Edits show within a second.
 RECHECK_S = 1.0
 
 

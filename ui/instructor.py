@@ -61,7 +61,7 @@ _log = logging.getLogger(__name__)
 
 # --------------------------------------------------------------------------- configuration
 #: (id of st.secrets, time read, {section: dict}) — reading st.secrets when there is no secrets file
-#: costs ~1.5 ms per access (it looks for the files again each time); sections are re-read at most
+#: is slow on every access (it looks for the files again each time); sections are re-read at most
 #: once a second, or at once when Streamlit swaps its secrets object (AppTest does).
 _secrets_cache: tuple | None = None
 RECHECK_S = 1.0
@@ -178,18 +178,6 @@ def is_instructor() -> bool:
     return False
 
 
-def pages(groups: dict, lang: str) -> dict:
-    """The navigation ``{group: [st.Page, ...]}`` plus the instructor's pages when signed in.
-    (Not registered for anyone else: a student opening the editor's URL gets the home page.)"""
-    if not is_instructor():
-        return groups
-    from ui import editor
-
-    t = Text("instructor", lang)
-    page = st.Page(editor.render, title=t("editor.nav"), icon=":material/tune:", url_path=editor.URL_PATH)
-    return {**groups, t("editor.group"): [page]}
-
-
 # --------------------------------------------------------------------------- rate limit
 def _wait_s() -> float:
     """Seconds to wait before the next attempt (0: an attempt is allowed now)."""
@@ -220,13 +208,13 @@ def sign_out() -> None:
 
 
 # --------------------------------------------------------------------------- sidebar
-def sidebar(lang: str) -> None:
-    """The sign-in box (and the class box) in the sidebar; draws nothing when instructor mode is off."""
+def sidebar(lang: str) -> bool | None:
+    """The sign-in box in the sidebar; draws nothing and returns None when instructor mode is off,
+    else returns whether this session is an instructor's (app.py then draws the class box,
+    ``ui.classroom.sidebar``)."""
     m = mode()
     if m is None:
-        return
-    from ui import classroom
-
+        return None
     t = Text("instructor", lang)
     teacher = is_instructor()
     user = _oidc_user() if m == "oidc" else None
@@ -248,7 +236,7 @@ def sidebar(lang: str) -> None:
                         _login_button(t)
                 else:
                     _key_form(t)
-    classroom.sidebar(lang, teacher)
+    return teacher
 
 
 def _account(t: Text, user: dict) -> None:

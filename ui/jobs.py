@@ -1,10 +1,10 @@
 """Heavy work, shared and bounded: one server-wide queue for the expensive panels.
 
 Without it any visitor could make the server slow for the whole class: every click on a heavy
-button (the hemisphere phase diagram, 15–45 s) recomputed in that session's own thread, nothing was
+button (the hemisphere phase diagram) recomputed in that session's own thread, nothing was
 shared between sessions, and ten clicks meant ten computations fighting over two cores.
 
-Rules (issue 13):
+Rules:
 
 - **Identical requests are computed once and shared**: a job is named by a key (the panel and its
   parameters). A second session asking for the same key attaches to the job already queued or

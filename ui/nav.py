@@ -1,8 +1,8 @@
 """The page registry: order, grouping and icons in one place.
 
 Titles come from each page's text file (``title``), so the navigation follows
-the language. To add a page: create ``pages/<stem>.py`` and its texts, then add
-one ``Entry`` line below.
+the language. To add a page: docs/architecture.md, "A new page: the checklist"
+(tests/test_new_page_checklist.py enforces it); its registry line goes below.
 """
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def navigation(lang: str):
 
     Each page is its module's ``render`` function, not its file: a file page is re-executed on
     every rerun (Streamlit's AST "magic", then every ``SCHEMA`` and every cache decorator built
-    anew, ~10-15 ms per rerun here); a function page runs only ``render()``. The URL path is the
+    anew on every rerun); a function page runs only ``render()``. The URL path is the
     stem either way (``/two_point``), and ``python pages/<stem>.py`` still works for debugging.
     """
     common = Text("common", lang)
@@ -89,3 +89,23 @@ def unknown_page_notice(path: str, lang: str) -> str:
     ``-``, ``.`` and ``/`` kept, at most 40 of them), inside a code span."""
     shown = re.sub(r"[^A-Za-z0-9_./-]", "", str(path).strip("/"))[:40] or "?"
     return Text("common", lang)("nav.unknown_page", path=shown)
+
+
+def leave_mpa_v1() -> None:
+    """Make sure the page runs inside app.py's ``st.navigation``.
+
+    Streamlit treats an app with a folder named ``pages/`` as a v1 multipage app until
+    some session has run ``st.navigation`` (a process-wide flag). If the first request
+    after a server start is a deep link such as ``/two_point``, it would run the page
+    script alone, without the router (no language switch, no titles). Clearing the flag
+    and rerunning routes the request through app.py. (Pinned streamlit 1.67.)
+    """
+    import streamlit as st
+
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - other streamlit versions
+        return
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()

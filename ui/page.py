@@ -18,58 +18,27 @@ visible notice.
 from __future__ import annotations
 
 import contextlib
-import csv
 import inspect
-import io
 import math
 import re
 import sys
 from dataclasses import dataclass, field
-from urllib.parse import urlencode
 
 import streamlit as st
 
-from ui import spec as _spec
-from ui.answers import show_answers
+from ui import cover, hooks, predict
 from ui import share as _share
+from ui import spec as _spec
 from ui import style as _style
-from ui.i18n import LANG_NAMES, Text, normalize_lang
+from ui.i18n import Text
+from ui.lang import current_lang
+from ui.nav import PAGES, leave_mpa_v1
 from ui.safe import literal
-from ui.spec import LANGS, PageSchema, Param, Resolved
+from ui.share import share_url
+from ui.spec import PageSchema, Param, Resolved
+from ui.table import to_csv
 
 _ACTIVE = "_active_page"
-
-
-# --------------------------------------------------------------------------- language
-def current_lang() -> str:
-    """The language in force: widget state, else ``?lang=``, else browser locale, else en."""
-    state = st.session_state
-    lang = normalize_lang(state.get("lang"))
-    if lang:
-        return lang
-    raw = st.query_params.get("lang")
-    lang = normalize_lang(raw)
-    if lang is None:
-        try:
-            lang = normalize_lang(st.context.locale)
-        except Exception:  # noqa: BLE001 - no browser context (tests, bare mode)
-            lang = None
-    return lang or "en"
-
-
-def language_selector() -> str:
-    """Draw the sidebar language switch (once per run, in app.py) and return the language."""
-    lang = current_lang()
-    raw = st.query_params.get("lang")
-    if "lang" not in st.session_state:
-        st.session_state["lang"] = lang
-        if raw is not None and normalize_lang(raw) is None:
-            st.session_state["_lang_notice"] = raw
-    st.sidebar.segmented_control(
-        "Language / 语言", options=list(LANGS), format_func=LANG_NAMES.get,
-        key="lang", required=True, label_visibility="collapsed",
-    )
-    return normalize_lang(st.session_state.get("lang")) or "en"
 
 
 # --------------------------------------------------------------------------- formatting
@@ -120,6 +89,7 @@ class Ctx:
     spec: Resolved
     values: dict = field(default_factory=dict)
     query: dict = field(default_factory=dict)
+    steps: tuple = ()   # the page's "Predict first" steps (ui.predict.Step), from its schema
 
     def md(self, key: str, **fmt) -> None:
         """Render a Markdown (+LaTeX) text block by key."""
@@ -128,35 +98,52 @@ class Ctx:
     def section(self, key: str) -> None:
         """A titled text section: ``<key>.title`` and ``<key>.body``, one Markdown element (a level-3
         heading, as ``st.subheader`` draws it, then the body): every element is a message to the
-        browser and ~0.5 ms of the server's CPU per rerun, and a page has about ten sections."""
+        browser and server CPU on every rerun, and a page has about ten sections."""
         st.markdown(f"### {self.t(f'{key}.title')}\n\n{self.t(f'{key}.body')}")
-        if key == "questions":  # worked answers: instructors, or the class once released
-            show_answers(self)
+        hooks.after_section(key, self)  # what a feature registered under this section (ui/hooks.py)
 
-    def predict(self) -> None:  # the page's "Predict first" steps (ui/predict.py), if it has any
-        from ui.predict import steps
-        steps(self)
+    def intro(self) -> None:
+        """The page's opening: its ``intro`` section, then its "Predict first" steps (if any)."""
+        self.section("intro")
+        self.predict()
 
-    def metrics(self, items, caption: str | None = None) -> list | None:
-        """One row of headline numbers ``[(label, value), ...]`` with an optional caption under it.
-        Hidden (a note in its place) while the student predicts first; returns the row's columns
-        (for a caption or a later value in one of them), or None when hidden."""
-        if self.numbers_hidden():
+    def predict(self) -> None:
+        """The page's "Predict first" steps (``SCHEMA.steps``, drawn by ui/predict.py), if it has any."""
+        predict.steps(self)
+
+    def metrics(self, items, caption: str | None = None, *, covered: bool = True, per_row: int | None = None,
+                stacked: bool = False) -> list | None:
+        """The page's headline numbers, the one way a page draws them: ``items`` are
+        ``(label, value)`` or ``(label, value, opts)``, where ``opts`` may hold a ``caption`` drawn
+        under that number and ``st.metric``'s own ``delta``, ``help`` … One row (``per_row``
+        numbers a row when given; ``stacked``: one under the other, e.g. beside a figure), then an
+        optional ``caption``. Hidden (a note in its place) while the student predicts first, unless
+        ``covered=False`` (the numbers a step reveals); returns the cells (for a value filled in
+        later), or None when hidden."""
+        if covered and self.numbers_hidden():
             return None
-        cols = st.columns(len(items))
-        for col, (label, value) in zip(cols, items):
-            col.metric(label, value)
+        n = len(items)
+        if stacked:
+            cells = [st.container() for _ in items]
+        else:
+            k = per_row or n
+            cells = [c for i in range(0, n, k) for c in st.columns(min(k, n - i))]
+        for cell, item in zip(cells, items):
+            label, value, opts = (*item, {})[:3]
+            opts = dict(opts)
+            below = opts.pop("caption", None)
+            cell.metric(label, value, **opts)
+            if below is not None:
+                cell.caption(below)
         if caption is not None:
             st.caption(caption)
-        return cols
+        return cells
 
     def numbers_hidden(self) -> bool:
         """While the student predicts first (``ui/predict.py``) the page's headline numbers wait
         with its figures: draws a note in their place and returns True."""
-        from ui import predict
-
-        if predict.covered(None):
-            predict.cover_note(self.lang, "ui.covered_numbers")
+        if cover.covered(None):
+            cover.cover_note(self.lang, "ui.covered_numbers")
             return True
         return False
 
@@ -180,7 +167,7 @@ class Ctx:
     def footer(self) -> None:
         """Share link and 'show the code' toggle at the end of every page."""
         with st.sidebar:
-            # Lazy: its content (the link and its QR code, ~15-20 ms of CPU for every new link) is made
+            # Lazy: its content (the link and its QR code, costly to make for every new link) is made
             # only while the box is open; opening it is one cheap rerun.
             with st.expander(self.t("ui.share"), key="_share_open", on_change="rerun") as box:
                 if box.open:
@@ -199,46 +186,18 @@ class Ctx:
 
 def page_sources(stem: str) -> list[tuple[str, str]]:
     """``(path, source)`` of what a student reads for a page: ``pages/<stem>.py`` and, when it has
-    one, ``views/<stem>.py`` (its data and figures); not the shared machinery in ``ui/``."""
+    them, ``views/<stem>.py`` (its data and figures) and ``views/<stem>_figures.py`` (figures kept
+    apart from a long data module); not the shared machinery in ``ui/``."""
     out = []
-    for pkg in ("pages", "views"):
-        mod = sys.modules.get(f"{pkg}.{stem}")
+    for pkg, name in (("pages", stem), ("views", stem), ("views", f"{stem}_figures")):
+        mod = sys.modules.get(f"{pkg}.{name}")
         try:
             src = inspect.getsource(mod) if mod is not None else ""
         except (OSError, TypeError):
             src = ""
         if src or pkg == "pages":
-            out.append((f"{pkg}/{stem}.py", src or "# source not available"))
+            out.append((f"{pkg}/{name}.py", src or "# source not available"))
     return out
-
-
-def to_csv(columns: dict) -> str:
-    names = list(columns)
-    cols = [list(map(_cell, columns[n])) for n in names]
-    nrow = max((len(c) for c in cols), default=0)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(names)
-    for i in range(nrow):
-        w.writerow([c[i] if i < len(c) else "" for c in cols])
-    return buf.getvalue()
-
-
-def _cell(x):
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return x
-    return f"{f:.12g}"
-
-
-def share_url(query: dict) -> str:
-    base = ""
-    try:
-        base = (st.context.url or "").split("?")[0]
-    except Exception:  # noqa: BLE001
-        base = ""
-    return f"{base}?{urlencode(query)}"
 
 
 # --------------------------------------------------------------------------- set-up
@@ -331,31 +290,11 @@ def _widget(p: Param, t: Text) -> None:
         st.toggle(label, key=p.name, help=help_)
 
 
-def _leave_mpa_v1() -> None:
-    """Make sure the page runs inside app.py's ``st.navigation``.
-
-    Streamlit treats an app with a folder named ``pages/`` as a v1 multipage app until
-    some session has run ``st.navigation`` (a process-wide flag). If the first request
-    after a server start is a deep link such as ``/two_point``, it would run the page
-    script alone, without the router (no language switch, no titles). Clearing the flag
-    and rerunning routes the request through app.py. (Pinned streamlit 1.67.)
-    """
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # pragma: no cover - other streamlit versions
-        return
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
     """Draw the page header and sidebar controls; sync the URL; return the context."""
-    _leave_mpa_v1()
+    leave_mpa_v1()
     lang = current_lang()
     t = Text(schema.stem, lang)
-    from ui.nav import PAGES
-
     res = _spec.resolve(schema, known_pages=tuple(e.stem for e in PAGES))
     state = st.session_state
     notices: list[str] = []
@@ -406,29 +345,10 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
             st.rerun()
 
     values = {name: state[name] for name in res.params}
-    from ui.classroom import url_flags as _class_flags  # here: ui.classroom imports ui.answers
-
-    query = {"lang": lang, **_style.url_flags(), **_class_flags()}  # class: kept across a failover
+    query = {"lang": lang, **_style.url_flags(), **hooks.url_flags()}  # a class code: kept across a failover
     if state.get("preset"):
         query["preset"] = state["preset"]
     query.update({name: fmt_value(res.params[name], v) for name, v in values.items()})
     if st.query_params.to_dict() != query:
         st.query_params.from_dict(query)
-    return Ctx(schema.stem, lang, t, res, values, query)
-
-
-def cached(fn=None, *, max_entries: int = 64):
-    """``st.cache_data`` with a bounded size and no spinner: for page-level compute functions.
-
-    Keep the returned objects small (downsample trajectories): each caller gets a copy.
-    """
-    deco = st.cache_data(max_entries=max_entries, show_spinner=False)
-    return deco(fn) if fn is not None else deco
-
-
-def sub_seed(seed: int, *tags: int) -> int:
-    """An independent seed for one sub-experiment of a page (a sweep point, a panel): the same
-    ``(seed, *tags)`` always gives the same seed, different tags give independent streams."""
-    import numpy as np
-
-    return int(np.random.SeedSequence([seed, *tags]).generate_state(1, np.uint64)[0] >> 1)
+    return Ctx(schema.stem, lang, t, res, values, query, schema.steps)

@@ -66,9 +66,7 @@ def validate_text(text: str, source: str = "file") -> list[str]:
     known = tuple(s.stem for s in schemas)
     errors: list[str] = []
     for s in schemas:
-        for e in _spec.resolve(s, data, source=source, known_pages=known).errors:
-            # what a page does with a broken entry of the file in use; this text is refused whole
-            e = e.replace(_spec.FALLBACK_NOTE, "")
+        for e in _spec.resolve(s, data, source=source, known_pages=known, in_use=False).errors:
             if e not in errors:
                 errors.append(e)
     for stem, section in data.items():
@@ -171,6 +169,11 @@ def apply_edits(text: str, stem: str, params: dict, presets: list[dict] | None) 
     """
     doc = tomlkit.parse(text)
     section = _super(doc, stem)
+    # The file holds only what it overrides: the first override of a page adds its [params] tables
+    # at the end of the page's section, before the comments that open the next page's section.
+    first_params = "params" not in section
+    before = _tables_of(section)
+    tail = None
     for name, fields in params.items():
         ptab = section.get("params", {}).get(name) if "params" in section else None
         for field_, value in fields.items():
@@ -181,9 +184,15 @@ def apply_edits(text: str, stem: str, params: dict, presets: list[dict] | None) 
             if ptab is not None and field_ in ptab and _same(ptab[field_], value):
                 continue
             if ptab is None:
+                if first_params and tail is None and before:
+                    tail = _take_trailing(before[-1])
                 _super(section, "params")[name] = tomlkit.table()
                 ptab = section["params"][name]
             ptab[field_] = value
+    if tail:
+        last = list(section["params"].values())[-1]
+        _take_trailing(last)
+        last.value.body.extend(tail)
     if presets is not None and presets == file_presets(tomllib.loads(text), stem):
         presets = None  # nothing changed: leave them exactly as written
     if presets is not None:

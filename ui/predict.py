@@ -1,9 +1,11 @@
-"""Predict, then reveal (issue 16): guided steps a student answers before seeing a figure.
+"""Predict, then reveal: guided steps a student answers before seeing a figure.
 
-A page calls ``predict.steps(ctx)`` once (after its intro). The steps of a page live in
-``views/predict.py`` (``STEPS[stem]``: what each answer depends on and how ``sim/`` computes it)
-and their texts in ``assets/text/<lang>/predict.toml`` (one table per page). Everything is drawn
-inside one collapsed expander, so a reader who skips it sees the page as before.
+A page declares its steps in its schema (``PageSchema(..., steps=STEPS)``; the steps themselves
+live beside the page's views, ``views/predict_<stem>.py``: what each answer depends on and how
+``sim/`` computes it) and calls ``ctx.predict()`` once (after its intro). A step's texts are in the
+page's own text files (``[predict.<step id>]``); what every page shares (buttons, verdicts) is in
+``assets/text/<lang>/predict.toml``. Everything is drawn inside one collapsed expander, so a reader
+who skips it sees the page as before.
 
 A step is: an instruction ("set β to 2"), a question with a number input (with its unit) or a
 choice, and a reveal. The answer is typed in an ``st.form`` (nothing reruns while typing; Enter
@@ -20,22 +22,24 @@ from typing import Callable
 
 import streamlit as st
 
+from ui import cover
+from ui.figures import build, params_of, show
 from ui.i18n import Text
 
 _STATE = "_predict"          # session_state[_STATE][stem][step id] -> record
-_COVER = "_predict_cover"    # session_state[_COVER]: the stem whose figures wait for the steps, or None
 
 
 @dataclass(frozen=True)
 class Step:
-    """One guided step of a page (texts: ``predict.toml [<stem>.<id>]``).
+    """One guided step of a page (texts: the page's ``[predict.<id>]``).
 
     ``answer(values)`` returns the true value for the page's parameter values (a float, or a
     choice id for ``kind="choice"``), computed with ``sim/``. ``params`` are the parameters it
     depends on (a change of any of them invalidates an answer). An answer ``x`` to a number
-    question is right when ``|x - y| <= atol + rtol * |y|``. ``reveal(t, values)`` returns what
-    to show once answered: a figure (``ui.figures`` / a page builder), or ``None``; ``metrics
-    (values)`` returns ``[(text key, formatted value), ...]`` shown with it.
+    question is right when ``|x - y| <= atol + rtol * |y|``. ``reveal`` is the page's own figure
+    builder (the object, ``views.<page>.<name>_figure``), shown once answered: it is called with
+    the page's values named in its signature (``ui.figures.build``), or with ``reveal_args(values)``
+    when given; ``metrics(values)`` returns ``[(text key, formatted value), ...]`` shown with it.
     """
 
     id: str
@@ -46,13 +50,26 @@ class Step:
     rtol: float = 0.1
     atol: float = 0.0
     digits: int = 4                          # significant digits of the shown true value
-    reveal: Callable | None = None           # (page Text, values) -> figure or None
+    reveal: Callable | None = None           # a page figure builder: (page Text, *args) -> figure
+    reveal_args: Callable[[dict], tuple] | None = None   # values -> the builder's args (default: by name)
     metrics: Callable[[dict], list] | None = None
     texts: Callable[[dict], dict] | None = None   # extra named values for the step's texts
 
     def args(self, values: dict) -> dict:
         """The names a step's texts may use: the page's values and the step's own (``texts``)."""
         return {**values, **(self.texts(values) if self.texts is not None else {})}
+
+    def reveal_params(self) -> tuple[str, ...]:
+        """The page parameters the reveal is drawn for, by name (``()`` with ``reveal_args``)."""
+        return params_of(self.reveal) if self.reveal is not None and self.reveal_args is None else ()
+
+    def figure(self, t: Text, values: dict):
+        """The revealed figure for ``values`` (None when the step reveals none)."""
+        if self.reveal is None:
+            return None
+        if self.reveal_args is not None:
+            return self.reveal(t, *self.reveal_args(values))
+        return build(self.reveal, t, values)
 
 
 # --------------------------------------------------------------------------- pure helpers
@@ -85,12 +102,6 @@ def _store(stem: str) -> dict:
 
 def _input_key(stem: str, sid: str) -> str:
     return f"_predict_{stem}_{sid}_in"
-
-
-def _steps_of(stem: str) -> tuple[Step, ...]:
-    from views.predict import STEPS   # views/ depends on ui/, not the other way at import time
-
-    return STEPS.get(stem, ())
 
 
 # --------------------------------------------------------------------------- callbacks
@@ -129,27 +140,27 @@ def _param_text(page_t: Text, snap: tuple) -> str:
     return ", ".join(out)
 
 
-def _form(p: Text, stem: str, step: Step, values: dict, key: str) -> None:
+def _form(p: Text, t: Text, stem: str, step: Step, values: dict, key: str) -> None:
     with st.form(f"_predict_form_{stem}_{step.id}", border=False, enter_to_submit=True):
-        q = p(f"{key}.question", **step.args(values))
+        q = t(f"{key}.question", **step.args(values))
         if step.kind == "choice":
             st.radio(q, options=list(step.choices), index=None, key=_input_key(stem, step.id),
-                     format_func=lambda c: p(f"{key}.choices.{c}"))
+                     format_func=lambda c: t(f"{key}.choices.{c}"))
         else:
-            st.number_input(p("ui.with_unit", q=q, unit=p(f"{key}.unit")), value=None, format="%g", step=None,
+            st.number_input(p("ui.with_unit", q=q, unit=t(f"{key}.unit")), value=None, format="%g", step=None,
                             key=_input_key(stem, step.id), placeholder=p("ui.placeholder"))
         st.form_submit_button(p("ui.submit"), on_click=_submit, args=(stem, step, values))
 
 
-def _verdict(p: Text, step: Step, r: dict, key: str) -> None:
+def _verdict(p: Text, t: Text, step: Step, r: dict, key: str) -> None:
     if r.get("error"):
         st.error(p("ui.compute_error", msg=r["error"]))
         return
     if step.kind == "choice":
-        said, truth = p(f"{key}.choices.{r['x']}"), p(f"{key}.choices.{r['y']}")
+        said, truth = t(f"{key}.choices.{r['x']}"), t(f"{key}.choices.{r['y']}")
         msg = p("ui.right_choice" if r["ok"] else "ui.wrong_choice", said=said, truth=truth)
     else:
-        unit = f" {p(f'{key}.sym')}" if p.has(f"{key}.sym") else ""
+        unit = f" {t(f'{key}.sym')}" if t.has(f"{key}.sym") else ""
         if step.atol > 0 and (step.rtol == 0 or r["y"] == 0):
             off = p("ui.off_abs", err=fmt(r["abs"], 2), unit=unit)
             tol = p("ui.tol_abs", tol=fmt(step.atol, 2), unit=unit)
@@ -161,43 +172,38 @@ def _verdict(p: Text, step: Step, r: dict, key: str) -> None:
     (st.success if r["ok"] else st.error)(msg, icon=":material/check_circle:" if r["ok"] else ":material/cancel:")
 
 
-def _reveal(p: Text, page_t: Text, stem: str, step: Step, values: dict, key: str) -> None:
-    from ui.figures import show
-
-    st.markdown(p(f"{key}.explain", **step.args(values)))
+def _reveal(ctx, step: Step, values: dict, key: str) -> None:
+    t = ctx.t
+    st.markdown(t(f"{key}.explain", **step.args(values)))
     if step.metrics is not None:
-        items = step.metrics(values)
-        cols = st.columns(len(items))
-        for col, (mkey, val) in zip(cols, items):
-            col.metric(p(f"{key}.metrics.{mkey}"), val)
-    if step.reveal is not None:
-        fig = step.reveal(page_t, values)
-        if fig is not None:
-            show(fig, key=f"fig_predict_{stem}_{step.id}")
+        ctx.metrics([(t(f"{key}.metrics.{mkey}"), val) for mkey, val in step.metrics(values)], covered=False)
+    fig = step.figure(t, values)
+    if fig is not None:
+        show(fig, key=f"{cover.REVEAL_PREFIX}{ctx.stem}_{step.id}")
 
 
-def _step(p: Text, page_t: Text, stem: str, i: int, step: Step, values: dict) -> None:
-    key = f"{stem}.{step.id}"
+def _step(p: Text, ctx, i: int, step: Step, values: dict) -> None:
+    stem, page_t = ctx.stem, ctx.t
+    key = f"predict.{step.id}"
     r = _store(stem).get(step.id)
-    st.markdown(f"**{p('ui.step', i=i)}** {p(f'{key}.instruction', **step.args(values))}")
+    st.markdown(f"**{p('ui.step', i=i)}** {page_t(f'{key}.instruction', **step.args(values))}")
     current = r is not None and r.get("snap") == snapshot(step, values)
     if r is not None and "x" in r and not current:
         st.warning(p("ui.stale", old=_param_text(page_t, r["snap"]),
                      new=_param_text(page_t, snapshot(step, values))), icon=":material/update:")
     if current and "x" in r:
-        _verdict(p, step, r, key)
-        _reveal(p, page_t, stem, step, values, key)
+        _verdict(p, page_t, step, r, key)
+        _reveal(ctx, step, values, key)
         st.button(p("ui.again"), key=f"_predict_again_{stem}_{step.id}", on_click=_again,
                   args=(stem, step.id))
         return
     if current and r.get("missing"):
         st.info(p("ui.missing"))
-    _form(p, stem, step, values, key)
+    _form(p, page_t, stem, step, values, key)
 
 
-def progress(stem: str, values: dict) -> tuple[int, int, int]:
+def progress(stem: str, steps_: tuple[Step, ...], values: dict) -> tuple[int, int, int]:
     """(answered for the current values, right among them, number of steps) of a page."""
-    steps_ = _steps_of(stem)
     rec = st.session_state.get(_STATE, {}).get(stem, {})
     done = [rec[s.id] for s in steps_ if s.id in rec and "x" in rec[s.id]
             and rec[s.id].get("snap") == snapshot(s, values)]
@@ -209,12 +215,13 @@ def steps(ctx) -> None:
 
     The expander is drawn lazily (its steps only while it is open). While it is open and a step is
     still unanswered for the current parameters, the page's own figures further down are covered
-    (:func:`covered`, honoured by ``ui.figures.show``): a student who chose to predict cannot read
-    the answer off a figure below. A "show the figures anyway" button lifts the cover.
+    (``ui.cover``, honoured by ``ui.figures.show`` and ``Ctx.metrics``): a student who chose to
+    predict cannot read the answer off a figure below. A "show the figures anyway" button lifts
+    the cover.
     """
     stem, values = ctx.stem, ctx.values
-    st.session_state[_COVER] = None
-    page_steps = _steps_of(stem)
+    cover.set_cover(None)
+    page_steps = ctx.steps
     if not page_steps:
         return
     p = Text("predict", ctx.lang)
@@ -223,25 +230,15 @@ def steps(ctx) -> None:
         if not box.open:
             return
         st.markdown(p("ui.how"))
-        done, right, n = progress(stem, values)
+        done, right, n = progress(stem, page_steps, values)
         st.caption(p("ui.progress", done=done, right=right, n=n))
         peek = st.session_state.get(f"_predict_peek_{stem}", False)
         if done < n and not peek:
-            st.session_state[_COVER] = stem
+            cover.set_cover(stem)
         for i, step in enumerate(page_steps, 1):
             if i > 1:
                 st.divider()
-            _step(p, ctx.t, stem, i, step, values)
+            _step(p, ctx, i, step, values)
         if done < n:
             st.toggle(p("ui.peek"), key=f"_predict_peek_{stem}")
 
-
-def covered(key: str | None) -> bool:
-    """True when the figure ``key`` of the current page waits for the 'Predict first' steps."""
-    return (st.session_state.get(_COVER) is not None
-            and not (key or "").startswith("fig_predict_"))
-
-
-def cover_note(lang: str, key: str = "ui.covered") -> None:
-    """What a covered figure (or row of numbers) shows instead of itself."""
-    st.info(Text("predict", lang)(key), icon=":material/visibility_off:")

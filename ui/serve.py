@@ -53,9 +53,8 @@ def safe_threading_layer(environ=os.environ) -> str:
     return environ[LAYER_ENV]
 
 
-#: OpenBLAS's worker threads busy-wait: with every core already running sessions, a 224x64x224
-#: product cost 9.3 ms of CPU with its default threads against 0.18 ms with one (measured under
-#: load). The server's parallelism is its sessions (and Numba's pool), not BLAS.
+#: OpenBLAS's worker threads busy-wait: with every core already running sessions, a small matrix
+#: product cost many times more CPU with its default threads than with one. The server's parallelism is its sessions (and Numba's pool), not BLAS.
 BLAS_ENV = "OPENBLAS_NUM_THREADS"
 
 
@@ -100,7 +99,7 @@ def check_threading_layer() -> str:
     """Load the configured layer now; exit with a message if none loads.
 
     Numba's own loader (``numba.np.ufunc.parallel._launch_threads``, what the first parallel kernel
-    calls) takes ~0.1 s; compiling a tiny parallel kernel to the same end cost ~1.7 s of CPU at every
+    calls) is quick; compiling a tiny parallel kernel to the same end cost far more CPU at every
     start, so that is only the fallback for a Numba without that function."""
     import numba
 

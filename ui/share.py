@@ -107,3 +107,16 @@ def glossary_link(stem: str, lang: str, label: str) -> None:
         # A run in Streamlit's legacy pages/-folder mode (the first pass of a deep link right after a
         # start, and AppTest) has registered pages/glossary.py as a file page: link by URL instead.
         st.markdown(f":material/translate: [{label}](glossary?lang={lang})")
+
+
+def share_url(query: dict) -> str:
+    """This page's address with ``query`` as its query string (the sidebar's share link)."""
+    import streamlit as st
+    from urllib.parse import urlencode
+
+    base = ""
+    try:
+        base = (st.context.url or "").split("?")[0]
+    except Exception:  # noqa: BLE001
+        base = ""
+    return f"{base}?{urlencode(query)}"

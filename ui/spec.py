@@ -156,6 +156,7 @@ class PageSchema:
     stem: str
     params: tuple[Param, ...]
     presets: tuple[Preset, ...] = ()
+    steps: tuple = ()   # its "Predict first" steps (ui.predict.Step), beside its views
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -224,12 +225,14 @@ _PARAM_KEYS = {"min", "max", "default", "step", "options"}
 
 
 def resolve(schema: PageSchema, data: dict | None = None, source: str | None = None,
-            known_pages: tuple[str, ...] = ()) -> Resolved:
+            known_pages: tuple[str, ...] = (), *, in_use: bool = True) -> Resolved:
     """Apply the instructor file's section for ``schema.stem`` to the built-ins.
 
     ``known_pages`` (all page stems) lets sections for unknown pages be reported too.
     Every problem becomes one message ``"<file>: [<stem>.params.<name>] <key>: problem"``
-    and the broken entry keeps its built-in value.
+    and the broken entry keeps its built-in value. ``in_use``: the file is the one the pages use
+    (a broken range's message then says the page falls back to the built-in one); False for a
+    file that is only checked (an instructor's upload, refused whole when broken).
     """
     errors: list[str] = []
     if data is None:
@@ -249,7 +252,7 @@ def resolve(schema: PageSchema, data: dict | None = None, source: str | None = N
         elif not isinstance(entry, dict):
             errors.append(f"{where} must be a table")
         else:
-            params[name] = _resolve_param(params[name], entry, where, errors)
+            params[name] = _resolve_param(params[name], entry, where, errors, _FALLBACK if in_use else "")
     for pid, entry in (section.get("presets") or {}).items():
         preset = _resolve_preset(pid, entry, params, f"{src}: [{schema.stem}.presets.{pid}]", errors)
         if preset is not None:
@@ -274,10 +277,10 @@ def _page_section(stem: str, data: dict, src: str, known_pages: tuple[str, ...],
 
 
 #: what a page's message adds when it falls back to the built-in range of a broken entry
-FALLBACK_NOTE = " — using the built-in range"
+_FALLBACK = " — using the built-in range"
 
 
-def _resolve_param(base: Param, entry: dict, where: str, errors: list[str]) -> Param:
+def _resolve_param(base: Param, entry: dict, where: str, errors: list[str], note: str) -> Param:
     """``base`` with the file's ``entry`` applied, or ``base`` itself when the entry is broken."""
     unknown = set(entry) - _PARAM_KEYS
     if unknown:
@@ -287,7 +290,7 @@ def _resolve_param(base: Param, entry: dict, where: str, errors: list[str]) -> P
         fields = {**vars(base), **upd}
         probs = _check_numeric(base.kind, fields)
         if probs:
-            errors.append(f"{where} {'; '.join(probs)}{FALLBACK_NOTE}")
+            errors.append(f"{where} {'; '.join(probs)}{note}")
             return base
         cast = int if base.kind == "int" else float
         return replace(base, **{k: cast(fields[k]) for k in ("min", "max", "default")},

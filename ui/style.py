@@ -17,6 +17,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.frozen import Frozen, freeze
+
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 KEY = "projector"
 _CSS: dict[str, tuple[float, str]] = {}
@@ -108,26 +110,11 @@ def _thicker(tr: dict) -> None:
         tr["marker"] = {**mk, "size": round(mk["size"] * MARKER_SCALE, 2)}
 
 
-class _Spec:
-    """A serialised figure that ``st.plotly_chart`` accepts as is (like ``ui.figures.Frozen``)."""
-
-    def __init__(self, spec: dict) -> None:
-        self._spec = spec
-
-    def to_dict(self) -> dict:
-        return self._spec
-
-    def to_plotly_json(self) -> dict:
-        return self._spec
-
-
 def for_screen(fig):
     """``fig`` as this session should see it: itself, or its projector variant (built once per
     shared figure). ``fig`` is a ``ui.figures.Frozen`` or a live ``go.Figure``."""
     if not projector_on():
         return fig
-    from ui.figures import Frozen, freeze
-
     if not isinstance(fig, Frozen):
         return _spec_figure(projector_spec(freeze(fig).spec))
     hit = _VARIANTS.get(id(fig))
@@ -140,8 +127,6 @@ def for_screen(fig):
 
 
 def _spec_figure(spec: dict):
-    from ui.figures import Frozen
-
     out = Frozen.__new__(Frozen)
     object.__setattr__(out, "_spec", spec)
     return out
@@ -164,54 +149,3 @@ def print_header(t, res, values: dict) -> None:
         parts.append(f"{label} = {v}")
     with st.container(key="tos_print_params"):  # class st-key-tos_print_params: shown only in print
         st.caption(f"**{t('view.print_params')}:** " + " · ".join(map(str, parts)))
-
-
-# --------------------------------------------------------------------------- legends on narrow screens
-#: a horizontal legend takes at most this share of the figure's height, then scrolls
-LEGEND_MAX = 0.3
-TITLE_PX = 34  # the house title (15 px font at the top of the figure) ends above this line
-
-
-def fit_legend(fig) -> None:
-    """Keep a house legend clear of the title and of the plot at any width, in place.
-
-    The house legend sits above the plot, anchored to the plot's top edge; on a phone its entries
-    wrap onto more rows, grow upwards into the title and push the plot down to a sliver. A legend
-    in that place (on a 2-D or a 3-D figure with a title at the top) is anchored instead to the figure, right under the title: the plot
-    then starts below its last row whatever the width (Plotly reserves that room), and beyond
-    ``LEGEND_MAX`` of the height it scrolls. Legends a page placed itself keep their place (a
-    horizontal one gets the same height cap)."""
-    lg = fig.layout.legend
-    if lg.orientation != "h" or lg.maxheight is not None:
-        return
-    title = fig.layout.title
-    house = (lg.y is not None and lg.y >= 1.0 and lg.yanchor == "bottom" and lg.yref in (None, "paper")
-             and title.text and title.yref in (None, "container") and (title.y is None or title.y > 0.9)
-             and fig.layout.height)
-    if house:
-        fig.update_layout(legend=dict(yref="container", yanchor="top", y=1.0 - TITLE_PX / fig.layout.height,
-                                      maxheight=LEGEND_MAX))
-    else:
-        fig.update_layout(legend=dict(maxheight=LEGEND_MAX))
-
-
-def fit_legend_spec(layout: dict) -> None:
-    """:func:`fit_legend` on a serialised figure's ``layout`` dict (``fig.to_dict()["layout"]``), in place.
-
-    The same entries as ``fit_legend`` on the live figure, without Plotly's property machinery
-    (``update_layout`` validates and walks the layout tree: ~5–30 ms per figure here, paid by every
-    distinct rerun; this is a few dict look-ups). ``ui.figures.Frozen`` uses it."""
-    lg = layout.get("legend") or {}
-    if lg.get("orientation") != "h" or lg.get("maxheight") is not None:
-        return
-    title = layout.get("title") or {}
-    height = layout.get("height")
-    house = (lg.get("y") is not None and lg["y"] >= 1.0 and lg.get("yanchor") == "bottom"
-             and lg.get("yref") in (None, "paper") and title.get("text")
-             and title.get("yref") in (None, "container") and (title.get("y") is None or title["y"] > 0.9)
-             and height)
-    lg = layout["legend"] = dict(lg)
-    if house:
-        lg.update(yref="container", yanchor="top", y=1.0 - TITLE_PX / height, maxheight=LEGEND_MAX)
-    else:
-        lg["maxheight"] = LEGEND_MAX

@@ -1,11 +1,14 @@
-"""Inside a block: cached data and figure builders for pages/block.py (CONSTRUCTIONS.md §10)."""
+"""Inside a block: cached data and figure builders for pages/block.py.
+
+What it computes: docs/constructions.md, section “Inside a block: positions, normalisation, splitting, sinks”.
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from sim import block as bk
 from ui.figures import COLORS, cached_figure, figure, hline, line, log_ticks, markers, tall_legend, vline
-from ui.page import cached
+from ui.compute import cached
 
 ROPE_BASE = 10000.0
 ROPE_KS = (1, 2, 4, 8, 16, 32, 64)      # planes in the largest-return sweep

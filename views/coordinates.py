@@ -7,7 +7,7 @@ import numpy as np
 
 from sim import coordinates as co
 from ui.figures import COLORS, cached_figure, equal_axes, exact_line, figure, sim_markers, tall_legend, thin
-from ui.page import cached
+from ui.compute import cached
 
 FINE = 400                      # points on each exact curve in training time t
 MARKERS = 45                    # iterates drawn per metric

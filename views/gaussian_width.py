@@ -1,4 +1,7 @@
-"""Gaussian width: cached Monte Carlo and figure builders for pages/gaussian_width.py (CONSTRUCTIONS.md §3)."""
+"""Gaussian width: cached Monte Carlo and figure builders for pages/gaussian_width.py.
+
+What it computes: docs/constructions.md, section “Gaussian width”.
+"""
 from __future__ import annotations
 
 import math
@@ -10,7 +13,7 @@ import plotly.graph_objects as go
 from sim import gaussian_width as gw
 from ui.figures import (COLORS, cached_figure, exact_line, figure, figure3d, histogram, line, markers,
                         point, sphere_wire, log_ticks, tall_legend)
-from ui.page import cached, sub_seed
+from ui.compute import cached, sub_seed
 
 GRID_POINTS = 9               # Monte-Carlo points per sweep (plus the current value)
 POINT_BUDGET = 20_000_000     # work (samples * cost per draw) per sweep point at most (samples lowered)

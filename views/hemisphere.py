@@ -1,4 +1,7 @@
-"""Hemisphere clustering: cached runs and figure builders for pages/hemisphere.py (CONSTRUCTIONS.md §2)."""
+"""Hemisphere clustering: cached runs and figure builders for pages/hemisphere.py.
+
+What it computes: docs/constructions.md, section “Hemisphere clustering”.
+"""
 from __future__ import annotations
 
 import functools
@@ -11,7 +14,7 @@ from sim import hemisphere as hs
 from sim.attention import simulate
 from ui.figures import (COLORS, SEQUENCE, Frozen, animation, cached_figure, figure, figure3d, hline, sim_line,
                         sim_markers, sphere_wire, thin, typed)
-from ui.page import cached
+from ui.compute import cached
 
 MAX_LAYERS = 4000       # layers per simulation on this page
 MAX_WORK = 1.5e9        # layers * n^2 * d per simulation (about a second here at worst)
@@ -24,8 +27,7 @@ LINE_MAX = 100          # ... and at most this many per token
 THRESHOLD = 0.999       # two tokens are in one cluster when <z_i, z_j> > THRESHOLD
 #: phase-diagram sizes: systems B and number of beta values (protocol: n=32, d=2, dt=0.1, T=30);
 #: "paper" is the authors' full protocol (2048 x 90, work 1.13e11 > MAX_PHASE_WORK, hence its own
-#: max_work) in float32: per beta 0.53-0.66 s of layers + 0.15-0.3 s of statistics on one core
-#: (bench/engine.py table 5), 60-90 s of CPU on the one thread a heavy job gets
+#: max_work) in float32: a long run on the one thread a heavy job gets (bench/engine.py, table 5)
 PHASE_SIZES = {"small": dict(B=32, n_betas=18), "medium": dict(B=128, n_betas=24),
                "large": dict(B=256, n_betas=46),
                "paper": dict(B=2048, n_betas=90, precision="float32", max_work=1.2e11)}
@@ -61,6 +63,22 @@ def _run(Z0, beta, horizon, dt, A):
         "frames": (traj[kf] @ P.T).astype(np.float32), "frame_tau": tau[kf],
         "lines": (traj[kl] @ P.T).astype(np.float32),
     }
+
+
+#: the page parameters of the hemisphere run, in the order ``hemi_data`` takes them
+HP = ("n", "d", "beta", "horizon", "dt", "cap", "A", "A_seed", "seed")
+#: the page parameters of the contrast run, in the order ``contrast_data`` takes them
+CP = ("n", "d", "contrast_beta", "contrast_horizon", "dt", "A", "A_seed", "seed")
+
+
+def hemi_args(v: dict) -> tuple:
+    """The hemisphere run's arguments (``HP``) from the page's values."""
+    return tuple(v[k] for k in HP)
+
+
+def contrast_args(v: dict) -> tuple:
+    """The contrast run's arguments (``CP``) from the page's values."""
+    return tuple(v[k] for k in CP)
 
 
 @cached
@@ -116,8 +134,8 @@ def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Froze
     changed figure is a new chart: the browser builds a fresh WebGL scene (context, ~50 shader
     programs) for each 3-D figure that changed. Animation frames and paths hardly matter there
     (12 instead of 48 frames, or no paths at all: no measurable difference in headless Chromium);
-    a translucent surface did (~1.3 s of software-WebGL CPU per slider change for the two scenes,
-    time to a settled page roughly halved without it), hence the wireframe.
+    a translucent surface did (software WebGL redraws it at a high CPU cost on every slider change),
+    hence the wireframe.
     """
     fr, ftau = data["frames"], data["frame_tau"]
     xyz = [{c: _f32(fr[k, :, i]) for i, c in enumerate("xyz")} for k in range(fr.shape[0])]
@@ -180,7 +198,7 @@ def _cluster_colors(lab: np.ndarray) -> dict:
     """Marker colours by cluster: SEQUENCE[label mod 8] through a stepped colour scale.
 
     The same colours as a list of colour strings, but one typed array instead of n strings that
-    Plotly would validate one by one (~40 ms at n = 512)."""
+    Plotly would validate one by one."""
     k = len(SEQUENCE)
     scale = [[pos, c] for i, c in enumerate(SEQUENCE) for pos in (i / k, (i + 1) / k)]
     return {"color": _f32(lab % k), "colorscale": scale, "cmin": -0.5, "cmax": k - 0.5, "showscale": False}
@@ -188,8 +206,8 @@ def _cluster_colors(lab: np.ndarray) -> dict:
 
 # --------------------------------------------------------------------------- figures
 # Built once per (language, parameters) and shared read-only: see ui.figures.cached_figure.
-# ``hp``: the hemisphere run's parameters (n, d, beta, horizon, dt, cap, A, A_seed, seed);
-# ``cp``: the contrast run's (n, d, contrast_beta, contrast_horizon, dt, A, A_seed, seed).
+# ``hp``: the hemisphere run's parameters (``HP``, as ``hemi_args`` gives them);
+# ``cp``: the contrast run's (``CP``, as ``contrast_args`` gives them).
 @cached_figure(max_entries=16)
 def hemi_sphere_figure(t, *hp):
     h = hemi_data(*hp)

@@ -15,7 +15,7 @@ from sim import attention as att
 from sim import low_temperature as lt
 from ui.figures import (COLORS, band, cached_figure, figure, figure3d, line, markers, sphere_wire,
                         tall_legend, typed, vline)
-from ui.page import cached
+from ui.compute import cached
 
 MODELS = ("axis", "plane", "drift")
 #: the three inverse temperatures of a view: 10^(L-2), 10^(L-1), 10^L
@@ -26,7 +26,7 @@ RECORDS = 21
 #: ... fewer (not below MIN_RECORDS) when records * n^3 summed over all runs would exceed this
 ASSIGN_BUDGET = 1.5e8
 MIN_RECORDS = 11
-#: bound on layers * n^2 summed over all runs of a view (~6 ns CPU each here): see ``plan``
+#: bound on layers * n^2 summed over all runs of a view : see ``plan``
 PAIR_BUDGET = 2e7
 #: depth of the beta sweep, and its grid of beta
 RATE_DEPTH = 1.0

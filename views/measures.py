@@ -1,4 +1,6 @@
-"""From tokens to a measure: cached data and figure builders for pages/measures.py (CONSTRUCTIONS.md §8).
+"""From tokens to a measure: cached data and figure builders for pages/measures.py.
+
+What it computes: docs/constructions.md, section “From tokens to a measure: finite n, many heads”.
 
 Drawn with :mod:`ui.figures`; one drawing idea only this page has stays here: ``_paths`` (all token
 paths as one line with gaps, also where a path wraps around the circle).
@@ -11,7 +13,7 @@ import numpy as np
 
 from sim import measures as ms
 from ui.figures import COLORS, cached_figure, figure, heatmap, line, markers, thin, vline
-from ui.page import cached, sub_seed
+from ui.compute import cached, sub_seed
 
 N_REF = 1024                # tokens of the reference system
 BINS = 90                   # angle bins of the reference density (4° each)

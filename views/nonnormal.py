@@ -1,4 +1,7 @@
-"""Non-normal growth: cached data and figure builders for pages/nonnormal.py (CONSTRUCTIONS.md §4)."""
+"""Non-normal growth: cached data and figure builders for pages/nonnormal.py.
+
+What it computes: docs/constructions.md, section “Non-normal transient growth”.
+"""
 from __future__ import annotations
 
 import math
@@ -10,7 +13,7 @@ import plotly.graph_objects as go
 from sim import nonnormal as nn
 from ui.figures import (COLORS, SEQUENCE, Frozen, animation, cached_figure, exact_line, figure, hline, line, point,
                         sim_line, sim_markers, thin)
-from ui.page import cached
+from ui.compute import cached
 
 FINE = 400                  # points on each exact curve in s
 N_DIRS = 6                  # unit initial vectors x0 at angles k*pi/N_DIRS
@@ -123,7 +126,7 @@ _VIRIDIS = [list(c) for c in go.Contour(colorscale="Viridis").colorscale]
 
 def _ellipse_figure(d: dict, t, lang_s: str) -> Frozen:
     # One figure(...) call with the whole layout and plain trace dicts: update_layout validated the
-    # 61 slider steps of the animation (~15 ms per rebuild), and go.Scatter each trace.
+    # 61 slider steps of the animation on every rebuild, and go.Scatter each trace.
     lim = 1.08 * max(d["peak"], float(np.abs(d["ellipse"]).max()), 1.0)
     th = np.linspace(0.0, 2 * np.pi, CIRCLE)
     colors = [SEQUENCE[k % len(SEQUENCE)] for k in range(N_DIRS)] * 2
@@ -134,7 +137,7 @@ def _ellipse_figure(d: dict, t, lang_s: str) -> Frozen:
              dict(mode="lines", line=dict(color=COLORS["bound"], width=3)))
 
     def moving(k):
-        """Plain dicts (no per-frame validation): 61 validated frames would cost ~0.3 s per rerun."""
+        """Plain dicts (no per-frame validation): validating 61 frames would be paid on every rerun."""
         # float32 on the wire: half the bytes of the 61 frames, ~1e-7 relative (far below a pixel)
         e, p, a = d["ellipse"][k].astype(np.float32), d["pts"][k].astype(np.float32), d["axis"][k]
         return [dict(type="scatter", x=e[:, 0], y=e[:, 1]), dict(type="scatter", x=p[:, 0], y=p[:, 1]),

@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "Coordinates, metrics and limits" (issue 16; see ``views/predict.py``).
+"""Predict, then reveal on the page "Coordinates, metrics and limits" (steps: see ``ui/predict.py``).
 
 Every answer is computed by ``sim.coordinates`` for the current parameters: the closed-form flows
 at the end of the training window, the Lévy area of the loop, and the limit exp(π[B, A]) y₀.
@@ -10,9 +10,11 @@ import math
 import numpy as np
 
 from sim import coordinates as co
+from ui.figures import params_of
 from ui.predict import Step, fmt
+from views import coordinates as V
 
-METRIC = ("a0", "b0", "y", "horizon", "dt")
+METRIC = params_of(V.theta_figure)   # ("a0", "b0", "y", "horizon", "dt")
 LIMIT_GAP = 1e-9        # |exp(π[B, A]) y₀ − y₀| below this: the loop's limit is y₀ itself
 
 
@@ -42,17 +44,9 @@ def area(v: dict) -> float:
 
 def endpoint(v: dict) -> str:
     """Where y_n(2π) goes as n grows: back to y₀ ("start") or to exp(π[B, A]) y₀ ≠ y₀ ("elsewhere")."""
-    from views.coordinates import PAIRS, Y0
-    A, B = PAIRS[v["pair"]]
-    gap = float(np.linalg.norm(co.area_limit(A, B, Y0) - Y0))
-    return "start" if gap <= LIMIT_GAP * max(1.0, float(np.linalg.norm(Y0))) else "elsewhere"
-
-
-def _fig(name: str, keys: tuple[str, ...]):
-    def reveal(t, v):
-        from views import coordinates as page
-        return getattr(page, name)(t, *(v[k] for k in keys))
-    return reveal
+    A, B = V.PAIRS[v["pair"]]
+    gap = float(np.linalg.norm(co.area_limit(A, B, V.Y0) - V.Y0))
+    return "start" if gap <= LIMIT_GAP * max(1.0, float(np.linalg.norm(V.Y0))) else "elsewhere"
 
 
 def _texts(v: dict) -> dict:
@@ -61,20 +55,19 @@ def _texts(v: dict) -> dict:
 
 
 def _limit_metrics(v: dict) -> list:
-    from views.coordinates import PAIRS, Y0
-    A, B = PAIRS[v["pair"]]
-    lim = co.area_limit(A, B, Y0)
+    A, B = V.PAIRS[v["pair"]]
+    lim = co.area_limit(A, B, V.Y0)
     return [("limit", "(" + ", ".join(fmt(float(x), 4) for x in lim) + ")"),
-            ("gap", fmt(float(np.linalg.norm(lim - Y0)), 3))]
+            ("gap", fmt(float(np.linalg.norm(lim - V.Y0)), 3))]
 
 
 STEPS = (
-    Step("pullback_end", METRIC, pullback_end, rtol=0.05, atol=0.02, reveal=_fig("theta_figure", METRIC),
+    Step("pullback_end", METRIC, pullback_end, rtol=0.05, atol=0.02, reveal=V.theta_figure,
          texts=_texts, metrics=lambda v: [("euclidean", fmt(euclidean_end(v)))]),
-    Step("a_end", METRIC, a_end, rtol=0.1, atol=0.02, reveal=_fig("ab_figure", METRIC), texts=_texts,
+    Step("a_end", METRIC, a_end, rtol=0.1, atol=0.02, reveal=V.ab_figure, texts=_texts,
          metrics=lambda v: [("b_end", fmt(float(co.ab_flow(v["a0"], v["b0"], v["y"], [t_end(v)])[0, 1])))]),
-    Step("area", ("n",), area, rtol=0.02, reveal=_fig("area_figure", ("n", "pair")), texts=_texts,
+    Step("area", ("n",), area, rtol=0.02, reveal=V.area_figure, texts=_texts,
          metrics=lambda v: [("radius", fmt(1.0 / math.sqrt(v["n"]), 3))]),
     Step("endpoint", ("pair",), endpoint, kind="choice", choices=("start", "elsewhere"),
-         reveal=_fig("endpoint_figure", ("n", "pair")), metrics=_limit_metrics),
+         reveal=V.endpoint_figure, metrics=_limit_metrics),
 )

@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "Low temperature" (issue 16; see ``views/predict.py``).
+"""Predict, then reveal on the page "Low temperature" (steps: see ``ui/predict.py``).
 
 The answers come from ``sim.low_temperature`` for the current parameters: the top eigenspace of
 S = VBᵀ (where the projection Π sends the tokens), the exact W₂ between the simulated start and
@@ -11,17 +11,18 @@ import math
 import numpy as np
 
 from sim import low_temperature as lt
+from ui.figures import params_of
 from ui.predict import Step, fmt
+from views import low_temperature as V
 
-KEY = ("model", "gap", "log10_beta", "n", "seeds", "T", "dt")
+KEY = params_of(V.scene_figure)   # ("model", "gap", "log10_beta", "n", "seeds", "T", "dt")
 TARGETS = ("poles_e1", "poles_e2", "poles_e3", "circle_z3")   # the choices offered
 
 
 def target(v: dict) -> str:
     """Where Π sends the tokens: ±e_j when the top eigenspace of S is the axis e_j, the great
     circle z_j = 0 when it is the plane orthogonal to e_j."""
-    from views.low_temperature import matrices
-    Q1, _ = lt.dominant_basis(lt.check_pair(*matrices(v["model"], v["gap"])))
+    Q1, _ = lt.dominant_basis(lt.check_pair(*V.matrices(v["model"], v["gap"])))
     P = Q1 @ Q1.T                                    # projector onto the top eigenspace
     diag = np.diag(P)
     if Q1.shape[1] == 1 and np.max(diag) > 1 - 1e-9:
@@ -36,8 +37,7 @@ def target(v: dict) -> str:
 
 
 def _data(v: dict) -> dict:
-    from views.low_temperature import lowtemp_data
-    return lowtemp_data(*(v[k] for k in KEY))
+    return V.lowtemp_data(*(v[k] for k in KEY))
 
 
 def w2_start(v: dict) -> float:
@@ -50,21 +50,14 @@ def log_beta(v: dict) -> float:
     return math.log(float(_data(v)["betas"][-1]))
 
 
-def _fig(name: str):
-    def reveal(t, v):
-        from views import low_temperature as page
-        return getattr(page, name)(t, *(v[k] for k in KEY))
-    return reveal
-
-
 def _texts(v: dict) -> dict:
     return {"beta": f"{10.0 ** v['log10_beta']:.4g}", "n": v["n"], "seeds": v["seeds"]}
 
 
 STEPS = (
-    Step("target", ("model", "gap"), target, kind="choice", choices=TARGETS, reveal=_fig("scene_figure")),
-    Step("w2_start", ("model", "n", "seeds"), w2_start, rtol=0.15, reveal=_fig("w2_figure"), texts=_texts,
+    Step("target", ("model", "gap"), target, kind="choice", choices=TARGETS, reveal=V.scene_figure),
+    Step("w2_start", ("model", "n", "seeds"), w2_start, rtol=0.15, reveal=V.w2_figure, texts=_texts,
          metrics=lambda v: [("end", fmt(float(_data(v)["w2"][-1, :, -1].mean()), 3))]),
-    Step("log_beta", ("log10_beta",), log_beta, rtol=0.1, reveal=_fig("dist_figure"), texts=_texts,
+    Step("log_beta", ("log10_beta",), log_beta, rtol=0.1, reveal=V.dist_figure, texts=_texts,
          metrics=lambda v: [("log10", fmt(v["log10_beta"], 3))]),
 )

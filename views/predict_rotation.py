@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "Rotation without equilibrium" (issue 16; see ``views/predict.py``).
+"""Predict, then reveal on the page "Rotation without equilibrium" (steps: see ``ui/predict.py``).
 
 The answers come from ``sim.rotation`` for the current parameters: the exact stationary area rate
 of the Ornstein–Uhlenbeck model, and the curl of the feed-forward field on the page's grid.
@@ -8,46 +8,36 @@ from __future__ import annotations
 import numpy as np
 
 from sim import rotation as ro
-from ui.predict import Step, fmt
+from ui.figures import params_of
+from ui.predict import Step
+from views import rotation as V
 
 OU = ("angle", "kappa", "noise_ratio")
-OKEY = ("angle", "kappa", "noise_ratio", "dt", "T", "seed")
-FFN = ("blend", "seed")
+FFN = params_of(V.ffn_figure)   # ("blend", "seed")
 ZERO = 1e-9     # a rate or curl below this (relative to the model's own scale) is rounding, not rotation
 
 
 def rate(v: dict) -> float:
     """Exact stationary mean rate of Lévy area, ½((HΣ)₁₂ − (HΣ)₂₁)."""
-    from views.rotation import example
-    return ro.area_rate(*example(*(v[k] for k in OU)))
+    return ro.area_rate(*V.example(*(v[k] for k in OU)))
 
 
 def current(v: dict) -> str:
     """"rotates" when the stationary current is non-zero (H and D do not commute), else "balanced"."""
-    from views.rotation import example
-    H, D = example(*(v[k] for k in OU))
+    H, D = V.example(*(v[k] for k in OU))
     scale = float(np.abs(H).max() * np.abs(D).max())
     return "rotates" if abs(ro.area_rate(H, D)) > ZERO * scale else "balanced"
 
 
 def max_curl(v: dict) -> float:
-    from views.rotation import ffn_data
-    return ffn_data(*(v[k] for k in FFN))["max_curl"]
+    return V.ffn_data(*(v[k] for k in FFN))["max_curl"]
 
 
 def curl(v: dict) -> str:
     """"gradient" when the FFN field has no curl anywhere on the page's grid, else "curl"."""
-    from views.rotation import ffn_weights
-    W_in, W_out = ffn_weights(*(v[k] for k in FFN))
+    W_in, W_out = V.ffn_weights(*(v[k] for k in FFN))
     scale = float(np.abs(W_in).max() * np.abs(W_out).max())
     return "curl" if max_curl(v) > ZERO * scale * W_in.shape[0] else "gradient"
-
-
-def _fig(name: str, keys: tuple[str, ...]):
-    def reveal(t, v):
-        from views import rotation as page
-        return getattr(page, name)(t, *(v[k] for k in keys))
-    return reveal
 
 
 def _texts(v: dict) -> dict:
@@ -56,15 +46,14 @@ def _texts(v: dict) -> dict:
 
 
 def _mc(v: dict) -> list:
-    from views.rotation import ou_data
-    rate_mc, se = ou_data(*(v[k] for k in OKEY))["mc"]
+    rate_mc, se = V.ou_data(*(v[k] for k in params_of(V.cloud_figure)))["mc"]
     return [("mc", f"{rate_mc:.4f} ± {se:.4f}")]
 
 
 STEPS = (
     Step("current", OU, current, kind="choice", choices=("rotates", "balanced"),
-         reveal=_fig("cloud_figure", OKEY), texts=_texts),
-    Step("rate", OU, rate, rtol=0.1, atol=0.005, reveal=_fig("area_figure", OKEY), texts=_texts, metrics=_mc),
-    Step("curl", FFN, curl, kind="choice", choices=("gradient", "curl"), reveal=_fig("ffn_figure", FFN),
+         reveal=V.cloud_figure, texts=_texts),
+    Step("rate", OU, rate, rtol=0.1, atol=0.005, reveal=V.area_figure, texts=_texts, metrics=_mc),
+    Step("curl", FFN, curl, kind="choice", choices=("gradient", "curl"), reveal=V.ffn_figure,
          texts=_texts, metrics=lambda v: [("max_curl", f"{max_curl(v):.3e}")]),
 )

@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "Width: lazy training" (issue 16; see ``views/predict.py``).
+"""Predict, then reveal on the page "Width: lazy training" (steps: see ``ui/predict.py``).
 
 The answers are read from the page's own cached adapters (``views.width``), which call
 ``sim.width``: the sweep over widths (fitted log–log slopes) and the kernel ``K(0)`` of the run.
@@ -10,15 +10,16 @@ import math
 import numpy as np
 
 from sim import width as W
+from ui.figures import params_of
 from ui.predict import Step, fmt
+from views import width as V
 
-SWEEP = ("start", "T", "data", "seed")           # what the sweep over widths depends on
-RUN = ("N", "start", "T", "dt", "data", "seed")  # what one run at width N depends on
+SWEEP = params_of(V.motion_figure)   # what the sweep over widths depends on: start, T, data, seed
+RUN = params_of(V.eigen_figure)      # what one run at width N depends on: N, start, T, dt, data, seed
 
 
 def _sweep(v: dict) -> dict:
-    from views.width import sweep_data
-    return sweep_data(*(v[k] for k in SWEEP))
+    return V.sweep_data(*(v[k] for k in SWEEP))
 
 
 def _slope(v: dict, key: str) -> float:
@@ -40,20 +41,12 @@ def kernel_slope(v: dict) -> float:
 
 def eig0(v: dict) -> np.ndarray:
     """Eigenvalues of the kernel K(0) of the run at width N (largest first)."""
-    from views.width import run_data
-    return run_data(v["N"], "lazy", *(v[k] for k in RUN[1:]))["eig0"]
+    return V.run_data(v["N"], "lazy", *(v[k] for k in RUN[1:]))["eig0"]
 
 
 def learned(v: dict) -> float:
     """Number of eigenvalues of K(0) at or above 1/T: directions mostly learned by time T."""
     return float(np.sum(eig0(v) >= 1.0 / v["T"]))
-
-
-def _fig(name: str, keys: tuple[str, ...]):
-    def reveal(t, v):
-        from views import width as page
-        return getattr(page, name)(t, *(v[k] for k in keys))
-    return reveal
 
 
 def _texts(v: dict) -> dict:
@@ -62,12 +55,12 @@ def _texts(v: dict) -> dict:
 
 
 STEPS = (
-    Step("param_slope", SWEEP, param_slope, rtol=0.0, atol=0.15, digits=3, reveal=_fig("motion_figure", SWEEP),
+    Step("param_slope", SWEEP, param_slope, rtol=0.0, atol=0.15, digits=3, reveal=V.motion_figure,
          texts=_texts,
          metrics=lambda v: [("mf", fmt(_slope(v, "mean_field_param"), 3))]),
     Step("kernel_slope", SWEEP, kernel_slope, rtol=0.0, atol=0.2, digits=3,
-         reveal=_fig("kernel_figure", SWEEP), texts=_texts),
-    Step("learned", RUN, learned, rtol=0.0, atol=0.5, digits=3, reveal=_fig("eigen_figure", RUN),
+         reveal=V.kernel_figure, texts=_texts),
+    Step("learned", RUN, learned, rtol=0.0, atol=0.5, digits=3, reveal=V.eigen_figure,
          texts=_texts,
          metrics=lambda v: [("lam1", fmt(float(eig0(v)[0]), 3)), ("inv_T", fmt(1.0 / v["T"], 3))]),
 )

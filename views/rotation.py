@@ -7,7 +7,7 @@ import numpy as np
 
 from sim import rotation as ro
 from ui.figures import COLORS, cached_figure, equal_axes, figure, heatmap, line, markers, tall_legend, thin
-from ui.page import cached
+from ui.compute import cached
 
 CLOUD = 1500             # points of the path drawn as the cloud
 AREA_MARKERS = 120       # markers per accumulated-area curve

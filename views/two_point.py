@@ -1,4 +1,7 @@
-"""Two points: cached data and figure builders for pages/two_point.py (CONSTRUCTIONS.md §1)."""
+"""Two points: cached data and figure builders for pages/two_point.py.
+
+What it computes: docs/constructions.md, section “Two points: SA versus USA (normalised vs unnormalised attention)”.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +9,7 @@ import numpy as np
 from sim import two_point as tp
 from sim.attention import simulate
 from ui.figures import COLORS, cached_figure, exact_line, figure, sim_markers, thin
-from ui.page import cached
+from ui.compute import cached
 
 MAX_RECORDS = 150       # markers per curve (the kernel records every k-th layer)
 FINE = 400              # points on each exact curve

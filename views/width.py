@@ -14,7 +14,7 @@ import numpy as np
 from sim import width as W
 from ui.figures import (COLORS, SEQUENCE, band, cached_figure, exact_line, figure, line, markers, sim_markers,
                         tall_legend)
-from ui.page import cached
+from ui.compute import cached
 
 RECORD = 41                                   # recorded training times per run (markers)
 PAGE_WORK = 600_000                           # steps * N * M of one run on the page at most

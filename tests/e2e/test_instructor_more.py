@@ -135,7 +135,7 @@ def upload(pg, name: str, text: str) -> None:
 
 INVALID = [  # (uploaded file name, how the text is broken, what the message must say)
     ("broken.toml", lambda s: s + "\n[two_point.params.beta\n", ["broken.toml: not valid TOML"]),
-    ("min_above_max.toml", lambda s: s.replace("max = 10.0", "max = 0.05", 1),
+    ("min_above_max.toml", lambda s: s + "\n[two_point.params.beta]\nmax = 0.05\n",
      ["min_above_max.toml: [two_point.params.beta]", "min <= default <= max", "max=0.05"]),
     ("unknown_page.toml", lambda s: s + "\n[no_such_page.params.x]\nmin = 1\n",
      ["unknown_page.toml: [no_such_page] is not a page"]),
@@ -169,7 +169,7 @@ def test_import_refuses_invalid_files_and_applies_a_valid_one(teacher_lang, stud
     interact(student)
     assert beta_max(student) == 10.0, "a refused file reached a student"
 
-    good = pristine.replace("max = 10.0", "max = 6.0", 1).replace("default = 1.0", "default = 2.0", 1)
+    good = pristine + "\n[two_point.params.beta]\nmax = 6.0\ndefault = 2.0\n"
     upload(pg, "course.toml", good)
     see(pg, t("editor.import_ok"), MAIN)
     assert params.read_bytes() == before, "the upload alone changed the file"

@@ -1,4 +1,4 @@
-"""Predict, then reveal in a browser (issue 16): on the coordinates page, in English and Chinese,
+"""Predict, then reveal in a browser: on the coordinates page, in English and Chinese,
 a student opens the steps, types a guess, sees the verdict, and only then the step's figure."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from sim import coordinates as co
 from tests.e2e.browser import WAIT_MS, goto, wait_ready
 from ui.i18n import Text
 from ui.predict import fmt, judge
-from views.predict import STEPS
+from views.predict_coordinates import STEPS
 
 Q = {"en": dict(a0=0.3, b0=0.3, y=2.0, horizon=3.0, dt=0.05),
      "zh": dict(a0=0.5, b0=-0.2, y=-1.0, horizon=2.0, dt=0.1)}
@@ -25,7 +25,7 @@ def _truth(q):
 
 def _expected(p, x, y):
     """The verdict the page must give for the guess x (the true value y), and whether it is right."""
-    step = next(s for s in STEPS["coordinates"] if s.id == STEP)
+    step = next(s for s in STEPS if s.id == STEP)
     r = judge(step, x, y)
     msg = p("ui.right_number" if r["ok"] else "ui.wrong_number", said=fmt(x, 6), truth=fmt(y, step.digits),
             unit="", off=p("ui.off_rel", err=f"{100 * r['rel']:.3g}"), tol=p("ui.tol_rel", tol=f"{100 * step.rtol:g}"))

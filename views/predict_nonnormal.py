@@ -1,0 +1,34 @@
+"""Predict, then reveal on the page "Non-normal transient growth" (steps: see ``ui/predict.py``).
+
+The answers come from ``sim.nonnormal``: the peak of ‖e^{sA}‖ and the regime of the Euler step.
+"""
+from __future__ import annotations
+
+import math
+
+from sim import nonnormal as nn
+from ui.predict import Step, fmt
+from views import nonnormal as V
+
+
+def nn_when(v: dict) -> float:
+    return nn.peak(v["M"])[0]
+
+
+def nn_peak(v: dict) -> float:
+    return nn.peak(v["M"])[1]
+
+
+def nn_regime(v: dict) -> str:
+    return nn.euler_regime(V.A_SCALAR, v["delta"])
+
+
+STEPS = (
+    Step("when", ("M",), nn_when, rtol=0.0, atol=0.1, texts=lambda v: {"M_s": f"{v['M']:g}"},
+         metrics=lambda v: [("s_star", fmt(nn_when(v)))]),
+    Step("peak", ("M",), nn_peak, rtol=0.1, reveal=V.response_figure,
+         metrics=lambda v: [("m_over_e", fmt(abs(v["M"]) / math.e))]),
+    Step("regime", ("delta",), nn_regime, kind="choice",
+         choices=("monotone", "zero", "alternating", "neutral", "divergent"), reveal=V.euler_scalar_figure,
+         texts=lambda v: {"delta_s": f"{v['delta']:g}"}),
+)
