@@ -12,8 +12,11 @@ from sim import hemisphere as hs
 
 # --------------------------------------------------------------------------- float32 exp
 def test_float32_exp_error_pinned():
-    """Measured: at most 3 ulp from np.exp(float32) (which is itself up to 2.4 ulp from the true
-    value) and at most 1.08 ulp from the correctly rounded exp, on [-87, 88.3]."""
+    """At most 3 ulp from np.exp(float32) (which is itself up to 2.4 ulp from the true value) and
+    at most 1.5 ulp from the correctly rounded exp, on [-87, 88.3]. Measured: 1.06 ulp where the
+    kernel compiles with FMA (AVX2, AVX-512), 1.30 without it (NUMBA_CPU_NAME=x86-64
+    NUMBA_CPU_FEATURES=""): a fused multiply-add rounds once where a multiply and an add round twice
+    in each Horner step, so the bound must hold for both code paths, not for one machine's."""
     x = np.concatenate([np.linspace(-87.0, 88.3, 1_000_001, dtype=np.float32),
                         np.random.default_rng(3).uniform(-40.0, 0.0, 500_000).astype(np.float32)])
     y = att.fast_exp_float32(x)
@@ -22,7 +25,7 @@ def test_float32_exp_error_pinned():
     assert np.max(np.abs(y.astype(np.float64) - ref32) / np.spacing(ref32)) <= 3.0
     exact = np.exp(x.astype(np.float64))
     ulp_exact = np.abs(y - exact) / np.spacing(exact.astype(np.float32)).astype(np.float64)
-    assert ulp_exact.max() <= 1.1
+    assert ulp_exact.max() <= 1.5
     assert np.mean(ulp_exact) < 0.5
     edge = att.fast_exp_float32(np.array([0.0, -87.5, -1e30, 88.5, -87.0], np.float32))
     assert edge[0] == 1.0 and edge[1] == 0.0 and edge[2] == 0.0 and np.isinf(edge[3])
