@@ -128,10 +128,10 @@ def test_mouse_drag_settles_where_released(stem, server, page):
     before = page.evaluate(DRAWN_JS)
     page.evaluate(RECORD_JS, p.name)
     thumb = page.locator(f'.st-key-{p.name} [data-testid="stSliderThumbValue"]').locator("..").first
+    thumb.scroll_into_view_if_needed()
     box, track = thumb.bounding_box(), thumb.locator("..").bounding_box()
     # the thumb's centre line, at the track's height (the value label floats above the thumb)
     x0, y = box["x"] + box["width"] / 2, track["y"] + track["height"] / 2
-    print(f"thumb {box}, track {track}")
     x1 = track["x"] + track["width"] * (target - p.min) / (p.max - p.min)
     page.mouse.move(x0, y)
     page.mouse.down()
