@@ -274,6 +274,12 @@ def _sanitize(p: Param, v):
     return p.clamp(v) if p.kind in ("float", "int") else v
 
 
+def _keep(state, key: str, v) -> None:
+    """``state[key] = v`` unless it already holds exactly that (same value, same type)."""
+    if key not in state or type(state[key]) is not type(v) or state[key] != v:
+        state[key] = v
+
+
 def _widget(p: Param, t: Text) -> None:
     label = t(f"params.{p.name}.label")
     help_ = t(f"params.{p.name}.help") if t.has(f"params.{p.name}.help") else None
@@ -308,11 +314,14 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
         for name, v in _init_values(res, t, notices).items():
             state[name] = v
     else:
+        # Only what must change is written: a widget key written here goes back to the browser as
+        # the widget's value, and a run that finishes late (a value the student has already moved
+        # past) would move the slider back under their hand (issue 35).
         for name, p in res.params.items():
-            state[name] = _sanitize(p, state[name]) if name in state else p.default
+            _keep(state, name, _sanitize(p, state[name]) if name in state else p.default)
         pid = state.get("preset", "")
         if pid not in res.presets or any(state.get(k) != v for k, v in preset_view(res, pid).items()):
-            state["preset"] = ""  # no preset, or the values were changed since it was applied
+            _keep(state, "preset", "")  # no preset, or the values were changed since it was applied
 
     if header:
         st.title(t("title"))
