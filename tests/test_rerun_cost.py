@@ -1,5 +1,5 @@
 """The performance architecture, guarded: every chart a page shows is a shared Frozen figure, and a
-rerun at the same state builds no figure at all (README, *Performance*)."""
+rerun at the same state builds no figure at all (docs/performance.md)."""
 from __future__ import annotations
 
 import pytest

@@ -3,10 +3,10 @@ slider to a value nobody used before, so every datum and figure that depends on 
 afresh. The CPU seconds (``time.process_time``: this process, all threads — the page script, Numba,
 AppTest's own bookkeeping) of that one rerun must stay within the page's budget.
 
-The budgets are twice what was measured here (README, *Performance*: the table per page, and
+The budgets are twice what was measured here (docs/performance.md, *CPU per distinct rerun*: the table per page, and
 ``scripts/rerun_cpu.py`` for the same number on a real server): a page that gets twice as expensive
 per slider move fails. Most of a distinct rerun is the page's own simulation at the new value;
-see the README for what is left above the 40 ms the issue asked for. The measured numbers are
+see docs/performance.md for what is left above the 40 ms the issue asked for. The measured numbers are
 printed (``pytest -s``)."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import STEMS, app_test
 
-#: ms of CPU per distinct rerun: 2x the larger of two runs of this test (README table), rounded up to 10;
+#: ms of CPU per distinct rerun: 2x the larger of two runs of this test (docs/performance.md), rounded up to 10;
 #: two_point, measures, low_temperature, nonnormal and block lowered on 2026-12-01 (branch rerun2,
 #: two runs at load average ~6 on 2 cores: 200/126, 63/100, 124/145, 97/142, 72/104 ms)
 BUDGET_MS = {
