@@ -316,7 +316,7 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
     else:
         # Only what must change is written: a widget key written here goes back to the browser as
         # the widget's value, and a run that finishes late (a value the student has already moved
-        # past) would move the slider back under their hand (issue 35).
+        # past) would move the slider back under their hand.
         for name, p in res.params.items():
             _keep(state, name, _sanitize(p, state[name]) if name in state else p.default)
         pid = state.get("preset", "")
