@@ -179,7 +179,7 @@ KEYDOWN_JS = """() => {
 
 
 def browser_times(browser, url: str, stem: str, moves: int = MOVES) -> dict:
-    from tests.e2e import browser as b
+    from bench import browser as b
 
     res = b.resolved(stem)
     first = b.first_slider(list(res.params.values()))
@@ -277,8 +277,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"server {url} up in {srv.startup_s:.1f} s (incl. python -m sim.warm) {' '.join(extra)}")
     rows = []
     try:
-        # The first session after a start is special (see tests/e2e/conftest.first_visit).
-        from tests.e2e.conftest import first_visit
+        # The first session after a start is special (see bench.harness.first_visit).
+        from bench.harness import first_visit
 
         first_visit(url)
         if args.worst:
@@ -300,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_browser:
             from playwright.sync_api import sync_playwright
 
-            from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
+            from bench.browser import CHROMIUM, CHROMIUM_ARGS
 
             with sync_playwright() as p:
                 br = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
