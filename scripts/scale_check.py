@@ -631,6 +631,26 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
     return ok, line
 
 
+def run_check(name: str, body, procs: Procs, tmp: str, t_all: float) -> int:
+    """Run ``body() -> (ok, line)``, print its line (``<name>: FAIL …`` on an interrupt or an error,
+    with the processes' logs dumped), always stop every process and remove ``tmp``; the exit code.
+    Shared with scripts/scale_class.py."""
+    ok, line = False, f"{name}: FAIL (did not finish)"
+    try:
+        ok, line = body()
+    except KeyboardInterrupt:
+        line = f"{name}: FAIL interrupted"
+    except Exception as exc:  # noqa: BLE001 - report, clean up, fail
+        line = f"{name}: FAIL {type(exc).__name__}: {exc}"
+        dump_logs(tmp)
+    finally:
+        procs.stop_all()
+        shutil.rmtree(tmp, ignore_errors=True)
+        log(f"stopped {len(procs.items)} processes; total {time.perf_counter() - t_all:.0f} s")
+    print(line, flush=True)
+    return 0 if ok else 1
+
+
 def dump_logs(tmp: str) -> None:
     """After a failure: the last 1500 characters of every process log in ``tmp``."""
     for name in sorted(os.listdir(tmp)):
@@ -695,15 +715,13 @@ def main(argv: list[str] | None = None) -> int:
     procs = Procs()
     tmp = tempfile.mkdtemp(prefix="scale-check.")
     os.chmod(tmp, 0o755)
-    line = "scale-check: FAIL (did not finish)"
-    ok = False
 
     def on_signal(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_signal)
     t_all = time.perf_counter()
-    try:
+    def body() -> tuple[bool, str]:
         nginx = ensure_nginx()
         log(f"nginx with {os.path.relpath(args.nginx_conf, ROOT)}: "
             + ("upstream block as deployed, " + ", ".join(f"{r.name} -> {r.addr}" for r in replicas)
@@ -755,17 +773,9 @@ def main(argv: list[str] | None = None) -> int:
         if errs:
             ok = False
             line = line.replace("PASS", "FAIL") + f" nginx_errors={len(errs)}"
-    except KeyboardInterrupt:
-        line = "scale-check: FAIL interrupted"
-    except Exception as exc:  # noqa: BLE001 - report, clean up, fail
-        line = f"scale-check: FAIL {type(exc).__name__}: {exc}"
-        dump_logs(tmp)
-    finally:
-        procs.stop_all()
-        shutil.rmtree(tmp, ignore_errors=True)
-        log(f"stopped {len(procs.items)} processes; total {time.perf_counter() - t_all:.0f} s")
-    print(line, flush=True)
-    return 0 if ok else 1
+        return ok, line
+
+    return run_check("scale-check", body, procs, tmp, t_all)
 
 
 if __name__ == "__main__":

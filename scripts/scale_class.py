@@ -48,7 +48,7 @@ from bench.wsclient import SessionError, percentile  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from scale_check import (  # noqa: E402
     HOST, SERVE_FLAGS, Procs, Replica, _ADDR_NAME, can_unshare, deploy_replicas, dump_logs, ensure_nginx, nginx_argv,
-    port_free, render_nginx, replica_of, wait_healthy,
+    port_free, render_nginx, replica_of, run_check, wait_healthy,
 )
 from ui import class_store as cs  # noqa: E402
 from ui.classroom import POLL_S  # noqa: E402
@@ -303,14 +303,13 @@ def main(argv: list[str] | None = None) -> int:
     procs = Procs()
     tmp = tempfile.mkdtemp(prefix="scale-class.")
     os.chmod(tmp, 0o755)
-    line, ok = "scale-class: FAIL (did not finish)", False
     t_all = time.perf_counter()
 
     def on_signal(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_signal)
-    try:
+    def body() -> tuple[bool, str]:
         nginx = ensure_nginx()
         sock = os.path.join(tmp, "redis.sock")
         procs.start("redis", [redis_exe, "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
@@ -352,17 +351,9 @@ def main(argv: list[str] | None = None) -> int:
             f"({time.perf_counter() - t_all:.0f} s); load {load()}")
         store = cs.RedisStore(f"unix://{sock}")
         ok, line = asyncio.run(scenario(args, f"http://{HOST}:{args.nginx_port}", replicas, key, store))
-    except KeyboardInterrupt:
-        line = "scale-class: FAIL interrupted"
-    except Exception as exc:  # noqa: BLE001 - report, clean up, fail
-        line = f"scale-class: FAIL {type(exc).__name__}: {exc}"
-        dump_logs(tmp)
-    finally:
-        procs.stop_all()
-        shutil.rmtree(tmp, ignore_errors=True)
-        log(f"stopped {len(procs.items)} processes; total {time.perf_counter() - t_all:.0f} s")
-    print(line, flush=True)
-    return 0 if ok else 1
+        return ok, line
+
+    return run_check("scale-class", body, procs, tmp, t_all)
 
 
 if __name__ == "__main__":
