@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench._timing import save_json  # noqa: E402
 from bench.classroom import cpu_s, free_port, serve_flags, wait_healthy  # noqa: E402
 from bench.wsclient import StreamlitSession, percentile, widget_key  # noqa: E402
 
@@ -183,9 +184,7 @@ def main(argv: list[str] | None = None) -> int:
             r = out[name]
             print(f"{name:6s} reruns={r['reruns']} p50={r['p50_s']}s p95={r['p95_s']}s max={r['max_s']}s "
                   f"errors={r['errors']} server_cpu={r['server_cpu_s']}s load_avg={r['load_avg']}")
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=2))
-    return 0
+    return save_json(args.json, out, indent=2)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench._timing import save_json  # noqa: E402
 from bench.classroom import Server, _quiet_streamlit, cpu_s, url_path  # noqa: E402
 from bench.wsclient import StreamlitSession  # noqa: E402
 
@@ -292,9 +293,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{'':<18}notice {a}")
                 for pr in w["problems"][:4]:
                     print(f"{'':<18}PROBLEM {pr[:200]}")
-            if args.json:
-                args.json.write_text(json.dumps(rows, indent=1, default=float))
-            return 0
+            return save_json(args.json, rows)
         for stem in stems:
             rows.append(asyncio.run(server_times(url, stem, pid=srv.pid if srv else args.pid)))
         if not args.no_browser:
@@ -317,9 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         for pr in r.get("problems", [])[:3]:
             print(f"  {r['page']}: {pr[:200]}")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1, default=float))
-    return 0
+    return save_json(args.json, rows)
 
 
 if __name__ == "__main__":
