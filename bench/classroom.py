@@ -101,10 +101,12 @@ class ServerExited(RuntimeError):
     """The server process ended before it became healthy."""
 
 
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120.0, poll: float = 0.2) -> None:
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120.0, poll: float = 0.2,
+                 kill: bool = True) -> None:
     """Return once ``url/_stcore/health`` answers 200. Raises :class:`ServerExited` when ``proc``
-    ends first; after ``timeout`` seconds kills ``proc`` and raises RuntimeError. Shared by
-    :class:`Server`, ``bench/heavy_jobs.py`` and ``tests/test_security_serve.py``."""
+    ends first; after ``timeout`` seconds kills ``proc`` (unless ``kill`` is False: the caller stops
+    it) and raises RuntimeError. Shared by :class:`Server`, ``bench/heavy_jobs.py``,
+    ``scripts/scale_check.py`` and ``tests/test_security_serve.py``."""
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
         if proc.poll() is not None:
@@ -115,8 +117,9 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120.0, poll:
                     return
         except OSError:
             time.sleep(poll)
-    proc.kill()
-    proc.wait(10)
+    if kill:
+        proc.kill()
+        proc.wait(10)
     raise RuntimeError(f"server on {url} did not become healthy in {timeout:g} s")
 
 

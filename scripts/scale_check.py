@@ -58,7 +58,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +65,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from bench.classroom import wait_healthy as _wait_healthy  # noqa: E402
 from bench.wsclient import SessionError, StreamlitSession, http_get, percentile  # noqa: E402
 
 HOST = "127.0.0.1"
@@ -133,18 +133,29 @@ def port_free(port: int, host: str = HOST) -> bool:
 
 
 def wait_healthy(port: int, proc: subprocess.Popen, timeout: float, host: str = HOST) -> float:
+    """Seconds until ``host:port`` is healthy (bench.classroom.wait_healthy; Procs stops ``proc``)."""
     t0 = time.perf_counter()
-    while time.perf_counter() - t0 < timeout:
-        if proc.poll() is not None:
-            raise RuntimeError(f"process on port {port} exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"http://{host}:{port}/_stcore/health", timeout=1) as r:
-                if r.status == 200:
-                    return time.perf_counter() - t0
-        except Exception:  # noqa: BLE001 - not up yet
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"port {port} not healthy within {timeout:.0f} s")
+    _wait_healthy(f"http://{host}:{port}", proc, timeout, kill=False)
+    return time.perf_counter() - t0
+
+
+def prepare_run(name: str, nginx_port: int, replicas) -> tuple[Procs, str] | None:
+    """Check that nginx's and the replicas' ports are free (else print why and return None); then
+    the run's :class:`Procs`, its temporary folder, and SIGTERM raising KeyboardInterrupt (so that
+    :func:`run_check` cleans up). Shared with scripts/scale_class.py."""
+    busy = [f"{h}:{p}" for h, p in [(HOST, nginx_port)] + [(r.host, r.port) for r in replicas]
+            if not port_free(p, h)]
+    if busy:
+        print(f"{name}: FAIL ports busy: {busy}", flush=True)
+        return None
+    tmp = tempfile.mkdtemp(prefix=f"{name}.")
+    os.chmod(tmp, 0o755)
+
+    def on_signal(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_signal)
+    return Procs(), tmp
 
 
 def rss_mb(pid: int) -> float:
@@ -706,20 +717,10 @@ def main(argv: list[str] | None = None) -> int:
         replicas = [Replica(f"{HOST}:{args.first_port + i}", HOST, args.first_port + i)
                     for i in range(len(servers))]
     _ADDR_NAME.update({r.addr: r.name for r in replicas})
-    busy = [f"{h}:{p}" for h, p in [(HOST, args.nginx_port)] + [(r.host, r.port) for r in replicas]
-            if not port_free(p, h)]
-    if busy:
-        print(f"scale-check: FAIL ports busy: {busy}", flush=True)
+    run = prepare_run("scale-check", args.nginx_port, replicas)
+    if run is None:
         return 1
-
-    procs = Procs()
-    tmp = tempfile.mkdtemp(prefix="scale-check.")
-    os.chmod(tmp, 0o755)
-
-    def on_signal(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, on_signal)
+    procs, tmp = run
     t_all = time.perf_counter()
     def body() -> tuple[bool, str]:
         nginx = ensure_nginx()

@@ -35,9 +35,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
@@ -48,7 +46,7 @@ from bench.wsclient import SessionError, percentile  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from scale_check import (  # noqa: E402
     HOST, SERVE_FLAGS, Procs, Replica, _ADDR_NAME, can_unshare, deploy_replicas, dump_logs, ensure_nginx, nginx_argv,
-    port_free, render_nginx, replica_of, run_check, wait_healthy,
+    prepare_run, render_nginx, replica_of, run_check, wait_healthy,
 )
 from ui import class_store as cs  # noqa: E402
 from ui.classroom import POLL_S  # noqa: E402
@@ -295,20 +293,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         replicas = [Replica(f"{HOST}:{args.first_port + i}", HOST, args.first_port + i) for i in range(len(servers))]
     _ADDR_NAME.update({r.addr: r.name for r in replicas})
-    busy = [f"{h}:{p}" for h, p in [(HOST, args.nginx_port)] + [(r.host, r.port) for r in replicas]
-            if not port_free(p, h)]
-    if busy:
-        print(f"scale-class: FAIL ports busy: {busy}", flush=True)
+    run = prepare_run("scale-class", args.nginx_port, replicas)
+    if run is None:
         return 1
-    procs = Procs()
-    tmp = tempfile.mkdtemp(prefix="scale-class.")
-    os.chmod(tmp, 0o755)
+    procs, tmp = run
     t_all = time.perf_counter()
-
-    def on_signal(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, on_signal)
     def body() -> tuple[bool, str]:
         nginx = ensure_nginx()
         sock = os.path.join(tmp, "redis.sock")
