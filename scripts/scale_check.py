@@ -139,6 +139,18 @@ def wait_healthy(port: int, proc: subprocess.Popen, timeout: float, host: str = 
     return time.perf_counter() - t0
 
 
+def make_replicas(servers: list[tuple[str, int]], verbatim: bool, first_host: int, first_port: int) -> list:
+    """The replicas for the deployed upstream ``servers`` ((name, port) pairs): each on its own
+    loopback address 127.0.0.<first_host + i> with its deployed port when ``verbatim`` (a private
+    /etc/hosts maps the names), else on HOST:<first_port + i>. Registers their names for the logs."""
+    if verbatim:
+        replicas = [Replica(name, f"127.0.0.{first_host + i}", port) for i, (name, port) in enumerate(servers)]
+    else:
+        replicas = [Replica(f"{HOST}:{first_port + i}", HOST, first_port + i) for i in range(len(servers))]
+    _ADDR_NAME.update({r.addr: r.name for r in replicas})
+    return replicas
+
+
 def prepare_run(name: str, nginx_port: int, replicas) -> tuple[Procs, str] | None:
     """Check that nginx's and the replicas' ports are free (else print why and return None); then
     the run's :class:`Procs`, its temporary folder, and SIGTERM raising KeyboardInterrupt (so that
@@ -710,18 +722,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scale-check: FAIL {exc}", flush=True)
         return 1
     verbatim = not args.rewrite_servers and can_unshare()
-    if verbatim:
-        # The deployed upstream block as-is: app1:8501 -> 127.0.0.11:8501, app2 -> .12, ...
-        replicas = [Replica(name, f"127.0.0.{11 + i}", port) for i, (name, port) in enumerate(servers)]
-    else:
-        replicas = [Replica(f"{HOST}:{args.first_port + i}", HOST, args.first_port + i)
-                    for i in range(len(servers))]
-    _ADDR_NAME.update({r.addr: r.name for r in replicas})
+    # verbatim: the deployed upstream block as-is: app1:8501 -> 127.0.0.11:8501, app2 -> .12, ...
+    replicas = make_replicas(servers, verbatim, 11, args.first_port)
     run = prepare_run("scale-check", args.nginx_port, replicas)
     if run is None:
         return 1
     procs, tmp = run
     t_all = time.perf_counter()
+
     def body() -> tuple[bool, str]:
         nginx = ensure_nginx()
         log(f"nginx with {os.path.relpath(args.nginx_conf, ROOT)}: "

@@ -45,8 +45,8 @@ from bench.classclient import Instructor, Student  # noqa: E402
 from bench.wsclient import SessionError, percentile  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from scale_check import (  # noqa: E402
-    HOST, SERVE_FLAGS, Procs, Replica, _ADDR_NAME, can_unshare, deploy_replicas, dump_logs, ensure_nginx, nginx_argv,
-    prepare_run, render_nginx, replica_of, run_check, wait_healthy,
+    HOST, SERVE_FLAGS, Procs, Replica, can_unshare, deploy_replicas, dump_logs, ensure_nginx, nginx_argv,
+    make_replicas, prepare_run, render_nginx, replica_of, run_check, wait_healthy,
 )
 from ui import class_store as cs  # noqa: E402
 from ui.classroom import POLL_S  # noqa: E402
@@ -288,16 +288,13 @@ def main(argv: list[str] | None = None) -> int:
         conf_text = fh.read()
     servers = deploy_replicas(conf_text, args.nginx_conf)
     verbatim = not args.rewrite_servers and can_unshare()
-    if verbatim:
-        replicas = [Replica(name, f"127.0.0.{args.first_host + i}", port) for i, (name, port) in enumerate(servers)]
-    else:
-        replicas = [Replica(f"{HOST}:{args.first_port + i}", HOST, args.first_port + i) for i in range(len(servers))]
-    _ADDR_NAME.update({r.addr: r.name for r in replicas})
+    replicas = make_replicas(servers, verbatim, args.first_host, args.first_port)
     run = prepare_run("scale-class", args.nginx_port, replicas)
     if run is None:
         return 1
     procs, tmp = run
     t_all = time.perf_counter()
+
     def body() -> tuple[bool, str]:
         nginx = ensure_nginx()
         sock = os.path.join(tmp, "redis.sock")
