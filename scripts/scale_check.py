@@ -151,11 +151,16 @@ def make_replicas(servers: list[tuple[str, int]], verbatim: bool, first_host: in
     return replicas
 
 
-def prepare_run(name: str, nginx_port: int, replicas) -> tuple[Procs, str] | None:
-    """Check that nginx's and the replicas' ports are free (else print why and return None); then
-    the run's :class:`Procs`, its temporary folder, and SIGTERM raising KeyboardInterrupt (so that
-    :func:`run_check` cleans up). Shared with scripts/scale_class.py."""
-    busy = [f"{h}:{p}" for h, p in [(HOST, nginx_port)] + [(r.host, r.port) for r in replicas]
+def prepare_run(name: str, args: argparse.Namespace, servers: list[tuple[str, int]], first_host: int):
+    """Everything a run needs before it starts processes: the replicas (:func:`make_replicas`;
+    verbatim when ``--rewrite-servers`` is not given and a private /etc/hosts is possible), a check
+    that nginx's and the replicas' ports are free (else it prints why and returns None), the run's
+    :class:`Procs`, its temporary folder, SIGTERM raising KeyboardInterrupt (so that :func:`run_check`
+    cleans up) and the start time: ``(replicas, verbatim, procs, tmp, t_all)``. Shared with
+    scripts/scale_class.py."""
+    verbatim = not args.rewrite_servers and can_unshare()
+    replicas = make_replicas(servers, verbatim, first_host, args.first_port)
+    busy = [f"{h}:{p}" for h, p in [(HOST, args.nginx_port)] + [(r.host, r.port) for r in replicas]
             if not port_free(p, h)]
     if busy:
         print(f"{name}: FAIL ports busy: {busy}", flush=True)
@@ -167,7 +172,7 @@ def prepare_run(name: str, nginx_port: int, replicas) -> tuple[Procs, str] | Non
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_signal)
-    return Procs(), tmp
+    return replicas, verbatim, Procs(), tmp, time.perf_counter()
 
 
 def rss_mb(pid: int) -> float:
@@ -721,14 +726,11 @@ def main(argv: list[str] | None = None) -> int:
     except RuntimeError as exc:
         print(f"scale-check: FAIL {exc}", flush=True)
         return 1
-    verbatim = not args.rewrite_servers and can_unshare()
     # verbatim: the deployed upstream block as-is: app1:8501 -> 127.0.0.11:8501, app2 -> .12, ...
-    replicas = make_replicas(servers, verbatim, 11, args.first_port)
-    run = prepare_run("scale-check", args.nginx_port, replicas)
+    run = prepare_run("scale-check", args, servers, first_host=11)
     if run is None:
         return 1
-    procs, tmp = run
-    t_all = time.perf_counter()
+    replicas, verbatim, procs, tmp, t_all = run
 
     def body() -> tuple[bool, str]:
         nginx = ensure_nginx()

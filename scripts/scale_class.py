@@ -45,8 +45,8 @@ from bench.classclient import Instructor, Student  # noqa: E402
 from bench.wsclient import SessionError, percentile  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from scale_check import (  # noqa: E402
-    HOST, SERVE_FLAGS, Procs, Replica, can_unshare, deploy_replicas, dump_logs, ensure_nginx, nginx_argv,
-    make_replicas, prepare_run, render_nginx, replica_of, run_check, wait_healthy,
+    HOST, SERVE_FLAGS, Procs, Replica, deploy_replicas, dump_logs, ensure_nginx, nginx_argv,
+    prepare_run, render_nginx, replica_of, run_check, wait_healthy,
 )
 from ui import class_store as cs  # noqa: E402
 from ui.classroom import POLL_S  # noqa: E402
@@ -287,13 +287,10 @@ def main(argv: list[str] | None = None) -> int:
     with open(args.nginx_conf, encoding="utf-8") as fh:
         conf_text = fh.read()
     servers = deploy_replicas(conf_text, args.nginx_conf)
-    verbatim = not args.rewrite_servers and can_unshare()
-    replicas = make_replicas(servers, verbatim, args.first_host, args.first_port)
-    run = prepare_run("scale-class", args.nginx_port, replicas)
+    run = prepare_run("scale-class", args, servers, args.first_host)
     if run is None:
         return 1
-    procs, tmp = run
-    t_all = time.perf_counter()
+    replicas, verbatim, procs, tmp, t_all = run
 
     def body() -> tuple[bool, str]:
         nginx = ensure_nginx()
