@@ -1,4 +1,4 @@
-"""The timing helper the benchmark scripts share (run them as ``python bench/<name>.py``)."""
+"""The timing and report helpers the benchmark scripts share (run them as ``python bench/<name>.py``)."""
 from __future__ import annotations
 
 import time
@@ -12,3 +12,14 @@ def best_time(fn, repeats: int):
         out = fn()
         best = min(best, time.perf_counter() - t0)
     return best, out
+
+
+def save_json(path, obj, indent: int = 1) -> int:
+    """Write ``obj`` as JSON to ``path`` (a ``--json`` option; nothing when it is None); returns 0,
+    the exit code of a report that was printed."""
+    if path is not None:
+        import json
+        from pathlib import Path
+
+        Path(path).write_text(json.dumps(obj, indent=indent, default=float))
+    return 0

@@ -97,6 +97,32 @@ def cpu_s(pid: int) -> float:
         return float("nan")
 
 
+class ServerExited(RuntimeError):
+    """The server process ended before it became healthy."""
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120.0, poll: float = 0.2,
+                 kill: bool = True) -> None:
+    """Return once ``url/_stcore/health`` answers 200. Raises :class:`ServerExited` when ``proc``
+    ends first; after ``timeout`` seconds kills ``proc`` (unless ``kill`` is False: the caller stops
+    it) and raises RuntimeError. Shared by :class:`Server`, ``bench/heavy_jobs.py``,
+    ``scripts/scale_check.py`` and ``tests/test_security_serve.py``."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if proc.poll() is not None:
+            raise ServerExited(f"server exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(poll)
+    if kill:
+        proc.kill()
+        proc.wait(10)
+    raise RuntimeError(f"server on {url} did not become healthy in {timeout:g} s")
+
+
 class Server:
     """``python -m ui.serve`` (``streamlit run app.py``) as ``make run`` starts it, on loopback; a context manager."""
 
@@ -131,19 +157,11 @@ class Server:
         return self
 
     def _wait_healthy(self, timeout: float) -> None:
-        t0 = time.perf_counter()
-        while time.perf_counter() - t0 < timeout:
-            if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode(errors="replace")[-2000:]
-                raise RuntimeError(f"server exited with {self.proc.returncode}: {err}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"server on {self.url} did not become healthy in {timeout:g} s")
+        try:
+            wait_healthy(self.url, self.proc, timeout)
+        except ServerExited as exc:
+            err = self.proc.stderr.read().decode(errors="replace")[-2000:]
+            raise ServerExited(f"{exc}: {err}") from None
 
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:

@@ -54,6 +54,15 @@ def best(fn, repeat=5):
     return min(ts), float(np.median(ts))
 
 
+def numba_and_ref(fn, *args, repeat: int = 3):
+    """``best`` of ``fn(*args, True)`` (the Numba kernel) and of ``fn(*args, False)`` (its NumPy reference)."""
+    return best(lambda: fn(*args, True), repeat), best(lambda: fn(*args, False), repeat)
+
+
+#: (depth L, width N, trials) of the residual-network tables
+RESIDUAL_SIZES = [(64, 32, 305), (32, 32, 256), (16, 128, 64), (256, 8, 500), (8, 512, 8)]
+
+
 def _fmt(t):
     return f"{t[0] * 1e3:7.1f}/{t[1] * 1e3:7.1f}"
 
@@ -92,9 +101,8 @@ def residual_table():
     print("\nResidual network: _residual_norms (draws included); ms CPU, min / median of 3")
     print(f"{'L':>5} {'N':>5} {'trials':>7} {'normals':>10} {'numba':>15} {'numpy ref':>15} {'ref/numba':>10} "
           f"{'ns/normal':>10}")
-    for L, N, T in [(64, 32, 305), (32, 32, 256), (16, 128, 64), (256, 8, 500), (8, 512, 8)]:
-        nb = best(lambda: ds._residual_norms(0.5, L, N, T, 1, True), 3)
-        rf = best(lambda: ds._residual_norms(0.5, L, N, T, 1, False), 3)
+    for L, N, T in RESIDUAL_SIZES:
+        nb, rf = numba_and_ref(ds._residual_norms, 0.5, L, N, T, 1)
         n = T * (L * N * N + N)
         print(f"{L:>5} {N:>5} {T:>7} {n:>10.2e} {_fmt(nb)} {_fmt(rf)} {rf[0] / nb[0]:10.2f} "
               f"{nb[0] / n * 1e9:10.2f}")
@@ -105,9 +113,8 @@ def residual_vector_table():
     print("_residual_norms_vector vs its NumPy reference and vs the matrix kernel; ms CPU, min / median of 3")
     print(f"{'L':>5} {'N':>5} {'trials':>7} {'vector':>15} {'numpy ref':>15} {'ref/vector':>10} {'matrix':>15} "
           f"{'matrix/vector':>13}")
-    for L, N, T in [(64, 32, 305), (32, 32, 256), (16, 128, 64), (256, 8, 500), (8, 512, 8)]:
-        vb = best(lambda: ds._residual_norms_vector(0.5, L, N, T, 1, True), 3)
-        vr = best(lambda: ds._residual_norms_vector(0.5, L, N, T, 1, False), 3)
+    for L, N, T in RESIDUAL_SIZES:
+        vb, vr = numba_and_ref(ds._residual_norms_vector, 0.5, L, N, T, 1)
         mb = best(lambda: ds._residual_norms(0.5, L, N, T, 1, True), 3)
         print(f"{L:>5} {N:>5} {T:>7} {_fmt(vb)} {_fmt(vr)} {vr[0] / vb[0]:10.2f} {_fmt(mb)} {mb[0] / vb[0]:13.1f}")
 

@@ -26,14 +26,14 @@ import random
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.classroom import cpu_s, free_port, serve_flags  # noqa: E402
+from bench._timing import save_json  # noqa: E402
+from bench.classroom import cpu_s, free_port, serve_flags, wait_healthy  # noqa: E402
 from bench.wsclient import StreamlitSession, percentile, widget_key  # noqa: E402
 
 LIGHT = (("two_point",), ("nonnormal",), ("gaussian_width",))
@@ -46,16 +46,8 @@ def start_server(root: Path, port: int) -> subprocess.Popen:
     subprocess.run([sys.executable, "-m", "sim.warm"], cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
     proc = subprocess.Popen([sys.executable, "-m", "ui.serve", *serve_flags(port)], cwd=root, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < 120:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return proc
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("server did not start")
+    wait_healthy(f"http://127.0.0.1:{port}", proc, 120, poll=0.3)
+    return proc
 
 
 async def student(i: int, url: str, stop_at: float, out: list, errors: list) -> None:
@@ -192,9 +184,7 @@ def main(argv: list[str] | None = None) -> int:
             r = out[name]
             print(f"{name:6s} reruns={r['reruns']} p50={r['p50_s']}s p95={r['p95_s']}s max={r['max_s']}s "
                   f"errors={r['errors']} server_cpu={r['server_cpu_s']}s load_avg={r['load_avg']}")
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=2))
-    return 0
+    return save_json(args.json, out, indent=2)
 
 
 if __name__ == "__main__":

@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_server:
         srv = Server().start()
         try:
-            from tests.e2e.conftest import first_visit
+            from bench.harness import first_visit
 
             first_visit(srv.url)
             rows = asyncio.run(server_part(srv.url, srv.pid))

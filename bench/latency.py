@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench._timing import save_json  # noqa: E402
 from bench.classroom import Server, _quiet_streamlit, cpu_s, url_path  # noqa: E402
 from bench.wsclient import StreamlitSession  # noqa: E402
 
@@ -179,7 +180,7 @@ KEYDOWN_JS = """() => {
 
 
 def browser_times(browser, url: str, stem: str, moves: int = MOVES) -> dict:
-    from tests.e2e import browser as b
+    from bench import browser as b
 
     res = b.resolved(stem)
     first = b.first_slider(list(res.params.values()))
@@ -277,8 +278,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"server {url} up in {srv.startup_s:.1f} s (incl. python -m sim.warm) {' '.join(extra)}")
     rows = []
     try:
-        # The first session after a start is special (see tests/e2e/conftest.first_visit).
-        from tests.e2e.conftest import first_visit
+        # The first session after a start is special (see bench.harness.first_visit).
+        from bench.harness import first_visit
 
         first_visit(url)
         if args.worst:
@@ -292,15 +293,13 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{'':<18}notice {a}")
                 for pr in w["problems"][:4]:
                     print(f"{'':<18}PROBLEM {pr[:200]}")
-            if args.json:
-                args.json.write_text(json.dumps(rows, indent=1, default=float))
-            return 0
+            return save_json(args.json, rows)
         for stem in stems:
             rows.append(asyncio.run(server_times(url, stem, pid=srv.pid if srv else args.pid)))
         if not args.no_browser:
             from playwright.sync_api import sync_playwright
 
-            from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
+            from bench.browser import CHROMIUM, CHROMIUM_ARGS
 
             with sync_playwright() as p:
                 br = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -317,9 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         for pr in r.get("problems", [])[:3]:
             print(f"  {r['page']}: {pr[:200]}")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1, default=float))
-    return 0
+    return save_json(args.json, rows)
 
 
 if __name__ == "__main__":

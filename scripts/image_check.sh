@@ -300,24 +300,8 @@ log "first simulate() in a new process: ${warm_first} s + ${warm_import} s impor
 
 # Streamlit runs sessions in threads: parallel Numba kernels must survive concurrent calls
 # (the 'workqueue' fallback layer aborts the process; omp/tbb are threadsafe).
-conc='import threading, numba, numpy as np
-from numba import njit, prange
-@njit(parallel=True, nogil=True)
-def f(x):
-    s = 0.0
-    for i in prange(x.shape[0]):
-        s += np.sin(x[i])
-    return s
-x = np.random.default_rng(0).random(500_000)
-f(x)
-def work():
-    for _ in range(40):
-        f(x)
-ts = [threading.Thread(target=work) for _ in range(4)]
-[t.start() for t in ts]
-[t.join() for t in ts]
-print(numba.threading_layer())'
-layer=$($SUDO buildah run --isolation chroot --env NUMBA_CACHE_DIR=/tmp/numba-conc "$CTR" -- python -c "$conc" 2>"$TMP/conc.err" | tail -1) ||
+conc=$("$PY" -m bench.numba_threads 500000 40)  # the same check as tests/test_security_serve.py
+layer=$($SUDO buildah run --isolation chroot --env NUMBA_CACHE_DIR=/tmp/numba-conc "$CTR" -- python -c "$conc" 2>"$TMP/conc.err" | tail -1 | sed 's/^LAYER //') ||
     { tail -5 "$TMP/conc.err" >&2; die "parallel Numba kernels called from 4 threads at once crashed the process"; }
 case "$layer" in omp | tbb) ;; *) die "Numba threading layer is '$layer' (not threadsafe)" ;; esac
 log "parallel kernels called from 4 threads at once: fine (Numba threading layer: $layer)"

@@ -7,10 +7,11 @@ Two steps, used by ``scripts/image_check.sh`` (and handy by hand)::
     # 2. against a server started with APP_PARAMS_FILE=/tmp/custom.toml:
     python scripts/params_probe.py verify http://127.0.0.1:8501 /tmp/expect.json
 
-``make`` picks, in every page section ``[<page>.params.<key>]``, the first
-numeric parameter whose default can move by one step inside [min, max], and
-writes the moved value (text edit of that one line; the result is re-read
-with tomllib to make sure).  ``verify`` opens every page listed by the app's
+``make`` picks, on every page, the first numeric parameter (with a step) whose
+effective default (the page's SCHEMA and what the file already overrides) can
+move by one step inside [min, max], and adds an override of that default, as
+the in-app editor writes one: a ``[<page>.params.<key>]`` table with
+``default = …`` (ui.params_file.apply_edits; re-resolved to make sure).  ``verify`` opens every page listed by the app's
 navigation in a websocket session (bench/wsclient.py): each must finish
 without an exception element or an ``st.error``; on each page named in the
 expectation the widget with that key must show the moved default.  It prints
@@ -20,10 +21,10 @@ one JSON line and exits non-zero on any failure.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import math
 import os
-import re
 import sys
 import tomllib
 from typing import Any
@@ -39,59 +40,55 @@ def _is_num(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _moved(spec: dict[str, Any]) -> float | int | None:
-    lo, hi, d = spec.get("min"), spec.get("max"), spec.get("default")
-    step = spec.get("step")
-    if not all(_is_num(v) for v in (lo, hi, d)):
+def _moved(p) -> float | int | None:
+    """A default one step away from ``p``'s (a resolved ui.spec.Param), inside its range; None if
+    there is none. Only parameters with a step: their slider shows exactly the moved value."""
+    if p.kind not in ("float", "int") or not _is_num(p.step) or p.step <= 0:
         return None
-    if not _is_num(step) or step <= 0:
-        step = (hi - lo) / 10 if isinstance(d, float) else 1
-    is_int = all(isinstance(v, int) for v in (lo, hi, d, step))
-    for cand in (d + step, d - step):
-        if lo <= cand <= hi and cand != d:
-            return int(cand) if is_int else round(float(cand), 10)
+    for cand in (p.default + p.step, p.default - p.step):
+        if p.min <= cand <= p.max and not math.isclose(cand, p.default, rel_tol=1e-12, abs_tol=1e-12):
+            return int(round(cand)) if p.kind == "int" else round(float(cand), 10)
     return None
 
 
 def make(src: str, dst: str) -> dict[str, dict[str, Any]]:
-    with open(src, "rb") as fh:
-        data = tomllib.load(fh)
+    """Write ``dst``: ``src`` plus, for every page with a stepped numeric parameter, an override of
+    its first such parameter's default by one step, as the in-app editor writes it
+    (``[<page>.params.<name>]`` with ``default = …``, ui.params_file.apply_edits). The built-in
+    ranges live in the pages' SCHEMA; the file holds only what it overrides, so the effective
+    values (``ui.spec.resolve`` of ``src``) are the starting point. Returns ``{page: {name: value}}``."""
+    import streamlit.logger
+
+    streamlit.logger.set_log_level("error")  # "No runtime found" for every cached function imported
+    from ui import params_file, spec
+    from ui.nav import PAGES
+
     with open(src, encoding="utf-8") as fh:
         text = fh.read()
+    stems = tuple(e.stem for e in PAGES)
+    base = tomllib.loads(text)
     expect: dict[str, dict[str, Any]] = {}
-    for page, section in data.items():
-        params = section.get("params") if isinstance(section, dict) else None
-        if not isinstance(params, dict):
-            continue
-        for key, spec in params.items():
-            if not isinstance(spec, dict):
-                continue
-            new = _moved(spec)
+    for stem in stems:
+        schema = importlib.import_module(f"pages.{stem}").SCHEMA
+        res = spec.resolve(schema, base, "src", stems)
+        for name, p in res.params.items():
+            new = _moved(p)
             if new is None:
                 continue
-            header = re.compile(
-                r"^\[\s*" + re.escape(page) + r"\s*\.\s*params\s*\.\s*" + re.escape(key) + r"\s*\]\s*$",
-                re.M,
-            )
-            m = header.search(text)
-            if not m:
-                continue
-            nxt = re.compile(r"^\s*\[", re.M).search(text, m.end())
-            end = nxt.start() if nxt else len(text)
-            block = text[m.end() : end]
-            block2, n = re.subn(r"^(\s*default\s*=\s*)[^\n#]*", lambda g: f"{g.group(1)}{new!r}", block, count=1, flags=re.M)
-            if n != 1:
-                continue
-            candidate = text[: m.end()] + block2 + text[end:]
-            if tomllib.loads(candidate)[page]["params"][key]["default"] != new:
+            candidate = params_file.apply_edits(text, stem, {name: {"default": new}}, None)
+            got = spec.resolve(schema, tomllib.loads(candidate), "dst", stems)
+            if got.params[name].default != new or len(got.errors) > len(res.errors):
                 continue
             text = candidate
-            expect[page] = {key: new}
+            expect[stem] = {name: new}
             break
     if not expect:
-        raise SystemExit(f"params_probe: no numeric default to move in {src}")
+        raise SystemExit(f"params_probe: no numeric default to move on any page ({src})")
+    problems = params_file.validate_text(text, os.path.basename(dst))
+    if problems:
+        raise SystemExit(f"params_probe: the written file is refused: {problems[:3]}")
     with open(dst, "w", encoding="utf-8") as fh:
-        fh.write(text)
+        fh.write(text if text.endswith("\n") else text + "\n")
     return expect
 
 

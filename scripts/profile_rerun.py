@@ -31,7 +31,7 @@ def main() -> None:
     from streamlit.navigation.page import StreamlitPage
     from streamlit.testing.v1 import AppTest
 
-    from tests.conftest import open_page
+    from bench.harness import open_page
 
     prof = cProfile.Profile()
     active = {"on": False}

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import sys
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._timing import save_json  # noqa: E402
 from bench.classroom import Server, cpu_s, plans, url_path  # noqa: E402
 from bench.wsclient import StreamlitSession  # noqa: E402
 
@@ -75,9 +75,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{statistics.median(r['ms']):>5.0f} {max(r['ms']):>6.0f} "
               f"{statistics.median(r['wall_ms']):>11.0f} {statistics.median(r['bytes']) / 1e3:>6.0f}  "
               f"{len(r['errors'])}")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
-    return 0
+    return save_json(args.json, rows)
 
 
 if __name__ == "__main__":

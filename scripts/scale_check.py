@@ -58,7 +58,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +65,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from bench.classroom import wait_healthy as _wait_healthy  # noqa: E402
 from bench.wsclient import SessionError, StreamlitSession, http_get, percentile  # noqa: E402
 
 HOST = "127.0.0.1"
@@ -133,18 +133,46 @@ def port_free(port: int, host: str = HOST) -> bool:
 
 
 def wait_healthy(port: int, proc: subprocess.Popen, timeout: float, host: str = HOST) -> float:
+    """Seconds until ``host:port`` is healthy (bench.classroom.wait_healthy; Procs stops ``proc``)."""
     t0 = time.perf_counter()
-    while time.perf_counter() - t0 < timeout:
-        if proc.poll() is not None:
-            raise RuntimeError(f"process on port {port} exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"http://{host}:{port}/_stcore/health", timeout=1) as r:
-                if r.status == 200:
-                    return time.perf_counter() - t0
-        except Exception:  # noqa: BLE001 - not up yet
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"port {port} not healthy within {timeout:.0f} s")
+    _wait_healthy(f"http://{host}:{port}", proc, timeout, kill=False)
+    return time.perf_counter() - t0
+
+
+def make_replicas(servers: list[tuple[str, int]], verbatim: bool, first_host: int, first_port: int) -> list:
+    """The replicas for the deployed upstream ``servers`` ((name, port) pairs): each on its own
+    loopback address 127.0.0.<first_host + i> with its deployed port when ``verbatim`` (a private
+    /etc/hosts maps the names), else on HOST:<first_port + i>. Registers their names for the logs."""
+    if verbatim:
+        replicas = [Replica(name, f"127.0.0.{first_host + i}", port) for i, (name, port) in enumerate(servers)]
+    else:
+        replicas = [Replica(f"{HOST}:{first_port + i}", HOST, first_port + i) for i in range(len(servers))]
+    _ADDR_NAME.update({r.addr: r.name for r in replicas})
+    return replicas
+
+
+def prepare_run(name: str, args: argparse.Namespace, servers: list[tuple[str, int]], first_host: int):
+    """Everything a run needs before it starts processes: the replicas (:func:`make_replicas`;
+    verbatim when ``--rewrite-servers`` is not given and a private /etc/hosts is possible), a check
+    that nginx's and the replicas' ports are free (else it prints why and returns None), the run's
+    :class:`Procs`, its temporary folder, SIGTERM raising KeyboardInterrupt (so that :func:`run_check`
+    cleans up) and the start time: ``(replicas, verbatim, procs, tmp, t_all)``. Shared with
+    scripts/scale_class.py."""
+    verbatim = not args.rewrite_servers and can_unshare()
+    replicas = make_replicas(servers, verbatim, first_host, args.first_port)
+    busy = [f"{h}:{p}" for h, p in [(HOST, args.nginx_port)] + [(r.host, r.port) for r in replicas]
+            if not port_free(p, h)]
+    if busy:
+        print(f"{name}: FAIL ports busy: {busy}", flush=True)
+        return None
+    tmp = tempfile.mkdtemp(prefix=f"{name}.")
+    os.chmod(tmp, 0o755)
+
+    def on_signal(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_signal)
+    return replicas, verbatim, Procs(), tmp, time.perf_counter()
 
 
 def rss_mb(pid: int) -> float:
@@ -631,6 +659,26 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
     return ok, line
 
 
+def run_check(name: str, body, procs: Procs, tmp: str, t_all: float) -> int:
+    """Run ``body() -> (ok, line)``, print its line (``<name>: FAIL …`` on an interrupt or an error,
+    with the processes' logs dumped), always stop every process and remove ``tmp``; the exit code.
+    Shared with scripts/scale_class.py."""
+    ok, line = False, f"{name}: FAIL (did not finish)"
+    try:
+        ok, line = body()
+    except KeyboardInterrupt:
+        line = f"{name}: FAIL interrupted"
+    except Exception as exc:  # noqa: BLE001 - report, clean up, fail
+        line = f"{name}: FAIL {type(exc).__name__}: {exc}"
+        dump_logs(tmp)
+    finally:
+        procs.stop_all()
+        shutil.rmtree(tmp, ignore_errors=True)
+        log(f"stopped {len(procs.items)} processes; total {time.perf_counter() - t_all:.0f} s")
+    print(line, flush=True)
+    return 0 if ok else 1
+
+
 def dump_logs(tmp: str) -> None:
     """After a failure: the last 1500 characters of every process log in ``tmp``."""
     for name in sorted(os.listdir(tmp)):
@@ -678,32 +726,13 @@ def main(argv: list[str] | None = None) -> int:
     except RuntimeError as exc:
         print(f"scale-check: FAIL {exc}", flush=True)
         return 1
-    verbatim = not args.rewrite_servers and can_unshare()
-    if verbatim:
-        # The deployed upstream block as-is: app1:8501 -> 127.0.0.11:8501, app2 -> .12, ...
-        replicas = [Replica(name, f"127.0.0.{11 + i}", port) for i, (name, port) in enumerate(servers)]
-    else:
-        replicas = [Replica(f"{HOST}:{args.first_port + i}", HOST, args.first_port + i)
-                    for i in range(len(servers))]
-    _ADDR_NAME.update({r.addr: r.name for r in replicas})
-    busy = [f"{h}:{p}" for h, p in [(HOST, args.nginx_port)] + [(r.host, r.port) for r in replicas]
-            if not port_free(p, h)]
-    if busy:
-        print(f"scale-check: FAIL ports busy: {busy}", flush=True)
+    # verbatim: the deployed upstream block as-is: app1:8501 -> 127.0.0.11:8501, app2 -> .12, ...
+    run = prepare_run("scale-check", args, servers, first_host=11)
+    if run is None:
         return 1
+    replicas, verbatim, procs, tmp, t_all = run
 
-    procs = Procs()
-    tmp = tempfile.mkdtemp(prefix="scale-check.")
-    os.chmod(tmp, 0o755)
-    line = "scale-check: FAIL (did not finish)"
-    ok = False
-
-    def on_signal(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, on_signal)
-    t_all = time.perf_counter()
-    try:
+    def body() -> tuple[bool, str]:
         nginx = ensure_nginx()
         log(f"nginx with {os.path.relpath(args.nginx_conf, ROOT)}: "
             + ("upstream block as deployed, " + ", ".join(f"{r.name} -> {r.addr}" for r in replicas)
@@ -755,17 +784,9 @@ def main(argv: list[str] | None = None) -> int:
         if errs:
             ok = False
             line = line.replace("PASS", "FAIL") + f" nginx_errors={len(errs)}"
-    except KeyboardInterrupt:
-        line = "scale-check: FAIL interrupted"
-    except Exception as exc:  # noqa: BLE001 - report, clean up, fail
-        line = f"scale-check: FAIL {type(exc).__name__}: {exc}"
-        dump_logs(tmp)
-    finally:
-        procs.stop_all()
-        shutil.rmtree(tmp, ignore_errors=True)
-        log(f"stopped {len(procs.items)} processes; total {time.perf_counter() - t_all:.0f} s")
-    print(line, flush=True)
-    return 0 if ok else 1
+        return ok, line
+
+    return run_check("scale-check", body, procs, tmp, t_all)
 
 
 if __name__ == "__main__":

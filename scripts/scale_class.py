@@ -35,9 +35,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
@@ -47,8 +45,8 @@ from bench.classclient import Instructor, Student  # noqa: E402
 from bench.wsclient import SessionError, percentile  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from scale_check import (  # noqa: E402
-    HOST, SERVE_FLAGS, Procs, Replica, _ADDR_NAME, can_unshare, deploy_replicas, dump_logs, ensure_nginx, nginx_argv,
-    port_free, render_nginx, replica_of, wait_healthy,
+    HOST, SERVE_FLAGS, Procs, Replica, deploy_replicas, dump_logs, ensure_nginx, nginx_argv,
+    prepare_run, render_nginx, replica_of, run_check, wait_healthy,
 )
 from ui import class_store as cs  # noqa: E402
 from ui.classroom import POLL_S  # noqa: E402
@@ -289,28 +287,12 @@ def main(argv: list[str] | None = None) -> int:
     with open(args.nginx_conf, encoding="utf-8") as fh:
         conf_text = fh.read()
     servers = deploy_replicas(conf_text, args.nginx_conf)
-    verbatim = not args.rewrite_servers and can_unshare()
-    if verbatim:
-        replicas = [Replica(name, f"127.0.0.{args.first_host + i}", port) for i, (name, port) in enumerate(servers)]
-    else:
-        replicas = [Replica(f"{HOST}:{args.first_port + i}", HOST, args.first_port + i) for i in range(len(servers))]
-    _ADDR_NAME.update({r.addr: r.name for r in replicas})
-    busy = [f"{h}:{p}" for h, p in [(HOST, args.nginx_port)] + [(r.host, r.port) for r in replicas]
-            if not port_free(p, h)]
-    if busy:
-        print(f"scale-class: FAIL ports busy: {busy}", flush=True)
+    run = prepare_run("scale-class", args, servers, args.first_host)
+    if run is None:
         return 1
-    procs = Procs()
-    tmp = tempfile.mkdtemp(prefix="scale-class.")
-    os.chmod(tmp, 0o755)
-    line, ok = "scale-class: FAIL (did not finish)", False
-    t_all = time.perf_counter()
+    replicas, verbatim, procs, tmp, t_all = run
 
-    def on_signal(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, on_signal)
-    try:
+    def body() -> tuple[bool, str]:
         nginx = ensure_nginx()
         sock = os.path.join(tmp, "redis.sock")
         procs.start("redis", [redis_exe, "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
@@ -352,17 +334,9 @@ def main(argv: list[str] | None = None) -> int:
             f"({time.perf_counter() - t_all:.0f} s); load {load()}")
         store = cs.RedisStore(f"unix://{sock}")
         ok, line = asyncio.run(scenario(args, f"http://{HOST}:{args.nginx_port}", replicas, key, store))
-    except KeyboardInterrupt:
-        line = "scale-class: FAIL interrupted"
-    except Exception as exc:  # noqa: BLE001 - report, clean up, fail
-        line = f"scale-class: FAIL {type(exc).__name__}: {exc}"
-        dump_logs(tmp)
-    finally:
-        procs.stop_all()
-        shutil.rmtree(tmp, ignore_errors=True)
-        log(f"stopped {len(procs.items)} processes; total {time.perf_counter() - t_all:.0f} s")
-    print(line, flush=True)
-    return 0 if ok else 1
+        return ok, line
+
+    return run_check("scale-class", body, procs, tmp, t_all)
 
 
 if __name__ == "__main__":

@@ -38,9 +38,29 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_sim_never_imports_ui_libraries():
-    for f in sorted((ROOT / "sim").glob("*.py")):
-        bad = _imports(f) & {"streamlit", "plotly", "ui", "pages"}
-        assert not bad, f"{f.name} imports {bad}"
+    """Every file of sim/, its sub-packages included."""
+    files = sorted((ROOT / "sim").rglob("*.py"))
+    assert any(f.parent != ROOT / "sim" for f in files), "sim/ has sub-packages: rglob must find them"
+    for f in files:
+        bad = _imports(f) & {"streamlit", "plotly", "ui", "pages", "views", "app", "bench", "scripts", "tests"}
+        assert not bad, f"{f.relative_to(ROOT)} imports {bad}"
+
+
+def test_bench_and_scripts_never_import_tests():
+    """bench/ and scripts/ use the product and each other (bench/harness.py, bench/browser.py hold
+    what the tests share with them), never tests/: a measurement must not depend on test code."""
+    bad = []
+    for d in ("bench", "scripts"):
+        for f in sorted((ROOT / d).rglob("*.py")):
+            if "tests" in _imports(f):
+                bad.append(str(f.relative_to(ROOT)))
+    assert bad == []
+
+
+def test_import_scanner_sees_imports_inside_functions(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("def f():\n    from tests.conftest import app_test\n\n\ndef g():\n    import tests.e2e\n")
+    assert "tests" in _imports(f)
 
 
 def test_pages_define_no_numba_kernels():
@@ -109,12 +129,38 @@ def _layer(mod: str) -> str:
 
 
 def _project_modules() -> dict[str, Path]:
+    """Dotted name -> file, sub-packages included (``sim/attention/api.py`` is ``sim.attention.api``,
+    ``sim/attention/__init__.py`` is ``sim.attention``); the top-level packages' ``__init__`` are left
+    out (every module of a package runs it: it is not a dependency of one module on another)."""
     mods = {"app": ROOT / "app.py"}
     for pkg in ("sim", "ui", "views", "pages"):
-        for f in sorted((ROOT / pkg).glob("*.py")):
-            if f.stem != "__init__":
-                mods[f"{pkg}.{f.stem}"] = f
+        for f in sorted((ROOT / pkg).rglob("*.py")):
+            parts = f.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            if len(parts) > 1:
+                mods[".".join(parts)] = f
     return mods
+
+
+def _targets(name: str, path: Path, node, mods) -> set[str]:
+    """The project modules one import statement of module ``name`` (file ``path``) names."""
+    if isinstance(node, ast.Import):
+        return {a.name for a in node.names if a.name in mods}
+    if node.level:  # relative: from its package, up level - 1
+        pkg = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        pkg = pkg[:len(pkg) - (node.level - 1)]
+        base = ".".join(pkg + ([node.module] if node.module else []))
+    else:
+        base = node.module
+    out = set()
+    for a in node.names:
+        sub = f"{base}.{a.name}"
+        if sub in mods:  # `from pkg import module`
+            out.add(sub)
+        elif base in mods:  # `from module import name`
+            out.add(base)
+    return out
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -124,13 +170,8 @@ def import_graph() -> dict[str, set[str]]:
     for name, path in mods.items():
         out = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                cands = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                cands = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-            else:
-                continue
-            out |= {c for c in cands if c in mods}
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                out |= _targets(name, path, node, mods)
         graph[name] = out - {name}
     return graph
 
@@ -190,3 +231,17 @@ def test_class_features_reach_the_kit_through_one_hook():
     src = (ROOT / "ui" / "page.py").read_text(encoding="utf-8")
     assert "questions" not in src and "show_answers" not in src
     assert "hooks.register(" in (ROOT / "app.py").read_text(encoding="utf-8")
+
+
+def test_import_graph_resolves_sub_packages_and_relative_imports():
+    mods = {"sim.p": Path("sim/p/__init__.py"), "sim.p.a": Path("sim/p/a.py"), "sim.p.b": Path("sim/p/b.py"),
+            "sim.q": Path("sim/q.py")}
+
+    def t(name, src):
+        return set().union(*(_targets(name, mods[name], n, mods) for n in ast.walk(ast.parse(src))
+                             if isinstance(n, (ast.Import, ast.ImportFrom))))
+
+    assert t("sim.p.a", "from . import b\nfrom ..q import x") == {"sim.p.b", "sim.q"}
+    assert t("sim.p", "from .a import f\nfrom sim.p.b import g") == {"sim.p.a", "sim.p.b"}
+    assert t("sim.p.b", "from sim.p import a\nimport sim.q") == {"sim.p.a", "sim.q"}
+    assert "sim.attention.api" in _project_modules()

@@ -9,11 +9,11 @@ import os
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
 
+from bench.classroom import wait_healthy
+from bench.numba_threads import concurrent_kernels_script
 from tests.conftest import ROOT
 
 PY = sys.executable
@@ -38,18 +38,8 @@ def _start(port: int, log, **env):
          "--server.headless", "true", "--server.fileWatcherType", "none",
          "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env=_env(**env), stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 300  # a start costs ~5 s of CPU; with both cores busy, far longer
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return proc
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("server did not become healthy in 300 s")
+    wait_healthy(f"http://127.0.0.1:{port}", proc, 300, poll=0.3)  # a start costs ~5 s of CPU; longer when busy
+    return proc
 
 
 #: a hemisphere view whose cold computation is ~1-3 s here, cached ~0.1 s
@@ -133,25 +123,7 @@ def test_clear_cache_is_a_development_setting(monkeypatch):
     probe.clear()
 
 
-CONCURRENT = """
-import threading, numba, numpy as np
-import ui.serve
-@numba.njit(parallel=True, cache=False)
-def f(x):
-    s = 0.0
-    for i in numba.prange(x.size):
-        s += np.sin(x[i])
-    return s
-x = np.ones(200_000)
-f(x)
-def work():
-    for _ in range(5):
-        f(x)
-ts = [threading.Thread(target=work) for _ in range(4)]
-[t.start() for t in ts]
-[t.join() for t in ts]
-print("LAYER", numba.threading_layer())
-"""
+CONCURRENT = concurrent_kernels_script(prelude="import ui.serve")
 
 
 @pytest.mark.parametrize("given", ["workqueue"])

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -19,48 +18,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.classroom import Server, free_port  # noqa: E402,F401 - free_port re-exported
-from tests.e2e.browser import WAIT_MS  # noqa: E402
+# Re-exported for the tests: the browser-less first visit and the Chromium settings live in bench/.
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, WAIT_MS  # noqa: E402,F401
+from bench.harness import first_visit, run_async  # noqa: E402,F401
 
 SHOTS = ROOT / "screenshots"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-                 "--disable-dev-shm-usage"]
-VIEWPORT = {"width": 1400, "height": 1000}
-
-
-def first_visit(url: str, timeout: float = WAIT_MS / 1000) -> bool:
-    """One browser-less session opens the app and switches the language, as the first student
-    after a server start would. Returns whether the switch took effect.
-
-    The first session after a server start runs in Streamlit's legacy ``pages/``-folder mode
-    until ``st.navigation`` runs; its widgets carry ids from that run and its first widget
-    interaction is lost (``test_first_visitor_after_start_can_switch_language``). Making that
-    visit here keeps the other browser tests about the pages, and warms imports and Numba.
-    """
-    from bench.wsclient import StreamlitSession
-
-    async def go():
-        async with StreamlitSession(url, timeout=timeout) as s:
-            r = await s.rerun(page="", query_string="lang=en")
-            if not r.ok:
-                raise RuntimeError(f"first visit failed: {r.error or r.exceptions}")
-            r = await s.rerun(widgets={"lang": ["中文"]})  # the segmented control sends its label
-            if not r.ok:
-                raise RuntimeError(f"first visit, language switch failed: {r.error or r.exceptions}")
-            return "lang=zh" in s.query_string
-
-    return run_async(go)
-
-
-def run_async(fn, *args, **kw):
-    """``asyncio.run(fn(*args, **kw))`` in a helper thread: Playwright's sync API keeps an
-    event loop running in the main thread, where asyncio.run() is refused."""
-    import asyncio
-    import concurrent.futures
-
-    with concurrent.futures.ThreadPoolExecutor(1) as ex:
-        return ex.submit(lambda: asyncio.run(fn(*args, **kw))).result()
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,214 @@
+"""What a student's browser does, as small helpers over Playwright (sync API).
+
+Used by ``bench/latency.py`` and the browser tests (``tests/e2e``, which import it as
+``tests.e2e.browser``, a re-export of this module).
+Widgets are found by their key: Streamlit gives every keyed widget's container the
+class ``st-key-<key>``. Slider values are read from the DOM (the range input's
+``value``, i.e. its ``aria-valuenow``), exactly what the student sees.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import shutil
+from pathlib import Path
+
+#: The system's Debian Chromium (``scripts/ensure_chromium.sh``) and the flags it is started with.
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                 "--disable-dev-shm-usage"]
+VIEWPORT = {"width": 1400, "height": 1000}
+
+PLOT = '[data-testid="stPlotlyChart"]'
+PLOT_SVG = f'{PLOT} .main-svg'
+EXCEPTION = '[data-testid="stException"]'
+
+#: How long a browser test waits for something that must happen (a page drawn, a value shown). A
+#: wait ends as soon as the thing happens, so a long limit costs nothing when the app is right; it
+#: has to cover a page run while both cores are busy with other work (a run of ~1 s of CPU then
+#: takes tens of seconds). Speed is measured by bench/latency.py, not by these limits.
+WAIT_MS = 240_000
+ALERT = '[data-testid="stAlert"]'
+
+# A page is ready when the script is not running, nothing on it is stale from the previous run,
+# no element is still a placeholder (Plotly's code is loaded lazily: until then a chart is an
+# stSkeleton, for a second or more after the script has finished) and every chart has drawn.
+_DRAWN = """
+  if (document.querySelector('[data-testid="stSkeleton"]')) return false;
+  if (!document.querySelector('[data-testid="stMain"] h1')) return false;
+  for (const c of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+    if (!c.querySelector('.main-svg')) return false;
+  }
+  return true;
+"""
+# The page has been drawn: a title, no placeholder, every chart drawn (whether or not a script runs).
+DRAWN_JS = "() => {" + _DRAWN + "}"
+READY_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
+  if (document.querySelector('[data-stale="true"]')) return false;""" + _DRAWN + "}"
+
+# One short hash per chart of what it draws: the SVG (paths' d, markers, heatmap images) and,
+# for WebGL traces that draw on a canvas, the plotted data. Changes when the figure changes.
+SIGNATURE_JS = """() => {
+  const h = (s) => { let x = 0x811c9dc5; for (let i = 0; i < s.length; i++) {
+      x ^= s.charCodeAt(i); x = Math.imul(x, 0x01000193); } return (x >>> 0).toString(16); };
+  return [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].map((c) => {
+    let s = [...c.querySelectorAll('.main-svg')].map((m) => m.innerHTML).join('|');
+    if (c.querySelector('canvas')) {
+      const gd = c.querySelector('.js-plotly-plot');
+      try { s += JSON.stringify(gd && gd.data); } catch (e) { /* circular: ignore */ }
+    }
+    return h(s);
+  });
+}"""
+
+
+def schema(stem: str):
+    return importlib.import_module(f"pages.{stem}").SCHEMA
+
+
+def resolved(stem: str):
+    """The page's effective spec (built-ins + the instructor file the server reads)."""
+    from ui import spec
+
+    return spec.resolve(schema(stem))
+
+
+def wait_ready(page, timeout: float = WAIT_MS) -> None:
+    page.wait_for_function(READY_JS, timeout=timeout)
+
+
+def goto(page, url: str, timeout: float = WAIT_MS) -> None:
+    page.goto(url, wait_until="domcontentloaded", timeout=timeout)
+    wait_ready(page, timeout)
+
+
+def signature(page) -> list[str]:
+    return page.evaluate(SIGNATURE_JS)
+
+
+def wait_signature_change(page, before: list[str], timeout: float = WAIT_MS) -> list[str]:
+    page.wait_for_function(f"(b) => JSON.stringify(({SIGNATURE_JS})()) !== JSON.stringify(b)",
+                           arg=before, timeout=timeout)
+    return signature(page)
+
+
+def exceptions(page) -> list[str]:
+    return page.locator(EXCEPTION).all_inner_texts()
+
+
+def title(page) -> str:
+    return page.locator('[data-testid="stMain"] h1').first.inner_text().strip()
+
+
+def n_charts(page) -> int:
+    return page.locator(PLOT).count()
+
+
+def n_drawn(page) -> int:
+    return page.locator(PLOT_SVG).evaluate_all(
+        "els => new Set(els.map(e => e.closest('[data-testid=\"stPlotlyChart\"]'))).size")
+
+
+# --------------------------------------------------------------------------- widgets
+def option_label(stem: str, p, o, lang: str) -> str:
+    """The text a select widget shows for option ``o`` (as ui.page formats it)."""
+    from ui.i18n import Text
+
+    t = Text(stem, lang)
+    key = f"params.{p.name}.options.{o}"
+    return t(key) if t.has(key) else str(o)
+
+
+def widget_value(page, stem: str, p, lang: str = "en"):
+    """The value the page shows for parameter ``p`` (a ui.spec.Param), as a Python value."""
+    box = page.locator(f".st-key-{p.name}").first
+    if p.kind in ("float", "int"):
+        raw = box.locator('input[type="range"]').evaluate(
+            "e => e.getAttribute('aria-valuenow') ?? e.value")
+        x = float(raw)
+        return int(round(x)) if p.kind == "int" else x
+    if p.kind == "bool":
+        return box.locator('input[type="checkbox"]').is_checked()
+    if p.kind == "select":
+        shown = box.locator('input[role="combobox"]').input_value()
+        for o in p.options:
+            if option_label(stem, p, o, lang) == shown:
+                return o
+        return shown
+    raise ValueError(p.kind)
+
+
+def widget_values(page, stem: str, params, lang: str = "en") -> dict:
+    return {p.name: widget_value(page, stem, p, lang) for p in params}
+
+
+def same(a, b) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        try:
+            return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-9)
+        except (TypeError, ValueError):
+            return False
+    return a == b
+
+
+def slider(page, name: str):
+    return page.locator(f'.st-key-{name} input[type="range"]').first
+
+
+def nudge(page, p, key: str = "ArrowRight") -> None:
+    """Move slider ``p`` one step with the keyboard, as a student would."""
+    s = slider(page, p.name)
+    s.focus()
+    s.press(key)
+
+
+def first_slider(params):
+    return next((p for p in params if p.kind in ("float", "int")), None)
+
+
+def step_target(p, v):
+    """(key, expected value) of a one-step keyboard move from ``v``."""
+    step = p.step or (1 if p.kind == "int" else (p.max - p.min) / 100)
+    if v + step <= p.max + 1e-12:
+        return "ArrowRight", p.clamp(v + step)
+    return "ArrowLeft", p.clamp(v - step)
+
+
+def url_param(page, name: str) -> str | None:
+    from urllib.parse import parse_qs, urlsplit
+
+    vals = parse_qs(urlsplit(page.url).query, keep_blank_values=True).get(name)
+    return vals[0] if vals else None
+
+
+def wait_url_param(page, name: str, value: str, timeout: float = WAIT_MS) -> None:
+    page.wait_for_function(
+        "([n, v]) => new URLSearchParams(location.search).get(n) === v", arg=[name, value],
+        timeout=timeout)
+
+
+# --------------------------------------------------------------------------- screenshots
+def open_expanders(page) -> None:
+    """Open every collapsed expander in the main area (for screenshots)."""
+    for s in page.locator('[data-testid="stMain"] [data-testid="stExpander"] details:not([open]) > summary').all():
+        try:
+            s.click(timeout=5_000)
+        except Exception:  # noqa: BLE001 - a screenshot without it is still useful
+            pass
+
+
+def full_screenshot(page, path: Path, width: int = 1400, min_height: int = 1000,
+                    max_height: int = 16_000) -> None:
+    """The whole page: Streamlit scrolls inside its main container, so grow the viewport to fit."""
+    h = page.evaluate("""() => {
+      const m = document.querySelector('[data-testid="stMain"]');
+      const s = document.querySelector('[data-testid="stSidebarContent"]');
+      return Math.max(m ? m.scrollHeight : 0, s ? s.scrollHeight : 0, document.body.scrollHeight);
+    }""")
+    page.set_viewport_size({"width": width, "height": int(min(max(h + 40, min_height), max_height))})
+    page.wait_for_timeout(300)  # let responsive charts settle at the new size
+    page.screenshot(path=str(path), full_page=True, animations="disabled")
