@@ -22,7 +22,7 @@ timeouts) and exceptions (``delta.new_element.exception``) and error alerts::
 The first slider takes a different value in every session (cache misses: the page's real
 compute), the link is the same for all (cache hits after the first).
 
-Targets (issue 7): N = 50 with zero errors, p95 <= 2 s, RSS growth <= 5 MB per session.
+Targets: N = 50 with zero errors, p95 <= 2 s, RSS growth <= 5 MB per session.
 """
 from __future__ import annotations
 

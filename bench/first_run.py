@@ -8,7 +8,7 @@ Default (uses this checkout's Python): the kernel part of a first start and of a
   once and compiles the kernels in the background), then one websocket session opens the home
   page; with an empty cache and with the cache filled.
 
-``--fresh-clone`` (what issue 16 asks for): ``git clone`` this branch into a temporary folder, run
+``--fresh-clone``: ``git clone`` this branch into a temporary folder, run
 ``make run`` there (venv + install from the lock files + server) and time each phase until the
 home page and the two_point page are rendered (the server ran each page script to the end with no
 exception or error and sent every element, two_point's figures included) and until every kernel's

@@ -1,4 +1,4 @@
-"""A class moving sliders while heavy jobs run (issue 13): does the class keep its rerun budget?
+"""A class moving sliders while heavy jobs run: does the class keep its rerun budget?
 
 Starts one server (``python -m ui.serve``, as ``make run``; ``--root`` serves another checkout, e.g.
 ``/work/main`` for the numbers before ``ui/jobs.py``) and runs two phases of ``--seconds`` each:

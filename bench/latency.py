@@ -108,7 +108,7 @@ async def server_times(url: str, stem: str, reruns: int = RERUNS, moves: int = M
 # --------------------------------------------------------------------------- bounded work
 async def worst_corner(url: str, stem: str, pid: int | None = None, passes: int = 2,
                        timeout: float = 300.0) -> dict:
-    """The slowest rerun the slider ranges allow, found by coordinate ascent (issue 7, "bounded work").
+    """The slowest rerun the slider ranges allow, found by coordinate ascent ("bounded work").
 
     Starting from the defaults, each numeric parameter in turn is tried at its min and its max
     (others fixed at the current corner) and the costliest value is kept; ``passes`` sweeps.

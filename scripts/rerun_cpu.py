@@ -6,7 +6,7 @@
 Starts the server as ``make run`` does (``bench.classroom.Server``), opens one websocket session
 (``bench/wsclient.py``), and on every page: opens it (defaults), moves its first slider once to warm
 up, then ``--moves`` times to a value no session used before (a cache miss for every datum that
-depends on that slider: the classroom stress case of issue 17, one student at a time). For each
+depends on that slider: the classroom stress case, one student at a time). For each
 move it reads the server's CPU seconds (user + system, all threads, ``/proc/<pid>/stat``) before
 and after: that is the load-independent cost (wall time grows with other work on the machine, CPU
 time does not). Prints the mean, median and max ms per page and the bytes the rerun sent.

@@ -1,4 +1,4 @@
-"""Figure text alternatives in Chinese use Chinese punctuation (issue 16, "Print and accessibility").
+"""Figure text alternatives in Chinese use Chinese punctuation ("Print and accessibility").
 
 The one-line description under each figure is assembled by ``ui.access.summary`` from the figure's
 title, axis titles and curve names. In Chinese its own separators are 。：；， (numbers stay numbers:

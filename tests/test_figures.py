@@ -1,4 +1,4 @@
-"""ui.figures: a Frozen figure reaches the browser exactly as Plotly would send it."""
+"""Ui.figures: a Frozen figure reaches the browser exactly as Plotly would send it."""
 from __future__ import annotations
 
 import json
@@ -246,7 +246,7 @@ def _label_value(s: str) -> float:
     (8.0, 12.0, ["8", "9", "10"]),                     # every digit when 1-2-5 leaves < 3
 ])
 def test_short_log_axis_is_labelled_in_full(lo, hi, want):
-    """Issue 12: a short log axis never shows Plotly's bare minor digits (dtick "D1"/"D2")."""
+    """A short log axis never shows Plotly's bare minor digits (dtick "D1"/"D2")."""
     fig = F.figure("x", "y", log_y=True)
     F.exact_line(fig, [1, 2], [lo, hi], "c")
     ax = F.Frozen(fig).spec["layout"]["yaxis"]

@@ -65,7 +65,7 @@ def test_fallback_and_format():
     assert "{" not in t("timechange.residual", gap="1e-9")
 
 
-# ----------------------------------------------------------------------------- issue 12
+# ----------------------------------------------------------------------------- from the numerical review
 STUDENT_FILES = [n for n in FILES if n not in ("common.toml", "home.toml")]   # home: instructors
 
 

@@ -102,4 +102,4 @@ def test_issue_named_function_has_its_signature(issue, spec):
 
 def test_table_parses_and_names_distinct_functions():
     stated = [_stated(s)[:2] for _, s in PUBLIC_API]
-    assert len(set(stated)) == len(stated) - 1     # simulate appears twice (issues 2 and 3)
+    assert len(set(stated)) == len(stated) - 1     # simulate appears twice (the foundation and the engine both state it)

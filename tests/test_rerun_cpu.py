@@ -1,4 +1,4 @@
-"""CPU per distinct rerun (issue 17, the classroom stress case): one student moves a page's first
+"""CPU per distinct rerun (the classroom stress case): one student moves a page's first
 slider to a value nobody used before, so every datum and figure that depends on it is computed
 afresh. The CPU seconds (``time.process_time``: this process, all threads — the page script, Numba,
 AppTest's own bookkeeping) of that one rerun must stay within the page's budget.

@@ -1,4 +1,4 @@
-"""Static checks of the deployment files (issue 13): per-client rate limits and a small body limit in
+"""Static checks of the deployment files: per-client rate limits and a small body limit in
 nginx (and the ingress example), no public cookie secret, versioned images, TLS on."""
 from __future__ import annotations
 

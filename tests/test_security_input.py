@@ -1,4 +1,4 @@
-"""Hostile user text is shown literally (issue 13): URL values on every page, parameter-file keys,
+"""Hostile user text is shown literally: URL values on every page, parameter-file keys,
 values and file names. Nothing a visitor or a file puts into a link can become a live link, HTML,
 LaTeX or emphasis inside the app's own notices, and no server path is shown."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Heavy work is shared and bounded (issue 13, ``ui/jobs.py``): identical requests run once (also
+"""Heavy work is shared and bounded (``ui/jobs.py``): identical requests run once (also
 while running), at most ``workers`` jobs run at a time with the rest queued in order, one queued job
 per session, and the hemisphere page's phase diagram goes through it."""
 from __future__ import annotations

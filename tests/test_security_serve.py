@@ -1,5 +1,5 @@
 """The served process (``python -m ui.serve``): clients cannot clear the server's caches, and Numba
-runs on a thread-safe threading layer (issue 13, issue 12).
+runs on a thread-safe threading layer.
 
 One real server on a loopback port, driven over the websocket protocol (``bench/wsclient.py``)."""
 from __future__ import annotations

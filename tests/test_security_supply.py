@@ -1,4 +1,4 @@
-"""Supply chain (issue 13): hashed lock files for the app and the test set, installs from them with
+"""Supply chain: hashed lock files for the app and the test set, installs from them with
 ``--require-hashes`` (Makefile, Dockerfile), every direct import declared, the image's base pinned by
 digest and its Debian packages by version, and the environment the tests run in is the lock."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A held key and a mouse drag on a slider: the page settles on the value the student set (issue 35).
+"""A held key and a mouse drag on a slider: the page settles on the value the student set.
 
 On every lesson page a student holds the right-arrow key on one slider: ten key presses at the
 speed a key repeats (33-80 ms apart, dispatched in the page, so the pace holds however busy the

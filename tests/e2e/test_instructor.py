@@ -1,4 +1,4 @@
-"""Instructor mode in headless Chromium, in English and Chinese (issue 15).
+"""Instructor mode in headless Chromium, in English and Chinese.
 
 Two servers: the session's ``server`` (no instructor key: nothing of instructor mode may show)
 and one started here with ``APP_INSTRUCTOR_KEY`` and a temporary copy of the parameter file

@@ -1,4 +1,4 @@
-"""More of instructor mode in headless Chromium, in English and Chinese (issue 15).
+"""More of instructor mode in headless Chromium, in English and Chinese.
 
 The server, the parameter file and the helpers are those of ``test_instructor.py`` (a server of
 its own with an instructor key and a temporary copy of the file). Three tabs (instructor, student,

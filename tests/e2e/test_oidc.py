@@ -1,5 +1,4 @@
-"""Instructor sign-in with OpenID Connect (``st.login``) in headless Chromium, English and Chinese
-(issue 15).
+"""Instructor sign-in with OpenID Connect (``st.login``) in headless Chromium, English and Chinese.
 
 A mock provider (``tests/e2e/oidc_provider.py``, on loopback) and a server started here with a
 temporary secrets file (``--secrets.files``: an ``[auth]`` block pointing at the mock and
