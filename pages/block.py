@@ -8,25 +8,11 @@ import streamlit as st
 
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views import block as vb
 from views.predict_block import STEPS
 
-SCHEMA = PageSchema("block", params=(
-    Param("rope_k", "int", default=2, min=1, max=8, step=1, lo=1, hi=8),
-    Param("rope_from", "int", default=10000, min=100, max=50000, step=100, lo=1, hi=100000),
-    Param("rope_to", "int", default=60000, min=20000, max=200000, step=5000, lo=1000, hi=200000),
-    Param("norm_d", "int", default=64, min=1, max=256, step=1, lo=1, hi=256),
-    Param("log_eps", "float", default=-6.0, min=-12.0, max=-1.0, step=0.5, lo=-13.0, hi=-1.0),
-    Param("split_d", "int", default=4, min=2, max=16, step=1, lo=2, hi=32),
-    Param("split_seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=99999),
-    Param("perm_n", "int", default=8, min=2, max=64, step=1, lo=2, hi=128),
-    Param("perm_beta", "float", default=1.0, min=0.0, max=5.0, step=0.1, lo=0.0, hi=20.0),
-    Param("perm_pos", "float", default=0.5, min=0.0, max=2.0, step=0.05, lo=0.0, hi=10.0),
-    Param("perm_seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=99999),
-    Param("sink_delta", "float", default=6.0, min=0.5, max=20.0, step=0.5, lo=0.1, hi=40.0),
-    Param("sink_share", "float", default=0.5, min=0.05, max=0.95, step=0.05, lo=0.01, hi=0.99),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("block", steps=STEPS)
 
 TABS = ("rope", "norm", "split", "perm", "sink")
 

@@ -9,19 +9,11 @@ import streamlit as st
 from sim import coordinates as co
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views import coordinates as vc
 from views.predict_coordinates import STEPS
 
-SCHEMA = PageSchema("coordinates", params=(
-    Param("a0", "float", default=0.3, min=-2.0, max=2.0, step=0.05, lo=-5.0, hi=5.0),
-    Param("b0", "float", default=0.3, min=-2.0, max=2.0, step=0.05, lo=-5.0, hi=5.0),
-    Param("y", "float", default=2.0, min=-3.0, max=3.0, step=0.1, lo=-10.0, hi=10.0),
-    Param("horizon", "float", default=3.0, min=0.5, max=10.0, step=0.5, lo=0.1, hi=50.0),
-    Param("dt", "float", default=0.05, min=0.005, max=0.3, step=0.005, lo=0.0025, hi=1.0),
-    Param("n", "int", default=8, min=1, max=256, step=1, lo=1, hi=4096),
-    Param("pair", "select", default="rotation_shear", options=tuple(vc.PAIRS)),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("coordinates", steps=STEPS, options={"pair": tuple(vc.PAIRS)})
 
 
 def render() -> None:

@@ -10,19 +10,11 @@ import streamlit as st
 
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views import low_temperature as vw
 from views.predict_low_temperature import STEPS
 
-SCHEMA = PageSchema("low_temperature", params=(
-    Param("model", "select", default="axis", options=vw.MODELS),
-    Param("gap", "float", default=0.5, min=0.1, max=1.0, step=0.05, lo=0.05, hi=1.0),
-    Param("log10_beta", "float", default=3.0, min=1.0, max=4.0, step=0.25, lo=0.0, hi=4.0),
-    Param("n", "int", default=48, min=16, max=128, step=8, lo=8, hi=128),
-    Param("seeds", "int", default=3, min=1, max=5, step=1, lo=1, hi=5),
-    Param("T", "float", default=20.0, min=2.0, max=30.0, step=1.0, lo=1.0, hi=40.0),
-    Param("dt", "float", default=0.1, min=0.05, max=0.25, step=0.01, lo=0.02, hi=0.5),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("low_temperature", steps=STEPS, options={"model": vw.MODELS})
 
 
 def render() -> None:

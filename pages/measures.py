@@ -8,19 +8,12 @@ import streamlit as st
 
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views.measures import (HEAD_N, HEAD_TRIALS, N_REF, SAMPLE_TRIALS, heads_data, heads_figure,
                             sampling_data, sampling_figure, stability_data, tokens_figure, w1_figure)
 from views.predict_measures import STEPS
 
-SCHEMA = PageSchema("measures", params=(
-    Param("n", "int", default=32, min=4, max=256, step=1, lo=1, hi=1024),
-    Param("H", "int", default=256, min=2, max=1024, step=1, lo=1, hi=4096),
-    Param("beta", "float", default=1.0, min=0.1, max=5.0, step=0.1, lo=0.01, hi=6.0),
-    Param("depth", "float", default=4.0, min=0.5, max=10.0, step=0.5, lo=0.1, hi=20.0),
-    Param("dt", "float", default=0.1, min=0.05, max=0.5, step=0.01, lo=0.01, hi=0.9),
-    Param("seed", "int", default=0, min=0, max=99, step=1, lo=0, hi=1_000_000),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("measures", steps=STEPS)
 
 
 def render() -> None:

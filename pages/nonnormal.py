@@ -10,23 +10,13 @@ import streamlit as st
 
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views.nonnormal import (A_SCALAR, ellipse_figure, euler_data, euler_flow_figure, euler_scalar_figure,
                              flow_data, jacobian_data, jacobian_figure, kappa_data, kappa_eps_figure,
                              kappa_s_figure, pseudo_data, pseudo_figure, response_figure)
 from views.predict_nonnormal import STEPS
 
-SCHEMA = PageSchema("nonnormal", params=(
-    Param("M", "float", default=6.0, min=0.0, max=20.0, step=0.1, lo=-50.0, hi=50.0),
-    Param("eps", "float", default=0.2, min=0.001, max=2.0, step=0.001, lo=1e-6, hi=10.0),
-    Param("s_max", "float", default=5.0, min=1.0, max=20.0, step=0.5, lo=0.5, hi=50.0),
-    Param("L", "int", default=100, min=1, max=500, step=1, lo=1, hi=500),
-    Param("eta", "float", default=0.3, min=0.05, max=1.0, step=0.05, lo=0.0, hi=2.0),
-    Param("d", "int", default=4, min=2, max=16, step=1, lo=1, hi=16),
-    Param("delta", "float", default=0.25, min=0.01, max=2.5, step=0.01, lo=0.001, hi=5.0),
-    Param("seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=10**6),
-    Param("grid", "int", default=201, min=51, max=401, step=10, lo=11, hi=801),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("nonnormal", steps=STEPS)
 
 
 def _pseudo_section(ctx) -> None:

@@ -8,19 +8,11 @@ import streamlit as st
 
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views import rotation as vr
 from views.predict_rotation import STEPS
 
-SCHEMA = PageSchema("rotation", params=(
-    Param("angle", "float", default=30.0, min=0.0, max=90.0, step=1.0, lo=0.0, hi=90.0),
-    Param("kappa", "float", default=4.0, min=1.0, max=10.0, step=0.5, lo=1.0, hi=20.0),
-    Param("noise_ratio", "float", default=0.1, min=0.0, max=1.0, step=0.05, lo=0.0, hi=1.0),
-    Param("dt", "float", default=0.01, min=0.001, max=0.05, step=0.001, lo=0.001, hi=0.05),
-    Param("T", "float", default=500.0, min=250.0, max=2000.0, step=50.0, lo=250.0, hi=2000.0),
-    Param("blend", "float", default=0.5, min=0.0, max=1.0, step=0.05, lo=0.0, hi=1.0),
-    Param("seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=10**6),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("rotation", steps=STEPS)
 
 
 def render() -> None:

@@ -9,19 +9,12 @@ import streamlit as st
 from sim import width as W
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views import width as V
 from views.predict_width import STEPS
 
-SCHEMA = PageSchema("width", params=(
-    Param("N", "int", default=128, min=2, max=512, step=2, lo=2, hi=2048),
-    Param("scaling", "select", default="lazy", options=W.SCALINGS),
-    Param("start", "select", default="paired", options=W.STARTS),
-    Param("T", "float", default=4.0, min=0.5, max=10.0, step=0.5, lo=0.1, hi=20.0),
-    Param("dt", "float", default=0.01, min=0.005, max=0.05, step=0.005, lo=0.001, hi=0.1),
-    Param("data", "select", default="three_points", options=tuple(W.DATASETS)),
-    Param("seed", "int", default=0, min=0, max=99, step=1, lo=0, hi=10_000),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("width", steps=STEPS,
+                              options={"scaling": W.SCALINGS, "start": W.STARTS, "data": tuple(W.DATASETS)})
 
 
 def render() -> None:
