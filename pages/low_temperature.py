@@ -8,7 +8,7 @@ import math
 
 import streamlit as st
 
-from ui.figures import show
+from pages import show_pair
 from ui.page import setup
 from ui.spec import PageSchema
 from views import low_temperature as vw
@@ -44,21 +44,13 @@ def render() -> None:
     if d["dt"] != v["dt"]:
         st.caption(t("metrics.dt_raised", dt=f"{d['dt']:.4g}"))
 
-    c1, c2 = st.columns(2)
-    with c1:
-        show(vw.scene_figure(t, *key), key="fig_scene")
-    with c2:
-        show(vw.w2_figure(t, *key), key="fig_w2")
+    show_pair((vw.scene_figure(t, *key), "fig_scene"), (vw.w2_figure(t, *key), "fig_w2"))
     ctx.section("concentration")
     if v["model"] == "axis":
         st.caption(t("fig.k_caption", ks=" · ".join(
             f"β = {b:.4g}: k = {', '.join(str(k) for k in d['k'][i])}" for i, b in enumerate(betas))))
 
-    c3, c4 = st.columns(2)
-    with c3:
-        show(vw.dist_figure(t, *key), key="fig_dist")
-    with c4:
-        show(vw.rate_figure(t, *rkey), key="fig_rate")
+    show_pair((vw.dist_figure(t, *key), "fig_dist"), (vw.rate_figure(t, *rkey), "fig_rate"))
     st.caption(t("fig.rate_caption", C=f"{r['C']:.3g}", depth=f"{r['depth']:.3g}"))
     ctx.section("zero_temperature")
     ctx.section("drift")

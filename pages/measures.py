@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages import show_pair
 from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema
@@ -30,11 +31,7 @@ def render() -> None:
     ctx.metrics([(t("metrics.w1_start"), f"{s['w1'][0]:.4f}"), (t("metrics.w1_end"), f"{s['w1'][-1]:.4f}"),
                  (t("metrics.C"), f"{s['C']:.4g}"), (t("metrics.tau_star"), f"{s['tau_star']:.3g}")],
                 t("metrics.caption", layers=int(s["layers"][-1]), dt=v["dt"], tau=f"{s['t'][-1]:g}", n_ref=N_REF))
-    c1, c2 = st.columns(2)
-    with c1:
-        show(tokens_figure(t, *run), key="fig_tokens")
-    with c2:
-        show(w1_figure(t, *run), key="fig_w1")
+    show_pair((tokens_figure(t, *run), "fig_tokens"), (w1_figure(t, *run), "fig_w1"))
     st.markdown(t("stability.after"))
 
     # 2. sampling error against n

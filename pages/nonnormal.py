@@ -8,6 +8,7 @@ import math
 
 import streamlit as st
 
+from pages import show_pair
 from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema
@@ -56,11 +57,7 @@ def _euler_section(ctx) -> dict:
     ctx.section("euler")
     with ctx.guard():
         e = euler_data(M, delta, s_max)
-    c7, c8 = st.columns(2)
-    with c7:
-        show(euler_flow_figure(t, M, delta, s_max), key="fig_euler_flow")
-    with c8:
-        show(euler_scalar_figure(t, M, delta, s_max), key="fig_euler_scalar")
+    show_pair((euler_flow_figure(t, M, delta, s_max), "fig_euler_flow"), (euler_scalar_figure(t, M, delta, s_max), "fig_euler_scalar"))
     bound = t("euler.no_bound") if not math.isfinite(e["bound"]) else f"{e['bound']:.2e}"
     st.markdown(t("euler.result", ad=f"{A_SCALAR * delta:g}", regime=t(f"euler.regimes.{e['regime']}"),
                   factor=f"{e['factor']:.3f}", err=f"{e['sc_err']:.2e}", bound=bound,
@@ -94,11 +91,7 @@ def render() -> None:
 
     # ------------------------------------------------------------------ kappa(V)
     ctx.section("kappa")
-    c3, c4 = st.columns(2)
-    with c3:
-        show(kappa_s_figure(t, M, v["eps"], v["s_max"]), key="fig_kappa_s")
-    with c4:
-        show(kappa_eps_figure(t, M, v["eps"], v["s_max"]), key="fig_kappa_eps")
+    show_pair((kappa_s_figure(t, M, v["eps"], v["s_max"]), "fig_kappa_s"), (kappa_eps_figure(t, M, v["eps"], v["s_max"]), "fig_kappa_eps"))
     st.caption(t("kappa.caption", kappa=f"{k['kappa']:.4g}", sup=f"{k['sup_eps']:.4g}"))
 
     _pseudo_section(ctx)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages import show_pair
 from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema
@@ -31,11 +32,7 @@ def render() -> None:
                  (t("metrics.rate_mc0"), f"{d['mc0'][0]:.4f} ± {d['mc0'][1]:.4f}")],
                 t("metrics.caption", steps=d["steps"], dt=v["dt"], T=f"{d['T_end']:g}"),
                 per_row=2)                 # two rows: "rate ± error" does not fit a quarter width
-    c1, c2 = st.columns(2)
-    with c1:
-        show(vr.cloud_figure(t, *okey), key="fig_cloud")
-    with c2:
-        show(vr.area_figure(t, *okey), key="fig_area")
+    show_pair((vr.cloud_figure(t, *okey), "fig_cloud"), (vr.area_figure(t, *okey), "fig_area"))
     with ctx.guard():
         s = vr.sweep_data(v["kappa"], v["noise_ratio"], v["seed"])
     show(vr.sweep_figure(t, v["kappa"], v["noise_ratio"], v["seed"]), key="fig_sweep")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages import show_pair
 from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema
@@ -39,11 +40,7 @@ def render() -> None:
         st.caption(t("timechange.residual", gap=f"{d['retime_gap']:.1e} rad"))
     ctx.section("timechange")
 
-    c3, c4 = st.columns(2)
-    with c3:
-        show(energy_figure(t, *key), key="fig_energy")
-    with c4:
-        show(error_figure(t, *key), key="fig_error")
+    show_pair((energy_figure(t, *key), "fig_energy"), (error_figure(t, *key), "fig_error"))
     st.markdown(t("energy.body"))
     ctx.section("discrete")
 

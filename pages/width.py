@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from sim import width as W
+from pages import show_pair
 from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema
@@ -36,11 +37,7 @@ def render() -> None:
     st.subheader(t("width.title"))
     ctx.metrics([(t(f"metrics.slope_{key}"), V.fmt_slope(sweep["slope_" + key]))
                  for key in ("lazy_param", "lazy_kernel", "mean_field_param", "mean_field_kernel")])
-    c1, c2 = st.columns(2)
-    with c1:
-        show(V.motion_figure(t, start, T, data, seed), key="fig_motion")
-    with c2:
-        show(V.kernel_figure(t, start, T, data, seed), key="fig_kernel")
+    show_pair((V.motion_figure(t, start, T, data, seed), "fig_motion"), (V.kernel_figure(t, start, T, data, seed), "fig_kernel"))
     st.markdown(t("width.body"))
 
     # ---- training over time
@@ -49,11 +46,7 @@ def render() -> None:
                  (t("metrics.loss_mean_field"), f"{runs['mean_field']['loss'][-1]:.3g}"),
                  (t("metrics.kernel_shift", scaling=t(f"names.{s}")), V.fmt_number(d["kernel_shift"][-1], ".2e")),
                  (t("metrics.ratio"), V.fmt_number(d["ratio"], ".2f"))])
-    c3, c4 = st.columns(2)
-    with c3:
-        show(V.loss_figure(t, *run_key), key="fig_loss")
-    with c4:
-        show(V.residual_figure(t, N, s, *run_key[1:]), key="fig_residual")
+    show_pair((V.loss_figure(t, *run_key), "fig_loss"), (V.residual_figure(t, N, s, *run_key[1:]), "fig_residual"))
     st.caption(t("metrics.caption", steps=d["steps"], h=f"{d['h']:.4g}", T=f"{T:g}"))
     st.markdown(t("training.body"))
 
