@@ -22,6 +22,15 @@ def _metrics(ctx, pairs) -> None:
     ctx.metrics([(ctx.t(f"metrics.{key}"), value) for key, value in pairs])
 
 
+def _tab(ctx, name: str, metrics, *figures, caption: str) -> None:
+    """One tab: its section, a row of numbers, its figures ``(figure, key)`` and a caption."""
+    ctx.section(name)
+    _metrics(ctx, metrics)
+    for fig, key in figures:
+        show(fig, key=key)
+    st.caption(caption)
+
+
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
@@ -51,37 +60,24 @@ def render() -> None:
         st.caption(t("rope.peak_caption", fit=vb.ROPE_FIT_FROM, s=slope))
 
     with tabs[1]:
-        ctx.section("norm")
-        _metrics(ctx, [("gain0", f"{n['gain_at_eps']:.4g}"),
-                     ("slope0", f"{n['slope0']:.6f}"),
-                     ("knee", f"{n['knee']:.2e}")])
-        show(vb.norm_rho_figure(t, *norm), key="fig_norm_rho")
-        show(vb.norm_eps_figure(t, *norm), key="fig_norm_eps")
-        st.caption(t("norm.caption", d=v["norm_d"]))
-
+        _tab(ctx, "norm", [("gain0", f"{n['gain_at_eps']:.4g}"), ("slope0", f"{n['slope0']:.6f}"),
+                           ("knee", f"{n['knee']:.2e}")],
+             (vb.norm_rho_figure(t, *norm), "fig_norm_rho"), (vb.norm_eps_figure(t, *norm), "fig_norm_eps"),
+             caption=t("norm.caption", d=v["norm_d"]))
     with tabs[2]:
-        ctx.section("split")
-        _metrics(ctx, [("commutator", f"{s['limit']:.6g}"),
-                     ("defect_small", f"{s['defect'][0]:.6g}"),
-                     ("trotter_ratio", f"{s['trotter'][0] / s['half'][0]:.6f}")])
-        show(vb.split_defect_figure(t, *split), key="fig_split")
-        show(vb.split_trotter_figure(t, *split), key="fig_trotter")
-        st.caption(t("split.caption", d=v["split_d"], a=f"{vb.SPLIT_ALPHAS[0]:.0e}"))
-
+        _tab(ctx, "split", [("commutator", f"{s['limit']:.6g}"), ("defect_small", f"{s['defect'][0]:.6g}"),
+                            ("trotter_ratio", f"{s['trotter'][0] / s['half'][0]:.6f}")],
+             (vb.split_defect_figure(t, *split), "fig_split"), (vb.split_trotter_figure(t, *split), "fig_trotter"),
+             caption=t("split.caption", d=v["split_d"], a=f"{vb.SPLIT_ALPHAS[0]:.0e}"))
     with tabs[3]:
-        ctx.section("perm")
-        _metrics(ctx, [(f"gap_{case}", f"{g.max() / p['scale']:.1e}") for case, g in p["gaps"].items()])
-        show(vb.perm_figure(t, *perm), key="fig_perm")
-        st.caption(t("perm.caption", perm=", ".join(map(str, p["perm"])), floor=f"{vb.PERM_FLOOR:.0e}"))
-
+        _tab(ctx, "perm", [(f"gap_{case}", f"{g.max() / p['scale']:.1e}") for case, g in p["gaps"].items()],
+             (vb.perm_figure(t, *perm), "fig_perm"),
+             caption=t("perm.caption", perm=", ".join(map(str, p["perm"])), floor=f"{vb.PERM_FLOOR:.0e}"))
     with tabs[4]:
-        ctx.section("sink")
         g = v["sink_delta"]
-        _metrics(ctx, [("nmax", f"{k['nmax'][g]:,.1f}"),
-                     ("mass_at_1000", f"{k['layer'][g][-1]:.4f}"),
-                     ("gap_needed", f"{k['gap_for_1000']:.2f}")])
-        show(vb.sink_figure(t, *sink), key="fig_sink")
-        st.caption(t("sink.caption", c=f"{v['sink_share']:g}"))
+        _tab(ctx, "sink", [("nmax", f"{k['nmax'][g]:,.1f}"), ("mass_at_1000", f"{k['layer'][g][-1]:.4f}"),
+                           ("gap_needed", f"{k['gap_for_1000']:.2f}")],
+             (vb.sink_figure(t, *sink), "fig_sink"), caption=t("sink.caption", c=f"{v['sink_share']:g}"))
 
     ctx.section("notice")
     ctx.section("questions")

@@ -57,6 +57,16 @@ def _phase_panel(ctx, size: str) -> None:
 
 
 # --------------------------------------------------------------------------- page
+def _sphere_beside(fig, key: str, note: str | None):
+    """The sphere in 3/5 of the width (with its projection note); returns the column beside it."""
+    main, aside = st.columns([3, 2])
+    with main:
+        show(fig, key=key)
+        if note:
+            st.caption(note)
+    return aside
+
+
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
@@ -79,12 +89,7 @@ def render() -> None:
         st.info(t("notes.outside", cap=v["cap"],
                      margin=f"{h['margin']:.3f}" if h["margin"] > 0 else t("notes.none")))
 
-    c1, c2 = st.columns([3, 2])
-    with c1:
-        show(hemi_sphere_figure(t, *hp), key="fig_sphere")
-        if projected:
-            st.caption(t("notes.projection", d=d))
-    with c2:
+    with _sphere_beside(hemi_sphere_figure(t, *hp), "fig_sphere", t("notes.projection", d=d) if projected else None):
         show(rmin_figure(t, *hp), key="fig_rmin")
         show(diam_figure(t, *hp), key="fig_diam")
     ctx.section("why")
@@ -93,12 +98,8 @@ def render() -> None:
     st.markdown(t("contrast.body"))
     with ctx.guard():
         c = contrast_data(*cp)
-    c3, c4 = st.columns([3, 2])
-    with c3:
-        show(contrast_sphere_figure(t, *cp), key="fig_sphere_contrast")
-        if projected:
-            st.caption(t("notes.projection", d=d))
-    with c4:
+    with _sphere_beside(contrast_sphere_figure(t, *cp), "fig_sphere_contrast",
+                        t("notes.projection", d=d) if projected else None):
         show(clusters_figure(t, *cp), key="fig_clusters")
         st.markdown(t("contrast.numbers", k=int(c["clusters"][-1]), tau=f"{c['tau'][-1]:.4g}",
                       beta=v["contrast_beta"], layers=c["steps"], dt=f"{c['dt']:.4g}"))

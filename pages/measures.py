@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import show_pair
-from ui.figures import show
+from pages import figure_beside, show_pair
 from ui.page import setup
 from ui.spec import PageSchema
 from views.measures import (HEAD_N, HEAD_TRIALS, N_REF, SAMPLE_TRIALS, heads_data, heads_figure,
@@ -38,23 +37,16 @@ def render() -> None:
     ctx.section("sampling")
     with ctx.guard():
         e = sampling_data(v["seed"])
-    c3, c4 = st.columns([3, 2])
-    with c3:
-        show(sampling_figure(t, v["n"], v["seed"]), key="fig_sampling")
-    with c4:
-        st.markdown(t("sampling.side", trials=SAMPLE_TRIALS))
+    figure_beside(sampling_figure(t, v["n"], v["seed"]), "fig_sampling", side=t("sampling.side", trials=SAMPLE_TRIALS))
 
     # 3. many heads
     ctx.section("heads")
     with ctx.guard():
         h = heads_data(v["H"], v["beta"], v["seed"])
-    c5, c6 = st.columns([3, 2])
-    with c5:
-        show(heads_figure(t, v["H"], v["beta"], v["seed"]), key="fig_heads")
-    with c6:
-        ctx.metrics([(t("metrics.head_err", H=v["H"]), f"{h['mean'][-1]:.2e}")], stacked=True)
-        st.markdown(t("heads.side", n=HEAD_N, trials=HEAD_TRIALS, asym=f"{h['asymptote_c']:.4f}",
-                      bound=f"{h['bound_c']:.4f}"))
+    figure_beside(heads_figure(t, v["H"], v["beta"], v["seed"]), "fig_heads", ctx,
+                  [(t("metrics.head_err", H=v["H"]), f"{h['mean'][-1]:.2e}")],
+                  t("heads.side", n=HEAD_N, trials=HEAD_TRIALS, asym=f"{h['asymptote_c']:.4f}",
+                    bound=f"{h['bound_c']:.4f}"))
 
     ctx.section("notice")
     ctx.section("questions")

@@ -8,7 +8,7 @@ import math
 
 import streamlit as st
 
-from pages import show_pair
+from pages import figure_beside, show_pair
 from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema
@@ -26,13 +26,9 @@ def _pseudo_section(ctx) -> None:
     ctx.section("pseudo")
     with ctx.guard():
         p = pseudo_data(v["M"], v["eps"], v["grid"])
-    c5, c6 = st.columns([3, 2])
-    with c5:
-        show(pseudo_figure(t, v["M"], v["eps"], v["grid"]), key="fig_pseudo")
-    with c6:
-        ctx.metrics([(t("metrics.kreiss"), f"{p['kreiss']:.4f}"), (t("metrics.sup_eps"), f"{p['sup']:.4f}")],
-                    stacked=True)
-        st.markdown(t("pseudo.side"))
+    figure_beside(pseudo_figure(t, v["M"], v["eps"], v["grid"]), "fig_pseudo", ctx,
+                  [(t("metrics.kreiss"), f"{p['kreiss']:.4f}"), (t("metrics.sup_eps"), f"{p['sup']:.4f}")],
+                  t("pseudo.side"))
     st.caption(t("pseudo.caption", n=v["grid"], points=f"{p['points']:,}", ms=f"{p['ms']:.2f}"))
 
 
@@ -57,7 +53,8 @@ def _euler_section(ctx) -> dict:
     ctx.section("euler")
     with ctx.guard():
         e = euler_data(M, delta, s_max)
-    show_pair((euler_flow_figure(t, M, delta, s_max), "fig_euler_flow"), (euler_scalar_figure(t, M, delta, s_max), "fig_euler_scalar"))
+    show_pair((euler_flow_figure(t, M, delta, s_max), "fig_euler_flow"),
+              (euler_scalar_figure(t, M, delta, s_max), "fig_euler_scalar"))
     bound = t("euler.no_bound") if not math.isfinite(e["bound"]) else f"{e['bound']:.2e}"
     st.markdown(t("euler.result", ad=f"{A_SCALAR * delta:g}", regime=t(f"euler.regimes.{e['regime']}"),
                   factor=f"{e['factor']:.3f}", err=f"{e['sc_err']:.2e}", bound=bound,
@@ -91,7 +88,8 @@ def render() -> None:
 
     # ------------------------------------------------------------------ kappa(V)
     ctx.section("kappa")
-    show_pair((kappa_s_figure(t, M, v["eps"], v["s_max"]), "fig_kappa_s"), (kappa_eps_figure(t, M, v["eps"], v["s_max"]), "fig_kappa_eps"))
+    show_pair((kappa_s_figure(t, M, v["eps"], v["s_max"]), "fig_kappa_s"),
+              (kappa_eps_figure(t, M, v["eps"], v["s_max"]), "fig_kappa_eps"))
     st.caption(t("kappa.caption", kappa=f"{k['kappa']:.4g}", sup=f"{k['sup_eps']:.4g}"))
 
     _pseudo_section(ctx)
