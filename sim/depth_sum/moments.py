@@ -42,8 +42,7 @@ def _path_moments_kernel(rng, L, rows, ks, c, E, U_keep, SD, SD2, SDc, SDE):  # 
     T = c.shape[0]
     keep = U_keep.shape[0]
     U = np.zeros(L + 1)
-    t0 = 0
-    while t0 < T:
+    for t0 in range(0, T, rows):
         r = _common_block(rng, c, t0, rows)
         for i in range(r):
             t = t0 + i
@@ -66,7 +65,6 @@ def _path_moments_kernel(rng, L, rows, ks, c, E, U_keep, SD, SD2, SDc, SDE):  # 
                 SD2[q] += s2
                 SDc[q] += s1 * c[t]
                 SDE[q] += s1 * acc
-        t0 += r
 
 
 def _path_moments_reference(rng, L, rows, ks, c, E, U_keep, SD, SD2, SDc, SDE):
@@ -206,8 +204,7 @@ def _column_moments_kernel(rng, L, rows, c, E, colsum):  # pragma: no cover - co
     e = np.empty(L)
     sq = 0.0
     off = 0.0
-    t0 = 0
-    while t0 < T:
+    for t0 in range(0, T, rows):
         r = _common_block(rng, c, t0, rows)
         for i in range(r):
             acc = 0.0
@@ -219,7 +216,6 @@ def _column_moments_kernel(rng, L, rows, c, E, colsum):  # pragma: no cover - co
                 sq += x * x
             E[t0 + i] = acc
             off += _pair_sum(e)
-        t0 += r
     return sq, off
 
 

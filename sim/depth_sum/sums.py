@@ -35,15 +35,13 @@ def _unit_sums_kernel(rng, L, rows, c, E):  # pragma: no cover - compiled
     drawing from ``rng`` in the draw order (module docstring): per block of ``rows`` samples the
     common normals, then the pieces row by row. Nothing but the two sums is stored."""
     T = c.shape[0]
-    t0 = 0
-    while t0 < T:
+    for t0 in range(0, T, rows):
         r = _common_block(rng, c, t0, rows)
         for i in range(r):
             acc = 0.0
             for _ in range(L):
                 acc += rng.standard_normal()
             E[t0 + i] = acc
-        t0 += r
 
 
 def _unit_sums_reference(rng, L, rows, c, E):
