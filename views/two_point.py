@@ -86,17 +86,17 @@ def _flows_figure(t, d: dict, what: str, exact_key: str, sim_key: str, max_marke
 # --------------------------------------------------------------------------- figures
 # Built once per (language, parameters) and shared: see ui.figures.cached_figure.
 @cached_figure
-def angle_figure(t, beta, theta0, horizon, dt):
-    return _flows_figure(t, two_point_data(beta, theta0, horizon, dt), "angle", "exact", "sim", 50)
-
-
-@cached_figure
 def time_figure(t, beta, theta0, horizon, dt):
     d = two_point_data(beta, theta0, horizon, dt)
     fig = figure(t("fig.x_depth_sa"), t("fig.y_angle"), t("fig.time_title"))
     exact_line(fig, d["fine"], d["SA"]["exact"], t("fig.sa_exact"), color=COLORS["sa"])
     sim_markers(fig, *d["retimed"], t("fig.usa_retimed"), color=COLORS["usa"], symbol="diamond")
     return fig
+
+
+@cached_figure
+def angle_figure(t, beta, theta0, horizon, dt):
+    return _flows_figure(t, two_point_data(beta, theta0, horizon, dt), "angle", "exact", "sim", 50)
 
 
 @cached_figure
