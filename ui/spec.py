@@ -1,7 +1,7 @@
 """Parameter schemas and the instructor-editable parameter file.
 
-Each page declares a :class:`PageSchema` in Python: the built-in defaults and
-the *hard limits* that bound compute. The instructor file
+Each page has a :class:`PageSchema`, read from its table ``pages/<stem>.toml`` by
+:meth:`PageSchema.from_file`: the built-in defaults and the *hard limits* that bound compute. The instructor file
 (``assets/params.toml``, or the file named by ``$APP_PARAMS_FILE``) may change
 ranges, defaults, steps and presets inside those hard limits. The file is
 validated on every load; a broken entry is reported (file, key, problem) and
