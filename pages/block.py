@@ -8,25 +8,11 @@ import streamlit as st
 
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views import block as vb
 from views.predict_block import STEPS
 
-SCHEMA = PageSchema("block", params=(
-    Param("rope_k", "int", default=2, min=1, max=8, step=1, lo=1, hi=8),
-    Param("rope_from", "int", default=10000, min=100, max=50000, step=100, lo=1, hi=100000),
-    Param("rope_to", "int", default=60000, min=20000, max=200000, step=5000, lo=1000, hi=200000),
-    Param("norm_d", "int", default=64, min=1, max=256, step=1, lo=1, hi=256),
-    Param("log_eps", "float", default=-6.0, min=-12.0, max=-1.0, step=0.5, lo=-13.0, hi=-1.0),
-    Param("split_d", "int", default=4, min=2, max=16, step=1, lo=2, hi=32),
-    Param("split_seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=99999),
-    Param("perm_n", "int", default=8, min=2, max=64, step=1, lo=2, hi=128),
-    Param("perm_beta", "float", default=1.0, min=0.0, max=5.0, step=0.1, lo=0.0, hi=20.0),
-    Param("perm_pos", "float", default=0.5, min=0.0, max=2.0, step=0.05, lo=0.0, hi=10.0),
-    Param("perm_seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=99999),
-    Param("sink_delta", "float", default=6.0, min=0.5, max=20.0, step=0.5, lo=0.1, hi=40.0),
-    Param("sink_share", "float", default=0.5, min=0.05, max=0.95, step=0.05, lo=0.01, hi=0.99),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("block", steps=STEPS)
 
 TABS = ("rope", "norm", "split", "perm", "sink")
 
@@ -34,6 +20,15 @@ TABS = ("rope", "norm", "split", "perm", "sink")
 def _metrics(ctx, pairs) -> None:
     """A row of headline numbers by text key (``metrics.<key>``)."""
     ctx.metrics([(ctx.t(f"metrics.{key}"), value) for key, value in pairs])
+
+
+def _tab(ctx, name: str, metrics, *figures, caption: str) -> None:
+    """One tab: its section, a row of numbers, its figures ``(figure, key)`` and a caption."""
+    ctx.section(name)
+    _metrics(ctx, metrics)
+    for fig, key in figures:
+        show(fig, key=key)
+    st.caption(caption)
 
 
 def render() -> None:
@@ -65,37 +60,24 @@ def render() -> None:
         st.caption(t("rope.peak_caption", fit=vb.ROPE_FIT_FROM, s=slope))
 
     with tabs[1]:
-        ctx.section("norm")
-        _metrics(ctx, [("gain0", f"{n['gain_at_eps']:.4g}"),
-                     ("slope0", f"{n['slope0']:.6f}"),
-                     ("knee", f"{n['knee']:.2e}")])
-        show(vb.norm_rho_figure(t, *norm), key="fig_norm_rho")
-        show(vb.norm_eps_figure(t, *norm), key="fig_norm_eps")
-        st.caption(t("norm.caption", d=v["norm_d"]))
-
+        _tab(ctx, "norm", [("gain0", f"{n['gain_at_eps']:.4g}"), ("slope0", f"{n['slope0']:.6f}"),
+                           ("knee", f"{n['knee']:.2e}")],
+             (vb.norm_rho_figure(t, *norm), "fig_norm_rho"), (vb.norm_eps_figure(t, *norm), "fig_norm_eps"),
+             caption=t("norm.caption", d=v["norm_d"]))
     with tabs[2]:
-        ctx.section("split")
-        _metrics(ctx, [("commutator", f"{s['limit']:.6g}"),
-                     ("defect_small", f"{s['defect'][0]:.6g}"),
-                     ("trotter_ratio", f"{s['trotter'][0] / s['half'][0]:.6f}")])
-        show(vb.split_defect_figure(t, *split), key="fig_split")
-        show(vb.split_trotter_figure(t, *split), key="fig_trotter")
-        st.caption(t("split.caption", d=v["split_d"], a=f"{vb.SPLIT_ALPHAS[0]:.0e}"))
-
+        _tab(ctx, "split", [("commutator", f"{s['limit']:.6g}"), ("defect_small", f"{s['defect'][0]:.6g}"),
+                            ("trotter_ratio", f"{s['trotter'][0] / s['half'][0]:.6f}")],
+             (vb.split_defect_figure(t, *split), "fig_split"), (vb.split_trotter_figure(t, *split), "fig_trotter"),
+             caption=t("split.caption", d=v["split_d"], a=f"{vb.SPLIT_ALPHAS[0]:.0e}"))
     with tabs[3]:
-        ctx.section("perm")
-        _metrics(ctx, [(f"gap_{case}", f"{g.max() / p['scale']:.1e}") for case, g in p["gaps"].items()])
-        show(vb.perm_figure(t, *perm), key="fig_perm")
-        st.caption(t("perm.caption", perm=", ".join(map(str, p["perm"])), floor=f"{vb.PERM_FLOOR:.0e}"))
-
+        _tab(ctx, "perm", [(f"gap_{case}", f"{g.max() / p['scale']:.1e}") for case, g in p["gaps"].items()],
+             (vb.perm_figure(t, *perm), "fig_perm"),
+             caption=t("perm.caption", perm=", ".join(map(str, p["perm"])), floor=f"{vb.PERM_FLOOR:.0e}"))
     with tabs[4]:
-        ctx.section("sink")
         g = v["sink_delta"]
-        _metrics(ctx, [("nmax", f"{k['nmax'][g]:,.1f}"),
-                     ("mass_at_1000", f"{k['layer'][g][-1]:.4f}"),
-                     ("gap_needed", f"{k['gap_for_1000']:.2f}")])
-        show(vb.sink_figure(t, *sink), key="fig_sink")
-        st.caption(t("sink.caption", c=f"{v['sink_share']:g}"))
+        _tab(ctx, "sink", [("nmax", f"{k['nmax'][g]:,.1f}"), ("mass_at_1000", f"{k['layer'][g][-1]:.4f}"),
+                           ("gap_needed", f"{k['gap_for_1000']:.2f}")],
+             (vb.sink_figure(t, *sink), "fig_sink"), caption=t("sink.caption", c=f"{v['sink_share']:g}"))
 
     ctx.section("notice")
     ctx.section("questions")

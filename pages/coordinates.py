@@ -7,21 +7,14 @@ from __future__ import annotations
 import streamlit as st
 
 from sim import coordinates as co
+from pages import show_pair
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views import coordinates as vc
 from views.predict_coordinates import STEPS
 
-SCHEMA = PageSchema("coordinates", params=(
-    Param("a0", "float", default=0.3, min=-2.0, max=2.0, step=0.05, lo=-5.0, hi=5.0),
-    Param("b0", "float", default=0.3, min=-2.0, max=2.0, step=0.05, lo=-5.0, hi=5.0),
-    Param("y", "float", default=2.0, min=-3.0, max=3.0, step=0.1, lo=-10.0, hi=10.0),
-    Param("horizon", "float", default=3.0, min=0.5, max=10.0, step=0.5, lo=0.1, hi=50.0),
-    Param("dt", "float", default=0.05, min=0.005, max=0.3, step=0.005, lo=0.0025, hi=1.0),
-    Param("n", "int", default=8, min=1, max=256, step=1, lo=1, hi=4096),
-    Param("pair", "select", default="rotation_shear", options=tuple(vc.PAIRS)),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("coordinates", steps=STEPS, options={"pair": tuple(vc.PAIRS)})
 
 
 def render() -> None:
@@ -42,11 +35,7 @@ def render() -> None:
     for metric in co.METRICS:
         if d["iter"][metric] is None:
             st.info(t(f"notes.no_steps_{metric}", dt=v["dt"]))
-    c1, c2 = st.columns(2)
-    with c1:
-        show(vc.theta_figure(t, *mkey), key="fig_theta")
-    with c2:
-        show(vc.ab_figure(t, *mkey), key="fig_ab")
+    show_pair((vc.theta_figure(t, *mkey), "fig_theta"), (vc.ab_figure(t, *mkey), "fig_ab"))
     ctx.section("metric_notice")
 
     # ---- part 2: a limit that forgets the area
@@ -56,11 +45,7 @@ def render() -> None:
     ctx.metrics([(t("metrics.area", n=v["n"]), f"{L['area_n']:.6f}"),
                  (t("metrics.err_limit", n=v["n"]), f"{L['err_limit'][list(L['ns']).index(v['n'])]:.3e}"),
                  (t("metrics.gap_limit_y0"), f"{L['gap_limit_y0']:.4g}")], t(f"pairs.{v['pair']}"))
-    c3, c4 = st.columns(2)
-    with c3:
-        show(vc.loops_figure(t, v["n"], v["pair"]), key="fig_loops")
-    with c4:
-        show(vc.area_figure(t, v["n"], v["pair"]), key="fig_area")
+    show_pair((vc.loops_figure(t, v["n"], v["pair"]), "fig_loops"), (vc.area_figure(t, v["n"], v["pair"]), "fig_area"))
     show(vc.endpoint_figure(t, v["n"], v["pair"]), key="fig_endpoint")
 
     ctx.section("notice")

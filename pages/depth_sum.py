@@ -13,24 +13,13 @@ from sim import depth_sum as ds
 from ui.figures import build, show
 from ui.jobs import heavy
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views.depth_sum import (at_depth, covariance, fill_sweep, one_step_data, over_depth, paths,
                              residual)
 from views.depth_sum_figures import FIGURES
 from views.predict_depth_sum import STEPS
 
-SCHEMA = PageSchema("depth_sum", params=(
-    Param("alpha", "float", default=0.5, min=0.0, max=1.5, step=0.05, lo=0.0, hi=2.0),
-    Param("L", "int", default=64, min=2, max=512, step=1, lo=2, hi=512),
-    Param("sigma", "float", default=1.0, min=0.1, max=3.0, step=0.1, lo=0.01, hi=10.0),
-    Param("N", "int", default=32, min=1, max=128, step=1, lo=1, hi=128),
-    Param("rho", "float", default=0.0, min=0.0, max=1.0, step=0.01, lo=0.0, hi=1.0),
-    Param("mu", "float", default=0.0, min=-1.0, max=1.0, step=0.05, lo=-5.0, hi=5.0),
-    Param("a", "float", default=1.0, min=0.1, max=3.0, step=0.1, lo=0.01, hi=10.0),
-    Param("c", "float", default=1.0, min=0.0, max=3.0, step=0.05, lo=0.0, hi=10.0),
-    Param("trials", "int", default=4000, min=200, max=20000, step=100, lo=100, hi=20000),
-    Param("seed", "int", default=0, min=0, max=9999, step=1, lo=0, hi=10**6),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("depth_sum", steps=STEPS)
 
 
 def _show(ctx, *names: str) -> None:

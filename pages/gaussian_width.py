@@ -9,21 +9,13 @@ import streamlit as st
 
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views.gaussian_width import (focus, focus_args, hist_figure, max_M, overview, overview_figure, picture,
                                   picture_figure, random_layout, sweep, sweep_args, sweep_figure, tail, tail_figure)
 from views.predict_gaussian_width import STEPS
 
 FAMILIES = ("subspace", "directions", "hypercube", "circle", "adaptive")
-SCHEMA = PageSchema("gaussian_width", params=(
-    Param("family", "select", default="subspace", options=FAMILIES),
-    Param("D", "int", default=64, min=2, max=1024, step=1, lo=2, hi=4096),
-    Param("k", "int", default=4, min=1, max=1024, step=1, lo=1, hi=4096),
-    Param("M", "int", default=16, min=1, max=16384, step=1, lo=1, hi=65536),
-    Param("correlation", "float", default=0.0, min=0.0, max=1.0, step=0.01, lo=0.0, hi=1.0),
-    Param("samples", "int", default=2000, min=200, max=20000, step=100, lo=100, hi=50000),
-    Param("seed", "int", default=0, min=0, max=9999, step=1, lo=0, hi=10**6)
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("gaussian_width", steps=STEPS, options={"family": FAMILIES})
 
 
 def _metrics(ctx, f: dict, D: int, seed: int, samples: int) -> None:

@@ -10,25 +10,12 @@ from sim import hemisphere as hs
 from ui.figures import freeze, show
 from ui.jobs import calls, heavy
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views.hemisphere import (PHASE_SIZES, clusters_figure, contrast_args, contrast_data, contrast_sphere_figure,
                               diam_figure, hemi_args, hemi_data, hemi_sphere_figure, phase_figures, phase_job, rmin_figure)
 from views.predict_hemisphere import STEPS
 
-SCHEMA = PageSchema("hemisphere", params=(
-    Param("n", "int", default=64, min=4, max=512, step=1, lo=2, hi=1024),
-    Param("d", "int", default=3, min=3, max=8, step=1, lo=3, hi=16),
-    Param("beta", "float", default=2.0, min=0.1, max=20.0, step=0.1, lo=0.01, hi=50.0),
-    Param("horizon", "float", default=10.0, min=1.0, max=40.0, step=1.0, lo=0.5, hi=200.0),
-    Param("dt", "float", default=0.1, min=0.01, max=2.0, step=0.01, lo=0.001, hi=5.0),
-    Param("cap", "int", default=80, min=5, max=180, step=1, lo=1, hi=180),
-    Param("A", "select", default="identity", options=hs.MATRIX_KINDS),
-    Param("A_seed", "int", default=0, min=0, max=99, step=1, lo=0, hi=1_000_000),
-    Param("seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=1_000_000),
-    Param("contrast_beta", "float", default=9.0, min=0.5, max=30.0, step=0.5, lo=0.1, hi=60.0),
-    Param("contrast_horizon", "float", default=60.0, min=5.0, max=200.0, step=5.0, lo=1.0, hi=500.0),
-    Param("phase_size", "select", default="small", options=("small", "medium", "large", "paper")),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("hemisphere", steps=STEPS, options={"A": hs.MATRIX_KINDS})
 #: requested layers x n^2 x d of both runs above which a cold load is a queued, shared job (ui.jobs)
 LOAD_WORK = 3e8
 
@@ -70,6 +57,16 @@ def _phase_panel(ctx, size: str) -> None:
 
 
 # --------------------------------------------------------------------------- page
+def _sphere_beside(fig, key: str, note: str | None):
+    """The sphere in 3/5 of the width (with its projection note); returns the column beside it."""
+    main, aside = st.columns([3, 2])
+    with main:
+        show(fig, key=key)
+        if note:
+            st.caption(note)
+    return aside
+
+
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
@@ -92,12 +89,7 @@ def render() -> None:
         st.info(t("notes.outside", cap=v["cap"],
                      margin=f"{h['margin']:.3f}" if h["margin"] > 0 else t("notes.none")))
 
-    c1, c2 = st.columns([3, 2])
-    with c1:
-        show(hemi_sphere_figure(t, *hp), key="fig_sphere")
-        if projected:
-            st.caption(t("notes.projection", d=d))
-    with c2:
+    with _sphere_beside(hemi_sphere_figure(t, *hp), "fig_sphere", t("notes.projection", d=d) if projected else None):
         show(rmin_figure(t, *hp), key="fig_rmin")
         show(diam_figure(t, *hp), key="fig_diam")
     ctx.section("why")
@@ -106,12 +98,8 @@ def render() -> None:
     st.markdown(t("contrast.body"))
     with ctx.guard():
         c = contrast_data(*cp)
-    c3, c4 = st.columns([3, 2])
-    with c3:
-        show(contrast_sphere_figure(t, *cp), key="fig_sphere_contrast")
-        if projected:
-            st.caption(t("notes.projection", d=d))
-    with c4:
+    with _sphere_beside(contrast_sphere_figure(t, *cp), "fig_sphere_contrast",
+                        t("notes.projection", d=d) if projected else None):
         show(clusters_figure(t, *cp), key="fig_clusters")
         st.markdown(t("contrast.numbers", k=int(c["clusters"][-1]), tau=f"{c['tau'][-1]:.4g}",
                       beta=v["contrast_beta"], layers=c["steps"], dt=f"{c['dt']:.4g}"))

@@ -8,21 +8,13 @@ import math
 
 import streamlit as st
 
-from ui.figures import show
+from pages import show_pair
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views import low_temperature as vw
 from views.predict_low_temperature import STEPS
 
-SCHEMA = PageSchema("low_temperature", params=(
-    Param("model", "select", default="axis", options=vw.MODELS),
-    Param("gap", "float", default=0.5, min=0.1, max=1.0, step=0.05, lo=0.05, hi=1.0),
-    Param("log10_beta", "float", default=3.0, min=1.0, max=4.0, step=0.25, lo=0.0, hi=4.0),
-    Param("n", "int", default=48, min=16, max=128, step=8, lo=8, hi=128),
-    Param("seeds", "int", default=3, min=1, max=5, step=1, lo=1, hi=5),
-    Param("T", "float", default=20.0, min=2.0, max=30.0, step=1.0, lo=1.0, hi=40.0),
-    Param("dt", "float", default=0.1, min=0.05, max=0.25, step=0.01, lo=0.02, hi=0.5),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("low_temperature", steps=STEPS, options={"model": vw.MODELS})
 
 
 def render() -> None:
@@ -52,21 +44,13 @@ def render() -> None:
     if d["dt"] != v["dt"]:
         st.caption(t("metrics.dt_raised", dt=f"{d['dt']:.4g}"))
 
-    c1, c2 = st.columns(2)
-    with c1:
-        show(vw.scene_figure(t, *key), key="fig_scene")
-    with c2:
-        show(vw.w2_figure(t, *key), key="fig_w2")
+    show_pair((vw.scene_figure(t, *key), "fig_scene"), (vw.w2_figure(t, *key), "fig_w2"))
     ctx.section("concentration")
     if v["model"] == "axis":
         st.caption(t("fig.k_caption", ks=" · ".join(
             f"β = {b:.4g}: k = {', '.join(str(k) for k in d['k'][i])}" for i, b in enumerate(betas))))
 
-    c3, c4 = st.columns(2)
-    with c3:
-        show(vw.dist_figure(t, *key), key="fig_dist")
-    with c4:
-        show(vw.rate_figure(t, *rkey), key="fig_rate")
+    show_pair((vw.dist_figure(t, *key), "fig_dist"), (vw.rate_figure(t, *rkey), "fig_rate"))
     st.caption(t("fig.rate_caption", C=f"{r['C']:.3g}", depth=f"{r['depth']:.3g}"))
     ctx.section("zero_temperature")
     ctx.section("drift")

@@ -6,21 +6,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.figures import show
+from pages import figure_beside, show_pair
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views.measures import (HEAD_N, HEAD_TRIALS, N_REF, SAMPLE_TRIALS, heads_data, heads_figure,
                             sampling_data, sampling_figure, stability_data, tokens_figure, w1_figure)
 from views.predict_measures import STEPS
 
-SCHEMA = PageSchema("measures", params=(
-    Param("n", "int", default=32, min=4, max=256, step=1, lo=1, hi=1024),
-    Param("H", "int", default=256, min=2, max=1024, step=1, lo=1, hi=4096),
-    Param("beta", "float", default=1.0, min=0.1, max=5.0, step=0.1, lo=0.01, hi=6.0),
-    Param("depth", "float", default=4.0, min=0.5, max=10.0, step=0.5, lo=0.1, hi=20.0),
-    Param("dt", "float", default=0.1, min=0.05, max=0.5, step=0.01, lo=0.01, hi=0.9),
-    Param("seed", "int", default=0, min=0, max=99, step=1, lo=0, hi=1_000_000),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("measures", steps=STEPS)
 
 
 def render() -> None:
@@ -37,34 +30,23 @@ def render() -> None:
     ctx.metrics([(t("metrics.w1_start"), f"{s['w1'][0]:.4f}"), (t("metrics.w1_end"), f"{s['w1'][-1]:.4f}"),
                  (t("metrics.C"), f"{s['C']:.4g}"), (t("metrics.tau_star"), f"{s['tau_star']:.3g}")],
                 t("metrics.caption", layers=int(s["layers"][-1]), dt=v["dt"], tau=f"{s['t'][-1]:g}", n_ref=N_REF))
-    c1, c2 = st.columns(2)
-    with c1:
-        show(tokens_figure(t, *run), key="fig_tokens")
-    with c2:
-        show(w1_figure(t, *run), key="fig_w1")
+    show_pair((tokens_figure(t, *run), "fig_tokens"), (w1_figure(t, *run), "fig_w1"))
     st.markdown(t("stability.after"))
 
     # 2. sampling error against n
     ctx.section("sampling")
     with ctx.guard():
         e = sampling_data(v["seed"])
-    c3, c4 = st.columns([3, 2])
-    with c3:
-        show(sampling_figure(t, v["n"], v["seed"]), key="fig_sampling")
-    with c4:
-        st.markdown(t("sampling.side", trials=SAMPLE_TRIALS))
+    figure_beside(sampling_figure(t, v["n"], v["seed"]), "fig_sampling", side=t("sampling.side", trials=SAMPLE_TRIALS))
 
     # 3. many heads
     ctx.section("heads")
     with ctx.guard():
         h = heads_data(v["H"], v["beta"], v["seed"])
-    c5, c6 = st.columns([3, 2])
-    with c5:
-        show(heads_figure(t, v["H"], v["beta"], v["seed"]), key="fig_heads")
-    with c6:
-        ctx.metrics([(t("metrics.head_err", H=v["H"]), f"{h['mean'][-1]:.2e}")], stacked=True)
-        st.markdown(t("heads.side", n=HEAD_N, trials=HEAD_TRIALS, asym=f"{h['asymptote_c']:.4f}",
-                      bound=f"{h['bound_c']:.4f}"))
+    figure_beside(heads_figure(t, v["H"], v["beta"], v["seed"]), "fig_heads", ctx,
+                  [(t("metrics.head_err", H=v["H"]), f"{h['mean'][-1]:.2e}")],
+                  t("heads.side", n=HEAD_N, trials=HEAD_TRIALS, asym=f"{h['asymptote_c']:.4f}",
+                    bound=f"{h['bound_c']:.4f}"))
 
     ctx.section("notice")
     ctx.section("questions")

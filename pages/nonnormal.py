@@ -8,25 +8,16 @@ import math
 
 import streamlit as st
 
+from pages import figure_beside, show_pair
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views.nonnormal import (A_SCALAR, ellipse_figure, euler_data, euler_flow_figure, euler_scalar_figure,
                              flow_data, jacobian_data, jacobian_figure, kappa_data, kappa_eps_figure,
                              kappa_s_figure, pseudo_data, pseudo_figure, response_figure)
 from views.predict_nonnormal import STEPS
 
-SCHEMA = PageSchema("nonnormal", params=(
-    Param("M", "float", default=6.0, min=0.0, max=20.0, step=0.1, lo=-50.0, hi=50.0),
-    Param("eps", "float", default=0.2, min=0.001, max=2.0, step=0.001, lo=1e-6, hi=10.0),
-    Param("s_max", "float", default=5.0, min=1.0, max=20.0, step=0.5, lo=0.5, hi=50.0),
-    Param("L", "int", default=100, min=1, max=500, step=1, lo=1, hi=500),
-    Param("eta", "float", default=0.3, min=0.05, max=1.0, step=0.05, lo=0.0, hi=2.0),
-    Param("d", "int", default=4, min=2, max=16, step=1, lo=1, hi=16),
-    Param("delta", "float", default=0.25, min=0.01, max=2.5, step=0.01, lo=0.001, hi=5.0),
-    Param("seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=10**6),
-    Param("grid", "int", default=201, min=51, max=401, step=10, lo=11, hi=801),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("nonnormal", steps=STEPS)
 
 
 def _pseudo_section(ctx) -> None:
@@ -35,13 +26,9 @@ def _pseudo_section(ctx) -> None:
     ctx.section("pseudo")
     with ctx.guard():
         p = pseudo_data(v["M"], v["eps"], v["grid"])
-    c5, c6 = st.columns([3, 2])
-    with c5:
-        show(pseudo_figure(t, v["M"], v["eps"], v["grid"]), key="fig_pseudo")
-    with c6:
-        ctx.metrics([(t("metrics.kreiss"), f"{p['kreiss']:.4f}"), (t("metrics.sup_eps"), f"{p['sup']:.4f}")],
-                    stacked=True)
-        st.markdown(t("pseudo.side"))
+    figure_beside(pseudo_figure(t, v["M"], v["eps"], v["grid"]), "fig_pseudo", ctx,
+                  [(t("metrics.kreiss"), f"{p['kreiss']:.4f}"), (t("metrics.sup_eps"), f"{p['sup']:.4f}")],
+                  t("pseudo.side"))
     st.caption(t("pseudo.caption", n=v["grid"], points=f"{p['points']:,}", ms=f"{p['ms']:.2f}"))
 
 
@@ -66,11 +53,8 @@ def _euler_section(ctx) -> dict:
     ctx.section("euler")
     with ctx.guard():
         e = euler_data(M, delta, s_max)
-    c7, c8 = st.columns(2)
-    with c7:
-        show(euler_flow_figure(t, M, delta, s_max), key="fig_euler_flow")
-    with c8:
-        show(euler_scalar_figure(t, M, delta, s_max), key="fig_euler_scalar")
+    show_pair((euler_flow_figure(t, M, delta, s_max), "fig_euler_flow"),
+              (euler_scalar_figure(t, M, delta, s_max), "fig_euler_scalar"))
     bound = t("euler.no_bound") if not math.isfinite(e["bound"]) else f"{e['bound']:.2e}"
     st.markdown(t("euler.result", ad=f"{A_SCALAR * delta:g}", regime=t(f"euler.regimes.{e['regime']}"),
                   factor=f"{e['factor']:.3f}", err=f"{e['sc_err']:.2e}", bound=bound,
@@ -104,11 +88,8 @@ def render() -> None:
 
     # ------------------------------------------------------------------ kappa(V)
     ctx.section("kappa")
-    c3, c4 = st.columns(2)
-    with c3:
-        show(kappa_s_figure(t, M, v["eps"], v["s_max"]), key="fig_kappa_s")
-    with c4:
-        show(kappa_eps_figure(t, M, v["eps"], v["s_max"]), key="fig_kappa_eps")
+    show_pair((kappa_s_figure(t, M, v["eps"], v["s_max"]), "fig_kappa_s"),
+              (kappa_eps_figure(t, M, v["eps"], v["s_max"]), "fig_kappa_eps"))
     st.caption(t("kappa.caption", kappa=f"{k['kappa']:.4g}", sup=f"{k['sup_eps']:.4g}"))
 
     _pseudo_section(ctx)

@@ -6,21 +6,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages import show_pair
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views import rotation as vr
 from views.predict_rotation import STEPS
 
-SCHEMA = PageSchema("rotation", params=(
-    Param("angle", "float", default=30.0, min=0.0, max=90.0, step=1.0, lo=0.0, hi=90.0),
-    Param("kappa", "float", default=4.0, min=1.0, max=10.0, step=0.5, lo=1.0, hi=20.0),
-    Param("noise_ratio", "float", default=0.1, min=0.0, max=1.0, step=0.05, lo=0.0, hi=1.0),
-    Param("dt", "float", default=0.01, min=0.001, max=0.05, step=0.001, lo=0.001, hi=0.05),
-    Param("T", "float", default=500.0, min=250.0, max=2000.0, step=50.0, lo=250.0, hi=2000.0),
-    Param("blend", "float", default=0.5, min=0.0, max=1.0, step=0.05, lo=0.0, hi=1.0),
-    Param("seed", "int", default=0, min=0, max=999, step=1, lo=0, hi=10**6),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("rotation", steps=STEPS)
 
 
 def render() -> None:
@@ -39,11 +32,7 @@ def render() -> None:
                  (t("metrics.rate_mc0"), f"{d['mc0'][0]:.4f} ± {d['mc0'][1]:.4f}")],
                 t("metrics.caption", steps=d["steps"], dt=v["dt"], T=f"{d['T_end']:g}"),
                 per_row=2)                 # two rows: "rate ± error" does not fit a quarter width
-    c1, c2 = st.columns(2)
-    with c1:
-        show(vr.cloud_figure(t, *okey), key="fig_cloud")
-    with c2:
-        show(vr.area_figure(t, *okey), key="fig_area")
+    show_pair((vr.cloud_figure(t, *okey), "fig_cloud"), (vr.area_figure(t, *okey), "fig_area"))
     with ctx.guard():
         s = vr.sweep_data(v["kappa"], v["noise_ratio"], v["seed"])
     show(vr.sweep_figure(t, v["kappa"], v["noise_ratio"], v["seed"]), key="fig_sweep")

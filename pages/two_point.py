@@ -6,21 +6,15 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages import show_pair
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views.two_point import (angle_figure, energy_figure, error_figure, simplex_data, simplex_figure,
                              time_figure, two_point_data)
 from views.predict_two_point import STEPS
 
-SCHEMA = PageSchema("two_point", params=(
-    Param("beta", "float", default=1.0, min=0.1, max=10.0, step=0.1, lo=0.01, hi=50.0),
-    Param("theta0", "float", default=1.0, min=0.05, max=1.55, step=0.01, lo=0.001, hi=1.57),
-    Param("horizon", "float", default=5.0, min=1.0, max=20.0, step=0.5, lo=0.1, hi=100.0),
-    Param("dt", "float", default=0.1, min=0.01, max=0.5, step=0.01, lo=0.001, hi=1.0),
-    Param("n_simplex", "int", default=8, min=3, max=64, step=1, lo=3, hi=128),
-    Param("rho0", "float", default=0.0, min=0.0, max=0.9, step=0.05, lo=0.0, hi=0.99),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("two_point", steps=STEPS)
 
 
 def render() -> None:
@@ -46,11 +40,7 @@ def render() -> None:
         st.caption(t("timechange.residual", gap=f"{d['retime_gap']:.1e} rad"))
     ctx.section("timechange")
 
-    c3, c4 = st.columns(2)
-    with c3:
-        show(energy_figure(t, *key), key="fig_energy")
-    with c4:
-        show(error_figure(t, *key), key="fig_error")
+    show_pair((energy_figure(t, *key), "fig_energy"), (error_figure(t, *key), "fig_error"))
     st.markdown(t("energy.body"))
     ctx.section("discrete")
 

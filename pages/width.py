@@ -7,21 +7,15 @@ from __future__ import annotations
 import streamlit as st
 
 from sim import width as W
+from pages import show_pair
 from ui.figures import show
 from ui.page import setup
-from ui.spec import PageSchema, Param
+from ui.spec import PageSchema
 from views import width as V
 from views.predict_width import STEPS
 
-SCHEMA = PageSchema("width", params=(
-    Param("N", "int", default=128, min=2, max=512, step=2, lo=2, hi=2048),
-    Param("scaling", "select", default="lazy", options=W.SCALINGS),
-    Param("start", "select", default="paired", options=W.STARTS),
-    Param("T", "float", default=4.0, min=0.5, max=10.0, step=0.5, lo=0.1, hi=20.0),
-    Param("dt", "float", default=0.01, min=0.005, max=0.05, step=0.005, lo=0.001, hi=0.1),
-    Param("data", "select", default="three_points", options=tuple(W.DATASETS)),
-    Param("seed", "int", default=0, min=0, max=99, step=1, lo=0, hi=10_000),
-), steps=STEPS)
+SCHEMA = PageSchema.from_file("width", steps=STEPS,
+                              options={"scaling": W.SCALINGS, "start": W.STARTS, "data": tuple(W.DATASETS)})
 
 
 def render() -> None:
@@ -43,11 +37,8 @@ def render() -> None:
     st.subheader(t("width.title"))
     ctx.metrics([(t(f"metrics.slope_{key}"), V.fmt_slope(sweep["slope_" + key]))
                  for key in ("lazy_param", "lazy_kernel", "mean_field_param", "mean_field_kernel")])
-    c1, c2 = st.columns(2)
-    with c1:
-        show(V.motion_figure(t, start, T, data, seed), key="fig_motion")
-    with c2:
-        show(V.kernel_figure(t, start, T, data, seed), key="fig_kernel")
+    show_pair((V.motion_figure(t, start, T, data, seed), "fig_motion"),
+              (V.kernel_figure(t, start, T, data, seed), "fig_kernel"))
     st.markdown(t("width.body"))
 
     # ---- training over time
@@ -56,11 +47,7 @@ def render() -> None:
                  (t("metrics.loss_mean_field"), f"{runs['mean_field']['loss'][-1]:.3g}"),
                  (t("metrics.kernel_shift", scaling=t(f"names.{s}")), V.fmt_number(d["kernel_shift"][-1], ".2e")),
                  (t("metrics.ratio"), V.fmt_number(d["ratio"], ".2f"))])
-    c3, c4 = st.columns(2)
-    with c3:
-        show(V.loss_figure(t, *run_key), key="fig_loss")
-    with c4:
-        show(V.residual_figure(t, N, s, *run_key[1:]), key="fig_residual")
+    show_pair((V.loss_figure(t, *run_key), "fig_loss"), (V.residual_figure(t, N, s, *run_key[1:]), "fig_residual"))
     st.caption(t("metrics.caption", steps=d["steps"], h=f"{d['h']:.4g}", T=f"{T:g}"))
     st.markdown(t("training.body"))
 

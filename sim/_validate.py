@@ -83,3 +83,14 @@ def finite_array(name: str, value, ndim: int | None = None, shape=None,
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite numbers")
     return arr
+
+
+def time_grid(name: str, value, hi: float, max_size: int, what: str = "") -> np.ndarray:
+    """A finite scalar or 1-D array of times in ``[0, hi]``, returned 1-D (``what``: a note in the message)."""
+    arr = finite_array(name, value, max_size=max_size)
+    if arr.ndim > 1:
+        raise ValueError(f"{name} must be a scalar or 1-D array, got shape {arr.shape}")
+    arr = np.atleast_1d(arr)
+    if arr.size and (arr.min() < 0.0 or arr.max() > hi):
+        raise ValueError(f"{name} must lie in [0, {hi:g}]{what}, got range [{arr.min()}, {arr.max()}]")
+    return arr

@@ -69,13 +69,7 @@ def _rhs(flow: str, beta: float):
 
 
 def _taus(taus) -> np.ndarray:
-    t = _v.finite_array("taus", taus, max_size=MAX_POINTS)
-    if t.ndim > 1:
-        raise ValueError(f"taus must be a scalar or 1-D array, got shape {t.shape}")
-    t = np.atleast_1d(t)
-    if t.size and (t.min() < 0 or t.max() > TAU_MAX):
-        raise ValueError(f"taus must lie in [0, {TAU_MAX:g}], got range [{t.min()}, {t.max()}]")
-    return t
+    return _v.time_grid("taus", taus, TAU_MAX, MAX_POINTS)
 
 
 def _solve(f, y0, t: np.ndarray) -> np.ndarray:

@@ -188,7 +188,7 @@ def random_init(N, seed):
     Returns
     -------
     w, a : numpy.ndarray
-        Shape ``(N,)`` each.
+        As :func:`paired_init`: shape ``(N,)`` each.
     """
     N = _width(N)
     rng = np.random.default_rng(_seed(seed))

@@ -122,3 +122,17 @@ def test_builtin_schema_errors_are_caught_at_definition():
 def test_unknown_page_section_is_reported():
     res = spec.resolve(SCHEMA, {"demo": {}, "tow_point": {"params": {}}}, "f.toml", known_pages=("demo",))
     assert any("[tow_point] is not a page" in e for e in res.errors)
+
+
+def test_builtin_table_file_errors_name_file_and_key(tmp_path):
+    import pytest as _pytest
+    from ui.spec import PageSchema as _PS
+    f = tmp_path / "x.toml"
+    f.write_text('[params.n]\nkind = "int"\ndefault = 3\nmin = 1\nmax = 9\nstpe = 1\n')
+    with _pytest.raises(ValueError, match=r"x\.toml: params\.n: unknown key\(s\) \['stpe'\]"):
+        _PS.from_file("x", path=f)
+    f.write_text('[params.n]\nkind = "int"\ndefault = 30\nmin = 1\nmax = 9\n')
+    with _pytest.raises(ValueError, match=r"x\.toml: params\.n: .*min <= default <= max"):
+        _PS.from_file("x", path=f)
+    f.write_text('[params.k]\nkind = "select"\ndefault = "a"\n')
+    assert _PS.from_file("x", path=f, options={"k": ("a", "b")}).param("k").options == ("a", "b")

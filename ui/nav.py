@@ -20,21 +20,23 @@ class Entry:
     icon: str
 
 
-PAGES: tuple[Entry, ...] = (
-    Entry("home", "start", ":material/home:"),
-    Entry("glossary", "start", ":material/translate:"),
-    Entry("two_point", "sphere", ":material/compare_arrows:"),
-    Entry("hemisphere", "sphere", ":material/bubble_chart:"),
-    Entry("measures", "sphere", ":material/scatter_plot:"),
-    Entry("low_temperature", "sphere", ":material/ac_unit:"),
-    Entry("gaussian_width", "width", ":material/blur_on:"),
-    Entry("width", "width", ":material/expand:"),
-    Entry("nonnormal", "depth", ":material/trending_up:"),
-    Entry("depth_sum", "depth", ":material/stacked_line_chart:"),
-    Entry("coordinates", "training", ":material/swap_horiz:"),
-    Entry("rotation", "training", ":material/cyclone:"),
-    Entry("block", "block", ":material/view_in_ar:"),
-)
+# stem, group, icon: one page a line, in menu order
+_TABLE = """
+    home             start     :material/home:
+    glossary         start     :material/translate:
+    two_point        sphere    :material/compare_arrows:
+    hemisphere       sphere    :material/bubble_chart:
+    measures         sphere    :material/scatter_plot:
+    low_temperature  sphere    :material/ac_unit:
+    gaussian_width   width     :material/blur_on:
+    width            width     :material/expand:
+    nonnormal        depth     :material/trending_up:
+    depth_sum        depth     :material/stacked_line_chart:
+    coordinates      training  :material/swap_horiz:
+    rotation         training  :material/cyclone:
+    block            block     :material/view_in_ar:
+"""
+PAGES: tuple[Entry, ...] = tuple(Entry(*line.split()) for line in _TABLE.strip().splitlines())
 
 
 def page_module(stem: str):

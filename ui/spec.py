@@ -1,7 +1,7 @@
 """Parameter schemas and the instructor-editable parameter file.
 
-Each page declares a :class:`PageSchema` in Python: the built-in defaults and
-the *hard limits* that bound compute. The instructor file
+Each page has a :class:`PageSchema`, read from its table ``pages/<stem>.toml`` by
+:meth:`PageSchema.from_file`: the built-in defaults and the *hard limits* that bound compute. The instructor file
 (``assets/params.toml``, or the file named by ``$APP_PARAMS_FILE``) may change
 ranges, defaults, steps and presets inside those hard limits. The file is
 validated on every load; a broken entry is reported (file, key, problem) and
@@ -163,6 +163,52 @@ class PageSchema:
             if p.name == name:
                 return p
         raise KeyError(name)
+
+    @classmethod
+    def from_file(cls, stem: str, *, options: dict | None = None, steps: tuple = (),
+                  path: Path | None = None) -> "PageSchema":
+        """The page's built-in table ``pages/<stem>.toml`` (one ``[params.<name>]`` table per control,
+        in slider order, keys as :class:`Param`'s); ``options`` gives select options held in code.
+        A bad file raises ValueError naming the file and the key."""
+        path = path or ROOT / "pages" / f"{stem}.toml"
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise ValueError(f"{path}: {e}") from e
+        return cls(stem, params=_params_from_table(data, path, dict(options or {})), steps=steps)
+
+
+_BUILTIN_KEYS = ("kind", "default", "min", "max", "step", "lo", "hi", "options")
+
+
+def _params_from_table(data: dict, path: Path, options: dict) -> tuple[Param, ...]:
+    if set(data) - {"params"}:
+        raise ValueError(f"{path}: unknown top-level key(s) {sorted(set(data) - {'params'})}")
+    out = []
+    for name, entry in data.get("params", {}).items():
+        where = f"{path}: params.{name}"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where}: expected a table")
+        bad = sorted(set(entry) - set(_BUILTIN_KEYS))
+        if bad:
+            raise ValueError(f"{where}: unknown key(s) {bad} (allowed: {', '.join(_BUILTIN_KEYS)})")
+        if "kind" not in entry or "default" not in entry:
+            raise ValueError(f"{where}: 'kind' and 'default' are required")
+        fields = dict(entry)
+        if name in options:
+            if "options" in fields:
+                raise ValueError(f"{where}: options are given both in the file and in code")
+            fields["options"] = options.pop(name)
+        fields["options"] = tuple(fields.get("options", ()))
+        if fields["kind"] == "select" and fields["default"] not in fields["options"]:
+            raise ValueError(f"{where}: default {fields['default']!r} is not one of the options")
+        try:
+            out.append(Param(name, **fields))
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{where}: {e}") from e
+    if options:
+        raise ValueError(f"{path}: options given for unknown parameter(s) {sorted(options)}")
+    return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -261,11 +261,15 @@ def jacobian_figure(t, L: int, d: int, eta: float, seed: int):
     return fig
 
 
+def _euler_figure(t, M: float, delta: float, s_max: float, y_title: str, title: str):
+    """The Euler run, its thinned marker indices and an empty figure against s."""
+    e = euler_data(M, delta, s_max)
+    return e, thin(e["sk"].size, EULER_MARKERS), figure(t("fig.x_s_short"), y_title, title, **_LOW)
+
+
 @cached_figure
 def euler_flow_figure(t, M: float, delta: float, s_max: float):
-    e = euler_data(M, delta, s_max)
-    idx = thin(e["sk"].size, EULER_MARKERS)
-    fig = figure(t("fig.x_s_short"), t("fig.y_component"), t("fig.euler_title", delta=f"{delta:g}"), **_LOW)
+    e, idx, fig = _euler_figure(t, M, delta, s_max, t("fig.y_component"), t("fig.euler_title", delta=f"{delta:g}"))
     exact_line(fig, e["s"], e["exact"][:, 0], t("fig.x1_exact"), color=COLORS["exact"])
     exact_line(fig, e["s"], e["exact"][:, 1], t("fig.x2_exact"), color=COLORS["bound"])
     sim_markers(fig, e["sk"][idx], e["euler"][idx, 0], t("fig.x1_euler"), color=COLORS["exact"])
@@ -276,9 +280,7 @@ def euler_flow_figure(t, M: float, delta: float, s_max: float):
 
 @cached_figure
 def euler_scalar_figure(t, M: float, delta: float, s_max: float):
-    e = euler_data(M, delta, s_max)
-    idx = thin(e["sk"].size, EULER_MARKERS)
-    fig = figure(t("fig.x_s_short"), t("fig.y_V"), t("fig.scalar_title", ad=f"{A_SCALAR * delta:g}"), **_LOW)
+    e, idx, fig = _euler_figure(t, M, delta, s_max, t("fig.y_V"), t("fig.scalar_title", ad=f"{A_SCALAR * delta:g}"))
     exact_line(fig, e["s"], e["sc_exact"], t("fig.V_exact"), color=COLORS["exact"])
     sim_markers(fig, e["sc_s"][idx], e["sc_euler"][idx], t("fig.V_euler"), color=COLORS["sim"])
     fig.add_shape(hline(0.0))

@@ -76,16 +76,15 @@ def _flows(fig, t, d: dict, exact_key: str, sim_key: str, max_markers: int) -> N
         sim_markers(fig, d[flow]["tau"][k], d[flow][sim_key][k], t(f"fig.{key}_sim"), color=col, symbol=sym)
 
 
-# --------------------------------------------------------------------------- figures
-# Built once per (language, parameters) and shared: see ui.figures.cached_figure.
-@cached_figure
-def angle_figure(t, beta, theta0, horizon, dt):
-    d = two_point_data(beta, theta0, horizon, dt)
-    fig = figure(t("fig.x_depth"), t("fig.y_angle"), t("fig.angle_title"))
-    _flows(fig, t, d, "exact", "sim", 50)
+def _flows_figure(t, d: dict, what: str, exact_key: str, sim_key: str, max_markers: int):
+    """Against depth: SA and USA, exact and layer map (``what``: "angle" or "energy")."""
+    fig = figure(t("fig.x_depth"), t(f"fig.y_{what}"), t(f"fig.{what}_title"))
+    _flows(fig, t, d, exact_key, sim_key, max_markers)
     return fig
 
 
+# --------------------------------------------------------------------------- figures
+# Built once per (language, parameters) and shared: see ui.figures.cached_figure.
 @cached_figure
 def time_figure(t, beta, theta0, horizon, dt):
     d = two_point_data(beta, theta0, horizon, dt)
@@ -96,11 +95,13 @@ def time_figure(t, beta, theta0, horizon, dt):
 
 
 @cached_figure
+def angle_figure(t, beta, theta0, horizon, dt):
+    return _flows_figure(t, two_point_data(beta, theta0, horizon, dt), "angle", "exact", "sim", 50)
+
+
+@cached_figure
 def energy_figure(t, beta, theta0, horizon, dt):
-    d = two_point_data(beta, theta0, horizon, dt)
-    fig = figure(t("fig.x_depth"), t("fig.y_energy"), t("fig.energy_title"))
-    _flows(fig, t, d, "E_exact", "E_sim", 40)
-    return fig
+    return _flows_figure(t, two_point_data(beta, theta0, horizon, dt), "energy", "E_exact", "E_sim", 40)
 
 
 @cached_figure

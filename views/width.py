@@ -102,16 +102,20 @@ def fmt_number(v: float, spec: str) -> str:
 
 
 # --------------------------------------------------------------------------- figures
+def _scalings_figure(t, d: dict, which: str, y_key: str, title_key: str, T):
+    """Log-log against width: each scaling's ``which`` ("param" or "kernel") with its fitted slope."""
+    fig = figure(t("fig.x_width"), t(y_key), t(title_key, T=f"{T:g}"), log_x=True, log_y=True)
+    Ns = d["N"]
+    for s in W.SCALINGS:
+        sim_markers(fig, Ns, d[f"{s}_{which}"], t(f"fig.{s}_fit", slope=fmt_slope(d[f"slope_{s}_{which}"])),
+                    color=SCALE_COLOR[s], symbol=SCALE_SYMBOL[s])
+    return fig, Ns
+
+
 @cached_figure
 def motion_figure(t, start, T, data, seed):
     d = sweep_data(start, T, data, seed)
-    fig = figure(t("fig.x_width"), t("fig.y_param"), t("fig.motion_title", T=f"{T:g}"),
-                 log_x=True, log_y=True)
-    Ns = d["N"]
-    for s in W.SCALINGS:
-        v = d[s + "_param"]
-        sim_markers(fig, Ns, v, t(f"fig.{s}_fit", slope=fmt_slope(d["slope_" + s + "_param"])),
-                    color=SCALE_COLOR[s], symbol=SCALE_SYMBOL[s])
+    fig, Ns = _scalings_figure(t, d, "param", "fig.y_param", "fig.motion_title", T)
     _reference(fig, Ns, Ns[0], d["lazy_param"][0], -0.5, t("fig.ref_half"), "dot")
     _reference(fig, Ns, Ns[0], d["mean_field_param"][0], 0.0, t("fig.ref_zero"), "dash")
     _no_motion_note(fig, t, [d[s + "_param"] for s in W.SCALINGS])
@@ -121,13 +125,7 @@ def motion_figure(t, start, T, data, seed):
 @cached_figure
 def kernel_figure(t, start, T, data, seed):
     d = sweep_data(start, T, data, seed)
-    fig = figure(t("fig.x_width"), t("fig.y_kernel"), t("fig.kernel_title", T=f"{T:g}"),
-                 log_x=True, log_y=True)
-    Ns = d["N"]
-    for s in W.SCALINGS:
-        v = d[s + "_kernel"]
-        sim_markers(fig, Ns, v, t(f"fig.{s}_fit", slope=fmt_slope(d["slope_" + s + "_kernel"])),
-                    color=SCALE_COLOR[s], symbol=SCALE_SYMBOL[s])
+    fig, Ns = _scalings_figure(t, d, "kernel", "fig.y_kernel", "fig.kernel_title", T)
     lz = d["lazy_kernel"]
     _reference(fig, Ns, Ns[0], lz[0], -0.5, t("fig.ref_half_bound"), "dot")
     _reference(fig, Ns, Ns[0], lz[0], -1.0, t("fig.ref_one"), "dashdot")

@@ -13,7 +13,7 @@ from sim import _ready  # NumPy references while the kernels compile at server s
 from sim import _validate as _v
 from sim.depth_sum.checks import L_MAX_COV, L_MAX_EXACT, MAX_COV_WORK, _alpha, _check_work, _depth, _mu, _rho, _seed, _sigma, _trials
 from sim.depth_sum.exact import _variance
-from sim.depth_sum.sums import _block_rows
+from sim.depth_sum.sums import _block_rows, _common_block
 
 
 # --------------------------------------------------------------------------- moments of the draws
@@ -42,11 +42,8 @@ def _path_moments_kernel(rng, L, rows, ks, c, E, U_keep, SD, SD2, SDc, SDE):  # 
     T = c.shape[0]
     keep = U_keep.shape[0]
     U = np.zeros(L + 1)
-    t0 = 0
-    while t0 < T:
-        r = min(rows, T - t0)
-        for i in range(r):
-            c[t0 + i] = rng.standard_normal()
+    for t0 in range(0, T, rows):
+        r = _common_block(rng, c, t0, rows)
         for i in range(r):
             t = t0 + i
             acc = 0.0
@@ -68,7 +65,6 @@ def _path_moments_kernel(rng, L, rows, ks, c, E, U_keep, SD, SD2, SDc, SDE):  # 
                 SD2[q] += s2
                 SDc[q] += s1 * c[t]
                 SDE[q] += s1 * acc
-        t0 += r
 
 
 def _path_moments_reference(rng, L, rows, ks, c, E, U_keep, SD, SD2, SDc, SDE):
@@ -208,11 +204,8 @@ def _column_moments_kernel(rng, L, rows, c, E, colsum):  # pragma: no cover - co
     e = np.empty(L)
     sq = 0.0
     off = 0.0
-    t0 = 0
-    while t0 < T:
-        r = min(rows, T - t0)
-        for i in range(r):
-            c[t0 + i] = rng.standard_normal()
+    for t0 in range(0, T, rows):
+        r = _common_block(rng, c, t0, rows)
         for i in range(r):
             acc = 0.0
             for j in range(L):
@@ -223,7 +216,6 @@ def _column_moments_kernel(rng, L, rows, c, E, colsum):  # pragma: no cover - co
                 sq += x * x
             E[t0 + i] = acc
             off += _pair_sum(e)
-        t0 += r
     return sq, off
 
 

@@ -21,22 +21,27 @@ def _block_rows(L: int) -> int:
 
 
 @njit(cache=True, nogil=True)
+def _common_block(rng, c, t0, rows):  # pragma: no cover - compiled
+    """Draw the next block's common normals ``c[t0:t0 + r]`` one by one (the draw order); return r."""
+    r = min(rows, c.shape[0] - t0)
+    for i in range(r):
+        c[t0 + i] = rng.standard_normal()
+    return r
+
+
+@njit(cache=True, nogil=True)
 def _unit_sums_kernel(rng, L, rows, c, E):  # pragma: no cover - compiled
     """Fill ``c[t]`` (the common normal) and ``E[t]`` (the sum of ``L`` independent normals),
     drawing from ``rng`` in the draw order (module docstring): per block of ``rows`` samples the
     common normals, then the pieces row by row. Nothing but the two sums is stored."""
     T = c.shape[0]
-    t0 = 0
-    while t0 < T:
-        r = min(rows, T - t0)
-        for i in range(r):
-            c[t0 + i] = rng.standard_normal()
+    for t0 in range(0, T, rows):
+        r = _common_block(rng, c, t0, rows)
         for i in range(r):
             acc = 0.0
             for _ in range(L):
                 acc += rng.standard_normal()
             E[t0 + i] = acc
-        t0 += r
 
 
 def _unit_sums_reference(rng, L, rows, c, E):

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from sim._validate import finite_array, real
+from sim._validate import finite_array, real, time_grid
 
 
 # Caps that keep every call to a few seconds at most.
@@ -35,13 +35,7 @@ def _eps(eps) -> float:
 
 
 def _times(s, name: str = "s", max_size: int = MAX_TIMES) -> np.ndarray:
-    arr = finite_array(name, s, max_size=max_size)
-    if arr.ndim > 1:
-        raise ValueError(f"{name} must be a scalar or 1-dimensional, got shape {arr.shape}")
-    arr = np.atleast_1d(arr)
-    if arr.size and (arr.min() < 0.0 or arr.max() > S_MAX):
-        raise ValueError(f"{name} must lie in [0, {S_MAX}] (evolution time s >= 0)")
-    return arr
+    return time_grid(name, s, S_MAX, max_size, " (evolution time s >= 0)")
 
 
 def _x0(x0) -> np.ndarray:
