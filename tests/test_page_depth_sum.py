@@ -75,7 +75,7 @@ def test_page_figures_valid_and_built_without_validation_identically(monkeypatch
     {"L": "128", "trials": "6000", "seed": "5", "alpha": "0.35", "rho": "0.1", "mu": "0.3", "a": "0.7"},
 ])
 def test_one_quantity_one_number(query, monkeypatch):
-    """Issue 12: Var S_L and P(|S_L| <= a) at the chosen L appear in the headline, at the plot markers,
+    """Var S_L and P(|S_L| <= a) at the chosen L appear in the headline, at the plot markers,
     in the CSV and (Var) in the covariance table: all the same number (the same draws). Before, the
     panels used different seeds and sample counts (Var S_64: 0.9728, 1.0294, 1.023)."""
     import re

@@ -35,7 +35,7 @@ def test_gaussian_width_subspace_curve_and_markers(query):
 @pytest.mark.parametrize("query", [{"family": "directions", "D": "16", "M": "4096", "seed": "3", "samples": "400"},
                                    {"family": "directions", "D": "2", "M": "1000", "seed": "1", "samples": "600"}])
 def test_gaussian_width_more_directions_than_dimensions(query):
-    """Issue 12: M > D on the page: M random unit directions (fixed by the seed), Monte Carlo from
+    """M > D on the page: M random unit directions (fixed by the seed), Monte Carlo from
     sim.gaussian_width with layout="random", the bounds for any M directions, the exact value only
     in D <= 2 (from the gaps between the directions), and the tail without an exact law."""
     import re

@@ -44,7 +44,7 @@ def _has_slider(at, key):
 
 
 def test_sphere_scene_names_every_axis_and_draws_w_as_a_segment():
-    """Issue 12: the z₂ axis title was not visible in the 3-D scene (Plotly placed it outside the
+    """The z₂ axis title was not visible in the 3-D scene (Plotly placed it outside the
     drawn area); the horizontal axes are now named inside the scene at their positive ends. And the
     text says w is drawn as a segment: the w trace is a plain line from the centre."""
     from ui.i18n import Text
@@ -73,7 +73,7 @@ def _heatmaps(at):
 
 
 def test_paper_size_is_offered_and_one_shared_float32_job(monkeypatch):
-    """Issue 17: the "paper" size (the authors' 2048 x 90, float32) is an option; pressing the button in
+    """The "paper" size (the authors' 2048 x 90, float32) is an option; pressing the button in
     two sessions runs one shared job through the heavy-job pool; the heatmaps are the float32 phase
     diagram and agree with float64. The size is monkeypatched small here (same protocol otherwise)."""
     from sim import hemisphere as hs

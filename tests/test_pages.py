@@ -21,7 +21,7 @@ def _clean(at):
 
 
 def assert_full_log_labels(specs, where=""):
-    """Issue 12: no log axis may show Plotly's bare minor digits ("1, 5, 2" for 1, 0.5, 0.2): every
+    """No log axis may show Plotly's bare minor digits ("1, 5, 2" for 1, 0.5, 0.2): every
     log axis has decade labels (numeric dtick) or explicit ticks (labelled in full)."""
     n = 0
     for i, fig in enumerate(specs):
@@ -81,7 +81,7 @@ def test_every_preset(stem, pid):
         assert _widget_value(at, k) == v, k
     assert at.selectbox(key="preset").value == pid
     assert_full_log_labels(chart_specs(at), f"{stem}:{pid}")
-    # issue 12: the full title is readable under the box (the box itself cut long ones off)
+    # the full title is readable under the box (the box itself cut long ones off)
     import re
     captions = [re.sub(r"\\(.)", r"\1", c.value) for c in at.sidebar.caption]
     assert res.presets[pid].title["en"] in captions, captions
@@ -172,7 +172,7 @@ def _all_widget_values(at, res):
 
 @pytest.mark.parametrize("stem", sorted({s for s, _ in PRESETS}))
 def test_preset_is_a_complete_view(stem):
-    """Issue 12: a preset chosen after another preset, and after moving sliders, shows exactly the
+    """A preset chosen after another preset, and after moving sliders, shows exactly the
     widget values of the same preset opened fresh: every parameter it does not list takes its
     default (hemisphere "Very coarse layers" then "Cap of 130°" used to keep Δ = 1.5)."""
     res = spec.resolve(page_schema(stem))
@@ -203,7 +203,7 @@ def test_preset_is_a_complete_view(stem):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_unknown_path_opens_home_with_a_notice_in_the_readers_language(lang, monkeypatch):
-    """Issue 12: ``/nosuchpage`` showed Streamlit's English "Page not found" dialog even in Chinese.
+    """``/nosuchpage`` showed Streamlit's English "Page not found" dialog even in Chinese.
     A browser's first request names the page by its URL path (``RerunData.page_name``); AppTest
     only sends page hashes, so the path is added to its rerun request here."""
     import functools

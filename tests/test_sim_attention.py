@@ -230,7 +230,7 @@ def test_concurrent_calls_from_threads():
         np.testing.assert_array_equal(g, e)
 
 
-# ----------------------------------------------------------------------------- issue 12
+# ----------------------------------------------------------------------------- from the numerical review
 def _naive_longdouble(Z0, beta, dt, A, V, flow):
     """One layer written out plainly in 80-bit long double (exponents up to e^11356): no shift,
     no rescaling; an independent check of the shifted float64 paths."""
@@ -252,7 +252,7 @@ def _naive_longdouble(Z0, beta, dt, A, V, flow):
 @pytest.mark.parametrize("beta", [1.0, 400.0, 1000.0, 3000.0, 8000.0])
 @pytest.mark.parametrize("flow", ["SA", "USA"])
 def test_usa_and_sa_exact_for_large_beta(flow, beta):
-    """Issue 12: default_rng(1), shapes (3,2), (2,2), beta = 1000 gave 'dt too large' for USA (the
+    """Default_rng(1), shapes (3,2), (2,2), beta = 1000 gave 'dt too large' for USA (the
     Cauchy-Schwarz shift made the unnormalised vector underflow). Every beta gives the layer."""
     rng = np.random.default_rng(1)
     Z0, A = rng.standard_normal((3, 2)), rng.standard_normal((2, 2))

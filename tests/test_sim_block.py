@@ -1,4 +1,4 @@
-"""sim.block against the formulas of CONSTRUCTIONS.md §10 and plain NumPy references."""
+"""sim.block against the formulas of docs/constructions.md (block) and plain NumPy references."""
 import math
 
 import numpy as np

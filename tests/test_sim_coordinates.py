@@ -1,4 +1,4 @@
-"""sim.coordinates against CONSTRUCTIONS.md §7: closed forms, conservation, limits, bad input."""
+"""sim.coordinates against docs/constructions.md (coordinates): closed forms, conservation, limits, bad input."""
 import math
 
 import numpy as np

@@ -513,7 +513,7 @@ def test_warm_runs():
 
 
 def test_residual_energy_mc_standard_error_finite_at_alpha_zero():
-    """Issue 12: residual_energy_mc(0.0, 512, 128, 10, 0) showed '± inf' (the ratios are ~1e154,
+    """Residual_energy_mc(0.0, 512, 128, 10, 0) showed '± inf' (the ratios are ~1e154,
     their squares overflowed in the standard deviation). Checked against long double."""
     m, se = ds.residual_energy_mc(0.0, 512, 128, 10, 0)
     assert np.isfinite(m) and np.isfinite(se) and se > 0

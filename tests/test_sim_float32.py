@@ -1,4 +1,4 @@
-"""The optional float32 path (issue 17): the float32 exp, the float32 lanes kernel against its NumPy
+"""The optional float32 path: the float32 exp, the float32 lanes kernel against its NumPy
 float32 reference and the float64 reference, and the phase-diagram protocol (n = 32, d = 2, dt = 0.1,
 300 layers) counted in float32 against float64."""
 import numpy as np

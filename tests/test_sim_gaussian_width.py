@@ -294,7 +294,7 @@ def test_bad_arguments_raise_value_error_naming_argument(call, name):
         call()
 
 
-# ---------------------------------------------------------------- issue 12: M > D, work bounds
+# ---------------------------------------------------------------- from the numerical review: M > D, work bounds
 def _angle_average(U):
     """E_phi max_i |cos(phi - theta_i)| for unit rows of U in R^2, by adaptive quadrature on
     [0, pi) split at every kink (independent of the gap formula)."""
@@ -309,7 +309,7 @@ def _angle_average(U):
 
 @pytest.mark.parametrize("M", [1, 2, 3, 7, 40, 500])
 def test_directions_more_than_D_exact_in_the_plane(M):
-    """M > D directions (issue 12), D = 2: exact value = E||g|| * E_phi max_i|cos(phi - theta_i)|,
+    """M > D directions, D = 2: exact value = E||g|| * E_phi max_i|cos(phi - theta_i)|,
     with E||g|| = sqrt(pi/2); checked by quadrature and by Monte Carlo (4 s.e.)."""
     U = gw.random_directions(M, 2, seed=5)
     expect = math.sqrt(math.pi / 2) * _angle_average(U)

@@ -208,7 +208,7 @@ def test_cluster_labels_match_reference(threshold):
                                           hs.cluster_labels_reference(Z, threshold))
 
 
-# ----------------------------------------------------------------------------- issue 12
+# ----------------------------------------------------------------------------- from the numerical review
 def _polar(Z, w):
     c = Z @ w
     return np.arctan2(np.linalg.norm(Z - np.outer(c, w), axis=1), c)

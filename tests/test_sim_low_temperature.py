@@ -1,5 +1,5 @@
 """sim.low_temperature: the projection Pi, exact W2, the low-temperature run and the
-zero-temperature flow (CONSTRUCTIONS.md §9), against hand computations, brute force and
+zero-temperature flow (docs/constructions.md (low_temperature)), against hand computations, brute force and
 independent integrators."""
 import itertools
 import math

@@ -88,7 +88,7 @@ def test_operator_norm_stable_for_large_s():
 @pytest.mark.parametrize("M", [-9.0, -3.0, -2.0, 0.0, 1.0, 1.99, 2.0, 2.05, 2.5, 3.0, 4.0, 10.0, 40.0])
 def test_peak_against_dense_numerical_maximisation(M):
     s_star, value = nn.peak(M)
-    # closed form claim of issue 5: s* = sqrt(1 - 4/M^2) for |M| > 2, else no growth
+    # closed form claim: s* = sqrt(1 - 4/M^2) for |M| > 2, else no growth
     if abs(M) > 2.0:
         assert s_star == pytest.approx(math.sqrt(1.0 - 4.0 / M ** 2), rel=1e-12)
     else:
@@ -385,7 +385,7 @@ def test_bad_input_raises(call):
 
 
 # ---------------------------------------------------------------------------
-# issue 12: every number finite and right, or a ValueError that says why
+# every number finite and right, or a ValueError that says why
 # ---------------------------------------------------------------------------
 
 def test_euler_flow_overflow_raises_not_nan():

@@ -1,4 +1,4 @@
-"""sim.rotation against CONSTRUCTIONS.md §11: Lyapunov, area rate, Euler–Maruyama, current, FFN curl."""
+"""sim.rotation against docs/constructions.md (rotation): Lyapunov, area rate, Euler–Maruyama, current, FFN curl."""
 import math
 
 import numpy as np

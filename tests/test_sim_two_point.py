@@ -181,7 +181,7 @@ def test_bad_input_names_the_argument(call, arg):
 
 
 def test_energy_overflow_raises_not_minus_inf():
-    """Issue 12 rule: a number returned is finite and right, or a ValueError says why."""
+    """Rule: A number returned is finite and right, or a ValueError says why."""
     Z = tp.initial_pair(0.5)
     with pytest.raises(ValueError, match="beta too large"):
         tp.energy(Z, 1e4, None)
@@ -219,7 +219,7 @@ def test_stiff_collapse_is_cheap_positive_and_accurate(flow):
     assert tp.half_angle(10.0, 0.05, [tau], flow)[0] == pytest.approx(ref, rel=1e-8)  # the documented accuracy of half_angle
 
 
-# ----------------------------------------------------------------------------- issue 12
+# ----------------------------------------------------------------------------- from the numerical review
 def _pair_map_error(beta, theta0, horizon, dt, flow):
     """Independent computation of discretisation_error for one Δ: the symmetric pair's layer map
     reduced to its half-angle by hand, z_{1,2} = (cos θ, ±sin θ), A = V = I:

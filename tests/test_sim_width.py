@@ -1,5 +1,5 @@
 """sim.width: the kernel, the gradient, the paired start, RK4 training against the frozen-kernel
-bound, the width scaling of parameter and kernel motion, and input validation (CONSTRUCTIONS.md §6)."""
+bound, the width scaling of parameter and kernel motion, and input validation (docs/constructions.md (width))."""
 from __future__ import annotations
 
 import math
@@ -15,7 +15,7 @@ XS, YS = W.dataset("three_points")
 
 
 def kernel_loop(w, a, xs):
-    """The kernel formula of CONSTRUCTIONS.md §6 as a plain double loop over data pairs and units."""
+    """The kernel formula of docs/constructions.md (width) as a plain double loop over data pairs and units."""
     N, M = len(w), len(xs)
     K = np.zeros((M, M))
     for m in range(M):
