@@ -110,3 +110,24 @@ def test_every_lesson_page_has_its_construction_section():
         if want not in headings:
             missing.append(want)
     assert not missing, "docs/constructions.md lacks the sections:\n" + "\n".join(f"## {w}" for w in missing)
+
+
+def test_code_and_config_point_nowhere_outside_the_repository():
+    """Docstrings and comments too: no ../shared, no CONSTRUCTIONS.md (a clone has neither; the
+    specification is docs/constructions.md) and no issue numbers (the tracker is not in the clone)."""
+    import subprocess
+
+    files = subprocess.run(["git", "ls-files", "*.py", "*.sh", "*.toml", "*.yml", "*.yaml", "*.conf",
+                            "Makefile", "Dockerfile", ".ci/run"], cwd=ROOT, capture_output=True,
+                           text=True, check=True).stdout.split()
+    me = Path(__file__).resolve()
+    bad = []
+    for name in files:
+        path = ROOT / name
+        if path.resolve() == me or not path.is_file():
+            continue
+        for i, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if ("../shared" in line or "CONSTRUCTIONS.md" in line
+                    or re.search(r"\bissues?\s*#?\d", line, re.I)):
+                bad.append(f"{name}:{i}: {line.strip()[:80]}")
+    assert not bad, "points outside the repository:\n" + "\n".join(bad[:20])
