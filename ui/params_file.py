@@ -224,7 +224,14 @@ def apply_edits(text: str, stem: str, params: dict, presets: list[dict] | None) 
             _take_trailing(last)
             for item in tail:
                 last.value.body.append(item)
-    return tomlkit.dumps(doc)
+    out = tomlkit.dumps(doc)
+    # Presets re-added as the first table of a section that has no [params] tables get a blank line
+    # from tomlkit before them: keep the line breaks the file had before the page's first preset.
+    first = re.compile(r"\n+(?=\[" + re.escape(stem) + r"\.presets\.)")
+    m = first.search(text)
+    if m:
+        out = first.sub(m.group(0), out, count=1)
+    return out
 
 
 def _unwrap(x):

@@ -32,7 +32,7 @@ import pytest
 
 from tests._instructor import comments
 from tests.e2e import browser as b
-from tests.e2e.conftest import VIEWPORT
+from tests.e2e.conftest import ROOT, VIEWPORT
 from tests.e2e.browser import WAIT_MS
 from tests.e2e.test_instructor import (  # noqa: F401 - params, pristine, teacher_server: fixtures
     MAIN, SB, STEM, T, answer_expanders, button, open_class, open_editor, open_nav_link, params, pristine,
@@ -367,7 +367,13 @@ def test_presets_edited_reach_the_student_and_comments_are_kept(teacher_lang, st
     banner = "# --------------------------------------------------------------------------- Hemisphere"
     assert saved.split(banner)[1] == pristine.split(banner)[1], "another page's section changed"
     head = pristine.split("[two_point.presets.seed_figure]")[0]
-    assert saved.startswith(head + "[two_point.presets.seed_figure]"), "the page's parameters changed"
+    if not saved.startswith(head + "[two_point.presets.seed_figure]"):
+        import difflib
+        diff = "".join(list(difflib.unified_diff(pristine.splitlines(True), saved.splitlines(True), n=1))[:60])
+        (ROOT / "screenshots").mkdir(exist_ok=True)
+        (ROOT / "screenshots" / "presets_saved.toml").write_text(saved)
+        (ROOT / "screenshots" / "presets_pristine.toml").write_text(pristine)
+        raise AssertionError(f"the page's parameters changed:\n{diff}")
     data = tomllib.loads(saved)
     got = pf.file_presets(data, STEM)
     assert [p["id"] for p in got] == order
