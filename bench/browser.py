@@ -81,6 +81,27 @@ def wait_ready(page, timeout: float = WAIT_MS) -> None:
     page.wait_for_function(READY_JS, timeout=timeout)
 
 
+WATCH_RUN_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  window.__ranSince = false;
+  if (window.__runWatch) window.__runWatch.disconnect();
+  window.__runWatch = new MutationObserver(() => {
+    if (app.getAttribute('data-test-script-state') === 'running') window.__ranSince = true;
+  });
+  window.__runWatch.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+
+
+def after_rerun(page, action, timeout: float = WAIT_MS) -> None:
+    """Do ``action()`` (an edit that changes a widget's value) and return once the rerun it causes
+    has started and the page is ready again. A bare ``wait_ready`` right after an edit can see the
+    previous run's finished page, before the browser has sent the new value (slow under load)."""
+    page.evaluate(WATCH_RUN_JS)
+    action()
+    page.wait_for_function("() => window.__ranSince === true", timeout=timeout)
+    wait_ready(page, timeout)
+
+
 def goto(page, url: str, timeout: float = WAIT_MS) -> None:
     page.goto(url, wait_until="domcontentloaded", timeout=timeout)
     wait_ready(page, timeout)
