@@ -14,10 +14,10 @@ PYTEST_FLAGS ?= -q
 # "threadsafe" picks OpenMP or TBB and fails loudly if neither loads (ui.serve sets it too).
 NUMBA_LAYER := NUMBA_THREADING_LAYER=threadsafe
 
-.PHONY: help run serve-class test test-loaded test-fast e2e bench classroom latency warm lock image-check scale-check capacity clean
+.PHONY: help run serve-class test test-loaded test-fast e2e screenshots bench classroom latency warm lock image-check scale-check capacity clean
 
 help:
-	@echo "make run | make serve-class | make test | make test-loaded | make test-fast | make e2e | make bench | make classroom | make latency | make lock | make image-check | make scale-check | make capacity | make clean"
+	@echo "make run | make serve-class | make test | make test-loaded | make test-fast | make e2e | make screenshots | make bench | make classroom | make latency | make lock | make image-check | make scale-check | make capacity | make clean"
 
 # The venv without pip (ensurepip alone cost ~8 s of CPU, 39 s under load, of a fresh `make run`).
 $(BIN)/python:
@@ -101,6 +101,12 @@ e2e: $(VENV)/.installed-dev
 	@scripts/ensure_chromium.sh
 	@scripts/ensure_redis.sh
 	$(PYTEST_RUN) -n $(E2E_WORKERS) --dist loadgroup tests/e2e
+
+# Full-page screenshots of every page (1400 px, both languages; 390 px) into screenshots/, for a
+# person to look at: the browser tests take them only when asked (E2E_SHOTS=1).
+screenshots: $(VENV)/.installed-dev
+	@scripts/ensure_chromium.sh
+	E2E_SHOTS=1 $(PYTEST_RUN) -n $(E2E_WORKERS) tests/e2e/test_browser.py tests/e2e/test_phone.py -k "link_language or phone"
 
 bench: $(VENV)/.installed-dev
 	@for b in bench/engine.py bench/gaussian_width.py bench/nonnormal.py bench/depth_sum.py bench/measures.py; do \

@@ -274,6 +274,9 @@ def _sanitize(p: Param, v):
     return p.clamp(v) if p.kind in ("float", "int") else v
 
 
+_LABELS_LANG = "_labels_lang"  # the language the select boxes' labels were last drawn in
+
+
 def _keep(state, key: str, v) -> None:
     """``state[key] = v`` unless it already holds exactly that (same value, same type)."""
     if key not in state or type(state[key]) is not type(v) or state[key] != v:
@@ -322,6 +325,13 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
         pid = state.get("preset", "")
         if pid not in res.presets or any(state.get(k) != v for k, v in preset_view(res, pid).items()):
             _keep(state, "preset", "")  # no preset, or the values were changed since it was applied
+        if state.get(_LABELS_LANG) != lang:
+            # A select box keeps the label it showed while its value is unchanged: after a language
+            # switch, write its value back so the browser redraws it with the new language's label.
+            for key in [n for n, p in res.params.items() if p.kind == "select"] + ["preset"]:
+                if key in state:
+                    state[key] = state[key]
+    state[_LABELS_LANG] = lang
 
     if header:
         st.title(t("title"))

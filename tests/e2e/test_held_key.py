@@ -161,3 +161,19 @@ def test_a_run_sends_widget_values_back_only_when_they_change():
     pid = next(iter(b.resolved("two_point").presets))
     at.selectbox(key="preset").set_value(pid).run()
     assert at.slider(key="beta").proto.set_value  # the preset moves the sliders
+
+
+def test_a_language_switch_redraws_the_select_boxes_labels():
+    """A select box keeps the label it shows while its value is unchanged; after a language switch
+    its value is sent back (``set_value``) so the browser shows the new language's label (the
+    browser check: test_browser.py::test_link_language_slider_preset). Without a switch, not."""
+    from tests.conftest import app_test
+
+    at = app_test("width", {"lang": "zh"})
+    at.slider(key="N").set_value(at.slider(key="N").value + 1).run()
+    assert not at.selectbox(key="scaling").proto.set_value and not at.selectbox(key="preset").proto.set_value
+    at.button_group(key="lang").set_value("en").run()
+    assert at.selectbox(key="scaling").proto.set_value and at.selectbox(key="preset").proto.set_value
+    assert "lazy" in " ".join(at.selectbox(key="scaling").options).lower()
+    at.run()
+    assert not at.selectbox(key="scaling").proto.set_value
