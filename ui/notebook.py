@@ -143,7 +143,7 @@ def figure(x_title, y_title, title=None, log_x=False, log_y=False):
 def exact(fig, x, y, name, color=COLORS["exact"], **line):
     """The exact curve: a solid line."""
     fig.add_scatter(x=np.asarray(x), y=np.asarray(y), mode="lines", name=name,
-                    line=dict(color=color, width=2.5, **line))
+                    line={"color": color, "width": 2.5, **line})
 
 
 def simulated(fig, x, y, name, color=COLORS["sim"], symbol="circle"):
