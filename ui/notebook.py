@@ -35,6 +35,9 @@ from ui.spec import Resolved
 NBFORMAT, NBFORMAT_MINOR = 4, 5
 #: a select option id written into code: letters, digits and ``_`` only (the schemas' ids all are)
 _OPTION_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+#: names the set-up and texts cells define: no parameter may be called so
+RESERVED = frozenset({"json", "pathlib", "sys", "np", "go", "COLORS", "figure", "exact", "simulated", "TEXT",
+                      "numbers"})
 NUMBERS_TAG = "NUMBERS "   # the last cell's output line: NUMBERS {"key": value, ...}
 
 
@@ -42,7 +45,7 @@ NUMBERS_TAG = "NUMBERS "   # the last cell's output line: NUMBERS {"key": value,
 class Recipe:
     """What a page's notebook holds besides its texts and parameters.
 
-    ``code``: the code cells (they use the parameters by name, ``T[key]`` for the page's texts
+    ``code``: the code cells (they use the parameters by name, ``TEXT[key]`` for the page's texts
     listed in ``texts``, ``COLORS`` and the helpers of the set-up cell); the last one sets
     ``numbers`` (a dict of key numbers). ``expected(values)``: the same numbers as the page computes
     them (its ``views/`` data), for the tests; ``rtol``/``atol``: how far the two may differ.
@@ -159,7 +162,7 @@ print("NUMBERS " + json.dumps({k: float(v) for k, v in numbers.items()}, sort_ke
 
 def _texts_cell(t: Text, keys: tuple[str, ...]) -> str:
     rows = ",\n".join(f"    {k!r}: {t(k)!r}" for k in keys)
-    return "# The page's texts for the figures (titles, axes, legends)\nT = {\n" + rows + ",\n}"
+    return "# The page's texts for the figures (titles, axes, legends)\nTEXT = {\n" + rows + ",\n}"
 
 
 def _section(t: Text, key: str) -> str:

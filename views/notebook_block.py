@@ -31,9 +31,9 @@ for m in marker_N:                                          # the same weight fr
     Z, A, V = bk.sink_example(sink_delta, m)
     layer.append(bk.attention(Z, A, V, 1.0, causal=True)[-1, 2])
 ''', '''
-fig = figure(T["fig.x_tokens"], T["fig.y_mass"], T["fig.sink_title"].format(c=f"{sink_share:g}"), log_x=True)
-exact(fig, N, mass, T["fig.mass_exact"].format(delta=f"{sink_delta:g}"))
-simulated(fig, marker_N, layer, T["fig.mass_layer"])
+fig = figure(TEXT["fig.x_tokens"], TEXT["fig.y_mass"], TEXT["fig.sink_title"].format(c=f"{sink_share:g}"), log_x=True)
+exact(fig, N, mass, TEXT["fig.mass_exact"].format(delta=f"{sink_delta:g}"))
+simulated(fig, marker_N, layer, TEXT["fig.mass_layer"])
 fig.add_vline(x=nmax, line_dash="dash", line_color=COLORS["ref"])
 fig.show()
 

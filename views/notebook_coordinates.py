@@ -29,14 +29,14 @@ t = np.linspace(0.0, t_end, 400)
 theta = {m: co.theta_flow(a0, b0, y, t, m) for m in ("euclidean", "pullback")}
 ab = co.ab_flow(a0, b0, y, t)                  # the Euclidean path; a^2 - b^2 stays a0^2 - b0^2
 ''', '''
-fig = figure(T["fig.x_train"], T["fig.y_theta"], T["fig.theta_title"])
-exact(fig, t, theta["euclidean"], T["fig.euclidean_exact"], color=COLORS["sa"])
-exact(fig, t, theta["pullback"], T["fig.pullback_exact"], color=COLORS["usa"])
-exact(fig, [0, t_end], [y, y], T["fig.target"], color=COLORS["ref"], dash="dot")
+fig = figure(TEXT["fig.x_train"], TEXT["fig.y_theta"], TEXT["fig.theta_title"])
+exact(fig, t, theta["euclidean"], TEXT["fig.euclidean_exact"], color=COLORS["sa"])
+exact(fig, t, theta["pullback"], TEXT["fig.pullback_exact"], color=COLORS["usa"])
+exact(fig, [0, t_end], [y, y], TEXT["fig.target"], color=COLORS["ref"], dash="dot")
 fig.show()
 
-fig = figure(T["fig.x_a"], T["fig.y_b"], T["fig.ab_title"])
-exact(fig, ab[:, 0], ab[:, 1], T["fig.euclidean_exact"], color=COLORS["sa"])
+fig = figure(TEXT["fig.x_a"], TEXT["fig.y_b"], TEXT["fig.ab_title"])
+exact(fig, ab[:, 0], ab[:, 1], TEXT["fig.euclidean_exact"], color=COLORS["sa"])
 fig.show()
 
 numbers = {"theta_euclidean": theta["euclidean"][-1], "theta_pullback": theta["pullback"][-1],

@@ -33,10 +33,10 @@ print(f"mean {x.mean():.4g} (exact {m:.4g}), variance {np.var(x, ddof=1):.4g} (e
 ''', '''
 sd = math.sqrt(var)
 grid = np.linspace(min(m - 4.5 * sd, x.min()), max(m + 4.5 * sd, x.max()), 400)
-fig = figure(T["fig.x_sum"], T["fig.y_density"], T["fig.hist_title"])
-fig.add_histogram(x=x, histnorm="probability density", nbinsx=60, name=T["fig.hist_mc"].format(n=x.size),
+fig = figure(TEXT["fig.x_sum"], TEXT["fig.y_density"], TEXT["fig.hist_title"])
+fig.add_histogram(x=x, histnorm="probability density", nbinsx=60, name=TEXT["fig.hist_mc"].format(n=x.size),
                   marker_color=COLORS["sim"], opacity=0.6)
-exact(fig, grid, np.exp(-0.5 * ((grid - m) / sd) ** 2) / (sd * math.sqrt(2 * math.pi)), T["fig.hist_exact"])
+exact(fig, grid, np.exp(-0.5 * ((grid - m) / sd) ** 2) / (sd * math.sqrt(2 * math.pi)), TEXT["fig.hist_exact"])
 fig.show()
 
 numbers = {"mean": m, "mean_mc": x.mean(), "var": var, "var_mc": np.var(x, ddof=1), "p": p,

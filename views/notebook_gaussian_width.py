@@ -40,12 +40,12 @@ v = gw.sup_samples(family, draws, seed, **p)      # sup over S of g.u, one value
 print(f"exact width {width:.4f}, Monte Carlo {v.mean():.4f} +- {v.std(ddof=1) / np.sqrt(v.size):.4f}, "
       f"bounds [{lower:.4f}, {upper:.4f}]")
 ''', '''
-fig = figure(T["fig.x_sup"], T["fig.y_density"])
-fig.add_histogram(x=v, histnorm="probability density", name=T["fig.hist_mc"].format(n=v.size),
+fig = figure(TEXT["fig.x_sup"], TEXT["fig.y_density"])
+fig.add_histogram(x=v, histnorm="probability density", name=TEXT["fig.hist_mc"].format(n=v.size),
                   marker_color=COLORS["sim"], opacity=0.6)
 if np.isfinite(width):
     fig.add_vline(x=width, line_color=COLORS["exact"], line_width=2.5)
-    exact(fig, [width, width], [0, 0], T["fig.exact_mean"])
+    exact(fig, [width, width], [0, 0], TEXT["fig.exact_mean"])
 fig.add_vline(x=v.mean(), line_color=COLORS["sim"], line_dash="dash")
 fig.show()
 

@@ -41,13 +41,13 @@ k = np.unique(np.linspace(0, traj.shape[0] - 1, 80).round().astype(int))   # the
 diam = hs.pair_stats(traj[k], 0.999).diameter
 ''', '''
 # The lowest height min_i <w, z_i> over depth: it never decreases while the tokens stay in the hemisphere.
-fig = figure(T["fig.x_depth_short"], T["fig.y_rmin"], T["fig.rmin_title"])
-simulated(fig, tau, rmin, T["fig.rmin_sim"])
-exact(fig, [0, tau[-1]], [rmin[0], rmin[0]], T["fig.rmin0_line"], color=COLORS["ref"], dash="dot")
+fig = figure(TEXT["fig.x_depth_short"], TEXT["fig.y_rmin"], TEXT["fig.rmin_title"])
+simulated(fig, tau, rmin, TEXT["fig.rmin_sim"])
+exact(fig, [0, tau[-1]], [rmin[0], rmin[0]], TEXT["fig.rmin0_line"], color=COLORS["ref"], dash="dot")
 fig.show()
 
-fig = figure(T["fig.x_depth_short"], T["fig.y_diam"], T["fig.diam_title"], log_y=True)
-simulated(fig, tau[k], np.maximum(diam, 1e-16), T["fig.diam_sim"])
+fig = figure(TEXT["fig.x_depth_short"], TEXT["fig.y_diam"], TEXT["fig.diam_title"], log_y=True)
+simulated(fig, tau[k], np.maximum(diam, 1e-16), TEXT["fig.diam_sim"])
 fig.show()
 
 numbers = {"rmin0": rmin[0], "rmin_end": rmin[-1], "diam0": diam[0], "diam_end": diam[-1], "layers": steps}

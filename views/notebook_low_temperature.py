@@ -42,9 +42,9 @@ for b, beta in enumerate(betas):
         w2[b, s] = r["w2"]
 tau = r["t"]                                  # depth tau = layer index x dt
 ''', '''
-fig = figure(T["fig.x_depth"], T["fig.y_w2"], T["fig.w2_title"], log_y=True)
+fig = figure(TEXT["fig.x_depth"], TEXT["fig.y_w2"], TEXT["fig.w2_title"], log_y=True)
 for beta, color, w in zip(betas, (COLORS["other"], COLORS["accent"], COLORS["sa"]), w2):
-    exact(fig, tau, w.mean(axis=0), T["fig.w2_mean"].format(beta=f"β = {beta:.4g}"), color=color)
+    exact(fig, tau, w.mean(axis=0), TEXT["fig.w2_mean"].format(beta=f"β = {beta:.4g}"), color=color)
 fig.show()
 
 numbers = {"w2_min": w2[-1].mean(0).min(), "w2_end": w2[-1, :, -1].mean(), "layers": steps}

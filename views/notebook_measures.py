@@ -26,10 +26,10 @@ t = r["t"]                                   # depth tau = layer index x dt
 tau_star = math.log(math.pi / r["w1"][0]) / r["C"]    # where the bound reaches pi
 fine = np.linspace(0.0, min(tau_star, t[-1]), 300)
 ''', '''
-fig = figure(T["fig.x_depth"], T["fig.y_w1"], T["fig.w1_title"], log_y=True)
-exact(fig, fine, np.minimum(np.exp(r["C"] * fine) * r["w1"][0], math.pi), T["fig.bound"], color=COLORS["bound"])
-exact(fig, [0, t[-1]], [math.pi, math.pi], T["fig.diameter"], color=COLORS["ref"], dash="dot")
-simulated(fig, t, r["w1"], T["fig.w1_sim"])
+fig = figure(TEXT["fig.x_depth"], TEXT["fig.y_w1"], TEXT["fig.w1_title"], log_y=True)
+exact(fig, fine, np.minimum(np.exp(r["C"] * fine) * r["w1"][0], math.pi), TEXT["fig.bound"], color=COLORS["bound"])
+exact(fig, [0, t[-1]], [math.pi, math.pi], TEXT["fig.diameter"], color=COLORS["ref"], dash="dot")
+simulated(fig, t, r["w1"], TEXT["fig.w1_sim"])
 fig.show()
 
 numbers = {"w1_start": r["w1"][0], "w1_end": r["w1"][-1], "C": r["C"], "tau_star": tau_star}

@@ -28,12 +28,12 @@ resp = [np.linalg.norm(nn.response(M, s, np.array([np.cos(a), np.sin(a)])), axis
 envelope = nn.operator_norm(M, s)
 s_star, peak = nn.peak(M)
 ''', '''
-fig = figure(T["fig.x_s"], T["fig.y_norm"], T["fig.response_title"])
+fig = figure(TEXT["fig.x_s"], TEXT["fig.y_norm"], TEXT["fig.response_title"])
 for a, r in zip(angles, resp):
-    exact(fig, s, r, T["fig.resp_dir"].format(deg=f"{math.degrees(a):.0f}"), color=COLORS["sky"], width=1.2)
-exact(fig, s, envelope, T["fig.envelope"], color=COLORS["exact"])
-exact(fig, s, np.exp(-s), T["fig.eig_only"], color=COLORS["ref"], dash="dot")
-simulated(fig, [s_star], [peak], T["fig.peak"], color=COLORS["black"], symbol="star")
+    exact(fig, s, r, TEXT["fig.resp_dir"].format(deg=f"{math.degrees(a):.0f}"), color=COLORS["sky"], width=1.2)
+exact(fig, s, envelope, TEXT["fig.envelope"], color=COLORS["exact"])
+exact(fig, s, np.exp(-s), TEXT["fig.eig_only"], color=COLORS["ref"], dash="dot")
+simulated(fig, [s_star], [peak], TEXT["fig.peak"], color=COLORS["black"], symbol="star")
 fig.show()
 
 numbers = {"s_star": s_star, "peak": peak, "e2_at_1": math.exp(-1.0) * math.sqrt(1.0 + M * M),

@@ -34,9 +34,9 @@ rate_mc, se = ro.batch_means(inc, dt)
 print(f"area rate: exact {rate:.4f}, scheme {rate_dt:.4f}, simulation {rate_mc:.4f} +- {se:.4f}")
 ''', '''
 k = np.unique(np.linspace(0, area.size - 1, 200).round().astype(int))
-fig = figure(T["fig.x_time"], T["fig.y_area"], T["fig.area_title"])
-exact(fig, dt * k, rate * dt * k, T["fig.area_exact"])
-simulated(fig, dt * k, area[k], T["fig.area_sim"])
+fig = figure(TEXT["fig.x_time"], TEXT["fig.y_area"], TEXT["fig.area_title"])
+exact(fig, dt * k, rate * dt * k, TEXT["fig.area_exact"])
+simulated(fig, dt * k, area[k], TEXT["fig.area_sim"])
 fig.show()
 
 numbers = {"rate": rate, "rate_dt": rate_dt, "rate_mc": rate_mc, "area_end": area[-1]}

@@ -38,19 +38,19 @@ for flow in ("SA", "USA"):
                   "gap": np.max(np.abs(theta - tp.half_angle(beta, theta0, tau, flow)))}
 ''', '''
 # The half-angle over depth: the exact ODE (line) and the layer map (markers), same colour per flow.
-fig = figure(T["fig.x_depth"], T["fig.y_angle"], T["fig.angle_title"])
+fig = figure(TEXT["fig.x_depth"], TEXT["fig.y_angle"], TEXT["fig.angle_title"])
 for flow, color, symbol in (("SA", COLORS["sa"], "circle"), ("USA", COLORS["usa"], "square")):
     r, key = runs[flow], flow.lower()
-    exact(fig, fine, r["exact"], T[f"fig.{key}_exact"], color=color)
-    simulated(fig, r["tau"], r["sim"], T[f"fig.{key}_sim"], color=color, symbol=symbol)
+    exact(fig, fine, r["exact"], TEXT[f"fig.{key}_exact"], color=color)
+    simulated(fig, r["tau"], r["sim"], TEXT[f"fig.{key}_sim"], color=color, symbol=symbol)
 fig.show()
 ''', '''
 # The layer map's error at depth tau_end for dt, dt/2, ..., dt/16: first order in dt.
 dts = dt / 2.0 ** np.arange(5)
 err = {flow: tp.discretisation_error(beta, theta0, tau_end, dts, flow) for flow in ("SA", "USA")}
-fig = figure(T["fig.x_dt"], T["fig.y_err"], T["fig.error_title"], log_x=True, log_y=True)
+fig = figure(TEXT["fig.x_dt"], TEXT["fig.y_err"], TEXT["fig.error_title"], log_x=True, log_y=True)
 for flow, color in (("SA", COLORS["sa"]), ("USA", COLORS["usa"])):
-    fig.add_scatter(x=dts, y=err[flow], mode="lines+markers", name=T[f"fig.{flow.lower()}_err"],
+    fig.add_scatter(x=dts, y=err[flow], mode="lines+markers", name=TEXT[f"fig.{flow.lower()}_err"],
                     line=dict(color=color, dash="dash"))
 fig.show()
 

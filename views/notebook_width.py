@@ -32,11 +32,11 @@ h_max = dt if k <= k_max else T / (40 * k_max)
 w0, a0 = (W.paired_init if start == "paired" else W.random_init)(N, seed)
 runs = {s: W.train_from(w0, a0, s, T, h_max, xs, ys, record=41) for s in W.SCALINGS}
 ''', '''
-fig = figure(T["fig.x_time"], T["fig.y_loss"], T["fig.loss_title"].format(N=N), log_y=True)
+fig = figure(TEXT["fig.x_time"], TEXT["fig.y_loss"], TEXT["fig.loss_title"].format(N=N), log_y=True)
 for s, color in (("lazy", COLORS["sa"]), ("mean_field", COLORS["usa"])):
     r = runs[s]
-    exact(fig, r["t"], 0.5 * np.sum(r["frozen"] ** 2, axis=1), T[f"fig.{s}_frozen_loss"], color=color)
-    simulated(fig, r["t"], r["loss"], T[f"fig.{s}_loss"], color=color)
+    exact(fig, r["t"], 0.5 * np.sum(r["frozen"] ** 2, axis=1), TEXT[f"fig.{s}_frozen_loss"], color=color)
+    simulated(fig, r["t"], r["loss"], TEXT[f"fig.{s}_loss"], color=color)
 fig.show()
 
 numbers = {"loss_lazy": runs["lazy"]["loss"][-1], "loss_mean_field": runs["mean_field"]["loss"][-1],
