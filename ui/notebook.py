@@ -131,7 +131,7 @@ for _d in (pathlib.Path.cwd(), *pathlib.Path.cwd().parents):
 import numpy as np
 import plotly.graph_objects as go
 
-COLORS = {colors}
+COLORS = @COLORS@
 
 
 def figure(x_title, y_title, title=None, log_x=False, log_y=False):
@@ -184,7 +184,7 @@ def build(rec: Recipe, res: Resolved, values: dict, lang: str, *, answers: bool 
     md = [f"# {t('title')}" + (f"\n\n*{t('subtitle')}*" if t.has("subtitle") else ""),
           common("notebook.intro")]
     md += [_section(t, key) for key in rec.statement if t.has(f"{key}.body")]
-    code = [_SETUP.format(colors=json.dumps(COLORS, indent=4)), parameters_cell(res, values, t)]
+    code = [_SETUP.replace("@COLORS@", json.dumps(COLORS, indent=4)), parameters_cell(res, values, t)]
     if rec.texts:
         code.append(_texts_cell(t, rec.texts))
     code += [c.strip("\n") for c in rec.code] + [_NUMBERS]
