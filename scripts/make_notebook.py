@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lang", default="en", choices=spec.LANGS)
     ap.add_argument("--answers", action="store_true", help="include the worked answers")
     ap.add_argument("-o", "--output", type=Path, help="default: notebooks/<page>.ipynb")
-    a = ap.parse_args(argv)
+    a = ap.parse_intermixed_args(argv)
     a.values += os.environ.get("NOTEBOOK_ARGS", "").split()   # make notebook ARGS="…", split on blanks
     schema = importlib.import_module(f"pages.{a.page}").SCHEMA
     res = spec.resolve(schema, known_pages=tuple(e.stem for e in PAGES))
