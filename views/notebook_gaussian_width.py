@@ -35,7 +35,9 @@ if p.get("layout") == "random":    # no closed form in D >= 3 (Monte Carlo only)
 else:
     width = gw.exact(family, **p)
 lower, upper = gw.bound(family, **p)
-draws = min(samples, gw.MAX_DRAWS // D, 20000)
+draws = min(samples, gw.MAX_DRAWS // D, 20000)    # the sim's work bounds (random directions: samples*D*M)
+if p.get("layout") == "random":
+    draws = max(1, min(draws, gw.MAX_FLOPS // (D * M)))
 v = gw.sup_samples(family, draws, seed, **p)      # sup over S of g.u, one value per draw of g
 print(f"exact width {width:.4f}, Monte Carlo {v.mean():.4f} +- {v.std(ddof=1) / np.sqrt(v.size):.4f}, "
       f"bounds [{lower:.4f}, {upper:.4f}]")

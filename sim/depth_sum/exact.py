@@ -156,6 +156,18 @@ def residual_energy(alpha, L) -> float:
     :math:`\alpha=\tfrac12`, 1 for :math:`\alpha>\tfrac12`, :math:`\infty` for :math:`\alpha<\tfrac12`.
     Returns ``inf`` if the value exceeds the float range (only for small alpha and huge L).
     It does not depend on the width N (a second-moment identity at initialisation).
+
+    Parameters
+    ----------
+    alpha : float
+        Depth exponent: each residual branch is scaled by :math:`L^{-\alpha}`.
+    L : int
+        Depth (number of residual layers), :math:`L \ge 1`.
+
+    Returns
+    -------
+    float
+        :math:`(1+L^{-2\alpha})^L` (``inf`` beyond the float range).
     """
     alpha = _alpha(alpha)
     L = _depth(L)

@@ -208,6 +208,19 @@ def monte_carlo(kind, samples, seed, *, max_work=MAX_DRAWS, **params) -> tuple[f
     :func:`sup_samples`, Numba path).  For ``"directions"`` the sup is
     :math:`\max_i |\langle g,u_i\rangle|`.
 
+    Parameters
+    ----------
+    kind : str
+        The family, as for :func:`exact`.
+    samples : int
+        Number :math:`n` of Gaussian draws :math:`g_j`, :math:`n \ge 2`.
+    seed : int
+        Seed of NumPy's default generator (the same seed gives the same estimate).
+    max_work : int
+        Bound on ``samples * D`` (raise it to allow more work).
+    **params
+        The family's parameters, as for :func:`exact`.
+
     Returns
     -------
     (mean, stderr) : tuple of float
