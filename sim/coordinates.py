@@ -205,7 +205,20 @@ def gradient_steps(a0, b0, y, dt, steps, metric="euclidean", *, max_work: int = 
 
 # --------------------------------------------------------------------------- limit
 def loop(n, s) -> np.ndarray:
-    r"""The loop :math:`x_n(s) = n^{-1/2}(\cos ns, \sin ns)` at the points ``s``; shape (len(s), 2)."""
+    r"""The loop :math:`x_n(s) = n^{-1/2}(\cos ns, \sin ns)` at the points ``s``; shape (len(s), 2).
+
+    Parameters
+    ----------
+    n : int
+        Number of turns, :math:`n \ge 1`.
+    s : array_like
+        Loop parameters :math:`s \in [0, 2\pi]`.
+
+    Returns
+    -------
+    ndarray, shape (len(s), 2)
+        The points :math:`x_n(s)`.
+    """
     n = _v.integer("n", n, 1, N_MAX)
     s = _v.finite_array("s", s, ndim=1, max_size=MAX_TIMES)
     return np.column_stack([np.cos(n * s), np.sin(n * s)]) / math.sqrt(n)
