@@ -312,6 +312,17 @@ def sgd_step(alpha, c, L, update="sgd") -> dict:
     :math:`\eta=cL^{2\alpha-1}`. ``update="sign"``: :math:`\Delta w=-\eta\,\mathrm{sign}(\nabla)`,
     :math:`\eta=cL^{\alpha-1}`. Both give :math:`\Delta w_\ell=-cL^{\alpha-1}`.
 
+    Parameters
+    ----------
+    alpha : float
+        Depth exponent: :math:`f = \prod_\ell (1 + L^{-\alpha}w_\ell)`.
+    c : float
+        Step size in the natural scale (:math:`f` after the step tends to :math:`e^{-c}`).
+    L : int
+        Depth.
+    update : str
+        ``"sgd"`` or ``"sign"``.
+
     Returns
     -------
     dict

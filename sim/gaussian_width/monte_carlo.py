@@ -238,6 +238,15 @@ def one_draw(kind, seed, **params) -> dict:
     vertices for D <= 10, or the directions ``u_i``; the set is
     :math:`\{\pm u_i\}`), or neither (adaptive: ``u = g/‖g‖`` ranges over the
     whole sphere).  Meant for small pictures (D = 2 or 3); D <= 1000.
+
+    Parameters
+    ----------
+    kind : str
+        The family, as for :func:`exact`.
+    seed : int
+        Seed, as for :func:`sup_samples`.
+    **params
+        The family's parameters.
     """
     p = _params(kind, params)
     seed = integer("seed", seed, 0, 2**63 - 1)
