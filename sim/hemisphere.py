@@ -589,6 +589,40 @@ def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.
     close-pair fractions differ by at most 0.01 (checked by the test suite on the phase-diagram protocol): the
     threshold 0.999 is a chord of 0.045, far above float32 rounding, and a count can only change
     for a system that sits at the threshold or near a saddle at a checkpoint.
+
+    Parameters
+    ----------
+    B : int
+        Systems per :math:`\beta`.
+    n_betas : int
+        Grid points in :math:`\beta`, from ``beta_min`` to ``beta_max``.
+    beta_max, beta_min : float
+        Range of :math:`\beta`.
+    n, d : int
+        Tokens per system and dimension.
+    dt : float
+        Step :math:`\Delta`; depth :math:`\tau` = layer index × Δ, up to ``T``.
+    T : float
+        Final depth.
+    n_times : int
+        Checkpoints in depth (ends included).
+    threshold : float
+        Closeness threshold on :math:`\langle z_i, z_j\rangle`.
+    seed : int
+        Seed of the initial configurations.
+    progress : callable, optional
+        Called with the fraction done.
+    max_work : float
+        Bound on ``B*n_betas*steps*n*n*d``.
+    precision : str
+        ``"float64"`` or ``"float32"``.
+
+    Returns
+    -------
+    PhaseDiagram
+        ``betas`` (nb,), ``times`` (nt,: depth of the checkpoints), and per (:math:`\beta`, depth), shape
+        (nb, nt): ``one_cluster`` (fraction of systems), ``close_pairs`` (fraction of pairs),
+        ``median_clusters``; ``seconds`` (wall time).
     """
     B = _v.integer("B", B, 1, 100_000)
     n_betas = _v.integer("n_betas", n_betas, 1, 1000)
