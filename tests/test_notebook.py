@@ -115,9 +115,8 @@ def test_literal_refuses_what_is_not_a_plain_value():
     assert [nbk.literal(v) for v in (1, 2.5, True, "lazy")] == ["1", "2.5", "True", "'lazy'"]
 
 
-def test_the_page_button_writes_validated_literals(monkeypatch):
-    """Through the page itself: a hostile URL value, the "Open as a notebook" button's (deferred)
-    data, built as a click would build it."""
+def _spy_notebooks(monkeypatch) -> dict:
+    """{file name: the deferred ``data`` callable} of every notebook button drawn from now on."""
     import streamlit
 
     made = {}
@@ -129,6 +128,13 @@ def test_the_page_button_writes_validated_literals(monkeypatch):
         return real(label, data=data, file_name=file_name, **kw)
 
     monkeypatch.setattr(streamlit, "download_button", spy)
+    return made
+
+
+def test_the_page_button_writes_validated_literals(monkeypatch):
+    """Through the page itself: a hostile URL value, the "Open as a notebook" button's (deferred)
+    data, built as a click would build it."""
+    made = _spy_notebooks(monkeypatch)
     at = app_test("two_point", {"lang": "zh", "beta": "1);import os#", "theta0": "0.8", "dt": "nan"})
     assert not at.exception, [e.message for e in at.exception]
     nb = json.loads(made["two_point.ipynb"]())
@@ -137,6 +143,26 @@ def test_the_page_button_writes_validated_literals(monkeypatch):
     assert got["theta0"] == 0.8 and got["beta"] == 1.0 and got["dt"] == 0.1
     assert "import os" not in "\n".join(c["source"] for c in nb["cells"] if c["cell_type"] == "code")
     assert nb["cells"][0]["source"].startswith(f"# {Text('two_point', 'zh')('title')}")
+
+
+def test_the_button_adds_the_answers_once_released(monkeypatch):
+    """The worked answers are in the downloaded notebook only while they are public (released)."""
+    from ui import answers as ans
+
+    first = Text("rotation", "en")("answers.q1")
+    made = _spy_notebooks(monkeypatch)
+
+    def text() -> str:
+        return "\n".join(c["source"] for c in json.loads(made["rotation.ipynb"]())["cells"])
+
+    try:
+        assert not app_test("rotation").exception
+        assert first not in text()
+        ans.release("rotation", True)
+        assert not app_test("rotation").exception
+        assert first in text()
+    finally:
+        ans.release("rotation", False)
 
 
 # --------------------------------------------------------------------------- execution
