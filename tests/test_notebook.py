@@ -33,9 +33,11 @@ from ui.nav import PAGES
 nbformat = pytest.importorskip("nbformat")
 
 LESSONS = [e.stem for e in PAGES if nbk.recipe(e.stem) is not None]
-#: one cell may take this long (a hang detector: a cold Numba compile of a page's kernels under
-#: load took ~60 s here; a run of the heaviest notebook cell with the cache warm, ~10 s)
-CELL_TIMEOUT = 900
+#: one cell may take this long: a hang detector. Measured with both cores busy (load average ~27):
+#: the slowest notebook took 28 s in a fresh kernel, ~14 s of it the first ``sim`` import (Numba's
+#: cache loaded); with a cold cache the first cell calling a page's kernels compiles them (a minute
+#: or more under load)
+CELL_TIMEOUT = 600
 HOSTILE = ["1);import os#", "__import__('os').system('id')", "nan", "inf", "-1e999", "1e999", "'; rm -rf /",
            "lazy\nimport os", "${{7*7}}", "\"\"\"", "0x10", "True", ""]
 
