@@ -14,10 +14,10 @@ PYTEST_FLAGS ?= -q
 # "threadsafe" picks OpenMP or TBB and fails loudly if neither loads (ui.serve sets it too).
 NUMBA_LAYER := NUMBA_THREADING_LAYER=threadsafe
 
-.PHONY: help run serve-class test test-loaded test-fast e2e screenshots bench classroom latency warm lock image-check scale-check capacity clean
+.PHONY: help run notebook serve-class test test-loaded test-fast e2e screenshots bench classroom latency warm lock image-check scale-check capacity clean
 
 help:
-	@echo "make run | make serve-class | make test | make test-loaded | make test-fast | make e2e | make screenshots | make bench | make classroom | make latency | make lock | make image-check | make scale-check | make capacity | make clean"
+	@echo "make run | make notebook PAGE=<stem> | make serve-class | make test | make test-loaded | make test-fast | make e2e | make screenshots | make bench | make classroom | make latency | make lock | make image-check | make scale-check | make capacity | make clean"
 
 # The venv without pip (ensurepip alone cost ~8 s of CPU, 39 s under load, of a fresh `make run`).
 $(BIN)/python:
@@ -58,6 +58,17 @@ lock: | $(UV)
 	$(UV) pip compile requirements.txt $(LOCK_FLAGS) -o $(LOCK)
 	$(UV) pip compile requirements-dev.txt $(LOCK_FLAGS) -o $(DEV_LOCK)
 	$(UV) pip compile requirements-uv.txt $(LOCK_FLAGS) -o $(UV_LOCK)
+
+# One lesson view as a Jupyter notebook: notebooks/<PAGE>.ipynb (ignored by git), e.g.
+#   make notebook PAGE=two_point LANG=zh ARGS="beta=2.5 theta0=0.8"
+# The values are validated as the page validates a URL's; ANSWERS=1 adds the worked answers.
+PAGE ?= two_point
+LANG ?= en
+ARGS ?=
+# ARGS reaches the script through the environment, never through the shell (any text is safe there).
+notebook: export NOTEBOOK_ARGS = $(ARGS)
+notebook: $(VENV)/.installed
+	$(BIN)/python scripts/make_notebook.py "$(PAGE)" --lang "$(LANG)" $(if $(ANSWERS),--answers,)
 
 # Fill the Numba cache now (one process per core). `make run` does not wait for it: the server
 # answers at once and compiles the kernels in the background (sim/warm.py, ui/serve.py).

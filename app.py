@@ -32,8 +32,9 @@ with runs.turn():
                        layout="wide")
     st.cache_resource(show_spinner=False)(_start_up)()
     # The one place where the instructor and class features plug into the page kit (ui/hooks.py):
-    # worked answers under a page's questions, the class code kept in every page's URL.
-    hooks.register(after_section={"questions": answers.show_answers}, url_flags=(classroom.url_flags,))
+    # worked answers under a page's questions (and in its notebook once public), the class code kept in every page's URL.
+    hooks.register(after_section={"questions": answers.show_answers}, url_flags=(classroom.url_flags,),
+                   answers_public=answers.public)
     lang = language_selector()
     style.projector_toggle(Text("common", lang)("view.projector"))
     style.inject()

@@ -432,7 +432,20 @@ def trotter_defect(A, B, x, alphas, *, max_work=MAX_WORK) -> np.ndarray:
 
 
 def commutator_norm(A, B, x) -> float:
-    r""":math:`\lVert [A,B]x\rVert = \lVert (AB - BA)x\rVert`, the limit of :func:`splitting_defect`."""
+    r""":math:`\lVert [A,B]x\rVert = \lVert (AB - BA)x\rVert`, the limit of :func:`splitting_defect`.
+
+    Parameters
+    ----------
+    A, B : array_like, shape (d, d)
+        The two generators.
+    x : array_like, shape (d,)
+        The vector.
+
+    Returns
+    -------
+    float
+        :math:`\lVert (AB - BA)x\rVert_2`.
+    """
     A, B, x, _, _ = _split_args(A, B, x, [], MAX_WORK)
     return float(np.linalg.norm(A @ (B @ x) - B @ (A @ x)))
 

@@ -139,6 +139,17 @@ def ab_flow(a0, b0, y, t, *, max_work: int = MAX_TIMES) -> np.ndarray:
     :math:`\tfrac{d}{dt}(a^2 - b^2) = -2(\theta - y)(ab - ba) = 0`). Closed form via
     :math:`p = a + b`, :math:`q = a - b` (module docstring); arguments as :func:`theta_flow`.
 
+    Parameters
+    ----------
+    a0, b0 : float
+        Start of the two coordinates; :math:`\theta(0) = a_0 b_0`.
+    y : float
+        Target of :math:`f(a, b) = \tfrac12(ab - y)^2`.
+    t : array_like
+        Training times :math:`t \ge 0` (at most ``max_work`` of them).
+    max_work : int
+        Largest accepted number of times.
+
     Returns
     -------
     ndarray, shape (len(t), 2)
@@ -194,7 +205,20 @@ def gradient_steps(a0, b0, y, dt, steps, metric="euclidean", *, max_work: int = 
 
 # --------------------------------------------------------------------------- limit
 def loop(n, s) -> np.ndarray:
-    r"""The loop :math:`x_n(s) = n^{-1/2}(\cos ns, \sin ns)` at the points ``s``; shape (len(s), 2)."""
+    r"""The loop :math:`x_n(s) = n^{-1/2}(\cos ns, \sin ns)` at the points ``s``; shape (len(s), 2).
+
+    Parameters
+    ----------
+    n : int
+        Number of turns, :math:`n \ge 1`.
+    s : array_like
+        Loop parameters :math:`s \in [0, 2\pi]`.
+
+    Returns
+    -------
+    ndarray, shape (len(s), 2)
+        The points :math:`x_n(s)`.
+    """
     n = _v.integer("n", n, 1, N_MAX)
     s = _v.finite_array("s", s, ndim=1, max_size=MAX_TIMES)
     return np.column_stack([np.cos(n * s), np.sin(n * s)]) / math.sqrt(n)
@@ -218,6 +242,11 @@ def levy_area(n, points=None, *, max_work: int = 4 * MAX_TIMES) -> float:
         :math:`1024\,n + 1` (relative error :math:`6\cdot 10^{-6}`).
     max_work : int
         Largest accepted ``points``.
+
+    Returns
+    -------
+    float
+        The polygon's area :math:`\tfrac12\sum_k (x^1_k x^2_{k+1} - x^2_k x^1_{k+1})` (close to π).
     """
     n = _v.integer("n", n, 1, N_MAX)
     max_work = _v.integer("max_work", max_work, 1)
@@ -300,6 +329,18 @@ def area_limit(A, B, y0) -> np.ndarray:
     [C(u), C(v)]\,dv\,du = (\pi/n)[B, A]` with :math:`C(u) = -\sin u\,A + \cos u\,B`,
     :math:`\varepsilon = n^{-1/2}`; :math:`n` turns give :math:`\pi[B, A]`, i.e. the Lévy area π
     times the commutator. Arguments as :func:`driven_endpoint`.
+
+    Parameters
+    ----------
+    A, B : array_like, shape (d, d)
+        The two driving matrices of :func:`driven_endpoint`.
+    y0 : array_like, shape (d,)
+        Start of the driven equation.
+
+    Returns
+    -------
+    ndarray, shape (d,)
+        :math:`\exp(\pi[B, A])\,y_0` (a matrix exponential, ``scipy.linalg.expm``).
     """
     A, B, y0 = _check_ABy(A, B, y0)
     out = expm(math.pi * (B @ A - A @ B)) @ y0

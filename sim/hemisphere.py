@@ -68,7 +68,22 @@ def _unit(name, w, d):
 
 
 def sphere_uniform(n, d, seed=0):
-    """``n`` independent points uniform on :math:`S^{d-1}` (rows of an (n, d) array)."""
+    r"""``n`` independent points uniform on :math:`S^{d-1}` (rows of an (n, d) array).
+
+    Parameters
+    ----------
+    n : int
+        Number of points.
+    d : int
+        Dimension of the ambient space (the sphere is :math:`S^{d-1}`).
+    seed : int
+        Seed of NumPy's default generator.
+
+    Returns
+    -------
+    ndarray, shape (n, d)
+        :math:`z_i = g_i/\lVert g_i\rVert` with :math:`g_i \sim N(0, I_d)`.
+    """
     n = _v.integer("n", n, 1, MAX_N)
     d = _v.integer("d", d, 2, MAX_D)
     g = _rng(seed).standard_normal((n, d))
@@ -151,6 +166,20 @@ def random_matrix(d, kind="gaussian", seed=0):
     ``symmetric``: :math:`S/\lVert S\rVert_2`, :math:`S = (G + G^\top)/2` (indefinite in general).
     ``spd``: :math:`(I + S/\lVert S\rVert_2 \cdot 0.9)/1.9` (symmetric positive definite).
     All have spectral norm 1, so :math:`\beta` keeps its scale across kinds.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    kind : str
+        ``"identity"``, ``"gaussian"``, ``"symmetric"`` or ``"spd"``.
+    seed : int
+        Seed of NumPy's default generator (ignored for ``"identity"``).
+
+    Returns
+    -------
+    ndarray, shape (d, d)
+        :math:`A` with :math:`\lVert A\rVert_2 = 1`.
     """
     d = _v.integer("d", d, 1, MAX_D)
     kind = _v.choice("kind", kind, MATRIX_KINDS)
@@ -173,6 +202,16 @@ def hemisphere_direction(Z):
     :math:`-1 \le w_k \le 1`, and returns ``(w/|w|, min_i <w/|w|, z_i>)``. A positive second
     value means all tokens lie in the open hemisphere around ``w``; otherwise no open
     hemisphere contains them all (and ``w`` is only the best try).
+
+    Parameters
+    ----------
+    Z : array_like, shape (n, d)
+        Unit tokens of one configuration.
+
+    Returns
+    -------
+    (w, margin) : tuple of (ndarray, shape (d,)) and float
+        The unit direction and :math:`\min_i\langle w, z_i\rangle` (positive: an open hemisphere holds them all).
     """
     from scipy.optimize import linprog
 
@@ -193,10 +232,22 @@ def hemisphere_direction(Z):
 
 
 def projection_basis(d, w=None):
-    """A 3 x d matrix with orthonormal rows whose last row is ``w`` (default e_d).
+    r"""A 3 x d matrix with orthonormal rows whose last row is ``w`` (default e_d).
 
     Used to show d > 3 configurations: ``Z @ P.T`` are coordinates in a 3-D subspace that
     contains w. This is a projection: points land inside the unit ball, not on a sphere.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, :math:`d \ge 3`.
+    w : array_like, shape (d,), optional
+        Unit direction kept as the third displayed axis (default :math:`e_d`).
+
+    Returns
+    -------
+    ndarray, shape (3, d)
+        :math:`P` with :math:`PP^\top = I_3` and last row ``w``.
     """
     d = _v.integer("d", d, 3, MAX_D)
     w = np.eye(d)[-1] if w is None else _unit("w", w, d)
@@ -228,6 +279,18 @@ def min_projection(Z, w):
     :math:`\langle w, z_i + \Delta u_i\rangle = r_i + \Delta\sum_j a_{ij} r_j \ge (1+\Delta) m`
     and :math:`\lVert z_i + \Delta u_i\rVert \le 1 + \Delta` (the weights sum to 1), hence
     :math:`r_i^+ \ge m`.
+
+    Parameters
+    ----------
+    Z : array_like, shape (n, d) or (T, n, d)
+        Unit tokens :math:`z_i` (one configuration, or T recorded layers).
+    w : array_like, shape (d,)
+        Unit direction :math:`w`.
+
+    Returns
+    -------
+    float or ndarray, shape (T,)
+        :math:`\min_i \langle w, z_i\rangle` per configuration.
     """
     Z = _traj("Z", Z)
     w = _unit("w", w, Z.shape[2])
@@ -299,6 +362,19 @@ def pair_stats(Z, threshold=0.999):
     the connected components of the closeness graph; "one cluster" means every pair is close.
     The diameter :math:`\max_{i,j}\angle(z_i,z_j) = 2\arcsin(\max\lVert z_i - z_j\rVert/2)` is
     accurate down to about 1e-16 rad.
+
+    Parameters
+    ----------
+    Z : array_like, shape (n, d), (T, n, d) or (B, T, n, d)
+        Unit tokens.
+    threshold : float
+        Closeness threshold on :math:`\langle z_i, z_j\rangle`.
+
+    Returns
+    -------
+    PairStats
+        Fields ``diameter`` (rad), ``clusters``, ``close_fraction`` (of the :math:`n(n-1)/2` pairs)
+        and ``one_cluster``, each of the leading shape of ``Z``.
     """
     thr = _threshold(threshold)
     Z = _v.finite_array("Z", Z)
@@ -320,7 +396,18 @@ def pair_stats(Z, threshold=0.999):
 
 
 def pair_stats_reference(Z, threshold=0.999):
-    """Plain NumPy/SciPy version of :func:`pair_stats` (validator; small inputs only)."""
+    r"""Plain NumPy/SciPy version of :func:`pair_stats` (validator; small inputs only).
+
+    Parameters
+    ----------
+    Z, threshold
+        As :func:`pair_stats`.
+
+    Returns
+    -------
+    PairStats
+        As :func:`pair_stats`.
+    """
     from scipy.sparse.csgraph import connected_components
 
     thr = _threshold(threshold)
@@ -378,6 +465,18 @@ def cluster_labels(Z, threshold=0.999):
     ``threshold``, i.e. :math:`\lVert z_i - z_j\rVert^2 < 2(1 - \text{threshold})` (as in
     :func:`pair_stats`); labels are 0, 1, ... by decreasing size, equal sizes in the order of
     their first token. :func:`cluster_labels_reference` is the SciPy version.
+
+    Parameters
+    ----------
+    Z : array_like, shape (n, d)
+        Unit tokens of one configuration.
+    threshold : float
+        Closeness threshold on :math:`\langle z_i, z_j\rangle`.
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+        Label of each token, 0 for (a token of) the largest cluster.
     """
     thr = _threshold(threshold)
     Z = np.ascontiguousarray(_v.finite_array("Z", Z, ndim=2), dtype=np.float64)
@@ -390,7 +489,18 @@ def cluster_labels(Z, threshold=0.999):
 
 
 def cluster_labels_reference(Z, threshold=0.999):
-    """SciPy version of :func:`cluster_labels` (validator)."""
+    r"""SciPy version of :func:`cluster_labels` (validator).
+
+    Parameters
+    ----------
+    Z, threshold
+        As :func:`cluster_labels`.
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+        The same labels as :func:`cluster_labels`.
+    """
     from scipy.sparse.csgraph import connected_components
 
     thr = _threshold(threshold)
@@ -401,12 +511,36 @@ def cluster_labels_reference(Z, threshold=0.999):
 
 
 def diameter(Z):
-    r""":math:`\max_{i,j}\angle(z_i, z_j)` in radians, per record of ``Z``."""
+    r""":math:`\max_{i,j}\angle(z_i, z_j)` in radians, per record of ``Z``.
+
+    Parameters
+    ----------
+    Z : array_like, shape (n, d) or (T, n, d)
+        Unit tokens :math:`z_i` (one configuration, or T recorded layers).
+
+    Returns
+    -------
+    float or ndarray, shape (T,)
+        :math:`\max_{i,j}\arccos\langle z_i, z_j\rangle` (rad) per configuration.
+    """
     return pair_stats(Z).diameter
 
 
 def cluster_count(Z, threshold=0.999):
-    """Number of clusters (components of the graph <z_i, z_j> > threshold) per record."""
+    r"""Number of clusters (components of the graph <z_i, z_j> > threshold) per record.
+
+    Parameters
+    ----------
+    Z : array_like, shape (n, d) or (T, n, d)
+        Unit tokens :math:`z_i` (one configuration, or T recorded layers).
+    threshold : float
+        Two tokens are close when :math:`\langle z_i, z_j\rangle >` ``threshold``.
+
+    Returns
+    -------
+    int or ndarray, shape (T,)
+        Number of connected components of the closeness graph per configuration.
+    """
     return pair_stats(Z, threshold).clusters
 
 
@@ -455,6 +589,40 @@ def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.
     close-pair fractions differ by at most 0.01 (checked by the test suite on the phase-diagram protocol): the
     threshold 0.999 is a chord of 0.045, far above float32 rounding, and a count can only change
     for a system that sits at the threshold or near a saddle at a checkpoint.
+
+    Parameters
+    ----------
+    B : int
+        Systems per :math:`\beta`.
+    n_betas : int
+        Grid points in :math:`\beta`, from ``beta_min`` to ``beta_max``.
+    beta_max, beta_min : float
+        Range of :math:`\beta`.
+    n, d : int
+        Tokens per system and dimension.
+    dt : float
+        Step :math:`\Delta`; depth :math:`\tau` = layer index × Δ, up to ``T``.
+    T : float
+        Final depth.
+    n_times : int
+        Checkpoints in depth (ends included).
+    threshold : float
+        Closeness threshold on :math:`\langle z_i, z_j\rangle`.
+    seed : int
+        Seed of the initial configurations.
+    progress : callable, optional
+        Called with the fraction done.
+    max_work : float
+        Bound on ``B*n_betas*steps*n*n*d``.
+    precision : str
+        ``"float64"`` or ``"float32"``.
+
+    Returns
+    -------
+    PhaseDiagram
+        ``betas`` (nb,), ``times`` (nt,: depth of the checkpoints), and per (:math:`\beta`, depth), shape
+        (nb, nt): ``one_cluster`` (fraction of systems), ``close_pairs`` (fraction of pairs),
+        ``median_clusters``; ``seconds`` (wall time).
     """
     B = _v.integer("B", B, 1, 100_000)
     n_betas = _v.integer("n_betas", n_betas, 1, 1000)

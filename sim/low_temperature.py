@@ -103,6 +103,16 @@ def check_pair(B, V) -> np.ndarray:
     with the same shape; :math:`VB^\top` symmetric (relative tolerance ``SYM_TOL``), which is
     the hypothesis under which the zero-temperature flow is a gradient-like Oja flow with the
     limit :math:`\Pi`. Raises ``ValueError`` saying which condition fails.
+
+    Parameters
+    ----------
+    B, V : array_like, shape (d, d)
+        Key and value matrices.
+
+    Returns
+    -------
+    ndarray, shape (d, d)
+        :math:`S = \tfrac12(VB^\top + BV^\top)`.
     """
     B = _square("B", B)
     d = B.shape[0]
@@ -134,6 +144,11 @@ def dominant_basis(S) -> tuple[np.ndarray, np.ndarray]:
     Returns ``(Q1, mu)``: ``Q1`` of shape (d, m) with :math:`P_1 = Q_1Q_1^\top`, where m is the
     multiplicity of :math:`\mu_1` (eigenvalues within ``EIG_TOL * max(1, max|mu|)`` of the
     largest count as equal), and ``mu`` the eigenvalues in decreasing order.
+
+    Parameters
+    ----------
+    S : array_like, shape (d, d)
+        Symmetric matrix.
     """
     S = _symmetric("S", _square("S", S))
     mu, Q = np.linalg.eigh(S)
@@ -400,6 +415,21 @@ def zero_temperature_map(Z0, B, V, dt, steps, record_every=1, *, max_work: float
     :math:`\beta\to\infty` limit of the n-token layer map (each token's largest score is its own).
 
     Returns an array of shape ``(steps // record_every + 1, n, d)``.
+
+    Parameters
+    ----------
+    Z0 : array_like, shape (n, d)
+        Unit tokens at depth 0.
+    B, V : array_like, shape (d, d)
+        Key and value matrices (:func:`check_pair`); :math:`S = VB^\top`.
+    dt : float
+        Step :math:`\Delta > 0` (depth per layer).
+    steps : int
+        Number of layers.
+    record_every : int
+        Keep every ``record_every``-th layer.
+    max_work : float
+        Bound on ``steps * n * d``.
     """
     Z, B, S = _zero_prep(Z0, B, V)
     dt = _v.real("dt", dt, 0.0, lo_open=True)
@@ -441,6 +471,20 @@ def pole_imbalance(Z0, Z, S) -> int:
         W_2 = \sqrt{4k/n}.
 
     Raises ``ValueError`` when the dominant eigenspace is not one-dimensional.
+
+    Parameters
+    ----------
+    Z0 : array_like, shape (n, d)
+        Tokens at depth 0.
+    Z : array_like, shape (n, d)
+        Tokens at the end.
+    S : array_like, shape (d, d)
+        Symmetric :math:`S = VB^\top`.
+
+    Returns
+    -------
+    int
+        :math:`k = |m_+ - n_+|`.
     """
     Z0 = _tokens("Z0", Z0)
     Z = _tokens("Z", Z, Z0.shape[1])

@@ -274,6 +274,16 @@ def fixed_shift_mean(n) -> float:
 
     computed with exact rational arithmetic (Irwin–Hall) for ``n <= 1024`` and a 1e-10 accurate
     Fourier integral above.
+
+    Parameters
+    ----------
+    n : int
+        Number of angles, :math:`n \ge 1`.
+
+    Returns
+    -------
+    float
+        :math:`2\pi\,\mathbb E|\bar U - \tfrac12|` (rad).
     """
     n = _v.integer("n", n, 1, 10 ** 9)
     return TWO_PI * _abs_mean_uniform(n)
@@ -283,6 +293,11 @@ def equispaced_w1(n) -> float:
     r""":math:`W_1` between :math:`n` equally spaced points and the uniform measure: :math:`\pi/(2n)`.
 
     It is the least :math:`W_1` any :math:`n` equal atoms can achieve on the circle.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, :math:`n \ge 1`.
     """
     n = _v.integer("n", n, 1)
     return math.pi / (2.0 * n)
@@ -344,6 +359,13 @@ def head_mean_velocity(Z, beta) -> tuple[np.ndarray, np.ndarray, float]:
     :math:`z_i` is :math:`P_{z_i}\Sigma_U P_{z_i}`, :math:`\Sigma_U = \mathrm{Cov}_g U(g)`.
     Both are :math:`d`-dimensional Gaussian integrals, computed with a tensor Gauss–Hermite rule
     (``_GH_NODES`` nodes per axis) and checked against a coarser rule.
+
+    Parameters
+    ----------
+    Z : array_like, shape (n, d)
+        Unit tokens.
+    beta : float
+        Inverse temperature.
 
     Returns
     -------
@@ -410,6 +432,11 @@ def head_error_theory(n=32, d=3, beta=1.0, seed=0) -> dict:
         \mathbb E\,e_i(H) \le \sqrt{\operatorname{tr}\Sigma_i / H}
         \quad\text{and}\quad
         \sqrt H\,\mathbb E\,e_i(H) \to \mathbb E\lVert N(0,\Sigma_i)\rVert \quad (H\to\infty).
+
+    Parameters
+    ----------
+    n, d, beta, seed
+        Tokens, dimension, inverse temperature and seed, as :func:`head_average_error`.
 
     Returns
     -------
@@ -557,19 +584,41 @@ def initial_density(theta) -> np.ndarray:
     r"""The initial measure of :func:`stability`: :math:`\rho_0(\theta) = (1 + \tfrac12\cos\theta + 0.45\cos 2\theta)/2\pi`.
 
     Two unequal bumps (at 0 and π), positive everywhere (minimum :math:`0.05/2\pi`).
+
+    Parameters
+    ----------
+    theta : array_like
+        Angles (rad).
     """
     th = np.asarray(theta, dtype=float)
     return (1.0 + _RHO_A1 * np.cos(th) + _RHO_A2 * np.cos(2.0 * th)) / TWO_PI
 
 
 def initial_cdf(theta) -> np.ndarray:
-    r""":math:`F_0(\theta) = (\theta + \tfrac12\sin\theta + 0.225\sin 2\theta)/2\pi` on :math:`[0, 2\pi]`."""
+    r""":math:`F_0(\theta) = (\theta + \tfrac12\sin\theta + 0.225\sin 2\theta)/2\pi` on :math:`[0, 2\pi]`.
+
+    Parameters
+    ----------
+    theta : array_like
+        Angles in :math:`[0, 2\pi]`.
+    """
     th = np.asarray(theta, dtype=float)
     return (th + _RHO_A1 * np.sin(th) + 0.5 * _RHO_A2 * np.sin(2.0 * th)) / TWO_PI
 
 
 def initial_quantile(q) -> np.ndarray:
-    """:math:`F_0^{-1}(q)` for ``q`` in [0, 1] (bisection to 1e-15 rad; F₀ is strictly increasing)."""
+    r""":math:`F_0^{-1}(q)` for ``q`` in [0, 1] (bisection to 1e-15 rad; F₀ is strictly increasing).
+
+    Parameters
+    ----------
+    q : array_like
+        Probabilities in [0, 1].
+
+    Returns
+    -------
+    ndarray
+        Angles :math:`\theta` with :math:`F_0(\theta) = q`.
+    """
     q = np.asarray(q, dtype=float)
     lo = np.zeros_like(q)
     hi = np.full_like(q, TWO_PI)
@@ -615,6 +664,18 @@ def stability_constant(beta, dt) -> float:
     The bound holds for *any* two systems moved by the same layer map (finite particle
     systems are exact solutions of the measure equation); it is explicit, not sharp: the factor
     :math:`e^{2\beta}` pays for the worst case of a softmax denominator.
+
+    Parameters
+    ----------
+    beta : float
+        Inverse temperature, :math:`\beta \ge 0`.
+    dt : float
+        Step, :math:`0 < \Delta < 1`.
+
+    Returns
+    -------
+    float
+        :math:`C(\beta, \Delta)`.
     """
     beta = _v.real("beta", beta, 0.0, lo_open=True)
     dt = _v.real("dt", dt, 0.0, 1.0, lo_open=True, hi_open=True)

@@ -121,6 +121,19 @@ def area_rate(H, D) -> float:
     :math:`\tfrac12 E[x^1 dx^2 - x^2 dx^1]/dt` with :math:`E[x^i (Hx)^j] = (H\Sigma)_{ji}`; the noise
     term drops out because :math:`D` is symmetric. Zero iff :math:`H\Sigma` is symmetric (detailed
     balance). Arguments as :func:`stationary_covariance`, with :math:`d = 2`.
+
+    Parameters
+    ----------
+    H : array_like, shape (2, 2)
+        Drift (curvature) matrix of :math:`dx = -Hx\,dt + \sqrt{2D}\,dW`, eigenvalues with positive real part.
+    D : array_like, shape (2, 2)
+        Symmetric positive semidefinite noise (diffusion) matrix.
+
+    Returns
+    -------
+    float
+        :math:`\tfrac12((H\Sigma)_{12} - (H\Sigma)_{21})` per unit SDE time, with :math:`\Sigma` from
+        :func:`stationary_covariance` (:math:`H\Sigma + \Sigma H^\top = 2D`).
     """
     H, D = _check_HD(H, D, two_d=True)
     HS = H @ stationary_covariance(H, D)
@@ -133,6 +146,18 @@ def em_covariance(H, D, dt) -> np.ndarray:
     Solves :math:`\Sigma_\Delta = M\Sigma_\Delta M^\top + 2\Delta D`, :math:`M = I - \Delta H`
     (``solve_discrete_lyapunov``); :math:`\Sigma_\Delta = \Sigma + O(\Delta)`. ``dt`` must keep the
     chain stable (spectral radius of :math:`M` below 1).
+
+    Parameters
+    ----------
+    H, D : array_like, shape (d, d)
+        Drift and (symmetric) noise matrices, as :func:`stationary_covariance`.
+    dt : float
+        Step :math:`\Delta > 0` of the chain.
+
+    Returns
+    -------
+    ndarray, shape (d, d)
+        :math:`\Sigma_\Delta`.
     """
     H, D = _check_HD(H, D)
     dt = _check_dt(H, dt)
@@ -146,6 +171,18 @@ def em_area_rate(H, D, dt) -> float:
 
     Per step, :math:`E[\tfrac12(x^1_k \Delta x^2_k - x^2_k \Delta x^1_k)] = \tfrac{\Delta}{2}((H\Sigma_\Delta)_{12}
     - (H\Sigma_\Delta)_{21})`: this is what :func:`area_mc` estimates without bias at step ``dt``.
+
+    Parameters
+    ----------
+    H, D : array_like, shape (2, 2)
+        Drift and noise matrices.
+    dt : float
+        Step :math:`\Delta > 0`.
+
+    Returns
+    -------
+    float
+        :math:`\tfrac12((H\Sigma_\Delta)_{12} - (H\Sigma_\Delta)_{21})` per unit SDE time.
     """
     H, D = _check_HD(H, D, two_d=True)
     HS = H @ em_covariance(H, D, dt)
@@ -158,6 +195,18 @@ def current_field(H, D, X) -> np.ndarray:
     :math:`p` is the density of :math:`N(0, \Sigma)`. :math:`\nabla\cdot J = 0`; :math:`J \equiv 0`
     under detailed balance; :math:`\tfrac12\int (x^1 J^2 - x^2 J^1)\,dx` equals :func:`area_rate`.
     ``X`` has shape (N, 2), :math:`N \le 10^6`; Σ must be invertible.
+
+    Parameters
+    ----------
+    H, D : array_like, shape (2, 2)
+        Drift and noise matrices.
+    X : array_like, shape (N, 2)
+        Points :math:`x`.
+
+    Returns
+    -------
+    ndarray, shape (N, 2)
+        :math:`J(x)` at every point.
     """
     H, D = _check_HD(H, D, two_d=True)
     X = _v.finite_array("X", X, ndim=2, shape=(None, 2), max_size=2 * MAX_POINTS)
@@ -240,7 +289,18 @@ def simulate_ou(H, D, dt, steps, seed, x0=None, *, max_work: int = MAX_STEPS) ->
 
 
 def simulate_ou_reference(H, D, dt, steps, seed, x0=None, *, max_work: int = MAX_STEPS) -> np.ndarray:
-    """Plain NumPy loop, same draws as :func:`simulate_ou` (the reference the kernel is tested against)."""
+    r"""Plain NumPy loop, same draws as :func:`simulate_ou` (the reference the kernel is tested against).
+
+    Parameters
+    ----------
+    H, D, dt, steps, seed, x0, max_work
+        As :func:`simulate_ou`.
+
+    Returns
+    -------
+    ndarray, shape (steps + 1, 2)
+        The path :math:`x_{k+1} = x_k - \Delta H x_k + \sqrt{2\Delta D}\,\xi_k`.
+    """
     M, S, x0, xi = _prepare(H, D, dt, steps, seed, x0, max_work)
     out = np.empty((xi.shape[0] + 1, 2))
     out[0] = x0
@@ -250,7 +310,18 @@ def simulate_ou_reference(H, D, dt, steps, seed, x0=None, *, max_work: int = MAX
 
 
 def area_increments(path) -> np.ndarray:
-    r"""Lévy-area increments :math:`\tfrac12(x^1_k x^2_{k+1} - x^2_k x^1_{k+1})` of a sampled 2-D path."""
+    r"""Lévy-area increments :math:`\tfrac12(x^1_k x^2_{k+1} - x^2_k x^1_{k+1})` of a sampled 2-D path.
+
+    Parameters
+    ----------
+    path : array_like, shape (K + 1, 2)
+        A sampled path :math:`x_0, \dots, x_K` (e.g. from :func:`simulate_ou`).
+
+    Returns
+    -------
+    ndarray, shape (K,)
+        The increments; their cumulative sum is the swept area :math:`\mathcal A(t_k)`.
+    """
     path = _v.finite_array("path", path, ndim=2, shape=(None, 2))   # already in memory: no bound
     return 0.5 * (path[:-1, 0] * path[1:, 1] - path[:-1, 1] * path[1:, 0])
 
@@ -307,6 +378,22 @@ def batch_means(increments, dt, *, burn_in: float = 0.1, batches: int = 20) -> t
     ``batches`` equal contiguous batches are left; each batch gives (sum of its increments) / (its
     duration), and :math:`\text{stderr} = \mathrm{sd}(\text{batch rates})/\sqrt{\text{batches}}`.
     This is the second half of :func:`area_mc`, for a caller that already holds the path (same numbers).
+
+    Parameters
+    ----------
+    increments : array_like, shape (K,)
+        Per-step area increments (:func:`area_increments`).
+    dt : float
+        Step :math:`\Delta` (SDE time per increment).
+    burn_in : float
+        Fraction of the increments dropped at the start.
+    batches : int
+        Number of contiguous batches.
+
+    Returns
+    -------
+    (rate, stderr) : tuple of float
+        Mean area rate per unit SDE time and its batch-means standard error.
     """
     inc = _v.finite_array("increments", increments, ndim=1)
     dt = _v.real("dt", dt, 0.0, None, lo_open=True)
@@ -338,7 +425,22 @@ def _check_ffn(W_in, W_out, X):
 
 
 def ffn_field(W_in, W_out, X) -> np.ndarray:
-    r"""The field :math:`f(x) = W_\text{out}\tanh(W_\text{in}x)` at the 2-D points ``X``; shape (len(X), 2)."""
+    r"""The field :math:`f(x) = W_\text{out}\tanh(W_\text{in}x)` at the 2-D points ``X``; shape (len(X), 2).
+
+    Parameters
+    ----------
+    W_in : array_like, shape (h, 2)
+        First layer (h hidden units).
+    W_out : array_like, shape (2, h)
+        Second layer.
+    X : array_like, shape (N, 2)
+        Points :math:`x`.
+
+    Returns
+    -------
+    ndarray, shape (N, 2)
+        :math:`f(x)` at every point.
+    """
     W_in, W_out, X = _check_ffn(W_in, W_out, X)
     return np.tanh(X @ W_in.T) @ W_out.T
 

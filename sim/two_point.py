@@ -159,6 +159,20 @@ def usa_on_sa_clock(beta, theta0, taus_usa) -> np.ndarray:
     Gauss–Legendre on each step of the (cached) DOP853 solution of the USA half-angle, read
     from its dense output: the integrand is as smooth as that solution, so the result agrees
     with integrating the clock as a second ODE component to about 1e-11 relative.
+
+    Parameters
+    ----------
+    beta : float
+        Inverse temperature :math:`\beta > 0`.
+    theta0 : float
+        Initial half-angle, :math:`0 < \vartheta_0 < \pi/2`.
+    taus_usa : array_like
+        Depths :math:`\tau_{USA} \ge 0` on the USA clock (layer index × Δ of the USA flow).
+
+    Returns
+    -------
+    ndarray
+        :math:`\tau_{SA}(\tau_{USA})`, the shape of ``taus_usa``.
     """
     beta = _v.real("beta", beta, 0.0, BETA_MAX)
     theta0 = _v.real("theta0", theta0, 0.0, math.pi / 2, lo_open=True, hi_open=True)
@@ -264,14 +278,40 @@ def energies(traj, beta, A=None, *, max_work=25_000_000) -> np.ndarray:
 
 
 def energy_two_point(beta, theta) -> np.ndarray:
-    r"""Closed form for the symmetric pair, A = I: :math:`E = -\frac{e^{\beta} + e^{\beta\cos 2\vartheta}}{4\beta}`."""
+    r"""Closed form for the symmetric pair, A = I: :math:`E = -\frac{e^{\beta} + e^{\beta\cos 2\vartheta}}{4\beta}`.
+
+    Parameters
+    ----------
+    beta : float
+        Inverse temperature :math:`\beta > 0`.
+    theta : array_like
+        Half-angles :math:`\vartheta` (rad).
+
+    Returns
+    -------
+    ndarray
+        :math:`E(\vartheta)`, the shape of ``theta``.
+    """
     beta = _v.real("beta", beta, 0.0, BETA_MAX, lo_open=True)
     th = _v.finite_array("theta", theta, max_size=MAX_POINTS)
     return -(math.exp(beta) + np.exp(beta * np.cos(2 * th))) / (4 * beta)
 
 
 def initial_pair(theta0, d: int = 3) -> np.ndarray:
-    """The symmetric pair at half-angle ``theta0`` about the axis e_1, in R^d (d >= 2)."""
+    r"""The symmetric pair at half-angle ``theta0`` about the axis e_1, in R^d (d >= 2).
+
+    Parameters
+    ----------
+    theta0 : float
+        Half-angle :math:`\vartheta_0` (rad): :math:`z_{1,2} = \cos\vartheta_0\,e_1 \pm \sin\vartheta_0\,e_2`.
+    d : int
+        Dimension, :math:`d \ge 2`.
+
+    Returns
+    -------
+    ndarray, shape (2, d)
+        The two unit tokens.
+    """
     theta0 = _v.real("theta0", theta0, 0.0, math.pi / 2, lo_open=True, hi_open=True)
     d = _v.integer("d", d, 2, 64)
     Z = np.zeros((2, d))
@@ -285,6 +325,16 @@ def half_angle_of(traj) -> np.ndarray:
 
     Uses :math:`\vartheta = \operatorname{atan2}(\lVert z_1-z_2\rVert, \lVert z_1+z_2\rVert)`,
     accurate also for tiny angles (unlike ``arccos``).
+
+    Parameters
+    ----------
+    traj : array_like, shape (T, 2, d)
+        Recorded layers of two tokens (e.g. from :func:`sim.attention.simulate`).
+
+    Returns
+    -------
+    ndarray, shape (T,)
+        :math:`\vartheta` at every recorded layer (rad).
     """
     traj = np.asarray(traj, dtype=float)
     if traj.ndim != 3 or traj.shape[1] != 2:
@@ -344,7 +394,25 @@ def discretisation_error(beta, theta0, horizon, dts, flow="SA", *, max_work=MAX_
 
 
 def simplex_rho(beta, n, rho0, taus) -> np.ndarray:
-    r"""Common inner product :math:`\rho(\tau)` of ``n`` equiangular tokens under SA (A = V = I)."""
+    r"""Common inner product :math:`\rho(\tau)` of ``n`` equiangular tokens under SA (A = V = I).
+
+    Parameters
+    ----------
+    beta : float
+        Inverse temperature :math:`\beta > 0`.
+    n : int
+        Number of tokens, :math:`n \ge 2`.
+    rho0 : float
+        Initial common inner product, :math:`-1/(n-1) < \rho_0 < 1`.
+    taus : array_like
+        Depths :math:`\tau \ge 0` (layer index × Δ).
+
+    Returns
+    -------
+    ndarray
+        :math:`\rho(\tau)`, the shape of ``taus``: the solution of the reduced SA equation
+        :math:`\dot\rho = 2(1-\rho)\,(1+(n-1)\rho)\,/\,(e^{\beta(1-\rho)} + n - 1)`, :math:`\rho(0) = \rho_0`.
+    """
     beta = _v.real("beta", beta, 0.0, BETA_MAX)
     n = _v.integer("n", n, 2, 10_000)
     rho0 = _v.real("rho0", rho0, -1.0 / (n - 1), 1.0, lo_open=True, hi_open=True)
@@ -358,7 +426,21 @@ def simplex_rho(beta, n, rho0, taus) -> np.ndarray:
 
 
 def simplex_points(n, rho0) -> np.ndarray:
-    """``n`` unit vectors in R^n with all pairwise inner products equal to ``rho0``."""
+    r"""``n`` unit vectors in R^n with all pairwise inner products equal to ``rho0``.
+
+    Parameters
+    ----------
+    n : int
+        Number of tokens (and the dimension), :math:`n \ge 2`.
+    rho0 : float
+        Common inner product :math:`\langle z_i, z_j\rangle`, :math:`-1/(n-1) \le \rho_0 < 1`.
+
+    Returns
+    -------
+    ndarray, shape (n, n)
+        One unit token per row: :math:`z_i = \sqrt{1-\rho_0}\,e_i + c\,\mathbf 1` with :math:`c` chosen so that
+        :math:`\lVert z_i\rVert = 1`.
+    """
     n = _v.integer("n", n, 2, 10_000)
     rho0 = _v.real("rho0", rho0, -1.0 / (n - 1), 1.0, hi_open=True)
     a = math.sqrt(1 - rho0)

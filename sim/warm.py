@@ -47,14 +47,33 @@ _children: list[subprocess.Popen] = []
 
 
 def modules() -> list[str]:
-    """The short names of the :mod:`sim` modules (without importing them)."""
+    r"""The short names of the :mod:`sim` modules (without importing them).
+
+    Returns
+    -------
+    list of str
+        E.g. ``["attention", "two_point", ...]``.
+    """
     return sorted(m.name for m in pkgutil.iter_modules(sim.__path__)
                   if not m.name.startswith("_") and m.name != "warm")
 
 
 def plan(jobs: int, names: list[str] | None = None) -> list[list[str]]:
-    """Split ``names`` over at most ``jobs`` processes: the costliest first, each to the least loaded
-    (modules without kernels cost nothing). Every name appears exactly once; no group is empty."""
+    r"""Split ``names`` over at most ``jobs`` processes: the costliest first, each to the least loaded
+    (modules without kernels cost nothing). Every name appears exactly once; no group is empty.
+
+    Parameters
+    ----------
+    jobs : int
+        Processes available, :math:`\ge 1`.
+    names : list of str, optional
+        Module names (default: :func:`modules`).
+
+    Returns
+    -------
+    list of list of str
+        One list of module names per process.
+    """
     names = modules() if names is None else list(names)
     jobs = max(1, min(int(jobs), len(names)))
     groups: list[list[str]] = [[] for _ in range(jobs)]
@@ -68,8 +87,23 @@ def plan(jobs: int, names: list[str] | None = None) -> list[list[str]]:
 
 def warm(verbose: bool = False, only: list[str] | None = None,
          announce: bool = False) -> dict[str, float]:
-    """Call ``warm()`` of every :mod:`sim` module (or of ``only``), in this process; return seconds
-    per module. ``announce`` prints :data:`READY_LINE` + name after each (for the parent)."""
+    r"""Call ``warm()`` of every :mod:`sim` module (or of ``only``), in this process; return seconds
+    per module. ``announce`` prints :data:`READY_LINE` + name after each (for the parent).
+
+    Parameters
+    ----------
+    verbose : bool
+        Print one line per module.
+    only : list of str, optional
+        The modules to warm (default: all).
+    announce : bool
+        Print a ready line per module (read by the parent process).
+
+    Returns
+    -------
+    dict
+        ``{module: seconds}``.
+    """
     times = {}
     for name in (modules() if only is None else only):
         t0 = time.perf_counter()
@@ -92,7 +126,19 @@ def _child(group: list[str], nice: int) -> subprocess.Popen:
 
 
 def warm_parallel(jobs: int | None = None, verbose: bool = False) -> None:
-    """Fill the on-disk cache with ``jobs`` child processes (default: one per core); raise if one fails."""
+    r"""Fill the on-disk cache with ``jobs`` child processes (default: one per core); raise if one fails.
+
+    Parameters
+    ----------
+    jobs : int, optional
+        Child processes (default: one per core).
+    verbose : bool
+        Print what each child did.
+
+    Returns
+    -------
+    None
+    """
     groups = plan(jobs or os.cpu_count() or 1)
     if len(groups) == 1:
         warm(verbose=verbose)
@@ -145,12 +191,26 @@ def _stop_children() -> None:
 
 
 def start_background(jobs: int | None = None, nice: int = 10, on_ready=None) -> threading.Thread:
-    """Compile the kernels in the background (server start); return the supervising thread.
+    r"""Compile the kernels in the background (server start); return the supervising thread.
 
     Every module is pending (:mod:`sim._ready`) until its child process has compiled or loaded it
     (the on-disk cache is then current). Child processes run at
     ``nice`` priority so that the pages served meanwhile get the CPU first. ``on_ready()`` is
     called (in the background thread) once every module is ready. Idempotent.
+
+    Parameters
+    ----------
+    jobs : int, optional
+        Child processes (default: one per core).
+    nice : int
+        Priority increment of the children.
+    on_ready : callable, optional
+        Called with no argument once every module is ready.
+
+    Returns
+    -------
+    threading.Thread
+        The supervising thread (already started).
     """
     global _background
     if _background is not None:
@@ -178,13 +238,26 @@ def start_background(jobs: int | None = None, nice: int = 10, on_ready=None) -> 
 
 
 def ensure_warm() -> None:
-    """What app.py runs once per process: nothing when :func:`start_background` runs (the server);
-    otherwise (tests, a plain ``streamlit run``) warm every kernel here, before the first page."""
+    r"""What app.py runs once per process: nothing when :func:`start_background` runs (the server);
+    otherwise (tests, a plain ``streamlit run``) warm every kernel here, before the first page.
+
+    Returns
+    -------
+    None
+    """
     if _background is None:
         warm()
 
 
 def main(argv: list[str] | None = None) -> None:
+    """``python -m sim.warm``: compile (or load) every kernel into the on-disk cache.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Command-line arguments (``--jobs N``: processes, default one per core; ``--only a,b``: those
+        modules only, in this process). Default: ``sys.argv[1:]``.
+    """
     ap = argparse.ArgumentParser(prog="python -m sim.warm", description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=0, help="processes (default: one per core)")
     ap.add_argument("--only", default="", help="comma-separated module names (default: all)")

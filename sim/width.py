@@ -90,7 +90,18 @@ DATASETS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
 
 
 def dataset(name: str) -> tuple[np.ndarray, np.ndarray]:
-    """The inputs ``xs`` and targets ``ys`` of a named data set (see :data:`DATASETS`)."""
+    r"""The inputs ``xs`` and targets ``ys`` of a named data set (see :data:`DATASETS`).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`DATASETS` (e.g. ``"three_points"``).
+
+    Returns
+    -------
+    (xs, ys) : tuple of ndarray, shape (M,)
+        Inputs :math:`x_m` and targets :math:`y_m`.
+    """
     choice("name", name, DATASETS)
     xs, ys = DATASETS[name]
     return np.array(xs, dtype=float), np.array(ys, dtype=float)

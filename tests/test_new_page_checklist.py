@@ -11,6 +11,7 @@ For every page ``<stem>``:
 5. **Answers**: a page with a ``[questions]`` section has ``[answers] q1, q2, …`` in both languages.
 6. **Presets** (a page with parameters): at least one, in its SCHEMA or the shipped parameter file.
 7. **Page tests** (a page with parameters): ``tests/test_page_<stem>.py``.
+8. **Notebook** (a page with parameters): ``views/notebook_<stem>.py`` defines ``RECIPE`` (ui/notebook.py).
 
 The page's views (``views/<stem>.py``) are checked by tests/test_layering.py (they exist, define no
 kernels, and import only the kit and ``sim``).
@@ -98,3 +99,21 @@ def test_6_presets(stem):
 def test_7_page_tests(stem):
     if page_schema(stem).params:
         assert (ROOT / "tests" / f"test_page_{stem}.py").is_file()
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_8_notebook(stem):
+    """A page with parameters has a notebook recipe (ui/notebook.py): ``views/notebook_<stem>.py``
+    defines ``RECIPE``, a ``ui.notebook.Recipe`` of this page, whose texts exist in both languages and
+    whose ``expected`` gives the page's numbers (tests/test_notebook.py runs it against them)."""
+    from ui import notebook
+
+    if not page_schema(stem).params:
+        return
+    assert (ROOT / "views" / f"notebook_{stem}.py").is_file()
+    rec = notebook.recipe(stem)
+    assert isinstance(rec, notebook.Recipe) and rec.stem == stem and rec.code and callable(rec.expected)
+    assert not {p.name for p in page_schema(stem).params} & notebook.RESERVED
+    for lang in ("en", "zh"):
+        t = Text(stem, lang)
+        assert all(t.has(k) for k in rec.texts + tuple(f"{s}.body" for s in rec.statement)), lang

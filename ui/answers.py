@@ -78,6 +78,12 @@ def preset_shows_answers(stem: str, preset: str | None) -> bool:
         return False
 
 
+def public(ctx) -> bool:
+    """True when everybody may see the answers of the view ``ctx`` (released, or a preset that shows
+    them): what ``show_answers`` draws for a student, and what a downloaded notebook includes."""
+    return released(ctx.stem) or preset_shows_answers(ctx.stem, st.session_state.get("preset"))
+
+
 def _toggle(stem: str) -> None:
     try:
         release(stem, bool(st.session_state.get(f"_release_{stem}")))
@@ -92,8 +98,8 @@ def show_answers(ctx) -> None:
     if not items:
         return
     teacher = instructor.is_instructor()
-    public = released(ctx.stem) or preset_shows_answers(ctx.stem, st.session_state.get("preset"))
-    if not (teacher or public):
+    shown = public(ctx)
+    if not (teacher or shown):
         return
     ui = Text("instructor", ctx.lang)
     if teacher:
@@ -101,7 +107,7 @@ def show_answers(ctx) -> None:
         st.session_state[key] = released(ctx.stem)  # follow the shared switch (another tab may have moved it)
         st.toggle(ui("answers.release"), key=key, on_change=_toggle, args=(ctx.stem,),
                   help=ui("answers.release_help"))
-        st.caption(ui("answers.public" if public else "answers.private"))
+        st.caption(ui("answers.public" if shown else "answers.private"))
     for i, text in enumerate(items, 1):
         with st.expander(ui("answers.title", i=i)):
             st.markdown(text)

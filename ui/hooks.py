@@ -8,7 +8,9 @@ registers what those features add at start (``app.py``)::
 
 * ``after_section[key](ctx)`` runs right after ``Ctx.section(key)`` (worked answers under the
   questions);
-* every ``url_flags()`` returns query entries kept in every page's URL (a class code).
+* every ``url_flags()`` returns query entries kept in every page's URL (a class code);
+* ``answers_public(ctx)`` says whether the page's worked answers are public for this view (released
+  by the instructor, or a preset that shows them): a downloaded notebook then includes them.
 
 Registering again replaces what was registered (app.py does it on every run: cheap and idempotent).
 """
@@ -18,14 +20,16 @@ from typing import Callable
 
 _after_section: dict[str, Callable] = {}
 _url_flags: list[Callable[[], dict]] = []
+_answers_public: list[Callable] = []
 
 
 def register(*, after_section: dict[str, Callable] | None = None,
-             url_flags: tuple[Callable[[], dict], ...] = ()) -> None:
+             url_flags: tuple[Callable[[], dict], ...] = (), answers_public: Callable | None = None) -> None:
     """Set the hooks (each call replaces the previous registration)."""
     _after_section.clear()
     _after_section.update(after_section or {})
     _url_flags[:] = list(url_flags)
+    _answers_public[:] = [answers_public] if answers_public is not None else []
 
 
 def after_section(key: str, ctx) -> None:
@@ -41,3 +45,8 @@ def url_flags() -> dict:
     for fn in _url_flags:
         out.update(fn())
     return out
+
+
+def answers_public(ctx) -> bool:
+    """True when a registered feature says the worked answers of page ``ctx`` are public now."""
+    return any(fn(ctx) for fn in _answers_public)

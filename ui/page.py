@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from ui import cover, hooks, predict
+from ui import cover, hooks, notebook, predict
 from ui import share as _share
 from ui import spec as _spec
 from ui import style as _style
@@ -162,6 +162,22 @@ class Ctx:
             # deferred: the CSV is built only when the button is clicked, not on every rerun
             self.t("ui.download_csv"), data=lambda: to_csv(columns), file_name=filename,
             mime="text/csv", key=key or f"csv_{filename}", on_click="ignore",
+        )
+        self.notebook_download()
+
+    def notebook_download(self) -> None:
+        """"Open as a notebook": this view (parameters, language) as a Jupyter notebook
+        (ui/notebook.py, the page's recipe ``views/notebook_<stem>.py``), built only when clicked;
+        the worked answers are in it only when they are public (``hooks.answers_public``)."""
+        rec = notebook.recipe(self.stem)
+        if rec is None:
+            return
+        res, values, lang, answers = self.spec, dict(self.values), self.lang, hooks.answers_public(self)
+        st.download_button(
+            self.t("ui.download_notebook"), help=self.t("ui.download_notebook_help"),
+            data=lambda: notebook.dumps(notebook.build(rec, res, values, lang, answers=answers)),
+            file_name=f"{self.stem}.ipynb", mime="application/x-ipynb+json", key=f"nb_{self.stem}",
+            on_click="ignore",
         )
 
     def footer(self) -> None:

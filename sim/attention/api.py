@@ -221,8 +221,13 @@ def simulate_batch_float32(Z0s, beta, dt, steps, A=None, V=None, flow="SA", reco
 
 
 def warm() -> None:
-    """Compile (or load from the on-disk cache) every kernel the public functions call, on tiny
-    inputs and with the argument types they pass (see :mod:`sim.warm`)."""
+    r"""Compile (or load from the on-disk cache) every kernel the public functions call, on tiny
+    inputs and with the argument types they pass (see :mod:`sim.warm`).
+
+    Returns
+    -------
+    None
+    """
     rng = np.random.default_rng(0)
     for d in (2, 3, 4):
         Z = rng.standard_normal((4, d))

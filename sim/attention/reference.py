@@ -74,10 +74,15 @@ def simulate_reference(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_ev
 
 def simulate_reference_float32(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
                                max_work=MAX_WORK):
-    """:func:`simulate_reference` computed in float32 (NumPy, float32 arrays throughout).
+    r""":func:`simulate_reference` computed in float32 (NumPy, float32 arrays throughout).
 
     The validator of :func:`sim.attention.simulate_batch_float32`: the same formulas, float32
     rounding (unit roundoff 6e-8).
+
+    Parameters
+    ----------
+    Z0, beta, dt, steps, A, V, flow, record_every, max_work
+        As :func:`simulate_reference` (and :func:`sim.attention.simulate`).
 
     Returns
     -------

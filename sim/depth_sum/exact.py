@@ -49,7 +49,22 @@ def _variance(alpha, L, sigma, rho, k=None):
 
 
 def mean(alpha, L, mu) -> float:
-    r"""Exact mean :math:`\mathbb E S_L = \mu L^{1-\alpha}` (grows with depth if :math:`\alpha<1`)."""
+    r"""Exact mean :math:`\mathbb E S_L = \mu L^{1-\alpha}` (grows with depth if :math:`\alpha<1`).
+
+    Parameters
+    ----------
+    alpha : float
+        Depth exponent: :math:`S_L = L^{-\alpha}\sum_j \xi_j`.
+    L : int
+        Depth, :math:`L \ge 1`.
+    mu : float
+        Mean :math:`\mu` of each piece.
+
+    Returns
+    -------
+    float
+        :math:`\mu L^{1-\alpha}`.
+    """
     alpha = _alpha(alpha)
     L = _depth(L)
     mu = _mu(mu)
@@ -67,6 +82,26 @@ def prob_within(alpha, L, sigma, c, rho=0.0, mu=0.0) -> float:
     For :math:`\alpha<\tfrac12` (and :math:`\rho=\mu=0`) this tends to 0 as :math:`L\to\infty`,
     at :math:`\alpha=\tfrac12` it does not depend on :math:`L`, for :math:`\alpha>\tfrac12` it tends to 1.
     When :math:`v=0` (only at :math:`\rho=-1/(L-1)`) it is 1 if :math:`|m|\le c` else 0.
+
+    Parameters
+    ----------
+    alpha : float
+        Depth exponent: :math:`S_L = L^{-\alpha}\sum_j \xi_j`.
+    L : int
+        Depth, :math:`L \ge 1`.
+    sigma : float
+        Standard deviation of each piece.
+    c : float
+        Half-width :math:`c \ge 0` of the interval.
+    rho : float
+        Common correlation, :math:`-1/(L-1) \le \rho \le 1`.
+    mu : float
+        Mean of each piece.
+
+    Returns
+    -------
+    float
+        :math:`P(|S_L|\le c)`.
     """
     alpha = _alpha(alpha)
     L = _depth(L)
@@ -94,6 +129,22 @@ def variance_curve(alpha, Ls, sigma, rho=0.0) -> np.ndarray:
     r""":func:`variance` at every depth of ``Ls`` (one array operation; same formula and rounding).
 
     ``rho`` must be admissible at the largest depth, :math:`\rho\ge-1/(\max L-1)`.
+
+    Parameters
+    ----------
+    alpha : float
+        Depth exponent: :math:`S_L = L^{-\alpha}\sum_j \xi_j`.
+    Ls : array_like of int
+        Depths.
+    sigma : float
+        Standard deviation :math:`\sigma` of each piece.
+    rho : float
+        Common correlation :math:`\rho` of the pieces.
+
+    Returns
+    -------
+    ndarray
+        :math:`\sigma^2L^{-2\alpha}(L + L(L-1)\rho)` at every depth.
     """
     alpha = _alpha(alpha)
     Ls = _depths(Ls)
@@ -104,7 +155,22 @@ def variance_curve(alpha, Ls, sigma, rho=0.0) -> np.ndarray:
 
 
 def mean_curve(alpha, Ls, mu) -> np.ndarray:
-    r""":func:`mean` at every depth of ``Ls``: :math:`\mu L^{1-\alpha}`."""
+    r""":func:`mean` at every depth of ``Ls``: :math:`\mu L^{1-\alpha}`.
+
+    Parameters
+    ----------
+    alpha : float
+        Depth exponent: :math:`S_L = L^{-\alpha}\sum_j \xi_j`.
+    Ls : array_like of int
+        Depths.
+    mu : float
+        Mean of each piece.
+
+    Returns
+    -------
+    ndarray
+        :math:`\mu L^{1-\alpha}` at every depth.
+    """
     alpha = _alpha(alpha)
     Ls = _depths(Ls)
     mu = _mu(mu)
@@ -113,7 +179,22 @@ def mean_curve(alpha, Ls, mu) -> np.ndarray:
 
 def prob_within_curve(alpha, Ls, sigma, c, rho=0.0, mu=0.0) -> np.ndarray:
     r""":func:`prob_within` at every depth of ``Ls`` (``scipy.special.erf``; agrees with the scalar
-    version to about 1e-15)."""
+    version to about 1e-15).
+
+    Parameters
+    ----------
+    alpha : float
+        Depth exponent: :math:`S_L = L^{-\alpha}\sum_j \xi_j`.
+    Ls : array_like of int
+        Depths.
+    sigma, c, rho, mu : float
+        As :func:`prob_within`.
+
+    Returns
+    -------
+    ndarray
+        :math:`P(|S_L|\le c)` at every depth.
+    """
     from scipy.special import erf
 
     c = _v.real("c", c, 0.0)
@@ -138,6 +219,24 @@ def increment_rms(alpha, L, sigma, k, rho=0.0, mu=0.0) -> float:
 
     which is :math:`\sigma\sqrt{\varepsilon}` for :math:`k=\varepsilon L`, :math:`\alpha=\tfrac12`,
     :math:`\rho=\mu=0` (square-root, Brownian-like scaling over the layer index).
+
+    Parameters
+    ----------
+    alpha : float
+        Depth exponent: :math:`S_L = L^{-\alpha}\sum_j \xi_j`.
+    L : int
+        Depth, :math:`L \ge 1`.
+    sigma : float
+        Standard deviation of each piece.
+    k : int
+        Number of consecutive layers, :math:`1 \le k \le L`.
+    rho, mu : float
+        Common correlation and mean of the pieces.
+
+    Returns
+    -------
+    float
+        :math:`\sqrt{\mathbb E(P_{\ell+k}-P_\ell)^2}`.
     """
     alpha = _alpha(alpha)
     L = _depth(L)
@@ -156,6 +255,18 @@ def residual_energy(alpha, L) -> float:
     :math:`\alpha=\tfrac12`, 1 for :math:`\alpha>\tfrac12`, :math:`\infty` for :math:`\alpha<\tfrac12`.
     Returns ``inf`` if the value exceeds the float range (only for small alpha and huge L).
     It does not depend on the width N (a second-moment identity at initialisation).
+
+    Parameters
+    ----------
+    alpha : float
+        Depth exponent: each residual branch is scaled by :math:`L^{-\alpha}`.
+    L : int
+        Depth (number of residual layers), :math:`L \ge 1`.
+
+    Returns
+    -------
+    float
+        :math:`(1+L^{-2\alpha})^L` (``inf`` beyond the float range).
     """
     alpha = _alpha(alpha)
     L = _depth(L)
@@ -200,6 +311,17 @@ def sgd_step(alpha, c, L, update="sgd") -> dict:
     \prod_{k\ne\ell}(1+L^{-\alpha}w_k)`. ``update="sgd"``: :math:`\Delta w=-\eta\,\nabla`,
     :math:`\eta=cL^{2\alpha-1}`. ``update="sign"``: :math:`\Delta w=-\eta\,\mathrm{sign}(\nabla)`,
     :math:`\eta=cL^{\alpha-1}`. Both give :math:`\Delta w_\ell=-cL^{\alpha-1}`.
+
+    Parameters
+    ----------
+    alpha : float
+        Depth exponent: :math:`f = \prod_\ell (1 + L^{-\alpha}w_\ell)`.
+    c : float
+        Step size in the natural scale (:math:`f` after the step tends to :math:`e^{-c}`).
+    L : int
+        Depth.
+    update : str
+        ``"sgd"`` or ``"sign"``.
 
     Returns
     -------

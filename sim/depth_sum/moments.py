@@ -152,6 +152,17 @@ def paths_from_moments(alpha, sigma, moments, rho=0.0, mu=0.0) -> dict:
 
     the same number as the RMS increment of the paths drawn whole (up to rounding).
 
+    Parameters
+    ----------
+    alpha : float
+        Depth exponent.
+    sigma : float
+        Standard deviation of each piece.
+    moments : dict
+        What :func:`path_moments` returned.
+    rho, mu : float
+        Common correlation and mean of the pieces.
+
     Returns
     -------
     dict
@@ -245,6 +256,22 @@ def column_moments(L, trials, seed, use_numba=True) -> dict:
     in :math:`O(1)` instead of an :math:`L\times L` matrix per setting.
 
     ``trials * L * L`` is bounded by :data:`MAX_COV_WORK`, ``L`` by :data:`L_MAX_COV`.
+
+    Parameters
+    ----------
+    L : int
+        Depth (number of pieces), at most :data:`L_MAX_COV`.
+    trials : int
+        Samples.
+    seed : int
+        Seed (the stream of :func:`unit_sums`).
+    use_numba : bool
+        Numba kernel or the NumPy reference.
+
+    Returns
+    -------
+    dict
+        The moments named above, and ``n`` (samples).
     """
     L = _depth(L, L_MAX_COV)
     trials = _trials(trials, 2)
@@ -276,6 +303,17 @@ def covariance_from_moments(alpha, sigma, moments, rho=0.0) -> dict:
     variance of :math:`\sum_jY_j`, computed from :math:`E` and :math:`c` directly: the first two
     add up to it only because :math:`V_e+O_e=\hat v_E`, the covariance identity for the drawn pieces,
     which these sums check rather than assume.
+
+    Parameters
+    ----------
+    alpha : float
+        Depth exponent.
+    sigma : float
+        Standard deviation of each piece.
+    moments : dict
+        What :func:`column_moments` returned.
+    rho : float
+        Common correlation of the pieces.
 
     Returns
     -------

@@ -213,6 +213,19 @@ def residual_energy_profile(alpha, L, width, trials, seed):
 
     Same draws as :func:`residual_energy_mc`, whose result is the last entry.
 
+    Parameters
+    ----------
+    alpha : float
+        Depth exponent of the residual branches.
+    L : int
+        Depth.
+    width : int
+        Width N of each layer.
+    trials : int
+        Networks drawn.
+    seed : int
+        Seed of NumPy's default generator.
+
     Returns
     -------
     (np.ndarray, np.ndarray)

@@ -108,6 +108,26 @@ def sums_from_units(alpha, L, sigma, c, E, rho=0.0, mu=0.0) -> np.ndarray:
 
     and :math:`L^{-\alpha}\bigl(L\mu+\sigma\sqrt{1+(L-1)\rho}\,E\bigr)` for :math:`\rho<0` (there the
     pieces' deviations from their mean cancel in the sum, see the module docstring).
+
+    Parameters
+    ----------
+    alpha : float
+        Depth exponent: :math:`S_L = L^{-\alpha}\sum_j \xi_j`.
+    L : int
+        Depth, :math:`L \ge 1`.
+    sigma : float
+        Standard deviation of each piece.
+    c, E : ndarray, shape (trials,)
+        The common normal :math:`c` and the sum :math:`E=\sum_j e_j` of the L independent normals, from :func:`unit_sums`.
+    rho : float
+        Common correlation, :math:`-1/(L-1) \le \rho \le 1`.
+    mu : float
+        Mean of each piece.
+
+    Returns
+    -------
+    ndarray, shape (trials,)
+        The samples of :math:`S_L`.
     """
     alpha = _alpha(alpha)
     L = _depth(L)

@@ -94,7 +94,12 @@ __all__ = [
 
 
 def warm() -> None:
-    """Compile (or load from the cache) every Numba kernel of this module on tiny inputs."""
+    r"""Compile (or load from the cache) every Numba kernel of this module on tiny inputs.
+
+    Returns
+    -------
+    None
+    """
     for kind, p in (("adaptive", {"D": 2}), ("hypercube", {"D": 2}), ("subspace", {"D": 3, "k": 2}),
                     ("directions", {"D": 3, "M": 2, "correlation": 0.5})):
         sup_samples(kind, 2, 0, threads=1, **p)

@@ -138,6 +138,13 @@ def bound(kind, **params) -> tuple[float, float]:
       bound with :math:`2^{D-1}` antipodal pairs, :math:`\sqrt{2D\log 2}`, has
       the right order :math:`\sqrt D` but is larger than :math:`\sqrt D`.)
 
+    Parameters
+    ----------
+    kind : str
+        ``"subspace"``, ``"adaptive"``, ``"circle"``, ``"directions"`` or ``"hypercube"``.
+    **params
+        The family's parameters, as for :func:`exact` (``D``, ``k``, ``M``, ``correlation``, ``layout``).
+
     Returns
     -------
     (lower, upper) : tuple of float

@@ -208,6 +208,19 @@ def monte_carlo(kind, samples, seed, *, max_work=MAX_DRAWS, **params) -> tuple[f
     :func:`sup_samples`, Numba path).  For ``"directions"`` the sup is
     :math:`\max_i |\langle g,u_i\rangle|`.
 
+    Parameters
+    ----------
+    kind : str
+        The family, as for :func:`exact`.
+    samples : int
+        Number :math:`n` of Gaussian draws :math:`g_j`, :math:`n \ge 2`.
+    seed : int
+        Seed of NumPy's default generator (the same seed gives the same estimate).
+    max_work : int
+        Bound on ``samples * D`` (raise it to allow more work).
+    **params
+        The family's parameters, as for :func:`exact`.
+
     Returns
     -------
     (mean, stderr) : tuple of float
@@ -225,6 +238,15 @@ def one_draw(kind, seed, **params) -> dict:
     vertices for D <= 10, or the directions ``u_i``; the set is
     :math:`\{\pm u_i\}`), or neither (adaptive: ``u = g/‖g‖`` ranges over the
     whole sphere).  Meant for small pictures (D = 2 or 3); D <= 1000.
+
+    Parameters
+    ----------
+    kind : str
+        The family, as for :func:`exact`.
+    seed : int
+        Seed, as for :func:`sup_samples`.
+    **params
+        The family's parameters.
     """
     p = _params(kind, params)
     seed = integer("seed", seed, 0, 2**63 - 1)

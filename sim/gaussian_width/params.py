@@ -102,6 +102,20 @@ def random_directions(M, D, seed) -> np.ndarray:
     ``layout="random"`` uses with this ``seed`` (rows of an ``(M, D)`` array; any ``M``, also
     ``M > D``). They are drawn from their own stream of ``seed``, independent of the draws of
     ``g`` (the set is fixed with respect to ``g``). Pass them as ``vectors=`` to :func:`exact`.
+
+    Parameters
+    ----------
+    M : int
+        Number of directions.
+    D : int
+        Dimension.
+    seed : int
+        Seed (its own stream, see above).
+
+    Returns
+    -------
+    ndarray, shape (M, D)
+        Unit rows :math:`u_i = g_i/\lVert g_i\rVert`.
     """
     M = integer("M", M, 1)
     D = integer("D", D, 1, _MAX_D_EXACT)
@@ -156,6 +170,16 @@ def max_abs_bound(M) -> float:
     Valid for any :math:`M` centred Gaussians :math:`X_i` with variance at most
     one, however correlated (moment generating function + Jensen, then optimise
     the free parameter).
+
+    Parameters
+    ----------
+    M : int
+        Number of Gaussians, :math:`M \ge 1`.
+
+    Returns
+    -------
+    float
+        :math:`\sqrt{2\log(2M)}`.
     """
     M = integer("M", M, 1)
     return math.sqrt(2.0 * math.log(2.0 * M))

@@ -175,6 +175,18 @@ def tail_bound(r, M) -> np.ndarray:
     r"""Union bound :math:`\min(1, 2M e^{-r^2/2})` on :math:`P(\max_i|\langle g,u_i\rangle| \ge r)`.
 
     Valid for any ``M`` fixed unit directions (any correlation), ``r >= 0``.
+
+    Parameters
+    ----------
+    r : array_like
+        Thresholds :math:`r \ge 0`.
+    M : int
+        Number of directions.
+
+    Returns
+    -------
+    ndarray
+        :math:`\min(1, 2Me^{-r^2/2})`, the shape of ``r``.
     """
     M = integer("M", M, 1)
     r = _r_array("r", r)
@@ -202,6 +214,22 @@ def tail_exact(r, M, correlation=0.0, *, max_work=MAX_TAIL_POINTS) -> np.ndarray
     (closed form for :math:`\rho \in \{0, 1\}`, up to 1e5 points; Gauss–Legendre quadrature
     otherwise, at most ``max_work`` points, default ``MAX_TAIL_POINTS`` = 2000, checked before
     the work starts). Independent of ``D`` (only the Gram matrix of the directions matters).
+
+    Parameters
+    ----------
+    r : array_like
+        Thresholds :math:`r \ge 0`.
+    M : int
+        Number of directions.
+    correlation : float
+        Common correlation :math:`\rho \in [0, 1]` of the directions.
+    max_work : int
+        Quadrature points allowed.
+
+    Returns
+    -------
+    ndarray
+        :math:`P(\max_i|\langle g,u_i\rangle| \ge r)`, the shape of ``r``.
     """
     M = integer("M", M, 1)
     rho = real("correlation", correlation, 0.0, 1.0)
@@ -213,7 +241,20 @@ def tail_exact(r, M, correlation=0.0, *, max_work=MAX_TAIL_POINTS) -> np.ndarray
 
 
 def empirical_tail(values, r) -> np.ndarray:
-    """Fraction of ``values`` that are ``>= r`` for each threshold in ``r``."""
+    r"""Fraction of ``values`` that are ``>= r`` for each threshold in ``r``.
+
+    Parameters
+    ----------
+    values : array_like
+        Monte Carlo values (e.g. from :func:`sup_samples`).
+    r : array_like
+        Thresholds.
+
+    Returns
+    -------
+    ndarray
+        :math:`\#\{v \ge r\}/n` for every threshold.
+    """
     v = np.asarray(values, dtype=float)
     if v.ndim != 1 or v.size == 0 or not np.all(np.isfinite(v)):
         raise ValueError("values must be a non-empty finite 1-D array")
@@ -231,6 +272,22 @@ def sup_density(kind, x, *, max_work=MAX_TAIL_POINTS, **params) -> np.ndarray:
     derivative of :func:`tail_exact` (equicorrelated layout only; for
     :math:`0 < \rho < 1` at most ``max_work`` points, default 2000, as there).  Hypercube: no
     closed form here (:math:`\|g\|_1/\sqrt D` is a scaled sum of half-normals), raises ValueError.
+
+    Parameters
+    ----------
+    kind : str
+        ``"subspace"``, ``"circle"``, ``"adaptive"`` or ``"directions"``.
+    x : array_like
+        Points :math:`x \ge 0` at which the density is evaluated.
+    max_work : int
+        Quadrature points allowed for correlated directions.
+    **params
+        The family's parameters, as for :func:`exact`.
+
+    Returns
+    -------
+    ndarray
+        The density at ``x``.
     """
     p = _params(kind, params)
     x = _r_array("x", x)

@@ -106,6 +106,18 @@ def euler_regime(a, delta) -> str:
     - ``"divergent"``:   :math:`a\Delta > 2`, grows in modulus.
 
     Nonnegative iff :math:`a\Delta\le1`; decays iff :math:`a\Delta<2`.
+
+    Parameters
+    ----------
+    a : float
+        Decay rate :math:`a > 0`.
+    delta : float
+        Step :math:`\Delta > 0` (operator time per Euler step).
+
+    Returns
+    -------
+    str
+        One of the five regimes above.
     """
     a = real("a", a, 0.0, 1e6, lo_open=True)
     delta = real("delta", delta, 0.0, 1e6, lo_open=True)

@@ -107,6 +107,16 @@ def pseudospectrum_reference(A, re, im, *, max_work=MAX_GRID) -> np.ndarray:
     r"""NumPy reference for :func:`pseudospectrum`: batched ``np.linalg.svd``.
 
     Same parameters and return value as :func:`pseudospectrum`.
+
+    Parameters
+    ----------
+    A, re, im, max_work
+        As :func:`pseudospectrum`.
+
+    Returns
+    -------
+    ndarray, shape (len(im), len(re))
+        :math:`\sigma_{\min}(zI - A)` on the grid :math:`z = x + iy`.
     """
     A, re, im = _check_grid(A, re, im, max_work)
     Z = re[None, :] + 1j * im[:, None]
