@@ -153,3 +153,45 @@ def test_no_half_width_punctuation_next_to_chinese():
 def test_no_raw_markup_outside_maths(lang):
     bad = _report(lang, raw_markup_errors)
     assert not bad, "\n".join(bad)
+
+
+# --------------------------------------------------------------------------- slider labels, one style
+def _labels() -> list[tuple[str, str, str, str]]:
+    out = []
+    for f in sorted((TEXT / "en").glob("*.toml")):
+        with open(f, "rb") as fh:
+            en = tomllib.load(fh).get("params", {})
+        with open(TEXT / "zh" / f.name, "rb") as fh:
+            zh = tomllib.load(fh).get("params", {})
+        out += [(f.stem, k, v["label"], zh[k]["label"]) for k, v in en.items() if "label" in v]
+    return out
+
+
+def test_slider_labels_have_one_style():
+    """A symbol first, then what it is: "β — inverse temperature" / "β：逆温度"; without a symbol
+    a plain lower-case description ("random seed" / "随机种子")."""
+    bad = []
+    for stem, key, en, zh in _labels():
+        sym = re.match(r"(.+?) — ", en)
+        if sym:
+            if not zh.startswith(sym.group(1) + "："):
+                bad.append(f"{stem}.{key}: '{en}' / '{zh}': the Chinese label starts with '{sym.group(1)}：'")
+        elif re.search(r": ", prose(en)) or en[0].isupper():
+            bad.append(f"{stem}.{key}: '{en}': 'symbol — description' or a lower-case description")
+        if " — " in zh or " - " in zh:
+            bad.append(f"{stem}.{key}: '{zh}': 符号后用全角冒号")
+    assert not bad, "\n".join(bad)
+
+
+# --------------------------------------------------------------------------- no developer text
+#: words about how the app is built or run, not about the mathematics (instructor.toml is for
+#: instructors and may name the parameter file)
+_DEV = re.compile(r"Numba|benchmark|on this server|\bcache\b|APP_[A-Z]|\b[\w/]+\.(?:toml|py)\b|assets/|"
+                  r"docs/|环境变量|缓存|基准测试|本服务器上")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_developer_text_on_student_pages(lang):
+    bad = [f"{where}: {s[max(m.start() - 20, 0):m.end() + 20]!r}" for where, s in texts(lang)
+           if not where.startswith(f"{lang}/instructor.toml") for m in _DEV.finditer(s)]
+    assert not bad, "\n".join(bad)
