@@ -195,3 +195,19 @@ def test_no_developer_text_on_student_pages(lang):
     bad = [f"{where}: {s[max(m.start() - 20, 0):m.end() + 20]!r}" for where, s in texts(lang)
            if not where.startswith(f"{lang}/instructor.toml") for m in _DEV.finditer(s)]
     assert not bad, "\n".join(bad)
+
+
+# --------------------------------------------------------------------------- the three times
+THREE = {"en": ("depth", "training time", "operator"), "zh": ("深度", "训练时间", "算子")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_three_times_are_the_same_on_home_and_glossary(lang):
+    """Home and glossary name the same three clocks: depth, training time t, operator time s."""
+    def section(stem, key):
+        with open(TEXT / lang / f"{stem}.toml", "rb") as fh:
+            return tomllib.load(fh)[key]["body"].lower()
+    home, note = section("home", "times"), section("glossary", "note")
+    for word in THREE[lang]:
+        assert word in home and word in note, word
+    assert "$t$" in home and "$t$" in note and "$s$" in home and "$s$" in note
