@@ -4,12 +4,24 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.i18n import Text
-from ui.nav import PAGES
+from ui.nav import PAGES, page
 from ui.page import setup
 from ui.spec import PageSchema
 from views.glossary import rows
 
 SCHEMA = PageSchema("glossary", params=())
+ENTRIES = {e.stem: e for e in PAGES}
+
+
+def _link(stem: str, title: str, lang: str) -> None:
+    """A link to the page ``stem`` (client-side, keeping the language)."""
+    try:
+        st.page_link(page(ENTRIES[stem], lang), label=title, icon=ENTRIES[stem].icon,
+                     query_params={"lang": lang})
+    except st.errors.StreamlitAPIException:
+        # Streamlit's legacy pages/-folder mode (AppTest, the first pass of a deep link after a
+        # start) registers file pages, not these: link by URL instead (as ui/share.py does).
+        st.markdown(f"[{title}]({stem}?lang={lang})")
 
 
 def render() -> None:
@@ -18,12 +30,16 @@ def render() -> None:
     titles = {e.stem: Text(e.stem, ctx.lang)("title") for e in PAGES}
     with ctx.guard():
         table = rows(ctx.lang, titles)
-    head = [ctx.t(f"col.{c}") for c in ("en", "zh", "meaning", "pages")]
-    # one entry per term (a four-column table does not fit a phone)
-    st.markdown("\n".join(f"- **{en}** · **{zh}** — {meaning}  \n  *{head[3]}: {pages}*"
-                          for en, zh, meaning, pages in table))
+    used_on = ctx.t("col.pages") + ("：" if ctx.lang == "zh" else ":")
+    # one entry per term (a four-column table does not fit a phone); the pages it is used on as links
+    for en, zh, meaning, pages in table:
+        with st.container(gap=None):
+            st.markdown(f"**{en}** · **{zh}** — {meaning}")
+            with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+                st.caption(used_on, width="content")
+                for stem, title in pages:
+                    _link(stem, title, ctx.lang)
     ctx.section("note")
-    ctx.csv_download("glossary.csv", {h: [r[i] for r in table] for i, h in enumerate(head)})
     ctx.footer()
 
 

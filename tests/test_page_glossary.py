@@ -44,3 +44,20 @@ def test_other_pages_link_to_the_glossary(stem):
     assert not at.exception
     labels = [e.proto.label for e in at.get("page_link")]
     assert Text("common", "zh")("view.glossary_link") in labels, labels
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_used_on_names_are_links_and_there_is_no_csv(lang):
+    """Each page a term is used on is a link to that page (in the page's language); the page has no
+    figure, so no CSV button."""
+    at = app_test("glossary", {"lang": lang})
+    assert not at.exception
+    assert not at.get("download_button")
+    links = [e.proto.label for e in at.get("page_link")]
+    text = "\n".join(m.value for m in at.markdown)
+    for tm in G.terms():
+        for stem in tm["pages"]:
+            title = Text(stem, lang)("title")
+            assert title in links or f"[{title}]({stem}?lang={lang})" in text, (tm["en"], stem)
+    if lang == "zh":
+        assert all(c.value.endswith("：") for c in at.caption if c.value.startswith("出现在"))

@@ -17,18 +17,39 @@ def _fig(names=("exact", "simulation"), height=440):
 
 
 @pytest.mark.parametrize("height", [300, 440, 600])
-def test_house_legend_hangs_under_the_title_and_scrolls(height):
-    fig, _ = _fig(names=[f"curve number {k}" for k in range(11)], height=height)
+def test_house_legend_hangs_under_the_title_and_is_whole(height):
+    """Eleven entries wrap onto six rows on a phone: the figure grows by the rows beyond the two the
+    house margin holds, and the legend is not capped (a capped legend scrolls and hides entries)."""
+    names = [f"curve number {k}" for k in range(11)]
+    fig, _ = _fig(names=names, height=height)
     finish.fit_legend(fig)
     lg = fig.layout.legend
+    rows = finish.phone_rows(names)
+    assert rows == 6
+    assert fig.layout.height == height + (rows - finish.HOUSE_ROWS) * finish.ROW_PX
     assert lg.yref == "container" and lg.yanchor == "top"
-    assert lg.y == pytest.approx(1.0 - finish.TITLE_PX / height)
-    assert lg.maxheight == finish.LEGEND_MAX
+    assert lg.y == pytest.approx(1.0 - finish.TITLE_PX / fig.layout.height)
+    assert lg.maxheight == finish.LEGEND_MAX == 1.0
     F.VALIDATE, old = True, F.VALIDATE
     try:
-        F.Frozen(fig)  # Plotly accepts the entries (validated)
+        frozen = F.Frozen(_fig(names=names, height=height)[0])  # Plotly accepts the entries (validated)
     finally:
         F.VALIDATE = old
+    # the serialised figure gets the same
+    assert frozen.spec["layout"]["height"] == fig.layout.height
+    assert frozen.spec["layout"]["legend"]["y"] == pytest.approx(lg.y)
+
+
+def test_a_short_legend_keeps_the_height():
+    fig, _ = _fig(names=("exact", "simulation"))
+    finish.fit_legend(fig)
+    assert fig.layout.height == 440 and fig.layout.legend.maxheight == finish.LEGEND_MAX
+
+
+def test_phone_rows_count_chinese_wider():
+    assert finish.phone_rows(["a"]) == 1 and finish.phone_rows([]) == 0
+    assert finish.phone_rows(["精确解（实线）"] * 6) > finish.phone_rows(["exact"] * 6)
+    assert finish.phone_rows(["x" * 200]) == 1  # one entry wider than the screen: one row
 
 
 def test_a_legend_placed_by_the_page_stays_and_gets_the_cap():

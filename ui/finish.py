@@ -8,6 +8,7 @@ the title and the plot on a narrow screen. Imports nothing of the project: ``ui.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -96,51 +97,109 @@ def fit_log_ticks(fig: go.Figure) -> go.Figure:
 
 
 # --------------------------------------------------------------------------- legends on narrow screens
-#: a horizontal legend takes at most this share of the figure's height, then scrolls
-LEGEND_MAX = 0.3
+#: the legend is never capped below this share of the figure's height (Plotly's default cap for a
+#: horizontal legend is 0.5, beyond which it scrolls inside a box and hides entries)
+LEGEND_MAX = 1.0
 TITLE_PX = 34  # the house title (15 px font at the top of the figure) ends above this line
+#: a phone's plot width (390 px screen, the page's padding, the house margins) that the legend's
+#: rows are counted for, the height of one row, and how many rows the house top margin already holds
+PHONE_PLOT_PX = 286
+ROW_PX = 20
+HOUSE_ROWS = 2
+_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
+_TAG = re.compile(r"<[^>]+>")
+
+
+def _text_px(name: str, size: float = 13.0) -> float:
+    """About how wide ``name`` is drawn (tags dropped): a CJK character is ``size`` wide, others ~0.5."""
+    text = _TAG.sub("", name)
+    cjk = len(_CJK.findall(text))
+    return size * (cjk + 0.5 * (len(text) - cjk))
+
+
+def phone_rows(names, width: float = PHONE_PLOT_PX) -> int:
+    """How many rows a horizontal legend of ``names`` wraps onto on a phone (Plotly packs entries
+    left to right: the symbol and its gap, ~50 px, then the text)."""
+    rows, used = 0, width
+    for n in names:
+        w = 50.0 + _text_px(n)
+        if used + w > width:
+            rows, used = rows + 1, 0.0
+        used += w
+    return rows
+
+
+def _entries(traces) -> list[str]:
+    """The legend entries of ``traces`` (dicts or Plotly traces): named, not hidden from the legend,
+    one per legend group."""
+    out, groups = [], set()
+    for tr in traces:
+        get = tr.get if isinstance(tr, dict) else (lambda k, tr=tr: getattr(tr, k, None))
+        if get("showlegend") is False or not get("name"):
+            continue
+        g = get("legendgroup")
+        if g and g in groups:
+            continue
+        groups.add(g)
+        out.append(str(get("name")))
+    return out
+
+
+def _plan(lg: dict, title: dict, height, names: list[str], showlegend) -> dict | None:
+    """What :func:`fit_legend` changes in the layout: ``None``, or the legend entries and the new
+    height. Shared by the live and the serialised figure, so that both get the same."""
+    if lg.get("orientation") != "h" or lg.get("maxheight") is not None:
+        return None
+    if showlegend is False or (showlegend is None and len(names) < 2):
+        return {"legend": {"maxheight": LEGEND_MAX}}  # nothing drawn; the entries are harmless
+    house = (lg.get("y") is not None and lg["y"] >= 1.0 and lg.get("yanchor") == "bottom"
+             and lg.get("yref") in (None, "paper") and title.get("text")
+             and title.get("yref") in (None, "container") and (title.get("y") is None or title["y"] > 0.9)
+             and height)
+    if not house:
+        return {"legend": {"maxheight": LEGEND_MAX}}
+    out = {"legend": {"yref": "container", "yanchor": "top", "y": 1.0 - TITLE_PX / height,
+                      "maxheight": LEGEND_MAX}}
+    if lg.get("entrywidthmode") != "fraction":  # rows of free width: as many as a phone needs
+        extra = max(0, phone_rows(names) - HOUSE_ROWS) * ROW_PX
+        if extra:
+            out["height"] = height + extra
+            out["legend"]["y"] = 1.0 - TITLE_PX / (height + extra)
+    return out
 
 
 def fit_legend(fig) -> None:
-    """Keep a house legend clear of the title and of the plot at any width, in place.
+    """Keep a house legend clear of the title and of the plot at any width, and whole, in place.
 
     The house legend sits above the plot, anchored to the plot's top edge; on a phone its entries
     wrap onto more rows, grow upwards into the title and push the plot down to a sliver. A legend
-    in that place (on a 2-D or a 3-D figure with a title at the top) is anchored instead to the figure, right under the title: the plot
-    then starts below its last row whatever the width (Plotly reserves that room), and beyond
-    ``LEGEND_MAX`` of the height it scrolls. Legends a page placed itself keep their place (a
-    horizontal one gets the same height cap)."""
+    in that place (on a 2-D or a 3-D figure with a title at the top) is anchored instead to the
+    figure, right under the title: the plot then starts below its last row whatever the width
+    (Plotly reserves that room). No legend is capped (a capped one scrolls inside a box and hides
+    entries): the figure is made taller by the rows a phone needs beyond the ones the house margin
+    holds (:func:`phone_rows`), so that the plot keeps its height on a phone; on a wide screen the
+    plot gets that room. A legend laid out in rows by ``ui.figures.tall_legend`` has its rows
+    reserved already. Legends a page placed itself keep their place."""
     lg = fig.layout.legend
-    if lg.orientation != "h" or lg.maxheight is not None:
-        return
     title = fig.layout.title
-    house = (lg.y is not None and lg.y >= 1.0 and lg.yanchor == "bottom" and lg.yref in (None, "paper")
-             and title.text and title.yref in (None, "container") and (title.y is None or title.y > 0.9)
-             and fig.layout.height)
-    if house:
-        fig.update_layout(legend=dict(yref="container", yanchor="top", y=1.0 - TITLE_PX / fig.layout.height,
-                                      maxheight=LEGEND_MAX))
-    else:
-        fig.update_layout(legend=dict(maxheight=LEGEND_MAX))
+    plan = _plan({"orientation": lg.orientation, "maxheight": lg.maxheight, "y": lg.y, "yanchor": lg.yanchor,
+                  "yref": lg.yref, "entrywidthmode": lg.entrywidthmode},
+                 {"text": title.text, "yref": title.yref, "y": title.y}, fig.layout.height,
+                 _entries(fig.data), fig.layout.showlegend)
+    if plan:
+        fig.update_layout(**plan)
 
 
-def fit_legend_spec(layout: dict) -> None:
-    """:func:`fit_legend` on a serialised figure's ``layout`` dict (``fig.to_dict()["layout"]``), in place.
+def fit_legend_spec(layout: dict, data=()) -> None:
+    """:func:`fit_legend` on a serialised figure's ``layout`` dict (``fig.to_dict()["layout"]``) and
+    its traces ``data``, in place.
 
     The same entries as ``fit_legend`` on the live figure, without Plotly's property machinery
     (``update_layout`` validates and walks the layout tree for every figure, paid by every
     distinct rerun; this is a few dict look-ups). ``ui.figures.Frozen`` uses it."""
     lg = layout.get("legend") or {}
-    if lg.get("orientation") != "h" or lg.get("maxheight") is not None:
-        return
-    title = layout.get("title") or {}
-    height = layout.get("height")
-    house = (lg.get("y") is not None and lg["y"] >= 1.0 and lg.get("yanchor") == "bottom"
-             and lg.get("yref") in (None, "paper") and title.get("text")
-             and title.get("yref") in (None, "container") and (title.get("y") is None or title["y"] > 0.9)
-             and height)
-    lg = layout["legend"] = dict(lg)
-    if house:
-        lg.update(yref="container", yanchor="top", y=1.0 - TITLE_PX / height, maxheight=LEGEND_MAX)
-    else:
-        lg["maxheight"] = LEGEND_MAX
+    plan = _plan(lg, layout.get("title") or {}, layout.get("height"), _entries(data), layout.get("showlegend"))
+    if plan:
+        layout["legend"] = {**lg, **plan["legend"]}
+        if "height" in plan:
+            layout["height"] = plan["height"]

@@ -61,7 +61,7 @@ class Frozen(BaseFigure):
         # BaseFigure.__init__ is skipped on purpose: nothing of a live figure is needed.
         fit_log_ticks(fig)
         spec = spec_dict(fig)
-        fit_legend_spec(spec["layout"])  # on the dict: Plotly's update_layout costs ms per figure
+        fit_legend_spec(spec["layout"], spec.get("data", ()))  # on the dict: Plotly's update_layout costs ms per figure
         if frames is not None:
             # Animation frames as plain dicts (``{"data": [...], "traces": [...], "name": ...}``):
             # Plotly validates each frame's traces one by one; these go to

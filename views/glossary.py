@@ -27,7 +27,8 @@ def terms() -> list[dict]:
     return out
 
 
-def rows(lang: str, titles: dict[str, str]) -> list[tuple[str, str, str, str]]:
-    """``(English, 中文, meaning in lang, pages)`` per term; ``titles``: page name -> its title."""
-    return [(tm["en"], tm["zh"], tm[f"{lang}_def"], ", ".join(titles.get(p, p) for p in tm["pages"]))
+def rows(lang: str, titles: dict[str, str]) -> list[tuple[str, str, str, list[tuple[str, str]]]]:
+    """``(English, 中文, meaning in lang, [(page name, its title), …])`` per term, the pages it is
+    used on in the file's order; ``titles``: page name -> its title (a page without one is left out)."""
+    return [(tm["en"], tm["zh"], tm[f"{lang}_def"], [(p, titles[p]) for p in tm["pages"] if p in titles])
             for tm in terms()]

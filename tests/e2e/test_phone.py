@@ -1,6 +1,7 @@
 """Every page on a phone (390 x 844, touch, both languages) at its defaults: nothing wider than the
-screen, wide equations scroll inside their own box, every chart drawn with a usable plot area, no
-exception and no error message."""
+screen, every display equation fits the column (long ones are broken into lines in the texts; none
+needs its scroll box), no legend scrolls inside a box, no Plotly toolbar, every chart drawn with a
+usable plot area, no exception and no error message."""
 from __future__ import annotations
 
 import os
@@ -26,6 +27,15 @@ LAYOUT_JS = """() => {
     return k.getBoundingClientRect().right > vw + 1 && !scrolls
         || (!scrolls && k.scrollWidth > k.parentElement.clientWidth + 1);
   }).map((k) => k.textContent.slice(0, 60));
+  const scrolling = [...document.querySelectorAll('[data-testid="stMain"] .katex-display')]
+    .filter((k) => k.clientWidth > 0 && k.scrollWidth > k.clientWidth + 1)
+    .map((k) => { const a = k.querySelector('annotation'); return (a ? a.textContent : k.textContent).slice(0, 60); });
+  const legends = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].filter((c) => {
+    const sb = c.querySelector('.legend .scrollbar');
+    try { return !!sb && sb.getBBox().height > 0; } catch (e) { return false; }
+  }).length;
+  const toolbars = [...document.querySelectorAll('.modebar-container')]
+    .filter((m) => getComputedStyle(m).display !== 'none').length;
   const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].map((c) => {
     const drags = [...c.querySelectorAll('.nsewdrag')].map((d) => d.getBoundingClientRect().height);
     const scene = c.querySelector('.gl-container, .svg-container');
@@ -34,7 +44,7 @@ LAYOUT_JS = """() => {
             right: c.getBoundingClientRect().right};
   });
   return {docWidth: document.documentElement.scrollWidth, vw,
-          mainOverflow: main ? main.scrollWidth - main.clientWidth : 0, wide, charts};
+          mainOverflow: main ? main.scrollWidth - main.clientWidth : 0, wide, scrolling, legends, toolbars, charts};
 }"""
 
 
@@ -63,6 +73,9 @@ def test_page_reads_on_a_phone(stem, lang, server, phone):
     assert r["docWidth"] <= r["vw"] + 1, f"{stem}/{lang}: page {r['docWidth']} px wide on a {r['vw']} px screen"
     assert r["mainOverflow"] <= 1, f"{stem}/{lang}: the main area scrolls sideways by {r['mainOverflow']} px"
     assert not r["wide"], f"{stem}/{lang}: equations cut at the right edge: {r['wide']}"
+    assert not r["scrolling"], f"{stem}/{lang}: equations wider than a phone (they scroll): {r['scrolling']}"
+    assert not r["legends"], f"{stem}/{lang}: {r['legends']} legend(s) scroll inside a box and hide entries"
+    assert not r["toolbars"], f"{stem}/{lang}: {r['toolbars']} Plotly toolbar(s) on a phone"
     for i, c in enumerate(r["charts"]):
         assert c["drawn"], f"{stem}/{lang}: chart {i} not drawn"
         if not c["shown"]:
