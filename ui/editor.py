@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import tomllib
 
 import streamlit as st
 
@@ -297,10 +296,7 @@ def render() -> None:
     if file_errors:
         st.error(t("editor.file_errors"))
         _show_problems(file_errors)
-    try:
-        data = tomllib.loads(base["text"])
-    except tomllib.TOMLDecodeError:
-        data = {}
+    data, unparsable = pf.parse(base["text"], path.name)
 
     stems = [e.stem for e in PAGES if page_module(e.stem).SCHEMA.params]
     stem = st.selectbox(t("editor.page"), stems, key="_ed_stem", format_func=lambda s: Text(s, lang)("title"))
@@ -332,8 +328,14 @@ def render() -> None:
         if invalid:  # a forged click on the disabled button
             st.error(t("editor.refused"))
         else:
-            new_text = pf.apply_edits(base["text"], stem, edits, presets)
-            if new_text == base["text"]:
+            try:
+                new_text = pf.apply_edits(base["text"], stem, edits, presets)
+            except Exception:  # noqa: BLE001 - a file tomlkit cannot edit: Undo or an upload fixes it
+                new_text = None
+            if new_text is None or unparsable:
+                st.error(t("editor.refused"))
+                _show_problems([unparsable or f"{path.name}: cannot be edited in place"])
+            elif new_text == base["text"]:
                 st.info(t("editor.nothing"))
             else:
                 _save(path, new_text, base, t, "saved")

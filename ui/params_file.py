@@ -56,12 +56,21 @@ def _schemas():
     return [page_module(e.stem).SCHEMA for e in PAGES]
 
 
+def parse(text: str, source: str = "file") -> tuple[dict, str | None]:
+    """``(data, None)``, or ``({}, message)`` for a text that is not TOML (nested too deeply included)."""
+    try:
+        return tomllib.loads(text), None
+    except tomllib.TOMLDecodeError as exc:
+        return {}, f"{source}: not valid TOML ({exc})"
+    except RecursionError:
+        return {}, f"{source}: not valid TOML (nested too deeply)"
+
+
 def validate_text(text: str, source: str = "file") -> list[str]:
     """Every problem a page would report for this file text (empty list: valid)."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        return [f"{source}: not valid TOML ({exc})"]
+    data, err = parse(text, source)
+    if err:
+        return [err]
     schemas = _schemas()
     known = tuple(s.stem for s in schemas)
     errors: list[str] = []
