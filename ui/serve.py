@@ -25,10 +25,26 @@
    (:func:`sim.warm.start_background`); until then ``sim.attention``, ``sim.depth_sum`` and
    ``sim.width`` take their NumPy reference paths, which give the same numbers.
 
+5. **One client cannot take the server** (:class:`Guard`, installed by :func:`install_guards`).
+   Every websocket message passes a per-session and a per-browser budget (token buckets: a browser
+   is its address plus its cookie, so many tabs share one budget, and a class behind one NAT does
+   not). A message over budget is *slowed*: the session's latest rerun is held and delivered when
+   the budget allows (earlier held ones are superseded, as Streamlit's own fast reruns do); a
+   client that keeps sending far over budget is *disconnected* (close code 1008, with the reason
+   as its notice, and a line in the server log). A hand on a slider sends a few reruns a second
+   and never reaches either. Widget states with ids Streamlit never made (``_instructor``, a bare
+   session-state name) are dropped before the session sees them. Inbound websocket frames are
+   capped at :data:`INBOUND_MAX_BYTES` by uvicorn before they are buffered (the app's own are a
+   few kB; uploads go over HTTP); outbound messages keep Streamlit's limit.
+6. **The instructor's sign-in route** (:mod:`ui.signin`'s HTTP half, :func:`signin_routes`):
+   ``POST /_app/signin`` checks a key under per-address and server-wide attempt limits and sets a
+   signed, HttpOnly, expiring cookie; ``POST /_app/signout`` clears it.
+
 ``make run``, the Docker image, the tests and the benchmarks all start the server this way.
 """
 from __future__ import annotations
 
+import collections
 import os
 import sys
 from pathlib import Path
@@ -127,6 +143,198 @@ def check_threading_layer() -> str:
     return numba.threading_layer()
 
 
+# --------------------------------------------------------------------------- guards
+#: the largest websocket frame a client may send (uvicorn refuses larger ones before buffering them)
+INBOUND_MAX_BYTES = 2**20
+#: Streamlit makes every widget id with this prefix (``streamlit.runtime.state.common``)
+WIDGET_ID_PREFIX = "$$ID-"
+MAX_WIDGET_ID = 400
+
+
+def clean_widget_states(widget_states) -> int:
+    """Drop the entries of a ``WidgetStates`` proto whose ids Streamlit never makes (a bare
+    session-state name such as ``_instructor``, an empty or huge id). Returns how many."""
+    bad = [i for i, w in enumerate(widget_states.widgets)
+           if not (w.id.startswith(WIDGET_ID_PREFIX) and len(w.id) <= MAX_WIDGET_ID)]
+    for i in reversed(bad):
+        del widget_states.widgets[i]
+    return len(bad)
+
+
+class Bucket:
+    """Token buckets by key: ``rate`` tokens a second, at most ``burst`` saved up."""
+
+    def __init__(self, rate: float, burst: float):
+        self.rate, self.burst = float(rate), float(burst)
+        self._state: dict = {}
+
+    def take(self, key, cost: float, now: float) -> float:
+        """0.0 and the cost taken when ``key`` can pay now; else the seconds until it can (nothing taken)."""
+        tokens, then = self._state.get(key, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.rate)
+        if tokens >= cost:
+            self._state[key] = (tokens - cost, now)
+            return 0.0
+        self._state[key] = (tokens, now)
+        return (cost - tokens) / self.rate
+
+    def refund(self, key, cost: float) -> None:
+        tokens, then = self._state.get(key, (self.burst, 0.0))
+        self._state[key] = (min(self.burst, tokens + cost), then)
+
+    def forget(self, key) -> None:
+        self._state.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._state)
+
+
+class Guard:
+    """The budgets of the websocket messages (see the module's point 5). Time is passed in, so the
+    rules are tested without a clock; :func:`install_guards` feeds it the server's messages."""
+
+    #: what a message costs: a full rerun 1, a fragment rerun (the class poll, a fragment button) 0.25
+    COST = {"rerun": 1.0, "fragment": 0.25, "other": 0.1}
+
+    def __init__(self, session_rate=3.0, session_burst=12.0, client_rate=4.0, client_burst=16.0,
+                 strike_window_s=20.0, strikes_to_close=300):
+        self.session = Bucket(session_rate, session_burst)
+        self.client = Bucket(client_rate, client_burst)
+        self.strike_window_s, self.strikes_to_close = strike_window_s, strikes_to_close
+        self._strikes: dict = {}
+        self.slowed = self.closed = 0
+
+    def admit(self, session_id: str, client_key, kind: str, now: float) -> tuple[str, float]:
+        """``("ok", 0)``, ``("later", seconds)`` (slowed) or ``("close", 0)`` (disconnect)."""
+        cost = self.COST.get(kind, self.COST["other"])
+        wait = self.session.take(session_id, cost, now)
+        if wait == 0.0:
+            wait = self.client.take(client_key, cost, now)
+            if wait:
+                self.session.refund(session_id, cost)
+        if wait == 0.0:
+            return "ok", 0.0
+        strikes = self._strikes.setdefault(client_key, collections.deque())
+        strikes.append(now)
+        while strikes and now - strikes[0] > self.strike_window_s:
+            strikes.popleft()
+        if len(strikes) >= self.strikes_to_close:
+            strikes.clear()
+            self.closed += 1
+            return "close", 0.0
+        self.slowed += 1
+        return "later", wait
+
+    def forget(self, session_id: str) -> None:
+        self.session.forget(session_id)
+
+
+GUARD = Guard()
+#: the reason a disconnected client is given (a websocket close reason: at most 123 bytes)
+CLOSE_REASON = "Too many requests from this browser: slowed, then disconnected. Reload the page."
+
+
+def _kind(msg) -> str:
+    if msg.WhichOneof("type") != "rerun_script":
+        return "other"
+    return "fragment" if msg.rerun_script.fragment_id else "rerun"
+
+
+TRUSTED_PROXIES = ("127.0.0.1", "::1")
+
+
+def client_address(headers, remote: str | None) -> str:
+    """The client's address: ``X-Real-IP`` when the connection comes from a local proxy (nginx sets
+    it), else the connection's own address."""
+    remote = remote or "?"
+    if remote in TRUSTED_PROXIES or remote.startswith(("10.", "172.", "192.168.")):
+        for k, v in headers:
+            if k.lower() == "x-real-ip" and v.strip():
+                return v.strip()[:64]
+    return remote
+
+
+#: cookies that name one browser: nginx's sticky key, else Streamlit's XSRF cookie
+BROWSER_COOKIES = ("st_replica", "_streamlit_xsrf")
+
+
+def client_key(client) -> str:
+    """One browser: its address and its first browser cookie (all its tabs share it)."""
+    try:
+        ctx = client.client_context
+        addr = client_address(list(ctx.headers), ctx.remote_ip)
+        cookies = ctx.cookies
+        mark = next((str(cookies[c])[:80] for c in BROWSER_COOKIES if c in cookies), "")
+    except Exception:  # noqa: BLE001 - another kind of client (tests): one key for all
+        return "?"
+    return f"{addr}|{mark}"
+
+
+def install_guards(guard: Guard | None = None) -> None:
+    """Patch the runtime's websocket entry (``Runtime.handle_backmsg``) with :class:`Guard`, clean
+    widget states, and cap inbound frames at :data:`INBOUND_MAX_BYTES`."""
+    import asyncio
+    import logging
+    import time
+
+    from streamlit.runtime.runtime import Runtime
+    from streamlit.web.server.starlette import starlette_server
+
+    if getattr(Runtime.handle_backmsg, "_guarded", False):
+        return
+    g = guard or GUARD
+    log = logging.getLogger("ui.serve")
+    orig = Runtime.handle_backmsg
+    held: dict = {}   # session id -> (latest held message, client, timer handle)
+
+    def _close(client) -> None:
+        ws = getattr(client, "_websocket", None)
+        if ws is not None:
+            asyncio.ensure_future(ws.close(code=1008, reason=CLOSE_REASON))
+
+    def _release(self, session_id: str) -> None:
+        entry = held.pop(session_id, None)
+        if entry is not None:
+            guarded(self, session_id, entry[0], client=entry[1])
+
+    def guarded(self, session_id, msg, *, client=None):
+        if msg.WhichOneof("type") == "rerun_script" and clean_widget_states(msg.rerun_script.widget_states):
+            log.warning("dropped widget states with ids Streamlit never made (session %s)", session_id)
+        kind = _kind(msg)
+        verdict, wait = g.admit(session_id, client_key(client), kind, time.monotonic())
+        if verdict == "ok":
+            return orig(self, session_id, msg, client=client)
+        if verdict == "close":
+            log.warning("disconnected a client over its message budget (session %s)", session_id)
+            entry = held.pop(session_id, None)
+            if entry is not None:
+                entry[2].cancel()
+            g.forget(session_id)
+            _close(client)
+            return None
+        if kind == "other":
+            return None          # heartbeats and the like: dropped while over budget
+        entry = held.get(session_id)
+        if entry is not None:    # the newest rerun supersedes the held one
+            held[session_id] = (msg, client, entry[2])
+            return None
+        loop = asyncio.get_event_loop()
+        held[session_id] = (msg, client, loop.call_later(wait, _release, self, session_id))
+        return None
+
+    guarded._guarded = True  # type: ignore[attr-defined]
+    Runtime.handle_backmsg = guarded
+
+    kwargs = starlette_server._get_uvicorn_config_kwargs
+
+    def capped_kwargs(*a, **k):
+        out = kwargs(*a, **k)
+        out["ws_max_size"] = min(int(out.get("ws_max_size") or INBOUND_MAX_BYTES), INBOUND_MAX_BYTES)
+        return out
+
+    starlette_server._get_uvicorn_config_kwargs = capped_kwargs
+
+
 def main(argv: list[str] | None = None) -> None:
     safe_threading_layer()
     from streamlit.runtime.pages_manager import PagesManager
@@ -139,6 +347,8 @@ def main(argv: list[str] | None = None) -> None:
     PagesManager.uses_pages_directory = False
     if not clear_cache_allowed():
         refuse_clear_cache()
+    install_guards()
+    os.environ.setdefault("STREAMLIT_SERVER_MAX_WIDGET_STATE_SIZE", "1")  # MB, after parsing too
     args = sys.argv[1:] if argv is None else argv
     cli.main(["run", str(APP), *args], prog_name="streamlit")
 
