@@ -16,9 +16,10 @@ Use it for every piece of user-controlled text placed into a Markdown string::
 """
 from __future__ import annotations
 
+import html
 import re
 
-__all__ = ["literal", "visible"]
+__all__ = ["inert_html", "literal", "visible"]
 
 _TICKS = re.compile(r"`+")
 
@@ -53,3 +54,12 @@ def literal(value, limit: int = 60) -> str:
     # ends with a backtick needs the space so the fence is not extended by it.
     pad = " " if (s[0] in "` " or s[-1] in "` ") else ""
     return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def inert_html(value, limit: int = 200) -> str:
+    """``value`` (cut to ``limit`` characters, invisible characters as escapes) as HTML text for
+    ``st.html``: every ``<``, ``&`` and quote escaped, so it is shown exactly as written. Used
+    where a code span would look wrong (a preset's title under the sidebar's preset box): HTML
+    text is never Markdown, so no autolink (``https://…``, ``www.…``, an e-mail address), no
+    emphasis, no LaTeX and no directive can come out of it."""
+    return html.escape(visible(value, limit), quote=True)
