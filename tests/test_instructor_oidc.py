@@ -153,11 +153,17 @@ def test_unlisted_account_is_a_student_and_can_sign_out(lang):
     assert not is_teacher(at, lang)
 
 
-@pytest.mark.parametrize("verified", [False, "false", "FALSE", 0])
+@pytest.mark.parametrize("verified", [False, "false", "FALSE", 0, 1, "yes", None, "missing"])
 def test_unverified_address_on_the_list_is_not_an_instructor(verified):
-    at = make({"email": TEACHER, "email_verified": verified})
+    claims = {"email": TEACHER} if verified == "missing" else {"email": TEACHER, "email_verified": verified}
+    at = make(claims)
     assert not is_teacher(at)
     assert Text("instructor", "en")("signin.not_listed") in captions(at)
+
+
+@pytest.mark.parametrize("verified", [True, "true", "True"])
+def test_only_a_verified_address_counts(verified):
+    assert is_teacher(make({"email": TEACHER, "email_verified": verified}))
 
 
 def test_no_email_claim_is_not_on_the_list():
@@ -175,13 +181,13 @@ def test_without_a_list_every_signed_in_account_is_an_instructor(caplog, monkeyp
 
 
 def test_a_single_address_as_a_string_is_a_list_of_one():
-    assert is_teacher(make({"email": TEACHER}, emails=TEACHER))
+    assert is_teacher(make({"email": TEACHER, "email_verified": True}, emails=TEACHER))
     assert not is_teacher(make({"email": "eacher@example.org"}, emails=TEACHER))  # not a substring test
 
 
 def test_teacher_signs_out():
     t = Text("instructor", "en")
-    at = make({"email": TEACHER})
+    at = make({"email": TEACHER, "email_verified": True})
     assert is_teacher(at)
     at.sidebar.button(key="_instructor_out").click().run()
     assert not at.exception

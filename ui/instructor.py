@@ -26,7 +26,7 @@ Configuration (nothing configured -> instructor mode is off and nothing of it is
 
   When ``[auth]`` is configured it is used instead of the shared key. With named providers only
   (``[auth.google]`` …, no ``client_id`` in ``[auth]`` itself) the first one is used. An address on
-  the list counts only if the provider does not say it is unverified (``email_verified = false``).
+  the list counts only if the provider says it is verified (``email_verified = true``).
   Signing out (``st.logout``) also signs out at the provider when it offers an
   ``end_session_endpoint``. Streamlit brings the browser back to the app's home page after either.
 
@@ -125,9 +125,11 @@ def _oidc_user() -> dict | None:
 
 
 def _verified(user: dict) -> bool:
-    """False only when the provider says the address is unverified (many do not say either way)."""
-    v = user.get("email_verified", True)
-    return not (v is False or str(v).strip().lower() in ("false", "0", "no"))
+    """True only when the provider says the address is verified (``email_verified = true``; a few
+    providers send the string ``"true"``). A missing claim is not a verification: anyone can open
+    an account at some providers with an address they do not own."""
+    v = user.get("email_verified")
+    return v is True or (isinstance(v, str) and v.strip().lower() == "true")
 
 
 def _oidc_instructor() -> bool:
