@@ -36,9 +36,10 @@
    session-state name) are dropped before the session sees them. Inbound websocket frames are
    capped at :data:`INBOUND_MAX_BYTES` by uvicorn before they are buffered (the app's own are a
    few kB; uploads go over HTTP); outbound messages keep Streamlit's limit.
-6. **The instructor's sign-in route** (:mod:`ui.signin`'s HTTP half, :func:`signin_routes`):
-   ``POST /_app/signin`` checks a key under per-address and server-wide attempt limits and sets a
-   signed, HttpOnly, expiring cookie; ``POST /_app/signout`` clears it.
+6. **The instructor's sign-in route** (:func:`signin_routes`): ``POST /_app/signin`` checks the
+   key under per-address and server-wide attempt limits (:class:`ui.safe.Attempts`) and sets a
+   signed, HttpOnly, expiring cookie (:func:`ui.safe.make_token`); ``POST /_app/signout`` clears
+   and revokes it. A short or guessable key stops the server at start (:func:`check_key_strength`).
 
 ``make run``, the Docker image, the tests and the benchmarks all start the server this way.
 """
@@ -335,6 +336,148 @@ def install_guards(guard: Guard | None = None) -> None:
     starlette_server._get_uvicorn_config_kwargs = capped_kwargs
 
 
+# --------------------------------------------------------------------------- sign-in
+SIGNIN_ATTEMPTS = None   # ui.safe.Attempts, made on first use
+MAX_FORM_BYTES = 4096
+
+
+def configured_key(environ=os.environ) -> str | None:
+    """The instructor key: ``$APP_INSTRUCTOR_KEY``, else ``[instructor] key`` of the secrets."""
+    key = environ.get("APP_INSTRUCTOR_KEY", "")
+    if not key:
+        try:
+            import streamlit as st
+
+            sec = st.secrets.get("instructor", {}) if "instructor" in st.secrets else {}
+            key = sec.get("key", "") if hasattr(sec, "get") else ""
+        except Exception:  # noqa: BLE001 - no secrets file
+            key = ""
+    return key if isinstance(key, str) and key.strip() else None
+
+
+def check_key_strength(environ=os.environ) -> None:
+    """Stop the server at start when the configured instructor key is short or guessable."""
+    from ui.safe import MAKE_KEY, weak_key
+
+    key = configured_key(environ)
+    why = weak_key(key) if key else None
+    if why:
+        sys.exit(f"ui.serve: the instructor key (APP_INSTRUCTOR_KEY or [instructor] key in "
+                 f".streamlit/secrets.toml) is refused: {why}. Make a strong one with\n"
+                 f"    {MAKE_KEY}\nand set it again.")
+
+
+def safe_next(value) -> str:
+    """A path on this server to send the browser back to (anything else: the home page)."""
+    v = str(value or "")
+    if not v.startswith("/") or v.startswith("//") or len(v) > 1000 or any(c in v for c in "\\\r\n"):
+        return "/"
+    return v
+
+
+def _reply(status: int, lang: str, text_key: str, back: str, **fmt):
+    """A small page in the sign-in's language with its message and a link back."""
+    import html
+
+    from starlette.responses import HTMLResponse
+
+    from ui.i18n import Text
+
+    t = Text("instructor", lang if lang in ("en", "zh") else "en")
+    msg, link = html.escape(t(text_key, **fmt)), html.escape(back, quote=True)
+    body = (f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="4;url={link}">'
+            f'<title>{html.escape(t("signin.title"))}</title><p>{msg}</p><p><a href="{link}">←</a></p>')
+    return HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+async def _form(request) -> dict:
+    from urllib.parse import parse_qs
+
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_FORM_BYTES:
+            return {}
+    return {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
+
+
+def _same_origin(request) -> bool:
+    from urllib.parse import urlsplit
+
+    origin = request.headers.get("origin")
+    return origin is None or urlsplit(origin).netloc == request.headers.get("host", "")
+
+
+def _cookie_flags(request) -> dict:
+    https = request.headers.get("x-forwarded-proto", request.url.scheme) == "https"
+    return {"httponly": True, "samesite": "strict", "secure": https, "path": "/"}
+
+
+async def signin(request):
+    import hmac
+    import time
+
+    from starlette.responses import RedirectResponse
+
+    from ui import safe
+
+    global SIGNIN_ATTEMPTS
+    if SIGNIN_ATTEMPTS is None:
+        SIGNIN_ATTEMPTS = safe.Attempts()
+    form = await _form(request)
+    back, lang = safe_next(form.get("next")), form.get("lang", "en")
+    if not _same_origin(request):
+        return _reply(403, lang, "signin.wrong", back)
+    addr = client_address(request.headers.items(), request.client.host if request.client else None)
+    wait = SIGNIN_ATTEMPTS.wait(addr)
+    if wait:
+        return _reply(429, lang, "signin.wait", back, s=int(wait) + 1)
+    key, typed = configured_key(), form.get("key", "")
+    if key is None or safe.weak_key(key) or not hmac.compare_digest(typed.encode(), key.encode()):
+        return _reply(403, lang, "signin.wrong", back)
+    resp = RedirectResponse(back, status_code=303)
+    resp.set_cookie(safe.COOKIE, safe.make_token(key, time.time()), max_age=safe.COOKIE_TTL_S,
+                    **_cookie_flags(request))
+    return resp
+
+
+async def signout(request):
+    from starlette.responses import RedirectResponse
+
+    from ui import safe
+
+    form = await _form(request)
+    back = safe_next(form.get("next"))
+    if _same_origin(request):
+        safe.revoke(request.cookies.get(safe.COOKIE))
+    resp = RedirectResponse(back, status_code=303)
+    resp.delete_cookie(safe.COOKIE, **_cookie_flags(request))
+    return resp
+
+
+def signin_routes(base: str = "") -> list:
+    from starlette.routing import Route
+
+    base = f"/{base.strip('/')}" if base.strip("/") else ""
+    return [Route(f"{base}/_app/signin", signin, methods=["POST"]),
+            Route(f"{base}/_app/signout", signout, methods=["POST"])]
+
+
+def install_signin_routes() -> None:
+    from streamlit import config
+    from streamlit.web.server.starlette import starlette_app
+
+    make = starlette_app.create_streamlit_routes
+    if getattr(make, "_with_signin", False):
+        return
+
+    def with_signin(runtime):
+        return signin_routes(str(config.get_option("server.baseUrlPath") or "")) + list(make(runtime))
+
+    with_signin._with_signin = True  # type: ignore[attr-defined]
+    starlette_app.create_streamlit_routes = with_signin
+
+
 def main(argv: list[str] | None = None) -> None:
     safe_threading_layer()
     from streamlit.runtime.pages_manager import PagesManager
@@ -348,6 +491,8 @@ def main(argv: list[str] | None = None) -> None:
     if not clear_cache_allowed():
         refuse_clear_cache()
     install_guards()
+    install_signin_routes()
+    check_key_strength()
     os.environ.setdefault("STREAMLIT_SERVER_MAX_WIDGET_STATE_SIZE", "1")  # MB, after parsing too
     args = sys.argv[1:] if argv is None else argv
     cli.main(["run", str(APP), *args], prog_name="streamlit")
