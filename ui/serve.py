@@ -341,6 +341,21 @@ SIGNIN_ATTEMPTS = None   # ui.safe.Attempts, made on first use
 MAX_FORM_BYTES = 4096
 
 
+def signin_attempts(environ=os.environ):
+    """The sign-in limits: ``APP_SIGNIN_PER_MIN`` per address (10) and ``APP_SIGNIN_TOTAL_PER_MIN``
+    for the whole server (60), both a minute."""
+    from ui import safe
+
+    def num(name, default):
+        try:
+            return max(1, int(environ.get(name, default)))
+        except ValueError:
+            return default
+
+    return safe.Attempts(per_address=num("APP_SIGNIN_PER_MIN", 10),
+                         total=num("APP_SIGNIN_TOTAL_PER_MIN", 60))
+
+
 def configured_key(environ=os.environ) -> str | None:
     """The instructor key: ``$APP_INSTRUCTOR_KEY``, else ``[instructor] key`` of the secrets."""
     key = environ.get("APP_INSTRUCTOR_KEY", "")
@@ -423,7 +438,7 @@ async def signin(request):
 
     global SIGNIN_ATTEMPTS
     if SIGNIN_ATTEMPTS is None:
-        SIGNIN_ATTEMPTS = safe.Attempts()
+        SIGNIN_ATTEMPTS = signin_attempts()
     form = await _form(request)
     back, lang = safe_next(form.get("next")), form.get("lang", "en")
     if not _same_origin(request):
