@@ -83,3 +83,26 @@ def test_one_queued_cold_load_per_session():
     assert p.position(mine) <= 3
     gate.set()
     assert mine.done.wait(30) and mine.result == "ok"
+
+
+def test_every_browser_gets_a_cookie_that_names_it():
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    app = Starlette(routes=[Route("/", lambda r: PlainTextResponse("ok"))],
+                    middleware=[Middleware(serve.BrowserCookie)])
+    c = TestClient(app)
+    first = c.get("/")
+    assert serve.BROWSER_COOKIE in first.headers["set-cookie"] and "httponly" in first.headers["set-cookie"].lower()
+    assert "set-cookie" not in c.get("/").headers          # the browser keeps its cookie
+
+
+def test_a_ceiling_per_address_for_clients_without_cookies():
+    g = serve.Guard()
+    ok = 0
+    for i in range(2000):   # 100 cookie-less sessions from one address, 20 messages each at once
+        ok += g.admit(f"s{i % 100}", f"a|session:s{i % 100}", "rerun", 0.0, "a")[0] == "ok"
+    assert ok <= g.address.burst

@@ -165,12 +165,17 @@ def clean_widget_states(widget_states) -> int:
 class Bucket:
     """Token buckets by key: ``rate`` tokens a second, at most ``burst`` saved up."""
 
+    MAX_KEYS = 20_000
+
     def __init__(self, rate: float, burst: float):
         self.rate, self.burst = float(rate), float(burst)
         self._state: dict = {}
 
     def take(self, key, cost: float, now: float) -> float:
         """0.0 and the cost taken when ``key`` can pay now; else the seconds until it can (nothing taken)."""
+        if len(self._state) > self.MAX_KEYS:   # forget keys whose bucket has refilled (idle ones)
+            self._state = {k: v for k, v in self._state.items()
+                           if v[0] + (now - v[1]) * self.rate < self.burst}
         tokens, then = self._state.get(key, (self.burst, now))
         tokens = min(self.burst, tokens + (now - then) * self.rate)
         if tokens >= cost:
@@ -198,23 +203,33 @@ class Guard:
     COST = {"rerun": 1.0, "fragment": 0.25, "other": 0.1}
 
     def __init__(self, session_rate=3.0, session_burst=12.0, client_rate=4.0, client_burst=16.0,
-                 strike_window_s=20.0, strikes_to_close=300):
+                 address_rate=60.0, address_burst=240.0, strike_window_s=20.0, strikes_to_close=300):
         self.session = Bucket(session_rate, session_burst)
         self.client = Bucket(client_rate, client_burst)
+        #: a ceiling per address (a class behind one NAT shares it; clients without cookies too)
+        self.address = Bucket(address_rate, address_burst)
         self.strike_window_s, self.strikes_to_close = strike_window_s, strikes_to_close
         self._strikes: dict = {}
         self.slowed = self.closed = 0
 
-    def admit(self, session_id: str, client_key, kind: str, now: float) -> tuple[str, float]:
+    def admit(self, session_id: str, client_key, kind: str, now: float,
+              address: str | None = None) -> tuple[str, float]:
         """``("ok", 0)``, ``("later", seconds)`` (slowed) or ``("close", 0)`` (disconnect)."""
         cost = self.COST.get(kind, self.COST["other"])
-        wait = self.session.take(session_id, cost, now)
-        if wait == 0.0:
-            wait = self.client.take(client_key, cost, now)
+        taken, wait = [], 0.0
+        for bucket, key in ((self.session, session_id), (self.client, client_key), (self.address, address)):
+            if key is None:
+                continue
+            wait = bucket.take(key, cost, now)
             if wait:
-                self.session.refund(session_id, cost)
+                for b, k in taken:
+                    b.refund(k, cost)
+                break
+            taken.append((bucket, key))
         if wait == 0.0:
             return "ok", 0.0
+        if len(self._strikes) > Bucket.MAX_KEYS:
+            self._strikes = {k: v for k, v in self._strikes.items() if v and now - v[-1] < self.strike_window_s}
         strikes = self._strikes.setdefault(client_key, collections.deque())
         strikes.append(now)
         while strikes and now - strikes[0] > self.strike_window_s:
@@ -264,20 +279,46 @@ def client_address(headers, remote: str | None) -> str:
     return remote
 
 
-#: cookies that name one browser: nginx's sticky key, else Streamlit's XSRF cookie
-BROWSER_COOKIES = ("st_replica", "_streamlit_xsrf")
+#: the cookie this server gives every browser (:class:`BrowserCookie`), then nginx's sticky key
+BROWSER_COOKIE = "app_browser"
+BROWSER_COOKIES = (BROWSER_COOKIE, "st_replica")
 
 
-def client_key(client) -> str:
-    """One browser: its address and its first browser cookie (all its tabs share it)."""
+def client_key(client) -> tuple[str, str]:
+    """``(address, browser mark)``: the mark is the browser's cookie (all its tabs share it), ``""``
+    for a client without one (a script: then each of its sessions has its own budget and its
+    address shares the per-address ceiling)."""
     try:
         ctx = client.client_context
         addr = client_address(list(ctx.headers), ctx.remote_ip)
         cookies = ctx.cookies
         mark = next((str(cookies[c])[:80] for c in BROWSER_COOKIES if c in cookies), "")
-    except Exception:  # noqa: BLE001 - another kind of client (tests): one key for all
-        return "?"
-    return f"{addr}|{mark}"
+    except Exception:  # noqa: BLE001 - another kind of client (tests)
+        return "?", ""
+    return addr, mark
+
+
+class BrowserCookie:
+    """ASGI middleware: a response to a request without :data:`BROWSER_COOKIE` sets one (random,
+    HttpOnly), so the tabs of one browser share one message budget without nginx too."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope.get("type") != "http" or any(
+                k == b"cookie" and f"{BROWSER_COOKIE}=".encode() in v for k, v in scope.get("headers", ())):
+            return await self.app(scope, receive, send)
+        import secrets
+
+        value = f"{BROWSER_COOKIE}={secrets.token_urlsafe(12)}; Path=/; HttpOnly; SameSite=Lax".encode()
+
+        async def send_with_cookie(msg):
+            if msg.get("type") == "http.response.start":
+                msg = {**msg, "headers": [*msg.get("headers", []), (b"set-cookie", value)]}
+            await send(msg)
+
+        return await self.app(scope, receive, send_with_cookie)
 
 
 def install_guards(guard: Guard | None = None) -> None:
@@ -296,6 +337,7 @@ def install_guards(guard: Guard | None = None) -> None:
     log = logging.getLogger("ui.serve")
     orig = Runtime.handle_backmsg
     held: dict = {}   # session id -> (latest held message, client, timer handle)
+    tabs: dict = {}   # browser key -> {session id: client}: a disconnect closes all its tabs
 
     def _close(client) -> None:
         ws = getattr(client, "_websocket", None)
@@ -311,16 +353,25 @@ def install_guards(guard: Guard | None = None) -> None:
         if msg.WhichOneof("type") == "rerun_script" and clean_widget_states(msg.rerun_script.widget_states):
             log.warning("dropped widget states with ids Streamlit never made (session %s)", session_id)
         kind = _kind(msg)
-        verdict, wait = g.admit(session_id, client_key(client), kind, time.monotonic())
+        addr, mark = client_key(client)
+        ck = f"{addr}|{mark}" if mark else f"{addr}|session:{session_id}"
+        mine = tabs.setdefault(ck, {})
+        mine[session_id] = client
+        if len(mine) > 64:
+            mine.pop(next(iter(mine)))
+        if len(tabs) > Bucket.MAX_KEYS:
+            tabs.pop(next(iter(tabs)))
+        verdict, wait = g.admit(session_id, ck, kind, time.monotonic(), addr)
         if verdict == "ok":
             return orig(self, session_id, msg, client=client)
         if verdict == "close":
-            log.warning("disconnected a client over its message budget (session %s)", session_id)
-            entry = held.pop(session_id, None)
-            if entry is not None:
-                entry[2].cancel()
-            g.forget(session_id)
-            _close(client)
+            log.warning("disconnected a browser over its message budget (%d tabs)", len(mine))
+            for sid, c in tabs.pop(ck, {}).items():
+                entry = held.pop(sid, None)
+                if entry is not None:
+                    entry[2].cancel()
+                g.forget(sid)
+                _close(c)
             return None
         if kind == "other":
             return None          # heartbeats and the like: dropped while over budget
@@ -343,6 +394,16 @@ def install_guards(guard: Guard | None = None) -> None:
         return out
 
     starlette_server._get_uvicorn_config_kwargs = capped_kwargs
+
+    from starlette.middleware import Middleware
+    from streamlit.web.server.starlette import starlette_app
+
+    make_mw = starlette_app.create_streamlit_middleware
+
+    def with_browser_cookie(*a, **k):
+        return [*make_mw(*a, **k), Middleware(BrowserCookie)]
+
+    starlette_app.create_streamlit_middleware = with_browser_cookie
 
 
 # --------------------------------------------------------------------------- sign-in
