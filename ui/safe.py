@@ -1,4 +1,6 @@
-"""Showing untrusted text (URL values, parameter-file keys and values, file names) literally.
+"""Showing untrusted text (URL values, parameter-file keys and values, file names) literally, and
+the instructor sign-in's primitives (the end of this module: the signed cookie, the attempt limits,
+the key-strength rule) that the server's route (``ui.serve``) and ``ui.instructor`` share.
 
 Every Streamlit text element except ``st.text``/``st.code`` renders Markdown with LaTeX
 (``$…$``), GitHub autolinks, emoji and colour directives, so a value such as

@@ -1,4 +1,4 @@
-"""Serve the app: ``python -m ui.serve [options]`` is ``streamlit run app.py [options]`` plus four fixes.
+"""Serve the app: ``python -m ui.serve [options]`` is ``streamlit run app.py [options]`` plus six fixes.
 
 1. **Routing.** Streamlit treats an app with a folder named ``pages/`` beside its main script as a
    legacy (v1) multipage app until some session has executed ``st.navigation`` — a process-wide
