@@ -106,3 +106,12 @@ def test_a_ceiling_per_address_for_clients_without_cookies():
     for i in range(2000):   # 100 cookie-less sessions from one address, 20 messages each at once
         ok += g.admit(f"s{i % 100}", f"a|session:s{i % 100}", "rerun", 0.0, "a")[0] == "ok"
     assert ok <= g.address.burst
+
+
+def test_a_slowed_browser_is_told_why(monkeypatch):
+    from tests.conftest import app_test
+
+    assert serve.was_slowed() is False                  # outside a run, nothing
+    monkeypatch.setattr(serve, "was_slowed", lambda: True)
+    at = app_test("two_point", {"lang": "en"})
+    assert any("being slowed down" in w.value for w in at.warning)

@@ -246,6 +246,25 @@ class Guard:
 
 
 GUARD = Guard()
+#: sessions whose held rerun was delivered late: their next run says why (app.py, :func:`was_slowed`)
+SLOWED: set = set()
+
+
+def was_slowed() -> bool:
+    """True once for a session whose rerun this server held back (called by the page run)."""
+    if not SLOWED:
+        return False
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        sid = ctx.session_id if ctx is not None else None
+    except Exception:  # noqa: BLE001 - outside a run
+        return False
+    if sid in SLOWED:
+        SLOWED.discard(sid)
+        return True
+    return False
 #: the reason a disconnected client is given (a websocket close reason: at most 123 bytes)
 CLOSE_REASON = "Too many requests from this browser: slowed, then disconnected. Reload the page."
 
@@ -339,6 +358,11 @@ def install_guards(guard: Guard | None = None) -> None:
     held: dict = {}   # session id -> (latest held message, client, timer handle)
     tabs: dict = {}   # browser key -> {session id: client}: a disconnect closes all its tabs
 
+    def _mark_slowed(runtime, session_id: str) -> None:
+        """The page's next run shows the notice (app.py asks :func:`was_slowed`)."""
+        if len(SLOWED) < Bucket.MAX_KEYS:
+            SLOWED.add(session_id)
+
     def _close(client) -> None:
         ws = getattr(client, "_websocket", None)
         if ws is not None:
@@ -347,6 +371,7 @@ def install_guards(guard: Guard | None = None) -> None:
     def _release(self, session_id: str) -> None:
         entry = held.pop(session_id, None)
         if entry is not None:
+            _mark_slowed(self, session_id)
             guarded(self, session_id, entry[0], client=entry[1])
 
     def guarded(self, session_id, msg, *, client=None):
