@@ -5,7 +5,7 @@ import gc
 import importlib
 
 from sim.warm import ensure_warm
-from ui import answers, classroom, editor, hooks, instructor, runs, style
+from ui import answers, classroom, editor, hooks, instructor, runs, serve, style
 from ui.i18n import Text
 from ui.nav import PAGES, navigation, take_unknown_page, unknown_page_notice
 from ui.lang import language_selector
@@ -38,6 +38,8 @@ with runs.turn():
     lang = language_selector()
     style.projector_toggle(Text("common", lang)("view.projector"))
     style.inject()
+    if serve.was_slowed():  # this browser went over its message budget (ui/serve.py, point 5)
+        st.warning(Text("common", lang)("ui.slowed"), icon=":material/speed:")
     teacher = instructor.sidebar(lang)  # draws nothing (None) unless instructor mode is configured
     if teacher is not None:
         classroom.sidebar(lang, teacher)

@@ -5,13 +5,13 @@ and answer. Used by ``scripts/class_latency.py`` (one server) and ``scripts/scal
 (replicas behind nginx, one killed)."""
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from typing import Any
 from urllib.parse import parse_qs
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from bench.wsclient import RunResult, SessionError, StreamlitSession
 
@@ -58,18 +58,36 @@ class ClassSession(StreamlitSession):
 
 class Instructor(ClassSession):
     async def sign_in(self, key: str, query: str = "lang=en") -> None:
+        """Post the key to the server's sign-in route like the sidebar's form (the server sets its
+        signed cookie), then open the websocket with that cookie."""
         await self.load_index("/")
+        status, set_cookies = await asyncio.to_thread(self._post_key, key)
+        self._take_cookies(set_cookies)
+        if status != 303 or "app_instructor" not in self.cookies:
+            raise SessionError(f"sign-in refused (HTTP {status}; is APP_INSTRUCTOR_KEY set?)")
         await self.connect()
         await self.checked(self.rerun("", query_string=query), "home page")
-        self.set_widget("_instructor_key", key)
-        submit = next((w for w in self._elements if "FormSubmitter:_instructor_form" in w), None)
-        if submit is None:
-            raise SessionError("no sign-in form (is APP_INSTRUCTOR_KEY set?)")
-        self._states[submit] = WidgetState(id=submit, trigger_value=True)
-        await self.checked(self.rerun(), "sign in")
         if "_class_open" not in self.widget_values and not any(
                 w.endswith("_class_open") for w in self._elements):
             raise SessionError(f"signed in but no 'Open a class' button: {self.texts[:5]}")
+
+    def _post_key(self, key: str) -> tuple[int, list[str]]:
+        import http.client
+        from urllib.parse import urlencode, urlsplit
+
+        u = urlsplit(self.base_url)
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=self.open_timeout)
+        hdrs = {**self.headers, "Content-Type": "application/x-www-form-urlencoded"}
+        if self.cookies:
+            hdrs["Cookie"] = self.cookie_header()
+        try:
+            conn.request("POST", (u.path.rstrip("/") or "") + "/_app/signin",
+                         urlencode({"key": key, "next": "/"}), hdrs)
+            r = conn.getresponse()
+            r.read()
+            return r.status, r.headers.get_all("Set-Cookie") or []
+        finally:
+            conn.close()
 
     async def open_class(self) -> str:
         self.click("_class_open")

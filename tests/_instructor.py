@@ -6,7 +6,28 @@ import pytest
 from tests.conftest import ROOT, app_test, open_page
 from ui import instructor
 
-KEY = "correct horse battery staple"
+KEY = "tq8Vn2-Xk4pLw9Rz_Hm3Yb6Jc1Fs5Dg7"   # strong enough for ui.safe.weak_key
+
+#: AppTest cannot send cookies: a test session "presents" the cookies kept under this session-state
+#: key. Only the tests read cookies from there (the served app reads ``st.context.cookies``).
+TEST_COOKIES = "_test_cookies"
+
+
+def _test_cookie_source():
+    import streamlit as st
+
+    got = st.session_state.get(TEST_COOKIES)
+    return got if isinstance(got, dict) else {}
+
+
+instructor._cookie_source = _test_cookie_source
+
+
+def cookie(key: str = KEY) -> dict:
+    """The cookies of a browser that signed in with ``key`` through the server's route."""
+    from ui import safe
+
+    return {safe.COOKIE: safe.make_token(key)}
 
 
 @pytest.fixture
@@ -31,7 +52,7 @@ def router_only(monkeypatch):
 def signed_in(stem: str = "home", query: dict | None = None):
     """An AppTest session signed in with KEY (APP_INSTRUCTOR_KEY must be set), on page ``stem``."""
     at = app_test("home", query)
-    at.session_state["_instructor"] = instructor._digest(KEY)
+    at.session_state[TEST_COOKIES] = cookie()
     at.run()
     if stem != "home":
         open_page(at, stem)
@@ -51,7 +72,7 @@ def teacher_with_class(monkeypatch, stem: str = "two_point"):
     return teacher, teacher.session_state["_class_teach"]
 
 
-__all__ = ["KEY", "ROOT", "router_only", "signed_in", "teacher_with_class"]
+__all__ = ["KEY", "ROOT", "TEST_COOKIES", "cookie", "router_only", "signed_in", "teacher_with_class"]
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from ui import instructor
 from ui.i18n import Text
 from ui.spec import DEFAULT_PARAMS_FILE, PARAMS_ENV
 
-KEY = "correct horse battery staple"
+from tests._instructor import KEY, TEST_COOKIES, cookie
 PAGE = "two_point"
 
 
@@ -44,7 +44,7 @@ def key_env(monkeypatch):
 
 
 def _as_instructor(at):
-    at.session_state["_instructor"] = instructor._digest(KEY)
+    at.session_state[TEST_COOKIES] = cookie()
     at.run()
     return at
 
@@ -64,7 +64,7 @@ def test_hidden_from_students_shown_to_instructors_and_released(key_env):
 
     # a forged instructor flag (wrong hash) shows nothing
     forged = app_test(PAGE)
-    forged.session_state["_instructor"] = instructor._digest("something else entirely")
+    forged.session_state[TEST_COOKIES] = cookie("a cookie signed with another key, Zx81")
     forged.run()
     assert _answer_expanders(forged) == []
 

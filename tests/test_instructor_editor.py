@@ -37,10 +37,12 @@ def test_invalid_entries_refused_next_to_the_field(setup_env):
     # an invalid preset value is refused too
     at.number_input(key="ed:two_point:beta:max").set_value(10.0).run()
     assert not at.button(key="_ed_save").disabled
-    at.text_input(key="edp:two_point:0:values").input("beta = 99.0, theta0 = 1.0").run()
+    # the first preset's row (its uid counts up across the process: not always 0)
+    first = next(t.key for t in at.text_input if t.key and t.key.startswith("edp:two_point:")).rsplit(":", 1)[0]
+    at.text_input(key=f"{first}:values").input("beta = 99.0, theta0 = 1.0").run()
     assert "beta=99.0 outside [0.1, 10.0]" in "\n".join(c.value for c in at.code)
     assert at.button(key="_ed_save").disabled
-    at.text_input(key="edp:two_point:0:id").input("bad id!").run()
+    at.text_input(key=f"{first}:id").input("bad id!").run()
     assert "letters, digits and _" in "\n".join(c.value for c in at.code)
     assert setup_env.read_bytes() == before
 

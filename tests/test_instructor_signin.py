@@ -1,13 +1,14 @@
-"""Instructor sign-in: off when not configured, wrong key, rate limit, key from secrets, sign-out."""
+"""Instructor sign-in: off when not configured; a weak key refused; the sidebar's form posts to the
+server's route, which limits attempts per address and server-wide and sets a signed, HttpOnly,
+expiring cookie; every run checks the cookie, so a reload keeps the teacher signed in and a
+session id alone (or a forged session-state entry) does not; sign-out clears and revokes it."""
 from __future__ import annotations
 
 import pytest
 
-from tests._instructor import router_only  # noqa: F401 - fixture
+from tests._instructor import KEY, TEST_COOKIES, cookie, router_only  # noqa: F401 - fixture
 from tests.conftest import APPTEST_TIMEOUT, app_test
-from ui import instructor
-
-KEY = "correct horse battery staple"
+from ui import instructor, safe, serve
 
 
 @pytest.fixture(autouse=True)
@@ -15,20 +16,12 @@ def _router(router_only):
     pass
 
 
-def _texts(at) -> str:
-    parts = []
-    for kind in ("markdown", "caption", "error", "warning", "text_input", "button", "expander"):
-        for el in at.get(kind):
-            parts.append(str(getattr(el, "label", "") or "") + " " + str(getattr(el, "value", "") or ""))
-    return "\n".join(parts)
+def _forms(at) -> list[str]:
+    return [h.proto.body for h in at.sidebar.get("html") if "<form" in h.proto.body]
 
 
-def _sign_in(at, key: str):
-    at.text_input(key="_instructor_key").input(key)
-    # the form's submit button is the only button inside the sign-in form
-    submit = [b for b in at.button if b.label in ("Sign in", "登录")]
-    submit[0].click().run()
-    return at
+def _signed_in(at) -> bool:
+    return any("Signed in as instructor" in c.value for c in at.caption)
 
 
 @pytest.fixture
@@ -43,61 +36,53 @@ def key_env(monkeypatch):
 
 def test_nothing_visible_without_configuration(no_config):
     at = app_test("home")
-    assert not at.exception
-    assert not [w for w in at.text_input if w.key == "_instructor_key"]
-    # no sign-in box and no instructor controls (the home page's note for teachers, in the main
-    # area, may explain what instructor mode is where a server is set up for it)
-    assert "Instructor" not in _texts(at.sidebar) and "教师" not in _texts(at.sidebar)
+    assert not at.exception and not _forms(at)
     assert not [e for e in at.expander if e.label in ("Instructor", "教师")]
 
 
-def test_short_key_counts_as_not_configured(monkeypatch):
-    monkeypatch.setenv(instructor.KEY_ENV, "short")
+@pytest.mark.parametrize("weak", ["short", "correct horse battery staple", "x" * 40,
+                                  "my-instructor-password-2026"])
+def test_weak_key_counts_as_not_configured_and_stops_the_server(weak, monkeypatch):
+    monkeypatch.setenv(instructor.KEY_ENV, weak)
+    assert not _forms(app_test("home"))
+    with pytest.raises(SystemExit) as e:
+        serve.check_key_strength({"APP_INSTRUCTOR_KEY": weak})
+    assert "secrets.token_urlsafe(24)" in str(e.value)
+    serve.check_key_strength({"APP_INSTRUCTOR_KEY": KEY})      # a strong one passes
+
+
+def test_the_form_posts_to_the_route_and_never_holds_the_key(key_env):
     at = app_test("home")
-    assert not [w for w in at.text_input if w.key == "_instructor_key"]
+    forms = _forms(at)
+    assert len(forms) == 1 and 'action="/_app/signin"' in forms[0] and 'type="password"' in forms[0]
+    assert KEY not in forms[0]
+    assert not _signed_in(at)
 
 
-def test_wrong_key_refused_right_key_accepted_and_sign_out(key_env):
+def test_the_cookie_signs_in_on_every_run_and_a_session_alone_does_not(key_env):
     at = app_test("home")
-    assert [w for w in at.text_input if w.key == "_instructor_key"]
-    _sign_in(at, KEY + "x")
-    assert not at.exception
-    assert any("not right" in e.value for e in at.error)
-    assert at.session_state["_instructor_attempts"] and "_instructor" not in at.session_state
-    _sign_in(at, KEY)
-    assert at.session_state["_instructor"] == instructor._digest(KEY)
-    assert any("Signed in as instructor" in c.value for c in at.caption)
-    assert not [w for w in at.text_input if w.key == "_instructor_key"]
-    at.button(key="_instructor_out").click().run()
-    assert "_instructor" not in at.session_state
-    assert [w for w in at.text_input if w.key == "_instructor_key"]
-
-
-def test_rate_limit_blocks_even_the_right_key_then_expires(key_env, monkeypatch):
-    clock = [1000.0]
-    monkeypatch.setattr(instructor, "_now", lambda: clock[0])
-    at = app_test("home")
-    for i in range(instructor.MAX_ATTEMPTS):
-        _sign_in(at, f"wrong-{i}")
-    warn = [w.value for w in at.warning if "Too many attempts" in w.value]
-    assert warn and "60 s" in warn[0]
-    assert at.text_input(key="_instructor_key").disabled
-    # a client that submits anyway (the form is only disabled in the browser) is refused, even
-    # with the right key
-    at.text_input(key="_instructor_key").proto.disabled = False  # forge what a browser cannot do
-    [b for b in at.button if b.label == "Sign in"][0].proto.disabled = False
-    _sign_in(at, KEY)
-    assert "_instructor" not in at.session_state
-    assert len(at.session_state["_instructor_attempts"]) == instructor.MAX_ATTEMPTS
-    clock[0] += 30
+    at.session_state[TEST_COOKIES] = cookie()
     at.run()
-    warn = [w.value for w in at.warning if "Too many attempts" in w.value]
-    assert warn and "30 s" in warn[0]
-    clock[0] += 31
+    assert _signed_in(at) and 'action="/_app/signout"' in _forms(at)[0]
+    at.run()                                   # a reload presents the same cookie: still signed in
+    assert _signed_in(at)
+    # the same session without the cookie (a session id resumed by another client): signed out
+    at.session_state[TEST_COOKIES] = {}
+    at.session_state["_instructor"] = "anything a client might put in the session"
     at.run()
-    assert not [w for w in at.warning if "Too many attempts" in w.value]
-    _sign_in(at, KEY)
-    assert at.session_state["_instructor"] == instructor._digest(KEY)
+    assert not _signed_in(at)
+
+
+def test_expired_forged_or_old_key_cookies_do_not_count(key_env):
+    assert not safe.token_ok(safe.make_token(KEY, now=0.0), KEY)
+    assert not safe.token_ok(safe.make_token(KEY + "-old"), KEY)
+    good = safe.make_token(KEY)
+    exp, nonce, mac = good.split(".")
+    assert not safe.token_ok(f"{int(exp) + 10 ** 6}.{nonce}.{mac}", KEY)
+    assert not safe.token_ok("garbage", KEY) and not safe.token_ok(None, KEY)
+    assert safe.token_ok(good, KEY)
+    safe.revoke(good)
+    assert not safe.token_ok(good, KEY)
 
 
 def test_key_from_secrets_and_key_rotation_signs_out(no_config):
@@ -107,15 +92,65 @@ def test_key_from_secrets_and_key_rotation_signs_out(no_config):
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=APPTEST_TIMEOUT)
     at.secrets["instructor"] = {"key": KEY}
+    at.session_state[TEST_COOKIES] = cookie()
     at.run()
-    _sign_in(at, KEY)
-    assert at.session_state["_instructor"] == instructor._digest(KEY)
-    at.secrets["instructor"] = {"key": KEY + " rotated"}
+    assert _signed_in(at)
+    at.secrets["instructor"] = {"key": KEY + "-rotated"}
     at.run()
-    assert [w for w in at.text_input if w.key == "_instructor_key"]  # signed out by the new key
+    assert not _signed_in(at) and _forms(at)
 
 
 def test_chinese_sidebar(key_env):
     at = app_test("home", {"lang": "zh"})
-    _sign_in(at, "nope-nope-nope")
-    assert any("密钥不正确" in e.value for e in at.error)
+    assert 'name="lang" value="zh"' in _forms(at)[0] and "登录" in _forms(at)[0]
+
+
+# --------------------------------------------------------------------------- the server's route
+@pytest.fixture
+def client(monkeypatch):
+    from starlette.applications import Starlette
+    from starlette.testclient import TestClient
+
+    monkeypatch.setenv(instructor.KEY_ENV, KEY)
+    monkeypatch.setattr(serve, "SIGNIN_ATTEMPTS", safe.Attempts(per_address=10, total=60))
+    monkeypatch.setattr(serve, "TRUSTED_PROXIES", ("testclient",))   # as nginx on loopback is
+    return TestClient(Starlette(routes=serve.signin_routes()), base_url="http://app.test")
+
+
+def _post(client, key, addr="198.51.100.7", nxt="/two_point?lang=en", path="/_app/signin"):
+    return client.post(path, data={"key": key, "next": nxt, "lang": "en"}, follow_redirects=False,
+                       headers={"X-Real-IP": addr})
+
+
+def test_route_right_key_sets_a_signed_httponly_expiring_cookie(client):
+    r = _post(client, KEY)
+    assert r.status_code == 303 and r.headers["location"] == "/two_point?lang=en"
+    sc = r.headers["set-cookie"].lower()
+    assert "httponly" in sc and "samesite=strict" in sc and "max-age=" in sc and "path=/" in sc
+    assert KEY.lower() not in sc
+    token = r.cookies.get(safe.COOKIE) or client.cookies.get(safe.COOKIE)
+    assert safe.token_ok(token, KEY)
+    out = client.post("/_app/signout", data={"next": "/"}, follow_redirects=False)
+    assert out.status_code == 303 and 'max-age=0' in out.headers["set-cookie"].lower()
+    assert not safe.token_ok(token, KEY)            # revoked: another tab's websocket still has it
+
+
+def test_route_wrong_key_and_open_redirects_refused(client):
+    r = _post(client, KEY + "x")
+    assert r.status_code == 403 and "not right" in r.text and safe.COOKIE not in r.headers.get("set-cookie", "")
+    assert _post(client, KEY, nxt="//evil.example/x").headers["location"] == "/"
+    assert _post(client, KEY, nxt="https://evil.example").headers["location"] == "/"
+    r = client.post("/_app/signin", data={"key": KEY}, headers={"Origin": "https://evil.example"},
+                    follow_redirects=False)
+    assert r.status_code == 403
+
+
+def test_route_attempts_limited_per_address_and_server_wide(client):
+    for i in range(10):
+        assert _post(client, f"wrong-{i}").status_code == 403
+    r = _post(client, KEY)                               # the right key too, from that address
+    assert r.status_code == 429 and "Too many attempts" in r.text
+    assert _post(client, KEY, addr="203.0.113.9").status_code == 303   # another address is not blocked
+    for i in range(60):                                  # many addresses: the server-wide ceiling
+        _post(client, "wrong", addr=f"192.0.2.{i}")
+    assert _post(client, KEY, addr="203.0.113.10").status_code == 429

@@ -121,10 +121,18 @@ def test_nginx_rate_limits_are_per_client_by_cookie(nginx):
     assert _find(server, "limit_conn_status")[0][1] == ["429"]
 
 
-def test_nginx_takes_no_large_bodies(nginx):
+def test_nginx_takes_large_bodies_on_the_upload_route_only(nginx):
+    from ui.params_file import MAX_IMPORT_BYTES
+
     server = _find(nginx, "server")[0][2]
     sizes = [_size(d[1][0]) for d in _find(server, "client_max_body_size")]
-    assert sizes and max(sizes) <= 1024 ** 2, f"client_max_body_size {sizes}: the app takes no uploads"
+    assert sizes and max(sizes) <= 64 * 1024, f"client_max_body_size {sizes}"
+    locs = {d[1][0]: d[2] for d in _find(server, "location")}
+    upload = locs["/_stcore/upload_file/"]
+    big = _size(_find(upload, "client_max_body_size")[0][1][0])
+    assert MAX_IMPORT_BYTES < big <= MAX_IMPORT_BYTES + 100 * 1024, big
+    assert _find(upload, "access_log")[0][1] == ["off"], "upload URLs hold the session id"
+    assert [k for k, v in locs.items() if _find(v, "client_max_body_size")] == ["/_stcore/upload_file/"]
 
 
 @pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx not installed (make scale-check installs it)")
@@ -202,7 +210,11 @@ def test_ingress_ships_tls_rate_limits_and_small_bodies():
     doc = (DEPLOY / "k8s" / "ingress.yaml").read_text()
     assert f"kubectl create secret tls {secret.group(1)}" in doc, "document how to create the TLS secret"
     body = re.search(r'proxy-body-size:\s*"?(\w+)"?', text)
-    assert body and _size(body.group(1)) <= 1024 ** 2, body
+    assert body and _size(body.group(1)) <= 64 * 1024, body     # the first Ingress: the whole app
+    upload = doc[doc.index("name: tokens-on-the-sphere-upload"):]
+    big = re.search(r'proxy-body-size:\s*"?(\w+)"?', upload)
+    assert big and 1024 ** 2 < _size(big.group(1)) <= 1024 ** 2 + 100 * 1024, big
+    assert re.findall(r"- path: (\S+)", upload) == ["/_stcore/upload_file/"]
     assert re.search(r'ssl-redirect:\s*"true"', text)
     for ann in ("limit-rps", "limit-connections"):
         assert re.search(rf"nginx.ingress.kubernetes.io/{ann}:", text), ann

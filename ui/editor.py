@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import tomllib
 
 import streamlit as st
 
@@ -22,7 +21,7 @@ from ui.answers import LAST_VIEW
 from ui.i18n import Text
 from ui.nav import PAGES, page_module
 from ui.lang import current_lang
-from ui.spec import params_file, resolve
+from ui.spec import MAX_PRESETS, params_file, resolve
 
 URL_PATH = "instructor_params"
 _BASE = "_ed_base"
@@ -191,52 +190,97 @@ def _delete(stem: str, i: int) -> None:
 
 def _add(stem: str, values: dict, title: dict) -> None:
     lst = st.session_state[f"_ed_presets:{stem}"]
+    if len(lst) >= MAX_PRESETS:   # a forged click on the disabled button
+        return
     ids = {st.session_state.get(f"edp:{stem}:{p['uid']}:id", p["id"]) for p in lst}
     n = 1
     while f"preset_{n}" in ids:
         n += 1
     lst.append({"id": f"preset_{n}", "title": dict(title), "values": dict(values), "answers": False,
                 "uid": next(_uid)})
+    st.session_state[f"_ed_page:{stem}"] = (len(lst) - 1) // PAGE_SIZE   # show the new one
+
+
+#: presets drawn at once in the editor (a file with thousands drew 16 000 widgets and froze it)
+PAGE_SIZE = 10
+
+
+def _page_of(stem: str, n: int, t: Text) -> range:
+    """The indexes of the presets on the page the instructor chose (a selector when more than one)."""
+    pages = max(1, -(-n // PAGE_SIZE))
+    key = f"_ed_page:{stem}"
+    if not isinstance(st.session_state.get(key), int) or not 0 <= st.session_state[key] < pages:
+        st.session_state[key] = pages - 1 if st.session_state.get(key) else 0
+    if pages > 1:
+        st.selectbox(t("editor.preset_page"), list(range(pages)), key=key,
+                     format_func=lambda i: f"{i * PAGE_SIZE + 1}–{min((i + 1) * PAGE_SIZE, n)} / {n}")
+    i = st.session_state[key]
+    return range(i * PAGE_SIZE, min((i + 1) * PAGE_SIZE, n))
+
+
+def _preset_fields(pr: dict) -> dict:
+    """The preset's fields as the form holds them (its last drawn values, else the file's)."""
+    return {"id": pr["id"], "en": pr["title"]["en"], "zh": pr["title"]["zh"],
+            "values": pr.get("values_text", pf.format_values(pr["values"])), "answers": pr["answers"]}
 
 
 def _preset_rows(stem: str, data: dict, params: dict, t: Text) -> tuple[list[dict], int]:
     lst = _presets_state(stem, data)
     out, bad = [], 0
-    ids = [st.session_state.get(f"edp:{stem}:{p['uid']}:id", p["id"]) for p in lst]
+    shown = _page_of(stem, len(lst), t)
+    ids = [st.session_state.get(f"edp:{stem}:{p['uid']}:id", p["id"]) if i in shown else p["id"]
+           for i, p in enumerate(lst)]
+    hidden_bad = 0
     for i, pr in enumerate(lst):
         k = f"edp:{stem}:{pr['uid']}"
-        for f, v in (("id", pr["id"]), ("en", pr["title"]["en"]), ("zh", pr["title"]["zh"]),
-                     ("values", pf.format_values(pr["values"])), ("answers", pr["answers"])):
-            st.session_state.setdefault(f"{k}:{f}", v)
-        with st.container(border=True):
-            c = st.columns([2, 3, 3])
-            c[0].text_input(t("editor.preset_id"), key=f"{k}:id", max_chars=40)
-            c[1].text_input(t("editor.title_en"), key=f"{k}:en", max_chars=200)
-            c[2].text_input(t("editor.title_zh"), key=f"{k}:zh", max_chars=200)
-            st.text_input(t("editor.values"), key=f"{k}:values", help=t("editor.values_help"), max_chars=2000)
-            b = st.columns([3, 1, 1, 1])
-            b[0].checkbox(t("editor.preset_answers"), key=f"{k}:answers")
-            b[1].button("↑", key=f"{k}:up", on_click=_move, args=(stem, i, -1), disabled=i == 0,
-                        help=t("editor.up"))
-            b[2].button("↓", key=f"{k}:down", on_click=_move, args=(stem, i, 1), disabled=i == len(lst) - 1,
-                        help=t("editor.down"))
-            b[3].button("✕", key=f"{k}:del", on_click=_delete, args=(stem, i), help=t("editor.delete"))
+        if i in shown:
+            for f, v in _preset_fields(pr).items():
+                st.session_state.setdefault(f"{k}:{f}", v)
+            _preset_row(stem, i, len(lst), k, t)
             s = st.session_state
-            pid = s[f"{k}:id"].strip()
-            title = {"en": s[f"{k}:en"].strip(), "zh": s[f"{k}:zh"].strip()}
-            try:
-                values = pf.parse_values(s[f"{k}:values"])
-                problems = []
-            except ValueError as exc:
-                values, problems = {}, [f"values: {exc}"]
-            problems += [m for m in pf.preset_problems(pid, title, values, params,
-                                                       ids[:i] + ids[i + 1:]) if not (problems and m.startswith("values: give"))]
-            if problems:
-                bad += 1
-                st.error(t("editor.invalid"), icon=":material/error:")
-                _show_problems(problems)
-            out.append({"id": pid, "title": title, "values": values, "answers": bool(s[f"{k}:answers"])})
+            f = {name: s[f"{k}:{name}"] for name in ("id", "en", "zh", "values", "answers")}
+            # kept in the list, so the row's edits survive while another page of presets is shown
+            pr.update(id=f["id"], title={"en": f["en"], "zh": f["zh"]}, values_text=f["values"],
+                      answers=bool(f["answers"]))
+        else:
+            f = _preset_fields(pr)
+        pid = str(f["id"]).strip()
+        title = {"en": str(f["en"]).strip(), "zh": str(f["zh"]).strip()}
+        try:
+            values = pf.parse_values(str(f["values"]))
+            problems = []
+        except ValueError as exc:
+            values, problems = {}, [f"values: {exc}"]
+        problems += [m for m in pf.preset_problems(pid, title, values, params, ids[:i] + ids[i + 1:])
+                     if not (problems and m.startswith("values: give"))]
+        if problems:
+            bad += 1
+            if i in shown:
+                with st.container():
+                    st.error(t("editor.invalid"), icon=":material/error:")
+                    _show_problems(problems)
+            else:
+                hidden_bad += 1
+        out.append({"id": pid, "title": title, "values": values, "answers": bool(f["answers"])})
+    if hidden_bad:
+        st.warning(t("editor.invalid_elsewhere", n=hidden_bad), icon=":material/error:")
     return out, bad
+
+
+def _preset_row(stem: str, i: int, n: int, k: str, t: Text) -> None:
+    with st.container(border=True):
+        c = st.columns([2, 3, 3])
+        c[0].text_input(t("editor.preset_id"), key=f"{k}:id", max_chars=40)
+        c[1].text_input(t("editor.title_en"), key=f"{k}:en", max_chars=200)
+        c[2].text_input(t("editor.title_zh"), key=f"{k}:zh", max_chars=200)
+        st.text_input(t("editor.values"), key=f"{k}:values", help=t("editor.values_help"), max_chars=2000)
+        b = st.columns([3, 1, 1, 1])
+        b[0].checkbox(t("editor.preset_answers"), key=f"{k}:answers")
+        b[1].button("↑", key=f"{k}:up", on_click=_move, args=(stem, i, -1), disabled=i == 0,
+                    help=t("editor.up"))
+        b[2].button("↓", key=f"{k}:down", on_click=_move, args=(stem, i, 1), disabled=i == n - 1,
+                    help=t("editor.down"))
+        b[3].button("✕", key=f"{k}:del", on_click=_delete, args=(stem, i), help=t("editor.delete"))
 
 
 # --------------------------------------------------------------------------- the page
@@ -297,10 +341,7 @@ def render() -> None:
     if file_errors:
         st.error(t("editor.file_errors"))
         _show_problems(file_errors)
-    try:
-        data = tomllib.loads(base["text"])
-    except tomllib.TOMLDecodeError:
-        data = {}
+    data, unparsable = pf.parse(base["text"], path.name)
 
     stems = [e.stem for e in PAGES if page_module(e.stem).SCHEMA.params]
     stem = st.selectbox(t("editor.page"), stems, key="_ed_stem", format_func=lambda s: Text(s, lang)("title"))
@@ -317,9 +358,11 @@ def render() -> None:
     c = st.columns(2)
     view = st.session_state.get(LAST_VIEW) or {}
     defaults = {n: p.default for n, p in res.params.items()}
-    c[0].button(t("editor.add"), key="_ed_add", on_click=_add,
+    full = len(presets) >= MAX_PRESETS
+    c[0].button(t("editor.add"), key="_ed_add", on_click=_add, disabled=full,
                 args=(stem, defaults, {"en": "New preset", "zh": "新预设"}))
-    c[1].button(t("editor.add_view"), key="_ed_add_view", on_click=_add, disabled=view.get("stem") != stem,
+    c[1].button(t("editor.add_view"), key="_ed_add_view", on_click=_add,
+                disabled=full or view.get("stem") != stem,
                 args=(stem, view.get("values", {}), {"en": "Saved view", "zh": "保存的视图"}),
                 help=t("editor.add_view_help"))
 
@@ -332,8 +375,14 @@ def render() -> None:
         if invalid:  # a forged click on the disabled button
             st.error(t("editor.refused"))
         else:
-            new_text = pf.apply_edits(base["text"], stem, edits, presets)
-            if new_text == base["text"]:
+            try:
+                new_text = pf.apply_edits(base["text"], stem, edits, presets)
+            except Exception:  # noqa: BLE001 - a file tomlkit cannot edit: Undo or an upload fixes it
+                new_text = None
+            if new_text is None or unparsable:
+                st.error(t("editor.refused"))
+                _show_problems([unparsable or f"{path.name}: cannot be edited in place"])
+            elif new_text == base["text"]:
                 st.info(t("editor.nothing"))
             else:
                 _save(path, new_text, base, t, "saved")

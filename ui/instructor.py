@@ -5,10 +5,16 @@ Configuration (nothing configured -> instructor mode is off and nothing of it is
 * **Shared key** — ``APP_INSTRUCTOR_KEY`` in the environment, or in ``.streamlit/secrets.toml``::
 
       [instructor]
-      key = "a long random string"      # at least 12 characters; shorter keys are ignored
+      key = "..."     # make one: python -c "import secrets; print(secrets.token_urlsafe(24))"
 
-  The key typed in the sidebar is compared with :func:`hmac.compare_digest` (constant time).
-  Attempts are limited per browser session (5 per minute); after that the form waits.
+  A short or guessable key (:func:`ui.safe.weak_key`) stops ``ui.serve`` at start with a message
+  saying how to make one (elsewhere it counts as not configured). The sidebar's sign-in box is a
+  plain HTML form that posts the key to the server's route ``/_app/signin`` (``ui.serve``): it is
+  compared there in constant time, attempts are limited per client address (10 a minute) and for
+  the whole server, and a right key sets a signed, HttpOnly cookie (:data:`ui.safe.COOKIE`) that
+  expires after :data:`ui.safe.COOKIE_TTL_S`. Every run checks that cookie (the one the browser
+  presented when its websocket opened), never anything kept in the session: a reload keeps the
+  teacher signed in, a bare session id does not, and the key never travels in a link.
 
 * **OpenID Connect** — an ``[auth]`` block in ``.streamlit/secrets.toml`` (see Streamlit's
   ``st.login``; needs the ``Authlib`` package). Then the sidebar shows "Sign in" and, optionally,
@@ -26,35 +32,32 @@ Configuration (nothing configured -> instructor mode is off and nothing of it is
 
   When ``[auth]`` is configured it is used instead of the shared key. With named providers only
   (``[auth.google]`` …, no ``client_id`` in ``[auth]`` itself) the first one is used. An address on
-  the list counts only if the provider does not say it is unverified (``email_verified = false``).
+  the list counts only if the provider says it is verified (``email_verified = true``).
   Signing out (``st.logout``) also signs out at the provider when it offers an
   ``end_session_endpoint``. Streamlit brings the browser back to the app's home page after either.
 
-With the key the state is per browser session: a new tab (or a reload) starts signed out. Changing
-the key signs every session out on its next interaction (the session keeps only a hash of the key).
+With the key the sign-in is the cookie: every tab of that browser, until it expires or "Sign out"
+(which clears it and revokes it in this server process). Changing the key signs every browser out
+on its next run (the cookie is signed with a hash of the key).
 With OpenID Connect the sign-in is Streamlit's signed cookie (every tab, 30 days) until "Sign out".
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
-import math
 import os
 import time
 
 import streamlit as st
 from streamlit.errors import StreamlitAuthError
 
+from ui import safe
 from ui.i18n import Text
 from ui.safe import literal
 
 KEY_ENV = "APP_INSTRUCTOR_KEY"
-MIN_KEY_LEN = 12
-MAX_ATTEMPTS = 5          # wrong or right, per session ...
-WINDOW_S = 60.0           # ... within this many seconds
-_STATE = "_instructor"    # session: sha256 of the key that signed in (key mode) or True (OIDC)
-_ATTEMPTS = "_instructor_attempts"
+MIN_KEY_LEN = safe.MIN_KEY_LEN
+SIGNIN_PATH = "/_app/signin"     # the server's routes (ui.serve)
+SIGNOUT_PATH = "/_app/signout"
 _now = time.monotonic     # replaced by tests
 _log = logging.getLogger(__name__)
 
@@ -96,8 +99,9 @@ def _configured_key() -> str | None:
         key = sec.get("key", "") if isinstance(sec, dict) else ""
     if not isinstance(key, str) or not key.strip():
         return None
-    if len(key) < MIN_KEY_LEN:
-        _log.warning("instructor key ignored: shorter than %d characters", MIN_KEY_LEN)
+    weak = safe.weak_key(key)
+    if weak:
+        _log.warning("instructor key ignored: %s (make one with: %s)", weak, safe.MAKE_KEY)
         return None
     return key
 
@@ -111,8 +115,16 @@ def mode() -> str | None:
     return None
 
 
-def _digest(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()
+def _request_cookies():
+    """The cookies the browser sent when this session's websocket opened (``st.context.cookies``)."""
+    try:
+        return st.context.cookies
+    except Exception:  # noqa: BLE001 - no script context
+        return {}
+
+
+#: where the cookies come from; tests replace it (AppTest cannot send cookies)
+_cookie_source = _request_cookies
 
 
 def _oidc_user() -> dict | None:
@@ -125,9 +137,11 @@ def _oidc_user() -> dict | None:
 
 
 def _verified(user: dict) -> bool:
-    """False only when the provider says the address is unverified (many do not say either way)."""
-    v = user.get("email_verified", True)
-    return not (v is False or str(v).strip().lower() in ("false", "0", "no"))
+    """True only when the provider says the address is verified (``email_verified = true``; a few
+    providers send the string ``"true"``). A missing claim is not a verification: anyone can open
+    an account at some providers with an address they do not own."""
+    v = user.get("email_verified")
+    return v is True or (isinstance(v, str) and v.strip().lower() == "true")
 
 
 def _oidc_instructor() -> bool:
@@ -173,38 +187,12 @@ def is_instructor() -> bool:
     if m == "oidc":
         return _oidc_instructor()
     if m == "key":
-        got = st.session_state.get(_STATE)
-        return isinstance(got, str) and hmac.compare_digest(got, _digest(_configured_key()))
+        try:
+            token = _cookie_source().get(safe.COOKIE)
+        except Exception:  # noqa: BLE001 - a cookie jar of another shape: no cookie
+            token = None
+        return safe.token_ok(token, _configured_key())
     return False
-
-
-# --------------------------------------------------------------------------- rate limit
-def _wait_s() -> float:
-    """Seconds to wait before the next attempt (0: an attempt is allowed now)."""
-    now = _now()
-    recent = [t for t in st.session_state.get(_ATTEMPTS, []) if now - t < WINDOW_S]
-    st.session_state[_ATTEMPTS] = recent
-    if len(recent) < MAX_ATTEMPTS:
-        return 0.0
-    return max(WINDOW_S - (now - recent[0]), 0.0)
-
-
-def check_key(typed: str) -> str:
-    """Count one attempt and check it. Returns ``"ok"``, ``"wrong"`` or ``"wait"``."""
-    if _wait_s() > 0:
-        return "wait"
-    st.session_state[_ATTEMPTS].append(_now())
-    key = _configured_key()
-    if key is None or not isinstance(typed, str):
-        return "wrong"
-    if hmac.compare_digest(typed.encode(), key.encode()):
-        st.session_state[_STATE] = _digest(key)
-        return "ok"
-    return "wrong"
-
-
-def sign_out() -> None:
-    st.session_state.pop(_STATE, None)
 
 
 # --------------------------------------------------------------------------- sidebar
@@ -255,8 +243,10 @@ def _login_button(t: Text) -> None:
 
 
 def _sign_out_button(t: Text, m: str) -> None:
+    if m == "key":   # the cookie is HttpOnly: only the server's route can clear it
+        st.html(_form(SIGNOUT_PATH, t, "", t("signin.sign_out")))
+        return
     if st.button(t("signin.sign_out"), key="_instructor_out"):
-        sign_out()
         if m == "oidc":
             # the browser goes to /auth/logout (the cookie is cleared, then the provider's logout)
             # and comes back to a new session. No st.rerun() here: a rerun clears the session's
@@ -266,21 +256,49 @@ def _sign_out_button(t: Text, m: str) -> None:
             st.rerun()
 
 
-def _on_submit() -> None:
-    """Form callback (runs before the script, so the form below already shows the new wait).
-    A client can send a click on a disabled button: check_key counts and refuses it."""
-    result = check_key(st.session_state.get("_instructor_key", ""))
-    st.session_state["_instructor_msg"] = result
+def _here() -> str:
+    """This page's path and query (where the sign-in route sends the browser back)."""
+    from urllib.parse import urlsplit
+
+    try:
+        u = urlsplit(str(st.context.url or ""))
+        return (u.path or "/") + (f"?{u.query}" if u.query else "")
+    except Exception:  # noqa: BLE001 - no context (tests)
+        return "/"
+
+
+def _base_path() -> str:
+    from streamlit import config
+
+    base = str(config.get_option("server.baseUrlPath") or "").strip("/")
+    return f"/{base}" if base else ""
+
+
+def _form(path: str, t: Text, field: str, button: str) -> str:
+    """A plain HTML form posting to the server's route (escaped: nothing in it is Markdown)."""
+    import html
+
+    e = lambda v: html.escape(str(v), quote=True)  # noqa: E731
+    return (f'<form method="post" action="{e(_base_path() + path)}" class="app-signin">'
+            f'<input type="hidden" name="next" value="{e(_here())}">'
+            f'<input type="hidden" name="lang" value="{e(t.lang)}">{field}'
+            f'<button type="submit">{e(button)}</button></form>' + _FORM_CSS)
+
+
+_FORM_CSS = """<style>
+.app-signin { display: flex; flex-direction: column; gap: 0.5rem; }
+.app-signin label { font-size: 0.875rem; display: flex; flex-direction: column; gap: 0.25rem; }
+.app-signin input[type=password] { padding: 0.45rem 0.6rem; border-radius: 0.5rem;
+  border: 1px solid rgba(128,128,128,0.5); background: transparent; color: inherit; font: inherit; }
+.app-signin button { align-self: flex-start; padding: 0.35rem 0.9rem; border-radius: 0.5rem;
+  border: 1px solid rgba(128,128,128,0.5); background: transparent; color: inherit; font: inherit;
+  cursor: pointer; }
+</style>"""
 
 
 def _key_form(t: Text) -> None:
-    wait = _wait_s()
-    with st.form("_instructor_form", clear_on_submit=True, border=False):
-        st.text_input(t("signin.key"), type="password", key="_instructor_key",
-                      disabled=wait > 0, autocomplete="off")
-        st.form_submit_button(t("signin.submit"), disabled=wait > 0, on_click=_on_submit)
-    msg = st.session_state.pop("_instructor_msg", None)
-    if wait > 0:
-        st.warning(t("signin.wait", s=math.ceil(wait)), icon=":material/timer:")
-    elif msg == "wrong":
-        st.error(t("signin.wrong"))
+    import html
+
+    field = (f'<label>{html.escape(t("signin.key"))}<input type="password" name="key" required '
+             f'maxlength="200" autocomplete="current-password"></label>')
+    st.html(_form(SIGNIN_PATH, t, field, t("signin.submit")))

@@ -43,7 +43,7 @@ from typing import Any, Callable, Hashable
 
 from ui.runs import released
 
-__all__ = ["Busy", "Job", "JobPool", "calls", "heavy", "pool", "workers"]
+__all__ = ["Busy", "Superseded", "Job", "JobPool", "calls", "heavy", "pool", "workers"]
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,10 @@ def workers(environ=os.environ) -> int:
         log.warning("%s=%r is not an integer; using %d", ENV, raw, n - 1)
         want = n - 1
     return min(max(1, want), n)
+
+
+class Superseded(Exception):
+    """A queued cold load withdrawn because its session asked for another one."""
 
 
 class Busy(Exception):
@@ -124,21 +128,28 @@ class JobPool:
         self._active: dict[Hashable, Job] = {}                       # queued or running
         self._finished: collections.OrderedDict[Hashable, Job] = collections.OrderedDict()
         self._by_session: dict[str, Job] = {}                        # the session's own job
+        self._queued_by: dict[str, Job] = {}                         # its one queued replaceable job
         self._seq = itertools.count(1)
         self._threads: list[threading.Thread] = []
         self.runs = 0                                                # jobs actually computed
 
     # ------------------------------------------------------------------ requests
-    def submit(self, key: Hashable, fn: Callable[..., Any], session: str | None = None) -> Job:
+    def submit(self, key: Hashable, fn: Callable[..., Any], session: str | None = None,
+               replaces: str | None = None) -> Job:
         """The job for ``key``: a finished one, the one queued/running, or a new one queued.
 
-        Raises :class:`Busy` when ``session`` already has a different job queued or running."""
+        Raises :class:`Busy` when ``session`` already has a different job queued or running.
+        ``replaces`` (a session id; the cold-load lane): that session has at most one job *queued*
+        here — a new one takes the place of its earlier queued one (which is dropped when nobody
+        else waits for it: the student has moved on), so one session cannot fill the queue."""
         with self._cv:
             job = self.find(key)
             if job is not None:
                 if session is not None:
                     job.sessions.add(session)
                 return job
+            if replaces is not None:
+                self._drop_queued(replaces)
             own = self._by_session.get(session) if session is not None else None
             if own is not None and not own.done.is_set():
                 raise Busy(own)
@@ -146,11 +157,30 @@ class JobPool:
             if session is not None:
                 job.sessions.add(session)
                 self._by_session[session] = job
+            if replaces is not None:
+                job.sessions.add(replaces)
+                self._queued_by[replaces] = job
             self._active[key] = job
             self._queue.append(job)
             self._start_workers()
             self._cv.notify()
             return job
+
+    def _drop_queued(self, session: str) -> None:
+        """Withdraw ``session``'s queued job of this lane (kept when another session waits for it)."""
+        old = self._queued_by.pop(session, None)
+        if old is None or old.state != "queued":
+            return
+        old.sessions.discard(session)
+        if old.sessions:
+            return
+        try:
+            self._queue.remove(old)
+        except ValueError:
+            return
+        self._active.pop(old.key, None)
+        old.state, old.error, old.fn = "failed", Superseded(old.key), None
+        old.done.set()
 
     def find(self, key: Hashable) -> Job | None:
         """The queued, running or finished (still kept) job for ``key``, or None."""
@@ -207,6 +237,8 @@ class JobPool:
                     self._cv.wait()
                 job = self._queue.popleft()
                 job.state, job.started = "running", time.monotonic()
+                for s in [s for s, j in self._queued_by.items() if j is job]:
+                    del self._queued_by[s]
             try:
                 result, error = job.fn(progress=job._set_progress), None
             except BaseException as exc:  # noqa: BLE001 - handed to every waiting page
@@ -304,12 +336,13 @@ def heavy(key: Hashable, fn: Callable[..., Any], *, start: bool, t=None, text: s
     import streamlit as st
 
     p = jobs or pool(lane)
-    sid = _session_id() if lane == "panel" else None
+    sid = _session_id()
     mine = st.session_state.setdefault("_jobs_mine", set())   # keys this session asked for
     job = p.find(key)
     if start:
         try:
-            job = p.submit(key, fn, sid)
+            # a panel is the session's one job; a cold load replaces the session's queued one
+            job = p.submit(key, fn, sid, None) if lane == "panel" else p.submit(key, fn, None, sid)
         except Busy as b:
             st.warning(_label(t, "job_busy", "You already have a computation in the queue (position "
                               "{pos}); it has to finish before you start another.", pos=max(p.position(b.job), 1)),
@@ -325,6 +358,8 @@ def heavy(key: Hashable, fn: Callable[..., Any], *, start: bool, t=None, text: s
         bar.empty()
     if job.error is not None:
         mine.discard(key)
+        if isinstance(job.error, Superseded):
+            return None
         raise job.error
     return job.result
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 import math
-import re
 import sys
 from dataclasses import dataclass, field
 
@@ -33,7 +32,7 @@ from ui import style as _style
 from ui.i18n import Text
 from ui.lang import current_lang
 from ui.nav import PAGES, leave_mpa_v1
-from ui.safe import literal
+from ui.safe import inert_html, literal
 from ui.share import share_url
 from ui.spec import PageSchema, Param, Resolved
 from ui.table import to_csv
@@ -239,6 +238,7 @@ _PRESET_CSS = """<style>
 [role="listbox"] [role="option"] { height: auto !important; min-height: 2.5rem; }
 [role="listbox"] [role="option"] > div { white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important; line-height: 1.3; padding-top: 0.3rem; padding-bottom: 0.3rem; }
+.app-preset-title { font-size: 0.875rem; opacity: 0.7; overflow-wrap: anywhere; margin-top: -0.5rem; }
 </style>"""
 
 
@@ -247,8 +247,8 @@ def _preset_caption(res: Resolved, lang: str) -> None:
     pid = st.session_state.get("preset")
     if pid in res.presets:
         title = str(res.presets[pid].title.get(lang) or res.presets[pid].title.get("en") or pid)
-        # shown literally (an instructor's file may hold any text): Markdown/LaTeX characters escaped
-        st.caption(re.sub(r"([\\`*_{}\[\]()#+\-.!|<>$~:])", r"\\\1", title))
+        # shown literally (an instructor's file may hold any text): HTML text, never Markdown
+        st.html(f'<div class="app-preset-title">{inert_html(title)}</div>')
 
 
 def _init_values(res: Resolved, t: Text, notices: list[str]) -> dict:

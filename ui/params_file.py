@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import os
 import re
@@ -56,12 +57,21 @@ def _schemas():
     return [page_module(e.stem).SCHEMA for e in PAGES]
 
 
+def parse(text: str, source: str = "file") -> tuple[dict, str | None]:
+    """``(data, None)``, or ``({}, message)`` for a text that is not TOML (nested too deeply included)."""
+    try:
+        return tomllib.loads(text), None
+    except tomllib.TOMLDecodeError as exc:
+        return {}, f"{source}: not valid TOML ({exc})"
+    except RecursionError:
+        return {}, f"{source}: not valid TOML (nested too deeply)"
+
+
 def validate_text(text: str, source: str = "file") -> list[str]:
     """Every problem a page would report for this file text (empty list: valid)."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        return [f"{source}: not valid TOML ({exc})"]
+    data, err = parse(text, source)
+    if err:
+        return [err]
     schemas = _schemas()
     known = tuple(s.stem for s in schemas)
     errors: list[str] = []
@@ -273,18 +283,38 @@ def _atomic_write(path: Path, text: str) -> None:
         raise
 
 
+def lock_path(path: Path) -> Path:
+    return Path(path).with_name(f".{Path(path).name}.lock")
+
+
+@contextlib.contextmanager
+def locked(path: Path):
+    """An exclusive lock for the file's compare-and-swap (``flock`` on ``.<name>.lock`` beside it):
+    every save and undo of this file, in any thread, session or replica on the same disk, takes it
+    around "compare the hash, write the backup, write the file"."""
+    with open(lock_path(path), "a+b") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
 def save(path: Path, text: str, expected: str) -> str:
-    """Write ``text`` if the file still has hash ``expected``; returns the new hash.
+    """Write ``text`` if the file still has hash ``expected`` (compare-and-swap under
+    :func:`locked`: of two saves from the same version one wins, the other gets
+    :class:`Conflict`); returns the new hash.
 
     Raises :class:`Conflict` (file changed on disk) or ``ValueError`` (text invalid)."""
     errors = validate_text(text, source=str(path))
     if errors:
         raise ValueError("\n".join(errors))
-    current, h = read(path)
-    if h != expected:
-        raise Conflict(str(path))
-    _atomic_write(backup_path(path), current)
-    _atomic_write(path, text)
+    with locked(path):
+        current, h = read(path)
+        if h != expected:
+            raise Conflict(str(path))
+        _atomic_write(backup_path(path), current)
+        _atomic_write(path, text)
     return digest(text)
 
 
@@ -293,13 +323,14 @@ def undo(path: Path, expected: str) -> str:
     bak = backup_path(path)
     if not bak.exists():
         raise FileNotFoundError(str(bak))
-    current, h = read(path)
-    if h != expected:
-        raise Conflict(str(path))
-    previous, _ = read(bak)
-    errors = validate_text(previous, source=str(bak))
-    if errors:
-        raise ValueError("\n".join(errors))
-    _atomic_write(bak, current)
-    _atomic_write(path, previous)
+    with locked(path):
+        current, h = read(path)
+        if h != expected:
+            raise Conflict(str(path))
+        previous, _ = read(bak)
+        errors = validate_text(previous, source=str(bak))
+        if errors:
+            raise ValueError("\n".join(errors))
+        _atomic_write(bak, current)
+        _atomic_write(path, previous)
     return digest(previous)

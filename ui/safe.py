@@ -1,4 +1,6 @@
-"""Showing untrusted text (URL values, parameter-file keys and values, file names) literally.
+"""Showing untrusted text (URL values, parameter-file keys and values, file names) literally, and
+the instructor sign-in's primitives (the end of this module: the signed cookie, the attempt limits,
+the key-strength rule) that the server's route (``ui.serve``) and ``ui.instructor`` share.
 
 Every Streamlit text element except ``st.text``/``st.code`` renders Markdown with LaTeX
 (``$…$``), GitHub autolinks, emoji and colour directives, so a value such as
@@ -16,9 +18,10 @@ Use it for every piece of user-controlled text placed into a Markdown string::
 """
 from __future__ import annotations
 
+import html
 import re
 
-__all__ = ["literal", "visible"]
+__all__ = ["inert_html", "literal", "visible"]
 
 _TICKS = re.compile(r"`+")
 
@@ -53,3 +56,124 @@ def literal(value, limit: int = 60) -> str:
     # ends with a backtick needs the space so the fence is not extended by it.
     pad = " " if (s[0] in "` " or s[-1] in "` ") else ""
     return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def inert_html(value, limit: int = 200) -> str:
+    """``value`` (cut to ``limit`` characters, invisible characters as escapes) as HTML text for
+    ``st.html``: every ``<``, ``&`` and quote escaped, so it is shown exactly as written. Used
+    where a code span would look wrong (a preset's title under the sidebar's preset box): HTML
+    text is never Markdown, so no autolink (``https://…``, ``www.…``, an e-mail address), no
+    emphasis, no LaTeX and no directive can come out of it."""
+    return html.escape(visible(value, limit), quote=True)
+
+
+# --------------------------------------------------------------------------- the instructor's sign-in
+# What the server's sign-in route (ui.serve) and the instructor check (ui.instructor) share; no
+# Streamlit here. The right to be an instructor is a signed cookie the browser must present, not
+# anything a session id brings back.
+import hashlib as _hashlib
+import hmac as _hmac
+import secrets as _secrets
+import threading as _threading
+import time as _time
+
+COOKIE = "app_instructor"
+COOKIE_TTL_S = 8 * 3600           #: a school day; the cookie expires then (and at every key change)
+MIN_KEY_LEN = 20
+MIN_KEY_DISTINCT = 10
+MAKE_KEY = 'python -c "import secrets; print(secrets.token_urlsafe(24))"'
+#: fragments that make a key guessable whatever its length
+_GUESSABLE = ("password", "passwort", "secret", "changeme", "change me", "letmein", "qwerty", "123456",
+              "abcdef", "instructor", "teacher", "admin", "correct horse", "example", "default")
+
+
+def weak_key(key: str) -> str | None:
+    """Why ``key`` is too weak to be the instructor key (None: strong enough)."""
+    if len(key) < MIN_KEY_LEN:
+        return f"shorter than {MIN_KEY_LEN} characters"
+    if len(set(key)) < MIN_KEY_DISTINCT:
+        return f"fewer than {MIN_KEY_DISTINCT} different characters"
+    low = key.lower()
+    hit = next((g for g in _GUESSABLE if g in low), None)
+    if hit:
+        return f"contains the guessable word {hit!r}"
+    return None
+
+
+def _mac(key: str, text: str) -> str:
+    k = _hashlib.sha256(b"app-instructor-cookie-v1\0" + key.encode()).digest()
+    return _hmac.new(k, text.encode(), _hashlib.sha256).hexdigest()
+
+
+def make_token(key: str, now: float | None = None, ttl_s: float = COOKIE_TTL_S) -> str:
+    """A cookie value ``<expiry>.<nonce>.<mac>`` signed with (a hash of) the key."""
+    exp = int((now if now is not None else _time.time()) + ttl_s)
+    body = f"{exp}.{_secrets.token_urlsafe(12)}"
+    return f"{body}.{_mac(key, body)}"
+
+
+#: nonces of tokens signed out in this process (another tab's websocket still carries the cookie)
+_REVOKED: dict[str, int] = {}
+_REVOKED_LOCK = _threading.Lock()
+
+
+def _parts(token) -> tuple[int, str, str] | None:
+    if not isinstance(token, str) or len(token) > 200 or token.count(".") != 2:
+        return None
+    exp, nonce, mac = token.split(".")
+    return (int(exp), nonce, mac) if exp.isdigit() and len(exp) < 12 else None
+
+
+def token_ok(token, key: str | None, now: float | None = None) -> bool:
+    """True for an unexpired, not revoked token signed with ``key``."""
+    p = _parts(token)
+    if p is None or not key:
+        return False
+    exp, nonce, mac = p
+    now = now if now is not None else _time.time()
+    return (exp > now and nonce not in _REVOKED
+            and _hmac.compare_digest(mac, _mac(key, f"{exp}.{nonce}")))
+
+
+def revoke(token, now: float | None = None) -> None:
+    """Sign a token out in this process (expired entries are dropped as new ones come)."""
+    p = _parts(token)
+    if p is None:
+        return
+    now = now if now is not None else _time.time()
+    with _REVOKED_LOCK:
+        for n in [n for n, e in _REVOKED.items() if e <= now]:
+            del _REVOKED[n]
+        _REVOKED[p[1]] = p[0]
+
+
+class Attempts:
+    """Sign-in attempts: at most ``per_address`` a ``window_s`` per client address and ``total``
+    a ``window_s`` for the whole server (a new session or connection does not reset either)."""
+
+    def __init__(self, per_address: int = 10, total: int = 60, window_s: float = 60.0):
+        self.per_address, self.total, self.window_s = per_address, total, window_s
+        self._by: dict[str, list[float]] = {}
+        self._all: list[float] = []
+        self._lock = _threading.Lock()
+
+    def wait(self, address: str, now: float | None = None) -> float:
+        """0.0 and the attempt counted, or the seconds to wait (nothing counted)."""
+        now = now if now is not None else _time.monotonic()
+        with self._lock:
+            self._all = [t for t in self._all if now - t < self.window_s]
+            mine = [t for t in self._by.get(address, ()) if now - t < self.window_s]
+            if len(self._by) > 10_000:          # forget quiet addresses
+                self._by = {a: v for a, v in self._by.items() if v and now - v[-1] < self.window_s}
+            waits = []
+            if len(mine) >= self.per_address:
+                waits.append(self.window_s - (now - mine[0]))
+            if len(self._all) >= self.total:
+                waits.append(self.window_s - (now - self._all[0]))
+            if waits:
+                self._by[address] = mine
+                return max(max(waits), 0.01)
+            mine.append(now)
+            self._all.append(now)
+            self._by[address] = mine
+            return 0.0

@@ -110,13 +110,75 @@ def glossary_link(stem: str, lang: str, label: str) -> None:
 
 
 def share_url(query: dict) -> str:
-    """This page's address with ``query`` as its query string (the sidebar's share link)."""
+    """This page's address with ``query`` as its query string (the sidebar's share link), built
+    from the server's own idea of its address (:func:`share_base`), never the address a client
+    reports; at most :data:`MAX_SHARE_URL` characters."""
     import streamlit as st
     from urllib.parse import urlencode
 
-    base = ""
     try:
-        base = (st.context.url or "").split("?")[0]
-    except Exception:  # noqa: BLE001
+        ctx = st.context
+        base = share_base(ctx.url or "", ctx.headers.get("Host"), ctx.headers.get("X-Forwarded-Proto"))
+    except Exception:  # noqa: BLE001 - no context (tests)
         base = ""
-    return f"{base}?{urlencode(query)}"
+    url = f"{base}?{urlencode(query)}"
+    return url if len(url) <= MAX_SHARE_URL else f"{base}"
+
+
+# --------------------------------------------------------------------------- the server's address
+# (the share link's part owned with the server's safety: a client cannot make the QR encoder work on
+# an address of its choosing, nor put a foreign host into the link the class scans)
+import os as _os
+import re as _re
+import time as _time
+
+PUBLIC_URL_ENV = "APP_PUBLIC_URL"   #: e.g. https://sphere.example.org (behind a proxy: set it)
+MAX_SHARE_URL = 2000
+_PAGE = _re.compile(r"[A-Za-z0-9_-]{0,60}")
+_HOST = _re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")
+_served: tuple = (0.0, frozenset())
+
+
+def served_hosts() -> frozenset:
+    """Host names this server answers to: loopback, its LAN addresses, ``server.address`` and the
+    names in ``server.allowedHosts`` (re-read at most once a minute)."""
+    global _served
+    now = _time.monotonic()
+    if now - _served[0] < 60 and _served[1]:
+        return _served[1]
+    names = {"localhost", "127.0.0.1", "::1", *lan_addresses()}
+    try:
+        from streamlit import config
+
+        addr = config.get_option("server.address")
+        if addr:
+            names.add(str(addr))
+        names.update(str(h) for h in (config.get_option("server.allowedHosts") or []) if "*" not in str(h))
+    except Exception:  # noqa: BLE001 - no config
+        pass
+    _served = (now, frozenset(n.lower().strip("[]") for n in names))
+    return _served[1]
+
+
+def share_base(reported_url: str, host: str | None, proto: str | None = None, environ=_os.environ) -> str:
+    """``scheme://host/<page>`` for the share link: the configured public URL (``APP_PUBLIC_URL``)
+    or else the request's Host header when it is one of :func:`served_hosts`; ``""`` (a relative
+    link, no QR code) otherwise. Only the page's name is taken from the URL the client reports."""
+    from urllib.parse import urlsplit
+
+    try:
+        seg = urlsplit(str(reported_url)[:500]).path.rstrip("/").rsplit("/", 1)[-1]
+    except ValueError:
+        seg = ""
+    page = seg if _PAGE.fullmatch(seg) else ""
+    public = str(environ.get(PUBLIC_URL_ENV, "")).strip().rstrip("/")
+    if public.startswith(("http://", "https://")) and len(public) <= 200:
+        return f"{public}/{page}"
+    h = str(host or "")[:300]
+    if not _HOST.fullmatch(h):
+        return ""
+    name = h.rsplit(":", 1)[0] if not h.startswith("[") else h[1:h.index("]")]
+    if name.lower() not in served_hosts():
+        return ""
+    scheme = "https" if str(proto or "").strip().lower() == "https" else "http"
+    return f"{scheme}://{h}/{page}"

@@ -36,6 +36,14 @@ LANGS = ("en", "zh")
 _NUMERIC = ("float", "int")
 
 
+def _float(value) -> float:
+    """``float(value)``; a number too large for a float is not finite (ValueError, not OverflowError)."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError("not a finite number") from None
+
+
 @dataclass(frozen=True)
 class Param:
     """One control. ``lo``/``hi`` are hard limits the file cannot exceed."""
@@ -65,14 +73,14 @@ class Param:
         if self.kind == "float":
             if isinstance(value, bool):
                 raise ValueError("expected a number")
-            v = float(value)
+            v = _float(value)
             if not math.isfinite(v):
                 raise ValueError("not a finite number")
             return v
         if self.kind == "int":
             if isinstance(value, bool):
                 raise ValueError("expected an integer")
-            v = float(value)
+            v = _float(value)
             if not math.isfinite(v) or not v.is_integer():
                 raise ValueError("not an integer")
             return int(v)
@@ -86,7 +94,7 @@ class Param:
                 return False
             raise ValueError("expected true/false")
         if self.kind == "select":
-            if value not in self.options:
+            if isinstance(value, (list, dict)) or value not in self.options:
                 raise ValueError(f"expected one of {list(self.options)}")
             return value
         raise ValueError(f"unknown kind {self.kind!r}")
@@ -112,6 +120,20 @@ class Param:
         return int(round(v)) if self.kind == "int" else float(v)
 
 
+def _finite(v) -> bool:
+    """A finite number that a float can hold (TOML integers have no size limit in tomllib)."""
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
+
+
+def _short(v, limit: int = 60) -> str:
+    """``repr(v)`` cut to ``limit`` characters: a message never carries a whole huge value."""
+    r = repr(v) if not isinstance(v, (str, int)) or len(str(v)) < 4 * limit else repr(str(v)[: 4 * limit])
+    return r if len(r) <= limit else r[: limit - 1] + "…"
+
+
 def _check_numeric(kind: str, f: dict) -> list[str]:
     """Problems of a numeric parameter given its fields (min, max, default, step, lo, hi)."""
     out = []
@@ -121,10 +143,10 @@ def _check_numeric(kind: str, f: dict) -> list[str]:
             if k != "step":
                 out.append(f"{k} is missing")
             continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            out.append(f"{k} must be a finite number, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite(v):
+            out.append(f"{k} must be a finite number, got {_short(v)}")
         elif kind == "int" and not float(v).is_integer():
-            out.append(f"{k} must be an integer, got {v!r}")
+            out.append(f"{k} must be an integer, got {_short(v)}")
     if out:
         return out
     lo_, hi_, lo, hi, step = vals["min"], vals["max"], f.get("lo"), f.get("hi"), vals["step"]
@@ -259,6 +281,8 @@ def load_file(path: Path | None = None) -> tuple[dict, str | None]:
                 data, err = tomllib.load(fh), None
         except tomllib.TOMLDecodeError as exc:
             data, err = {}, f"{name}: not valid TOML ({exc})"
+        except RecursionError:
+            data, err = {}, f"{name}: not valid TOML (nested too deeply)"
         except OSError as exc:
             data, err = {}, f"{name}: cannot read the parameter file ({exc.strerror or type(exc).__name__})"
         except UnicodeDecodeError as exc:
@@ -290,8 +314,8 @@ def resolve(schema: PageSchema, data: dict | None = None, source: str | None = N
     presets = {p.id: p for p in schema.presets}
     section = _page_section(schema.stem, data, src, known_pages, errors)
     if section is None:
-        return Resolved(schema.stem, params, presets, tuple(errors), src)
-    for name, entry in (section.get("params") or {}).items():
+        return Resolved(schema.stem, params, presets, _capped(errors, src), src)
+    for name, entry in _table_items(section, "params", f"{src}: [{schema.stem}.params]", errors):
         where = f"{src}: [{schema.stem}.params.{name}]"
         if name not in params:
             errors.append(f"{where} unknown parameter (known: {', '.join(params)})")
@@ -299,11 +323,47 @@ def resolve(schema: PageSchema, data: dict | None = None, source: str | None = N
             errors.append(f"{where} must be a table")
         else:
             params[name] = _resolve_param(params[name], entry, where, errors, _FALLBACK if in_use else "")
-    for pid, entry in (section.get("presets") or {}).items():
+    for pid, entry in _table_items(section, "presets", f"{src}: [{schema.stem}.presets]", errors)[:MAX_PRESETS]:
         preset = _resolve_preset(pid, entry, params, f"{src}: [{schema.stem}.presets.{pid}]", errors)
         if preset is not None:
             presets[pid] = preset
-    return Resolved(schema.stem, params, presets, tuple(errors), src)
+    return Resolved(schema.stem, params, presets, _capped(errors, src), src)
+
+
+#: messages per page: a file with thousands of broken entries does not flood every student's page
+MAX_MESSAGES = 20
+
+
+def _capped(errors: list[str], src: str) -> tuple[str, ...]:
+    if len(errors) <= MAX_MESSAGES:
+        return tuple(errors)
+    return (*errors[:MAX_MESSAGES], f"{src}: … and {len(errors) - MAX_MESSAGES} more problems")
+
+
+#: presets per page: more are reported and ignored (a page's sidebar and the editor draw each one)
+MAX_PRESETS = 50
+
+
+def _table_items(section: dict, key: str, where: str, errors: list[str]) -> list:
+    """``section[key]``'s ``(name, entry)`` pairs; a value that is not a table (``presets = ["hot"]``,
+    ``params = 5``, an array of tables ``[[page.params]]``) is reported and counts as empty."""
+    value = section.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, dict):
+        errors.append(f"{where} must be a table with one table per entry, got {_kind(value)}")
+        return []
+    items = list(value.items())
+    if key == "presets" and len(items) > MAX_PRESETS:
+        errors.append(f"{where} {len(items)} presets: at most {MAX_PRESETS} per page are used, "
+                      f"the rest are ignored")
+    return items
+
+
+def _kind(value) -> str:
+    """A short word for a TOML value's type (an array of tables is an array too)."""
+    return {list: "an array", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number"}.get(type(value), type(value).__name__)
 
 
 def _page_section(stem: str, data: dict, src: str, known_pages: tuple[str, ...], errors: list[str]) -> dict | None:
