@@ -32,8 +32,10 @@ with runs.turn():
                        layout="wide")
     st.cache_resource(show_spinner=False)(_start_up)()
     # The one place where the instructor and class features plug into the page kit (ui/hooks.py):
-    # worked answers under a page's questions, the class code kept in every page's URL.
-    hooks.register(after_section={"questions": answers.show_answers}, url_flags=(classroom.url_flags,))
+    # worked answers under a page's questions, the class's push / ask under its intro, the class code
+    # kept in every page's URL.
+    hooks.register(after_section={"questions": answers.show_answers, "intro": classroom.on_page},
+                   url_flags=(classroom.url_flags,))
     lang = language_selector()
     style.projector_toggle(Text("common", lang)("view.projector"))
     style.inject()

@@ -149,15 +149,25 @@ def test_redis_class_survives_a_replica(redis_url):
     assert c.r.ttl(f"cls:{code}") > 3600
 
 
-def test_sidebar_flow_push_follow_answer_reveal(monkeypatch, router_only):  # noqa: F811
+def _md(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_class_flow_push_follow_bank_question_reveal(monkeypatch, router_only):  # noqa: F811
+    """Open a class, go to a lesson: Push and the question bank are there at once (no slider
+    moved); the student's banner is in the main area; a bank question's exact value is computed;
+    the reveal shows the student the value, their answer and the verdict."""
     teacher, code = teacher_with_class(monkeypatch)
     assert cs.valid_code(code)
     assert any(f"?class={code}" in c.value for c in teacher.code)
     assert teacher.get("imgs") or teacher.get("image")
+    push = teacher.button(key="_class_push")
+    assert not push.disabled  # the first run of the page: no slider moved
 
     student = app_test("home", {"class": code, "lang": "zh"})
     assert not student.exception
-    assert any(code in s.value and "跟随课堂" in s.value for s in student.success)
+    assert code in _md(student) and "正在跟随教师" in _md(student)
+    assert not [m for m in student.sidebar.markdown if code in m.value]  # the banner: main area
 
     teacher.slider(key="beta").set_value(2.0).run()
     teacher.button(key="_class_push").click().run()
@@ -177,24 +187,86 @@ def test_sidebar_flow_push_follow_answer_reveal(monkeypatch, router_only):  # no
     student.run()
     assert student.session_state["beta"] == 3.0  # back: jumps to the latest push
 
+    # the bank: the page's steps by their text; the number step "sa_end"
+    box = teacher.selectbox(key="_class_qn")
+    assert "sa_end" in box.options or any("SA" in o for o in box.options)
+    box.set_value("sa_end").run()
+    assert any("Exact value" in c.value for c in teacher.caption)
     teacher.button(key="_class_ask").click().run()
+    q = cs.get_store().question(code)
+    from views.predict_two_point import tp_sa_end
+    vals = teacher.session_state["_last_view"]["values"]
+    assert q["truth"] == pytest.approx(tp_sa_end(vals), rel=1e-12)
+    assert q["prompt"]["zh"] != q["prompt"]["en"] and q["kind"] == "number"
     student.run()
-    qid = cs.get_store().question(code)["id"]
-    student.number_input(key=f"_class_ans_{qid}").set_value(0.5)
+    qid = q["id"]
+    assert q["prompt"]["zh"][:8] in _md(student)
+    student.number_input(key=f"_class_ans_{qid}").set_value(q["truth"] * 1.01)
     student.button(key=f"_class_send_{qid}").click().run()
-    assert cs.get_store().answers(code, qid) == [0.5]
+    assert cs.get_store().answers(code, qid) == [pytest.approx(q["truth"] * 1.01)]
     teacher.run()
-    assert any("1" in c.value and ("answers" in c.value) for c in teacher.caption)
-    teacher.number_input(key=f"_class_rv_{qid}").set_value(0.75).run()
+    assert any("1" in c.value and "answers" in c.value for c in teacher.caption)
+    assert teacher.number_input(key=f"_class_rv_{qid}").value == pytest.approx(q["truth"])  # computed
     teacher.button(key=f"_class_reveal_{qid}").click().run()
     student.run()
-    assert any(c.value == "0.75" for c in student.code)
+    said = [x.value for x in student.success]
+    assert any("精确值" in v and "你的答案" in v and "正确" in v for v in said), said
+    rows = classroom.results_csv(cs.get_store(), code).splitlines()
+    assert rows[0].startswith("question,page,prompt,parameters,exact_value") and len(rows) == 2
     teacher.button(key="_class_close").click().run()
     assert not cs.get_store().exists(code)
     student.run()
-    assert any("closed" in i.value or "结束" in i.value for i in student.info)
+    assert any(code in i.value and "结束" in i.value for i in student.info)
     student.run()
     assert [w for w in student.text_input if w.key == "_class_join_code"]  # can join another class
+
+
+def test_histogram_copes_with_any_answers():
+    q = {"kind": "number"}
+    for vals in ([1e16, 1.0, 2.0], [2.0, 2.0000000000000004], [2.0] * 5, [-1e308, 1e308, 0.0],
+                 list(np.linspace(0, 1, 40)) + [1e16], [5e-324, 0.0], [float("nan"), float("inf"), "x", 3.0],
+                 [], list(range(100))):
+        h = classroom.histogram(vals, q)
+        finite = [v for v in vals if isinstance(v, float | int) and np.isfinite(v)]
+        assert sum(h["count"]) == len(finite), (vals, h)
+        assert len(set(h["answer"])) == len(h["answer"]), h
+    assert classroom.histogram([2.0, 2.0000000000000004], q) == {"answer": ["2"], "count": [2]}
+    h = classroom.histogram(list(np.linspace(0, 1, 40)) + [1e16], q)
+    assert h["answer"][-1].startswith(">") and len(h["count"]) >= 8
+    h = classroom.histogram(list(np.linspace(0, 1, 40)), q)  # no outlier: equal bins over the whole range
+    assert len(h["count"]) == 8 and sum(h["count"]) == 40 and not h["answer"][0].startswith("<")
+
+
+def test_answers_refused_in_words_and_by_the_store():
+    q = {"kind": "number"}
+    for bad in (float("inf"), float("-inf"), float("nan"), "abc", None, ""):
+        v, key = classroom.parse_answer(q, bad)
+        assert v is None and key in ("answer_bad", "answer_missing")
+    assert classroom.parse_answer(q, "1e16") == (1e16, None)
+    s = cs.MemoryStore()
+    code = s.create()
+    for bad in (float("nan"), float("inf"), True, "x" * 100, [1]):
+        with pytest.raises(ValueError):
+            s.answer(code, 1, "a", bad)
+
+
+def test_answer_id_is_the_xsrf_token_not_its_masked_string():
+    """Tornado re-masks the _streamlit_xsrf cookie on every load: the id comes from the token."""
+    import os as _os
+
+    token = _os.urandom(16)
+
+    def masked():
+        m = _os.urandom(4)
+        return "|".join(["2", m.hex(), bytes(b ^ m[i % 4] for i, b in enumerate(token)).hex(), "1700000000"])
+
+    a, b = masked(), masked()
+    assert a != b
+    ida = classroom.answer_id("ABCDEF", {"_streamlit_xsrf": a})
+    assert ida == classroom.answer_id("ABCDEF", {"_streamlit_xsrf": b})
+    assert ida != classroom.answer_id("ABCDEG", {"_streamlit_xsrf": a})
+    assert classroom.answer_id("ABCDEF", {}) is None
+    assert classroom.answer_id("ABCDEF", {"st_replica": "r1"}) != ida
 
 
 def test_nothing_of_classes_without_instructor_mode(monkeypatch):

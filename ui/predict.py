@@ -83,6 +83,59 @@ def judge(step: Step, x, y) -> dict:
     return {"ok": err <= step.atol + step.rtol * abs(y), "abs": err, "rel": rel}
 
 
+def within(x: float, y: float, rtol: float, atol: float) -> bool:
+    """The one tolerance rule of a number answer: ``|x - y| <= atol + rtol * |y|``."""
+    return abs(float(x) - float(y)) <= atol + rtol * abs(float(y))
+
+
+def live_question(step: Step, stem: str, values: dict) -> dict:
+    """Step ``step`` of page ``stem`` as a class's live question: plain data (JSON), its prompt,
+    unit and choice labels in every language, its tolerance, and its exact value computed by
+    ``sim/`` for ``values`` (``truth``; None with ``error`` when it cannot be computed). The same
+    object a student answers alone under "Predict first" and the class answers together."""
+    from ui.spec import LANGS
+
+    key = f"predict.{step.id}"
+    texts = {lang: Text(stem, lang) for lang in LANGS}
+    args = step.args(values)
+    q = {"stem": stem, "step": step.id, "kind": step.kind, "rtol": step.rtol, "atol": step.atol,
+         "digits": step.digits, "options": list(step.choices),
+         "prompt": {lang: t(f"{key}.question", **args) for lang, t in texts.items()},
+         "unit": {lang: (t(f"{key}.unit") if t.has(f"{key}.unit") else "") for lang, t in texts.items()},
+         "labels": {lang: {c: t(f"{key}.choices.{c}") for c in step.choices} for lang, t in texts.items()},
+         "values": {k: v for k, v in values.items() if isinstance(v, (int, float, str, bool))}}
+    try:
+        y = step.answer(values)
+        q["truth"] = y if isinstance(y, str) else float(y)
+        if not isinstance(y, str) and not math.isfinite(q["truth"]):
+            raise ValueError("not a finite value")
+    except (ValueError, FloatingPointError, OverflowError, ZeroDivisionError) as exc:
+        q["truth"], q["error"] = None, str(exc)
+    return q
+
+
+_SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def human(y, digits: int = 3) -> str:
+    """A number as people write it: ``17400``, ``0.0123``, ``3.2 × 10⁻⁷`` (never ``1.74e+04``)."""
+    if isinstance(y, str):
+        return y
+    y = float(y)
+    if not math.isfinite(y):
+        return "∞" if y > 0 else ("−∞" if y < 0 else "?")
+    if y == 0:
+        return "0"
+    if 1e-4 <= abs(y) < 1e7:
+        e = math.floor(math.log10(abs(y)))
+        d = max(digits - 1 - e, 0)
+        out = f"{round(y, d):.{d}f}"
+        return out.rstrip("0").rstrip(".") if "." in out else out
+    m, e = f"{y:.{digits - 1}e}".split("e")
+    m = m.rstrip("0").rstrip(".") if "." in m else m
+    return f"{m} × 10{str(int(e)).translate(_SUP)}"
+
+
 def snapshot(step: Step, values: dict) -> tuple:
     """The parameter values an answer is valid for."""
     return tuple((name, values.get(name)) for name in step.params)
