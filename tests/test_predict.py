@@ -329,3 +329,15 @@ def check_answers_follow_the_parameters(stem, case):
                 assert got[sid] == pytest.approx(truth[sid], rel=1e-6, abs=1e-9), sid
         seen.append(got)
     assert seen[0] != seen[1]
+
+
+def test_numbers_for_people_and_the_stale_note_names_only_what_changed():
+    from ui.i18n import Text
+    from ui.predict import _param_text, human
+
+    assert human(17400.0) == "17400" and human(0.0123) == "0.0123" and human(3.2e-7) == "3.2 × 10⁻⁷"
+    assert "e+" not in human(1.74e4) and "e" not in human(1e16)
+    t = Text("two_point", "en")
+    snap = (("beta", 1.0), ("theta0", 0.5), ("horizon", 5.0))
+    text = _param_text(t, snap, {"theta0"})
+    assert text.count("=") == 1 and "0.5" in text and not text.startswith("theta0")

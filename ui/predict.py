@@ -184,12 +184,19 @@ def _again(stem: str, sid: str) -> None:
 
 
 # --------------------------------------------------------------------------- drawing
-def _param_text(page_t: Text, snap: tuple) -> str:
+def _param_text(page_t: Text, snap: tuple, only: set | None = None) -> str:
+    """``label = value, ...`` as the sidebar shows them: the widget's label (its first part), an
+    option by its menu text, a number for people; ``only``: just these parameters."""
     out = []
     for name, v in snap:
+        if only is not None and name not in only:
+            continue
         label = page_t(f"params.{name}.label") if page_t.has(f"params.{name}.label") else name
         label = label.split(" — ")[0].split(" – ")[0].split("——")[0].strip()
-        out.append(f"{label} = {fmt(v) if isinstance(v, float) else v}")
+        opt = f"params.{name}.options.{v}"
+        shown = page_t(opt) if isinstance(v, str) and page_t.has(opt) else (
+            human(v, 4) if isinstance(v, (int, float)) and not isinstance(v, bool) else v)
+        out.append(f"{label} = {shown}")
     return ", ".join(out)
 
 
@@ -218,7 +225,7 @@ def _verdict(p: Text, t: Text, step: Step, r: dict, key: str) -> None:
             off = p("ui.off_abs", err=fmt(r["abs"], 2), unit=unit)
             tol = p("ui.tol_abs", tol=fmt(step.atol, 2), unit=unit)
         else:
-            off = p("ui.off_rel", err=f"{100 * r['rel']:.3g}") if math.isfinite(r["rel"]) else ""
+            off = p("ui.off_rel", err=human(100 * r["rel"], 3)) if math.isfinite(r["rel"]) else ""
             tol = p("ui.tol_rel", tol=f"{100 * step.rtol:g}")
         msg = p("ui.right_number" if r["ok"] else "ui.wrong_number", said=fmt(r["x"], 6),
                 truth=fmt(r["y"], step.digits), unit=unit, off=off, tol=tol)
@@ -242,8 +249,10 @@ def _step(p: Text, ctx, i: int, step: Step, values: dict) -> None:
     st.markdown(f"**{p('ui.step', i=i)}** {page_t(f'{key}.instruction', **step.args(values))}")
     current = r is not None and r.get("snap") == snapshot(step, values)
     if r is not None and "x" in r and not current:
-        st.warning(p("ui.stale", old=_param_text(page_t, r["snap"]),
-                     new=_param_text(page_t, snapshot(step, values))), icon=":material/update:")
+        now = snapshot(step, values)
+        changed = {a for (a, x), (_, y) in zip(r["snap"], now) if x != y}  # only what changed
+        st.warning(p("ui.stale", old=_param_text(page_t, r["snap"], changed),
+                     new=_param_text(page_t, now, changed)), icon=":material/update:")
     if current and "x" in r:
         _verdict(p, page_t, step, r, key)
         _reveal(ctx, step, values, key)

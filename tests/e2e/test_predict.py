@@ -7,7 +7,7 @@ import pytest
 from sim import coordinates as co
 from tests.e2e.browser import WAIT_MS, goto, wait_ready
 from ui.i18n import Text
-from ui.predict import fmt, judge
+from ui.predict import fmt, human, judge
 from views.predict_coordinates import STEPS
 
 Q = {"en": dict(a0=0.3, b0=0.3, y=2.0, horizon=3.0, dt=0.05),
@@ -28,7 +28,7 @@ def _expected(p, x, y):
     step = next(s for s in STEPS if s.id == STEP)
     r = judge(step, x, y)
     msg = p("ui.right_number" if r["ok"] else "ui.wrong_number", said=fmt(x, 6), truth=fmt(y, step.digits),
-            unit="", off=p("ui.off_rel", err=f"{100 * r['rel']:.3g}"), tol=p("ui.tol_rel", tol=f"{100 * step.rtol:g}"))
+            unit="", off=p("ui.off_rel", err=human(100 * r["rel"], 3)), tol=p("ui.tol_rel", tol=f"{100 * step.rtol:g}"))
     return msg, r["ok"]
 
 
