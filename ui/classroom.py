@@ -361,6 +361,13 @@ def _send(code: str, q: dict, lang: str) -> None:
         s[f"_class_err_{qid}"] = "answer_closed"
         return
     s[f"_class_sent_{code}_{qid}"] = v
+    s.pop(f"_class_edit_{code}_{qid}", None)
+
+
+def _change(code: str, qid: int) -> None:
+    """"Change my answer": the box again; the answer sent stays until a new one replaces it."""
+    st.session_state[f"_class_edit_{code}_{qid}"] = True
+    st.session_state.pop(f"_class_sent_{code}_{qid}", None)
 
 
 def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
@@ -375,8 +382,9 @@ def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
     st.markdown(ct("banner.question", page=page, prompt=shown))
     rev = _store().revealed(code, qid)
     sent_key = f"_class_sent_{code}_{qid}"  # per class: question ids start at 1 in every class
-    sent = s.get(sent_key)
-    if sent is None:
+    editing = s.get(f"_class_edit_{code}_{qid}", False)
+    sent = None if editing else s.get(sent_key)
+    if sent is None and not editing:
         sent = _store().answered(code, qid, who)  # sent before a reload: not asked again
     pending = (code, qid) in (s.get(_PENDING) or {})
     if sent is None and rev is None and not pending:
@@ -398,7 +406,10 @@ def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
     elif pending:
         st.caption(ct("banner.pending"))
     elif rev is None:
-        st.caption(t("class.sent") + " " + ct("banner.your", value=q_value(q, lang, sent)))
+        with st.container(horizontal=True, vertical_alignment="center", key=f"_class_sent_row_{qid}"):
+            st.caption(t("class.sent") + " " + ct("banner.your", value=q_value(q, lang, sent)))
+            st.button(ct("banner.change"), key=f"_class_change_{qid}", type="tertiary",
+                      on_click=_change, args=(code, qid))
     if rev is not None:
         ok = verdict(q, sent, rev)
         line = ct("banner.exact", value=q_value(q, lang, rev))
