@@ -627,7 +627,8 @@ def _push_ask(code: str, ctx, t: Text) -> None:
     hold = st.toggle(ct("teacher.hold"), key="_class_hold", help=ct("teacher.hold_help"))
     if st.button(t("class.push"), key="_class_push", type="primary"):
         st.caption(t("class.pushed", v=_push(code, ctx, hold)))
-    steps = [x for x in (ctx.steps or ()) if x.kind in ("number", "choice")]
+    # numbers first (their answers make a histogram), then choices, each in the page's order
+    steps = sorted((x for x in (ctx.steps or ()) if x.kind in ("number", "choice")), key=lambda x: x.kind != "number")
     qs = {x.id: live_question(x, ctx.stem, ctx.values) for x in steps}
     ids = [*qs, ADHOC]
 
@@ -678,7 +679,8 @@ def _live_answers(code: str, lang: str, t: Text) -> None:
             return
         qid = q["id"]
         # the count and Reveal first: nothing below them can take them away
-        st.caption(ct("teacher.n_answers", n=len(values), q=qid, prompt=_literal(q_prompt(q, lang))[:120]))
+        prompt = q_prompt(q, lang)[:120]
+        st.caption(ct("teacher.n_answers", n=len(values), q=qid, prompt=prompt if q.get("step") else _literal(prompt)))
         if q.get("kind") == "choice":
             opts = list(q.get("options") or [])
             labels = (q.get("labels") or {}).get(lang) or {}
