@@ -55,7 +55,16 @@ def test_guess_then_reveal(lang, server, page):
     assert page.locator(FIG).count() == 0 and page.locator(ALT).count() == 0, "figure shown before a guess"
     y = _truth(q)
 
-    # a wrong guess: rejected, the true value given, and the figure appears only now
+    # a first wrong guess: a hint (too high), no value, no figure; a second try
+    box = page.locator(f".st-key-_predict_coordinates_{STEP}_in input")
+    box.fill(f"{y + 3.0:g}")
+    box.press("Enter")
+    page.locator(f'{ALERT} [data-testid="stAlertContentWarning"]').first.wait_for(timeout=WAIT_MS)
+    wait_ready(page)
+    hint = page.locator(f'{ALERT} [data-testid="stAlertContentWarning"]').first.inner_text()
+    assert p("ui.hint_high", said="\x00", tol="").split("\x00")[0] in hint and fmt(y, 4) not in hint, hint
+    assert page.locator(FIG).count() == 0, "a hint reveals nothing"
+    # the second wrong guess: rejected, the true value given, and the figure appears only now
     _guess(page, p, y + 3.0, y)
     assert page.locator(f"{FIG} .main-svg").count() >= 1
     assert page.locator(ALT).count() == 1
