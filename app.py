@@ -44,7 +44,9 @@ with runs.turn():
         classroom.sidebar(lang, teacher)
     unknown = take_unknown_page()  # /nosuchpage: the home page with a notice, not Streamlit's English dialog
     # expanded: every page listed (Streamlit's own "View N more" button has no Chinese label)
-    page = st.navigation(editor.pages(navigation(lang), lang), position="sidebar", expanded=True)
+    groups = editor.pages(navigation(lang), lang)  # the instructor's pages: the editor, the class console
+    groups = classroom.pages(groups, lang, bool(teacher))
+    page = st.navigation(groups, position="sidebar", expanded=True)
     if unknown is not None:
         st.warning(unknown_page_notice(unknown, lang), icon="⚠️")
     page.run()

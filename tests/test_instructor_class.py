@@ -280,3 +280,29 @@ def test_nothing_of_classes_without_instructor_mode(monkeypatch):
 def test_ensure_redis_script_is_there():
     path = os.path.join(os.path.dirname(__file__), "..", "scripts", "ensure_redis.sh")
     assert os.access(path, os.X_OK)
+
+
+def test_console_for_instructors_only(monkeypatch, router_only):  # noqa: F811
+    """The class console: code, link, QR, students here, the pushed view, the bank of the page last
+    shown, ask, the live count and Reveal (own keys beside the sidebar's), results, end."""
+    from tests.conftest import open_page
+
+    teacher, code = teacher_with_class(monkeypatch)
+    teacher.button(key="_class_push").click().run()
+    open_page(teacher, classroom.CONSOLE_PATH)
+    teacher.run()
+    assert not teacher.exception, [e.value for e in teacher.exception]
+    assert [t.value for t in teacher.title] == ["Class console"]
+    assert any(code in m.value for m in teacher.markdown)
+    teacher.button(key="_console_ask").click().run()
+    assert not teacher.exception
+    q = cs.get_store().question(code)
+    assert q and q["truth"] is not None
+    assert teacher.button(key=f"_console_class_reveal_{q['id']}") and teacher.button(key=f"_class_reveal_{q['id']}")
+    teacher.button(key=f"_console_class_reveal_{q['id']}").click().run()
+    assert cs.get_store().revealed(code, q["id"]) == pytest.approx(q["truth"])
+    teacher.button(key="_console_close").click().run()
+    assert not cs.get_store().exists(code)
+
+    assert not app_test("home", {"lang": "en"}).exception
+    assert classroom.pages({}, "en", False) == {}  # a student: no console in the navigation

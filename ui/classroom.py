@@ -61,6 +61,7 @@ _PENDING = "_class_pending"  # session: {(code, qid): answer} sent while the sto
 _TOASTS = "_class_toasts"    # session: text keys of toasts to show on the next full run
 _BEAT = "_class_beat"        # session: when this student last told the store it is here
 _SLOT = "_class_slot"        # session (one run): the teacher panel's place for push / ask
+_BANK = "_class_bank"        # session (instructor): the lesson page last shown, for the console
 ADHOC = "_adhoc"
 ADHOC_RTOL = 0.05
 MAX_PROMPT = 200
@@ -596,6 +597,13 @@ def _teacher(lang: str, t: Text) -> None:
         _live_answers(code, lang, t)
 
 
+def _bank(ctx) -> list[dict]:
+    """The page's questions for the class (its "Predict first" steps), for the values shown;
+    numbers first (their answers make a histogram), then choices, each in the page's order."""
+    steps = sorted((x for x in (ctx.steps or ()) if x.kind in ("number", "choice")), key=lambda x: x.kind != "number")
+    return [live_question(x, ctx.stem, ctx.values) for x in steps]
+
+
 def on_page(ctx) -> None:
     """Registered under the page's intro (ui/hooks.py): remember the view shown and, for an
     instructor with an open class, draw "Push" and the question box in the panel's place, for
@@ -627,9 +635,8 @@ def _push_ask(code: str, ctx, t: Text) -> None:
     hold = st.toggle(ct("teacher.hold"), key="_class_hold", help=ct("teacher.hold_help"))
     if st.button(t("class.push"), key="_class_push", type="primary"):
         st.caption(t("class.pushed", v=_push(code, ctx, hold)))
-    # numbers first (their answers make a histogram), then choices, each in the page's order
-    steps = sorted((x for x in (ctx.steps or ()) if x.kind in ("number", "choice")), key=lambda x: x.kind != "number")
-    qs = {x.id: live_question(x, ctx.stem, ctx.values) for x in steps}
+    qs = {q["step"]: q for q in _bank(ctx)}
+    s[_BANK] = {"stem": ctx.stem, "query": _query_of(ctx), "questions": list(qs.values())}
     ids = [*qs, ADHOC]
 
     def label(i):
@@ -663,7 +670,9 @@ def _push_ask(code: str, ctx, t: Text) -> None:
         s.pop("_class_rv_prev", None)
 
 
-def _live_answers(code: str, lang: str, t: Text) -> None:
+def _live_answers(code: str, lang: str, t: Text, height: int = 180, prefix: str = "") -> None:
+    """The live question's count, Reveal and histogram (every 2 s); ``prefix`` keeps the widget
+    keys of a second copy (the console) apart from the sidebar's."""
     ct = _ct(lang)
 
     @st.fragment(run_every=2 * POLL_S)
@@ -685,14 +694,14 @@ def _live_answers(code: str, lang: str, t: Text) -> None:
             opts = list(q.get("options") or [])
             labels = (q.get("labels") or {}).get(lang) or {}
             idx = opts.index(q["truth"]) if q.get("truth") in opts else None
-            rv = st.selectbox(t("class.exact"), opts, key=f"_class_rv_{qid}", index=idx,
+            rv = st.selectbox(t("class.exact"), opts, key=f"{prefix}_class_rv_{qid}", index=idx,
                               format_func=lambda c: str(labels.get(c, c)))
         else:
-            rv = st.number_input(t("class.exact"), key=f"_class_rv_{qid}", value=q.get("truth"), format="%g",
+            rv = st.number_input(t("class.exact"), key=f"{prefix}_class_rv_{qid}", value=q.get("truth"), format="%g",
                                  step=None, help=ct("teacher.override"))
             if rv is not None and not math.isfinite(float(rv)):
                 rv = None
-        if st.button(t("class.reveal"), key=f"_class_reveal_{qid}", disabled=rv is None):
+        if st.button(t("class.reveal"), key=f"{prefix}_class_reveal_{qid}", disabled=rv is None):
             try:
                 _store().reveal(code, qid, rv)
                 shown = rv
@@ -704,12 +713,112 @@ def _live_answers(code: str, lang: str, t: Text) -> None:
         try:
             h = histogram(values, q)
             if h["answer"]:  # in the order asked (choices) / of the bins (numbers), labels readable across
-                st.bar_chart(h, x="answer", y="count", height=180, horizontal=True, sort=False,
+                st.bar_chart(h, x="answer", y="count", height=height, horizontal=True, sort=False,
                              x_label=t("class.hist_answer"), y_label=t("class.hist_count"))
         except Exception:  # noqa: BLE001 - the chart is a bonus; count and Reveal above stand
             st.caption(ct("teacher.no_chart"))
 
     live()
+
+
+# --------------------------------------------------------------------------- the console
+CONSOLE_PATH = "class_console"
+
+
+def pages(groups: dict, lang: str, teacher: bool) -> dict:
+    """The navigation plus the class console for an instructor (registered for nobody else, as
+    the parameter editor: a student opening its URL gets the home page)."""
+    if not teacher:
+        return groups
+    page = st.Page(console, title=_ct(lang)("title"), icon=":material/co_present:", url_path=CONSOLE_PATH)
+    group = Text("instructor", lang)("editor.group")
+    return {**groups, group: [*groups.get(group, []), page]}
+
+
+def console() -> None:
+    """The class console: everything of a live lesson on one page, for the projector-free screen
+    of the instructor (the sidebar panel has the same controls beside the lesson)."""
+    from ui import instructor
+    from ui.lang import current_lang
+
+    lang = current_lang()
+    ct, t = _ct(lang), Text("instructor", lang)
+    if not instructor.is_instructor():  # not registered for students; belt and braces
+        st.stop()
+    st.title(ct("title"))
+    st.caption(ct("subtitle"))
+    s = st.session_state
+    try:
+        code = s.get(_TEACH)
+        if code is None or not _store().exists(code):
+            st.info(ct("console.none"), icon=":material/groups:")
+            return
+        left, right = st.columns([1, 2], gap="large")
+        with left:
+            link = join_link(code)
+            st.markdown(ct("console.code", code=code))
+            st.code(link, language=None, wrap_lines=True)
+            loopback_warning(link, Text("common", lang))
+            st.image(qr_svg(link), width=260)
+        with right:
+            _console_state(code, lang, ct, t)
+            _live_answers(code, lang, t, height=260, prefix="_console")
+    except cs.STORE_ERRORS:
+        st.warning(ct("teacher.down"), icon=":material/cloud_off:")
+
+
+def _console_state(code: str, lang: str, ct: Text, t: Text) -> None:
+    s = st.session_state
+
+    @st.fragment(run_every=2 * POLL_S)
+    def here():
+        try:
+            st.metric(ct("console.present"), _store().present(code))
+        except cs.STORE_ERRORS:
+            st.warning(ct("teacher.down"), icon=":material/cloud_off:")
+
+    here()
+    version, view, _ = _store().current(code)
+    if view and view.get("page") in _stems():
+        title = Text(view["page"], lang)("title")
+        params = ", ".join(f"{k} = {v}" for k, v in (view.get("query") or {}).items() if k != "preset")
+        st.markdown(ct("console.pushed", page=title, v=version))
+        st.caption(params)
+        cols = st.columns(3)
+        query = {"lang": lang, **{str(k): str(v) for k, v in (view.get("query") or {}).items()}}
+        cols[0].page_link(_page(view["page"], lang), label=ct("console.go"), icon=":material/open_in_new:",
+                          query_params=query)
+        if view.get("hold") and cols[1].button(ct("console.unhold"), key="_console_unhold"):
+            _store().push(code, {**view, "hold": False})
+            st.rerun()
+        rel = _answers.released(view["page"])
+        if cols[2].button(ct("console.withdraw" if rel else "console.release"), key="_console_release"):
+            _answers.release(view["page"], not rel)
+            st.rerun()
+    else:
+        st.caption(ct("teacher.open_a_page"))
+    bank = s.get(_BANK)
+    if bank and bank.get("stem") in _stems() and bank.get("questions"):
+        qs = {q["step"]: q for q in bank["questions"]}
+        st.markdown(ct("console.bank", page=Text(bank["stem"], lang)("title")))
+        pick = st.selectbox(ct("teacher.bank"), list(qs), key="_console_qn",
+                            format_func=lambda i: q_prompt(qs[i], lang)[:120])
+        q = qs[pick]
+        if q.get("truth") is not None:
+            st.caption(ct("teacher.truth", value=q_value(q, lang, q["truth"])))
+        if st.button(t("class.ask"), key="_console_ask"):
+            if not view or view.get("page") != bank["stem"] or view.get("query") != bank["query"]:
+                _store().push(code, {"page": bank["stem"], "query": bank["query"], "hold": False})
+            _store().ask(code, q)
+            st.rerun()
+    c1, c2 = st.columns(2)
+    c1.download_button(ct("teacher.results"), data=lambda: results_csv(_store(), code),
+                       file_name=f"class_{code}_results.csv", mime="text/csv", key="_console_csv",
+                       on_click="ignore", icon=":material/download:")
+    if c2.button(t("class.close"), key="_console_close"):
+        _store().close(code)
+        s.pop(_TEACH, None)
+        st.rerun()
 
 
 def sidebar(lang: str, teacher: bool) -> None:
