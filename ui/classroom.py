@@ -583,8 +583,11 @@ def _teacher(lang: str, t: Text) -> None:
         st.image(qr_svg(link), width=180)
         st.caption(ct("teacher.present", n=_store().present(code)))
         # push and ask: drawn by the page's intro (on_page), which knows the page being shown
+        # Left empty here: until the page fills it, what the last run drew stays on screen (a full
+        # rerun does not make the bank's menu blink away under the instructor's click)
         slot = st.empty()
-        slot.caption(ct("teacher.open_a_page"))
+        if s.get(LAST_VIEW) is None:
+            slot.caption(ct("teacher.open_a_page"))
         s[_SLOT] = (code, slot)
         st.download_button(ct("teacher.results"), data=lambda: results_csv(_store(), code),
                            file_name=f"class_{code}_results.csv", mime="text/csv", key="_class_csv",

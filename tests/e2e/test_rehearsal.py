@@ -6,8 +6,8 @@ and a laptop student (English) join by the link and see, in the main area of the
 sidebar stays closed), each push, each question and each reveal. Two questions come from the page's
 bank, their exact values computed; one student answers ``1e16`` (the count, the histogram and
 Reveal stay), one reloads and changes their answer (counted once). The instructor reveals,
-releases the page's worked answers (they reach the students without a reload), reloads, downloads
-the results and ends the class; every student is told. Screenshots: ``screenshots/rehearsal_*``.
+releases the page's worked answers (they reach the students without a reload), reloads, opens the
+class console, downloads the results there and ends the class; every student is told. Screenshots: ``screenshots/rehearsal_*``.
 """
 from __future__ import annotations
 
@@ -209,16 +209,21 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
             button(teacher, tz("class.resume"), SB).click()
     teacher.locator(".st-key-_class_csv button").wait_for(timeout=WAIT_MS)
 
-    # results, then the end of the class
+    # the class console: results, then the end of the class
+    open_nav_link(teacher, cz("title"))
+    teacher.locator(".st-key-_console_csv button").wait_for(timeout=WAIT_MS)
+    assert code in teacher.locator(MAIN).inner_text()
+    teacher.wait_for_timeout(1_000)
+    _shot(teacher, shots / "rehearsal_console_zh_1400.png")
     with teacher.expect_download(timeout=WAIT_MS) as dl:
-        teacher.locator(".st-key-_class_csv button").click()
+        teacher.locator(".st-key-_console_csv button").click()
     rows = list(csv.DictReader(io.StringIO(open(dl.value.path(), encoding="utf-8").read())))
     assert [r["question"] for r in rows].count("1") == 3 and [r["question"] for r in rows].count("2") == 3
     one = [r for r in rows if r["question"] == "1"]
     assert sorted(r["right"] for r in one) == ["0", "1", "1"]
     assert any(float(r["answer"]) == 1e16 for r in one)
     assert all(float(r["exact_value"]) == pytest.approx(truth) for r in one)
-    button(teacher, tz("class.close"), SB).click()
+    button(teacher, tz("class.close"), MAIN).click()
     for pg, lang, name in students:
         pg.wait_for_function("(t) => document.querySelector('[data-testid=\"stMain\"]').innerText.includes(t)",
                              arg=C(lang)("banner.ended", code=code)[-8:], timeout=WAIT_MS)
