@@ -306,3 +306,25 @@ def test_console_for_instructors_only(monkeypatch, router_only):  # noqa: F811
 
     assert not app_test("home", {"lang": "en"}).exception
     assert classroom.pages({}, "en", False) == {}  # a student: no console in the navigation
+
+
+def test_adhoc_choice_question_shown_literally(monkeypatch, router_only):  # noqa: F811
+    teacher, code = teacher_with_class(monkeypatch)
+    teacher.selectbox(key="_class_qn").set_value(classroom.ADHOC).run()
+    teacher.text_input(key="_class_prompt").set_value("<b>A or B</b>?").run()
+    teacher.selectbox(key="_class_kind").set_value("choice").run()
+    teacher.text_input(key="_class_opts").set_value("yes, no, yes").run()
+    teacher.button(key="_class_ask").click().run()
+    q = cs.get_store().question(code)
+    assert q["options"] == ["yes", "no"] and q["truth"] is None and q["prompt"] == "<b>A or B</b>?"
+    student = app_test("two_point", {"class": code, "lang": "en"})
+    assert "`<b>A or B</b>?`" in "\n".join(m.value for m in student.markdown)
+    student.radio(key=f"_class_ans_{q['id']}").set_value("no")
+    student.button(key=f"_class_send_{q['id']}").click().run()
+    assert cs.get_store().answers(code, q["id"]) == ["no"]
+    teacher.run()
+    assert teacher.button(key=f"_class_reveal_{q['id']}").disabled  # no exact value yet: chosen first
+    teacher.selectbox(key=f"_class_rv_{q['id']}").set_value("no").run()
+    teacher.button(key=f"_class_reveal_{q['id']}").click().run()
+    student.run()
+    assert any("no" in x.value for x in student.success)

@@ -430,6 +430,8 @@ def _literal(text: str) -> str:
 def _distribution(code: str, q: dict, ct: Text) -> None:
     try:
         h = histogram(_store().answers(code, q["id"]), q)
+        if q.get("kind") == "choice":
+            h["answer"] = [q_value(q, ct.lang, a) for a in h["answer"]]
         if h["answer"]:
             st.bar_chart(h, x="answer", y="count", height=140, horizontal=True, sort=False,
                          x_label=ct("hist.answer"), y_label=ct("hist.count"))
@@ -624,6 +626,10 @@ def on_page(ctx) -> None:
             st.warning(_ct(ctx.lang)("teacher.down"), icon=":material/cloud_off:")
 
 
+def _short(text: str, n: int = 90) -> str:
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
 def _query_of(ctx) -> dict:
     return {k: v for k, v in ctx.query.items() if k not in ("lang", "class")}
 
@@ -643,7 +649,7 @@ def _push_ask(code: str, ctx, t: Text) -> None:
     ids = [*qs, ADHOC]
 
     def label(i):
-        return ct("teacher.adhoc") if i == ADHOC else q_prompt(qs[i], ctx.lang)[:120]
+        return ct("teacher.adhoc") if i == ADHOC else _short(q_prompt(qs[i], ctx.lang))
 
     qn = st.selectbox(ct("teacher.bank"), ids, key="_class_qn", format_func=label)
     if qn == ADHOC:
@@ -715,6 +721,8 @@ def _live_answers(code: str, lang: str, t: Text, height: int = 180, prefix: str 
             st.caption(ct("teacher.revealed", value=q_value(q, lang, shown), right=right, n=len(values)))
         try:
             h = histogram(values, q)
+            if q.get("kind") == "choice":
+                h["answer"] = [q_value(q, lang, a) for a in h["answer"]]
             if h["answer"]:  # in the order asked (choices) / of the bins (numbers), labels readable across
                 st.bar_chart(h, x="answer", y="count", height=height, horizontal=True, sort=False,
                              x_label=t("class.hist_answer"), y_label=t("class.hist_count"))
@@ -805,7 +813,7 @@ def _console_state(code: str, lang: str, ct: Text, t: Text) -> None:
         qs = {q["step"]: q for q in bank["questions"]}
         st.markdown(ct("console.bank", page=Text(bank["stem"], lang)("title")))
         pick = st.selectbox(ct("teacher.bank"), list(qs), key="_console_qn",
-                            format_func=lambda i: q_prompt(qs[i], lang)[:120])
+                            format_func=lambda i: _short(q_prompt(qs[i], lang)))
         q = qs[pick]
         if q.get("truth") is not None:
             st.caption(ct("teacher.truth", value=q_value(q, lang, q["truth"])))

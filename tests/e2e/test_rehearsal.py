@@ -23,6 +23,7 @@ from tests.e2e.test_instructor import (  # noqa: F401 - params, teacher_server: 
     MAIN, SB, STEM, T, button, open_class, open_nav_link, params, see, sign_in, teacher_server,
 )
 from tests.e2e.test_instructor_more import pick
+from ui import classroom
 from ui.i18n import Text
 from ui.predict import human, live_question
 from views.predict_two_point import STEPS
@@ -139,7 +140,7 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     values = {n: p.default for n, p in b.resolved(STEM).params.items()}
     steps = {s.id: s for s in STEPS}
     q1 = live_question(steps["sa_end"], STEM, values)
-    pick(teacher, "_class_qn", q1["prompt"]["zh"][:120])
+    pick(teacher, "_class_qn", classroom._short(q1["prompt"]["zh"]))
     see(teacher, cz("teacher.truth", value="")[:8], SB)
     teacher.wait_for_timeout(500)
     button(teacher, tz("class.ask"), SB).click()
@@ -173,7 +174,7 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
 
     # question 2 from the bank: a choice
     q2 = live_question(steps["smaller"], STEM, values)
-    pick(teacher, "_class_qn", q2["prompt"]["zh"][:120])
+    pick(teacher, "_class_qn", classroom._short(q2["prompt"]["zh"]))
     teacher.wait_for_timeout(500)
     button(teacher, tz("class.ask"), SB).click()
     for (pg, lang, _), pick_ in zip(students, (q2["truth"], q2["truth"], next(c for c in q2["options"] if c != q2["truth"]))):
