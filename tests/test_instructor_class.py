@@ -328,3 +328,20 @@ def test_adhoc_choice_question_shown_literally(monkeypatch, router_only):  # noq
     teacher.button(key=f"_class_reveal_{q['id']}").click().run()
     student.run()
     assert any("no" in x.value for x in student.success)
+
+
+def test_share_link_never_carries_the_class_and_its_qr_draws():
+    from ui import share
+
+    assert share.share_url({"lang": "en", "class": "ABCDEF", "beta": "1"}).endswith("?lang=en&beta=1")
+    svg = share.qr_svg("http://192.0.2.1:8501/two_point?lang=en")
+    assert svg.startswith("<svg") and 'xmlns="http://www.w3.org/2000/svg"' in svg
+    assert share.is_loopback("http://127.0.0.1:8501/") and share.is_loopback("http://localhost:8501/?class=X")
+    assert not share.is_loopback("http://192.0.2.1:8501/")
+    share._lan_cached.cache_clear()
+    import unittest.mock as m
+
+    with m.patch.object(share, "lan_addresses", return_value=["10.1.2.3"]):
+        share._lan_cached.cache_clear()
+        assert share.lan_links("http://127.0.0.1:8501/?class=ABCDEF") == ["http://10.1.2.3:8501/?class=ABCDEF"]
+    share._lan_cached.cache_clear()
