@@ -32,9 +32,10 @@ with runs.turn():
                        layout="wide")
     st.cache_resource(show_spinner=False)(_start_up)()
     # The one place where the instructor and class features plug into the page kit (ui/hooks.py):
-    # worked answers under a page's questions (and in its notebook once public), the class code kept in every page's URL.
-    hooks.register(after_section={"questions": answers.show_answers}, url_flags=(classroom.url_flags,),
-                   answers_public=answers.public)
+    # worked answers under a page's questions (and in its notebook once public), the class's push /
+    # ask under its intro, the class code kept in every page's URL.
+    hooks.register(after_section={"questions": answers.show_answers, "intro": classroom.on_page},
+                   url_flags=(classroom.url_flags,), answers_public=answers.public)
     lang = language_selector()
     style.projector_toggle(Text("common", lang)("view.projector"))
     style.inject()
@@ -45,7 +46,9 @@ with runs.turn():
         classroom.sidebar(lang, teacher)
     unknown = take_unknown_page()  # /nosuchpage: the home page with a notice, not Streamlit's English dialog
     # expanded: every page listed (Streamlit's own "View N more" button has no Chinese label)
-    page = st.navigation(editor.pages(navigation(lang), lang), position="sidebar", expanded=True)
+    groups = editor.pages(navigation(lang), lang)  # the instructor's pages: the editor, the class console
+    groups = classroom.pages(groups, lang, bool(teacher))
+    page = st.navigation(groups, position="sidebar", expanded=True)
     if unknown is not None:
         st.warning(unknown_page_notice(unknown, lang), icon="⚠️")
     page.run()

@@ -185,3 +185,103 @@ def test_answers_released_on_one_replica_are_seen_on_another(redis_url, monkeypa
 
     monkeypatch.setattr(cs, "_store", Down())
     assert ans.released("block") and not ans.released("two_point")
+
+
+# --------------------------------------------------------------------------- Redis stopped mid-class
+def _redis(d, sock):
+    """A redis-server with an append-only file in ``d`` (as compose and k8s run it), on a socket."""
+    import shutil
+    import subprocess
+
+    proc = subprocess.Popen([shutil.which("redis-server"), "--port", "0", "--unixsocket", str(sock),
+                             "--unixsocketperm", "700", "--appendonly", "yes", "--appendfsync", "always",
+                             "--save", "", "--dir", str(d)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t0 = time.monotonic()
+    while True:
+        try:
+            if cs.RedisStore(f"unix://{sock}").r.ping():
+                return proc
+        except cs.STORE_ERRORS:
+            pass
+        if proc.poll() is not None or time.monotonic() - t0 > 10:
+            proc.kill()
+            pytest.fail("redis-server did not start")
+        time.sleep(0.05)
+
+
+def _words(at) -> str:
+    return "\n".join(x.value for kind in ("warning", "info", "caption", "markdown", "success")
+                     for x in getattr(at, kind))
+
+
+def test_redis_stopped_and_restarted_mid_class(tmp_path, monkeypatch, router_only):  # noqa: F811
+    """The store stops: the student and the instructor read a notice in words (no exception, no
+    error box); an answer sent meanwhile is kept and sent once the store is back; the class (kept
+    in the append-only file) goes on; the answer is counted once."""
+    from tests._instructor import KEY
+    from ui import instructor
+    from ui.predict import live_question
+    from views.predict_two_point import STEPS
+
+    sock = tmp_path / "r.sock"
+    url = f"unix://{sock}"
+    proc = _redis(tmp_path, sock)
+    try:
+        monkeypatch.setenv(instructor.KEY_ENV, KEY)
+        monkeypatch.setenv(cs.REDIS_ENV, url)
+        store = cs.get_store()
+        code = store.create()
+        store.push(code, {"page": "two_point", "query": {"beta": "2.0"}})
+        step = next(x for x in STEPS if x.id == "sa_end")
+        qid = store.ask(code, live_question(step, "two_point", {"beta": 2.0, "theta0": 1.0, "horizon": 5.0,
+                                                                 "dt": 0.1}))
+        student = app_test("two_point", {"class": code, "lang": "en"})
+        student.run()
+        assert not student.exception and not student.error
+        teacher = signed_in("two_point")
+        teacher.session_state["_class_teach"] = code
+        teacher.run()
+        assert not teacher.exception
+
+        proc.terminate()
+        proc.wait(timeout=10)
+        student.number_input(key=f"_class_ans_{qid}").set_value(0.5)
+        student.button(key=f"_class_send_{qid}").click().run()
+        assert not student.exception and not student.error, [e.value for e in student.error]
+        words = _words(student)
+        assert "cannot be reached" in words and "this page still works" in words, words
+        assert student.session_state["_class_pending"] == {(code, qid): 0.5}
+        teacher.run()
+        assert not teacher.exception and not teacher.error
+        assert "cannot be reached" in _words(teacher)
+
+        proc = _redis(tmp_path, sock)  # the same directory: the append-only file brings the class back
+        assert cs.get_store().exists(code)
+        for _ in range(3):  # the first call on a dropped connection may fail once: the poll retries
+            student.run()
+            assert not student.exception and not student.error
+            if not student.session_state["_class_pending"]:
+                break
+        assert cs.get_store().answers(code, qid) == [0.5]
+        student.run()
+        assert cs.get_store().answers(code, qid) == [0.5]  # counted once
+        assert "cannot be reached" not in _words(student)
+        teacher.run()
+        assert not teacher.exception and any("1 answers" in c.value for c in teacher.caption)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_a_lost_class_is_said_to_student_and_instructor(monkeypatch, router_only):  # noqa: F811
+    """A class the store no longer knows (not closed by its instructor): both are told it is gone."""
+    teacher, code = teacher_with_class(monkeypatch)
+    student = app_test("two_point", {"class": code, "lang": "zh"})
+    assert code in "\n".join(m.value for m in student.markdown)
+    store = cs.get_store()
+    store._classes.pop(code)  # what a restart without persistence did
+    student.run()
+    assert any(code in i.value and "已不存在" in i.value for i in student.info)
+    teacher.run()
+    assert any(code in w.value and "gone" in w.value for w in teacher.warning)

@@ -149,15 +149,25 @@ def test_redis_class_survives_a_replica(redis_url):
     assert c.r.ttl(f"cls:{code}") > 3600
 
 
-def test_sidebar_flow_push_follow_answer_reveal(monkeypatch, router_only):  # noqa: F811
+def _md(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_class_flow_push_follow_bank_question_reveal(monkeypatch, router_only):  # noqa: F811
+    """Open a class, go to a lesson: Push and the question bank are there at once (no slider
+    moved); the student's banner is in the main area; a bank question's exact value is computed;
+    the reveal shows the student the value, their answer and the verdict."""
     teacher, code = teacher_with_class(monkeypatch)
     assert cs.valid_code(code)
     assert any(f"?class={code}" in c.value for c in teacher.code)
     assert teacher.get("imgs") or teacher.get("image")
+    push = teacher.button(key="_class_push")
+    assert not push.disabled  # the first run of the page: no slider moved
 
     student = app_test("home", {"class": code, "lang": "zh"})
     assert not student.exception
-    assert any(code in s.value and "跟随课堂" in s.value for s in student.success)
+    assert code in _md(student) and "正在跟随教师" in _md(student)
+    assert not [m for m in student.sidebar.markdown if code in m.value]  # the banner: main area
 
     teacher.slider(key="beta").set_value(2.0).run()
     teacher.button(key="_class_push").click().run()
@@ -177,24 +187,86 @@ def test_sidebar_flow_push_follow_answer_reveal(monkeypatch, router_only):  # no
     student.run()
     assert student.session_state["beta"] == 3.0  # back: jumps to the latest push
 
+    # the bank: the page's steps by their text; the number step "sa_end"
+    box = teacher.selectbox(key="_class_qn")
+    assert "sa_end" in box.options or any("SA" in o for o in box.options)
+    box.set_value("sa_end").run()
+    assert any("Exact value" in c.value for c in teacher.caption)
     teacher.button(key="_class_ask").click().run()
+    q = cs.get_store().question(code)
+    from views.predict_two_point import tp_sa_end
+    vals = teacher.session_state["_last_view"]["values"]
+    assert q["truth"] == pytest.approx(tp_sa_end(vals), rel=1e-12)
+    assert q["prompt"]["zh"] != q["prompt"]["en"] and q["kind"] == "number"
     student.run()
-    qid = cs.get_store().question(code)["id"]
-    student.number_input(key=f"_class_ans_{qid}").set_value(0.5)
+    qid = q["id"]
+    assert q["prompt"]["zh"][:8] in _md(student)
+    student.number_input(key=f"_class_ans_{qid}").set_value(q["truth"] * 1.01)
     student.button(key=f"_class_send_{qid}").click().run()
-    assert cs.get_store().answers(code, qid) == [0.5]
+    assert cs.get_store().answers(code, qid) == [pytest.approx(q["truth"] * 1.01)]
     teacher.run()
-    assert any("1" in c.value and ("answers" in c.value) for c in teacher.caption)
-    teacher.number_input(key=f"_class_rv_{qid}").set_value(0.75).run()
+    assert any("1" in c.value and "answers" in c.value for c in teacher.caption)
+    assert teacher.number_input(key=f"_class_rv_{qid}").value == pytest.approx(q["truth"])  # computed
     teacher.button(key=f"_class_reveal_{qid}").click().run()
     student.run()
-    assert any(c.value == "0.75" for c in student.code)
+    said = [x.value for x in student.success]
+    assert any("精确值" in v and "你的答案" in v and "正确" in v for v in said), said
+    rows = classroom.results_csv(cs.get_store(), code).splitlines()
+    assert rows[0].startswith("question,page,prompt,parameters,exact_value") and len(rows) == 2
     teacher.button(key="_class_close").click().run()
     assert not cs.get_store().exists(code)
     student.run()
-    assert any("closed" in i.value or "结束" in i.value for i in student.info)
+    assert any(code in i.value and "结束" in i.value for i in student.info)
     student.run()
     assert [w for w in student.text_input if w.key == "_class_join_code"]  # can join another class
+
+
+def test_histogram_copes_with_any_answers():
+    q = {"kind": "number"}
+    for vals in ([1e16, 1.0, 2.0], [2.0, 2.0000000000000004], [2.0] * 5, [-1e308, 1e308, 0.0],
+                 list(np.linspace(0, 1, 40)) + [1e16], [5e-324, 0.0], [float("nan"), float("inf"), "x", 3.0],
+                 [], list(range(100))):
+        h = classroom.histogram(vals, q)
+        finite = [v for v in vals if isinstance(v, float | int) and np.isfinite(v)]
+        assert sum(h["count"]) == len(finite), (vals, h)
+        assert len(set(h["answer"])) == len(h["answer"]), h
+    assert classroom.histogram([2.0, 2.0000000000000004], q) == {"answer": ["2"], "count": [2]}
+    h = classroom.histogram(list(np.linspace(0, 1, 40)) + [1e16], q)
+    assert h["answer"][-1].startswith(">") and len(h["count"]) >= 8
+    h = classroom.histogram(list(np.linspace(0, 1, 40)), q)  # no outlier: equal bins over the whole range
+    assert len(h["count"]) == 8 and sum(h["count"]) == 40 and not h["answer"][0].startswith("<")
+
+
+def test_answers_refused_in_words_and_by_the_store():
+    q = {"kind": "number"}
+    for bad in (float("inf"), float("-inf"), float("nan"), "abc", None, ""):
+        v, key = classroom.parse_answer(q, bad)
+        assert v is None and key in ("answer_bad", "answer_missing")
+    assert classroom.parse_answer(q, "1e16") == (1e16, None)
+    s = cs.MemoryStore()
+    code = s.create()
+    for bad in (float("nan"), float("inf"), True, "x" * 100, [1]):
+        with pytest.raises(ValueError):
+            s.answer(code, 1, "a", bad)
+
+
+def test_answer_id_is_the_xsrf_token_not_its_masked_string():
+    """Tornado re-masks the _streamlit_xsrf cookie on every load: the id comes from the token."""
+    import os as _os
+
+    token = _os.urandom(16)
+
+    def masked():
+        m = _os.urandom(4)
+        return "|".join(["2", m.hex(), bytes(b ^ m[i % 4] for i, b in enumerate(token)).hex(), "1700000000"])
+
+    a, b = masked(), masked()
+    assert a != b
+    ida = classroom.answer_id("ABCDEF", {"_streamlit_xsrf": a})
+    assert ida == classroom.answer_id("ABCDEF", {"_streamlit_xsrf": b})
+    assert ida != classroom.answer_id("ABCDEG", {"_streamlit_xsrf": a})
+    assert classroom.answer_id("ABCDEF", {}) is None
+    assert classroom.answer_id("ABCDEF", {"st_replica": "r1"}) != ida
 
 
 def test_nothing_of_classes_without_instructor_mode(monkeypatch):
@@ -208,3 +280,68 @@ def test_nothing_of_classes_without_instructor_mode(monkeypatch):
 def test_ensure_redis_script_is_there():
     path = os.path.join(os.path.dirname(__file__), "..", "scripts", "ensure_redis.sh")
     assert os.access(path, os.X_OK)
+
+
+def test_console_for_instructors_only(monkeypatch, router_only):  # noqa: F811
+    """The class console: code, link, QR, students here, the pushed view, the bank of the page last
+    shown, ask, the live count and Reveal (own keys beside the sidebar's), results, end."""
+    from tests.conftest import open_page
+
+    teacher, code = teacher_with_class(monkeypatch)
+    teacher.button(key="_class_push").click().run()
+    open_page(teacher, classroom.CONSOLE_PATH)
+    teacher.run()
+    assert not teacher.exception, [e.value for e in teacher.exception]
+    assert [t.value for t in teacher.title] == ["Class console"]
+    assert any(code in m.value for m in teacher.markdown)
+    teacher.button(key="_console_ask").click().run()
+    assert not teacher.exception
+    q = cs.get_store().question(code)
+    assert q and q["truth"] is not None
+    assert teacher.button(key=f"_console_class_reveal_{q['id']}") and teacher.button(key=f"_class_reveal_{q['id']}")
+    teacher.button(key=f"_console_class_reveal_{q['id']}").click().run()
+    assert cs.get_store().revealed(code, q["id"]) == pytest.approx(q["truth"])
+    teacher.button(key="_console_close").click().run()
+    assert not cs.get_store().exists(code)
+
+    assert not app_test("home", {"lang": "en"}).exception
+    assert classroom.pages({}, "en", False) == {}  # a student: no console in the navigation
+
+
+def test_adhoc_choice_question_shown_literally(monkeypatch, router_only):  # noqa: F811
+    teacher, code = teacher_with_class(monkeypatch)
+    teacher.selectbox(key="_class_qn").set_value(classroom.ADHOC).run()
+    teacher.text_input(key="_class_prompt").set_value("<b>A or B</b>?").run()
+    teacher.selectbox(key="_class_kind").set_value("choice").run()
+    teacher.text_input(key="_class_opts").set_value("yes, no, yes").run()
+    teacher.button(key="_class_ask").click().run()
+    q = cs.get_store().question(code)
+    assert q["options"] == ["yes", "no"] and q["truth"] is None and q["prompt"] == "<b>A or B</b>?"
+    student = app_test("two_point", {"class": code, "lang": "en"})
+    assert "`<b>A or B</b>?`" in "\n".join(m.value for m in student.markdown)
+    student.radio(key=f"_class_ans_{q['id']}").set_value("no")
+    student.button(key=f"_class_send_{q['id']}").click().run()
+    assert cs.get_store().answers(code, q["id"]) == ["no"]
+    teacher.run()
+    assert teacher.button(key=f"_class_reveal_{q['id']}").disabled  # no exact value yet: chosen first
+    teacher.selectbox(key=f"_class_rv_{q['id']}").set_value("no").run()
+    teacher.button(key=f"_class_reveal_{q['id']}").click().run()
+    student.run()
+    assert any("no" in x.value for x in student.success)
+
+
+def test_share_link_never_carries_the_class_and_its_qr_draws():
+    from ui import share
+
+    assert share.share_url({"lang": "en", "class": "ABCDEF", "beta": "1"}).endswith("?lang=en&beta=1")
+    svg = share.qr_svg("http://192.0.2.1:8501/two_point?lang=en")
+    assert svg.startswith("<svg") and 'xmlns="http://www.w3.org/2000/svg"' in svg
+    assert share.is_loopback("http://127.0.0.1:8501/") and share.is_loopback("http://localhost:8501/?class=X")
+    assert not share.is_loopback("http://192.0.2.1:8501/")
+    share._lan_cached.cache_clear()
+    import unittest.mock as m
+
+    with m.patch.object(share, "lan_addresses", return_value=["10.1.2.3"]):
+        share._lan_cached.cache_clear()
+        assert share.lan_links("http://127.0.0.1:8501/?class=ABCDEF") == ["http://10.1.2.3:8501/?class=ABCDEF"]
+    share._lan_cached.cache_clear()

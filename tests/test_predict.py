@@ -3,7 +3,8 @@
 For each page the true answers are computed HERE, independently of views/predict_<page>.py (closed forms,
 scipy quadrature / ODE solvers / matrix exponentials, or the sim/ simulation run directly), for
 parameter values that differ per language. Checked: a right answer is accepted (success shown),
-a wrong one is rejected with the true value and the error shown, "try again" hides the reveal,
+a first wrong one gets a hint and no value, a second wrong one is rejected with the true value and
+the error shown, "try again" hides the reveal,
 the step's figure is hidden before an answer and shown after, and a parameter change marks the
 answer as being for other values and hides the reveal again.
 """
@@ -234,9 +235,18 @@ def check_predict_then_reveal(stem, lang, case):
               (_load_metrics(lang, stem, sid))}
     before = {key: _count_metric(at, lab) for key, lab in labels.items()}
 
-    # one step the long way: wrong -> rejected, revealed with the error; try again -> hidden
+    # one step the long way: wrong -> a hint, no value, a second try; wrong again -> rejected,
+    # revealed with the error; try again -> hidden
     first = next(iter(steps))
     s0 = steps[first]
+    _submit(at, stem, first, _wrong(s0, truth[first]))
+    starts = [p(k, said="\x00", tol="").split("\x00")[0] for k in ("ui.hint_high", "ui.hint_low", "ui.hint_choice")]
+    hints = [w for w in _texts(at, "warning") if any(w.startswith(x) for x in starts)]
+    assert hints and not _texts(at, "error"), _texts(at, "warning")
+    assert _fig_key(stem, first) not in _charts(at), "a hint reveals nothing"
+    if s0.kind == "number":
+        assert not any(f"{truth[first]:.{s0.digits}g}" in w for w in hints)
+    assert any(b.key == f"_predict_give_up_{stem}_{first}" for b in at.button)
     _submit(at, stem, first, _wrong(s0, truth[first]))
     errs = _texts(at, "error")
     if s0.kind == "choice":
@@ -329,3 +339,15 @@ def check_answers_follow_the_parameters(stem, case):
                 assert got[sid] == pytest.approx(truth[sid], rel=1e-6, abs=1e-9), sid
         seen.append(got)
     assert seen[0] != seen[1]
+
+
+def test_numbers_for_people_and_the_stale_note_names_only_what_changed():
+    from ui.i18n import Text
+    from ui.predict import _param_text, human
+
+    assert human(17400.0) == "17400" and human(0.0123) == "0.0123" and human(3.2e-7) == "3.2 × 10⁻⁷"
+    assert "e+" not in human(1.74e4) and "e" not in human(1e16)
+    t = Text("two_point", "en")
+    snap = (("beta", 1.0), ("theta0", 0.5), ("horizon", 5.0))
+    text = _param_text(t, snap, {"theta0"})
+    assert text.count("=") == 1 and "0.5" in text and not text.startswith("theta0")

@@ -51,6 +51,13 @@ def answers(t: Text) -> list[str]:
 def released(stem: str) -> bool:
     """True when an instructor released page ``stem``'s answers (read from the store at most once
     a second; if the store cannot be reached, the last state read stands)."""
+    return stem in released_pages()
+
+
+def released_pages() -> frozenset:
+    """Every page whose answers are released (the same once-a-second read as :func:`released`);
+    the class poll compares it with what the page drew, so a release reaches a student within
+    the poll interval without a reload."""
     now = time.monotonic()
     if now - _seen["at"] >= RECHECK_S:
         try:
@@ -58,7 +65,7 @@ def released(stem: str) -> bool:
         except cs.STORE_ERRORS as exc:
             _log.warning("released answers: store unreachable (%s); keeping the last state", type(exc).__name__)
         _seen["at"] = now
-    return stem in _seen["pages"]
+    return _seen["pages"]
 
 
 def release(stem: str, on: bool) -> None:

@@ -9,8 +9,12 @@ the open live question (with an id that grows by one per question), the anonymou
 question (one per student, keyed by an anonymous id: sending again replaces the answer, so an
 answer sent twice — a retry, or again after a replica died — is counted once) and the revealed
 values. :meth:`Store.stamp` is one cheap read that changes whenever anything a student sees
-changes (push, question, reveal, close): the students' poll reads only that.
-Keys expire ``TTL_S`` after the last write.
+changes (push, question, reveal, close): the students' poll reads only that. Every question asked
+stays (:meth:`Store.questions`, the results download); students say they are there now and then
+(:meth:`Store.here`), so the instructor sees how many are in the class now; a class closed by its
+instructor leaves a marker for an hour (:meth:`Store.ended`), so its students can be told "closed"
+rather than "lost". An answer is a finite number or a short text; anything else is refused
+(``ValueError``). Keys expire ``TTL_S`` after the last write.
 """
 from __future__ import annotations
 
@@ -27,6 +31,24 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 CODE_LEN = 6
 CODE_RE = re.compile(rf"^[{CODE_ALPHABET}]{{{CODE_LEN}}}$")
 MAX_ANSWER_LEN = 64
+ENDED_TTL_S = 3600
+HERE_S = 15.0   # a student counts as "here now" this long after their last poll said so
+
+
+def check_answer(value):
+    """``value`` if it can be stored as an answer (a finite number, or a text of at most
+    ``MAX_ANSWER_LEN`` characters), else ``ValueError``."""
+    import math
+
+    if isinstance(value, bool):
+        raise ValueError("not an answer")
+    if isinstance(value, (int, float)):
+        if not math.isfinite(float(value)):
+            raise ValueError("not a finite number")
+        return float(value)
+    if isinstance(value, str) and len(value) <= MAX_ANSWER_LEN:
+        return value
+    raise ValueError("not an answer")
 
 
 try:  # what a store call may raise when the store is unreachable
@@ -61,6 +83,10 @@ class Store:
     def answered(self, code: str, qid: int, who: str): ...
     def reveal(self, code: str, qid: int, value) -> None: ...
     def revealed(self, code: str, qid: int): ...
+    def questions(self, code: str) -> list[dict]: ...
+    def here(self, code: str, who: str) -> None: ...
+    def present(self, code: str) -> int: ...
+    def ended(self, code: str) -> bool: ...
     # the pages whose worked answers an instructor released to everyone (ui/answers.py; not per class)
     def released_pages(self) -> set[str]: ...
     def set_released(self, stem: str, on: bool) -> None: ...
@@ -71,6 +97,7 @@ class MemoryStore(Store):
         self._lock = threading.Lock()
         self._classes: dict[str, dict] = {}
         self._released: set[str] = set()
+        self._ended: dict[str, float] = {}
 
     def released_pages(self) -> set[str]:
         return set(self._released)
@@ -85,7 +112,7 @@ class MemoryStore(Store):
             while code in self._classes:
                 code = new_code()
             self._classes[code] = {"version": 0, "view": None, "at": 0.0, "qid": 0, "question": None,
-                                   "answers": {}, "reveal": {}, "rv": 0}
+                                   "answers": {}, "reveal": {}, "rv": 0, "qs": {}, "here": {}}
             return code
 
     def _get(self, code):
@@ -99,7 +126,26 @@ class MemoryStore(Store):
 
     def close(self, code: str) -> None:
         with self._lock:
-            self._classes.pop(code, None)
+            if self._classes.pop(code, None) is not None:
+                self._ended[code] = time.time()
+
+    def ended(self, code: str) -> bool:
+        return time.time() - self._ended.get(code, -1e18) < ENDED_TTL_S
+
+    def questions(self, code: str) -> list[dict]:
+        c = self._classes.get(code)
+        return [] if c is None else [c["qs"][k] for k in sorted(c["qs"])]
+
+    def here(self, code: str, who: str) -> None:
+        with self._lock:
+            c = self._classes.get(code)
+            if c is not None:
+                c["here"][who] = time.time()
+
+    def present(self, code: str) -> int:
+        c = self._classes.get(code)
+        now = time.time()
+        return 0 if c is None else sum(1 for t in list(c["here"].values()) if now - t < HERE_S)
 
     def push(self, code: str, view: dict) -> int:
         with self._lock:
@@ -121,6 +167,7 @@ class MemoryStore(Store):
             c = self._get(code)
             c["qid"] += 1
             c["question"] = {**json.loads(json.dumps(question)), "id": c["qid"]}
+            c["qs"][c["qid"]] = c["question"]
             return c["qid"]
 
     def question(self, code: str):
@@ -128,6 +175,7 @@ class MemoryStore(Store):
         return None if c is None else c["question"]
 
     def answer(self, code: str, qid: int, who: str, value) -> None:
+        value = check_answer(value)
         with self._lock:
             self._get(code)["answers"].setdefault(qid, {})[who] = value
 
@@ -154,7 +202,9 @@ class MemoryStore(Store):
 class RedisStore(Store):
     """Keys: ``cls:<code>`` (hash: version, view, at, qid, question, rv = number of reveals),
     ``cls:<code>:a:<qid>`` (hash: anonymous student id -> answer), ``cls:<code>:r`` (hash: qid ->
-    revealed value), ``rel:pages`` (set: the pages whose answers are released; no expiry)."""
+    revealed value), ``cls:<code>:q`` (hash: qid -> question), ``cls:<code>:p`` (sorted set:
+    anonymous id -> time last here), ``end:<code>`` (closed by its instructor, for an hour),
+    ``rel:pages`` (set: the pages whose answers are released; no expiry)."""
 
     def __init__(self, url: str):
         import redis
@@ -163,7 +213,7 @@ class RedisStore(Store):
                                       socket_connect_timeout=2, health_check_interval=30)
 
     def _touch(self, pipe, code, *extra):
-        for k in (f"cls:{code}", f"cls:{code}:r", *extra):
+        for k in (f"cls:{code}", f"cls:{code}:r", f"cls:{code}:q", *extra):
             pipe.expire(k, TTL_S)
 
     def create(self) -> str:
@@ -178,8 +228,31 @@ class RedisStore(Store):
         return bool(self.r.exists(f"cls:{code}"))
 
     def close(self, code: str) -> None:
-        keys = [f"cls:{code}", f"cls:{code}:r", *self.r.scan_iter(f"cls:{code}:a:*")]
-        self.r.delete(*keys)
+        keys = [f"cls:{code}", f"cls:{code}:r", f"cls:{code}:q", f"cls:{code}:p",
+                *self.r.scan_iter(f"cls:{code}:a:*")]
+        with self.r.pipeline() as p:
+            p.delete(*keys)
+            p.set(f"end:{code}", 1, ex=ENDED_TTL_S)
+            p.execute()
+
+    def ended(self, code: str) -> bool:
+        return bool(self.r.exists(f"end:{code}"))
+
+    def questions(self, code: str) -> list[dict]:
+        got = self.r.hgetall(f"cls:{code}:q")
+        return [json.loads(got[k]) for k in sorted(got, key=int)]
+
+    def here(self, code: str, who: str) -> None:
+        if not self.exists(code):
+            return
+        with self.r.pipeline() as p:
+            p.zadd(f"cls:{code}:p", {who: time.time()})
+            p.zremrangebyscore(f"cls:{code}:p", "-inf", time.time() - 4 * HERE_S)
+            p.expire(f"cls:{code}:p", TTL_S)
+            p.execute()
+
+    def present(self, code: str) -> int:
+        return int(self.r.zcount(f"cls:{code}:p", time.time() - HERE_S, "+inf"))
 
     def push(self, code: str, view: dict) -> int:
         if not self.exists(code):
@@ -206,6 +279,7 @@ class RedisStore(Store):
         qid = int(self.r.hincrby(f"cls:{code}", "qid", 1))
         with self.r.pipeline() as p:
             p.hset(f"cls:{code}", "question", json.dumps({**question, "id": qid}))
+            p.hset(f"cls:{code}:q", str(qid), json.dumps({**question, "id": qid}))
             self._touch(p, code)
             p.execute()
         return qid
@@ -215,6 +289,7 @@ class RedisStore(Store):
         return json.loads(q) if q else None
 
     def answer(self, code: str, qid: int, who: str, value) -> None:
+        value = check_answer(value)
         if not self.exists(code):
             raise KeyError(code)
         with self.r.pipeline() as p:

@@ -10,8 +10,9 @@ who skips it sees the page as before.
 A step is: an instruction ("set β to 2"), a question with a number input (with its unit) or a
 choice, and a reveal. The answer is typed in an ``st.form`` (nothing reruns while typing; Enter
 submits). On submit the value is computed by ``sim/`` for the *current* parameters, compared with
-the answer (relative or absolute error, or right/wrong), and the verdict, a short explanation and
-the step's figure (or metrics) are shown. The record keeps the parameter values it was answered
+the answer (relative or absolute error, or right/wrong). A first wrong answer gets a hint (too high,
+too low, or "not this one") and a second try; then (or at once when right, or on "Show the
+answer") the verdict, a short explanation and the step's figure (or metrics) are shown. The record keeps the parameter values it was answered
 for: when they change, the step says so and asks again. Progress lives in ``st.session_state``.
 """
 from __future__ import annotations
@@ -83,6 +84,59 @@ def judge(step: Step, x, y) -> dict:
     return {"ok": err <= step.atol + step.rtol * abs(y), "abs": err, "rel": rel}
 
 
+def within(x: float, y: float, rtol: float, atol: float) -> bool:
+    """The one tolerance rule of a number answer: ``|x - y| <= atol + rtol * |y|``."""
+    return abs(float(x) - float(y)) <= atol + rtol * abs(float(y))
+
+
+def live_question(step: Step, stem: str, values: dict) -> dict:
+    """Step ``step`` of page ``stem`` as a class's live question: plain data (JSON), its prompt,
+    unit and choice labels in every language, its tolerance, and its exact value computed by
+    ``sim/`` for ``values`` (``truth``; None with ``error`` when it cannot be computed). The same
+    object a student answers alone under "Predict first" and the class answers together."""
+    from ui.spec import LANGS
+
+    key = f"predict.{step.id}"
+    texts = {lang: Text(stem, lang) for lang in LANGS}
+    args = step.args(values)
+    q = {"stem": stem, "step": step.id, "kind": step.kind, "rtol": step.rtol, "atol": step.atol,
+         "digits": step.digits, "options": list(step.choices),
+         "prompt": {lang: t(f"{key}.question", **args) for lang, t in texts.items()},
+         "unit": {lang: (t(f"{key}.unit") if t.has(f"{key}.unit") else "") for lang, t in texts.items()},
+         "labels": {lang: {c: t(f"{key}.choices.{c}") for c in step.choices} for lang, t in texts.items()},
+         "values": {k: v for k, v in values.items() if isinstance(v, (int, float, str, bool))}}
+    try:
+        y = step.answer(values)
+        q["truth"] = y if isinstance(y, str) else float(y)
+        if not isinstance(y, str) and not math.isfinite(q["truth"]):
+            raise ValueError("not a finite value")
+    except (ValueError, FloatingPointError, OverflowError, ZeroDivisionError) as exc:
+        q["truth"], q["error"] = None, str(exc)
+    return q
+
+
+_SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def human(y, digits: int = 3) -> str:
+    """A number as people write it: ``17400``, ``0.0123``, ``3.2 × 10⁻⁷`` (never ``1.74e+04``)."""
+    if isinstance(y, str):
+        return y
+    y = float(y)
+    if not math.isfinite(y):
+        return "∞" if y > 0 else ("−∞" if y < 0 else "?")
+    if y == 0:
+        return "0"
+    if 1e-4 <= abs(y) < 1e7:
+        e = math.floor(math.log10(abs(y)))
+        d = max(digits - 1 - e, 0)
+        out = f"{round(y, d):.{d}f}"
+        return out.rstrip("0").rstrip(".") if "." in out else out
+    m, e = f"{y:.{digits - 1}e}".split("e")
+    m = m.rstrip("0").rstrip(".") if "." in m else m
+    return f"{m} × 10{str(int(e)).translate(_SUP)}"
+
+
 def snapshot(step: Step, values: dict) -> tuple:
     """The parameter values an answer is valid for."""
     return tuple((name, values.get(name)) for name in step.params)
@@ -119,24 +173,59 @@ def _submit(stem: str, step: Step, values: dict) -> None:
         y, err = None, str(exc)
     verdict = judge(step, x, y) if err is None else {"ok": False, "abs": None, "rel": None}
     prev = rec.get(step.id, {})
-    rec[step.id] = {"x": x, "y": y, "error": err, "snap": snapshot(step, values),
-                    "tries": prev.get("tries", 0) + 1, **verdict}
+    snap = snapshot(step, values)
+    # the first wrong answer for these parameters gets a hint and a second try; the value waits
+    hint = err is None and not verdict["ok"] and prev.get("hint_for") != snap
+    rec[step.id] = {"x": x, "y": y, "error": err, "snap": snap, "tries": prev.get("tries", 0) + 1,
+                    "hint": hint, "hint_for": snap if hint else prev.get("hint_for"), **verdict}
 
 
 def _again(stem: str, sid: str) -> None:
     rec = _store(stem)
-    tries = rec.get(sid, {}).get("tries", 0)
-    rec[sid] = {"tries": tries, "cleared": True}
+    prev = rec.get(sid, {})
+    rec[sid] = {"tries": prev.get("tries", 0), "cleared": True, "hint_for": prev.get("hint_for")}
     st.session_state.pop(_input_key(stem, sid), None)
 
 
+def _give_up(stem: str, sid: str) -> None:
+    """"Show the answer" after a hint: the verdict and the value, without a second try."""
+    r = _store(stem).get(sid)
+    if r is not None:
+        r["hint"] = False
+
+
+def answered(r: dict | None) -> bool:
+    """A step's record holds an answer whose value is shown (not one waiting for its second try)."""
+    return r is not None and "x" in r and not r.get("hint")
+
+
+def _hint(p: Text, step: Step, r: dict) -> None:
+    """The first wrong answer: which way it is off (numbers) and how close a right one is; no value."""
+    if step.kind == "choice":
+        msg = p("ui.hint_choice")
+    else:
+        if step.atol > 0 and (step.rtol == 0 or r["y"] == 0):
+            tol = p("ui.tol_abs", tol=human(step.atol, 2), unit="")
+        else:
+            tol = p("ui.tol_rel", tol=f"{100 * step.rtol:g}")
+        msg = p("ui.hint_high" if float(r["x"]) > float(r["y"]) else "ui.hint_low", said=fmt(r["x"], 6), tol=tol)
+    st.warning(msg, icon=":material/lightbulb:")
+
+
 # --------------------------------------------------------------------------- drawing
-def _param_text(page_t: Text, snap: tuple) -> str:
+def _param_text(page_t: Text, snap: tuple, only: set | None = None) -> str:
+    """``label = value, ...`` as the sidebar shows them: the widget's label (its first part), an
+    option by its menu text, a number for people; ``only``: just these parameters."""
     out = []
     for name, v in snap:
+        if only is not None and name not in only:
+            continue
         label = page_t(f"params.{name}.label") if page_t.has(f"params.{name}.label") else name
         label = label.split(" — ")[0].split(" – ")[0].split("——")[0].strip()
-        out.append(f"{label} = {fmt(v) if isinstance(v, float) else v}")
+        opt = f"params.{name}.options.{v}"
+        shown = page_t(opt) if isinstance(v, str) and page_t.has(opt) else (
+            human(v, 4) if isinstance(v, (int, float)) and not isinstance(v, bool) else v)
+        out.append(f"{label} = {shown}")
     return ", ".join(out)
 
 
@@ -165,7 +254,7 @@ def _verdict(p: Text, t: Text, step: Step, r: dict, key: str) -> None:
             off = p("ui.off_abs", err=fmt(r["abs"], 2), unit=unit)
             tol = p("ui.tol_abs", tol=fmt(step.atol, 2), unit=unit)
         else:
-            off = p("ui.off_rel", err=f"{100 * r['rel']:.3g}") if math.isfinite(r["rel"]) else ""
+            off = p("ui.off_rel", err=human(100 * r["rel"], 3)) if math.isfinite(r["rel"]) else ""
             tol = p("ui.tol_rel", tol=f"{100 * step.rtol:g}")
         msg = p("ui.right_number" if r["ok"] else "ui.wrong_number", said=fmt(r["x"], 6),
                 truth=fmt(r["y"], step.digits), unit=unit, off=off, tol=tol)
@@ -188,9 +277,17 @@ def _step(p: Text, ctx, i: int, step: Step, values: dict) -> None:
     r = _store(stem).get(step.id)
     st.markdown(f"**{p('ui.step', i=i)}** {page_t(f'{key}.instruction', **step.args(values))}")
     current = r is not None and r.get("snap") == snapshot(step, values)
-    if r is not None and "x" in r and not current:
-        st.warning(p("ui.stale", old=_param_text(page_t, r["snap"]),
-                     new=_param_text(page_t, snapshot(step, values))), icon=":material/update:")
+    if answered(r) and not current:
+        now = snapshot(step, values)
+        changed = {a for (a, x), (_, y) in zip(r["snap"], now) if x != y}  # only what changed
+        st.warning(p("ui.stale", old=_param_text(page_t, r["snap"], changed),
+                     new=_param_text(page_t, now, changed)), icon=":material/update:")
+    if current and "x" in r and r.get("hint"):
+        _hint(p, step, r)
+        _form(p, page_t, stem, step, values, key)
+        st.button(p("ui.give_up"), key=f"_predict_give_up_{stem}_{step.id}", on_click=_give_up,
+                  args=(stem, step.id), type="tertiary")
+        return
     if current and "x" in r:
         _verdict(p, page_t, step, r, key)
         _reveal(ctx, step, values, key)
@@ -205,8 +302,7 @@ def _step(p: Text, ctx, i: int, step: Step, values: dict) -> None:
 def progress(stem: str, steps_: tuple[Step, ...], values: dict) -> tuple[int, int, int]:
     """(answered for the current values, right among them, number of steps) of a page."""
     rec = st.session_state.get(_STATE, {}).get(stem, {})
-    done = [rec[s.id] for s in steps_ if s.id in rec and "x" in rec[s.id]
-            and rec[s.id].get("snap") == snapshot(s, values)]
+    done = [rec[s.id] for s in steps_ if answered(rec.get(s.id)) and rec[s.id].get("snap") == snapshot(s, values)]
     return len(done), sum(1 for r in done if r.get("ok")), len(steps_)
 
 

@@ -45,13 +45,21 @@ def lan_addresses() -> list[str]:
     return out_
 
 
+_QR = {"error": "m", "micro": False}
+_QR_STYLE = {"dark": "#000", "light": "#fff", "border": 3}
+
+
 @functools.lru_cache(maxsize=256)
 def qr_svg(url: str, scale: int = 6) -> str:
-    """The SVG of a QR code of ``url`` (error correction M, dark on white, quiet zone kept)."""
+    """The SVG document of a QR code of ``url`` (error correction M, dark on white, quiet zone kept),
+    with its ``xmlns``: a browser draws an SVG as an image (``<img>``, ``st.image``) only with it."""
+    import io
+
     import segno
 
-    return segno.make(url, error="m", micro=False).svg_inline(scale=scale, dark="#000", light="#fff",
-                                                             border=3, omitsize=True)
+    buf = io.BytesIO()
+    segno.make(url, **_QR).save(buf, kind="svg", scale=scale, xmldecl=False, svgns=True, **_QR_STYLE)
+    return buf.getvalue().decode("utf-8")
 
 
 @functools.lru_cache(maxsize=256)
@@ -60,6 +68,55 @@ def qr_data_uri(url: str) -> str:
     import base64
 
     return "data:image/svg+xml;base64," + base64.b64encode(qr_svg(url).encode()).decode("ascii")
+
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0")
+
+
+def is_loopback(url: str) -> bool:
+    """True when ``url`` names this machine only (localhost, 127.x, ::1): nobody else can open it."""
+    from urllib.parse import urlsplit
+
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
+    if host in LOOPBACK_HOSTS or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@functools.lru_cache(maxsize=1)
+def _lan_cached() -> tuple[str, ...]:
+    return tuple(lan_addresses())
+
+
+def lan_links(url: str) -> list[str]:
+    """``url`` with its loopback host replaced by each LAN address of this machine (as ``make
+    serve-class`` prints them): the links other machines in the room can open."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    u = urlsplit(url)
+    port = f":{u.port}" if u.port else ""
+    return [urlunsplit((u.scheme, f"{a}{port}", u.path, u.query, u.fragment)) for a in _lan_cached()]
+
+
+def loopback_warning(url: str, text) -> None:
+    """A warning under a link built from a loopback address: students cannot open it; it names the
+    LAN addresses to use instead. ``text`` is a ``ui.i18n.Text`` with ``view.loopback`` /
+    ``view.loopback_none`` (common.toml)."""
+    import streamlit as st
+
+    if not is_loopback(url):
+        return
+    links = lan_links(url)
+    if links:
+        st.warning(text("view.loopback", links="\n".join(f"- `{x}`" for x in links[:4])), icon="⚠️")
+    else:
+        st.warning(text("view.loopback_none"), icon="⚠️")
 
 
 def main(argv: list[str]) -> int:
@@ -86,6 +143,10 @@ def show_qr(url: str, caption: str) -> None:
 
     if not url.startswith(("http://", "https://")):
         return  # no address known (tests, bare mode): a code of a relative link would not open
+    from ui.i18n import Text
+    from ui.lang import current_lang
+
+    loopback_warning(url, Text("common", current_lang()))
     # an <img> of the SVG: st.html's sanitiser drops inline <svg>
     st.html(f'<div class="tos-qr"><img alt="QR: {html.escape(url)}" src="{qr_data_uri(url)}"></div>')
     st.caption(caption)
@@ -109,10 +170,15 @@ def glossary_link(stem: str, lang: str, label: str) -> None:
         st.markdown(f":material/translate: [{label}](glossary?lang={lang})")
 
 
+#: query entries a share link never carries: sharing a view must not share the class
+PRIVATE_QUERY = ("class",)
+
+
 def share_url(query: dict) -> str:
     """This page's address with ``query`` as its query string (the sidebar's share link), built
     from the server's own idea of its address (:func:`share_base`), never the address a client
-    reports; at most :data:`MAX_SHARE_URL` characters."""
+    reports; never with a class code (:data:`PRIVATE_QUERY`); at most :data:`MAX_SHARE_URL`
+    characters."""
     import streamlit as st
     from urllib.parse import urlencode
 
@@ -121,7 +187,7 @@ def share_url(query: dict) -> str:
         base = share_base(ctx.url or "", ctx.headers.get("Host"), ctx.headers.get("X-Forwarded-Proto"))
     except Exception:  # noqa: BLE001 - no context (tests)
         base = ""
-    url = f"{base}?{urlencode(query)}"
+    url = f"{base}?{urlencode({k: v for k, v in query.items() if k not in PRIVATE_QUERY})}"
     return url if len(url) <= MAX_SHARE_URL else f"{base}"
 
 

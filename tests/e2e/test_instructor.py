@@ -414,10 +414,24 @@ def drawn(pg, timeout: float = WAIT_MS) -> None:
     pg.wait_for_function(b.DRAWN_JS, timeout=timeout)
 
 
+BANNER = ".st-key-class_banner"  # the student's class banner, in the main area of every page
+
+
+def C(lang: str) -> Text:
+    return Text("console", lang)
+
+
+def banner_says(pg, key: str, lang: str, timeout: float = WAIT_MS, **fmt) -> None:
+    """The banner shows the text ``key`` of console.toml (its words after the Markdown code)."""
+    text = C(lang)(key, **fmt).split("**")[-1].strip(" :：")
+    pg.locator(BANNER, has_text=text).first.wait_for(state="visible", timeout=timeout)
+
+
 def _student_joins(tabs, link: str, lang: str, code: str):
     pg = tabs()
     pg.goto(f"{link}&lang={lang}", wait_until="domcontentloaded")
-    see(pg, T(lang)("class.following", code=code), SB, timeout=WAIT_MS)
+    pg.locator(BANNER, has_text=code).first.wait_for(state="visible", timeout=WAIT_MS)
+    banner_says(pg, "banner.following", lang, code=code)
     drawn(pg)
     return pg
 
@@ -496,8 +510,8 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     assert latency < 20.0, line
 
     # the student stops following: a new push does not move them; "follow again" does
-    button(student, ts("class.stop"), SB).click()
-    see(student, ts("class.not_following", code=code), SB)
+    button(student, ts("class.stop"), BANNER).click()
+    banner_says(student, "banner.not_following", student_lang, code=code)
     theta_before = b.widget_value(teacher, STEM, p_theta)
     b.nudge(teacher, p_theta)
     theta_target = b.step_target(p_theta, theta_before)[1]
@@ -507,11 +521,12 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     see(teacher, tt("class.pushed", v=2)[:12], SB)
     student.wait_for_timeout(3_000)
     assert not b.same(b.widget_value(student, STEM, p_theta, student_lang), theta_target)
-    button(student, ts("class.follow"), SB).click()
+    button(student, ts("class.follow"), BANNER).click()
     _wait_param(student, "theta0", theta_target, timeout=WAIT_MS)
-    see(student, ts("class.following", code=code), SB)
+    banner_says(student, "banner.following", student_lang, code=code)
 
-    # a live question: two students answer, the teacher sees the count, reveals the value
+    # a live question (the page's first number question): two students answer, the teacher sees
+    # the count, reveals a value of their own (an override of the computed one)
     student2 = _student_joins(tabs, link, teacher_lang, code)
     button(teacher, tt("class.ask"), SB).click()
     for pg, lang, value in ((student, student_lang, 0.5), (student2, teacher_lang, 2.0)):
@@ -520,9 +535,9 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
         box.fill(str(value))
         box.press("Enter")
         pg.wait_for_timeout(500)
-        button(pg, T(lang)("class.send"), SB).click()
-        see(pg, T(lang)("class.sent"), SB)
-    see(teacher, tt("class.n_answers", n=2, q=1), SB, timeout=WAIT_MS)
+        button(pg, T(lang)("class.send"), BANNER).click()
+        see(pg, T(lang)("class.sent"), BANNER)
+    see(teacher, C(teacher_lang)("teacher.n_answers", n=2, q=1, prompt="").rstrip(" —"), SB, timeout=WAIT_MS)
     teacher.locator(f'{SB} [data-testid="stVegaLiteChart"], {SB} [data-testid="stArrowVegaLiteChart"]').first.wait_for()
     rv = teacher.locator(".st-key-_class_rv_1 input")
     rv.fill("1.25")
@@ -530,5 +545,5 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     teacher.wait_for_timeout(500)  # the live fragment reruns every 2 s: not "ready" for long
     button(teacher, tt("class.reveal"), SB).click()
     for pg, lang in ((student, student_lang), (student2, teacher_lang)):
-        see(pg, T(lang)("class.revealed"), SB, timeout=WAIT_MS)
-        see(pg, "1.25", f'{SB} [data-testid="stCode"]')
+        see(pg, C(lang)("banner.exact", value="1.25").split("**")[0].strip(), BANNER, timeout=WAIT_MS)
+        see(pg, "1.25", BANNER)

@@ -7,7 +7,7 @@ import pytest
 from sim import coordinates as co
 from tests.e2e.browser import WAIT_MS, goto, wait_ready
 from ui.i18n import Text
-from ui.predict import fmt, judge
+from ui.predict import fmt, human, judge
 from views.predict_coordinates import STEPS
 
 Q = {"en": dict(a0=0.3, b0=0.3, y=2.0, horizon=3.0, dt=0.05),
@@ -28,7 +28,7 @@ def _expected(p, x, y):
     step = next(s for s in STEPS if s.id == STEP)
     r = judge(step, x, y)
     msg = p("ui.right_number" if r["ok"] else "ui.wrong_number", said=fmt(x, 6), truth=fmt(y, step.digits),
-            unit="", off=p("ui.off_rel", err=f"{100 * r['rel']:.3g}"), tol=p("ui.tol_rel", tol=f"{100 * step.rtol:g}"))
+            unit="", off=p("ui.off_rel", err=human(100 * r["rel"], 3)), tol=p("ui.tol_rel", tol=f"{100 * step.rtol:g}"))
     return msg, r["ok"]
 
 
@@ -55,7 +55,16 @@ def test_guess_then_reveal(lang, server, page):
     assert page.locator(FIG).count() == 0 and page.locator(ALT).count() == 0, "figure shown before a guess"
     y = _truth(q)
 
-    # a wrong guess: rejected, the true value given, and the figure appears only now
+    # a first wrong guess: a hint (too high), no value, no figure; a second try
+    box = page.locator(f".st-key-_predict_coordinates_{STEP}_in input")
+    box.fill(f"{y + 3.0:g}")
+    box.press("Enter")
+    page.locator(f'{ALERT} [data-testid="stAlertContentWarning"]').first.wait_for(timeout=WAIT_MS)
+    wait_ready(page)
+    hint = page.locator(f'{ALERT} [data-testid="stAlertContentWarning"]').first.inner_text()
+    assert p("ui.hint_high", said="\x00", tol="").split("\x00")[0] in hint and fmt(y, 4) not in hint, hint
+    assert page.locator(FIG).count() == 0, "a hint reveals nothing"
+    # the second wrong guess: rejected, the true value given, and the figure appears only now
     _guess(page, p, y + 3.0, y)
     assert page.locator(f"{FIG} .main-svg").count() >= 1
     assert page.locator(ALT).count() == 1

@@ -1,0 +1,231 @@
+"""A live lesson rehearsed in Chromium: one instructor, three students, one server (memory store).
+
+The instructor (desktop, Chinese) signs in, opens a class on the home page and goes to a lesson:
+"Push" and the question bank are there at once. Two phone students (390 px, Chinese and English)
+and a laptop student (English) join by the link and see, in the main area of the page (the phone's
+sidebar stays closed), each push, each question and each reveal. Two questions come from the page's
+bank, their exact values computed; one student answers ``1e16`` (the count, the histogram and
+Reveal stay), one reloads and changes their answer (counted once). The instructor reveals,
+releases the page's worked answers (they reach the students without a reload), reloads, opens the
+class console, downloads the results there and ends the class; every student is told. Screenshots: ``screenshots/rehearsal_*``.
+"""
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from tests.e2e import browser as b
+from tests.e2e.browser import WAIT_MS
+from tests.e2e.conftest import ROOT
+from tests.e2e.test_instructor import (  # noqa: F401 - params, teacher_server: fixtures
+    MAIN, SB, STEM, T, button, open_class, open_nav_link, params, see, sign_in, teacher_server,
+)
+from tests.e2e.test_instructor_more import pick
+from ui import classroom
+from ui.i18n import Text
+from ui.predict import human, live_question
+from views.predict_two_point import STEPS
+
+pytestmark = pytest.mark.xdist_group("test_class_rehearsal")
+
+BANNER = ".st-key-class_banner"
+ARTIFACTS = ROOT / "artifacts"
+PHONE = {"width": 390, "height": 844}
+
+
+def C(lang: str) -> Text:
+    return Text("console", lang)
+
+
+@pytest.fixture
+def people(browser):
+    """``people(viewport, **context)``: a tab in a fresh browser context (a Streamlit session of its
+    own) of that size; any JavaScript error in any of them fails the test."""
+    made = []
+
+    def new(viewport, **more):
+        ctx = browser.new_context(viewport=viewport, locale="en-US", accept_downloads=True, **more)
+        ctx.set_default_timeout(WAIT_MS)
+        pg = ctx.new_page()
+        pg.js_errors = []
+        pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+        made.append(ctx)
+        return pg
+
+    yield new
+    for i, ctx in enumerate(made):  # the last state of every tab (read them when the test fails)
+        for pg in ctx.pages:
+            try:
+                pg.screenshot(path=str(ARTIFACTS / f"rehearsal_last_{i}.png"), animations="disabled")
+            except Exception:  # noqa: BLE001 - a tab already gone
+                pass
+        ctx.close()
+
+
+def _in_banner(pg, text: str, timeout: float = WAIT_MS):
+    loc = pg.locator(BANNER, has_text=text).first
+    loc.wait_for(state="visible", timeout=timeout)
+    return loc
+
+
+def _banner_on_screen(pg) -> None:
+    """The banner is in the main area and on screen (a phone's sidebar stays closed)."""
+    box = pg.locator(BANNER).first.bounding_box()
+    vp = pg.viewport_size
+    assert box and box["y"] < vp["height"] and box["x"] >= 0 and box["x"] + box["width"] <= vp["width"] + 1, box
+    assert pg.locator(f"{MAIN} {BANNER}").count() == 1
+
+
+def _answer(pg, lang: str, qid: int, value) -> None:
+    if isinstance(value, str):  # a choice, by its label
+        radio = pg.locator(f".st-key-_class_ans_{qid}")
+        radio.wait_for(timeout=WAIT_MS)
+        radio.locator("label", has_text=value).first.click()
+        pg.wait_for_timeout(300)
+    else:
+        box = pg.locator(f".st-key-_class_ans_{qid} input")
+        box.wait_for(timeout=WAIT_MS)
+        box.fill(f"{value:.10g}")
+        box.press("Enter")
+        pg.wait_for_timeout(500)
+    button(pg, T(lang)("class.send"), BANNER).click()
+    _in_banner(pg, T(lang)("class.sent"))
+
+
+def _count(teacher, n: int) -> None:
+    teacher.wait_for_function(
+        "([n, zh]) => document.querySelector('[data-testid=\"stSidebar\"]').innerText.includes(zh.replace('{n}', n))",
+        arg=[str(n), "目前 {n} 个答案"], timeout=WAIT_MS)
+
+
+def _shot(pg, path) -> None:
+    pg.screenshot(path=str(path), animations="disabled")
+
+
+def test_a_live_lesson_rehearsed(teacher_server, people, shots):
+    tz, cz = T("zh"), C("zh")
+    teacher = people(viewport={"width": 1400, "height": 1000})
+    b.goto(teacher, f"{teacher_server}/?lang=zh")
+    sign_in(teacher, "zh")
+    see(teacher, tz("signin.signed_in"), SB)
+    link, code = open_class(teacher, teacher_server, "zh")
+    assert "class=" in link and code in link
+
+    # the lesson page: Push and the question bank on its first run (no slider moved)
+    open_nav_link(teacher, Text(STEM, "zh")("title"))
+    teacher.locator(".st-key-_class_qn").wait_for(timeout=WAIT_MS)
+    push = button(teacher, tz("class.push"), SB)
+    assert push.is_enabled()
+
+    students = [
+        (people(viewport=PHONE, is_mobile=True, has_touch=True), "zh", "phone_zh"),
+        (people(viewport=PHONE, is_mobile=True, has_touch=True), "en", "phone_en"),
+        (people(viewport={"width": 1280, "height": 800}), "en", "laptop_en"),
+    ]
+    for pg, lang, _ in students:
+        pg.goto(f"{link}&lang={lang}", wait_until="domcontentloaded")
+        _in_banner(pg, code)
+    push.click()
+    for pg, lang, name in students:
+        pg.wait_for_function(f"() => location.pathname.endsWith('/{STEM}')", timeout=WAIT_MS)
+        pg.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+                             " return h && h.innerText.trim() === t; }", arg=Text(STEM, lang)("title"),
+                             timeout=WAIT_MS)
+        _in_banner(pg, code)
+        _banner_on_screen(pg)
+
+    # question 1 from the bank: the SA half-angle, its exact value computed for the view
+    values = {n: p.default for n, p in b.resolved(STEM).params.items()}
+    steps = {s.id: s for s in STEPS}
+    q1 = live_question(steps["sa_end"], STEM, values)
+    pick(teacher, "_class_qn", classroom._short(q1["prompt"]["zh"]))
+    see(teacher, cz("teacher.truth", value="")[:8], SB)
+    teacher.wait_for_timeout(500)
+    button(teacher, tz("class.ask"), SB).click()
+    truth = q1["truth"]
+    for pg, lang, _ in students:
+        _in_banner(pg, q1["prompt"][lang][:20])
+    for pg, lang, name in students[:1]:
+        _shot(pg, shots / f"rehearsal_{name}_question.png")
+    (z, _, _), (e, _, _), (lap, _, _) = students
+    _answer(z, "zh", 1, truth * 1.01)
+    _answer(e, "en", 1, 1e16)
+    _answer(lap, "en", 1, truth * 3)
+    _count(teacher, 3)
+    # the laptop reloads: its answer is still its own; it changes it; still three answers
+    lap.reload(wait_until="domcontentloaded")
+    _in_banner(lap, T("en")("class.sent"))
+    button(lap, C("en")("banner.change"), BANNER).click()
+    _answer(lap, "en", 1, truth)
+    teacher.wait_for_timeout(2_500)
+    _count(teacher, 3)
+    teacher.locator(f'{SB} [data-testid="stVegaLiteChart"], {SB} [data-testid="stArrowVegaLiteChart"]').first.wait_for()
+    reveal = teacher.locator(".st-key-_class_reveal_1 button")
+    assert reveal.is_enabled()
+    _shot(teacher, shots / "rehearsal_teacher_zh_1400.png")
+    reveal.click()
+    shown = human(truth, 4)
+    for (pg, lang, name), ok in zip(students, (True, False, True)):
+        _in_banner(pg, C(lang)("banner.right" if ok else "banner.wrong"))
+        assert shown in pg.locator(BANNER).inner_text()
+        _shot(pg, shots / f"rehearsal_{name}_revealed.png")
+
+    # question 2 from the bank: a choice
+    q2 = live_question(steps["smaller"], STEM, values)
+    pick(teacher, "_class_qn", classroom._short(q2["prompt"]["zh"]))
+    teacher.wait_for_timeout(500)
+    button(teacher, tz("class.ask"), SB).click()
+    for (pg, lang, _), pick_ in zip(students, (q2["truth"], q2["truth"], next(c for c in q2["options"] if c != q2["truth"]))):
+        _in_banner(pg, q2["prompt"][lang][:20])
+        _answer(pg, lang, 2, q2["labels"][lang][pick_])
+    _count(teacher, 3)
+    teacher.locator(".st-key-_class_reveal_2 button").click()
+    for (pg, lang, name), ok in zip(students, (True, True, False)):
+        _in_banner(pg, C(lang)("banner.right" if ok else "banner.wrong"))
+
+    # the page's worked answers released: on the students' pages without a reload
+    toggle = teacher.locator(f".st-key-_release_{STEM}")
+    toggle.scroll_into_view_if_needed()
+    toggle.locator("label").first.click()
+    for pg, lang, _ in students:
+        pg.locator(f'{MAIN} [data-testid="stExpander"] summary',
+                   has_text=T(lang)("answers.title", i=1)).first.wait_for(timeout=WAIT_MS)
+
+    # the instructor reloads (signed in again where the sign-in does not survive it) and is in charge
+    teacher.reload(wait_until="domcontentloaded")
+    b.wait_ready(teacher)
+    if teacher.locator(".st-key-_instructor_key").count() or not teacher.locator(".st-key-_class_close").count():
+        if not teacher.locator(f"{SB} :text('{tz('signin.signed_in')}')").count():
+            sign_in(teacher, "zh")
+            see(teacher, tz("signin.signed_in"), SB)
+        if not teacher.locator(".st-key-_class_close").count():
+            opener = teacher.locator(f'{SB} [data-testid="stExpander"] summary', has_text=tz("class.teach_title"))
+            if not teacher.locator(".st-key-_class_resume_code input").is_visible():
+                opener.click()
+            teacher.locator(".st-key-_class_resume_code input").fill(code)
+            teacher.locator(".st-key-_class_resume_code input").press("Enter")
+            teacher.wait_for_timeout(300)
+            button(teacher, tz("class.resume"), SB).click()
+    teacher.locator(".st-key-_class_csv button").wait_for(timeout=WAIT_MS)
+
+    # the class console: results, then the end of the class
+    open_nav_link(teacher, cz("title"))
+    teacher.locator(".st-key-_console_csv button").wait_for(timeout=WAIT_MS)
+    assert code in teacher.locator(MAIN).inner_text()
+    teacher.wait_for_timeout(1_000)
+    _shot(teacher, shots / "rehearsal_console_zh_1400.png")
+    with teacher.expect_download(timeout=WAIT_MS) as dl:
+        teacher.locator(".st-key-_console_csv button").click()
+    rows = list(csv.DictReader(io.StringIO(open(dl.value.path(), encoding="utf-8").read())))
+    assert [r["question"] for r in rows].count("1") == 3 and [r["question"] for r in rows].count("2") == 3
+    one = [r for r in rows if r["question"] == "1"]
+    assert sorted(r["right"] for r in one) == ["0", "1", "1"]
+    assert any(float(r["answer"]) == 1e16 for r in one)
+    assert all(float(r["exact_value"]) == pytest.approx(truth) for r in one)
+    button(teacher, tz("class.close"), MAIN).click()
+    for pg, lang, name in students:
+        pg.wait_for_function("(t) => document.querySelector('[data-testid=\"stMain\"]').innerText.includes(t)",
+                             arg=C(lang)("banner.ended", code=code)[-8:], timeout=WAIT_MS)
+        _shot(pg, shots / f"rehearsal_{name}_ended.png")
