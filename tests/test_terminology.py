@@ -50,7 +50,7 @@ VARIANTS = [
 ]
 
 # what a reader does not see as prose: maths, code, tags, entities, format fields, link targets
-_HIDDEN = re.compile(r"\$\$.*?\$\$|\$.*?\$|`[^`]*`|<[^>]+>|&\w+;|\{[\w.!:<>^=+-]*\}|\]\([^)]*\)", re.S)
+_HIDDEN = re.compile(r":material/\w+:|\$\$.*?\$\$|\$.*?\$|`[^`]*`|<[^>]+>|&\w+;|\{[\w.!:<>^=+-]*\}|\]\([^)]*\)", re.S)
 _ASCII_QUOTE = re.compile(r"[\"']")
 # ASCII , . : ; ? ! touching a CJK character (a space in between counts as touching), or an ASCII
 # bracket right against one ("(a, b) 中" is maths set apart by a space; "见(图)" is not)
@@ -127,6 +127,7 @@ def test_the_checkers_find_what_they_should():
     assert quote_errors('称为“亚稳态”，$f\'(x)$，`a="b"`，<span style="x">甲</span>') == []
     assert half_width_errors("步长, 越小") and half_width_errors("注意:") and half_width_errors("见(图)")
     assert half_width_errors("从 0.1 到 2.5，(a, b) 中；$f(x)$。见 {n:.2f}。") == []
+    assert half_width_errors(":material/cast: 课堂") == []  # a Streamlit icon code is not prose
     assert raw_markup_errors("t_max：显示的训练时长") and raw_markup_errors("‖W_out − W_inᵀ‖")
     assert raw_markup_errors("τ_max — depth") and raw_markup_errors("\\lVert x")
     assert raw_markup_errors("$t_{\\max}$：显示的训练时长，`APP_PARAMS_FILE`，snake_case") == []
