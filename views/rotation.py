@@ -54,6 +54,7 @@ def ou_data(angle: float, kappa: float, noise_ratio: float, dt: float, T: float,
     _, t0_area, area0, mc0 = _area_curve(H0, D0, dt, steps, seed)
     S = ro.stationary_covariance(H, D)
     w, V = np.linalg.eigh(S)
+    w = np.clip(w, 0.0, None)                              # a singular Σ (no noise across its line)
     phi = np.linspace(0.0, 2.0 * math.pi, 200)
     ellipse = (V * (2.0 * np.sqrt(w))) @ np.array([np.cos(phi), np.sin(phi)])   # 2σ contour
     box = 2.6 * math.sqrt(w.max())
@@ -61,7 +62,7 @@ def ou_data(angle: float, kappa: float, noise_ratio: float, dt: float, T: float,
     X = np.array(np.meshgrid(g, g, indexing="xy")).reshape(2, -1).T
     J = ro.current_field(H, D, X)
     # the drift's own flux |Hx| p sets the scale: a current below 1e-9 of it is rounding, not rotation
-    ref = float(np.max(np.linalg.norm(X @ H.T, axis=1) * _density(S, X)))
+    ref = float(np.max(np.linalg.norm(X @ H.T, axis=1) * _density(S, X))) if J.any() else 0.0
     if np.abs(J).max() <= 1e-9 * ref:
         J = np.zeros_like(J)
     k = thin(steps + 1, CLOUD)
