@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from sim import block as bk
+from views import block as vb
 from tests.conftest import app_test, chart_specs, decode
 from ui.i18n import Text
 
@@ -166,3 +167,10 @@ def test_empty_distance_window_gives_a_notice_not_an_error():
     ks, h = _xy(mk)
     for kk, hh in zip(ks, h):                       # counted over the one-step window [19999, 20000]
         assert hh == pytest.approx(bk.rope_similarity([19999.0, 20000.0], int(kk)).max(), abs=1e-12)
+
+
+def test_splitting_panel_up_to_the_hard_limit():
+    """split_d's hard limit (32, reachable by a link or the instructor's file) is computed, not refused
+    by the splitting functions' default work bound."""
+    s = vb.split_data(32, 0)
+    assert np.all(np.isfinite(s["defect"])) and np.all(np.isfinite(s["trotter"]))
