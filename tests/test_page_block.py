@@ -1,4 +1,6 @@
 """The page 'Inside a block' draws what sim.block computes, on two parameter sets (one per language)."""
+import math
+
 import numpy as np
 import pytest
 
@@ -174,3 +176,14 @@ def test_splitting_panel_up_to_the_hard_limit():
     by the splitting functions' default work bound."""
     s = vb.split_data(32, 0)
     assert np.all(np.isfinite(s["defect"])) and np.all(np.isfinite(s["trotter"]))
+
+
+@pytest.mark.parametrize("d", [1, 2, 64])
+def test_rmsnorm_gain_far_from_zero(d):
+    """The RMSNorm caption: for d >= 2 the gain joins √d/‖x‖ whatever ε is; at d = 1 (the slider's
+    minimum) it falls like ε/|x|³ and depends on ε (its own caption says so)."""
+    n = vb.norm_data(d, -6.0)
+    rho = n["rho"][-1]
+    for eps, g in n["gain"].items():
+        want = math.sqrt(d) / rho if d >= 2 else eps / rho ** 3
+        assert g[-1] == pytest.approx(want, rel=1e-3 if d >= 2 else 1e-2), (d, eps)
