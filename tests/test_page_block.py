@@ -187,3 +187,14 @@ def test_rmsnorm_gain_far_from_zero(d):
     for eps, g in n["gain"].items():
         want = math.sqrt(d) / rho if d >= 2 else eps / rho ** 3
         assert g[-1] == pytest.approx(want, rel=1e-3 if d >= 2 else 1e-2), (d, eps)
+
+
+def test_largest_return_fit_is_drawn_over_its_data_only():
+    """The fitted line and the −½ guide span the fitted k only: never above 1, the most a similarity reaches."""
+    from ui import spec
+    from pages.block import SCHEMA
+
+    res = spec.resolve(SCHEMA)
+    d = vb.rope_data(*(res.params[k].default for k in ("rope_k", "rope_from", "rope_to")))
+    assert d["slope"] is not None and d["fit_ks"].min() >= vb.ROPE_FIT_FROM
+    assert d["fit_line"].max() <= 1.0 and d["half_line"].max() <= 1.0
