@@ -184,7 +184,8 @@ def ffn_figure(t, blend, seed):
     zmax, s = max(d["max_curl"], 1e-12), d["stream"]
     fig = figure(t("fig.x1_ffn"), t("fig.x2_ffn"), t("fig.ffn_title"), [
         heatmap(d["g"], d["g"], d["curl"], t("fig.curl"), "RdBu_r", zmin=-zmax, zmax=zmax, bar=t("fig.curl"),
-                hover=t("fig.curl") + " %{z:.3g}"),
+                hover=t("fig.curl") + " %{z:.3g}",
+                colorbar=dict(title=dict(text=t("fig.curl"), side="top"))),   # above the bar, not on its 0 tick
         line(s[:, 0], s[:, 1], t("fig.stream"), COLORS["black"], width=1.2),
     ], height=480, hovermode="closest", **equal_axes(FFN_BOX))
     return tall_legend(fig)
