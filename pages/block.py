@@ -63,7 +63,7 @@ def render() -> None:
         _tab(ctx, "norm", [("gain0", f"{n['gain_at_eps']:.4g}"), ("slope0", f"{n['slope0']:.6f}"),
                            ("knee", f"{n['knee']:.2e}")],
              (vb.norm_rho_figure(t, *norm), "fig_norm_rho"), (vb.norm_eps_figure(t, *norm), "fig_norm_eps"),
-             caption=t("norm.caption", d=v["norm_d"]))
+             caption=t("norm.caption", d=v["norm_d"]) if v["norm_d"] >= 2 else t("norm.caption_d1"))
     with tabs[2]:
         _tab(ctx, "split", [("commutator", f"{s['limit']:.6g}"), ("defect_small", f"{s['defect'][0]:.6g}"),
                             ("trotter_ratio", f"{s['trotter'][0] / s['half'][0]:.6f}")],

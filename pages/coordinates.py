@@ -4,6 +4,8 @@ What it computes: docs/constructions.md, section “Coordinates, metrics and lim
 """
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from sim import coordinates as co
@@ -28,12 +30,15 @@ def render() -> None:
     with ctx.guard():
         d = vc.metric_data(*mkey)
     gaps = [g for g in d["gap"].values() if g is not None]
+    end_pb = d["theta"]["pullback"][-1]
     ctx.metrics([(t("metrics.theta_euclidean"), f"{d['theta']['euclidean'][-1]:.4g}"),
-                 (t("metrics.theta_pullback"), f"{d['theta']['pullback'][-1]:.4g}"),
+                 (t("metrics.theta_pullback"), "—" if math.isnan(end_pb) else f"{end_pb:.4g}"),
                  (t("metrics.c"), f"{d['c']:.4g}"), (t("metrics.step_gap"), f"{max(gaps):.2e}" if gaps else "—")],
                 t("metrics.caption", steps=d["steps"], dt=v["dt"], t_end=f"{d['t_end']:g}"))
+    if d["saddle"] is not None:
+        st.info(t("notes.saddle", t_s=f"{d['saddle']:.3g}"))
     for metric in co.METRICS:
-        if d["iter"][metric] is None:
+        if d["iter"][metric] is None and not (metric == "pullback" and d["saddle"] is not None):
             st.info(t(f"notes.no_steps_{metric}", dt=v["dt"]))
     show_pair((vc.theta_figure(t, *mkey), "fig_theta"), (vc.ab_figure(t, *mkey), "fig_ab"))
     ctx.section("metric_notice")
@@ -44,7 +49,8 @@ def render() -> None:
         L = vc.loop_data(v["n"], v["pair"])
     ctx.metrics([(t("metrics.area", n=v["n"]), f"{L['area_n']:.6f}"),
                  (t("metrics.err_limit", n=v["n"]), f"{L['err_limit'][list(L['ns']).index(v['n'])]:.3e}"),
-                 (t("metrics.gap_limit_y0"), f"{L['gap_limit_y0']:.4g}")], t(f"pairs.{v['pair']}"))
+                 (t("metrics.gap_limit_y0"), f"{L['gap_limit_y0']:.4g}"),
+                 (t("metrics.slope_fit"), "—" if L["slope"] is None else f"{L['slope']:.3f}")], t(f"pairs.{v['pair']}"))
     show_pair((vc.loops_figure(t, v["n"], v["pair"]), "fig_loops"), (vc.area_figure(t, v["n"], v["pair"]), "fig_area"))
     show(vc.endpoint_figure(t, v["n"], v["pair"]), key="fig_endpoint")
 

@@ -54,7 +54,6 @@ def _metrics(ctx, d):
 def _variants_section(ctx, cv: dict) -> None:
     """Independent, correlated and identical pieces; the covariance identity term by term."""
     t = ctx.t
-    st.subheader(t("variants.title"))
     st.markdown(t("variants.intro"))
     _show(ctx, "variants", "mean")
     st.markdown(t("variants.identity"))  # full width: the identity overflowed a narrow column
@@ -125,26 +124,32 @@ def render() -> None:
         _show(ctx, "paths", "rms")
         st.markdown(t("paths.body"))
 
-        _variants_section(ctx, covariance(alpha, L, sigma, rho, trials, seed))
+        # secondary sections: collapsed, computed and drawn only while open (opening is one rerun)
+        with st.expander(t("variants.title"), key="_depth_sum_variants_open", on_change="rerun") as box:
+            if box.open:
+                _variants_section(ctx, covariance(alpha, L, sigma, rho, trials, seed))
 
         r = residual(alpha, L, N, trials, seed)
         if energy_mc is not None:
             energy_mc.caption(t("metrics.mc_pm", x=f"{r['final']:.4g}", se=f"{r['final_se']:.2g}"))
         _residual_section(ctx, r)
 
-        s = one_step_data(alpha, c)
-        f_step, f_lin = ds.one_step(c, L)
-        st.subheader(t("step.title"))
-        st.markdown(t("step.body"))
-        _show(ctx, "step", "lr")
-        st.markdown(t("step.notes", L=L, lr_sgd=f"{c * L ** (2 * alpha - 1):.4g}",
-                      lr_sign=f"{c * L ** (alpha - 1):.4g}", dw=f"{-c * L ** (alpha - 1):.4g}",
-                      mult=f"{1 - c / L:.4g}", f=f"{f_step:.4f}", lim=f"{math.exp(-c):.4f}",
-                      lin=f"{f_lin:.4f}"))
+        s = None
+        with st.expander(t("step.title"), key="_depth_sum_step_open", on_change="rerun") as box:
+            if box.open:
+                s = one_step_data(alpha, c)
+                f_step, f_lin = ds.one_step(c, L)
+                st.markdown(t("step.body"))
+                _show(ctx, "step", "lr")
+                st.markdown(t("step.notes", L=L, lr_sgd=f"{c * L ** (2 * alpha - 1):.4g}",
+                              lr_sign=f"{c * L ** (alpha - 1):.4g}", dw=f"{-c * L ** (alpha - 1):.4g}",
+                              mult=f"{1 - c / L:.4g}", f=f"{f_step:.4f}", lim=f"{math.exp(-c):.4f}",
+                              lin=f"{f_lin:.4f}"))
 
     ctx.section("notice")
     ctx.section("questions")
     ctx.section("limits")
+    step_cols = {} if s is None else {"L_step": s["L"], "f_after_step_exact": s["f"]}
     ctx.csv_download("depth_sum.csv", {
         "hist_left_edge": d["edges"][:-1], "hist_density_mc": d["dens"],
         "x": d["grid"], "normal_density_exact": d["pdf"],
@@ -154,7 +159,7 @@ def render() -> None:
         "eps": p["eps"], "rms_exact": p["rms"], "rms_mc": p["rms_mc"],
         "ell": r["ell"], "energy_mc": r["mean"], "energy_se": r["se"],
         "energy_exact": (1.0 + float(L) ** (-2 * alpha)) ** r["ell"],
-        "L_step": s["L"], "f_after_step_exact": s["f"],
+        **step_cols,
     })
     ctx.footer()
 

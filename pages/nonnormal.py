@@ -20,10 +20,19 @@ from views.predict_nonnormal import STEPS
 SCHEMA = PageSchema.from_file("nonnormal", steps=STEPS)
 
 
+def _lazy(ctx, key: str, draw):
+    """Section ``key`` collapsed under its title, drawn only while open (opening it is one rerun):
+    closed, it costs no computation and no figure, and the page stays short on a phone."""
+    with st.expander(ctx.t(f"{key}.title"), key=f"_nonnormal_{key}_open", on_change="rerun") as box:
+        if box.open:
+            st.markdown(ctx.t(f"{key}.body"))
+            return draw(ctx)
+    return None
+
+
 def _pseudo_section(ctx) -> None:
     """Pseudospectra: the contour plot, the Kreiss lower bound and the supremum of the flow."""
     t, v = ctx.t, ctx.values
-    ctx.section("pseudo")
     with ctx.guard():
         p = pseudo_data(v["M"], v["eps"], v["grid"])
     figure_beside(pseudo_figure(t, v["M"], v["eps"], v["grid"]), "fig_pseudo", ctx,
@@ -35,7 +44,6 @@ def _pseudo_section(ctx) -> None:
 def _jacobian_section(ctx) -> dict:
     """Products of layer Jacobians: ordered, reversed, and the products of norms and radii."""
     t, v = ctx.t, ctx.values
-    ctx.section("jacobians")
     with ctx.guard():
         j = jacobian_data(v["L"], v["d"], v["eta"], v["seed"])
     show(jacobian_figure(t, v["L"], v["d"], v["eta"], v["seed"]), key="fig_jacobians")
@@ -50,7 +58,6 @@ def _euler_section(ctx) -> dict:
     """Explicit Euler steps: the non-normal flow and the scalar stability regimes."""
     t, v = ctx.t, ctx.values
     M, delta, s_max = v["M"], v["delta"], v["s_max"]
-    ctx.section("euler")
     with ctx.guard():
         e = euler_data(M, delta, s_max)
     show_pair((euler_flow_figure(t, M, delta, s_max), "fig_euler_flow"),
@@ -92,9 +99,10 @@ def render() -> None:
               (kappa_eps_figure(t, M, v["eps"], v["s_max"]), "fig_kappa_eps"))
     st.caption(t("kappa.caption", kappa=f"{k['kappa']:.4g}", sup=f"{k['sup_eps']:.4g}"))
 
-    _pseudo_section(ctx)
-    j = _jacobian_section(ctx)
-    e = _euler_section(ctx)
+    # secondary sections: collapsed, drawn only while open
+    _lazy(ctx, "pseudo", _pseudo_section)
+    j = _lazy(ctx, "jacobians", _jacobian_section)
+    e = _lazy(ctx, "euler", _euler_section)
 
     ctx.section("notice")
     ctx.section("questions")
@@ -102,11 +110,13 @@ def render() -> None:
     cols = {"s": f["s"], "operator_norm": f["norm"], "eigenvalue_only_exp_minus_s": f["eig"]}
     for jj, ang in enumerate(f["angles"]):
         cols[f"response_norm_theta_{math.degrees(ang):.0f}deg"] = f["resp"][jj]
-    cols.update({"kappa_bound": k["bound"], "norm_eps": k["norm_eps"],
-                 "depth_L": j["depth"], "log_ordered": j["ordered"], "log_reversed": j["reversed"],
-                 "log_norm_product": j["norm_product"], "log_radius_product": j["radius_product"],
-                 "euler_s": e["sk"], "euler_x1": e["euler"][:, 0], "euler_x2": e["euler"][:, 1],
-                 "scalar_euler_V": e["sc_euler"]})
+    cols.update({"kappa_bound": k["bound"], "norm_eps": k["norm_eps"]})
+    if j is not None:                          # the collapsed sections' data while they are open
+        cols.update({"depth_L": j["depth"], "log_ordered": j["ordered"], "log_reversed": j["reversed"],
+                     "log_norm_product": j["norm_product"], "log_radius_product": j["radius_product"]})
+    if e is not None:
+        cols.update({"euler_s": e["sk"], "euler_x1": e["euler"][:, 0], "euler_x2": e["euler"][:, 1],
+                     "scalar_euler_V": e["sc_euler"]})
     ctx.csv_download("nonnormal.csv", cols)
     ctx.footer()
 

@@ -4,6 +4,7 @@ What it computes: docs/constructions.md, section “Two points: SA versus USA (n
 """
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from pages import show_pair
@@ -43,6 +44,8 @@ def render() -> None:
     show_pair((energy_figure(t, *key), "fig_energy"), (error_figure(t, *key), "fig_error"))
     st.markdown(t("energy.body"))
     ctx.section("discrete")
+    sl = {f: " → ".join("—" if not np.isfinite(s) else f"{s:.2f}" for s in d["slopes"][f]) for f in ("SA", "USA")}
+    st.caption(t("metrics.slopes", sa=sl["SA"], usa=sl["USA"], dte=f"{d['dte']:.3g}"))
 
     # drawn only while open (opening it is one rerun): closed, it costs no simulation and no figure
     with st.expander(t("simplex.title"), key="_two_point_simplex_open", on_change="rerun") as box:

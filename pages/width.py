@@ -37,8 +37,8 @@ def render() -> None:
     st.subheader(t("width.title"))
     ctx.metrics([(t(f"metrics.slope_{key}"), V.fmt_slope(sweep["slope_" + key]))
                  for key in ("lazy_param", "lazy_kernel", "mean_field_param", "mean_field_kernel")])
-    show_pair((V.motion_figure(t, start, T, data, seed), "fig_motion"),
-              (V.kernel_figure(t, start, T, data, seed), "fig_kernel"))
+    show_pair((V.motion_figure(t, v["N"], start, T, data, seed), "fig_motion"),
+              (V.kernel_figure(t, v["N"], start, T, data, seed), "fig_kernel"))
     st.markdown(t("width.body"))
 
     # ---- training over time

@@ -164,7 +164,7 @@ def random_matrix(d, kind="gaussian", seed=0):
 
     ``identity``: :math:`I`. ``gaussian``: :math:`G/\lVert G\rVert_2` with iid normal entries.
     ``symmetric``: :math:`S/\lVert S\rVert_2`, :math:`S = (G + G^\top)/2` (indefinite in general).
-    ``spd``: :math:`(I + S/\lVert S\rVert_2 \cdot 0.9)/1.9` (symmetric positive definite).
+    ``spd``: :math:`M/\lVert M\rVert_2`, :math:`M = I + 0.9\,S/\lVert S\rVert_2` (symmetric positive definite).
     All have spectral norm 1, so :math:`\beta` keeps its scale across kinds.
 
     Parameters
@@ -192,7 +192,8 @@ def random_matrix(d, kind="gaussian", seed=0):
     S /= np.linalg.norm(S, 2)
     if kind == "symmetric":
         return S
-    return (np.eye(d) + 0.9 * S) / 1.9
+    M = np.eye(d) + 0.9 * S                 # eigenvalues in [0.1, 1.9]; the top one is 1.9 only if S's is +1
+    return M / np.linalg.norm(M, 2)
 
 
 def hemisphere_direction(Z):

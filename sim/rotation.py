@@ -194,7 +194,7 @@ def current_field(H, D, X) -> np.ndarray:
 
     :math:`p` is the density of :math:`N(0, \Sigma)`. :math:`\nabla\cdot J = 0`; :math:`J \equiv 0`
     under detailed balance; :math:`\tfrac12\int (x^1 J^2 - x^2 J^1)\,dx` equals :func:`area_rate`.
-    ``X`` has shape (N, 2), :math:`N \le 10^6`; Σ must be invertible.
+    ``X`` has shape (N, 2), :math:`N \le 10^6`; a singular Σ (the law on an invariant line) gives 0.
 
     Parameters
     ----------
@@ -212,8 +212,10 @@ def current_field(H, D, X) -> np.ndarray:
     X = _v.finite_array("X", X, ndim=2, shape=(None, 2), max_size=2 * MAX_POINTS)
     S = stationary_covariance(H, D)
     det = np.linalg.det(S)
-    if det <= 1e-300:
-        raise ValueError("the stationary covariance is singular (noise reaches no second direction)")
+    if not det > 1e-12 * np.trace(S) ** 2:
+        # Σv = 0 gives vᵀDv = 0 (Lyapunov), so Dv = 0 and SHᵀv = 0: v is an eigenvector of Hᵀ and
+        # the law lies on the invariant line v⊥, a 1-D OU process in detailed balance: J ≡ 0.
+        return np.zeros_like(X)
     Si = np.linalg.inv(S)
     p = np.exp(-0.5 * np.einsum("ni,ij,nj->n", X, Si, X)) / (2.0 * math.pi * math.sqrt(det))
     return (X @ (D @ Si - H).T) * p[:, None]

@@ -1,8 +1,11 @@
 """The page 'Inside a block' draws what sim.block computes, on two parameter sets (one per language)."""
+import math
+
 import numpy as np
 import pytest
 
 from sim import block as bk
+from views import block as vb
 from tests.conftest import app_test, chart_specs, decode
 from ui.i18n import Text
 
@@ -166,3 +169,32 @@ def test_empty_distance_window_gives_a_notice_not_an_error():
     ks, h = _xy(mk)
     for kk, hh in zip(ks, h):                       # counted over the one-step window [19999, 20000]
         assert hh == pytest.approx(bk.rope_similarity([19999.0, 20000.0], int(kk)).max(), abs=1e-12)
+
+
+def test_splitting_panel_up_to_the_hard_limit():
+    """split_d's hard limit (32, reachable by a link or the instructor's file) is computed, not refused
+    by the splitting functions' default work bound."""
+    s = vb.split_data(32, 0)
+    assert np.all(np.isfinite(s["defect"])) and np.all(np.isfinite(s["trotter"]))
+
+
+@pytest.mark.parametrize("d", [1, 2, 64])
+def test_rmsnorm_gain_far_from_zero(d):
+    """The RMSNorm caption: for d >= 2 the gain joins √d/‖x‖ whatever ε is; at d = 1 (the slider's
+    minimum) it falls like ε/|x|³ and depends on ε (its own caption says so)."""
+    n = vb.norm_data(d, -6.0)
+    rho = n["rho"][-1]
+    for eps, g in n["gain"].items():
+        want = math.sqrt(d) / rho if d >= 2 else eps / rho ** 3
+        assert g[-1] == pytest.approx(want, rel=1e-3 if d >= 2 else 1e-2), (d, eps)
+
+
+def test_largest_return_fit_is_drawn_over_its_data_only():
+    """The fitted line and the −½ guide span the fitted k only: never above 1, the most a similarity reaches."""
+    from ui import spec
+    from pages.block import SCHEMA
+
+    res = spec.resolve(SCHEMA)
+    d = vb.rope_data(*(res.params[k].default for k in ("rope_k", "rope_from", "rope_to")))
+    assert d["slope"] is not None and d["fit_ks"].min() >= vb.ROPE_FIT_FROM
+    assert d["fit_line"].max() <= 1.0 and d["half_line"].max() <= 1.0

@@ -100,9 +100,40 @@ def test_loops_areas_and_endpoints_are_the_sim_functions(page):
 
 
 def test_diverging_iteration_gives_a_note_not_an_error():
-    p = dict(a0=2.0, b0=-2.0, y=3.0, horizon=10.0, dt=0.3, n=8, pair="rotation_shear", lang="en")
+    p = dict(a0=2.0, b0=-1.9, y=3.0, horizon=10.0, dt=0.3, n=8, pair="rotation_shear", lang="en")
     at = _open(p)
     t = Text("coordinates", "en")
     assert any(t("notes.no_steps_euclidean", dt=0.3) == i.value for i in at.info)
     names = {tr["name"] for tr in chart_specs(at)[0]["data"]}
     assert t("fig.euclidean_steps") not in names and t("fig.pullback_steps") in names
+
+
+@pytest.mark.parametrize("a0,b0,y", [(0.3, -0.3, 2.0), (0.5, 0.5, -1.0), (0.0, 0.0, 2.0)])
+def test_a_diagonal_start_meets_the_saddle(a0, b0, y):
+    """On a diagonal a = ±b with ab of the other sign than y, both flows stay on the diagonal: the
+    Euclidean flow stops at the saddle (θ → 0, not y) and the pulled-back flow is drawn only up to
+    the time it reaches the saddle, with no step markers; its predict step says it is undefined."""
+    from views import coordinates as vc
+    from views.predict_coordinates import pullback_end
+
+    d = vc.metric_data(a0, b0, y, 10.0, 0.05)
+    ts = d["saddle"]
+    assert ts is not None and ts == pytest.approx(math.log((y - a0 * b0) / y))
+    assert abs(d["theta"]["euclidean"][-1]) < 0.05 * abs(y)        # stopped at the saddle, far from y
+    assert d["iter"]["pullback"] is None
+    assert np.all(np.isnan(d["theta"]["pullback"][d["t"] > ts]))
+    with pytest.raises(ValueError, match="saddle"):
+        pullback_end(dict(a0=a0, b0=b0, y=y, horizon=10.0, dt=0.05))
+    assert vc.saddle_crossing(0.3, 0.3, 2.0) is None and vc.saddle_crossing(0.31, -0.3, 2.0) is None
+
+
+def test_both_non_commuting_pairs_fall_with_slope_minus_half():
+    """The notice and the nilpotent preset: slope −½ for both pairs (fitted over n >= 8), the
+    nilpotent error about 4.5 times the rotation/shear one; commuting: nothing to fit."""
+    from views import coordinates as vc
+
+    rs, nil = vc.loop_data(8, "rotation_shear"), vc.loop_data(8, "nilpotent")
+    assert rs["slope"] == pytest.approx(-0.5, abs=0.02) and nil["slope"] == pytest.approx(-0.5, abs=0.02)
+    ratio = nil["err_limit"][nil["ns"] >= 8] / rs["err_limit"][rs["ns"] >= 8]
+    assert np.all((4.2 < ratio) & (ratio < 4.8)), ratio
+    assert vc.loop_data(8, "commuting")["slope"] is None

@@ -87,6 +87,8 @@ def test_one_quantity_one_number(query, monkeypatch):
     monkeypatch.setattr(ui_page.Ctx, "csv_download",
                         lambda self, name, columns, key=None: csv.update(columns))
     at = app_test("depth_sum", {"lang": "en", **query})
+    at.session_state["_depth_sum_variants_open"] = True   # the covariance section, collapsed by default
+    at.run()
     assert not at.exception and not at.error
     L = int(query["L"])
     figs = chart_specs(at)

@@ -162,3 +162,29 @@ def test_work_of_a_view_is_bounded_at_the_hard_limits():
     assert len(vw.RATE_LOG_BETAS) * seeds * steps * n * n <= vw.PAIR_BUDGET
     assert n < 256                     # the engine's serial kernel (parallel from 256 tokens)
     assert math.isfinite(dt_used)
+
+
+def test_the_drift_notice_holds_seed_by_seed():
+    """The drift notice, measured for seeds 0–4 at the drift preset (n = 64, γ = 0.8, Δ = 0.1, depth
+    30): at β = 10 and 100 the tokens first gather near ±e₂ and then move part of the way to ±e₁;
+    at β = 1 seed 0 goes to ±e₁ almost at once, seed 1 stays near ±e₂."""
+    import numpy as np
+
+    from sim import low_temperature as lt
+    from views.low_temperature import matrices
+
+    B, V = matrices("drift", 0.8)
+
+    def axes(beta, seed):
+        Z = lt.run(64, beta, B, V, 30.0, 0.1, seed, record=31)["Z"]
+        return np.abs(Z[..., 0]).mean(axis=-1), np.abs(Z[..., 1]).mean(axis=-1)
+
+    for beta in (10.0, 100.0):
+        for seed in range(5):
+            e1, e2 = axes(beta, seed)
+            k = int(np.argmax(e2))
+            assert e2[k] > 0.7 and e1[k] < 0.55 and e1[-1] > e1[k] + 0.2 and e2[-1] > 0.3, (beta, seed)
+    e1, e2 = axes(1.0, 0)
+    assert e2.max() < 0.65 and e1[-1] > 0.95
+    e1, e2 = axes(1.0, 1)
+    assert e2[-1] > 0.95

@@ -61,3 +61,17 @@ def test_two_point_simplex_panel_is_drawn_only_while_open():
     layers = np.rint(xs / 0.1).astype(int)
     np.testing.assert_allclose(ys, ref[layers], atol=1e-10)
     assert ys[0] == pytest.approx(0.3, abs=1e-12)
+
+
+@pytest.mark.parametrize("beta,dt,usa_below", [(1.0, 0.1, None), (3.0, 0.1, 0.75), (10.0, 0.01, 0.1)])
+def test_usa_is_first_order_only_once_dt_e_beta_is_small(beta, dt, usa_below):
+    """The discrete section: SA's local slopes are near 1 over the slider ranges; USA's reach 1
+    only once Δe^β ≪ 1 (0.17 … 0.71 at β = 3, Δ = 0.1; below 0.1 at β = 10, Δ = 0.01)."""
+    from views.two_point import two_point_data
+
+    d = two_point_data(beta, 1.0, 5.0, dt)
+    assert np.all(d["slopes"]["SA"] > 0.8)
+    if usa_below is None:
+        assert np.all(d["slopes"]["USA"] > 0.9) and d["dte"] < 0.3
+    else:
+        assert np.all(d["slopes"]["USA"] < usa_below) and d["dte"] > 1.0

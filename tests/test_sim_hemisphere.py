@@ -55,6 +55,15 @@ def test_random_matrix_kinds(kind):
         assert np.linalg.eigvalsh(A).min() > 0
 
 
+@pytest.mark.parametrize("kind", hs.MATRIX_KINDS)
+def test_every_random_matrix_the_page_offers_has_spectral_norm_1(kind):
+    """The A control's help: every choice, for every A seed (0–99) and d (3–8) of the page."""
+    for d in range(3, 9):
+        for seed in range(100):
+            A = hs.random_matrix(d, kind, seed=seed)
+            assert abs(np.linalg.norm(A, 2) - 1.0) <= 1e-12, (d, seed)
+
+
 def test_hemisphere_direction_and_projection_basis():
     Z = hs.cap_uniform(200, 4, 1.3, seed=0)
     w, margin = hs.hemisphere_direction(Z)

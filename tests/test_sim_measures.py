@@ -148,12 +148,20 @@ def test_expected_norm_closed_forms():
     np.testing.assert_allclose(M._expected_norm(lam), want, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("beta", [4.9, 5.0, 6.0])
+def test_head_reference_up_to_the_hard_limit(beta):
+    """The page's beta (slider max 5, hard limit 6) at its head panel's size: the quadrature's
+    tolerance is relative to the head spread it serves, so seed 0 no longer stops the page."""
+    th = M.head_error_theory(32, 3, beta, 0)
+    assert th["quad_error"] < 1e-3 * th["bound"]   # far below the smallest error measured (~bound / 64)
+
+
 @pytest.mark.parametrize("d,beta", [(2, 1.0), (3, 1.0), (3, 2.5)])
 def test_head_mean_velocity_against_many_heads(d, beta):
     """F = E_A[softmax-weighted mean] at every token: compare with 2^16 sampled heads."""
     Z, _ = M._head_tokens(8, d, 5)
     F, Sig, err = M.head_mean_velocity(Z, beta)
-    assert err < M.GH_TOL
+    assert err <= M.GH_RTOL * math.sqrt(np.trace(Sig))
     rng = np.random.default_rng(0)
     H = 2 ** 16
     A = rng.standard_normal((H, d, d)) / math.sqrt(d)

@@ -34,6 +34,20 @@ def _iterates(a0, b0, y, dt, steps, metric):
     return np.column_stack([dt * np.arange(steps + 1), it])
 
 
+def saddle_crossing(a0: float, b0: float, y: float) -> float | None:
+    """The time at which the pulled-back flow reaches the saddle a = b = 0 (None if it never does).
+
+    Both flows keep c = a² − b²; with c = 0 (a start on a diagonal a = ±b) the path stays on that
+    diagonal, and θ = ab reaches 0 (the saddle) when θ₀ and y have opposite signs or θ₀ = 0 ≠ y.
+    The pulled-back θ(t) = y + (θ₀ − y)e^(−t) crosses 0 at t = ln((y − θ₀)/y); there the map
+    (a, b) ↦ ab has zero derivative and the pulled-back flow (and its step) is undefined, while the
+    Euclidean flow stops at the saddle (θ → 0, not y)."""
+    th0 = a0 * b0
+    if a0 * a0 - b0 * b0 != 0.0 or y == 0.0 or th0 * y > 0.0:
+        return None
+    return math.log((y - th0) / y)
+
+
 @cached
 def metric_data(a0: float, b0: float, y: float, horizon: float, dt: float) -> dict:
     """θ(t) for both metrics (exact) and their step-Δ iterates; the exact (a, b) path."""
@@ -42,8 +56,13 @@ def metric_data(a0: float, b0: float, y: float, horizon: float, dt: float) -> di
     t = np.linspace(0.0, t_end, FINE)
     out = {"t": t, "steps": steps, "t_end": t_end, "c": a0 * a0 - b0 * b0,
            "theta": {m: co.theta_flow(a0, b0, y, t, m) for m in co.METRICS},
-           "ab": co.ab_flow(a0, b0, y, t), "iter": {}, "gap": {}}
+           "ab": co.ab_flow(a0, b0, y, t), "iter": {}, "gap": {}, "saddle": saddle_crossing(a0, b0, y)}
+    if out["saddle"] is not None:        # the pulled-back flow ends at the saddle: drawn up to it only
+        out["theta"]["pullback"] = np.where(t <= out["saddle"], out["theta"]["pullback"], np.nan)
     for m in co.METRICS:
+        if m == "pullback" and out["saddle"] is not None:
+            out["iter"][m], out["gap"][m] = None, None
+            continue
         it = _iterates(a0, b0, y, dt, steps, m)
         if it is None:
             out["iter"][m], out["gap"][m] = None, None
@@ -85,8 +104,17 @@ def loop_data(n: int, pair: str) -> dict:
         "area_n": co.levy_area(n), "ns": ns, "ends": ends, "limit": limit,
         "err_limit": np.linalg.norm(ends - limit, axis=1), "err_y0": np.linalg.norm(ends - Y0, axis=1),
         "end_n": ends[list(ns).index(n)], "gap_limit_y0": float(np.linalg.norm(limit - Y0)),
-        "commutator": B @ A - A @ B,
+        "commutator": B @ A - A @ B, "slope": _fit_slope(ns, np.linalg.norm(ends - limit, axis=1)),
     }
+
+
+def _fit_slope(ns, err):
+    """Least-squares slope of log err against log n over n >= 8 (None when the error is rounding:
+    commuting matrices, where there is nothing to converge)."""
+    keep = (ns >= 8) & (err > 1e-10)
+    if keep.sum() < 2:
+        return None
+    return float(np.polyfit(np.log(ns[keep]), np.log(err[keep]), 1)[0])
 
 
 # --------------------------------------------------------------------------- figures
@@ -100,7 +128,8 @@ def theta_figure(t, a0, b0, y, horizon, dt):
     exact_line(fig, [0.0, d["t_end"]], [y, y], t("fig.target"), color=COLORS["ref"], line=dict(dash="dot", width=1.5))
     for m in co.METRICS:
         col, sym = _METRIC_STYLE[m]
-        exact_line(fig, d["t"], d["theta"][m], t(f"fig.{m}_exact"), color=col)
+        if np.isfinite(d["theta"][m]).any():
+            exact_line(fig, d["t"], d["theta"][m], t(f"fig.{m}_exact"), color=col)
         it = d["iter"][m]
         if it is not None:
             sim_markers(fig, it[:, 0], it[:, 3], t(f"fig.{m}_steps"), color=col, symbol=sym)

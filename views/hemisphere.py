@@ -164,7 +164,9 @@ def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Froze
               showticklabels=False)
     fig = figure3d(
         traces, height=650, margin=dict(l=0, r=0, t=100, b=70),
-        title=dict(text=labels["title"], x=0.0, xanchor="left", font=dict(size=15)),
+        # the title pinned to the top edge (Plotly centres it in the 100 px margin, where the legend goes)
+        title=dict(text=labels["title"], x=0.0, xanchor="left", y=1.0 - 8.0 / 650, yanchor="top", yref="container",
+                   font=dict(size=15)),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0),
         scene=dict(aspectmode="cube", domain=dict(x=[0.0, 1.0], y=[0.1, 1.0]),
                    # the horizontal axes are named at their positive ends, inside the scene: Plotly's
@@ -178,9 +180,12 @@ def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Froze
                    camera=dict(eye=dict(x=1.2, y=1.05, z=0.65))),
         # step labels feed the "depth τ = …" read-out; the tick labels under the slider (odd values
         # at every frame) are hidden by a transparent slider font
+        # the buttons on their own row above a full-width slider: beside it (the slider from 24 % of the
+        # width) the buttons covered the slider's handle on a phone
         **animation([f"{k}" for k in range(fr.shape[0])], [f"{x:.3g}" for x in ftau], labels["play"],
-                    labels["pause"], labels["slider"], duration=90, redraw=True, y=0.0, slider_x=0.24,
-                    slider_y=0.04, font=dict(color="rgba(0,0,0,0)"), ticklen=3),
+                    labels["pause"], labels["slider"], duration=90, redraw=True, y=0.1, slider_x=0.0,
+                    slider_y=0.045, currentvalue=dict(xanchor="right"), font=dict(color="rgba(0,0,0,0)"),
+                    ticklen=3),
     )
     return Frozen(fig, frames=frames)
 

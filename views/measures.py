@@ -104,14 +104,22 @@ def _paths(theta: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # --------------------------------------------------------------------------- figures
+def _shade_top(density: np.ndarray) -> float:
+    pos = density[density > 0]
+    return float(np.quantile(pos, 0.95)) if pos.size else 1.0
+
+
 @cached_figure
 def tokens_figure(t, n, beta, depth, dt, seed):
     s = stability_data(n, beta, depth, dt, seed)
     x, y = _paths(s["theta"], s["t"])
     # one legend entry (a heatmap has none) is not shown: no legend rows to reserve under the title
     return figure(t("fig.x_depth"), t("fig.y_angle"), t("fig.tokens_title"), height=425, margin=dict(t=60), data=[
-        heatmap(s["t"], s["centres"], s["density"].T, t("fig.reference"), [[0, "#FFFFFF"], [1, "#7FA7CF"]],
-                zmin=0.0, hover="τ=%{x:.3g}<br>θ=%{y:.3g}<br>ρ=%{z:.3g}"),       # the reference, shaded
+        # the reference, shaded: a stronger blue, saturated at the 95th percentile of the positive density
+        # (a few concentrated bins would otherwise leave everything else nearly white)
+        heatmap(s["t"], s["centres"], s["density"].T, t("fig.reference"),
+                [[0, "#FFFFFF"], [0.08, "#DCE8F4"], [1, "#3F7CB8"]], zmin=0.0, zmax=_shade_top(s["density"]),
+                hover="τ=%{x:.3g}<br>θ=%{y:.3g}<br>ρ=%{z:.3g}"),
         line(x, y, t("fig.tokens", n=n), COLORS["sim"], width=1.2, dash="dash", connectgaps=False,
              hoverinfo="skip"),
     ], xaxis=dict(range=[0, s["t"][-1]]), yaxis=dict(

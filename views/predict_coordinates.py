@@ -24,7 +24,11 @@ def t_end(v: dict) -> float:
 
 
 def pullback_end(v: dict) -> float:
-    """θ(t_end) of gradient flow in the pulled-back metric."""
+    """θ(t_end) of gradient flow in the pulled-back metric (undefined once it reaches the saddle)."""
+    ts = V.saddle_crossing(v["a0"], v["b0"], v["y"])
+    if ts is not None and ts <= t_end(v):
+        raise ValueError(f"from this start the pulled-back flow reaches the saddle a = b = 0 at t = {ts:.3g}, "
+                         "where it is undefined; choose a start off the diagonals a = ±b")
     return float(co.theta_flow(v["a0"], v["b0"], v["y"], [t_end(v)], "pullback")[0])
 
 

@@ -14,7 +14,7 @@ from ui.figures import params_of
 from ui.predict import Step, fmt
 from views import width as V
 
-SWEEP = params_of(V.motion_figure)   # what the sweep over widths depends on: start, T, data, seed
+SWEEP = ("start", "T", "data", "seed")   # what the sweep over widths depends on (the figure also marks N)
 RUN = params_of(V.eigen_figure)      # what one run at width N depends on: N, start, T, dt, data, seed
 
 

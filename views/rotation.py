@@ -54,6 +54,7 @@ def ou_data(angle: float, kappa: float, noise_ratio: float, dt: float, T: float,
     _, t0_area, area0, mc0 = _area_curve(H0, D0, dt, steps, seed)
     S = ro.stationary_covariance(H, D)
     w, V = np.linalg.eigh(S)
+    w = np.clip(w, 0.0, None)                              # a singular Σ (no noise across its line)
     phi = np.linspace(0.0, 2.0 * math.pi, 200)
     ellipse = (V * (2.0 * np.sqrt(w))) @ np.array([np.cos(phi), np.sin(phi)])   # 2σ contour
     box = 2.6 * math.sqrt(w.max())
@@ -61,7 +62,7 @@ def ou_data(angle: float, kappa: float, noise_ratio: float, dt: float, T: float,
     X = np.array(np.meshgrid(g, g, indexing="xy")).reshape(2, -1).T
     J = ro.current_field(H, D, X)
     # the drift's own flux |Hx| p sets the scale: a current below 1e-9 of it is rounding, not rotation
-    ref = float(np.max(np.linalg.norm(X @ H.T, axis=1) * _density(S, X)))
+    ref = float(np.max(np.linalg.norm(X @ H.T, axis=1) * _density(S, X))) if J.any() else 0.0
     if np.abs(J).max() <= 1e-9 * ref:
         J = np.zeros_like(J)
     k = thin(steps + 1, CLOUD)
@@ -183,7 +184,8 @@ def ffn_figure(t, blend, seed):
     zmax, s = max(d["max_curl"], 1e-12), d["stream"]
     fig = figure(t("fig.x1_ffn"), t("fig.x2_ffn"), t("fig.ffn_title"), [
         heatmap(d["g"], d["g"], d["curl"], t("fig.curl"), "RdBu_r", zmin=-zmax, zmax=zmax, bar=t("fig.curl"),
-                hover=t("fig.curl") + " %{z:.3g}"),
+                hover=t("fig.curl") + " %{z:.3g}",
+                colorbar=dict(title=dict(text=t("fig.curl"), side="top"))),   # above the bar, not on its 0 tick
         line(s[:, 0], s[:, 1], t("fig.stream"), COLORS["black"], width=1.2),
     ], height=480, hovermode="closest", **equal_axes(FFN_BOX))
     return tall_legend(fig)

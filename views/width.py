@@ -12,8 +12,8 @@ import math
 import numpy as np
 
 from sim import width as W
-from ui.figures import (COLORS, SEQUENCE, band, cached_figure, exact_line, figure, line, markers, sim_markers,
-                        tall_legend)
+from ui.figures import (COLORS, SEQUENCE, band, cached_figure, exact_line, figure, line, log_ticks, markers,
+                        sim_markers, tall_legend, vline)
 from ui.compute import cached
 
 RECORD = 41                                   # recorded training times per run (markers)
@@ -102,9 +102,13 @@ def fmt_number(v: float, spec: str) -> str:
 
 
 # --------------------------------------------------------------------------- figures
-def _scalings_figure(t, d: dict, which: str, y_key: str, title_key: str, T):
-    """Log-log against width: each scaling's ``which`` ("param" or "kernel") with its fitted slope."""
-    fig = figure(t("fig.x_width"), t(y_key), t(title_key, T=f"{T:g}"), log_x=True, log_y=True)
+def _scalings_figure(t, d: dict, which: str, y_key: str, title_key: str, T, N):
+    """Log-log against width: each scaling's ``which`` ("param" or "kernel") with its fitted slope;
+    every width labelled, and a dotted line at the page's own width ``N``."""
+    fig = figure(t("fig.x_width"), t(y_key), t(title_key, T=f"{T:g}"), log_x=True, log_y=True,
+                 xaxis=log_ticks(sorted({*SWEEP_NS, int(N)})), shapes=[vline(N, width=1.2, dash="dot")],
+                 annotations=[dict(x=math.log10(N), y=1, xref="x", yref="y domain", text=t("fig.your_N", N=N),
+                                   showarrow=False, xanchor="left", yanchor="top", xshift=3)])
     Ns = d["N"]
     for s in W.SCALINGS:
         sim_markers(fig, Ns, d[f"{s}_{which}"], t(f"fig.{s}_fit", slope=fmt_slope(d[f"slope_{s}_{which}"])),
@@ -113,9 +117,9 @@ def _scalings_figure(t, d: dict, which: str, y_key: str, title_key: str, T):
 
 
 @cached_figure
-def motion_figure(t, start, T, data, seed):
+def motion_figure(t, N, start, T, data, seed):
     d = sweep_data(start, T, data, seed)
-    fig, Ns = _scalings_figure(t, d, "param", "fig.y_param", "fig.motion_title", T)
+    fig, Ns = _scalings_figure(t, d, "param", "fig.y_param", "fig.motion_title", T, N)
     _reference(fig, Ns, Ns[0], d["lazy_param"][0], -0.5, t("fig.ref_half"), "dot")
     _reference(fig, Ns, Ns[0], d["mean_field_param"][0], 0.0, t("fig.ref_zero"), "dash")
     _no_motion_note(fig, t, [d[s + "_param"] for s in W.SCALINGS])
@@ -123,9 +127,9 @@ def motion_figure(t, start, T, data, seed):
 
 
 @cached_figure
-def kernel_figure(t, start, T, data, seed):
+def kernel_figure(t, N, start, T, data, seed):
     d = sweep_data(start, T, data, seed)
-    fig, Ns = _scalings_figure(t, d, "kernel", "fig.y_kernel", "fig.kernel_title", T)
+    fig, Ns = _scalings_figure(t, d, "kernel", "fig.y_kernel", "fig.kernel_title", T, N)
     lz = d["lazy_kernel"]
     _reference(fig, Ns, Ns[0], lz[0], -0.5, t("fig.ref_half_bound"), "dot")
     _reference(fig, Ns, Ns[0], lz[0], -1.0, t("fig.ref_one"), "dashdot")
