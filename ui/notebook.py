@@ -119,6 +119,7 @@ def parameters_cell(res: Resolved, values: dict, t: Text) -> str:
 # --------------------------------------------------------------------------- cells
 _SETUP = '''\
 import json
+import math
 import pathlib
 import sys
 

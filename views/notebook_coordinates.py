@@ -27,6 +27,12 @@ steps = max(int(round(horizon / dt)), 1)
 t_end = steps * dt
 t = np.linspace(0.0, t_end, 400)
 theta = {m: co.theta_flow(a0, b0, y, t, m) for m in ("euclidean", "pullback")}
+# A start on a diagonal (a0 = ±b0) stays on it; if theta = ab must pass 0 to reach y, the pulled-back
+# flow reaches the saddle a = b = 0 at t = ln((y - ab0)/y) and is undefined after it (the page stops
+# its curve there); the Euclidean flow stops at the saddle.
+if a0 * a0 - b0 * b0 == 0.0 and y != 0.0 and a0 * b0 * y <= 0.0:
+    t_saddle = math.log((y - a0 * b0) / y)
+    theta["pullback"] = np.where(t <= t_saddle, theta["pullback"], np.nan)
 ab = co.ab_flow(a0, b0, y, t)                  # the Euclidean path; a^2 - b^2 stays a0^2 - b0^2
 ''', '''
 fig = figure(TEXT["fig.x_train"], TEXT["fig.y_theta"], TEXT["fig.theta_title"])
