@@ -102,7 +102,7 @@ def test_key_from_secrets_and_key_rotation_signs_out(no_config):
 
 def test_chinese_sidebar(key_env):
     at = app_test("home", {"lang": "zh"})
-    assert 'name="lang" value="zh"' in _forms(at)[0] and "登录" in _forms(at)[0]
+    assert 'name="ui_lang" value="zh"' in _forms(at)[0] and "登录" in _forms(at)[0]
 
 
 # --------------------------------------------------------------------------- the server's route
@@ -138,8 +138,8 @@ def test_route_right_key_sets_a_signed_httponly_expiring_cookie(client):
 def test_route_wrong_key_and_open_redirects_refused(client):
     r = _post(client, KEY + "x")
     assert r.status_code == 403 and "not right" in r.text and safe.COOKIE not in r.headers.get("set-cookie", "")
-    assert _post(client, KEY, nxt="//evil.example/x").headers["location"] == "/"
-    assert _post(client, KEY, nxt="https://evil.example").headers["location"] == "/"
+    assert _post(client, KEY, nxt="//evil.example/x").headers["location"] == "/?lang=en"  # the home page, in the form's language
+    assert _post(client, KEY, nxt="https://evil.example").headers["location"] == "/?lang=en"  # the home page, in the form's language
     r = client.post("/_app/signin", data={"key": KEY}, headers={"Origin": "https://evil.example"},
                     follow_redirects=False)
     assert r.status_code == 403
@@ -154,3 +154,14 @@ def test_route_attempts_limited_per_address_and_server_wide(client):
     for i in range(60):                                  # many addresses: the server-wide ceiling
         _post(client, "wrong", addr=f"192.0.2.{i}")
     assert _post(client, KEY, addr="203.0.113.10").status_code == 429
+
+
+def test_route_sends_back_in_the_forms_language(client):
+    """The form's hidden field is ``ui_lang`` (Streamlit's HTML sanitizer drops ``name="lang"``, a
+    DOM property); a Chinese form comes back to the Chinese page, signed in."""
+    r = client.post("/_app/signin", data={"key": KEY, "next": "/two_point", "ui_lang": "zh"},
+                    follow_redirects=False, headers={"X-Real-IP": "198.51.100.8"})
+    assert r.status_code == 303 and r.headers["location"] == "/two_point?lang=zh"
+    r = client.post("/_app/signin", data={"key": KEY, "next": "/two_point?lang=en&beta=2", "ui_lang": "zh"},
+                    follow_redirects=False, headers={"X-Real-IP": "198.51.100.8"})
+    assert r.headers["location"] == "/two_point?lang=en&beta=2"  # the page's own query wins

@@ -260,11 +260,17 @@ def _here() -> str:
     """This page's path and query (where the sign-in route sends the browser back)."""
     from urllib.parse import urlsplit
 
+    from urllib.parse import urlencode
+
     try:
-        u = urlsplit(str(st.context.url or ""))
-        return (u.path or "/") + (f"?{u.query}" if u.query else "")
+        path = urlsplit(str(st.context.url or "")).path or "/"
     except Exception:  # noqa: BLE001 - no context (tests)
-        return "/"
+        path = "/"
+    try:  # the page's current view (st.context.url is the address the session started with)
+        query = urlencode(st.query_params.to_dict())
+    except Exception:  # noqa: BLE001
+        query = ""
+    return path + (f"?{query}" if query else "")
 
 
 def _base_path() -> str:
@@ -281,7 +287,8 @@ def _form(path: str, t: Text, field: str, button: str) -> str:
     e = lambda v: html.escape(str(v), quote=True)  # noqa: E731
     return (f'<form method="post" action="{e(_base_path() + path)}" class="app-signin">'
             f'<input type="hidden" name="next" value="{e(_here())}">'
-            f'<input type="hidden" name="lang" value="{e(t.lang)}">{field}'
+            # not name="lang": Streamlit's HTML sanitizer drops names that shadow a DOM property
+            f'<input type="hidden" name="ui_lang" value="{e(t.lang)}">{field}'
             f'<button type="submit">{e(button)}</button></form>' + _FORM_CSS)
 
 

@@ -535,7 +535,9 @@ async def signin(request):
     if SIGNIN_ATTEMPTS is None:
         SIGNIN_ATTEMPTS = signin_attempts()
     form = await _form(request)
-    back, lang = safe_next(form.get("next")), form.get("lang", "en")
+    back, lang = safe_next(form.get("next")), form.get("ui_lang") or form.get("lang", "en")
+    if lang in ("en", "zh") and "lang=" not in back:  # back in the language the form was shown in
+        back += ("&" if "?" in back else "?") + f"lang={lang}"
     if not _same_origin(request):
         return _reply(403, lang, "signin.wrong", back)
     addr = client_address(request.headers.items(), request.client.host if request.client else None)
