@@ -591,13 +591,7 @@ def _teacher(lang: str, t: Text) -> None:
         if s.get(LAST_VIEW) is None:
             slot.caption(ct("teacher.open_a_page"))
         s[_SLOT] = (code, slot)
-        st.download_button(ct("teacher.results"), data=lambda: results_csv(_store(), code),
-                           file_name=f"class_{code}_results.csv", mime="text/csv", key="_class_csv",
-                           on_click="ignore", icon=":material/download:")
-        if st.button(t("class.close"), key="_class_close"):
-            _store().close(code)
-            s.pop(_TEACH, None)
-            st.rerun()
+        _results_and_close(code, t, ct, "class", st, st)
     with st.sidebar:
         _live_answers(code, lang, t)
 
@@ -823,12 +817,18 @@ def _console_state(code: str, lang: str, ct: Text, t: Text) -> None:
             _store().ask(code, q)
             st.rerun()
     c1, c2 = st.columns(2)
-    c1.download_button(ct("teacher.results"), data=lambda: results_csv(_store(), code),
-                       file_name=f"class_{code}_results.csv", mime="text/csv", key="_console_csv",
-                       on_click="ignore", icon=":material/download:")
-    if c2.button(t("class.close"), key="_console_close"):
+    _results_and_close(code, t, ct, "console", c1, c2)
+
+
+def _results_and_close(code: str, t, ct, key: str, down, close) -> None:
+    """The class's results as CSV (in ``down``) and *Close the class* (in ``close``): the sidebar
+    panel and the console draw the same two controls, under keys ``_<key>_csv`` / ``_<key>_close``."""
+    down.download_button(ct("teacher.results"), data=lambda: results_csv(_store(), code),
+                         file_name=f"class_{code}_results.csv", mime="text/csv", key=f"_{key}_csv",
+                         on_click="ignore", icon=":material/download:")
+    if close.button(t("class.close"), key=f"_{key}_close"):
         _store().close(code)
-        s.pop(_TEACH, None)
+        st.session_state.pop(_TEACH, None)
         st.rerun()
 
 
