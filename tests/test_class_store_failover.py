@@ -283,5 +283,7 @@ def test_a_lost_class_is_said_to_student_and_instructor(monkeypatch, router_only
     store._classes.pop(code)  # what a restart without persistence did
     student.run()
     assert any(code in i.value and "已不存在" in i.value for i in student.info)
+    student.run()  # and on the runs after it, in the main area, until the student joins a class
+    assert any(code in i.value and "已不存在" in i.value for i in student.main.info)
     teacher.run()
     assert any(code in w.value and "gone" in w.value for w in teacher.warning)

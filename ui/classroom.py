@@ -56,6 +56,7 @@ _TEACH = "_class_teach"      # session: code of the class this instructor opened
 _STAMP = "_class_stamp"      # session: the class's stamp (version, question, reveals) last drawn
 _REL = "_class_rel"          # session: the released pages when the page was last drawn
 _LEFT = "_class_left"        # session: a class that closed (its code may still be in the URL)
+_GONE = "_class_gone"        # session: (code, ended by the teacher?) told in the banner until a new join
 _DOWN = "_class_down"        # session: the store could not be reached on the last try
 _PENDING = "_class_pending"  # session: {(code, qid): answer} sent while the store was down
 _TOASTS = "_class_toasts"    # session: text keys of toasts to show on the next full run
@@ -280,6 +281,7 @@ def _join(code: str) -> bool:
     s[_CODE], s[_FOLLOW], s[_SEEN] = code, True, 0
     s.pop(_STAMP, None)
     s.pop(_LEFT, None)
+    s.pop(_GONE, None)
     return True
 
 
@@ -503,6 +505,7 @@ def _box(code: str, lang: str, t: Text) -> None:
         return
     s[_DOWN] = False
     if s[_STAMP] is None:
+        s[_GONE] = (code, bool(ended))  # told on every later run too, until the student joins again
         st.info(ct("banner.ended" if ended else "banner.lost", code=code), icon=":material/event_busy:")
         _leave()  # the join box comes back on the next run
         return
@@ -541,6 +544,11 @@ def _student(lang: str, t: Text) -> None:
             st.warning(_ct(lang)("banner.down", code=raw), icon=":material/cloud_off:")
     code = s.get(_CODE)
     if code is None:
+        gone = s.get(_GONE)
+        if gone:  # the class this student was in ended (or was lost): said where the banner was
+            with st.container(border=True, key="class_banner"):
+                st.info(_ct(lang)("banner.ended" if gone[1] else "banner.lost", code=gone[0]),
+                        icon=":material/event_busy:")
         with st.sidebar.expander(t("class.join_title"), icon=":material/groups:"):
             st.text_input(t("class.code"), key="_class_join_code", max_chars=cs.CODE_LEN + 4)
             st.button(t("class.join"), key="_class_join", on_click=_join_from_form)
