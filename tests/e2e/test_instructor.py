@@ -144,14 +144,24 @@ def sign_in(pg, lang: str, key: str = KEY) -> None:
     if not box.is_visible():
         pg.locator(f'{SB} [data-testid="stExpander"] summary', has_text=t("signin.title")).click()
     box.fill(key)
-    pg.locator('form.app-signin button').click()
+    box.press("Enter")  # submits the form that holds this very input (a click elsewhere could land
+    # on a form redrawn meanwhile, empty: its `required` key then submits nothing)
 
 
 def refused(pg, text: str) -> None:
     """The route's refusal page shows ``text``; follow its link back to the app."""
     pg.get_by_text(text).first.wait_for(state="visible", timeout=WAIT_MS)
-    pg.locator("a").first.click()
-    b.wait_ready(pg)
+    # The page also refreshes to the app after 4 s: under load that may already have happened, and
+    # "the first link" would then be one of the app's own. Go to the back link's address instead.
+    try:
+        href = pg.evaluate("() => document.querySelector('[data-testid=\"stApp\"]') ? null"
+                           " : (document.querySelector('a') || {}).href || null")
+    except Exception:  # noqa: BLE001 - the refresh navigated while we looked
+        href = None
+    if href:
+        b.goto(pg, href)
+    else:
+        b.wait_ready(pg)
 
 
 def signed_in_tab(tabs, server: str, lang: str, stem: str = STEM):
