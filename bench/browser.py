@@ -102,6 +102,24 @@ def after_rerun(page, action, timeout: float = WAIT_MS) -> None:
     wait_ready(page, timeout)
 
 
+def click_until(target, done, tries: int = 3, timeout: float = WAIT_MS) -> None:
+    """Click ``target`` (a locator) until ``done`` (a locator) is visible, at most ``tries`` times.
+
+    A click that lands while a timed fragment (the class banner, the teacher's live panel: they
+    rerun every few seconds) is being redrawn can be dropped by Streamlit with the element it hit;
+    a person clicks again, and so does this. Each click is clicked only while ``target`` is still
+    shown: a toggle already flipped (its label changed) is not flipped back."""
+    for attempt in range(tries):
+        if attempt == 0 or target.is_visible():
+            target.click()
+        try:
+            done.wait_for(state="visible", timeout=timeout / tries)
+            return
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError
+            if attempt == tries - 1:
+                raise
+
+
 def goto(page, url: str, timeout: float = WAIT_MS) -> None:
     page.goto(url, wait_until="domcontentloaded", timeout=timeout)
     wait_ready(page, timeout)

@@ -1,13 +1,24 @@
-"""A real server (started as ``make run`` starts it) and headless Debian Chromium.
+"""Real servers (started as ``make run`` starts them) and headless Debian Chromium.
 
-One server and one browser tab serve the whole e2e run (a Chromium page costs ~0.3 GB and a
-server start a few seconds on two cores). ``server`` is the URL; ``server_proc`` the
-:class:`bench.classroom.Server` (pid for RSS readings).
+Per xdist worker, made on first use and shared by every module that worker runs (a Chromium page
+costs ~0.3 GB and a server start a few seconds of CPU):
+
+- ``server`` / ``server_proc``: the plain server (no instructor key), its URL and its
+  :class:`bench.classroom.Server` (pid for RSS readings);
+- ``teacher_server``: a server with instructor mode on (``tests._instructor.KEY``) and ``params``,
+  this worker's own copy of the parameter file (the editor writes to it; ``pristine`` restores it
+  around a test). Tests on one worker run one after another, so they never edit the copy at once;
+- ``browser``: one Chromium; ``page`` one reusable tab; ``fresh_tabs`` tabs in new contexts.
+
+No module is pinned to one worker (no ``xdist_group``) unless it must share one expensive fixture
+(test_oidc.py: its provider). ``pytest_collection_modifyitems`` puts the long class-session tests
+first, so that ``--dist load`` starts them at once and the short ones fill the workers around them.
 """
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -23,6 +34,18 @@ from bench.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, WAIT_MS  # noqa: E4
 from bench.harness import first_visit, run_async  # noqa: E402,F401
 
 SHOTS = ROOT / "screenshots"
+
+#: Tests that take much longer than the rest (several sessions, a whole class): run first. Matched
+#: against the node id; the rest keep their order after these.
+LONG_FIRST = ("test_rehearsal.py", "test_class_open_join_push", "test_choice_question",
+              "test_import_refuses", "test_released_answers", "test_presets_edited", "test_oidc.py",
+              "test_editor_", "test_sign_in_", "test_classroom.py", "test_link_language_slider_preset[hemisphere]")
+
+
+def pytest_collection_modifyitems(items):
+    def rank(item):
+        return next((i for i, k in enumerate(LONG_FIRST) if k in item.nodeid), len(LONG_FIRST))
+    items.sort(key=rank)  # stable: equal ranks keep the collection order
 
 
 @pytest.fixture(scope="session")
@@ -40,6 +63,47 @@ def server_proc():
 @pytest.fixture(scope="session")
 def server(server_proc) -> str:
     return server_proc.url
+
+
+@pytest.fixture(scope="session")
+def params(tmp_path_factory):
+    """This worker's copy of the shipped parameter file (the teacher server's APP_PARAMS_FILE)."""
+    from ui.spec import DEFAULT_PARAMS_FILE
+
+    f = tmp_path_factory.mktemp("instructor") / "params.toml"
+    shutil.copy(DEFAULT_PARAMS_FILE, f)
+    return f
+
+
+@pytest.fixture(scope="session")
+def teacher_server(params):
+    """A server with instructor mode on (a shared key) and this worker's parameter file."""
+    from tests._instructor import KEY
+    from ui import instructor
+    from ui.spec import PARAMS_ENV
+
+    srv = Server(warm=False, env={instructor.KEY_ENV: KEY, PARAMS_ENV: str(params),
+                                  "APP_SIGNIN_PER_MIN": "1000", "APP_SIGNIN_TOTAL_PER_MIN": "1000"})
+    srv.start()
+    try:
+        first_visit(srv.url)
+        yield srv.url
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def pristine(params):
+    """The parameter file as shipped before and after the test (no backup left behind)."""
+    from ui import params_file as pf
+    from ui.spec import DEFAULT_PARAMS_FILE
+
+    original = DEFAULT_PARAMS_FILE.read_text()
+    params.write_text(original)
+    pf.backup_path(params).unlink(missing_ok=True)
+    yield original
+    params.write_text(original)
+    pf.backup_path(params).unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="session")

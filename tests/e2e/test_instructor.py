@@ -1,8 +1,9 @@
 """Instructor mode in headless Chromium, in English and Chinese.
 
-Two servers: the session's ``server`` (no instructor key: nothing of instructor mode may show)
-and one started here with ``APP_INSTRUCTOR_KEY`` and a temporary copy of the parameter file
-(``APP_PARAMS_FILE``), so the editor writes to the copy. One browser; every role (instructor,
+Servers from tests/e2e/conftest.py (one of each per xdist worker): the plain ``server`` (no
+instructor key: nothing of instructor mode may show) and ``teacher_server``, with
+``APP_INSTRUCTOR_KEY`` and a temporary copy of the parameter file (``APP_PARAMS_FILE``), so the
+editor writes to the copy; the rate-limit test starts its own. One browser; every role (instructor,
 student, second student) is its own browser context, i.e. its own Streamlit session.
 
 - sign-in: wrong key refused with a message (still a student), right key gives the instructor's
@@ -22,23 +23,19 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import time
 
 import pytest
 
 from tests._instructor import KEY, comments
 from tests.e2e import browser as b
-from tests.e2e.conftest import ROOT, Server, first_visit, fresh_tabs
+from tests.e2e.conftest import ROOT, Server, fresh_tabs
 from tests.e2e.browser import WAIT_MS  # noqa: E402
 from ui import classroom, instructor
 from ui import params_file as pf
 from ui.answers import answers
 from ui.i18n import Text
-from ui.spec import DEFAULT_PARAMS_FILE, PARAMS_ENV
-
-# one xdist worker runs the whole module: its module-scoped server and tabs are made once
-pytestmark = pytest.mark.xdist_group("test_instructor")
+from ui.spec import PARAMS_ENV
 
 STEM = "two_point"
 SB = '[data-testid="stSidebar"]'
@@ -51,26 +48,6 @@ def T(lang: str) -> Text:
 
 
 # --------------------------------------------------------------------------- fixtures
-@pytest.fixture(scope="module")
-def params(tmp_path_factory):
-    f = tmp_path_factory.mktemp("instructor") / "params.toml"
-    shutil.copy(DEFAULT_PARAMS_FILE, f)
-    return f
-
-
-@pytest.fixture(scope="module")
-def teacher_server(params):
-    """A server with instructor mode on (a shared key) and the temporary parameter file."""
-    srv = Server(warm=False, env={instructor.KEY_ENV: KEY, PARAMS_ENV: str(params),
-                                  "APP_SIGNIN_PER_MIN": "1000", "APP_SIGNIN_TOTAL_PER_MIN": "1000"})
-    srv.start()
-    try:
-        first_visit(srv.url)
-        yield srv.url
-    finally:
-        srv.stop()
-
-
 SIGNIN_PER_MIN = 3
 
 
@@ -84,17 +61,6 @@ def limited_server(params):
         yield srv.url
     finally:
         srv.stop()
-
-
-@pytest.fixture
-def pristine(params):
-    """The parameter file as shipped before and after the test (no backup left behind)."""
-    original = DEFAULT_PARAMS_FILE.read_text()
-    params.write_text(original)
-    pf.backup_path(params).unlink(missing_ok=True)
-    yield original
-    params.write_text(original)
-    pf.backup_path(params).unlink(missing_ok=True)
 
 
 @pytest.fixture
@@ -114,10 +80,14 @@ def sidebar_text(pg) -> str:
     return pg.locator(SB).inner_text()
 
 
+def text_loc(pg, text: str, where: str = ""):
+    """The (last) text element showing ``text`` inside ``where`` (a CSS selector)."""
+    return pg.locator(f"{where} :is(p, span, div, code, h1, h2, h3, summary, li)".strip(), has_text=text).last
+
+
 def see(pg, text: str, where: str = "", timeout: float = WAIT_MS):
     """Wait until ``text`` is visible (inside ``where``, a CSS selector) and return its locator."""
-    loc = pg.locator(f"{where} :is(p, span, div, code, h1, h2, h3, summary, li)".strip(),
-                     has_text=text).last
+    loc = text_loc(pg, text, where)
     loc.wait_for(state="visible", timeout=timeout)
     return loc
 
@@ -431,10 +401,14 @@ def C(lang: str) -> Text:
     return Text("console", lang)
 
 
+def banner_loc(pg, key: str, lang: str, **fmt):
+    """The banner showing the text ``key`` of console.toml (its words after the Markdown code)."""
+    return pg.locator(BANNER, has_text=C(lang)(key, **fmt).split("**")[-1].strip(" :：")).first
+
+
 def banner_says(pg, key: str, lang: str, timeout: float = WAIT_MS, **fmt) -> None:
-    """The banner shows the text ``key`` of console.toml (its words after the Markdown code)."""
-    text = C(lang)(key, **fmt).split("**")[-1].strip(" :：")
-    pg.locator(BANNER, has_text=text).first.wait_for(state="visible", timeout=timeout)
+    """Wait until the banner shows the text ``key`` of console.toml."""
+    banner_loc(pg, key, lang, **fmt).wait_for(state="visible", timeout=timeout)
 
 
 def _student_joins(tabs, link: str, lang: str, code: str):
@@ -520,8 +494,8 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     assert latency < 20.0, line
 
     # the student stops following: a new push does not move them; "follow again" does
-    button(student, ts("class.stop"), BANNER).click()
-    banner_says(student, "banner.not_following", student_lang, code=code)
+    b.click_until(button(student, ts("class.stop"), BANNER),
+                  banner_loc(student, "banner.not_following", student_lang, code=code))
     theta_before = b.widget_value(teacher, STEM, p_theta)
     b.nudge(teacher, p_theta)
     theta_target = b.step_target(p_theta, theta_before)[1]
@@ -531,29 +505,29 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     see(teacher, tt("class.pushed", v=2)[:12], SB)
     student.wait_for_timeout(3_000)
     assert not b.same(b.widget_value(student, STEM, p_theta, student_lang), theta_target)
-    button(student, ts("class.follow"), BANNER).click()
+    b.click_until(button(student, ts("class.follow"), BANNER),
+                  banner_loc(student, "banner.following", student_lang, code=code))
     _wait_param(student, "theta0", theta_target, timeout=WAIT_MS)
-    banner_says(student, "banner.following", student_lang, code=code)
 
     # a live question (the page's first number question): two students answer, the teacher sees
     # the count, reveals a value of their own (an override of the computed one)
     student2 = _student_joins(tabs, link, teacher_lang, code)
-    button(teacher, tt("class.ask"), SB).click()
+    b.click_until(button(teacher, tt("class.ask"), SB), student.locator(".st-key-_class_ans_1 input"))
     for pg, lang, value in ((student, student_lang, 0.5), (student2, teacher_lang, 2.0)):
         box = pg.locator(".st-key-_class_ans_1 input")
         box.wait_for(timeout=WAIT_MS)
         box.fill(str(value))
         box.press("Enter")
-        pg.wait_for_timeout(500)
-        button(pg, T(lang)("class.send"), BANNER).click()
-        see(pg, T(lang)("class.sent"), BANNER)
+        b.wait_ready(pg)
+        b.click_until(button(pg, T(lang)("class.send"), BANNER), text_loc(pg, T(lang)("class.sent"), BANNER))
     see(teacher, C(teacher_lang)("teacher.n_answers", n=2, q=1, prompt="").rstrip(" —"), SB, timeout=WAIT_MS)
     teacher.locator(f'{SB} [data-testid="stVegaLiteChart"], {SB} [data-testid="stArrowVegaLiteChart"]').first.wait_for()
     rv = teacher.locator(".st-key-_class_rv_1 input")
     rv.fill("1.25")
     rv.press("Enter")
-    teacher.wait_for_timeout(500)  # the live fragment reruns every 2 s: not "ready" for long
-    button(teacher, tt("class.reveal"), SB).click()
+    b.wait_ready(teacher)
+    b.click_until(button(teacher, tt("class.reveal"), SB),
+                  text_loc(student, C(student_lang)("banner.exact", value="1.25").split("**")[0].strip(), BANNER))
     for pg, lang in ((student, student_lang), (student2, teacher_lang)):
         see(pg, C(lang)("banner.exact", value="1.25").split("**")[0].strip(), BANNER, timeout=WAIT_MS)
         see(pg, "1.25", BANNER)

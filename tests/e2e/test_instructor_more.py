@@ -34,16 +34,13 @@ from tests._instructor import comments
 from tests.e2e import browser as b
 from tests.e2e.conftest import ROOT, VIEWPORT
 from tests.e2e.browser import WAIT_MS
-from tests.e2e.test_instructor import (  # noqa: F401 - params, pristine, teacher_server: fixtures
-    BANNER, MAIN, SB, STEM, C, T, answer_expanders, banner_says, button, open_class, open_editor, open_nav_link, params, pristine,
-    see, shoot, sign_in, teacher_server, url,
+from tests.e2e.test_instructor import (
+    BANNER, MAIN, SB, STEM, C, T, answer_expanders, banner_says, button, open_class, open_editor, open_nav_link,
+    see, shoot, sign_in, text_loc, url,
 )
 from ui import params_file as pf
 from ui.answers import answers
 from ui.i18n import Text
-
-# one xdist worker runs the whole module: its module-scoped server and tabs are made once
-pytestmark = pytest.mark.xdist_group("test_instructor_more")
 
 PHONE = {"width": 390, "height": 844}
 BOTH_WAYS = [("en", "zh"), ("zh", "en")]
@@ -487,14 +484,7 @@ def test_choice_question_counted_and_revealed(teacher_lang, student_lang, teache
         # A click that lands while the banner's fragment is being redrawn can be lost (Streamlit
         # drops it with the element it hit); a student clicks again, and a second send replaces
         # the first (counted once, checked below): so may the test, at most three times.
-        for attempt in range(3):
-            button(pg, T(lang)("class.send"), BANNER).click()
-            try:
-                see(pg, T(lang)("class.sent"), BANNER, timeout=WAIT_MS / 3)
-                break
-            except Exception:  # noqa: BLE001 - playwright's TimeoutError
-                if attempt == 2:
-                    raise
+        b.click_until(button(pg, T(lang)("class.send"), BANNER), text_loc(pg, T(lang)("class.sent"), BANNER))
     see(teacher, C(teacher_lang)("teacher.n_answers", n=2, q=1, prompt="").rstrip(" —"), SB, timeout=WAIT_MS)
     teacher.wait_for_function(f"() => ({BARS_JS})().length === {len(opts)}", timeout=WAIT_MS)
     assert bars(teacher, teacher_lang) == [(opts[0], 1), (opts[1], 1), (opts[2], 0)], "counts, in the order asked"

@@ -19,16 +19,12 @@ import pytest
 from tests.e2e import browser as b
 from tests.e2e.browser import WAIT_MS
 from tests.e2e.conftest import ROOT
-from tests.e2e.test_instructor import (  # noqa: F401 - params, teacher_server: fixtures
-    MAIN, SB, STEM, T, button, open_class, open_nav_link, params, see, sign_in, teacher_server,
-)
+from tests.e2e.test_instructor import MAIN, SB, STEM, T, button, open_class, open_nav_link, see, sign_in
 from tests.e2e.test_instructor_more import pick
 from ui import classroom
 from ui.i18n import Text
 from ui.predict import human, live_question
 from views.predict_two_point import STEPS
-
-pytestmark = pytest.mark.xdist_group("test_class_rehearsal")
 
 BANNER = ".st-key-class_banner"
 ARTIFACTS = ROOT / "artifacts"
