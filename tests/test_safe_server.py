@@ -85,6 +85,94 @@ def test_one_queued_cold_load_per_session():
     assert mine.done.wait(30) and mine.result == "ok"
 
 
+def _held(gate: threading.Event, steps: list | None = None, value=None):
+    """A job that waits for ``gate``, then reports progress (a checkpoint) and records a second step."""
+    def fn(progress):
+        assert gate.wait(30)
+        progress(0.5)
+        if steps is not None:
+            steps.append(value)
+        return value
+    return fn
+
+
+def _until(cond, timeout=60.0):
+    import time
+
+    t0 = time.monotonic()
+    while not cond():
+        assert time.monotonic() - t0 < timeout, "timed out"
+        time.sleep(0.01)
+
+
+def test_a_flooding_session_never_holds_two_workers():
+    gate = threading.Event()
+    p = jobs.JobPool(n_workers=2, nice=0)
+    first = p.submit(("load", 0), _held(gate), None, "attacker")
+    _until(lambda: first.state == "running")
+    flood = [p.submit(("load", i), _held(gate), None, "attacker") for i in range(1, 60)]
+    assert sum(j.state == "running" for j in flood) == 0          # the second worker stays free for others
+    assert sum(j.state == "queued" for j in flood) == 1
+    mine = p.submit("student", lambda progress: "ok", None, "student")
+    assert mine.done.wait(30) and mine.result == "ok"            # at once, while the attacker's job runs
+    assert first.state == "running"
+    gate.set()
+
+
+def test_sessions_are_served_in_turn_on_one_worker():
+    gate, order = threading.Event(), []
+    p = jobs.JobPool(n_workers=1, nice=0)
+    first = p.submit(("load", 0), _held(gate, order, "a0"), None, "attacker")
+    _until(lambda: first.state == "running")
+    nxt = p.submit(("load", 1), _held(gate, order, "a1"), None, "attacker")     # queued before the student
+    mine = p.submit("student", _held(gate, order, "student"), None, "student")
+    assert p.position(mine) == 1 and p.position(nxt) == 2
+    gate.set()
+    assert nxt.done.wait(30) and mine.done.wait(30)
+    assert mine.started < nxt.started                            # the student's load first
+    assert order == ["student", "a1"]                            # a0 was left: see below
+
+
+def test_a_running_load_nobody_waits_for_stops_at_its_next_step():
+    gate, steps = threading.Event(), []
+    p = jobs.JobPool(n_workers=1, nice=0)
+    old = p.submit(("load", 0), _held(gate, steps, "old"), None, "s")
+    _until(lambda: old.state == "running")
+    new = p.submit(("load", 1), _held(gate, steps, "new"), None, "s")          # the student moved on
+    assert new.state == "queued"                                 # waits for the old one to end
+    gate.set()
+    assert old.done.wait(30) and isinstance(old.error, jobs.Superseded)
+    assert new.done.wait(30) and new.result == "new" and steps == ["new"]
+    assert p.find(("load", 0)) is None                           # not kept as a result
+
+
+def test_a_running_load_someone_else_waits_for_is_finished():
+    gate = threading.Event()
+    p = jobs.JobPool(n_workers=1, nice=0)
+    old = p.submit("shared", _held(gate, value=1), None, "s")
+    _until(lambda: old.state == "running")
+    assert p.submit("shared", _held(gate), None, "t") is old
+    p.submit("other", _held(gate, value=2), None, "s")
+    back = p.submit("mine", _held(gate, value=3), None, "u")
+    p.submit(("u", 2), _held(gate), None, "u")                   # u moves on from a queued job
+    gate.set()
+    assert old.done.wait(30) and old.result == 1                 # t still waited for it
+    assert back.done.wait(30) and isinstance(back.error, jobs.Superseded)
+
+
+def test_coming_back_to_a_running_load_keeps_it():
+    gate = threading.Event()
+    p = jobs.JobPool(n_workers=1, nice=0)
+    a = p.submit("a", _held(gate, value="a"), None, "s")
+    _until(lambda: a.state == "running")
+    b = p.submit("b", _held(gate, value="b"), None, "s")
+    assert a.cancelled
+    assert p.submit("a", _held(gate), None, "s") is a and not a.cancelled    # the slider went back
+    assert b.done.wait(30) and isinstance(b.error, jobs.Superseded)           # dropped from the queue
+    gate.set()
+    assert a.done.wait(30) and a.result == "a"
+
+
 def test_every_browser_gets_a_cookie_that_names_it():
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
