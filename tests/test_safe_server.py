@@ -203,3 +203,26 @@ def test_a_slowed_browser_is_told_why(monkeypatch):
     monkeypatch.setattr(serve, "was_slowed", lambda: True)
     at = app_test("two_point", {"lang": "en"})
     assert any("being slowed down" in w.value for w in at.warning)
+
+
+def test_forwarded_address_believed_from_listed_proxies_only():
+    env = {serve.TRUSTED_ENV: "10.213.0.10, 10.244.0.0/16, 172.18., not-an-address"}
+    assert serve._trusted("127.0.0.1", {}) and serve._trusted("::1", {})
+    assert serve._trusted("10.213.0.10", env) and not serve._trusted("10.213.0.100", env)   # exact
+    assert serve._trusted("10.244.3.9", env) and not serve._trusted("10.245.0.1", env)     # network
+    assert serve._trusted("::ffff:10.244.3.9", env)
+    assert serve._trusted("172.18.0.4", env)                                               # a prefix
+    assert not serve._trusted("192.0.2.1", env) and not serve._trusted("not-an-address", env)
+    hdr = [("X-Real-IP", "198.51.100.7")]
+    import os
+
+    old = os.environ.get(serve.TRUSTED_ENV)
+    os.environ[serve.TRUSTED_ENV] = "10.213.0.10"
+    try:
+        assert serve.client_address(hdr, "10.213.0.10") == "198.51.100.7"
+        assert serve.client_address(hdr, "10.213.0.11") == "10.213.0.11"    # a forged header elsewhere
+    finally:
+        if old is None:
+            del os.environ[serve.TRUSTED_ENV]
+        else:
+            os.environ[serve.TRUSTED_ENV] = old

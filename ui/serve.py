@@ -46,6 +46,7 @@
 from __future__ import annotations
 
 import collections
+import functools
 import os
 import sys
 from pathlib import Path
@@ -276,14 +277,60 @@ def _kind(msg) -> str:
 
 
 TRUSTED_PROXIES = ("127.0.0.1", "::1")
-#: more proxy addresses (or prefixes such as ``172.18.``) whose ``X-Real-IP`` is believed, e.g. the
-#: nginx container's network in docker compose
+#: more proxies whose ``X-Real-IP`` is believed, comma-separated: addresses (``10.213.0.10``, the
+#: nginx container of ``deploy/docker-compose.yml``), networks (``10.0.0.0/8``, the pod network
+#: where the ingress controller runs) or, as before, prefixes ending in ``.`` or ``:`` (``172.18.``)
 TRUSTED_ENV = "APP_TRUSTED_PROXIES"
 
 
+def trusted_proxies(environ=os.environ) -> tuple:
+    """The entries of :data:`TRUSTED_ENV`: ``ipaddress`` networks (an address is a /32 or /128)
+    and prefix strings; an entry that is neither is ignored (with a warning in the log, once)."""
+    return _parse_trusted(environ.get(TRUSTED_ENV, ""))
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_trusted(value: str) -> tuple:
+    import ipaddress
+    import logging
+
+    out = []
+    for raw in value.split(","):
+        e = raw.strip()
+        if not e:
+            continue
+        if e.endswith((".", ":")) and "/" not in e:
+            out.append(e)
+            continue
+        try:
+            out.append(ipaddress.ip_network(e, strict=False))
+        except ValueError:
+            logging.getLogger("ui.serve").warning("%s: %r is not an address, a network or a prefix; "
+                                                  "ignored", TRUSTED_ENV, e)
+    return tuple(out)
+
+
 def _trusted(remote: str, environ=os.environ) -> bool:
-    extra = tuple(p.strip() for p in environ.get(TRUSTED_ENV, "").split(",") if p.strip())
-    return remote in TRUSTED_PROXIES or (bool(extra) and remote.startswith(extra))
+    if remote in TRUSTED_PROXIES:
+        return True
+    entries = trusted_proxies(environ)
+    if not entries:
+        return False
+    import ipaddress
+
+    try:
+        ip = ipaddress.ip_address(remote)
+        if getattr(ip, "ipv4_mapped", None) is not None:
+            ip = ip.ipv4_mapped
+    except ValueError:
+        ip = None
+    for e in entries:
+        if isinstance(e, str):
+            if remote.startswith(e):
+                return True
+        elif ip is not None and ip.version == e.version and ip in e:
+            return True
+    return False
 
 
 def client_address(headers, remote: str | None) -> str:
