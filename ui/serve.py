@@ -39,7 +39,8 @@
 6. **The instructor's sign-in route** (:func:`signin_routes`): ``POST /_app/signin`` checks the
    key under per-address and server-wide attempt limits (:class:`ui.safe.Attempts`) and sets a
    signed, HttpOnly, expiring cookie (:func:`ui.safe.make_token`); ``POST /_app/signout`` clears
-   and revokes it. A short or guessable key stops the server at start (:func:`check_key_strength`).
+   it and revokes it on every replica (in the shared class store, :mod:`ui.class_store`, until the
+   cookie's expiry). A short or guessable key stops the server at start (:func:`check_key_strength`).
 
 ``make run``, the Docker image, the tests and the benchmarks all start the server this way.
 """
@@ -607,8 +608,14 @@ async def signout(request):
 
     form = await _form(request)
     back = safe_next(form.get("next"))
-    if _same_origin(request):
-        safe.revoke(request.cookies.get(safe.COOKIE))
+    if _same_origin(request):   # on every replica: the shared store keeps it until the cookie expires
+        from ui.class_store import get_store
+
+        try:
+            store = get_store()
+        except Exception:  # noqa: BLE001 - no store could be made: this process only
+            store = None
+        safe.revoke(request.cookies.get(safe.COOKIE), store=store)
     resp = RedirectResponse(back, status_code=303)
     resp.delete_cookie(safe.COOKIE, **_cookie_flags(request))
     return resp
