@@ -226,3 +226,25 @@ def test_forwarded_address_believed_from_listed_proxies_only():
             del os.environ[serve.TRUSTED_ENV]
         else:
             os.environ[serve.TRUSTED_ENV] = old
+
+
+def test_the_served_entry_drops_foreign_widget_states_before_the_session_sees_them(monkeypatch):
+    """The path a websocket message takes in the served process (``Runtime.handle_backmsg`` as
+    :func:`ui.serve.install_guards` wraps it): a rerun carrying ``_instructor`` reaches the session
+    without it, the widget states Streamlit made are kept."""
+    from streamlit.runtime.runtime import Runtime
+    from streamlit.web.server.starlette import starlette_app, starlette_server
+
+    got = []
+    monkeypatch.setattr(Runtime, "handle_backmsg", lambda self, sid, msg, client=None: got.append(msg))
+    for mod, name in ((starlette_server, "_get_uvicorn_config_kwargs"),
+                      (starlette_app, "create_streamlit_middleware")):
+        monkeypatch.setattr(mod, name, getattr(mod, name))       # restored after the test
+    serve.install_guards(serve.Guard())
+    msg = BackMsg()
+    for wid in ("_instructor", "$$ID-abc-beta"):
+        w = msg.rerun_script.widget_states.widgets.add()
+        w.id, w.string_value = wid, "x"
+    Runtime.handle_backmsg(object(), "session-1", msg, client=None)
+    assert len(got) == 1
+    assert [w.id for w in got[0].rerun_script.widget_states.widgets] == ["$$ID-abc-beta"]
