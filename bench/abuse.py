@@ -336,7 +336,11 @@ class Bench:
 
     # 7: two saves at once
     async def saves(self) -> str:
+        import logging
+
         from ui import params_file as pf
+
+        logging.getLogger("streamlit.runtime.caching.cache_data_api").setLevel(logging.ERROR)  # no runtime here
 
         def rounds():
             wins = 0
