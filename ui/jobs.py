@@ -394,7 +394,8 @@ def heavy(key: Hashable, fn: Callable[..., Any], *, start: bool, t=None, text: s
         Label of the progress bar while the job runs (default ``ui.job_running``).
     lane:
         ``"panel"`` (a button's optional panel: one per session) or ``"load"`` (what a page needs
-        to show at all: not counted as the session's job, its own places, see :data:`LANES`).
+        to show at all: not counted as the session's panel job, its own places, see :data:`LANES`;
+        one running and one queued per session, the newest replacing the queued one).
 
     Returns the result, or ``None``. A failed job re-raises its exception here (``ctx.guard``
     turns a ``ValueError`` into a message).
