@@ -18,6 +18,10 @@ persistence); every replica gets ``APP_REDIS_URL`` and the same instructor key a
 5. Round 2 from a NEW instructor session (what an instructor does after their own replica died:
    sign in again, "Continue this class" with the code): push (every student, latency), question,
    every student answers twice: exactly N answers; round 1 still exactly N.
+6. Sign-out on every replica: the second instructor's cookie, presented to another surviving
+   replica directly, gives the instructor's controls; the instructor signs out through nginx (on
+   their own replica); the same cookie presented to the other replica again is a student's (the
+   revocation lives in Redis, not in the replica that took it).
 
 Prints the figures and a last line ``scale-class: PASS|FAIL ...``; exit status 0 only if every check
 passed. ``--nginx-port`` / replica addresses differ from scale_check.py's so the two never collide.
@@ -41,7 +45,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from bench.classclient import Instructor, Student  # noqa: E402
+from bench.classclient import ClassSession, Instructor, Student  # noqa: E402
 from bench.wsclient import SessionError, percentile  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from scale_check import (  # noqa: E402
@@ -181,6 +185,53 @@ async def answer_round(teacher: Instructor, members: list[Member], store: cs.Red
     return qid, len(stored)
 
 
+async def teacher_on(addr: str, cookie: str) -> bool:
+    """Whether a new session straight to replica ``addr`` with this instructor cookie gets the
+    instructor's controls (the "Open a class" button)."""
+    s = ClassSession(f"http://{addr}", timeout=90, cookies={"app_instructor": cookie})
+    await s.connect()
+    try:
+        await s.checked(s.rerun("", query_string="lang=en"), "home page")
+        return "_class_open" in s.widget_values or any(w.endswith("_class_open") for w in s._elements)
+    finally:
+        await s.close()
+
+
+def post_signout(url: str, cookie_header: str) -> int:
+    import http.client
+    from urllib.parse import urlsplit
+
+    u = urlsplit(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    try:
+        conn.request("POST", "/_app/signout", "next=/", {"Cookie": cookie_header,
+                                                         "Content-Type": "application/x-www-form-urlencoded"})
+        r = conn.getresponse()
+        r.read()
+        return r.status
+    finally:
+        conn.close()
+
+
+async def signout_everywhere(teacher: Instructor, url: str, replicas: list[Replica], victim: str,
+                             fails: list[str]) -> str:
+    own = replica_of(teacher.response_headers)
+    other = next((r for r in replicas if r.name not in (victim, own)), None)
+    cookie = teacher.cookies.get("app_instructor")
+    if other is None or not cookie:
+        fails.append(f"sign-out check: no other survivor than {own} or no cookie")
+        return "signout=?"
+    before = await teacher_on(other.addr, cookie)
+    status = await asyncio.to_thread(post_signout, url, teacher.cookie_header())
+    after = await teacher_on(other.addr, cookie)
+    log(f"sign-out through nginx on {own}: HTTP {status}; the cookie on {other.name} before: "
+        f"{'instructor' if before else 'student'}, after: {'instructor' if after else 'student'}")
+    if not before or status != 303 or after:
+        fails.append(f"sign-out on {own} does not hold on {other.name} (before={before}, HTTP {status}, "
+                     f"after={after})")
+    return f"signout={'held' if before and not after and status == 303 else 'FAILED'}({own}->{other.name})"
+
+
 async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica], key: str,
                    store: cs.RedisStore) -> tuple[bool, str]:
     fails: list[str] = []
@@ -250,6 +301,7 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica], 
     for m in members:
         await m.s.close()
     await teacher2.close()
+    signout = await signout_everywhere(teacher2, url, replicas, victim, fails)
     lat = lat1 + lat2
     log(f"poll ticks without an answer (dropped by the server during a full run; the next tick follows): "
         f"{sum(m.unanswered for m in members)}")
@@ -262,7 +314,7 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica], 
             f"push1 p50={percentile(lat1, 50):.2f}s p95={percentile(lat1, 95):.2f}s "
             f"push2(after kill) p50={percentile(lat2, 50):.2f}s p95={percentile(lat2, 95):.2f}s "
             f"max={max(lat, default=float('nan')):.2f}s reached={len(lat)}/{2 * n} "
-            f"answers q1={n1}->{n1_after}/{n} q2={n2}/{n} (each sent twice) load={load()}")
+            f"answers q1={n1}->{n1_after}/{n} q2={n2}/{n} (each sent twice) {signout} load={load()}")
     if lat and percentile(lat, 95) > TARGET_P95_S:
         line += f" (p95 above the {TARGET_P95_S:g} s target)"
     return not fails, line

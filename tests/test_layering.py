@@ -8,7 +8,8 @@ layer     modules                                                               
 sim       ``sim.*``                                                              sim
 kit       ``ui.spec, i18n, safe, lang, table, compute, hooks, cover, finish,       kit
           frozen, figures, style, access, share, nav, predict, notebook, page``
-server    ``ui.serve, runs, jobs``                                               kit, server, sim
+server    ``ui.serve, runs, jobs``                                               kit, server, class,
+                                                                                 sim
 class     ``ui.instructor, answers, editor, params_file, classroom, class_store``  kit, class
 views     ``views.*`` (data, figures and steps of each page)                     kit, views, sim
 pages     ``pages.*``                                                            kit, server, views,
@@ -110,7 +111,7 @@ CLASS = {"ui.instructor", "ui.answers", "ui.editor", "ui.params_file", "ui.class
 MAY_IMPORT = {
     "sim": {"sim"},
     "kit": {"kit"},
-    "server": {"kit", "server", "sim"},
+    "server": {"kit", "server", "class", "sim"},   # the sign-out route writes to the class store
     "class": {"kit", "class"},
     "views": {"kit", "views", "sim"},
     "pages": {"kit", "server", "views", "sim"},

@@ -85,6 +85,94 @@ def test_one_queued_cold_load_per_session():
     assert mine.done.wait(30) and mine.result == "ok"
 
 
+def _held(gate: threading.Event, steps: list | None = None, value=None):
+    """A job that waits for ``gate``, then reports progress (a checkpoint) and records a second step."""
+    def fn(progress):
+        assert gate.wait(30)
+        progress(0.5)
+        if steps is not None:
+            steps.append(value)
+        return value
+    return fn
+
+
+def _until(cond, timeout=60.0):
+    import time
+
+    t0 = time.monotonic()
+    while not cond():
+        assert time.monotonic() - t0 < timeout, "timed out"
+        time.sleep(0.01)
+
+
+def test_a_flooding_session_never_holds_two_workers():
+    gate = threading.Event()
+    p = jobs.JobPool(n_workers=2, nice=0)
+    first = p.submit(("load", 0), _held(gate), None, "attacker")
+    _until(lambda: first.state == "running")
+    flood = [p.submit(("load", i), _held(gate), None, "attacker") for i in range(1, 60)]
+    assert sum(j.state == "running" for j in flood) == 0          # the second worker stays free for others
+    assert sum(j.state == "queued" for j in flood) == 1
+    mine = p.submit("student", lambda progress: "ok", None, "student")
+    assert mine.done.wait(30) and mine.result == "ok"            # at once, while the attacker's job runs
+    assert first.state == "running"
+    gate.set()
+
+
+def test_sessions_are_served_in_turn_on_one_worker():
+    gate, order = threading.Event(), []
+    p = jobs.JobPool(n_workers=1, nice=0)
+    first = p.submit(("load", 0), _held(gate, order, "a0"), None, "attacker")
+    _until(lambda: first.state == "running")
+    nxt = p.submit(("load", 1), _held(gate, order, "a1"), None, "attacker")     # queued before the student
+    mine = p.submit("student", _held(gate, order, "student"), None, "student")
+    assert p.position(mine) == 1 and p.position(nxt) == 2
+    gate.set()
+    assert nxt.done.wait(30) and mine.done.wait(30)
+    assert mine.started < nxt.started                            # the student's load first
+    assert order == ["student", "a1"]                            # a0 was left: see below
+
+
+def test_a_running_load_nobody_waits_for_stops_at_its_next_step():
+    gate, steps = threading.Event(), []
+    p = jobs.JobPool(n_workers=1, nice=0)
+    old = p.submit(("load", 0), _held(gate, steps, "old"), None, "s")
+    _until(lambda: old.state == "running")
+    new = p.submit(("load", 1), _held(gate, steps, "new"), None, "s")          # the student moved on
+    assert new.state == "queued"                                 # waits for the old one to end
+    gate.set()
+    assert old.done.wait(30) and isinstance(old.error, jobs.Superseded)
+    assert new.done.wait(30) and new.result == "new" and steps == ["new"]
+    assert p.find(("load", 0)) is None                           # not kept as a result
+
+
+def test_a_running_load_someone_else_waits_for_is_finished():
+    gate = threading.Event()
+    p = jobs.JobPool(n_workers=1, nice=0)
+    old = p.submit("shared", _held(gate, value=1), None, "s")
+    _until(lambda: old.state == "running")
+    assert p.submit("shared", _held(gate), None, "t") is old
+    p.submit("other", _held(gate, value=2), None, "s")
+    back = p.submit("mine", _held(gate, value=3), None, "u")
+    p.submit(("u", 2), _held(gate), None, "u")                   # u moves on from a queued job
+    gate.set()
+    assert old.done.wait(30) and old.result == 1                 # t still waited for it
+    assert back.done.wait(30) and isinstance(back.error, jobs.Superseded)
+
+
+def test_coming_back_to_a_running_load_keeps_it():
+    gate = threading.Event()
+    p = jobs.JobPool(n_workers=1, nice=0)
+    a = p.submit("a", _held(gate, value="a"), None, "s")
+    _until(lambda: a.state == "running")
+    b = p.submit("b", _held(gate, value="b"), None, "s")
+    assert a.cancelled
+    assert p.submit("a", _held(gate), None, "s") is a and not a.cancelled    # the slider went back
+    assert b.done.wait(30) and isinstance(b.error, jobs.Superseded)           # dropped from the queue
+    gate.set()
+    assert a.done.wait(30) and a.result == "a"
+
+
 def test_every_browser_gets_a_cookie_that_names_it():
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
@@ -115,3 +203,48 @@ def test_a_slowed_browser_is_told_why(monkeypatch):
     monkeypatch.setattr(serve, "was_slowed", lambda: True)
     at = app_test("two_point", {"lang": "en"})
     assert any("being slowed down" in w.value for w in at.warning)
+
+
+def test_forwarded_address_believed_from_listed_proxies_only():
+    env = {serve.TRUSTED_ENV: "10.213.0.10, 10.244.0.0/16, 172.18., not-an-address"}
+    assert serve._trusted("127.0.0.1", {}) and serve._trusted("::1", {})
+    assert serve._trusted("10.213.0.10", env) and not serve._trusted("10.213.0.100", env)   # exact
+    assert serve._trusted("10.244.3.9", env) and not serve._trusted("10.245.0.1", env)     # network
+    assert serve._trusted("::ffff:10.244.3.9", env)
+    assert serve._trusted("172.18.0.4", env)                                               # a prefix
+    assert not serve._trusted("192.0.2.1", env) and not serve._trusted("not-an-address", env)
+    hdr = [("X-Real-IP", "198.51.100.7")]
+    import os
+
+    old = os.environ.get(serve.TRUSTED_ENV)
+    os.environ[serve.TRUSTED_ENV] = "10.213.0.10"
+    try:
+        assert serve.client_address(hdr, "10.213.0.10") == "198.51.100.7"
+        assert serve.client_address(hdr, "10.213.0.11") == "10.213.0.11"    # a forged header elsewhere
+    finally:
+        if old is None:
+            del os.environ[serve.TRUSTED_ENV]
+        else:
+            os.environ[serve.TRUSTED_ENV] = old
+
+
+def test_the_served_entry_drops_foreign_widget_states_before_the_session_sees_them(monkeypatch):
+    """The path a websocket message takes in the served process (``Runtime.handle_backmsg`` as
+    :func:`ui.serve.install_guards` wraps it): a rerun carrying ``_instructor`` reaches the session
+    without it, the widget states Streamlit made are kept."""
+    from streamlit.runtime.runtime import Runtime
+    from streamlit.web.server.starlette import starlette_app, starlette_server
+
+    got = []
+    monkeypatch.setattr(Runtime, "handle_backmsg", lambda self, sid, msg, client=None: got.append(msg))
+    for mod, name in ((starlette_server, "_get_uvicorn_config_kwargs"),
+                      (starlette_app, "create_streamlit_middleware")):
+        monkeypatch.setattr(mod, name, getattr(mod, name))       # restored after the test
+    serve.install_guards(serve.Guard())
+    msg = BackMsg()
+    for wid in ("_instructor", "$$ID-abc-beta"):
+        w = msg.rerun_script.widget_states.widgets.add()
+        w.id, w.string_value = wid, "x"
+    Runtime.handle_backmsg(object(), "session-1", msg, client=None)
+    assert len(got) == 1
+    assert [w.id for w in got[0].rerun_script.widget_states.widgets] == ["$$ID-abc-beta"]

@@ -224,3 +224,48 @@ def test_ingress_ships_tls_rate_limits_and_small_bodies():
     defined = set(re.findall(r"zone=(\w+):", ctrl))
     assert zones and zones <= defined, (zones, defined)
     assert "$cookie_st_replica" in ctrl
+
+
+def _env_value(lines: list[str], name: str) -> str:
+    """The value of an environment variable in a compose or k8s file (the first one)."""
+    for i, ln in enumerate(lines):
+        if re.match(rf"\s*{name}:", ln):                                   # compose: NAME: value
+            return ln.split(":", 1)[1].strip().strip("\"'")
+        if re.match(rf"\s*- name: {name}\s*$", ln):                        # k8s: - name / value
+            return lines[i + 1].split("value:", 1)[1].strip().strip("\"'")
+    raise AssertionError(f"{name} is not set")
+
+
+def _defaults(value: str) -> str:
+    return re.sub(r"\$\{\w+:-([^}]+)\}", r"\1", value)
+
+
+def test_compose_trusts_the_forwarded_address_of_its_nginx_only():
+    import ipaddress
+
+    lines = _yaml_lines(DEPLOY / "docker-compose.yml")
+    trusted = _defaults(_env_value(lines, "APP_TRUSTED_PROXIES"))
+    nginx_at = [_defaults(ln.split("ipv4_address:", 1)[1].strip()) for ln in lines if "ipv4_address:" in ln]
+    subnet = [_defaults(ln.split("subnet:", 1)[1].strip()) for ln in lines if "subnet:" in ln]
+    assert nginx_at == [trusted], (nginx_at, trusted)              # exactly nginx's own address
+    assert ipaddress.ip_address(trusted) in ipaddress.ip_network(subnet[0])
+    from ui import serve
+
+    env = {serve.TRUSTED_ENV: trusted}
+    assert serve._trusted(trusted, env)
+    last = int(trusted.rsplit(".", 1)[1])
+    neighbour = trusted.rsplit(".", 1)[0] + f".{last * 10 % 250 + 1}"   # another container of the network
+    assert not serve._trusted(neighbour, env)
+
+
+def test_k8s_trusts_the_pod_network_and_only_the_controller_reaches_the_pods():
+    import ipaddress
+
+    lines = _yaml_lines(DEPLOY / "k8s" / "deployment.yaml")
+    nets = [ipaddress.ip_network(e) for e in _env_value(lines, "APP_TRUSTED_PROXIES").split(",")]
+    assert nets and not any(n.is_global for n in nets)          # never a public address
+    assert any(ipaddress.ip_address("10.244.1.7") in n for n in nets)   # a common pod network
+    pol = "\n".join(_yaml_lines(DEPLOY / "k8s" / "networkpolicy.yaml"))
+    assert "kind: NetworkPolicy" in pol and "app.kubernetes.io/name: tokens-on-the-sphere" in pol
+    assert re.search(r"policyTypes: \[Ingress\]", pol) and "namespaceSelector" in pol
+    assert re.search(r"port: 8501", pol)

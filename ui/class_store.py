@@ -90,6 +90,9 @@ class Store:
     # the pages whose worked answers an instructor released to everyone (ui/answers.py; not per class)
     def released_pages(self) -> set[str]: ...
     def set_released(self, stem: str, on: bool) -> None: ...
+    # signed-out instructor cookies (ui/safe.py), by nonce, until the cookie's own expiry
+    def revoke(self, nonce: str, until: float) -> None: ...
+    def revoked(self, nonce: str) -> bool: ...
 
 
 class MemoryStore(Store):
@@ -98,6 +101,18 @@ class MemoryStore(Store):
         self._classes: dict[str, dict] = {}
         self._released: set[str] = set()
         self._ended: dict[str, float] = {}
+        self._revoked: dict[str, float] = {}
+
+    def revoke(self, nonce: str, until: float) -> None:
+        now = time.time()
+        with self._lock:
+            for n in [n for n, e in self._revoked.items() if e <= now]:
+                del self._revoked[n]
+            if until > now:
+                self._revoked[str(nonce)] = float(until)
+
+    def revoked(self, nonce: str) -> bool:
+        return self._revoked.get(str(nonce), 0.0) > time.time()
 
     def released_pages(self) -> set[str]:
         return set(self._released)
@@ -204,7 +219,8 @@ class RedisStore(Store):
     ``cls:<code>:a:<qid>`` (hash: anonymous student id -> answer), ``cls:<code>:r`` (hash: qid ->
     revealed value), ``cls:<code>:q`` (hash: qid -> question), ``cls:<code>:p`` (sorted set:
     anonymous id -> time last here), ``end:<code>`` (closed by its instructor, for an hour),
-    ``rel:pages`` (set: the pages whose answers are released; no expiry)."""
+    ``rel:pages`` (set: the pages whose answers are released; no expiry), ``rev:<nonce>`` (a
+    signed-out instructor cookie, until the cookie's own expiry)."""
 
     def __init__(self, url: str):
         import redis
@@ -316,6 +332,14 @@ class RedisStore(Store):
     def revealed(self, code: str, qid: int):
         v = self.r.hget(f"cls:{code}:r", str(qid))
         return json.loads(v) if v else None
+
+    def revoke(self, nonce: str, until: float) -> None:
+        ttl = int(until - time.time()) + 1
+        if ttl > 0:
+            self.r.set(f"rev:{nonce}", 1, ex=ttl)
+
+    def revoked(self, nonce: str) -> bool:
+        return bool(self.r.exists(f"rev:{nonce}"))
 
     def released_pages(self) -> set[str]:
         return set(self.r.smembers("rel:pages"))

@@ -181,6 +181,16 @@ def _oidc_provider() -> str | None:
     return named[0] if named else None
 
 
+def _revocations():
+    """Where sign-outs are kept for every replica: the class store (Redis when configured)."""
+    from ui.class_store import get_store
+
+    try:
+        return get_store()
+    except Exception:  # noqa: BLE001 - a store that cannot even be made: this process's record only
+        return None
+
+
 def is_instructor() -> bool:
     """True when this browser session is signed in as an instructor (and the mode is still on)."""
     m = mode()
@@ -191,7 +201,7 @@ def is_instructor() -> bool:
             token = _cookie_source().get(safe.COOKIE)
         except Exception:  # noqa: BLE001 - a cookie jar of another shape: no cookie
             token = None
-        return safe.token_ok(token, _configured_key())
+        return safe.token_ok(token, _configured_key(), store=_revocations())
     return False
 
 

@@ -18,6 +18,13 @@ Rules:
   progress.
 - **One job per session**: a session whose own job is still queued or running cannot queue another
   (it is told so and can wait for the first); attaching to someone else's identical job is free.
+- **Cold loads: one running and one queued per session, sessions served in turn** (the ``load``
+  lane, ``submit(..., replaces=session)``): a newer load takes the place of the session's queued one;
+  a session's queued load waits while its previous one still runs (one session never holds two
+  workers), and a free worker takes the queued job of the session served longest ago (one never
+  served first), so a session that keeps asking cannot push another student's load back by more
+  than the one job it already has running. A running load nobody waits for any more (its session
+  asked for another one) stops at its next progress step.
 
 A page uses it in one call at the place where it used to compute::
 
@@ -74,7 +81,8 @@ def workers(environ=os.environ) -> int:
 
 
 class Superseded(Exception):
-    """A queued cold load withdrawn because its session asked for another one."""
+    """A cold load withdrawn because its session asked for another one (queued: dropped; running:
+    stopped at its next progress step)."""
 
 
 class Busy(Exception):
@@ -101,6 +109,7 @@ class Job:
     started: float | None = None
     finished: float | None = None
     done: threading.Event = field(default_factory=threading.Event)
+    cancelled: bool = False          # a running cold load nobody waits for: stop at the next progress
 
     @property
     def seconds(self) -> float | None:
@@ -108,6 +117,8 @@ class Job:
         return None if self.finished is None or self.started is None else self.finished - self.started
 
     def _set_progress(self, f) -> None:
+        if self.cancelled:
+            raise Superseded(self.key)
         try:
             self.progress = min(max(float(f), 0.0), 1.0)
         except (TypeError, ValueError):
@@ -129,6 +140,8 @@ class JobPool:
         self._finished: collections.OrderedDict[Hashable, Job] = collections.OrderedDict()
         self._by_session: dict[str, Job] = {}                        # the session's own job
         self._queued_by: dict[str, Job] = {}                         # its one queued replaceable job
+        self._running_by: dict[str, Job] = {}                        # its one running replaceable job
+        self._served: collections.OrderedDict[str, float] = collections.OrderedDict()  # last start
         self._seq = itertools.count(1)
         self._threads: list[threading.Thread] = []
         self.runs = 0                                                # jobs actually computed
@@ -141,15 +154,27 @@ class JobPool:
         Raises :class:`Busy` when ``session`` already has a different job queued or running.
         ``replaces`` (a session id; the cold-load lane): that session has at most one job *queued*
         here — a new one takes the place of its earlier queued one (which is dropped when nobody
-        else waits for it: the student has moved on), so one session cannot fill the queue."""
+        else waits for it: the student has moved on), so one session cannot fill the queue; its
+        running one, when nobody else waits for it, stops at its next progress step; and its queued
+        job starts only once its running one has ended (see the module's rules)."""
         with self._cv:
             job = self.find(key)
             if job is not None:
                 if session is not None:
                     job.sessions.add(session)
+                if replaces is not None:             # the session moved on to this job
+                    if self._queued_by.get(replaces) is not job:
+                        self._drop_queued(replaces)
+                    self._leave_running(replaces, job)
+                    if not job.done.is_set():
+                        job.sessions.add(replaces)
+                        job.cancelled = False
+                        if job.state == "queued":
+                            self._queued_by[replaces] = job
                 return job
             if replaces is not None:
                 self._drop_queued(replaces)
+                self._leave_running(replaces, None)
             own = self._by_session.get(session) if session is not None else None
             if own is not None and not own.done.is_set():
                 raise Busy(own)
@@ -163,7 +188,7 @@ class JobPool:
             self._active[key] = job
             self._queue.append(job)
             self._start_workers()
-            self._cv.notify()
+            self._cv.notify_all()
             return job
 
     def _drop_queued(self, session: str) -> None:
@@ -182,6 +207,34 @@ class JobPool:
         old.state, old.error, old.fn = "failed", Superseded(old.key), None
         old.done.set()
 
+    def _leave_running(self, session: str, keep: Job | None) -> None:
+        """``session`` moved on from its running job of this lane (unless it is ``keep``): that job
+        stops at its next progress step when nobody else waits for it."""
+        run = self._running_by.get(session)
+        if run is None or run is keep or run.done.is_set():
+            return
+        run.sessions.discard(session)
+        if not run.sessions:
+            run.cancelled = True
+
+    def _blocked(self, job: Job) -> bool:
+        """Every session waiting for ``job`` already has a job of this lane running."""
+        return bool(job.sessions) and all(s in self._running_by for s in job.sessions)
+
+    def _order(self) -> list[Job]:
+        """The queue in the order the workers take it: jobs that may start now first, each by the
+        time its longest-waiting session was last served (never served: first), then first come."""
+        def rank(j: Job):
+            last = min((self._served.get(s, float("-inf")) for s in j.sessions), default=float("-inf"))
+            return (self._blocked(j), last, j.seq)
+        return sorted(self._queue, key=rank)
+
+    def _next(self) -> Job | None:
+        for job in self._order():
+            if not self._blocked(job):
+                return job
+        return None
+
     def find(self, key: Hashable) -> Job | None:
         """The queued, running or finished (still kept) job for ``key``, or None."""
         with self._cv:
@@ -197,7 +250,7 @@ class JobPool:
         with self._cv:
             if job.state != "queued":
                 return 0
-            for i, j in enumerate(self._queue):
+            for i, j in enumerate(self._order()):
                 if j is job:
                     return i + 1
             return 0
@@ -233,12 +286,20 @@ class JobPool:
         self._lower_priority()
         while True:
             with self._cv:
-                while not self._queue:
+                job = self._next()
+                while job is None:
                     self._cv.wait()
-                job = self._queue.popleft()
+                    job = self._next()
+                self._queue.remove(job)
                 job.state, job.started = "running", time.monotonic()
                 for s in [s for s, j in self._queued_by.items() if j is job]:
                     del self._queued_by[s]
+                    self._running_by[s] = job
+                for s in job.sessions:
+                    self._served[s] = job.started
+                    self._served.move_to_end(s)
+                while len(self._served) > 10_000:
+                    self._served.popitem(last=False)
             try:
                 result, error = job.fn(progress=job._set_progress), None
             except BaseException as exc:  # noqa: BLE001 - handed to every waiting page
@@ -253,12 +314,17 @@ class JobPool:
                 self._active.pop(job.key, None)
                 for s in [s for s, j in self._by_session.items() if j is job]:
                     del self._by_session[s]
+                for s in [s for s, j in self._running_by.items() if j is job]:
+                    del self._running_by[s]
                 if error is None:
                     self._finished[job.key] = job
                     while len(self._finished) > self.keep:
                         self._finished.popitem(last=False)
                 job.done.set()
-            if error is not None:
+                self._cv.notify_all()         # a session's next load may start now
+            if isinstance(error, Superseded):
+                pass
+            elif error is not None:
                 log.warning("heavy job %r failed: %s", job.key, error)
 
 
@@ -328,7 +394,8 @@ def heavy(key: Hashable, fn: Callable[..., Any], *, start: bool, t=None, text: s
         Label of the progress bar while the job runs (default ``ui.job_running``).
     lane:
         ``"panel"`` (a button's optional panel: one per session) or ``"load"`` (what a page needs
-        to show at all: not counted as the session's job, its own places, see :data:`LANES`).
+        to show at all: not counted as the session's panel job, its own places, see :data:`LANES`;
+        one running and one queued per session, the newest replacing the queued one).
 
     Returns the result, or ``None``. A failed job re-raises its exception here (``ctx.guard``
     turns a ``ValueError`` into a message).

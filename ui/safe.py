@@ -112,8 +112,11 @@ def make_token(key: str, now: float | None = None, ttl_s: float = COOKIE_TTL_S) 
     return f"{body}.{_mac(key, body)}"
 
 
-#: nonces of tokens signed out in this process (another tab's websocket still carries the cookie)
+#: nonces of tokens signed out through this process (another tab's websocket still carries the
+#: cookie). The callers also pass the shared store (``ui.class_store.get_store()``: Redis when
+#: configured), which holds them for every replica; this record covers a store out of reach.
 _REVOKED: dict[str, int] = {}
+_UNSAVED: dict[str, int] = {}     # revoked here while the store could not be written: written later
 _REVOKED_LOCK = _threading.Lock()
 
 
@@ -124,27 +127,76 @@ def _parts(token) -> tuple[int, str, str] | None:
     return (int(exp), nonce, mac) if exp.isdigit() and len(exp) < 12 else None
 
 
-def token_ok(token, key: str | None, now: float | None = None) -> bool:
-    """True for an unexpired, not revoked token signed with ``key``."""
+def _warn(what: str, exc: Exception) -> None:
+    import logging
+
+    logging.getLogger("ui.safe").warning("%s (store: %s: %s)", what, type(exc).__name__, exc)
+
+
+def _flush_unsaved(store) -> None:
+    """Write the revocations a failed store write left behind."""
+    with _REVOKED_LOCK:
+        for n, e in list(_UNSAVED.items()):
+            store.revoke(n, e)
+            del _UNSAVED[n]
+
+
+def revoked(nonce: str, store=None) -> bool:
+    """True when a token with this nonce was signed out: through this process, or through any
+    replica sharing ``store`` (an object with ``revoke(nonce, until)`` and ``revoked(nonce)``). A
+    store out of reach leaves this process's own record (and a warning in the log)."""
+    if store is not None and _UNSAVED:
+        try:
+            _flush_unsaved(store)
+        except Exception as exc:  # noqa: BLE001 - tried again at the next check
+            _warn("a sign-out is known to this process only for now", exc)
+    if nonce in _REVOKED:
+        return True
+    if store is None:
+        return False
+    try:
+        return bool(store.revoked(nonce))
+    except Exception as exc:  # noqa: BLE001 - an unreachable store never breaks a page
+        _warn("sign-outs through other replicas unknown for now", exc)
+        return False
+
+
+def token_ok(token, key: str | None, now: float | None = None, store=None) -> bool:
+    """True for an unexpired token signed with ``key`` and not revoked (see :func:`revoked`)."""
     p = _parts(token)
     if p is None or not key:
         return False
     exp, nonce, mac = p
     now = now if now is not None else _time.time()
-    return (exp > now and nonce not in _REVOKED
-            and _hmac.compare_digest(mac, _mac(key, f"{exp}.{nonce}")))
+    return (exp > now and _hmac.compare_digest(mac, _mac(key, f"{exp}.{nonce}"))
+            and not revoked(nonce, store))
 
 
-def revoke(token, now: float | None = None) -> None:
-    """Sign a token out in this process (expired entries are dropped as new ones come)."""
+def revoke(token, now: float | None = None, store=None) -> None:
+    """Sign a token out: in this process and, when given, in the shared ``store`` until the token's
+    own expiry (its time to live there), so every replica refuses it (expired entries are dropped
+    here as new ones come)."""
     p = _parts(token)
     if p is None:
         return
     now = now if now is not None else _time.time()
+    exp, nonce = p[0], p[1]
     with _REVOKED_LOCK:
-        for n in [n for n, e in _REVOKED.items() if e <= now]:
-            del _REVOKED[n]
-        _REVOKED[p[1]] = p[0]
+        for d in (_REVOKED, _UNSAVED):
+            for n in [n for n, e in d.items() if e <= now]:
+                del d[n]
+        if exp <= now:
+            return
+        _REVOKED[nonce] = exp
+    if store is None:
+        return
+    try:
+        _flush_unsaved(store)
+        store.revoke(nonce, exp)
+    except Exception as exc:  # noqa: BLE001 - written at the next chance
+        with _REVOKED_LOCK:
+            _UNSAVED[nonce] = exp
+        _warn("a sign-out is known to this process only for now", exc)
 
 
 class Attempts:

@@ -39,13 +39,15 @@
 6. **The instructor's sign-in route** (:func:`signin_routes`): ``POST /_app/signin`` checks the
    key under per-address and server-wide attempt limits (:class:`ui.safe.Attempts`) and sets a
    signed, HttpOnly, expiring cookie (:func:`ui.safe.make_token`); ``POST /_app/signout`` clears
-   and revokes it. A short or guessable key stops the server at start (:func:`check_key_strength`).
+   it and revokes it on every replica (in the shared class store, :mod:`ui.class_store`, until the
+   cookie's expiry). A short or guessable key stops the server at start (:func:`check_key_strength`).
 
 ``make run``, the Docker image, the tests and the benchmarks all start the server this way.
 """
 from __future__ import annotations
 
 import collections
+import functools
 import os
 import sys
 from pathlib import Path
@@ -276,14 +278,60 @@ def _kind(msg) -> str:
 
 
 TRUSTED_PROXIES = ("127.0.0.1", "::1")
-#: more proxy addresses (or prefixes such as ``172.18.``) whose ``X-Real-IP`` is believed, e.g. the
-#: nginx container's network in docker compose
+#: more proxies whose ``X-Real-IP`` is believed, comma-separated: addresses (``10.213.0.10``, the
+#: nginx container of ``deploy/docker-compose.yml``), networks (``10.0.0.0/8``, the pod network
+#: where the ingress controller runs) or, as before, prefixes ending in ``.`` or ``:`` (``172.18.``)
 TRUSTED_ENV = "APP_TRUSTED_PROXIES"
 
 
+def trusted_proxies(environ=os.environ) -> tuple:
+    """The entries of :data:`TRUSTED_ENV`: ``ipaddress`` networks (an address is a /32 or /128)
+    and prefix strings; an entry that is neither is ignored (with a warning in the log, once)."""
+    return _parse_trusted(environ.get(TRUSTED_ENV, ""))
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_trusted(value: str) -> tuple:
+    import ipaddress
+    import logging
+
+    out = []
+    for raw in value.split(","):
+        e = raw.strip()
+        if not e:
+            continue
+        if e.endswith((".", ":")) and "/" not in e:
+            out.append(e)
+            continue
+        try:
+            out.append(ipaddress.ip_network(e, strict=False))
+        except ValueError:
+            logging.getLogger("ui.serve").warning("%s: %r is not an address, a network or a prefix; "
+                                                  "ignored", TRUSTED_ENV, e)
+    return tuple(out)
+
+
 def _trusted(remote: str, environ=os.environ) -> bool:
-    extra = tuple(p.strip() for p in environ.get(TRUSTED_ENV, "").split(",") if p.strip())
-    return remote in TRUSTED_PROXIES or (bool(extra) and remote.startswith(extra))
+    if remote in TRUSTED_PROXIES:
+        return True
+    entries = trusted_proxies(environ)
+    if not entries:
+        return False
+    import ipaddress
+
+    try:
+        ip = ipaddress.ip_address(remote)
+        if getattr(ip, "ipv4_mapped", None) is not None:
+            ip = ip.ipv4_mapped
+    except ValueError:
+        ip = None
+    for e in entries:
+        if isinstance(e, str):
+            if remote.startswith(e):
+                return True
+        elif ip is not None and ip.version == e.version and ip in e:
+            return True
+    return False
 
 
 def client_address(headers, remote: str | None) -> str:
@@ -560,8 +608,14 @@ async def signout(request):
 
     form = await _form(request)
     back = safe_next(form.get("next"))
-    if _same_origin(request):
-        safe.revoke(request.cookies.get(safe.COOKIE))
+    if _same_origin(request):   # on every replica: the shared store keeps it until the cookie expires
+        from ui.class_store import get_store
+
+        try:
+            store = get_store()
+        except Exception:  # noqa: BLE001 - no store could be made: this process only
+            store = None
+        safe.revoke(request.cookies.get(safe.COOKIE), store=store)
     resp = RedirectResponse(back, status_code=303)
     resp.delete_cookie(safe.COOKIE, **_cookie_flags(request))
     return resp
