@@ -24,6 +24,7 @@ Screenshots go to ``screenshots/instructor_more_*_{en,zh}.png`` (one at phone wi
 """
 from __future__ import annotations
 
+import json
 import re
 import time
 import tomllib
@@ -325,6 +326,10 @@ def test_presets_edited_reach_the_student_and_comments_are_kept(teacher_lang, st
     b.wait_ready(teacher)
     view = b.widget_values(teacher, STEM, list(res.params.values()), teacher_lang)
     editor(teacher, teacher_lang)
+    # the rows' fields fill in as the editor's run draws them: wait for their values
+    teacher.wait_for_function(f"(stem) => JSON.stringify(({PRESET_ROWS_JS})(stem).map((r) => r.id))"
+                              f" === {json.dumps(json.dumps(list(res.presets), separators=(',', ':')))}",
+                              arg=STEM, timeout=WAIT_MS)
     assert [r["id"] for r in preset_rows(teacher)] == list(res.presets)
 
     k = lambda pid, f: f"edp-{STEM}-{preset_row(teacher, pid)['uid']}-{f}"  # noqa: E731
