@@ -78,3 +78,28 @@ def test_stop_if_superseded_outside_a_run_returns():
     from ui.compute import stop_if_superseded
 
     assert stop_if_superseded() is None
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_monte_carlo_stops_between_chunks_and_is_unchanged_by_a_hook(threads):
+    from sim.gaussian_width import sup_samples
+
+    kw = dict(D=64, k=4)
+    plain = sup_samples("subspace", 40_000, 3, threads=threads, **kw)
+    seen = []
+    _interrupt.install(lambda: seen.append(1))
+    try:
+        hooked = sup_samples("subspace", 40_000, 3, threads=threads, **kw)
+    finally:
+        _interrupt.install(None)
+    assert len(seen) > 1 and np.array_equal(plain, hooked)
+
+    def stop():
+        raise Superseded
+
+    _interrupt.install(stop)
+    try:
+        with pytest.raises(Superseded):
+            sup_samples("subspace", 40_000, 3, threads=threads, **kw)
+    finally:
+        _interrupt.install(None)
