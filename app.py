@@ -4,8 +4,9 @@ import streamlit as st
 import gc
 import importlib
 
+from sim import _interrupt
 from sim.warm import ensure_warm
-from ui import answers, classroom, editor, hooks, instructor, runs, serve, style
+from ui import answers, classroom, compute, editor, hooks, instructor, runs, serve, style
 from ui.i18n import Text
 from ui.nav import PAGES, navigation, take_unknown_page, unknown_page_notice
 from ui.lang import language_selector
@@ -17,7 +18,10 @@ def _start_up() -> None:
     then freeze what start-up allocated. Streamlit runs a full ``gc.collect()`` after each
     rerun; with numba, scipy and plotly loaded that scans a few hundred thousand long-lived
     objects on every rerun. Frozen objects are never scanned again; per-run garbage is still
-    collected (docs/performance.md has the measurements)."""
+    collected (docs/performance.md has the measurements). Long simulations get their stopping
+    points (``sim._interrupt``): a run the user has already superseded (a held arrow key) ends
+    between two chunks of its simulation instead of at its end."""
+    _interrupt.install(compute.stop_if_superseded)
     ensure_warm()
     for e in PAGES:
         importlib.import_module(f"pages.{e.stem}")  # module level only: imports, SCHEMA

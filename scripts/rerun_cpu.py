@@ -12,7 +12,14 @@ and after: that is the load-independent cost (wall time grows with other work on
 time does not). Prints the mean, median and max ms per page and the bytes the rerun sent.
 
 The CPU clock ticks at 10 ms (``SC_CLK_TCK`` = 100): a single move is read to +-10 ms; the median
-of several is better, and ``--repeat`` runs the same page's moves again on more new values."""
+of several is better.
+
+Steady state: the server compiles its kernels in the background at start (``sim.warm``) and pages
+take their NumPy reference paths until then, and the first call of each kernel in the server
+loads it from Numba's cache (0.1-3 s of CPU, once per process). Neither is a per-rerun cost, so
+by default the script waits until the server reports every kernel ready, and the warm-up moves
+go to both ends of the slider (a page may pick another kernel for large sizes) before the
+measured moves. ``--cold`` measures right after the start instead (the earlier way)."""
 from __future__ import annotations
 
 import argparse
@@ -27,10 +34,11 @@ sys.path.insert(0, str(ROOT))
 
 from bench._timing import save_json  # noqa: E402
 from bench.classroom import Server, cpu_s, plans, url_path  # noqa: E402
+from sim.warm import READY_ALL  # noqa: E402
 from bench.wsclient import StreamlitSession  # noqa: E402
 
 
-async def measure(url: str, pid: int, stems: list[str] | None, moves: int) -> list[dict]:
+async def measure(url: str, pid: int, stems: list[str] | None, moves: int, cold: bool = False) -> list[dict]:
     plan = plans(4 * moves + 8, stems)
     rows = []
     async with StreamlitSession(url, timeout=120) as s:
@@ -45,6 +53,10 @@ async def measure(url: str, pid: int, stems: list[str] | None, moves: int) -> li
             else:
                 vals = pp.slider_values[: moves + 1]
                 await s.rerun(widgets={pp.slider: vals[0]})  # warm-up move (first miss of the page's path)
+                if not cold:  # and both ends of the range: every kernel the page may pick is loaded
+                    for end in _ends(pp.stem, pp.slider):
+                        if end not in vals:
+                            await s.rerun(widgets={pp.slider: end})
                 vals = vals[1:]
             for v in vals:
                 await asyncio.sleep(0.15)  # let the server finish sending the previous rerun
@@ -60,15 +72,39 @@ async def measure(url: str, pid: int, stems: list[str] | None, moves: int) -> li
     return rows
 
 
+def _ends(stem: str, name: str) -> list:
+    import importlib
+
+    from ui import spec
+
+    p = spec.resolve(importlib.import_module(f"pages.{stem}").SCHEMA).params[name]
+    return [p.clamp(p.min), p.clamp(p.max)]
+
+
+def wait_ready(srv: Server, timeout: float = 600.0) -> float:
+    """Seconds until the server printed that every kernel is ready; its stderr is drained after."""
+    import threading
+
+    t0 = time.perf_counter()
+    for line in srv.proc.stderr:
+        if READY_ALL.encode() in line or time.perf_counter() - t0 > timeout:
+            break
+    threading.Thread(target=lambda: [None for _ in srv.proc.stderr], daemon=True).start()
+    return time.perf_counter() - t0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", nargs="*")
     ap.add_argument("--moves", type=int, default=5)
     ap.add_argument("--port", type=int)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--cold", action="store_true", help="measure right after the start (kernels compiling)")
     args = ap.parse_args(argv)
     with Server(port=args.port) as srv:
-        rows = asyncio.run(measure(srv.url, srv.pid, args.pages, args.moves))
+        if not args.cold:
+            print(f"every kernel ready after {wait_ready(srv):.0f} s", flush=True)
+        rows = asyncio.run(measure(srv.url, srv.pid, args.pages, args.moves, args.cold))
     print(f"{'page':<16} {'slider':<10} {'CPU ms mean':>11} {'med':>5} {'max':>6} {'wall ms med':>11} {'kB':>6}  errors")
     for r in rows:
         print(f"{r['page']:<16} {str(r['slider']):<10} {statistics.mean(r['ms']):>11.0f} "

@@ -254,3 +254,38 @@ def test_phase_diagram_max_work():
     assert res.one_cluster.shape == (2, 3)
     with pytest.raises(ValueError, match="max_work"):
         hs.phase_diagram(B=100_000, n_betas=1000)                  # default bound unchanged
+
+
+@pytest.mark.parametrize("n, d, threshold", [(1, 3, 0.999), (2, 2, 0.5), (60, 2, 0.99), (150, 3, 0.999),
+                                             (90, 5, 0.9), (40, 8, 0.999)])
+def test_cluster_count_is_pair_stats_clusters(n, d, threshold):
+    """cluster_count skips pairs whose first coordinates are already too far apart, and stops at
+    one component: the same count as pair_stats on spread, clustered and collapsed tokens, ties in
+    the sort included."""
+    from sim.attention import simulate
+
+    rng = np.random.default_rng(n * 10 + d)
+    Z0 = hs.sphere_uniform(n, d, seed=n)
+    traj = simulate(Z0, 4.0, 0.2, 120, record_every=4)                # spread -> clusters -> one
+    groups = rng.integers(0, 4, n)                                   # tight groups, some ties
+    centres = hs.sphere_uniform(4, d, seed=1)
+    G = centres[groups] + 1e-3 * rng.standard_normal((n, d))
+    G[: n // 3, 0] = G[0, 0]                                          # equal first coordinates
+    G /= np.linalg.norm(G, axis=1, keepdims=True)
+    for Z in (traj, G[None], G, traj[-1]):
+        expect = hs.pair_stats(Z, threshold).clusters
+        got = hs.cluster_count(Z, threshold)
+        assert got.shape == expect.shape and got.dtype == expect.dtype
+        np.testing.assert_array_equal(got, expect)
+    assert hs.pair_stats(traj, threshold).clusters.min() < hs.pair_stats(traj, threshold).clusters.max() or n <= 2
+
+
+def test_cluster_count_rejects_bad_input():
+    with pytest.raises(ValueError):
+        hs.cluster_count(np.full((3, 3), np.nan))
+    with pytest.raises(ValueError):
+        hs.cluster_count(np.zeros((2, 2, 2, 3, 3)))
+    Z4 = np.stack([hs.sphere_uniform(5, 3, seed=s)[None].repeat(2, 0) for s in range(3)])   # (B, T, n, d)
+    np.testing.assert_array_equal(hs.cluster_count(Z4), hs.pair_stats(Z4).clusters)
+    with pytest.raises(ValueError):
+        hs.cluster_count(hs.sphere_uniform(4, 3), threshold=1.0)

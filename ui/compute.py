@@ -19,3 +19,24 @@ def sub_seed(seed: int, *tags: int) -> int:
     import numpy as np
 
     return int(np.random.SeedSequence([seed, *tags]).generate_state(1, np.uint64)[0] >> 1)
+
+
+try:  # Streamlit >= 1.5x: the run's own stop/rerun check (what its cache waits call)
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check as _yield_check
+except ImportError:  # pragma: no cover - an older Streamlit: no stopping points, runs go to their end
+    def _yield_check():
+        return None
+
+
+def stop_if_superseded() -> None:
+    """End this page run now if the user already asked for a newer one: the stopping hook of the
+    long computations in ``sim`` (``sim._interrupt``; installed by app.py).
+
+    In a page's script thread with a newer rerun (or a stop) pending it raises Streamlit's own
+    control exception, as the next element sent would: a held arrow key then starts the newest
+    value after the chunk being computed instead of after the whole stale simulation (nothing of
+    the stale run is cached). Anywhere else (a heavy job's worker thread, no Streamlit run) it
+    returns at once: a shared job is never stopped by one session's newer request."""
+    check = _yield_check()
+    if check is not None:
+        check()

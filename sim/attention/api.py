@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from sim import _ready
+from sim import _interrupt, _ready
 from sim.attention import kernels as _k
 from sim.attention.lanes import F32_SCORE_MAX, LANES_SCORE_MAX, run_lanes
 from sim.attention.reference import simulate_reference, simulate_reference_float32
@@ -57,11 +57,37 @@ def _run(Z, beta, dt, steps, A, V, usa, record_every, out):
     threads = numba.get_num_threads()
     kind = _choose_kernel(0, Z.shape[0], beta, A, threads)
     if kind.startswith("serial"):
-        (_k._run_serial_sym if kind == "serial_sym" else _k._run_serial)(
-            Z, beta, dt, steps, A, V, usa, record_every, out)
+        kernel, extra = (_k._run_serial_sym if kind == "serial_sym" else _k._run_serial), ()
     else:
-        (_k._run_parallel_sym if kind == "parallel_sym" else _k._run_parallel)(
-            Z, beta, dt, steps, A, V, usa, record_every, out, min(threads, Z.shape[0]))
+        kernel = _k._run_parallel_sym if kind == "parallel_sym" else _k._run_parallel
+        extra = (min(threads, Z.shape[0]),)
+    n, d = Z.shape
+    per = _chunk_layers(n, d, steps, record_every)
+    if per >= steps:
+        kernel(Z, beta, dt, steps, A, V, usa, record_every, out, *extra)
+        return
+    # In chunks of ``per`` layers (a multiple of record_every), a stopping point between two
+    # (sim._interrupt): each chunk starts from the state the previous one recorded last, so the
+    # kernel does the same operations in the same order as one call (tested bitwise).
+    s0 = 0
+    while s0 < steps:
+        _interrupt.checkpoint()
+        k = min(per, steps - s0)
+        r0 = s0 // record_every
+        kernel(Z if s0 == 0 else out[r0], beta, dt, k, A, V, usa, record_every,
+               out[r0:r0 + k // record_every + 1], *extra)
+        s0 += k
+
+
+def _chunk_layers(n: int, d: int, steps: int, record_every: int) -> int:
+    """Layers per chunk of a stoppable run: ``steps`` (one call) when no stopping hook is
+    installed or the run is short, else about ``_interrupt.CHUNK_WORK`` of work, rounded to
+    whole records."""
+    if not _interrupt.active():
+        return steps
+    per = int(_interrupt.CHUNK_WORK // max(1, n * n * d))
+    per = max(record_every, per - per % record_every)
+    return steps if per >= steps else per
 
 
 def _run_many(Zs, beta, dt, steps, A, V, usa, record_every, out):

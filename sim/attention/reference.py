@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from sim import _interrupt
 from sim.attention.validation import MAX_WORK, _check_output, _prepare
 
 __all__ = ["simulate_reference", "simulate_reference_float32"]
@@ -66,6 +67,7 @@ def simulate_reference(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_ev
     usa = flow == "USA"
     with np.errstate(invalid="ignore", divide="ignore", under="ignore"):
         for s in range(1, steps + 1):
+            _interrupt.checkpoint()   # a stopping point per layer (sim._interrupt; nothing by default)
             Z = _layer_numpy(Z, beta, dt, A, V, usa)
             if s % record_every == 0:
                 out[s // record_every] = Z

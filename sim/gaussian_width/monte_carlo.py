@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
+from sim import _interrupt
 from sim._validate import choice, integer
 from sim.gaussian_width.params import CHUNK_NUMBERS, MAX_DRAWS, _basis_width, _explicit, _mc_args, _params, _vectors
 from sim.gaussian_width.tails import _equicorr_coeffs, _reflectors, _set_basis, _streams
@@ -189,9 +190,18 @@ def sup_samples(kind, samples, seed, *, method="numba", threads=None, max_work=M
 
     if (method == "numba" or _explicit(p)) and threads > 1 and len(jobs) > 1:
         with ThreadPoolExecutor(max_workers=min(threads, len(jobs))) as ex:
-            list(ex.map(run, jobs))
+            futures = [ex.submit(run, job) for job in jobs]
+            try:
+                for f in futures:   # a stopping point after each chunk (sim._interrupt)
+                    f.result()
+                    _interrupt.checkpoint()
+            except BaseException:
+                for f in futures:   # stopped (or failed): chunks not started never run
+                    f.cancel()
+                raise
     else:
         for job in jobs:
+            _interrupt.checkpoint()
             run(job)
     return out
 
