@@ -82,6 +82,16 @@ def rope_data(k: int, n_from: int, n_to: int) -> dict:
     return out
 
 
+def rope_band_tops(k: int, n_from: int, n_to: int) -> dict:
+    """For each band of the long-range plot (k, 4k, 16k planes): the highest point of its thick
+    line right of the dashed line (distances from n_from on), i.e. what the plot shows there."""
+    out = {}
+    for kk, (hx, hy, _lx, _ly) in rope_data(k, n_from, n_to)["curves"].items():
+        right = hy[hx >= n_from]
+        out[kk] = float(right.max()) if right.size else float("nan")
+    return out
+
+
 @cached_figure
 def rope_curve_figure(t, k, n_from, n_to):
     d = rope_data(k, n_from, n_to)
