@@ -14,7 +14,7 @@ from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema
 from views import coordinates as vc
-from views.predict_coordinates import STEPS
+from views.predict_coordinates import STEPS, steps_for
 
 SCHEMA = PageSchema.from_file("coordinates", steps=STEPS, options={"pair": tuple(vc.PAIRS)})
 
@@ -22,6 +22,7 @@ SCHEMA = PageSchema.from_file("coordinates", steps=STEPS, options={"pair": tuple
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
+    ctx.steps = steps_for(v)   # at a start that meets the saddle: a question that has an answer there
     ctx.intro()
 
     # ---- part 1: one function, two metrics
