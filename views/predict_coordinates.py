@@ -79,6 +79,10 @@ SADDLE_END = Step("saddle_end", METRIC, euclidean_end, rtol=0.05, atol=0.02, rev
                   texts=_texts, metrics=lambda v: [("t_saddle", fmt(saddle_time(v) or 0.0, 3))])
 
 
+#: steps a page may show in place of one of STEPS (their texts are checked like STEPS' own)
+ALTERNATE_STEPS = (SADDLE_END,)
+
+
 def steps_for(v: dict) -> tuple:
     """The page's steps for these values: :data:`STEPS`, with :data:`SADDLE_END` in place of
     "pullback_end" when the pulled-back flow meets the saddle before the end of the window."""
