@@ -79,16 +79,22 @@ SADDLE_END = Step("saddle_end", METRIC, euclidean_end, rtol=0.05, atol=0.02, rev
                   texts=_texts, metrics=lambda v: [("t_saddle", fmt(saddle_time(v) or 0.0, 3))])
 
 
+#: in place of "a_end" at such a start: the same value, but the path slides into the saddle (θ → 0), not to y
+SADDLE_A_END = Step("saddle_a_end", METRIC, a_end, rtol=0.1, atol=0.02, reveal=V.ab_figure, texts=_texts,
+                    metrics=lambda v: [("b_end", fmt(float(co.ab_flow(v["a0"], v["b0"], v["y"], [t_end(v)])[0, 1])))])
+
 #: steps a page may show in place of one of STEPS (their texts are checked like STEPS' own)
-ALTERNATE_STEPS = (SADDLE_END,)
+ALTERNATE_STEPS = (SADDLE_END, SADDLE_A_END)
 
 
 def steps_for(v: dict) -> tuple:
-    """The page's steps for these values: :data:`STEPS`, with :data:`SADDLE_END` in place of
-    "pullback_end" when the pulled-back flow meets the saddle before the end of the window."""
+    """The page's steps for these values: :data:`STEPS`, with :data:`SADDLE_END` and
+    :data:`SADDLE_A_END` in place of "pullback_end" and "a_end" when the pulled-back flow meets the
+    saddle before the end of the window."""
     if saddle_time(v) is None:
         return STEPS
-    return tuple(SADDLE_END if s.id == "pullback_end" else s for s in STEPS)
+    swap = {"pullback_end": SADDLE_END, "a_end": SADDLE_A_END}
+    return tuple(swap.get(s.id, s) for s in STEPS)
 
 
 STEPS = (
