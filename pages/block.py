@@ -14,7 +14,10 @@ from views.predict_block import STEPS
 
 SCHEMA = PageSchema.from_file("block", steps=STEPS)
 
-TABS = ("rope", "norm", "split", "perm", "sink")
+#: each tab and its own sliders, drawn on the tab above its numbers and figures (not in the sidebar)
+TABS = {"rope": ("rope_k", "rope_from", "rope_to"), "norm": ("norm_d", "log_eps"),
+        "split": ("split_d", "split_seed"), "perm": ("perm_n", "perm_beta", "perm_pos", "perm_seed"),
+        "sink": ("sink_delta", "sink_share")}
 
 
 def _metrics(ctx, pairs) -> None:
@@ -23,8 +26,9 @@ def _metrics(ctx, pairs) -> None:
 
 
 def _tab(ctx, name: str, metrics, *figures, caption: str) -> None:
-    """One tab: its section, a row of numbers, its figures ``(figure, key)`` and a caption."""
+    """One tab: its section, its sliders, a row of numbers, its figures ``(figure, key)`` and a caption."""
     ctx.section(name)
+    ctx.controls(TABS[name])
     _metrics(ctx, metrics)
     for fig, key in figures:
         show(fig, key=key)
@@ -32,11 +36,11 @@ def _tab(ctx, name: str, metrics, *figures, caption: str) -> None:
 
 
 def render() -> None:
-    ctx = setup(SCHEMA)
+    ctx = setup(SCHEMA, placed=tuple(n for names in TABS.values() for n in names))
     t, v = ctx.t, ctx.values
     ctx.intro()
-    if v["rope_from"] >= v["rope_to"]:
-        st.warning(t("rope.window_notice", lo=v["rope_from"], hi=v["rope_to"]))
+    empty_window = v["rope_from"] >= v["rope_to"]
+    if empty_window:
         v = {**v, "rope_from": min(v["rope_from"], v["rope_to"] - 1)}
     rope = (v["rope_k"], v["rope_from"], v["rope_to"])
     norm = (v["norm_d"], v["log_eps"])
@@ -50,6 +54,9 @@ def render() -> None:
     tabs = st.tabs([t(f"tabs.{name}") for name in TABS])
     with tabs[0]:
         ctx.section("rope")
+        ctx.controls(TABS["rope"], per_row=3)
+        if empty_window:
+            st.warning(t("rope.window_notice", lo=ctx.values["rope_from"], hi=v["rope_to"]))
         slope = "—" if r["slope"] is None else f"{r['slope']:.2f}"
         _metrics(ctx, [("rope_slope", slope),
                      ("rope_top", f"{r['heights'][-1]:.3f}"),
@@ -79,7 +86,13 @@ def render() -> None:
                            ("gap_needed", f"{k['gap_for_1000']:.2f}")],
              (vb.sink_figure(t, *sink), "fig_sink"), caption=t("sink.caption", c=f"{v['sink_share']:g}"))
 
-    ctx.section("notice")
+    pk = ctx.spec.params["rope_k"]   # the slider's range in force (the instructor's file may narrow it)
+    lo_k, hi_k = int(pk.min), int(pk.max)
+    (k1, h1), (k4, h4), (k16, h16) = [(kk, "—" if h != h else f"{h:.2f}")
+                                       for kk, h in vb.rope_band_tops(*rope).items()]
+    ctx.section("notice", lo=f"{v['rope_from']:,}", hi=f"{v['rope_to']:,}", k=k1, k4=k4, k16=k16,
+                h1=h1, h4=h4, h16=h16, kmin=lo_k, kmax=hi_k,
+                k16min=16 * lo_k, k16max=16 * hi_k)
     ctx.section("questions")
     ctx.section("limits")
     ctx.csv_download("block.csv", vb.csv_columns(v))

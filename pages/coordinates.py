@@ -14,7 +14,7 @@ from ui.figures import show
 from ui.page import setup
 from ui.spec import PageSchema
 from views import coordinates as vc
-from views.predict_coordinates import STEPS
+from views.predict_coordinates import STEPS, steps_for
 
 SCHEMA = PageSchema.from_file("coordinates", steps=STEPS, options={"pair": tuple(vc.PAIRS)})
 
@@ -22,6 +22,7 @@ SCHEMA = PageSchema.from_file("coordinates", steps=STEPS, options={"pair": tuple
 def render() -> None:
     ctx = setup(SCHEMA)
     t, v = ctx.t, ctx.values
+    ctx.steps = steps_for(v)   # at a start that meets the saddle: a question that has an answer there
     ctx.intro()
 
     # ---- part 1: one function, two metrics
@@ -48,7 +49,7 @@ def render() -> None:
     with ctx.guard():
         L = vc.loop_data(v["n"], v["pair"])
     ctx.metrics([(t("metrics.area", n=v["n"]), f"{L['area_n']:.6f}"),
-                 (t("metrics.err_limit", n=v["n"]), f"{L['err_limit'][list(L['ns']).index(v['n'])]:.3e}"),
+                 (t("metrics.err_limit", n=v["n"]), f"{L['err_limit'][list(L['ns']).index(v['n'])]:.4g}"),
                  (t("metrics.gap_limit_y0"), f"{L['gap_limit_y0']:.4g}"),
                  (t("metrics.slope_fit"), "—" if L["slope"] is None else f"{L['slope']:.3f}")], t(f"pairs.{v['pair']}"))
     show_pair((vc.loops_figure(t, v["n"], v["pair"]), "fig_loops"), (vc.area_figure(t, v["n"], v["pair"]), "fig_area"))

@@ -18,12 +18,16 @@ from views.nonnormal import (A_SCALAR, ellipse_figure, euler_data, euler_flow_fi
 from views.predict_nonnormal import STEPS
 
 SCHEMA = PageSchema.from_file("nonnormal", steps=STEPS)
+#: the sliders that drive only one collapsed section: drawn inside it, not in the sidebar
+OWN = {"pseudo": ("grid",), "jacobians": ("L", "eta", "d", "seed"), "euler": ("delta",)}
 
 
 def _lazy(ctx, key: str, draw):
     """Section ``key`` collapsed under its title, drawn only while open (opening it is one rerun):
-    closed, it costs no computation and no figure, and the page stays short on a phone."""
+    closed, it costs no computation and no figure, and the page stays short on a phone. Its own
+    sliders (``OWN``) are in it, drawn closed too (a slider not drawn would lose its value)."""
     with st.expander(ctx.t(f"{key}.title"), key=f"_nonnormal_{key}_open", on_change="rerun") as box:
+        ctx.controls(OWN[key])
         if box.open:
             st.markdown(ctx.t(f"{key}.body"))
             return draw(ctx)
@@ -70,7 +74,7 @@ def _euler_section(ctx) -> dict:
 
 
 def render() -> None:
-    ctx = setup(SCHEMA)
+    ctx = setup(SCHEMA, placed=tuple(n for names in OWN.values() for n in names))
     t, v = ctx.t, ctx.values
     M = v["M"]
     ctx.intro()

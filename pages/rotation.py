@@ -44,7 +44,7 @@ def render() -> None:
         f = vr.ffn_data(v["blend"], v["seed"])
     c1, c2 = st.columns([3, 2])                # a square picture: the metrics beside it, not a wide empty plot
     with c2:
-        ctx.metrics([(t("metrics.asym"), f"{f['asym']:.3f}"), (t("metrics.max_curl"), f"{f['max_curl']:.3e}")],
+        ctx.metrics([(t("metrics.asym"), f"{f['asym']:.3f}"), (t("metrics.max_curl"), f"{f['max_curl']:.4g}")],
                     stacked=True)
     with c1:
         show(vr.ffn_figure(t, v["blend"], v["seed"]), key="fig_ffn")

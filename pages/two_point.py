@@ -16,10 +16,11 @@ from views.two_point import (angle_figure, energy_figure, error_figure, simplex_
 from views.predict_two_point import STEPS
 
 SCHEMA = PageSchema.from_file("two_point", steps=STEPS)
+SIMPLEX = ("n_simplex", "rho0")   # drive only the simplex section: its sliders are in it, not in the sidebar
 
 
 def render() -> None:
-    ctx = setup(SCHEMA)
+    ctx = setup(SCHEMA, placed=SIMPLEX)
     t, v = ctx.t, ctx.values
     ctx.intro()
     ctx.section("statement")
@@ -49,6 +50,7 @@ def render() -> None:
 
     # drawn only while open (opening it is one rerun): closed, it costs no simulation and no figure
     with st.expander(t("simplex.title"), key="_two_point_simplex_open", on_change="rerun") as box:
+        ctx.controls(SIMPLEX)   # drawn closed too (cheap): a slider not drawn would lose its value
         if box.open:
             st.markdown(t("simplex.body"))
             with ctx.guard():

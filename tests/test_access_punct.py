@@ -47,17 +47,17 @@ def test_chinese_summary_uses_chinese_punctuation():
     spec = _spec("θ(t)：同一函数，两种度量", "训练时间 t", "θ = a·b", ["欧氏流，精确解", "拉回度量"])
     got = summary(spec, _words("zh"))["text"]
     assert got == ("θ(t)：同一函数，两种度量。训练时间 t：从 0 到 2；θ = a·b：从 0 到 0.4。"
-                   "图中有：欧氏流，精确解，拉回度量。"), got
+                   "图中有：欧氏流，精确解；拉回度量。"), got
     assert cjk_punct_errors(got) == []
     # a title with its own full stop is not doubled; curve names that are plain letters are kept
     got = summary(_spec("两点。", "", "", ["SA", "USA"]), _words("zh"))["text"]
-    assert got.startswith("两点。横轴：从 0 到 2；纵轴：") and got.endswith("图中有：SA，USA。") and "。。" not in got
+    assert got.startswith("两点。横轴：从 0 到 2；纵轴：") and got.endswith("图中有：SA；USA。") and "。。" not in got
 
 
 def test_english_summary_keeps_english_punctuation():
     got = summary(_spec("Two points.", "depth τ", "half-angle ϑ (rad)", ["SA", "USA"]), _words("en"))["text"]
     assert got == ("Two points. depth τ: from 0 to 2; half-angle ϑ (rad): from 0 to 0.4. "
-                   "Shown: SA, USA."), got
+                   "Shown: SA; USA."), got
 
 
 def test_superscripts_stay_exponents_in_words():
@@ -67,4 +67,17 @@ def test_superscripts_stay_exponents_in_words():
                  ["exact (1+L<sup>−2α</sup>)<sup>ℓ</sup>", "Monte Carlo"])
     got = summary(spec, _words("en"))["text"]
     assert "|zℓ|^2 / |z0|^2: from 0 to 0.4" in got, got
-    assert got.endswith("Shown: exact (1+L^(−2α))^ℓ, Monte Carlo."), got
+    assert got.endswith("Shown: exact (1+L^(−2α))^ℓ; Monte Carlo."), got
+
+
+def test_curve_names_are_listed_with_a_separator_they_do_not_hold():
+    """Names hold commas ("欧氏流，精确解", "SA, exact"): listed with one, two names read as four.
+    They are listed with ；/; and, when a name holds that too, with " | "."""
+    zh = summary(_spec("图", "x", "y", ["欧氏流，精确解", "拉回度量，梯度步", "参考线"]), _words("zh"))["text"]
+    assert zh.endswith("图中有：欧氏流，精确解；拉回度量，梯度步；参考线。"), zh
+    assert zh.split("图中有：")[1].count("；") == 2
+    en = summary(_spec("Fig", "x", "y", ["SA, exact", "USA, layer map"]), _words("en"))["text"]
+    assert en.endswith("Shown: SA, exact; USA, layer map."), en
+    for lang, name in (("zh", "a；b"), ("en", "a; b")):
+        got = summary(_spec("F", "x", "y", [name, "c"]), _words(lang))["text"]
+        assert got.rstrip("。.").endswith(f"{name} | c"), got

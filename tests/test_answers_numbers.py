@@ -239,11 +239,38 @@ def check_depth_sum_q3():
     shows("depth_sum", "q3", "0.71")
 
 
+def check_measures_q5():
+    # W₁ ∝ n^(−1/10): halving it takes n × 2¹⁰ = 1024; with n^(−1/2) a factor 4
+    assert 2 ** 10 == 1024 and 1024.0 ** (-1 / 10) == pytest.approx(0.5, rel=1e-12)
+    assert 4.0 ** (-1 / 2) == 0.5 and 3.0 ** (-1 / 2) > 0.5   # and no smaller whole factor does it
+    assert 1023.0 ** (-1 / 10) > 0.5
+    shows("measures", "q5", "1024", "$4$")
+
+
+def check_low_temperature_q3():
+    # W₂ between two n-point clouds at the poles ±e₁ with a and a' points at +e₁: sqrt(4k/n), k = |a − a'|
+    from sim import low_temperature as lt
+
+    n, d = 7, 3
+    e1 = np.eye(d)[0]
+    for a, a2 in ((5, 2), (3, 3), (0, 7), (4, 5)):
+        X = np.array([e1] * a + [-e1] * (n - a))
+        Y = np.array([-e1] * (n - a2) + [e1] * a2)       # another order: only the net number counts
+        k = abs(a - a2)
+        assert lt.w2(X, Y) == pytest.approx(math.sqrt(4 * k / n), abs=1e-12), (a, a2)
+    assert np.linalg.norm(e1 - (-e1)) == 2.0
+    shows("low_temperature", "q3", "= 2$", "\\cdot 4$", "\\sqrt{4k/n}")
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 #: answers whose decimal numbers are parameter values or exact fractions, not computed results
 NOT_RESULTS = {
     "coordinates_q4": "0.5 is y₀'s second component",
+    "block_q4": "diag(1,2) and diag(3,5): an example of commuting matrices, any would do",
+    "block_q5": "'from slot 3 on': the positions of the two exchanged tokens 1 and 2",
+    "nonnormal_q2": "4 and 2 are coefficients of the algebra (s²M²/4 = M²/4 − 1), not results",
+    "width_q3": "N^(−3/2): an exponent of the derivation, not a result",
 }
 
 
@@ -252,18 +279,38 @@ def test_answer_numbers(key):
     CHECKS[key]()
 
 
-def _answers_with_decimals():
+#: a number an answer states: a decimal (0.057, 2.7), or a whole number of 3 or more (1024, 7800, 380)
+#: that is not an exponent, subscript or a digit of a LaTeX command (n^{-1/10}, 10^{-3}, e_1, \frac1n);
+#: 0, 1 and 2 alone are the constants of formulas (1/n, a factor 2, x = 0), not results
+STATED = re.compile(r"(?<![\w.])\d+\.\d+|(?<![\w.{^_\\/-])(?:[3-9]|[1-9]\d+)(?![\d.])")
+
+
+def stated_numbers(body: str) -> list[str]:
+    return STATED.findall(body.replace("\\approx", " "))
+
+
+def _answers_with_numbers():
     import tomllib
     from pathlib import Path
 
     out = []
     for f in sorted(Path("assets/text/en").glob("*.toml")):
         for q, body in tomllib.loads(f.read_text()).get("answers", {}).items():
-            if isinstance(body, str) and re.search(r"(?<![\w.])\d+\.\d+", body.replace("\\approx", " ")):
+            if isinstance(body, str) and stated_numbers(body):
                 out.append(f"{f.stem}_{q}")
     return out
 
 
+def test_the_number_finder_sees_decimals_and_whole_numbers():
+    assert stated_numbers("about 0.057 and $2.7\\times10^{-3}$") == ["0.057", "2.7"]
+    assert stated_numbers("$2^{10} = 1024$; a factor $4$; 7800 layers") == ["1024", "4", "7800"]
+    assert stated_numbers("$n^{-1/10}$, $e_1$, $\\frac1n$, a factor 2, $x = 0$") == []
+
+
 def test_every_answer_with_a_number_is_checked():
-    missing = [k for k in _answers_with_decimals() if k not in CHECKS and k not in NOT_RESULTS]
+    """Every worked answer that states a number, a decimal or a whole one, has a check above (or a
+    line in NOT_RESULTS saying why the number is not a result)."""
+    found = _answers_with_numbers()
+    assert "measures_q5" in found and "low_temperature_q3" in found and "two_point_q4" in found
+    missing = [k for k in found if k not in CHECKS and k not in NOT_RESULTS]
     assert not missing, missing

@@ -125,6 +125,18 @@ def test_chinese_sentences_have_a_verb_and_no_line_starts_with_a_comma():
 
 
 # ----------------------------------------------------------------------------- predict first
+def _alternate_steps(stem: str) -> tuple:
+    """Steps a page shows in place of one of its own for some values (``ALTERNATE_STEPS`` of
+    ``views/predict_<stem>.py``)."""
+    import importlib
+
+    try:
+        mod = importlib.import_module(f"views.predict_{stem}")
+    except ImportError:
+        return ()
+    return tuple(getattr(mod, "ALTERNATE_STEPS", ()))
+
+
 def test_predict_steps_have_their_texts_in_both_languages():
     """Every step of a page (its SCHEMA.steps) has its texts in the page's files, table
     [predict.<id>] (both languages: the same keys are checked above), and the formatted ones format
@@ -135,8 +147,9 @@ def test_predict_steps_have_their_texts_in_both_languages():
             schema = page_schema(stem)
             d = _load(lang, f"{stem}.toml").get("predict", {})
             values = {p.name: p.default for p in schema.params}
-            assert set(d) == {s.id for s in schema.steps}, f"{lang}/{stem}"
-            for s in schema.steps:
+            steps = schema.steps + _alternate_steps(stem)   # e.g. coordinates' step at the saddle
+            assert set(d) == {s.id for s in steps}, f"{lang}/{stem}"
+            for s in steps:
                 t = d[s.id]
                 args = s.args(values)
                 for k in ("instruction", "question", "explain"):

@@ -198,3 +198,52 @@ def test_largest_return_fit_is_drawn_over_its_data_only():
     d = vb.rope_data(*(res.params[k].default for k in ("rope_k", "rope_from", "rope_to")))
     assert d["slope"] is not None and d["fit_ks"].min() >= vb.ROPE_FIT_FROM
     assert d["fit_line"].max() <= 1.0 and d["half_line"].max() <= 1.0
+
+
+def test_each_tab_shows_its_own_sliders_and_the_sidebar_none_of_them(page):
+    """Five tabs, thirteen sliders: each tab holds exactly the sliders of what it draws (pages.block.TABS,
+    every parameter once), the sidebar none of them (it says where they are)."""
+    from pages.block import SCHEMA, TABS
+
+    at, v, f = page
+    assert sorted(n for names in TABS.values() for n in names) == sorted(p.name for p in SCHEMA.params)
+    assert not at.sidebar.slider
+    assert len(at.tabs) == len(TABS)
+    for tab, names in zip(at.tabs, TABS.values()):
+        assert [s.key for s in tab.slider] == list(names)
+    t = Text("block", "zh" if v["perm_n"] != 8 else "en")
+    assert any(c.value == t("ui.controls_placed") for c in at.sidebar.caption)
+
+
+def test_a_tab_slider_moves_its_tab_and_keeps_the_url():
+    """A slider on a tab is the same widget as in the sidebar: moving it redraws that tab's figure and
+    writes the URL; a preset-free link restores it."""
+    at = app_test("block", {"lang": "en"})
+    before = chart_specs(at)
+    at.slider(key="perm_beta").set_value(2.0).run()
+    assert not at.exception and not at.error
+    after = chart_specs(at)
+    changed = [i for i, (a, b) in enumerate(zip(before, after)) if a["data"] != b["data"]]
+    assert changed == [TITLES.index("perm_title")], changed
+    assert at.query_params["perm_beta"] in ("2", ["2"])
+
+
+def test_rope_notice_quotes_the_drawn_bands_and_the_sliders_range(page):
+    """The notice names the planes of the three bands at this k, how high each thick line climbs right
+    of the dashed line (read off the figure) and the range the slider gives the third band."""
+    from pages.block import SCHEMA
+
+    at, v, f = page
+    lang = "zh" if v["perm_n"] != 8 else "en"
+    k, lo = v["rope_k"], v["rope_from"]
+    lines = _lines(f["rope_title"])
+    tops = []
+    for tr in lines[::2]:
+        x, y = _xy(tr)
+        tops.append(f"{y[x >= lo].max():.2f}")
+    p = SCHEMA.param("rope_k")
+    notice = next(m.value for m in at.markdown if m.value.startswith("### " + Text("block", lang)("notice.title")))
+    for piece in (f"$k = {k}$", f"$4k = {4 * k}$", f"$16k = {16 * k}$", *tops,
+                  f"{16 * p.min} ", f"{16 * p.max} "):
+        assert piece in notice, (piece, notice[:400])
+    assert "{" + "{" not in notice and "{lo}" not in notice          # filled in, braces undoubled

@@ -137,3 +137,34 @@ def test_both_non_commuting_pairs_fall_with_slope_minus_half():
     ratio = nil["err_limit"][nil["ns"] >= 8] / rs["err_limit"][rs["ns"] >= 8]
     assert np.all((4.2 < ratio) & (ratio < 4.8)), ratio
     assert vc.loop_data(8, "commuting")["slope"] is None
+
+
+@pytest.mark.parametrize("q", [{"a0": "0", "b0": "0", "y": "2"}, {"a0": "1", "b0": "-1", "y": "1.5"},
+                               {"a0": "0.8", "b0": "0.8", "y": "-1"}])
+def test_a_start_that_meets_the_saddle_asks_a_question_with_an_answer(q):
+    """At a₀ = b₀ = 0 or on a diagonal with ab of the other sign than y the pulled-back θ(t_end) does
+    not exist: the step "pullback_end" is replaced by "saddle_end" (θ of the Euclidean flow), which
+    the page checks against sim/ and accepts; no "cannot be computed" anywhere."""
+    from sim import coordinates as co
+    from ui.i18n import Text
+    from views import predict_coordinates as pc
+
+    values = {"a0": float(q["a0"]), "b0": float(q["b0"]), "y": float(q["y"]), "horizon": 5.0, "dt": 0.1}
+    ids = [s.id for s in pc.steps_for(values)]
+    assert ids[:2] == ["saddle_end", "saddle_a_end"] and len(ids) == len(pc.STEPS)
+    want = float(co.theta_flow(values["a0"], values["b0"], values["y"], [pc.t_end(values)], "euclidean")[0])
+    assert math.isfinite(want) and abs(want) < 0.05          # it slides into the saddle, θ → 0
+    assert [s.id for s in pc.steps_for({**values, "a0": 0.3, "b0": 0.3, "y": 2.0})] == [s.id for s in pc.STEPS]
+
+    at = app_test("coordinates", {"lang": "zh", **q})
+    at.session_state["_predict_open_coordinates"] = True
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    t = Text("coordinates", "zh")
+    key = "_predict_coordinates_saddle_end_in"
+    assert at.number_input(key=key).label.startswith(t("predict.saddle_end.question", t_end="5").split("5")[0])
+    at.number_input(key=key).set_value(want)
+    btn = next(b for b in at.button if b.key and b.key.startswith("FormSubmitter:_predict_form_coordinates_saddle_end-"))
+    btn.click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.success, "the answer is accepted"

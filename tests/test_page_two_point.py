@@ -63,6 +63,24 @@ def test_two_point_simplex_panel_is_drawn_only_while_open():
     assert ys[0] == pytest.approx(0.3, abs=1e-12)
 
 
+def test_the_simplex_sliders_are_in_the_simplex_section_open_or_closed():
+    """n and ρ₀ drive only the simplex section: their sliders are inside it (closed too, so a link's
+    values are kept), not in the sidebar, which says where they are; a link still sets them."""
+    from ui.i18n import Text
+
+    at = app_test("two_point", {"lang": "zh", "n_simplex": "11", "rho0": "0.45"})
+    _clean(at)
+    side = [s.key for s in at.sidebar.slider]
+    assert "n_simplex" not in side and "rho0" not in side and "beta" in side
+    (box,) = [e for e in at.expander if e.label == Text("two_point", "zh")("simplex.title")]
+    assert [s.key for s in box.slider] == ["n_simplex", "rho0"]
+    assert at.slider(key="n_simplex").value == 11 and at.slider(key="rho0").value == pytest.approx(0.45)
+    assert any(c.value == Text("two_point", "zh")("ui.controls_placed") for c in at.sidebar.caption)
+    at.run()                                   # a rerun with the section still closed keeps them
+    assert at.slider(key="n_simplex").value == 11
+    assert at.query_params["n_simplex"] in ("11", ["11"])
+
+
 @pytest.mark.parametrize("beta,dt,usa_below", [(1.0, 0.1, None), (3.0, 0.1, 0.75), (10.0, 0.01, 0.1)])
 def test_usa_is_first_order_only_once_dt_e_beta_is_small(beta, dt, usa_below):
     """The discrete section: SA's local slopes are near 1 over the slider ranges; USA's reach 1

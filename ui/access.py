@@ -72,8 +72,10 @@ def summary(spec: dict, words: dict) -> dict:
     """``{"text": one line, "columns": {name: values}}`` of a serialised figure.
 
     ``words``: the language's ``figure``, ``curves``, ``from`` and ``to`` (and ``x``, ``y``, ``z``
-    when an axis has no title), and its punctuation ``stop``, ``colon``, ``semi`` and ``comma``:
-    Chinese text gets 。：；， and no space after a full-width stop; numbers stay numbers."""
+    when an axis has no title), and its punctuation ``stop``, ``colon`` and ``semi``:
+    Chinese text gets 。：； and no space after a full-width stop; numbers stay numbers. The curves'
+    names are listed with ``semi`` (their own text often holds a comma: "欧氏流，精确解"), or with
+    " | " when a name holds that too."""
     p = {**_ASCII_PUNCT, **{k: words[k] for k in _ASCII_PUNCT if k in words}}
     join = " " if p["stop"].isascii() else ""
     lay = spec.get("layout", {}) or {}
@@ -111,12 +113,13 @@ def summary(spec: dict, words: dict) -> dict:
         parts.append(p["semi"].join(axes) + p["stop"])
     if names:
         more = "…" if len(names) > 6 else p["stop"]
-        parts.append(f"{words['curves']}{p['colon']}" + p["comma"].join(names[:6]) + more)
+        sep = p["semi"] if not any(p["semi"].strip() in n for n in names) else " | "
+        parts.append(f"{words['curves']}{p['colon']}" + sep.join(names[:6]) + more)
     return {"text": join.join(parts) or words["figure"], "columns": cols}
 
 
-_ASCII_PUNCT = {"stop": ".", "colon": ": ", "semi": "; ", "comma": ", "}
-_FULL_WIDTH_PUNCT = {"stop": "。", "colon": "：", "semi": "；", "comma": "，"}   # Chinese text
+_ASCII_PUNCT = {"stop": ".", "colon": ": ", "semi": "; "}
+_FULL_WIDTH_PUNCT = {"stop": "。", "colon": "：", "semi": "；"}   # Chinese text
 
 
 def _words(lang: str) -> dict:

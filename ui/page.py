@@ -89,17 +89,32 @@ class Ctx:
     values: dict = field(default_factory=dict)
     query: dict = field(default_factory=dict)
     steps: tuple = ()   # the page's "Predict first" steps (ui.predict.Step), from its schema
+    placed: tuple = ()  # parameters the page draws beside what they drive (:meth:`controls`), not in the sidebar
 
     def md(self, key: str, **fmt) -> None:
         """Render a Markdown (+LaTeX) text block by key."""
         st.markdown(self.t(key, **fmt))
 
-    def section(self, key: str) -> None:
+    def section(self, key: str, **fmt) -> None:
         """A titled text section: ``<key>.title`` and ``<key>.body``, one Markdown element (a level-3
         heading, as ``st.subheader`` draws it, then the body): every element is a message to the
-        browser and server CPU on every rerun, and a page has about ten sections."""
-        st.markdown(f"### {self.t(f'{key}.title')}\n\n{self.t(f'{key}.body')}")
+        browser and server CPU on every rerun, and a page has about ten sections. ``fmt``: numbers
+        of this view filled into the body (its own braces then written twice: ``N_{{\\max}}``)."""
+        st.markdown(f"### {self.t(f'{key}.title')}\n\n{self.t(f'{key}.body', **fmt)}")
         hooks.after_section(key, self)  # what a feature registered under this section (ui/hooks.py)
+
+    def controls(self, names, *, per_row: int = 2) -> None:
+        """The sliders of ``names`` (parameters given to :func:`setup` as ``placed``) here, in a
+        titled box beside the section they drive (a tab's own controls on its tab): same keys, so
+        the URL, presets, the instructor's file and the notebook see them as in the sidebar."""
+        with st.container(border=True):
+            st.caption(self.t("ui.controls_here"))
+            names = list(names)
+            for i in range(0, len(names), per_row):
+                row = names[i:i + per_row]
+                for cell, name in zip(st.columns(per_row), row):
+                    with cell:
+                        _widget(self.spec.params[name], self.t)
 
     def intro(self) -> None:
         """The page's opening: its ``intro`` section, then its "Predict first" steps (if any)."""
@@ -315,8 +330,10 @@ def _widget(p: Param, t: Text) -> None:
         st.toggle(label, key=p.name, help=help_)
 
 
-def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
-    """Draw the page header and sidebar controls; sync the URL; return the context."""
+def setup(schema: PageSchema, *, header: bool = True, placed: tuple = ()) -> Ctx:
+    """Draw the page header and sidebar controls; sync the URL; return the context. ``placed``: the
+    parameters the page draws itself beside what they drive (``ctx.controls``), every run; the
+    sidebar then says where they are."""
     leave_mpa_v1()
     lang = current_lang()
     t = Text(schema.stem, lang)
@@ -372,7 +389,10 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
             )
             _preset_caption(res, lang)
         for p in res.params.values():
-            _widget(p, t)
+            if p.name not in placed:
+                _widget(p, t)
+        if placed:
+            st.caption(t("ui.controls_placed"))
         if res.params and st.button(t("ui.reset"), key="_reset", width="stretch"):
             state[_ACTIVE] = None
             st.query_params.clear()
@@ -386,4 +406,4 @@ def setup(schema: PageSchema, *, header: bool = True) -> Ctx:
     query.update({name: fmt_value(res.params[name], v) for name, v in values.items()})
     if st.query_params.to_dict() != query:
         st.query_params.from_dict(query)
-    return Ctx(schema.stem, lang, t, res, values, query, schema.steps)
+    return Ctx(schema.stem, lang, t, res, values, query, schema.steps, tuple(placed))

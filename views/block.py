@@ -82,6 +82,16 @@ def rope_data(k: int, n_from: int, n_to: int) -> dict:
     return out
 
 
+def rope_band_tops(k: int, n_from: int, n_to: int) -> dict:
+    """For each band of the long-range plot (k, 4k, 16k planes): the highest point of its thick
+    line right of the dashed line (distances from n_from on), i.e. what the plot shows there."""
+    out = {}
+    for kk, (hx, hy, _lx, _ly) in rope_data(k, n_from, n_to)["curves"].items():
+        right = hy[hx >= n_from]
+        out[kk] = float(right.max()) if right.size else float("nan")
+    return out
+
+
 @cached_figure
 def rope_curve_figure(t, k, n_from, n_to):
     d = rope_data(k, n_from, n_to)
@@ -260,12 +270,13 @@ def sink_data(delta: float, share: float) -> dict:
 @cached_figure
 def sink_figure(t, delta, share):
     s = sink_data(delta, share)
-    data, shapes = [], [hline(share, width=1.2, dash="dot")]
+    lines, marks, shapes = [], [], [hline(share, width=1.2, dash="dot")]
     for i, ((g, m), col, sym) in enumerate(zip(s["mass"].items(), COLS3, SYMS3)):
-        data += [line(s["N"], m, t("fig.mass_exact", delta=f"{g:g}"), col),
-                 markers(s["marker_N"], s["layer"][g], t("fig.mass_layer", delta=f"{g:g}"), col, sym,
-                         showlegend=i == 0)]
+        lines.append(line(s["N"], m, t("fig.mass_exact", delta=f"{g:g}"), col))
+        marks.append(markers(s["marker_N"], s["layer"][g], t("fig.mass_layer", delta=f"{g:g}"), col, sym,
+                             showlegend=i == 0))
         shapes.append(vline(s["nmax"][g], col, width=1.2, dash="dash"))
+    data = lines + marks   # the legend: the three gaps, then the one entry for every marker set
     return tall_legend(figure(t("fig.x_tokens"), t("fig.y_mass"), t("fig.sink_title", c=f"{share:g}"), data,
                               log_x=True, log_y=True, shapes=shapes))
 

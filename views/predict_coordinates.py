@@ -53,8 +53,15 @@ def endpoint(v: dict) -> str:
     return "start" if gap <= LIMIT_GAP * max(1.0, float(np.linalg.norm(V.Y0))) else "elsewhere"
 
 
+def saddle_time(v: dict) -> float | None:
+    """When the pulled-back flow reaches the saddle a = b = 0 inside the window (None: it does not)."""
+    ts = V.saddle_crossing(v["a0"], v["b0"], v["y"])
+    return ts if ts is not None and ts <= t_end(v) else None
+
+
 def _texts(v: dict) -> dict:
-    return {"t_end": f"{t_end(v):g}", "a0": f"{v['a0']:g}", "b0": f"{v['b0']:g}", "y": f"{v['y']:g}",
+    ts = saddle_time(v)
+    return {"t_s": "—" if ts is None else f"{ts:.3g}","t_end": f"{t_end(v):g}", "a0": f"{v['a0']:g}", "b0": f"{v['b0']:g}", "y": f"{v['y']:g}",
             "theta0": f"{v['a0'] * v['b0']:.4g}", "c": f"{v['a0'] ** 2 - v['b0'] ** 2:.4g}", "n": v["n"]}
 
 
@@ -63,6 +70,31 @@ def _limit_metrics(v: dict) -> list:
     lim = co.area_limit(A, B, V.Y0)
     return [("limit", "(" + ", ".join(fmt(float(x), 4) for x in lim) + ")"),
             ("gap", fmt(float(np.linalg.norm(lim - V.Y0)), 3))]
+
+
+#: in place of "pullback_end" for a start whose pulled-back flow meets the saddle inside the window (a
+#: diagonal a = ±b with ab of the other sign than y, or a = b = 0): there θ has no value to predict in
+#: that metric, so the step asks for the Euclidean flow's θ, which is defined for every t
+SADDLE_END = Step("saddle_end", METRIC, euclidean_end, rtol=0.05, atol=0.02, reveal=V.theta_figure,
+                  texts=_texts, metrics=lambda v: [("t_saddle", fmt(saddle_time(v) or 0.0, 3))])
+
+
+#: in place of "a_end" at such a start: the same value, but the path slides into the saddle (θ → 0), not to y
+SADDLE_A_END = Step("saddle_a_end", METRIC, a_end, rtol=0.1, atol=0.02, reveal=V.ab_figure, texts=_texts,
+                    metrics=lambda v: [("b_end", fmt(float(co.ab_flow(v["a0"], v["b0"], v["y"], [t_end(v)])[0, 1])))])
+
+#: steps a page may show in place of one of STEPS (their texts are checked like STEPS' own)
+ALTERNATE_STEPS = (SADDLE_END, SADDLE_A_END)
+
+
+def steps_for(v: dict) -> tuple:
+    """The page's steps for these values: :data:`STEPS`, with :data:`SADDLE_END` and
+    :data:`SADDLE_A_END` in place of "pullback_end" and "a_end" when the pulled-back flow meets the
+    saddle before the end of the window."""
+    if saddle_time(v) is None:
+        return STEPS
+    swap = {"pullback_end": SADDLE_END, "a_end": SADDLE_A_END}
+    return tuple(swap.get(s.id, s) for s in STEPS)
 
 
 STEPS = (
