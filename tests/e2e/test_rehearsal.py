@@ -230,7 +230,8 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
             if not teacher.locator(".st-key-_class_resume_code input").is_visible():
                 opener.click()
             teacher.locator(".st-key-_class_resume_code input").fill(code)
-            b.after_rerun(teacher, lambda: teacher.locator(".st-key-_class_resume_code input").press("Enter"))
+            teacher.locator(".st-key-_class_resume_code input").press("Enter")  # (no rerun if already sent)
+            b.wait_ready(teacher)
             _until(teacher, button(teacher, tz("class.resume"), SB).click,
                    lambda ms: teacher.locator(".st-key-_class_csv button").wait_for(timeout=ms))
     teacher.locator(".st-key-_class_csv button").wait_for(timeout=WAIT_MS)
