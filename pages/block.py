@@ -32,7 +32,7 @@ def _tab(ctx, name: str, metrics, *figures, caption: str) -> None:
     _metrics(ctx, metrics)
     for fig, key in figures:
         show(fig, key=key)
-    st.caption(caption)
+    ctx.caption(f"{name}.caption", caption)
 
 
 def render() -> None:

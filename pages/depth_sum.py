@@ -54,7 +54,7 @@ def _metrics(ctx, d):
 def _variants_section(ctx, cv: dict) -> None:
     """Independent, correlated and identical pieces; the covariance identity term by term."""
     t = ctx.t
-    st.markdown(t("variants.intro"))
+    ctx.md("variants.intro")
     _show(ctx, "variants", "mean")
     st.markdown(t("variants.identity"))  # full width: the identity overflowed a narrow column
     chk = abs(cv['sum_var'] + cv['sum_cov2'] - cv['var_total'])
@@ -63,12 +63,12 @@ def _variants_section(ctx, cv: dict) -> None:
     with c7:
         _show(ctx, "cov")
     with c8:
-        st.markdown(t("variants.table",
+        ctx.md("variants.table",
                       L=cv["L"], n=cv["n"], nv=cv["n_var_terms"], nc=cv["n_cov_terms"],
                       sv=f"{cv['sum_var']:.4g}", sve=f"{cv['sum_var_exact']:.4g}",
                       sc=f"{cv['sum_cov2']:.4g}", sce=f"{cv['sum_cov2_exact']:.4g}",
                       vt=f"{cv['var_total']:.4g}", vte=f"{cv['var_total_exact']:.4g}",
-                      chk=chk))
+                      chk=chk)
 
 
 def _residual_section(ctx, r: dict) -> None:
@@ -80,8 +80,8 @@ def _residual_section(ctx, r: dict) -> None:
     with c9:
         _show(ctx, "res")
     with c10:
-        st.markdown(t("residual.notes", n=r["n"], ex=f"{r['final_exact']:.4f}",
-                      mc=f"{r['final']:.4f}", se=f"{r['final_se']:.2g}"))
+        ctx.md("residual.notes", n=r["n"], ex=f"{r['final_exact']:.4f}",
+                      mc=f"{r['final']:.4f}", se=f"{r['final_se']:.2g}")
         run = st.button(t("residual.sweep_button"), key="_ds_sweep_btn", width="stretch")
     key = (v["alpha"], v["L"], v["N"], v["trials"], v["seed"])
     with ctx.guard():  # one shared, queued run for the whole server (ui.jobs)
@@ -113,7 +113,7 @@ def render() -> None:
         g = over_depth(alpha, sigma, rho, mu, a, trials, seed)
         st.subheader(t("sums.title"))
         _show(ctx, "hist", "var")
-        st.markdown(t("sums.body", slope=f"{g['slope_mc']:.3f}", s=f"{1 - 2 * alpha:.2f}"))
+        ctx.md("sums.body", slope=f"{g['slope_mc']:.3f}", s=f"{1 - 2 * alpha:.2f}")
 
         st.subheader(t("regimes.title"))
         _show(ctx, "regime")

@@ -97,8 +97,8 @@ def render() -> None:
     ctx.section("tail")
     with ctx.guard():
         td = tail(D, M, rho, samples, seed)
-    st.markdown(t("tail.numbers", mean=f"{td['mean']:.3f}", bound=f"{td['bound_mean']:.3f}",
-                  n=td["n"], M=M, rho=f"{rho:g}"))
+    ctx.md("tail.numbers", mean=f"{td['mean']:.3f}", bound=f"{td['bound_mean']:.3f}",
+                  n=td["n"], M=M, rho=f"{rho:g}")
     show(tail_figure(t, D, M, rho, samples, seed), key="fig_tail")
 
     ctx.section("notice")

@@ -101,8 +101,8 @@ def render() -> None:
     with _sphere_beside(contrast_sphere_figure(t, *cp), "fig_sphere_contrast",
                         t("notes.projection", d=d) if projected else None):
         show(clusters_figure(t, *cp), key="fig_clusters")
-        st.markdown(t("contrast.numbers", k=int(c["clusters"][-1]), tau=f"{c['tau'][-1]:.4g}",
-                      beta=v["contrast_beta"], layers=c["steps"], dt=f"{c['dt']:.4g}"))
+        ctx.md("contrast.numbers", k=int(c["clusters"][-1]), tau=f"{c['tau'][-1]:.4g}",
+                      beta=v["contrast_beta"], layers=c["steps"], dt=f"{c['dt']:.4g}")
         if c["dt"] != v["dt"]:
             st.info(t("notes.dt_adjusted", dt=f"{c['dt']:.4g}", layers=c["steps"]))
 

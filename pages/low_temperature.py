@@ -27,7 +27,7 @@ def render() -> None:
     with ctx.guard():
         d = vw.lowtemp_data(*key)
         r = vw.rate_data(*rkey)
-    st.info(t(f"model.{v['model']}"))
+    ctx.md(f"model.{v['model']}", info=True)
 
     betas = d["betas"]
     w_end = d["w2"][:, :, -1].mean(axis=1)

@@ -67,9 +67,9 @@ def _euler_section(ctx) -> dict:
     show_pair((euler_flow_figure(t, M, delta, s_max), "fig_euler_flow"),
               (euler_scalar_figure(t, M, delta, s_max), "fig_euler_scalar"))
     bound = t("euler.no_bound") if not math.isfinite(e["bound"]) else f"{e['bound']:.2e}"
-    st.markdown(t("euler.result", ad=f"{A_SCALAR * delta:g}", regime=t(f"euler.regimes.{e['regime']}"),
+    ctx.md("euler.result", ad=f"{A_SCALAR * delta:g}", regime=t(f"euler.regimes.{e['regime']}"),
                   factor=f"{e['factor']:.3f}", err=f"{e['sc_err']:.2e}", bound=bound,
-                  flow_err=f"{e['flow_err']:.2e}"))
+                  flow_err=f"{e['flow_err']:.2e}")
     return e
 
 

@@ -39,7 +39,7 @@ def render() -> None:
                  for key in ("lazy_param", "lazy_kernel", "mean_field_param", "mean_field_kernel")])
     show_pair((V.motion_figure(t, v["N"], start, T, data, seed), "fig_motion"),
               (V.kernel_figure(t, v["N"], start, T, data, seed), "fig_kernel"))
-    st.markdown(t("width.body"))
+    ctx.md("width.body")
 
     # ---- training over time
     st.subheader(t("training.title"))

@@ -283,8 +283,8 @@ def test_ensure_redis_script_is_there():
 
 
 def test_console_for_instructors_only(monkeypatch, router_only):  # noqa: F811
-    """The class console: code, link, QR, students here, the pushed view, the bank of the page last
-    shown, ask, the live count and Reveal (own keys beside the sidebar's), results, end."""
+    """The class console: code, link, QR, students here, the pushed view, the bank of that view,
+    ask, the live count and Reveal (own keys beside the sidebar's), results, end."""
     from tests.conftest import open_page
 
     teacher, code = teacher_with_class(monkeypatch)
@@ -345,3 +345,50 @@ def test_share_link_never_carries_the_class_and_its_qr_draws():
         share._lan_cached.cache_clear()
         assert share.lan_links("http://127.0.0.1:8501/?class=ABCDEF") == ["http://10.1.2.3:8501/?class=ABCDEF"]
     share._lan_cached.cache_clear()
+
+
+def test_console_bank_is_the_pushed_views(monkeypatch, router_only):  # noqa: F811
+    """The console's question bank is the bank of the view being pushed, for its parameters: not
+    the bank of the lesson page the instructor looked at last, nor the values on their sidebar."""
+    from tests.conftest import open_page
+    from views.predict_two_point import tp_sa_end
+
+    teacher, code = teacher_with_class(monkeypatch)
+    teacher.slider(key="beta").set_value(2.0).run()
+    teacher.button(key="_class_push").click().run()
+    version, view, _ = cs.get_store().current(code)
+    pushed = dict(teacher.session_state["_last_view"]["values"])
+    assert view["page"] == "two_point" and pushed["beta"] == 2.0
+    teacher.slider(key="beta").set_value(3.0).run()   # moved on the sidebar, not pushed
+    open_page(teacher, "hemisphere")                  # and another lesson page looked at
+    teacher.run()
+    assert teacher.session_state["_last_view"]["stem"] == "hemisphere"
+    open_page(teacher, classroom.CONSOLE_PATH)
+    teacher.run()
+    assert not teacher.exception, [e.value for e in teacher.exception]
+    assert any(m.value.startswith("**Questions of “Two points") for m in teacher.markdown), \
+        [m.value for m in teacher.markdown]
+    box = teacher.selectbox(key="_console_qn")
+    prompts = {classroom.q_prompt(q, "en")[:40] for q in classroom.view_bank(view)}
+    assert len(box.options) == 3 and {o[:40] for o in box.options} == prompts, box.options   # two_point's
+    box.set_value("sa_end").run()
+    teacher.button(key="_console_ask").click().run()
+    assert not teacher.exception
+    q = cs.get_store().question(code)
+    assert q["stem"] == "two_point" and q["step"] == "sa_end"
+    assert q["values"]["beta"] == 2.0
+    assert q["truth"] == pytest.approx(tp_sa_end(pushed), rel=1e-12)
+    assert q["truth"] != pytest.approx(tp_sa_end({**pushed, "beta": 3.0}), rel=1e-3)
+    assert cs.get_store().current(code)[0] == version   # asked for the pushed view: no new push
+
+
+def test_view_bank_reads_the_query_as_a_page_does():
+    """A pushed view's bank from its query alone: values clamped, garbage ignored, a preset applied."""
+    from views.predict_two_point import tp_sa_end
+
+    qs = {q["step"]: q for q in classroom.view_bank({"page": "two_point", "query": {"beta": "2", "theta0": "junk"}})}
+    assert list(qs)[:1] == ["sa_end"] and set(qs) == {"smaller", "sa_end", "energy0"}  # numbers first
+    v = qs["sa_end"]["values"]
+    assert v["beta"] == 2.0 and v["theta0"] == 1.0   # the default where the query cannot be read
+    assert qs["sa_end"]["truth"] == pytest.approx(tp_sa_end(v), rel=1e-12)
+    assert classroom.view_bank({"page": "home", "query": {}}) == []

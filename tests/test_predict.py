@@ -197,6 +197,33 @@ def _load_metrics(lang, stem, sid):
         return list(tomllib.load(fh)["predict"][sid].get("metrics", {}))
 
 
+def _cover_snippets(lang, stem, key) -> list[str]:
+    """Literal pieces of the page text ``key`` that a step covers (a section: its body; a table of
+    texts: each of them), one per text: its longest line without a ``{placeholder}``."""
+    import tomllib
+
+    from ui.i18n import TEXT_DIR
+
+    with open(TEXT_DIR / lang / f"{stem}.toml", "rb") as fh:
+        node = tomllib.load(fh)
+    for part in key.split("."):
+        node = node[part]
+    texts = [node["body"]] if isinstance(node, dict) and "body" in node else (
+        [node] if isinstance(node, str) else [v for v in node.values() if isinstance(v, str)])
+    out = []
+    for text in texts:
+        pieces = [x.strip() for chunk in text.replace("{{", "{").replace("}}", "}").split("{")
+                  for x in chunk.split("}")[-1].split("\n")]
+        out.append(max(pieces, key=len)[:80])
+    assert all(len(x) >= 12 for x in out), (stem, key, out)
+    return out
+
+
+def _visible(at, snippets) -> bool:
+    shown = [e.value for kind in ("markdown", "info", "caption") for e in getattr(at, kind)]
+    return any(x in v for x in snippets for v in shown)
+
+
 def _count_metric(at, label):
     return sum(1 for m in at.metric if m.label == label)
 
@@ -226,11 +253,18 @@ def check_predict_then_reveal(stem, lang, case):
     assert any(e.label == p("ui.title", n=len(steps)) for e in at.expander)
     n_page = _page_charts(at)
     assert n_page > 0 and _covers(at, lang) == 0, "closed steps: the page as before"
+    covers = {k: _cover_snippets(lang, stem, k) for sid in steps for k in steps[sid].covers}
+    covers = {k: x for k, x in covers.items() if _visible(at, x)}  # (not those in a closed box)
+    assert covers, "every page says which of its texts state an answer"
     at.session_state[f"_predict_open_{stem}"] = True   # the student opens "Predict first"
     at.run()
     assert _charts(at) == set(), "nothing is revealed before an answer"
     assert _page_charts(at) == 0 and _covers(at, lang) == n_page, "the page's figures wait"
     assert not at.metric, "and so do its headline numbers"
+    for k, snippets in covers.items():  # the texts that state an answer wait with the figures
+        assert not _visible(at, snippets), (k, snippets)
+    note = p("ui.covered_text")
+    assert any(e.value == note for e in at.info)
     labels = {(sid, k): pt(f"predict.{sid}.metrics.{k}") for sid in steps for k in
               (_load_metrics(lang, stem, sid))}
     before = {key: _count_metric(at, lab) for key, lab in labels.items()}
@@ -278,6 +312,9 @@ def check_predict_then_reveal(stem, lang, case):
     done = p("ui.progress", done=len(steps), right=len(steps), n=len(steps))
     assert any(c.value == done for c in at.caption), done
     assert _page_charts(at) == n_page and _covers(at, lang) == 0, "all answered: the figures are back"
+    for k, snippets in covers.items():  # ... and so are the texts
+        assert _visible(at, snippets), (k, snippets)
+    assert not any(e.value == note for e in at.info)
     assert all("{" not in m for m in succ)
     if lang == "zh":   # the revealed figures' text alternatives use Chinese punctuation
         from tests.test_access_punct import alt_captions, cjk_punct_errors
@@ -351,3 +388,33 @@ def test_numbers_for_people_and_the_stale_note_names_only_what_changed():
     snap = (("beta", 1.0), ("theta0", 0.5), ("horizon", 5.0))
     text = _param_text(t, snap, {"theta0"})
     assert text.count("=") == 1 and "0.5" in text and not text.startswith("theta0")
+
+
+def test_every_covered_text_exists_in_both_languages():
+    """A step's ``covers`` name page texts that exist (in zh and en), so a renamed section cannot
+    silently stop being covered."""
+    from tests.conftest import STEMS, page_schema
+
+    n = 0
+    for stem in STEMS:
+        for step in page_schema(stem).steps:
+            for key in step.covers:
+                for lang in ("en", "zh"):
+                    assert _cover_snippets(lang, stem, key), (stem, step.id, key, lang)
+                n += 1
+    assert n >= 20
+
+
+def test_text_covered_by_section_and_key(monkeypatch):
+    import streamlit as st
+
+    from ui import cover
+
+    state: dict = {}
+    monkeypatch.setattr(st, "session_state", state)
+    cover.set_cover("p", {"notice", "tail.numbers"})
+    assert cover.text_covered("notice") and cover.text_covered("notice.body")
+    assert cover.text_covered("tail.numbers") and not cover.text_covered("tail.body")
+    assert not cover.text_covered("notices.body") and not cover.text_covered("statement")
+    cover.set_cover(None, {"notice"})
+    assert not cover.text_covered("notice.body")

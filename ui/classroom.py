@@ -63,6 +63,7 @@ _TOASTS = "_class_toasts"    # session: text keys of toasts to show on the next 
 _BEAT = "_class_beat"        # session: when this student last told the store it is here
 _SLOT = "_class_slot"        # session (one run): the teacher panel's place for push / ask
 _BANK = "_class_bank"        # session (instructor): the lesson page last shown, for the console
+_VIEW_BANK = "_class_view_bank"  # session (instructor): (pushed view, its bank), for the console
 ADHOC = "_adhoc"
 ADHOC_RTOL = 0.05
 MAX_PROMPT = 200
@@ -604,11 +605,43 @@ def _teacher(lang: str, t: Text) -> None:
         _live_answers(code, lang, t)
 
 
-def _bank(ctx) -> list[dict]:
-    """The page's questions for the class (its "Predict first" steps), for the values shown;
+def _bank_of(steps, stem: str, values: dict) -> list[dict]:
+    """Page ``stem``'s questions for the class (its "Predict first" steps), for ``values``;
     numbers first (their answers make a histogram), then choices, each in the page's order."""
-    steps = sorted((x for x in (ctx.steps or ()) if x.kind in ("number", "choice")), key=lambda x: x.kind != "number")
-    return [live_question(x, ctx.stem, ctx.values) for x in steps]
+    steps = sorted((x for x in (steps or ()) if x.kind in ("number", "choice")), key=lambda x: x.kind != "number")
+    return [live_question(x, stem, values) for x in steps]
+
+
+def _bank(ctx) -> list[dict]:
+    """The questions of the page shown, for the values shown."""
+    return _bank_of(ctx.steps, ctx.stem, ctx.values)
+
+
+def view_bank(view: dict) -> list[dict]:
+    """The questions of a pushed view (``{"page", "query"}``): its page's steps with the exact
+    values for the view's parameters (read from its query as the students' pages read it), not
+    for whatever page the instructor looked at last."""
+    from ui import spec
+    from ui.nav import PAGES, page_module
+    from ui.page import view_values
+
+    schema = page_module(view["page"]).SCHEMA
+    res = spec.resolve(schema, known_pages=tuple(e.stem for e in PAGES))
+    return _bank_of(schema.steps, view["page"], view_values(res, dict(view.get("query") or {})))
+
+
+def _pushed_bank(view: dict | None) -> dict | None:
+    """The console's bank: the pushed view's (computed once per view in the session), or, before
+    anything was pushed, the bank of the lesson page shown last (asking it pushes that page)."""
+    s = st.session_state
+    if not view or view.get("page") not in _stems():
+        return s.get(_BANK)
+    key = json.dumps([view["page"], view.get("query") or {}], sort_keys=True)
+    got = s.get(_VIEW_BANK)
+    if not got or got[0] != key:
+        got = s[_VIEW_BANK] = (key, {"stem": view["page"], "query": dict(view.get("query") or {}),
+                                     "questions": view_bank(view)})
+    return got[1]
 
 
 def on_page(ctx) -> None:
@@ -781,8 +814,6 @@ def console() -> None:
 
 
 def _console_state(code: str, lang: str, ct: Text, t: Text) -> None:
-    s = st.session_state
-
     @st.fragment(run_every=2 * POLL_S)
     def here():
         try:
@@ -810,7 +841,7 @@ def _console_state(code: str, lang: str, ct: Text, t: Text) -> None:
             st.rerun()
     else:
         st.caption(ct("teacher.open_a_page"))
-    bank = s.get(_BANK)
+    bank = _pushed_bank(view)
     if bank and bank.get("stem") in _stems() and bank.get("questions"):
         qs = {q["step"]: q for q in bank["questions"]}
         st.markdown(ct("console.bank", page=Text(bank["stem"], lang)("title")))

@@ -11,11 +11,25 @@ import streamlit as st
 from ui.i18n import Text
 
 COVER = "_predict_cover"    # session_state[COVER]: the stem whose figures wait for the steps, or None
+TEXTS = "_predict_cover_texts"  # session_state[TEXTS]: text keys that state an unanswered step's answer
 REVEAL_PREFIX = "fig_predict_"  # figures a step reveals are never covered
 
 
-def set_cover(stem: str | None) -> None:
+def set_cover(stem: str | None, texts=()) -> None:
+    """Cover the figures of page ``stem`` (None: nothing is covered) and the page texts ``texts``
+    (text keys: a section, e.g. ``"notice"``, covers every key under it, ``"notice.body"``)."""
     st.session_state[COVER] = stem
+    st.session_state[TEXTS] = frozenset(texts) if stem is not None else frozenset()
+
+
+def text_covered(key: str) -> bool:
+    """True when the page text ``key`` (or the section it belongs to) states the answer of a step
+    the student has not answered yet: drawn as a note until then (``Ctx.section``, ``Ctx.md``)."""
+    texts = st.session_state.get(TEXTS) or ()
+    if not texts or st.session_state.get(COVER) is None:
+        return False
+    parts = key.split(".")
+    return any(".".join(parts[:i]) in texts for i in range(1, len(parts) + 1))
 
 
 def covered(key: str | None) -> bool:

@@ -91,16 +91,31 @@ class Ctx:
     steps: tuple = ()   # the page's "Predict first" steps (ui.predict.Step), from its schema
     placed: tuple = ()  # parameters the page draws beside what they drive (:meth:`controls`), not in the sidebar
 
-    def md(self, key: str, **fmt) -> None:
-        """Render a Markdown (+LaTeX) text block by key."""
-        st.markdown(self.t(key, **fmt))
+    def md(self, key: str, *, info: bool = False, **fmt) -> None:
+        """Render a Markdown (+LaTeX) text block by key (``info``: in an info box); a note in its
+        place while it states the answer of a step the student is predicting (``ui.cover``)."""
+        if cover.text_covered(key):
+            cover.cover_note(self.lang, "ui.covered_text")
+            return
+        (st.info if info else st.markdown)(self.t(key, **fmt))
+
+    def caption(self, key: str, text: str) -> None:
+        """``st.caption(text)``, the page text ``key``; a note in its place while covered."""
+        if cover.text_covered(key):
+            cover.cover_note(self.lang, "ui.covered_text")
+            return
+        st.caption(text)
 
     def section(self, key: str, **fmt) -> None:
         """A titled text section: ``<key>.title`` and ``<key>.body``, one Markdown element (a level-3
         heading, as ``st.subheader`` draws it, then the body): every element is a message to the
         browser and server CPU on every rerun, and a page has about ten sections. ``fmt``: numbers
         of this view filled into the body (its own braces then written twice: ``N_{{\\max}}``)."""
-        st.markdown(f"### {self.t(f'{key}.title')}\n\n{self.t(f'{key}.body', **fmt)}")
+        if cover.text_covered(f"{key}.body"):  # it states a step's answer: the title, and a note
+            st.markdown(f"### {self.t(f'{key}.title')}")
+            cover.cover_note(self.lang, "ui.covered_text")
+        else:
+            st.markdown(f"### {self.t(f'{key}.title')}\n\n{self.t(f'{key}.body', **fmt)}")
         hooks.after_section(key, self)  # what a feature registered under this section (ui/hooks.py)
 
     def controls(self, names, *, per_row: int = 2) -> None:
@@ -236,6 +251,21 @@ def preset_view(res: Resolved, pid: str) -> dict:
     parameter its default, so a preset looks the same whatever was chosen before it."""
     values = {name: p.default for name, p in res.params.items()}
     values.update({k: v for k, v in res.presets[pid].values.items() if k in values})
+    return values
+
+
+def view_values(res: Resolved, query: dict) -> dict:
+    """The parameter values of a view given by its query (a share link's, a pushed view's): as a
+    fresh visit to that link gets them (defaults, then the preset, then each parameter, clamped;
+    a value that cannot be read keeps its default). Pure: no session, no notice."""
+    values = {name: p.default for name, p in res.params.items()}
+    if query.get("preset") in res.presets:
+        values = preset_view(res, query["preset"])
+    for name, p in res.params.items():
+        if query.get(name) is not None:
+            v, kind = _parse_url_value(p, str(query[name]))
+            if kind != "invalid":
+                values[name] = v
     return values
 
 

@@ -41,6 +41,8 @@ class Step:
     builder (the object, ``views.<page>.<name>_figure``), shown once answered: it is called with
     the page's values named in its signature (``ui.figures.build``), or with ``reveal_args(values)``
     when given; ``metrics(values)`` returns ``[(text key, formatted value), ...]`` shown with it.
+    ``covers`` are the page's text keys (a section such as ``"notice"``, or one text such as
+    ``"contrast.numbers"``) that state the answer: covered like the figures until it is answered.
     """
 
     id: str
@@ -55,6 +57,7 @@ class Step:
     reveal_args: Callable[[dict], tuple] | None = None   # values -> the builder's args (default: by name)
     metrics: Callable[[dict], list] | None = None
     texts: Callable[[dict], dict] | None = None   # extra named values for the step's texts
+    covers: tuple[str, ...] = ()             # page text keys that state this step's answer (ui.cover)
 
     def args(self, values: dict) -> dict:
         """The names a step's texts may use: the page's values and the step's own (``texts``)."""
@@ -311,8 +314,9 @@ def steps(ctx) -> None:
 
     The expander is drawn lazily (its steps only while it is open). While it is open and a step is
     still unanswered for the current parameters, the page's own figures further down are covered
-    (``ui.cover``, honoured by ``ui.figures.show`` and ``Ctx.metrics``): a student who chose to
-    predict cannot read the answer off a figure below. A "show the figures anyway" button lifts
+    (``ui.cover``, honoured by ``ui.figures.show`` and ``Ctx.metrics``), and so are the page texts
+    that state an unanswered step's answer (``Step.covers``, honoured by ``Ctx.section`` and
+    ``Ctx.md``): a student who chose to predict cannot read the answer off a figure or a text below. A "show the figures anyway" button lifts
     the cover.
     """
     stem, values = ctx.stem, ctx.values
@@ -330,7 +334,9 @@ def steps(ctx) -> None:
         st.caption(p("ui.progress", done=done, right=right, n=n))
         peek = st.session_state.get(f"_predict_peek_{stem}", False)
         if done < n and not peek:
-            cover.set_cover(stem)
+            rec = _store(stem)
+            open_ = [s for s in page_steps if not (answered(rec.get(s.id)) and rec[s.id].get("snap") == snapshot(s, values))]
+            cover.set_cover(stem, {k for s in open_ for k in s.covers})
         for i, step in enumerate(page_steps, 1):
             if i > 1:
                 st.divider()

@@ -99,11 +99,15 @@ def steps_for(v: dict) -> tuple:
 
 STEPS = (
     Step("pullback_end", METRIC, pullback_end, rtol=0.05, atol=0.02, reveal=V.theta_figure,
-         texts=_texts, metrics=lambda v: [("euclidean", fmt(euclidean_end(v)))]),
+         texts=_texts, metrics=lambda v: [("euclidean", fmt(euclidean_end(v)))],
+         covers=("metric",)),
     Step("a_end", METRIC, a_end, rtol=0.1, atol=0.02, reveal=V.ab_figure, texts=_texts,
-         metrics=lambda v: [("b_end", fmt(float(co.ab_flow(v["a0"], v["b0"], v["y"], [t_end(v)])[0, 1])))]),
+         metrics=lambda v: [("b_end", fmt(float(co.ab_flow(v["a0"], v["b0"], v["y"], [t_end(v)])[0, 1])))],
+         covers=("metric",)),
     Step("area", ("n",), area, rtol=0.02, reveal=V.area_figure, texts=_texts,
-         metrics=lambda v: [("radius", fmt(1.0 / math.sqrt(v["n"]), 3))]),
+         metrics=lambda v: [("radius", fmt(1.0 / math.sqrt(v["n"]), 3))],
+         covers=("limit", "notice")),
     Step("endpoint", ("pair",), endpoint, kind="choice", choices=("start", "elsewhere"),
-         reveal=V.endpoint_figure, metrics=_limit_metrics),
+         reveal=V.endpoint_figure, metrics=_limit_metrics,
+         covers=("limit", "notice")),
 )

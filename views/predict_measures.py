@@ -20,8 +20,10 @@ def ms_fixed_shift(v: dict) -> float:
 
 STEPS = (
     Step("equispaced", ("n",), ms_equispaced, rtol=0.1, texts=lambda v: {"n": v["n"]},
-         metrics=lambda v: [("w1", fmt(ms_equispaced(v)))]),
+         metrics=lambda v: [("w1", fmt(ms_equispaced(v)))],
+         covers=("statement", "sampling")),
     Step("fixed_shift", ("n",), ms_fixed_shift, rtol=0.15,
          metrics=lambda v: [("mean", fmt(ms_fixed_shift(v))),
-                            ("ratio", fmt(ms_fixed_shift(v) / ms_equispaced(v), 3))]),
+                            ("ratio", fmt(ms_fixed_shift(v) / ms_equispaced(v), 3))],
+         covers=("sampling",)),
 )

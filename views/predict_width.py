@@ -57,9 +57,11 @@ def _texts(v: dict) -> dict:
 STEPS = (
     Step("param_slope", SWEEP, param_slope, rtol=0.0, atol=0.15, digits=3, reveal=V.motion_figure,
          texts=_texts,
-         metrics=lambda v: [("mf", fmt(_slope(v, "mean_field_param"), 3))]),
+         metrics=lambda v: [("mf", fmt(_slope(v, "mean_field_param"), 3))],
+         covers=("width.body", "notice")),
     Step("kernel_slope", SWEEP, kernel_slope, rtol=0.0, atol=0.2, digits=3,
-         reveal=V.kernel_figure, texts=_texts),
+         reveal=V.kernel_figure, texts=_texts,
+         covers=("width.body", "notice")),
     Step("learned", RUN, learned, rtol=0.0, atol=0.5, digits=3, reveal=V.eigen_figure,
          texts=_texts,
          metrics=lambda v: [("lam1", fmt(float(eig0(v)[0]), 3)), ("inv_T", fmt(1.0 / v["T"], 3))]),

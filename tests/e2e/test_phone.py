@@ -113,3 +113,51 @@ def test_page_reads_on_a_phone(stem, server, phone):
     check_layout(phone, f"{stem}/zh")
     if os.environ.get("E2E_SHOTS") == "1":
         phone.screenshot(path=str(SHOTS / f"phone_{stem}_zh.png"))
+
+
+BOXES_JS = """(key) => {
+  const r = (el) => { if (!el) return null; const b = el.getBoundingClientRect();
+                      return {top: b.top, bottom: b.bottom, left: b.left, right: b.right}; };
+  return {fig: r(document.querySelector('[data-testid="stMain"] [data-testid="stPlotlyChart"]')),
+          sheet: r(document.querySelector('[data-testid="stSidebar"]')),
+          control: r(document.querySelector('.st-key-' + key + ' input[type="range"]')),
+          vh: window.innerHeight, vw: window.innerWidth};
+}"""
+
+
+def test_a_figure_stays_in_view_while_its_slider_moves(server, browser):
+    """On a phone the open sidebar is a sheet over the lower part of the screen: with the page's
+    first figure scrolled to the top, the figure is whole on screen, above the sheet, while a slider
+    in the sheet moves it (measured: bounding boxes before and after the rerun the move causes)."""
+    from tests.e2e import browser as b
+
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=1)
+    ctx.set_default_timeout(WAIT_MS)
+    pg = ctx.new_page()
+    try:
+        b.goto(pg, f"{server}/two_point?lang=en")
+        pg.locator('[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"] button').first.click()
+        control = b.slider(pg, "beta")
+        control.wait_for(state="visible")
+        control.evaluate("e => e.scrollIntoView({block: 'center'})")
+        pg.locator(f'[data-testid="stMain"] {b.PLOT}').first.evaluate("e => e.scrollIntoView({block: 'start'})")
+
+        def check(when: str) -> None:
+            r = pg.evaluate(BOXES_JS, "beta")
+            fig, sheet, ctl = r["fig"], r["sheet"], r["control"]
+            assert fig["top"] >= -1 and fig["bottom"] <= sheet["top"] + 1, f"{when}: figure {fig} under the sheet {sheet}"
+            assert sheet["bottom"] <= r["vh"] + 1 and sheet["right"] - sheet["left"] >= r["vw"] - 1, sheet
+            assert sheet["top"] <= ctl["top"] and ctl["bottom"] <= r["vh"], f"{when}: slider {ctl} not on the sheet"
+
+        check("before")
+        before = b.signature(pg)
+        control.focus()
+        b.after_rerun(pg, lambda: control.press("ArrowRight"))
+        assert b.signature(pg) != before, "the slider moved the figure"
+        b.wait_url_param(pg, "beta", "1.1")   # one step of 0.1 from the default 1
+        check("after")
+        if os.environ.get("E2E_SHOTS") == "1":
+            SHOTS.mkdir(exist_ok=True)
+            pg.screenshot(path=str(SHOTS / "phone_sheet_two_point.png"))
+    finally:
+        ctx.close()

@@ -74,20 +74,51 @@ def _banner_on_screen(pg) -> None:
     assert pg.locator(f"{MAIN} {BANNER}").count() == 1
 
 
+def _until(pg, action, done, tries: int = 3) -> None:
+    """``action()`` (a click), then wait for ``done(timeout)`` (raises on timeout); again up to
+    ``tries`` times. A click that lands while a fragment (the banner, the live panel: redrawn every
+    few seconds) is being redrawn is lost with the element it hit; a person clicks again, and so
+    does the test (a second send replaces the first: counted once, checked in the results)."""
+    for attempt in range(tries):
+        action()
+        try:
+            done(WAIT_MS / tries)
+            return
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError
+            if attempt == tries - 1:
+                raise
+            b.wait_ready(pg)
+
+
 def _answer(pg, lang: str, qid: int, value) -> None:
+    """Choose or type the answer, wait until the page holds it, send it, wait for "sent"."""
     if isinstance(value, str):  # a choice, by its label
         radio = pg.locator(f".st-key-_class_ans_{qid}")
         radio.wait_for(timeout=WAIT_MS)
-        radio.locator("label", has_text=value).first.click()
-        pg.wait_for_timeout(300)
+        label = radio.locator("label", has_text=value).first
+        _until(pg, label.click, lambda ms: label.locator("input:checked").wait_for(state="attached", timeout=ms))
     else:
         box = pg.locator(f".st-key-_class_ans_{qid} input")
         box.wait_for(timeout=WAIT_MS)
         box.fill(f"{value:.10g}")
-        box.press("Enter")
-        pg.wait_for_timeout(500)
-    button(pg, T(lang)("class.send"), BANNER).click()
-    _in_banner(pg, T(lang)("class.sent"))
+        b.after_rerun(pg, lambda: box.press("Enter"))
+    b.wait_ready(pg)
+    _until(pg, button(pg, T(lang)("class.send"), BANNER).click,
+           lambda ms: _in_banner(pg, T(lang)("class.sent"), timeout=ms))
+
+
+def _ask(teacher, q: dict, qid: int) -> None:
+    """Pick bank question ``q`` (its computed exact value shown), ask it: its live panel appears."""
+    pick(teacher, "_class_qn", classroom._short(q["prompt"]["zh"]))
+    see(teacher, C("zh")("teacher.truth", value=classroom.q_value(q, "zh", q["truth"])), SB)
+    b.wait_ready(teacher)
+    _until(teacher, button(teacher, T("zh")("class.ask"), SB).click,
+           lambda ms: teacher.locator(f".st-key-_class_reveal_{qid} button").wait_for(timeout=ms))
+
+
+def _reveal(teacher, qid: int) -> None:
+    _until(teacher, teacher.locator(f".st-key-_class_reveal_{qid} button").click,
+           lambda ms: see(teacher, C("zh")("teacher.revealed", value="", right="", n="")[:4], SB, timeout=ms))
 
 
 def _count(teacher, n: int) -> None:
@@ -100,7 +131,6 @@ def _shot(pg, path) -> None:
     pg.screenshot(path=str(path), animations="disabled")
 
 
-@pytest.mark.xfail(strict=False, reason="passes alone (57 s) and in 3 of 4 runs; timed out once in a 4-worker run at a 240 s wait (step not yet identified): see the closing note of the live-lesson work")
 def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     tz, cz = T("zh"), C("zh")
     teacher = people(viewport={"width": 1400, "height": 1000})
@@ -137,10 +167,7 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     values = {n: p.default for n, p in b.resolved(STEM).params.items()}
     steps = {s.id: s for s in STEPS}
     q1 = live_question(steps["sa_end"], STEM, values)
-    pick(teacher, "_class_qn", classroom._short(q1["prompt"]["zh"]))
-    see(teacher, cz("teacher.truth", value="")[:8], SB)
-    teacher.wait_for_timeout(500)
-    button(teacher, tz("class.ask"), SB).click()
+    _ask(teacher, q1, 1)
     truth = q1["truth"]
     for pg, lang, _ in students:
         _in_banner(pg, q1["prompt"][lang][:20])
@@ -156,13 +183,12 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     _in_banner(lap, T("en")("class.sent"))
     button(lap, C("en")("banner.change"), BANNER).click()
     _answer(lap, "en", 1, truth)
-    teacher.wait_for_timeout(2_500)
-    _count(teacher, 3)
+    _count(teacher, 3)   # (that the change replaced the first answer: the results' verdicts below)
     teacher.locator(f'{SB} [data-testid="stVegaLiteChart"], {SB} [data-testid="stArrowVegaLiteChart"]').first.wait_for()
     reveal = teacher.locator(".st-key-_class_reveal_1 button")
     assert reveal.is_enabled()
     _shot(teacher, shots / "rehearsal_teacher_zh_1400.png")
-    reveal.click()
+    _reveal(teacher, 1)
     shown = human(truth, 4)
     for (pg, lang, name), ok in zip(students, (True, False, True)):
         _in_banner(pg, C(lang)("banner.right" if ok else "banner.wrong"))
@@ -171,14 +197,12 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
 
     # question 2 from the bank: a choice
     q2 = live_question(steps["smaller"], STEM, values)
-    pick(teacher, "_class_qn", classroom._short(q2["prompt"]["zh"]))
-    teacher.wait_for_timeout(500)
-    button(teacher, tz("class.ask"), SB).click()
+    _ask(teacher, q2, 2)
     for (pg, lang, _), pick_ in zip(students, (q2["truth"], q2["truth"], next(c for c in q2["options"] if c != q2["truth"]))):
         _in_banner(pg, q2["prompt"][lang][:20])
         _answer(pg, lang, 2, q2["labels"][lang][pick_])
     _count(teacher, 3)
-    teacher.locator(".st-key-_class_reveal_2 button").click()
+    _reveal(teacher, 2)
     for (pg, lang, name), ok in zip(students, (True, True, False)):
         _in_banner(pg, C(lang)("banner.right" if ok else "banner.wrong"))
 
@@ -202,16 +226,18 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
             if not teacher.locator(".st-key-_class_resume_code input").is_visible():
                 opener.click()
             teacher.locator(".st-key-_class_resume_code input").fill(code)
-            teacher.locator(".st-key-_class_resume_code input").press("Enter")
-            teacher.wait_for_timeout(300)
-            button(teacher, tz("class.resume"), SB).click()
+            teacher.locator(".st-key-_class_resume_code input").press("Enter")  # (no rerun if already sent)
+            b.wait_ready(teacher)
+            _until(teacher, button(teacher, tz("class.resume"), SB).click,
+                   lambda ms: teacher.locator(".st-key-_class_csv button").wait_for(timeout=ms))
     teacher.locator(".st-key-_class_csv button").wait_for(timeout=WAIT_MS)
 
     # the class console: results, then the end of the class
     open_nav_link(teacher, cz("title"))
     teacher.locator(".st-key-_console_csv button").wait_for(timeout=WAIT_MS)
     assert code in teacher.locator(MAIN).inner_text()
-    teacher.wait_for_timeout(1_000)
+    teacher.locator(f'{MAIN} [data-testid="stImage"], {MAIN} [data-testid="stImageContainer"]').first.wait_for()
+    b.wait_ready(teacher)
     _shot(teacher, shots / "rehearsal_console_zh_1400.png")
     with teacher.expect_download(timeout=WAIT_MS) as dl:
         teacher.locator(".st-key-_console_csv button").click()
