@@ -392,3 +392,42 @@ def test_view_bank_reads_the_query_as_a_page_does():
     assert v["beta"] == 2.0 and v["theta0"] == 1.0   # the default where the query cannot be read
     assert qs["sa_end"]["truth"] == pytest.approx(tp_sa_end(v), rel=1e-12)
     assert classroom.view_bank({"page": "home", "query": {}}) == []
+
+
+def test_store_keeps_whom_a_class_belongs_to(store):
+    """The teaching record: set, read back, forgotten; unknown names read None (both stores)."""
+    code = store.create()
+    assert store.teaching("key:abc") is None
+    store.set_teaching("key:abc", code)
+    assert store.teaching("key:abc") == code and store.teaching("key:other") is None
+    store.set_teaching("key:abc", None)
+    assert store.teaching("key:abc") is None
+
+
+def test_a_reload_keeps_the_teacher_in_charge_of_the_class(monkeypatch, router_only):  # noqa: F811
+    """A reload is a new session carrying the same signed cookie: it takes the class back without
+    the code typed. Another sign-in (another cookie) does not; after Close, a reload has no class."""
+    from tests._instructor import TEST_COOKIES, cookie
+    from tests.conftest import open_page
+
+    teacher, code = teacher_with_class(monkeypatch)
+    same = teacher.session_state[TEST_COOKIES]
+
+    def reload(cookies):
+        at = app_test("home")
+        at.session_state[TEST_COOKIES] = cookies
+        at.run()
+        open_page(at, "two_point")
+        at.run()
+        assert not at.exception
+        return at
+
+    again = reload(same)
+    assert again.session_state["_class_teach"] == code
+    assert any(f"?class={code}" in c.value for c in again.code)
+    assert not again.button(key="_class_push").disabled
+    other = reload(cookie())                      # a second sign-in: its own cookie, no class
+    assert "_class_teach" not in other.session_state
+    again.button(key="_class_close").click().run()
+    assert not cs.get_store().exists(code)
+    assert "_class_teach" not in reload(same).session_state

@@ -93,6 +93,10 @@ class Store:
     # signed-out instructor cookies (ui/safe.py), by nonce, until the cookie's own expiry
     def revoke(self, nonce: str, until: float) -> None: ...
     def revoked(self, nonce: str) -> bool: ...
+    # the class a signed-in instructor teaches, by their sign-in (ui/instructor.identity): a reload
+    # (a new session with the same cookie) takes it back; ``code=None`` forgets it
+    def set_teaching(self, who: str, code: str | None) -> None: ...
+    def teaching(self, who: str) -> str | None: ...
 
 
 class MemoryStore(Store):
@@ -102,6 +106,17 @@ class MemoryStore(Store):
         self._released: set[str] = set()
         self._ended: dict[str, float] = {}
         self._revoked: dict[str, float] = {}
+        self._teaching: dict[str, str] = {}
+
+    def set_teaching(self, who: str, code: str | None) -> None:
+        with self._lock:
+            if code is None:
+                self._teaching.pop(str(who), None)
+            else:
+                self._teaching[str(who)] = str(code)
+
+    def teaching(self, who: str) -> str | None:
+        return self._teaching.get(str(who))
 
     def revoke(self, nonce: str, until: float) -> None:
         now = time.time()
@@ -340,6 +355,16 @@ class RedisStore(Store):
 
     def revoked(self, nonce: str) -> bool:
         return bool(self.r.exists(f"rev:{nonce}"))
+
+    def set_teaching(self, who: str, code: str | None) -> None:
+        if code is None:
+            self.r.delete(f"tch:{who}")
+        else:
+            self.r.set(f"tch:{who}", str(code), ex=TTL_S)
+
+    def teaching(self, who: str) -> str | None:
+        v = self.r.get(f"tch:{who}")
+        return v.decode() if isinstance(v, bytes) else v
 
     def released_pages(self) -> set[str]:
         return set(self.r.smembers("rel:pages"))

@@ -40,6 +40,7 @@ import streamlit as st
 
 from ui import answers as _answers
 from ui import class_store as cs
+from ui import instructor
 from ui.answers import LAST_VIEW
 from ui.i18n import Text
 from ui.predict import human, live_question, within
@@ -567,16 +568,25 @@ def _student(lang: str, t: Text) -> None:
 def _teacher(lang: str, t: Text) -> None:
     s = st.session_state
     ct = _ct(lang)
+    who = instructor.identity()
+    if _TEACH not in s and who:  # a reload (a new session, the same sign-in): the class it taught
+        back = _store().teaching(who)
+        if back is not None and _store().exists(back):
+            s[_TEACH] = back
     code = s.get(_TEACH)
     with st.sidebar.expander(t("class.teach_title"), icon=":material/groups:", expanded=_TEACH in s):
         if code is not None and not _store().exists(code):
             st.warning(ct("teacher.ended" if _store().ended(code) else "teacher.lost", code=code),
                        icon=":material/event_busy:")
             s.pop(_TEACH, None)
+            if who:
+                _store().set_teaching(who, None)
             code = None
         if code is None:
             if st.button(t("class.open"), key="_class_open"):
                 s[_TEACH] = _store().create()
+                if who:
+                    _store().set_teaching(who, s[_TEACH])
                 st.rerun()
             # Another instructor session (a new tab, or after this replica died) takes the class over.
             st.text_input(t("class.resume_code"), key="_class_resume_code", max_chars=cs.CODE_LEN + 4)
@@ -584,6 +594,8 @@ def _teacher(lang: str, t: Text) -> None:
                 typed = str(st.session_state.get("_class_resume_code") or "").strip().upper()
                 if cs.valid_code(typed) and _store().exists(typed):
                     s[_TEACH] = typed
+                    if who:
+                        _store().set_teaching(who, typed)
                     st.rerun()
                 st.error(t("class.no_such_class"))
             return
@@ -868,6 +880,9 @@ def _results_and_close(code: str, t, ct, key: str, down, close) -> None:
     if close.button(t("class.close"), key=f"_{key}_close"):
         _store().close(code)
         st.session_state.pop(_TEACH, None)
+        who = instructor.identity()
+        if who:
+            _store().set_teaching(who, None)
         st.rerun()
 
 

@@ -43,6 +43,7 @@ With OpenID Connect the sign-in is Streamlit's signed cookie (every tab, 30 days
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import time
@@ -203,6 +204,22 @@ def is_instructor() -> bool:
             token = None
         return safe.token_ok(token, _configured_key(), store=_revocations())
     return False
+
+
+def identity() -> str | None:
+    """Who is signed in as an instructor, as a name for the class store (not a secret, never shown):
+    the signed cookie's nonce (one sign-in: every tab and reload that carries the cookie), or a hash
+    of the provider's account address. None when this session is not an instructor's."""
+    if not is_instructor():
+        return None
+    if mode() == "oidc":
+        email = str((_oidc_user() or {}).get("email") or "").strip().lower()
+        return "oidc:" + hashlib.sha256(email.encode()).hexdigest()[:32]
+    try:
+        p = safe._parts(_cookie_source().get(safe.COOKIE))
+    except Exception:  # noqa: BLE001 - a cookie jar of another shape
+        p = None
+    return f"key:{p[1]}" if p else None
 
 
 # --------------------------------------------------------------------------- sidebar
