@@ -1,7 +1,8 @@
 """What opening a page costs the browser, per page: figures, points, KaTeX, messages, CPU by library.
 
 Starts the server the way ``make run`` does (or uses ``--url``), then per page in ``ui.nav.PAGES``,
-in a fresh Chromium context (1400 × 1000): opens the home page, then clicks the page's entry in the
+in a fresh Chromium context (1400 × 1000): opens the home page, leaves it alone for 3 s
+(``--idle-ms``: a student reading it), then clicks the page's entry in the
 sidebar (what a student does between lessons: the app's JavaScript is already loaded) and waits
 until the run has finished and every figure is drawn. Reports
 
@@ -173,7 +174,7 @@ def _click_and_wait(page, link, path: str) -> None:
     b.wait_ready(page)
 
 
-def open_cost(browser, url: str, stem: str, lang: str = "en") -> dict:
+def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 3000) -> dict:
     """One page opened from the sidebar in a fresh context; see the module docstring."""
     from bench import browser as b
     from bench.classroom import url_path
@@ -194,7 +195,12 @@ def open_cost(browser, url: str, stem: str, lang: str = "en") -> dict:
         cdp = ctx.new_cdp_session(page)
         cdp.send("Profiler.enable")
         cdp.send("Profiler.setSamplingInterval", {"interval": 200})
-        page.wait_for_timeout(300)  # let the previous page go quiet
+        page.wait_for_timeout(idle_ms)  # the previous page left alone a moment (a student reads it)
+        try:  # ... long enough for the chart code fetched ahead to be ready (ui/style.py)
+            page.wait_for_function("() => !window.__tosChartsPreloaded || window.__tosChartsLoaded === true",
+                                   timeout=30_000)
+        except Exception:  # noqa: BLE001 - measured as it is
+            pass
         msgs.clear()
         cdp.send("Profiler.start")
         counting["on"] = True
@@ -217,6 +223,9 @@ def open_cost(browser, url: str, stem: str, lang: str = "en") -> dict:
         page.on("websocket", on_ws)
         b.goto(page, f"{url}/?lang={lang}")
         cold = one_open(page, sidebar_link(page, url_path(stem)))
+        cold["preloaded"] = page.evaluate(
+            "() => performance.getEntriesByType('resource').some((e) => e.name.includes('/PlotlyChart.'))"
+            " && !!window.__tosChartsPreloaded")
         figs = page.evaluate(FIGURES_JS)
         counts = page.evaluate(COUNTS_JS)
         errors = b.exceptions(page)
@@ -296,6 +305,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1, help="opens per page (the table shows medians)")
     ap.add_argument("--figures", action="store_true", help="also per figure: traces, points, JSON bytes")
     ap.add_argument("--lang", default="en")
+    ap.add_argument("--idle-ms", type=int, default=3000,
+                    help="how long the home page is left alone before the click (default 3000)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     from bench.classroom import Server, _quiet_streamlit
@@ -323,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
             br = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 for stem in stems:
-                    rs = [open_cost(br, url, stem, args.lang) for _ in range(max(1, args.repeat))]
+                    rs = [open_cost(br, url, stem, args.lang, args.idle_ms) for _ in range(max(1, args.repeat))]
                     rows.append(_median_row(rs))
                     print(f"{stem}: open {rows[-1]['open_s']:.2f} s, cpu {rows[-1]['cpu_s']:.2f} s", flush=True)
             finally:
