@@ -174,7 +174,8 @@ def _click_and_wait(page, link, path: str) -> None:
     b.wait_ready(page)
 
 
-def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 3000) -> dict:
+def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 3000,
+              preload: bool = True) -> dict:
     """One page opened from the sidebar in a fresh context; see the module docstring."""
     from bench import browser as b
     from bench.classroom import url_path
@@ -220,6 +221,8 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
 
     try:
         page = ctx.new_page()
+        if not preload:  # as if the app did not fetch the chart code ahead (ui/style.py)
+            page.add_init_script("window.__tosChartsPreloaded = true;")
         page.on("websocket", on_ws)
         b.goto(page, f"{url}/?lang={lang}")
         cold = one_open(page, sidebar_link(page, url_path(stem)))
@@ -305,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1, help="opens per page (the table shows medians)")
     ap.add_argument("--figures", action="store_true", help="also per figure: traces, points, JSON bytes")
     ap.add_argument("--lang", default="en")
+    ap.add_argument("--ab", action="store_true",
+                    help="also open each page without and with the chart code fetched ahead, interleaved")
     ap.add_argument("--idle-ms", type=int, default=3000,
                     help="how long the home page is left alone before the click (default 3000)")
     ap.add_argument("--json", type=Path)
@@ -322,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         srv = Server().start()
         url = srv.url
     rows = []
+    ab: dict = {}
     try:
         from bench.harness import first_visit
 
@@ -334,6 +340,13 @@ def main(argv: list[str] | None = None) -> int:
             br = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 for stem in stems:
+                    if args.ab:  # interleaved: without, with the chart code fetched ahead
+                        for _ in range(max(1, args.repeat)):
+                            for pre in (False, True):
+                                r = open_cost(br, url, stem, args.lang, args.idle_ms, preload=pre)
+                                print(f"  {stem} preload={pre}: open {r['open_s']:.2f} s, cpu {r['cpu_s']:.2f} s,"
+                                      f" plotly {r['plotly_s']:.2f} s; load {loadavg()}", flush=True)
+                                ab.setdefault((stem, pre), []).append(r)
                     rs = [open_cost(br, url, stem, args.lang, args.idle_ms) for _ in range(max(1, args.repeat))]
                     rows.append(_median_row(rs))
                     print(f"{stem}: open {rows[-1]['open_s']:.2f} s, cpu {rows[-1]['cpu_s']:.2f} s", flush=True)
@@ -343,6 +356,11 @@ def main(argv: list[str] | None = None) -> int:
         if srv is not None:
             srv.stop()
     print(table(rows))
+    for (stem, pre), rs in sorted(ab.items()):
+        print(f"{stem:<16} chart code fetched ahead {'yes' if pre else 'no ':<3}: open median "
+              f"{statistics.median(r['open_s'] for r in rs):.2f} s, Chromium CPU median "
+              f"{statistics.median(r['cpu_s'] for r in rs):.2f} s, Plotly chunk "
+              f"{statistics.median(r['plotly_s'] for r in rs):.2f} s ({len(rs)} opens)")
     print(f"load average at start {la0}, at end {loadavg()} (2 cores; other work inflates the times)")
     for r in rows:
         if r["exceptions"]:
