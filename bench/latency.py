@@ -18,7 +18,13 @@ Chromium (a fresh browser context per page, i.e. an empty HTTP cache, like a new
   reload  the same in the same context (JS bundle cached),
   fig     keydown on the first slider -> the first figure's SVG changed (median of 5 one-step
           moves to new values; target <= 700 ms),
-  settled keydown -> script finished and every figure drawn again.
+  settled keydown -> script finished and every figure drawn again,
+  open    (``--sidebar``) from the home page, a click on the page's sidebar entry -> the run
+          finished and every figure drawn (the app's JavaScript loaded; the home page left idle
+          for 3 s first, as a student reading it would),
+  held    (``--sidebar``) ten key-downs on the first slider at key-repeat pace (33-80 ms apart,
+          dispatched in the page), the last one -> the page settled on the last value (URL,
+          script finished, every figure drawn).
 
     .venv/bin/python bench/latency.py                 # all pages
     .venv/bin/python bench/latency.py --pages two_point --json out.json
@@ -225,6 +231,56 @@ def browser_times(browser, url: str, stem: str, moves: int = MOVES) -> dict:
     return out
 
 
+HOLD_GAPS_MS = [33, 50, 80, 40, 60, 33, 70, 45, 80]  # between ten key-downs of one held key
+HOLD_JS = """([n, gaps]) => new Promise((done) => {
+  const e = document.querySelector('.st-key-' + n + ' input[type="range"]');
+  e.focus();
+  const ev = (type, repeat) => new KeyboardEvent(type, {key: 'ArrowRight', code: 'ArrowRight',
+      keyCode: 39, which: 39, bubbles: true, cancelable: true, repeat});
+  let i = 0;
+  const down = () => {
+    e.dispatchEvent(ev('keydown', i > 0));
+    if (i < gaps.length) setTimeout(down, gaps[i++]);
+    else { window.__tlast = performance.now(); e.dispatchEvent(ev('keyup', false)); done(); }
+  };
+  down();
+})"""
+
+
+def sidebar_times(browser, url: str, stem: str) -> dict:
+    """``open_s`` (sidebar click -> drawn), its Chromium CPU, and ``held_ms`` (see the docstring)."""
+    from bench import browser as b
+    from bench.browser_cost import _click_and_wait, sidebar_link, tree_cpu_s
+
+    res = b.resolved(stem)
+    out: dict = {}
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    try:
+        page = ctx.new_page()
+        b.goto(page, f"{url}/?lang=en")
+        page.wait_for_timeout(3000)
+        link = sidebar_link(page, url_path(stem))
+        c0, t0 = tree_cpu_s(), time.perf_counter()
+        _click_and_wait(page, link, url_path(stem))
+        out["open_s"] = time.perf_counter() - t0
+        out["open_cpu_s"] = tree_cpu_s() - c0
+        p = next((q for q in res.params.values() if q.kind in ("float", "int")
+                  and q.clamp(q.default + 10 * (q.step or 1)) == round(q.default + 10 * (q.step or 1), 12)), None)
+        if p is not None and b.n_charts(page):
+            v = b.widget_value(page, stem, p)
+            want = _fmt(p, p.clamp(v + 10 * (p.step or 1)))
+            page.evaluate(HOLD_JS, [p.name, HOLD_GAPS_MS])
+            page.wait_for_function(
+                f"(v) => {{ if (new URLSearchParams(location.search).get({json.dumps(p.name)}) === v && ({b.READY_JS})())"
+                " { window.__tsettled = performance.now(); return true; } return false; }",
+                arg=want, polling="raf", timeout=b.WAIT_MS)
+            out["held_ms"] = page.evaluate("() => window.__tsettled - window.__tlast")
+            out["held_slider"] = p.name
+    finally:
+        ctx.close()
+    return out
+
+
 def _fmt(p, v) -> str:
     from ui.page import fmt_value
 
@@ -251,12 +307,26 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def sidebar_table(rows: list[dict]) -> str:
+    lines = [f"{'page':<16} {'open s':>6} {'cpu s':>6} {'held ms':>8}  (targets: open <= 1.5 s median, <= 3 s worst;"
+             " held <= 1500 ms)"]
+    for r in rows:
+        lines.append(f"{r['page']:<16} {r.get('open_s', float('nan')):>6.2f} {r.get('open_cpu_s', float('nan')):>6.2f} "
+                     f"{r.get('held_ms', float('nan')):>8.0f}")
+    opens = [r["open_s"] for r in rows if "open_s" in r]
+    if opens:
+        lines.append(f"open: median {statistics.median(opens):.2f} s, worst {max(opens):.2f} s")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--url", help="a running server instead of starting one")
     ap.add_argument("--pid", type=int, help="server pid with --url (for the CPU column)")
     ap.add_argument("--pages", nargs="*", help="only these page stems")
     ap.add_argument("--no-browser", action="store_true", help="server times only")
+    ap.add_argument("--sidebar", action="store_true",
+                    help="also: open from the sidebar, and a held arrow key (Chromium)")
     ap.add_argument("--flag", action="append", default=[], metavar="OPTION=VALUE",
                     help="extra streamlit option for the server, e.g. runner.postScriptGC=true")
     ap.add_argument("--worst", action="store_true",
@@ -306,12 +376,16 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     for row in rows:
                         row.update(browser_times(br, url, row["page"]))
+                        if args.sidebar:
+                            row.update(sidebar_times(br, url, row["page"]))
                 finally:
                     br.close()
     finally:
         if srv is not None:
             srv.stop()
     print(table(rows))
+    if args.sidebar:
+        print(sidebar_table(rows))
     print(f"load average at start {la0}, at end {loadavg()} (2 cores; other work inflates the times)")
     for r in rows:
         for pr in r.get("problems", [])[:3]:

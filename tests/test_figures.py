@@ -307,3 +307,53 @@ def test_spec_dict_equals_plotly_to_dict():
     got["data"][0]["name"] = "changed"
     got["layout"]["xaxis"]["title"]["text"] = "changed"
     assert pio.to_json(fig.to_dict(), validate=False) == pio.to_json(before, validate=False)  # a copy
+
+
+def test_long_lines_are_thinned_to_the_screen_and_keep_their_extremes():
+    from tests.conftest import decode
+    from ui.finish import MAX_LINE_POINTS, fewer_points_spec
+
+    x = np.linspace(0.0, 10.0, 50_001)
+    y = np.sin(7 * x)
+    y[31_337] = 5.0   # a one-sample spike, and a one-sample dip: both must survive
+    y[7_001] = -4.0
+    spec = {"data": [{"type": "scatter", "mode": "lines", "x": F.typed(x), "y": F.typed(y), "name": "a"}],
+            "layout": {}}
+    out = fewer_points_spec(spec)
+    xs, ys = decode(out["data"][0]["x"]), decode(out["data"][0]["y"])
+    assert len(ys) <= MAX_LINE_POINTS + 2 and len(ys) == len(xs)
+    assert ys.max() == 5.0 and ys.min() == -4.0
+    assert xs[0] == 0.0 and xs[-1] == 10.0 and np.all(np.diff(xs) > 0)
+    # every kept point is a point of the line, at its own x
+    idx = np.searchsorted(x, xs)
+    assert np.array_equal(x[idx], xs) and np.array_equal(y[idx], ys)
+    assert out["data"][0]["name"] == "a" and spec["data"][0]["y"] is not out["data"][0]["y"]  # input unchanged
+
+
+def test_what_thinning_leaves_alone():
+    from ui.finish import fewer_points_spec
+
+    n = 10_000
+    x, y = np.arange(n, dtype=float), np.cos(np.arange(n) / 100)
+    short = {"type": "scatter", "mode": "lines", "x": F.typed(x[:2000]), "y": F.typed(y[:2000])}
+    kept = [
+        {"type": "scatter", "mode": "markers", "x": F.typed(x), "y": F.typed(y)},          # every marker is data
+        {"type": "scatter", "mode": "lines", "x": F.typed(np.cos(x)), "y": F.typed(y)},   # x turns back
+        {"type": "scatter", "mode": "lines", "x": F.typed(x), "y": F.typed(np.where(x == 50, np.nan, y))},  # a gap
+        {"type": "scatter", "mode": "lines", "x": F.typed(x), "y": F.typed(y), "customdata": F.typed(y)},
+        {"type": "scattergl", "mode": "lines", "x": F.typed(x), "y": F.typed(y)},
+    ]
+    spec = {"data": [short, *kept], "layout": {}}
+    assert fewer_points_spec(spec) is spec
+
+
+def test_page_figures_at_their_defaults_are_sent_whole():
+    """No chart of any page has a line long enough to be thinned at the defaults: what tests read
+    from the charts is what the pages computed."""
+    from bench.harness import app_test
+    from tests.conftest import chart_specs
+    from ui.finish import fewer_points_spec
+
+    for stem in ("coordinates", "rotation", "depth_sum"):
+        for spec in chart_specs(app_test(stem, {"lang": "en"})):
+            assert fewer_points_spec(spec) is spec

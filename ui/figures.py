@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import access, cover, style
-from ui.finish import fit_legend, fit_log_ticks, log_tick_label  # noqa: F401 (vocabulary)
+from ui.finish import fewer_points_spec, fit_legend, fit_log_ticks, log_tick_label  # noqa: F401 (vocabulary)
 from ui.frozen import Frozen, cached_figure, freeze, spec_dict, typed, unchecked  # noqa: F401 (what pages use)
 from ui.lang import current_lang
 
@@ -259,6 +259,31 @@ def build(builder, t, values: dict):
     return builder(t, *(values[name] for name in params_of(builder)))
 
 
+#: thinned variants of shared frozen figures, keyed by the figure's id (kept alive beside it)
+_THINNED: dict[int, tuple[object, Frozen]] = {}
+_MAX_THINNED = 256
+
+
+def screen_points(fig):
+    """``fig`` with its long lines thinned to what a 1400 px screen can show (``ui.finish.
+    fewer_points_spec``): itself when nothing is that long (every page at its defaults), else a
+    frozen variant built once per shared figure. Live figures are sent as they are."""
+    if not isinstance(fig, Frozen):
+        return fig
+    hit = _THINNED.get(id(fig))
+    if hit is not None and hit[0] is fig:
+        return hit[1]
+    spec = fewer_points_spec(fig.spec)
+    if spec is fig.spec:
+        return fig
+    out = Frozen.__new__(Frozen)
+    object.__setattr__(out, "_spec", spec)
+    if len(_THINNED) >= _MAX_THINNED:
+        _THINNED.pop(next(iter(_THINNED)), None)
+    _THINNED[id(fig)] = (fig, out)
+    return out
+
+
 def show(fig: go.Figure | Frozen, key: str | None = None, alt: str | None = None) -> None:
     """Draw ``fig``; under it a one-line text alternative (``alt``, else one made from the figure's
     title, axes and data) and its plotted data one click away (``ui.access``)."""
@@ -268,7 +293,7 @@ def show(fig: go.Figure | Frozen, key: str | None = None, alt: str | None = None
     if not isinstance(fig, Frozen):
         fit_log_ticks(fig)
         fit_legend(fig)
-    st.plotly_chart(style.for_screen(fig), width="stretch", theme=None, config=CONFIG, key=key)
+    st.plotly_chart(style.for_screen(screen_points(fig)), width="stretch", theme=None, config=CONFIG, key=key)
     access.describe_below(fig, key, alt)
 
 

@@ -203,3 +203,106 @@ def fit_legend_spec(layout: dict, data=()) -> None:
         layout["legend"] = {**lg, **plan["legend"]}
         if "height" in plan:
             layout["height"] = plan["height"]
+
+
+# --------------------------------------------------------------------------- points the screen can show
+#: points of one line the browser is sent at most: a figure 1400 px wide has ~1300 px of plot, and
+#: each pixel column shows at most its lowest and highest value (:func:`fewer_points_spec`)
+MAX_LINE_POINTS = 2800
+_ITEM = {"f8": 8, "f4": 4, "i4": 4, "u4": 4, "i2": 2, "u2": 2, "i1": 1, "u1": 1}
+#: trace entries that hold one value per point: a trace with any of them as an array is left whole
+_PER_POINT = ("text", "hovertext", "customdata", "ids", "marker", "error_x", "error_y", "selectedpoints",
+              "width", "base", "offset")
+
+
+def _n_points(v) -> int:
+    """How many values a serialised array holds, without decoding it (typed form: from its length)."""
+    if isinstance(v, dict) and "bdata" in v:
+        if "shape" in v:
+            return -1  # a 2-D array: not a line
+        return len(v["bdata"]) * 3 // 4 // _ITEM.get(v.get("dtype"), 1)
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return len(v)
+    return 0
+
+
+def _array(v) -> np.ndarray | None:
+    if isinstance(v, dict) and "bdata" in v:
+        import base64
+
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+    try:
+        a = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return a if a.ndim == 1 else None
+
+
+def _like(v, a: np.ndarray):
+    """``a`` in the form ``v`` came in (typed, list or array)."""
+    if isinstance(v, dict) and "bdata" in v:
+        import base64
+
+        return {"dtype": v["dtype"], "bdata": base64.b64encode(np.ascontiguousarray(a)).decode("ascii")}
+    if isinstance(v, np.ndarray):
+        return a
+    return a.tolist()
+
+
+def minmax_keep(y: np.ndarray, buckets: int) -> np.ndarray:
+    """Indices of ``y`` that draw the same line on ``buckets`` pixel columns: in each of ``buckets``
+    equal runs of consecutive samples its lowest and its highest (in their order), and both ends.
+    Every extreme of the line is kept: a peak stays as high, a dip as deep."""
+    n = y.size
+    edges = np.linspace(0, n, buckets + 1).round().astype(int)
+    keep = [0, n - 1]
+    for a, b in zip(edges[:-1], edges[1:]):
+        if b > a:
+            seg = y[a:b]
+            keep += [a + int(np.argmin(seg)), a + int(np.argmax(seg))]
+    return np.unique(np.asarray(keep))
+
+
+def fewer_points_trace(tr: dict, max_points: int = MAX_LINE_POINTS) -> dict | None:
+    """A serialised 2-D line trace with more than ``max_points`` points, thinned to what a screen
+    can show (:func:`minmax_keep` over ``max_points // 2`` columns); ``None`` when it is left as it
+    is: fewer points, not a plain line (markers, text, per-point hover or error bars, fills between
+    traces), x not monotone (a curve that turns back: a column's extremes would not be its shape)
+    or gaps (NaN)."""
+    if tr.get("type", "scatter") != "scatter" or tr.get("mode", "lines") != "lines":
+        return None
+    x, y = tr.get("x"), tr.get("y")
+    n = _n_points(y)
+    if n <= max_points or x is None or _n_points(x) != n:
+        return None
+    if any(isinstance(tr.get(k), (dict, list, tuple, np.ndarray)) and k != "marker" for k in _PER_POINT) \
+            or isinstance((tr.get("marker") or {}).get("color"), (dict, list, np.ndarray)) \
+            or tr.get("fill") not in (None, "none"):
+        return None
+    xa, ya = _array(x), _array(y)
+    if xa is None or ya is None or xa.dtype.kind not in "iuf" or ya.dtype.kind not in "iuf":
+        return None
+    if not (np.isfinite(xa).all() and np.isfinite(ya).all()):
+        return None
+    dx = np.diff(xa)
+    if not ((dx >= 0).all() or (dx <= 0).all()):
+        return None
+    k = minmax_keep(ya, max_points // 2)
+    return {**tr, "x": _like(x, xa[k]), "y": _like(y, ya[k])}
+
+
+def fewer_points_spec(spec: dict, max_points: int = MAX_LINE_POINTS) -> dict:
+    """``spec`` (a serialised figure) with its long 2-D lines thinned (:func:`fewer_points_trace`):
+    ``spec`` itself when there is nothing to thin (the usual case: a dict look-up per trace), else a
+    new dict sharing everything else. The figure's CSV (``ui.access``) keeps every point."""
+    data = spec.get("data") or []
+    out = None
+    for i, tr in enumerate(data):
+        if not isinstance(tr, dict) or _n_points(tr.get("y")) <= max_points:
+            continue
+        thin = fewer_points_trace(tr, max_points)
+        if thin is not None:
+            if out is None:
+                out = list(data)
+            out[i] = thin
+    return spec if out is None else {**spec, "data": out}
