@@ -88,7 +88,7 @@ def test_text_alternative_gives_the_plotted_ranges_and_the_data():
     assert d["text"].startswith("A title.")
     assert f"depth τ: from {x.min():.3g} to {x.max():.3g}" in d["text"]
     assert f"norm: from {y_all.min():.3g} to {y_all.max():.3g}" in d["text"]
-    assert "curves: exact, simulation." in d["text"]
+    assert "curves: exact; simulation." in d["text"]
     np.testing.assert_array_equal(d["columns"]["simulation [y]"], 2 * x ** 2 - 0.5)
     np.testing.assert_array_equal(d["columns"]["exact [x]"], x)
 
