@@ -84,14 +84,15 @@ def switch_language(phone, stem: str, lang: str) -> None:
     expand = phone.locator('[data-testid="stExpandSidebarButton"]')
     if expand.is_visible():  # the sidebar is closed (its contents are in the DOM, off screen)
         expand.click()
-        phone.locator('[data-testid="stSidebar"][data-collapsed="false"]').wait_for()
+        phone.locator('[data-testid="stSidebar"][data-collapsed="false"]').wait_for(state="attached")
     radio.click(timeout=30_000)
     phone.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
                             " return h && h.innerText.trim() === t; }", arg=Text(stem, lang)("title"), timeout=WAIT_MS)
     close = phone.locator('[data-testid="stSidebarCollapseButton"]')
     if close.first.is_visible():
         close.first.click()
-        phone.locator('[data-testid="stSidebar"][data-collapsed="true"]').wait_for()
+        # a closed sidebar is 0 px wide, never "visible" to Playwright: wait for the attribute
+        phone.locator('[data-testid="stSidebar"][data-collapsed="true"]').wait_for(state="attached")
     phone.wait_for_function(READY_JS, timeout=WAIT_MS)
 
 
@@ -139,6 +140,10 @@ def test_a_figure_stays_in_view_while_its_slider_moves(server, browser):
         pg.locator('[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"] button').first.click()
         control = b.slider(pg, "beta")
         control.wait_for(state="visible")
+        # the sheet slides in (a CSS transition): measure once it has arrived
+        pg.wait_for_function("() => { const r = document.querySelector('[data-testid=\"stSidebar\"]')"
+                             ".getBoundingClientRect(); return Math.abs(r.left) < 1 && r.width >= innerWidth - 1; }",
+                             timeout=WAIT_MS)
         control.evaluate("e => e.scrollIntoView({block: 'center'})")
         pg.locator(f'[data-testid="stMain"] {b.PLOT}').first.evaluate("e => e.scrollIntoView({block: 'start'})")
 
