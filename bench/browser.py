@@ -85,10 +85,14 @@ WATCH_RUN_JS = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   window.__ranSince = false;
   if (window.__runWatch) window.__runWatch.disconnect();
-  window.__runWatch = new MutationObserver(() => {
-    if (app.getAttribute('data-test-script-state') === 'running') window.__ranSince = true;
+  // A fast run can go running -> notRunning within one batch of mutations: the callback then sees
+  // only the final state, so the records' old values are read too.
+  window.__runWatch = new MutationObserver((records) => {
+    if (app.getAttribute('data-test-script-state') === 'running'
+        || records.some((r) => r.oldValue === 'running')) window.__ranSince = true;
   });
-  window.__runWatch.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  window.__runWatch.observe(app, {attributes: true, attributeOldValue: true,
+                                  attributeFilter: ['data-test-script-state']});
 }"""
 
 
