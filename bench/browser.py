@@ -255,3 +255,22 @@ def full_screenshot(page, path: Path, width: int = 1400, min_height: int = 1000,
     page.set_viewport_size({"width": width, "height": int(min(max(h + 40, min_height), max_height))})
     page.wait_for_timeout(300)  # let responsive charts settle at the new size
     page.screenshot(path=str(path), full_page=True, animations="disabled")
+
+
+#: A held arrow key: ten key-downs at the pace a key repeats (ms between them), dispatched in the
+#: page so that the pace holds however busy the driving process is; ``window.__tlast`` is the
+#: time of the last one (``performance.now()``). bench/latency.py and tests/e2e/test_held_key.py.
+HOLD_GAPS_MS = [33, 50, 80, 40, 60, 33, 70, 45, 80]  # between ten key-downs of one held key
+HOLD_JS = """([n, gaps]) => new Promise((done) => {
+  const e = document.querySelector('.st-key-' + n + ' input[type="range"]');
+  e.focus();
+  const ev = (type, repeat) => new KeyboardEvent(type, {key: 'ArrowRight', code: 'ArrowRight',
+      keyCode: 39, which: 39, bubbles: true, cancelable: true, repeat});
+  let i = 0;
+  const down = () => {
+    e.dispatchEvent(ev('keydown', i > 0));
+    if (i < gaps.length) setTimeout(down, gaps[i++]);
+    else { window.__tlast = performance.now(); e.dispatchEvent(ev('keyup', false)); done(); }
+  };
+  down();
+})"""

@@ -50,6 +50,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench._timing import save_json  # noqa: E402
+from bench.browser import HOLD_GAPS_MS, HOLD_JS  # noqa: E402
 from bench.classroom import Server, _quiet_streamlit, cpu_s, url_path  # noqa: E402
 from bench.wsclient import StreamlitSession  # noqa: E402
 
@@ -231,20 +232,6 @@ def browser_times(browser, url: str, stem: str, moves: int = MOVES) -> dict:
     return out
 
 
-HOLD_GAPS_MS = [33, 50, 80, 40, 60, 33, 70, 45, 80]  # between ten key-downs of one held key
-HOLD_JS = """([n, gaps]) => new Promise((done) => {
-  const e = document.querySelector('.st-key-' + n + ' input[type="range"]');
-  e.focus();
-  const ev = (type, repeat) => new KeyboardEvent(type, {key: 'ArrowRight', code: 'ArrowRight',
-      keyCode: 39, which: 39, bubbles: true, cancelable: true, repeat});
-  let i = 0;
-  const down = () => {
-    e.dispatchEvent(ev('keydown', i > 0));
-    if (i < gaps.length) setTimeout(down, gaps[i++]);
-    else { window.__tlast = performance.now(); e.dispatchEvent(ev('keyup', false)); done(); }
-  };
-  down();
-})"""
 
 
 def sidebar_times(browser, url: str, stem: str) -> dict:

@@ -21,7 +21,7 @@ from ui.page import fmt_value
 
 LESSONS = [e.stem for e in PAGES if e.stem not in ("home", "glossary")]
 PRESSES = 10
-GAPS_MS = [33, 50, 80, 40, 60, 33, 70, 45, 80]  # between the ten key-downs of one held key
+GAPS_MS = b.HOLD_GAPS_MS  # between the ten key-downs of one held key
 #: pages whose first slider is not the one to hold (too few steps to the right of its default)
 SLIDER = {"block": "norm_d"}
 DRAGGED = ["two_point", "coordinates"]
@@ -39,19 +39,7 @@ RECORD_JS = """(n) => {
   window.addEventListener('pointerup', () => { window._tosAtUp = now(); }, true);
   tick();
 }"""
-HOLD_JS = """([n, gaps]) => new Promise((done) => {
-  const e = document.querySelector('.st-key-' + n + ' input[type="range"]');
-  e.focus();
-  const ev = (type, repeat) => new KeyboardEvent(type, {key: 'ArrowRight', code: 'ArrowRight',
-      keyCode: 39, which: 39, bubbles: true, cancelable: true, repeat});
-  let i = 0;
-  const down = () => {
-    e.dispatchEvent(ev('keydown', i > 0));
-    if (i < gaps.length) setTimeout(down, gaps[i++]);
-    else { e.dispatchEvent(ev('keyup', false)); done(); }
-  };
-  down();
-})"""
+HOLD_JS = b.HOLD_JS
 # What the page draws: each chart's data (Plotly's ids left out) and the captions and numbers
 # of the main area (the figures' text alternatives name their plotted ranges).
 DRAWN_JS = """() => {
