@@ -90,9 +90,10 @@ serve-class:
 E2E_WORKERS ?= 4
 PYTEST_RUN := $(NUMBA_LAYER) $(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider --durations=25
 test: $(VENV)/.installed-dev
-	@scripts/ensure_chromium.sh
-	@scripts/ensure_redis.sh
-	$(NUMBA_LAYER) $(BIN)/python -m sim.warm
+	@t0=$$(date +%s); scripts/ensure_chromium.sh > .ensure.log 2>&1 && scripts/ensure_redis.sh >> .ensure.log 2>&1 & \
+	  apt=$$!; $(NUMBA_LAYER) $(BIN)/python -m sim.warm; w=$$?; wait $$apt; a=$$?; cat .ensure.log; rm -f .ensure.log; \
+	  echo "set-up: kernels warmed while Chromium and Redis were checked/installed, $$(( $$(date +%s) - t0 )) s"; \
+	  [ $$w = 0 ] && [ $$a = 0 ]
 	@$(PYTEST_RUN) -n 2 --ignore=tests/e2e tests; rc=$$?; \
 	  if [ $$rc = 5 ]; then echo "pytest collected no tests: that is a failure here" >&2; exit 1; fi; \
 	  [ $$rc = 0 ] || exit $$rc

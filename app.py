@@ -31,6 +31,7 @@ def _start_up() -> None:
 
 # Full runs take turns, first come first served (ui/runs.py): a burst of 30 students finishes
 # one by one instead of all at the end.
+classroom.follow_push()  # a push the class poll saw: its page opens before anything else is done
 with runs.turn():
     st.set_page_config(page_title="Tokens on the Sphere", page_icon=":material/blur_circular:",
                        layout="wide")

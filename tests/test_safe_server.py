@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from ui import jobs, serve
@@ -248,3 +250,56 @@ def test_the_served_entry_drops_foreign_widget_states_before_the_session_sees_th
     Runtime.handle_backmsg(object(), "session-1", msg, client=None)
     assert len(got) == 1
     assert [w.id for w in got[0].rerun_script.widget_states.widgets] == ["$$ID-abc-beta"]
+
+
+def test_a_timed_fragment_rerun_during_a_full_run_is_dropped(monkeypatch):
+    """The class poll (``st.fragment(run_every=...)``) asks for a fragment rerun every second. One
+    asked for while the session's full run is in progress is dropped by the served entry (it would
+    otherwise run the moment the full run ends, back to back with it: what left a student's page
+    blank under the banner); a click inside a fragment (not timed), a full rerun, and a timed rerun
+    of another session or after the full run pass."""
+    from streamlit.runtime.runtime import Runtime
+    from streamlit.web.server.starlette import starlette_app, starlette_server
+
+    from ui import runs
+
+    got = []
+    monkeypatch.setattr(Runtime, "handle_backmsg", lambda self, sid, msg, client=None: got.append((sid, msg)))
+    for mod, name in ((starlette_server, "_get_uvicorn_config_kwargs"),
+                      (starlette_app, "create_streamlit_middleware")):
+        monkeypatch.setattr(mod, name, getattr(mod, name))
+    g = serve.Guard()
+    serve.install_guards(g)
+
+    def rerun(fragment: str = "", auto: bool = False) -> BackMsg:
+        m = BackMsg()
+        m.rerun_script.fragment_id = fragment
+        m.rerun_script.is_auto_rerun = auto
+        return m
+
+    monkeypatch.setattr(runs, "_FULL", {"busy"})
+    for sid, msg in (("busy", rerun("poll", auto=True)), ("busy", rerun("box")), ("busy", rerun()),
+                     ("idle", rerun("poll", auto=True))):
+        Runtime.handle_backmsg(object(), sid, msg, client=None)
+    assert [(sid, m.rerun_script.fragment_id, m.rerun_script.is_auto_rerun) for sid, m in got] == [
+        ("busy", "box", False), ("busy", "", False), ("idle", "poll", True)]
+    assert g.dropped_polls == 1
+    runs._FULL.discard("busy")                                   # the full run has ended
+    Runtime.handle_backmsg(object(), "busy", rerun("poll", auto=True), client=None)
+    assert got[-1][0] == "busy" and g.dropped_polls == 1
+
+
+def test_a_full_run_registers_its_session_while_it_lasts(monkeypatch):
+    from ui import runs
+
+    monkeypatch.setattr(runs, "_session_id", lambda: "s1")
+    assert not runs.in_full_run("s1")
+    with runs.turn():
+        assert runs.in_full_run("s1")
+        with runs.released():          # waiting for a shared heavy job: still this run
+            assert runs.in_full_run("s1")
+    assert not runs.in_full_run("s1")
+    with pytest.raises(RuntimeError):
+        with runs.turn():
+            raise RuntimeError("a page that fails")
+    assert not runs.in_full_run("s1")

@@ -65,6 +65,7 @@ _BEAT = "_class_beat"        # session: when this student last told the store it
 _SLOT = "_class_slot"        # session (one run): the teacher panel's place for push / ask
 _BANK = "_class_bank"        # session (instructor): the lesson page last shown, for the console
 _VIEW_BANK = "_class_view_bank"  # session (instructor): (pushed view, its bank), for the console
+_GO = "_class_go"            # session: a pushed view to open at the top of the next full run
 ADHOC = "_adhoc"
 ADHOC_RTOL = 0.05
 MAX_PROMPT = 200
@@ -314,11 +315,38 @@ def _show_toasts(lang: str) -> None:
 
 
 def _go(view: dict, lang: str, code: str) -> None:
+    """Open ``view`` (its page and parameters, this session's language and class). Called only at
+    the top of a full run (:func:`follow_push`), never inside a fragment: the poll and the banner's
+    buttons ask for it with :func:`_go_next`."""
     if view.get("page") not in _stems():
         return
     query = {str(k): str(v) for k, v in (view.get("query") or {}).items() if k not in ("lang", "class")}
     st.session_state["_active_page"] = None  # the page reads its values from the URL again
     st.switch_page(_page(view["page"], lang), query_params={"lang": lang, "class": code, **query})
+
+
+def follow_push() -> None:
+    """First thing in a full run (app.py, before the run waits for its turn): a push that the poll
+    saw (:func:`_go_next`) opens its page now, in this session's language, before anything is
+    drawn."""
+    s = st.session_state
+    view = s.pop(_GO, None)
+    code = s.get(_CODE)
+    if view is not None and code is not None:
+        from ui.lang import current_lang
+
+        _go(view, current_lang(), code)
+
+
+def _go_next(view: dict) -> None:
+    """From a fragment (the poll, the banner): open ``view`` on a full run of the app, now.
+
+    ``st.switch_page`` called inside a ``run_every`` fragment could leave a student's page blank
+    under the banner (the URL already the new page's, its body never drawn) when the fragment's
+    next timed run met the page switch: seen in loaded browser runs. A full rerun that switches
+    page before it draws anything takes Streamlit's ordinary path."""
+    st.session_state[_GO] = view
+    st.rerun()
 
 
 def _apply_latest(lang: str, version: int | None = None) -> None:
@@ -332,7 +360,7 @@ def _apply_latest(lang: str, version: int | None = None) -> None:
         return
     s[_SEEN], s[_VIEW] = version, view
     _toast("held" if view.get("hold") else "pushed")
-    _go(view, lang, code)
+    _go_next(view)
 
 
 def _flush(code: str) -> None:
@@ -478,7 +506,7 @@ def _poll(code: str, lang: str) -> None:
         here = s.get("_active_page")
         if view.get("hold") and here is not None and here != view.get("page"):
             _toast("held")
-            _go(view, lang, code)
+            _go_next(view)
     old = s.get(_STAMP)
     if old is not None and old[1:] != stamp[1:]:
         _toast("question" if stamp[1] != old[1] else "revealed")

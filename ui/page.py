@@ -399,7 +399,13 @@ def setup(schema: PageSchema, *, header: bool = True, placed: tuple = ()) -> Ctx
     if header:
         st.title(t("title"))
         if t.has("subtitle"):
-            st.caption(t("subtitle"))
+            # a subtitle that states a step's answer (``Step.covers`` names "subtitle") waits
+            # like the figures while the student predicts (decided here: the steps come later)
+            hidden = predict.covered_texts(schema.stem, schema.steps, {n: state[n] for n in res.params})
+            if hidden and "subtitle" in hidden:
+                st.caption(Text("predict", lang)("ui.covered_subtitle"))
+            else:
+                st.caption(t("subtitle"))
         _style.print_header(t, res, {name: state[name] for name in res.params})
     if res.errors:
         # keys, values and names from the file are the instructor's text: shown literally

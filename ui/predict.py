@@ -309,6 +309,18 @@ def progress(stem: str, steps_: tuple[Step, ...], values: dict) -> tuple[int, in
     return len(done), sum(1 for r in done if r.get("ok")), len(steps_)
 
 
+def covered_texts(stem: str, steps_: tuple[Step, ...], values: dict) -> frozenset | None:
+    """What the cover hides on page ``stem`` now: ``None`` when the student is not predicting
+    (the "Predict first" box closed, every step answered for these values, or "show anyway"
+    on), else the page text keys that state an unanswered step's answer (``Step.covers``)."""
+    s = st.session_state
+    if not steps_ or not s.get(f"_predict_open_{stem}") or s.get(f"_predict_peek_{stem}", False):
+        return None
+    rec = s.get(_STATE, {}).get(stem, {})
+    open_ = [x for x in steps_ if not (answered(rec.get(x.id)) and rec[x.id].get("snap") == snapshot(x, values))]
+    return frozenset(k for x in open_ for k in x.covers) if open_ else None
+
+
 def steps(ctx) -> None:
     """Draw the page's 'Predict first' steps in one expander (nothing if the page has none).
 
@@ -332,11 +344,9 @@ def steps(ctx) -> None:
         st.markdown(p("ui.how"))
         done, right, n = progress(stem, page_steps, values)
         st.caption(p("ui.progress", done=done, right=right, n=n))
-        peek = st.session_state.get(f"_predict_peek_{stem}", False)
-        if done < n and not peek:
-            rec = _store(stem)
-            open_ = [s for s in page_steps if not (answered(rec.get(s.id)) and rec[s.id].get("snap") == snapshot(s, values))]
-            cover.set_cover(stem, {k for s in open_ for k in s.covers})
+        texts = covered_texts(stem, page_steps, values)
+        if texts is not None:
+            cover.set_cover(stem, texts)
         for i, step in enumerate(page_steps, 1):
             if i > 1:
                 st.divider()

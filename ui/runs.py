@@ -8,6 +8,9 @@ the lock in 5 ms slices, so every one of them finishes near the end of the whole
 student is served after about k runs, so the median halves and the last is no later. The same
 holds for any burst (50 students moving sliders at once).
 
+While a session's full run is in progress its id is in a set (:func:`in_full_run`): the server
+drops the timed fragment reruns (``run_every``) that the browser asks for meanwhile (``ui.serve``).
+
 What does not take a turn: fragment reruns (the class poll, the class box's buttons: they never
 run ``app.py``), and a run while it waits for a shared heavy job (``ui.jobs.heavy`` gives its turn
 back with :func:`released` while it only shows progress).
@@ -38,6 +41,8 @@ def slots(environ=os.environ) -> int:
 
 
 _sem = threading.Semaphore(slots())
+#: sessions whose full run is in progress (between the start and the end of :func:`turn`)
+_FULL: set = set()
 #: counters for tests and the latency scripts: runs admitted, runs that waited, total wait seconds
 stats = {"runs": 0, "waited": 0, "wait_s": 0.0, "timeouts": 0}
 
@@ -58,12 +63,33 @@ def turn():
     stats["runs"] += 1
     stats["wait_s"] += time.perf_counter() - t0
     _HELD.on = got
+    sid = _session_id()
+    if sid is not None:
+        _FULL.add(sid)
     try:
         yield
     finally:
+        if sid is not None:
+            _FULL.discard(sid)
         if getattr(_HELD, "on", False):  # still held (released() may have failed to take it back)
             _HELD.on = False
             _sem.release()
+
+
+def _session_id() -> str | None:
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+    except Exception:  # noqa: BLE001 - no Streamlit
+        return None
+    return getattr(ctx, "session_id", None) if ctx is not None else None
+
+
+def in_full_run(session_id: str) -> bool:
+    """True while a full run of ``session_id`` is in progress (``ui.serve``: a timed fragment
+    rerun asked for meanwhile is dropped, see there)."""
+    return session_id in _FULL
 
 
 @contextlib.contextmanager

@@ -213,6 +213,7 @@ class Guard:
         self.strike_window_s, self.strikes_to_close = strike_window_s, strikes_to_close
         self._strikes: dict = {}
         self.slowed = self.closed = 0
+        self.dropped_polls = 0  #: timed fragment reruns dropped during a full run (install_guards)
 
     def admit(self, session_id: str, client_key, kind: str, now: float,
               address: str | None = None) -> tuple[str, float]:
@@ -398,6 +399,8 @@ def install_guards(guard: Guard | None = None) -> None:
     from streamlit.runtime.runtime import Runtime
     from streamlit.web.server.starlette import starlette_server
 
+    from ui import runs
+
     if getattr(Runtime.handle_backmsg, "_guarded", False):
         return
     g = guard or GUARD
@@ -434,6 +437,14 @@ def install_guards(guard: Guard | None = None) -> None:
             mine.pop(next(iter(mine)))
         if len(tabs) > Bucket.MAX_KEYS:
             tabs.pop(next(iter(tabs)))
+        if kind == "fragment" and msg.rerun_script.is_auto_rerun and runs.in_full_run(session_id):
+            # A timed fragment rerun (the class poll) asked for while this session's full run is in
+            # progress would be queued and run the moment that run ends; the browser then gets the
+            # end of one run and the whole of the next at once, and a student's page could be left
+            # blank under the class banner until the next full run (seen in loaded browser runs).
+            # The timer asks again within its interval; the full run draws the fragment anyway.
+            g.dropped_polls += 1
+            return None
         verdict, wait = g.admit(session_id, ck, kind, time.monotonic(), addr)
         if verdict == "ok":
             return orig(self, session_id, msg, client=client)
@@ -449,9 +460,10 @@ def install_guards(guard: Guard | None = None) -> None:
         if kind == "other":
             return None          # heartbeats and the like: dropped while over budget
         entry = held.get(session_id)
-        if entry is not None:    # the newest rerun supersedes the held one
-            held[session_id] = (msg, client, entry[2])
-            return None
+        if entry is not None:    # the newest rerun supersedes the held one ...
+            if not (kind == "fragment" and _kind(entry[0]) == "rerun"):
+                held[session_id] = (msg, client, entry[2])
+            return None          # ... but a fragment's never a full one's (which redraws it too)
         loop = asyncio.get_event_loop()
         held[session_id] = (msg, client, loop.call_later(wait, _release, self, session_id))
         return None

@@ -27,7 +27,7 @@ STEPS = (
     Step("collapse", V.HP, hemi_collapse, kind="choice", choices=("one", "spread"),
          reveal=V.diam_figure, reveal_args=V.hemi_args,
          metrics=lambda v: [("diam", f"{hemi_final_diameter(v):.2e}")],
-         covers=("statement", "notice")),
+         covers=("subtitle", "statement", "notice")),
     Step("clusters", V.CP, hemi_clusters, rtol=0.0, atol=0.5, reveal=V.clusters_figure, reveal_args=V.contrast_args,
          texts=lambda v: {"cb": f"{v['contrast_beta']:g}", "ch": f"{v['contrast_horizon']:g}"},
          covers=("contrast.numbers",)),

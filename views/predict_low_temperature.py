@@ -56,9 +56,9 @@ def _texts(v: dict) -> dict:
 
 STEPS = (
     Step("target", ("model", "gap"), target, kind="choice", choices=TARGETS, reveal=V.scene_figure,
-         covers=("model",)),
+         covers=("subtitle", "model")),
     Step("w2_start", ("model", "n", "seeds"), w2_start, rtol=0.15, reveal=V.w2_figure, texts=_texts,
          metrics=lambda v: [("end", fmt(float(_data(v)["w2"][-1, :, -1].mean()), 3))]),
     Step("log_beta", ("log10_beta",), log_beta, rtol=0.1, reveal=V.dist_figure, texts=_texts,
-         metrics=lambda v: [("log10", fmt(v["log10_beta"], 3))]),
+         metrics=lambda v: [("log10", fmt(v["log10_beta"], 3))], covers=("subtitle",)),
 )

@@ -29,7 +29,7 @@ STEPS = (
          covers=("statement", "notice")),
     Step("peak", ("M",), nn_peak, rtol=0.1, reveal=V.response_figure,
          metrics=lambda v: [("m_over_e", fmt(abs(v["M"]) / math.e))],
-         covers=("statement", "notice")),
+         covers=("subtitle", "statement", "notice")),
     Step("regime", ("delta",), nn_regime, kind="choice",
          choices=("monotone", "zero", "alternating", "neutral", "divergent"), reveal=V.euler_scalar_figure,
          texts=lambda v: {"delta_s": f"{v['delta']:g}"},

@@ -53,10 +53,10 @@ def _mc(v: dict) -> list:
 STEPS = (
     Step("current", OU, current, kind="choice", choices=("rotates", "balanced"),
          reveal=V.cloud_figure, texts=_texts,
-         covers=("sgd", "sgd_notice")),
+         covers=("subtitle", "sgd", "sgd_notice")),
     Step("rate", OU, rate, rtol=0.1, atol=0.005, reveal=V.area_figure, texts=_texts, metrics=_mc,
          covers=("sgd", "sgd_notice")),
     Step("curl", FFN, curl, kind="choice", choices=("gradient", "curl"), reveal=V.ffn_figure,
          texts=_texts, metrics=lambda v: [("max_curl", f"{max_curl(v):.3e}")],
-         covers=("ffn", "notice")),
+         covers=("subtitle", "ffn", "notice")),
 )

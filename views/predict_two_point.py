@@ -47,7 +47,7 @@ def _tp_texts(v: dict) -> dict:
 STEPS = (
     Step("smaller", TP, tp_smaller, kind="choice", choices=("sa", "usa", "same"),
          reveal=V.angle_figure, texts=_tp_texts,
-         covers=("notice", "questions")),
+         covers=("subtitle", "notice", "questions")),
     Step("sa_end", TP, tp_sa_end, rtol=0.25, atol=0.002, texts=_tp_texts,
          metrics=lambda v: [("sa", fmt(tp_end_angles(v)[0])), ("usa", fmt(tp_end_angles(v)[1]))]),
     Step("energy0", ("beta", "theta0"), tp_energy0, rtol=0.05, reveal=V.energy_figure),

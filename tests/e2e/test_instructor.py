@@ -440,7 +440,8 @@ def open_class(teacher, server: str, lang: str):
     return link, code
 
 
-@pytest.mark.parametrize("teacher_lang,student_lang", [("en", "zh"), ("zh", "en")])
+# one way: the rehearsal (test_rehearsal.py) drives a Chinese teacher with English students
+@pytest.mark.parametrize("teacher_lang,student_lang", [("en", "zh")])
 def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lang, teacher_server, tabs, shots):
     tt, ts = T(teacher_lang), T(student_lang)
     teacher = signed_in_tab(tabs, teacher_server, teacher_lang)
