@@ -257,7 +257,8 @@ def test_a_timed_fragment_rerun_during_a_full_run_is_dropped(monkeypatch):
     asked for while the session's full run is in progress is dropped by the served entry (it would
     otherwise run the moment the full run ends, back to back with it: what left a student's page
     blank under the banner); a click inside a fragment (not timed), a full rerun, and a timed rerun
-    of another session or after the full run pass."""
+    of another session or after the full run pass. After a page switch, a timed request that
+    still names the page left is dropped, a click's is moved to the page shown."""
     from streamlit.runtime.runtime import Runtime
     from streamlit.web.server.starlette import starlette_app, starlette_server
 
@@ -271,10 +272,11 @@ def test_a_timed_fragment_rerun_during_a_full_run_is_dropped(monkeypatch):
     g = serve.Guard()
     serve.install_guards(g)
 
-    def rerun(fragment: str = "", auto: bool = False) -> BackMsg:
+    def rerun(fragment: str = "", auto: bool = False, page: str = "") -> BackMsg:
         m = BackMsg()
         m.rerun_script.fragment_id = fragment
         m.rerun_script.is_auto_rerun = auto
+        m.rerun_script.page_script_hash = page
         return m
 
     monkeypatch.setattr(runs, "_FULL", {"busy"})
@@ -288,17 +290,28 @@ def test_a_timed_fragment_rerun_during_a_full_run_is_dropped(monkeypatch):
     Runtime.handle_backmsg(object(), "busy", rerun("poll", auto=True), client=None)
     assert got[-1][0] == "busy" and g.dropped_polls == 1
 
+    # the session was switched to another page (a push): requests still naming the old page
+    monkeypatch.setattr(runs, "_PAGE", {"busy": "lesson"})
+    got.clear()
+    for msg in (rerun("poll", auto=True, page="home"), rerun("box", page="home"),
+                rerun("poll", auto=True, page="lesson"), rerun("poll", auto=True)):
+        Runtime.handle_backmsg(object(), "busy", msg, client=None)
+    assert [(m.rerun_script.fragment_id, m.rerun_script.page_script_hash) for _, m in got] == [
+        ("box", "lesson"), ("poll", "lesson"), ("poll", "")], "a click is kept, on the page shown"
+    assert g.dropped_polls == 2
+
 
 def test_a_full_run_registers_its_session_while_it_lasts(monkeypatch):
     from ui import runs
 
     monkeypatch.setattr(runs, "_session_id", lambda: "s1")
+    monkeypatch.setattr(runs, "_page_hash", lambda: "page-a")
     assert not runs.in_full_run("s1")
     with runs.turn():
         assert runs.in_full_run("s1")
         with runs.released():          # waiting for a shared heavy job: still this run
             assert runs.in_full_run("s1")
-    assert not runs.in_full_run("s1")
+    assert not runs.in_full_run("s1") and runs.page_of("s1") == "page-a"
     with pytest.raises(RuntimeError):
         with runs.turn():
             raise RuntimeError("a page that fails")

@@ -8,8 +8,10 @@ the lock in 5 ms slices, so every one of them finishes near the end of the whole
 student is served after about k runs, so the median halves and the last is no later. The same
 holds for any burst (50 students moving sliders at once).
 
-While a session's full run is in progress its id is in a set (:func:`in_full_run`): the server
-drops the timed fragment reruns (``run_every``) that the browser asks for meanwhile (``ui.serve``).
+While a session's full run is in progress its id is in a set (:func:`in_full_run`), and the page
+that run ran is kept (:func:`page_of`): the server drops the timed fragment reruns (``run_every``)
+that the browser asks for meanwhile, and those asked for from a page the session has left
+(``ui.serve``).
 
 What does not take a turn: fragment reruns (the class poll, the class box's buttons: they never
 run ``app.py``), and a run while it waits for a shared heavy job (``ui.jobs.heavy`` gives its turn
@@ -20,6 +22,7 @@ waited ``MAX_WAIT_S`` runs anyway: an overloaded server degrades to sharing, it 
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import threading
@@ -43,6 +46,9 @@ def slots(environ=os.environ) -> int:
 _sem = threading.Semaphore(slots())
 #: sessions whose full run is in progress (between the start and the end of :func:`turn`)
 _FULL: set = set()
+#: session -> the page (script hash) its latest full run ran: what the browser shows now
+_PAGE: "collections.OrderedDict[str, str]" = collections.OrderedDict()
+_MAX_SESSIONS = 4096
 #: counters for tests and the latency scripts: runs admitted, runs that waited, total wait seconds
 stats = {"runs": 0, "waited": 0, "wait_s": 0.0, "timeouts": 0}
 
@@ -71,6 +77,12 @@ def turn():
     finally:
         if sid is not None:
             _FULL.discard(sid)
+            page = _page_hash()
+            if page:
+                _PAGE[sid] = page
+                _PAGE.move_to_end(sid)
+                while len(_PAGE) > _MAX_SESSIONS:
+                    _PAGE.popitem(last=False)
         if getattr(_HELD, "on", False):  # still held (released() may have failed to take it back)
             _HELD.on = False
             _sem.release()
@@ -84,6 +96,22 @@ def _session_id() -> str | None:
     except Exception:  # noqa: BLE001 - no Streamlit
         return None
     return getattr(ctx, "session_id", None) if ctx is not None else None
+
+
+def _page_hash() -> str | None:
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        return ctx.page_script_hash if ctx is not None else None
+    except Exception:  # noqa: BLE001 - no Streamlit, or no page yet
+        return None
+
+
+def page_of(session_id: str) -> str | None:
+    """The page (script hash) that ``session_id``'s latest full run ran, if any (``ui.serve``:
+    a fragment rerun asked for from another page is stale, see there)."""
+    return _PAGE.get(session_id)
 
 
 def in_full_run(session_id: str) -> bool:

@@ -213,7 +213,7 @@ class Guard:
         self.strike_window_s, self.strikes_to_close = strike_window_s, strikes_to_close
         self._strikes: dict = {}
         self.slowed = self.closed = 0
-        self.dropped_polls = 0  #: timed fragment reruns dropped during a full run (install_guards)
+        self.dropped_polls = 0  #: stale timed fragment reruns dropped (:func:`_stale_fragment`)
 
     def admit(self, session_id: str, client_key, kind: str, now: float,
               address: str | None = None) -> tuple[str, float]:
@@ -389,6 +389,29 @@ class BrowserCookie:
         return await self.app(scope, receive, send_with_cookie)
 
 
+def _stale_fragment(rerun, session_id: str, runs) -> bool:
+    """Whether a fragment rerun request is stale: True drops it, and a click's request asked for
+    from a page the session has just left is moved to the page it is on now.
+
+    A browser's timed fragment (``run_every``: the class poll) asks to rerun with the page it
+    shows. After the server switched the session to another page (a teacher's push), requests
+    already on their way still name the old page; Streamlit 1.67 runs such a fragment rerun with
+    that old page and tells the browser so, and the browser then drops every element of the page
+    it has just drawn: a student's page left blank under the class banner until the next full run
+    (seen in loaded browser runs; the websocket frames show the new page's elements arriving, then
+    fragment runs naming the old page). Timed requests are dropped (the timer asks again within
+    its interval, with the right page), also while the session's full run is in progress (it
+    would run back to back with the full run, which draws the fragment anyway)."""
+    if rerun.is_auto_rerun and runs.in_full_run(session_id):
+        return True
+    now = runs.page_of(session_id)
+    if now and rerun.page_script_hash and rerun.page_script_hash != now:
+        if rerun.is_auto_rerun:
+            return True
+        rerun.page_script_hash = now   # a click in the banner as the page switched: kept
+    return False
+
+
 def install_guards(guard: Guard | None = None) -> None:
     """Patch the runtime's websocket entry (``Runtime.handle_backmsg``) with :class:`Guard`, clean
     widget states, and cap inbound frames at :data:`INBOUND_MAX_BYTES`."""
@@ -437,12 +460,7 @@ def install_guards(guard: Guard | None = None) -> None:
             mine.pop(next(iter(mine)))
         if len(tabs) > Bucket.MAX_KEYS:
             tabs.pop(next(iter(tabs)))
-        if kind == "fragment" and msg.rerun_script.is_auto_rerun and runs.in_full_run(session_id):
-            # A timed fragment rerun (the class poll) asked for while this session's full run is in
-            # progress would be queued and run the moment that run ends; the browser then gets the
-            # end of one run and the whole of the next at once, and a student's page could be left
-            # blank under the class banner until the next full run (seen in loaded browser runs).
-            # The timer asks again within its interval; the full run draws the fragment anyway.
+        if kind == "fragment" and _stale_fragment(msg.rerun_script, session_id, runs):
             g.dropped_polls += 1
             return None
         verdict, wait = g.admit(session_id, ck, kind, time.monotonic(), addr)
