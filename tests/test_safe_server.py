@@ -316,3 +316,26 @@ def test_a_full_run_registers_its_session_while_it_lasts(monkeypatch):
         with runs.turn():
             raise RuntimeError("a page that fails")
     assert not runs.in_full_run("s1")
+
+
+def test_a_queued_fragment_rerun_runs_on_the_page_shown(monkeypatch):
+    """A fragment rerun queued before a page switch (a push) runs on the page the session shows
+    now, not on the page it was asked from; a full rerun, and a fragment of a session with no
+    page yet, are left as they are."""
+    from types import SimpleNamespace
+
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+
+    from ui import runs
+
+    seen = []
+    monkeypatch.setattr(ScriptRunner, "_run_script", lambda self, rd: seen.append(rd))
+    serve._fragments_on_the_page_shown()
+    monkeypatch.setattr(runs, "_PAGE", {"s": "lesson"})
+    me, other = SimpleNamespace(_session_id="s"), SimpleNamespace(_session_id="new")
+    ScriptRunner._run_script(me, RerunData(fragment_id_queue=["poll"], page_script_hash="home"))
+    ScriptRunner._run_script(me, RerunData(page_script_hash="home"))
+    ScriptRunner._run_script(other, RerunData(fragment_id_queue=["poll"], page_script_hash="home"))
+    assert [(r.fragment_id_queue, r.page_script_hash) for r in seen] == [
+        (["poll"], "lesson"), ([], "home"), (["poll"], "home")]

@@ -1,4 +1,4 @@
-"""Serve the app: ``python -m ui.serve [options]`` is ``streamlit run app.py [options]`` plus six fixes.
+"""Serve the app: ``python -m ui.serve [options]`` is ``streamlit run app.py [options]`` plus seven fixes.
 
 1. **Routing.** Streamlit treats an app with a folder named ``pages/`` beside its main script as a
    legacy (v1) multipage app until some session has executed ``st.navigation`` — a process-wide
@@ -41,6 +41,11 @@
    signed, HttpOnly, expiring cookie (:func:`ui.safe.make_token`); ``POST /_app/signout`` clears
    it and revokes it on every replica (in the shared class store, :mod:`ui.class_store`, until the
    cookie's expiry). A short or guessable key stops the server at start (:func:`check_key_strength`).
+
+7. **Fragment reruns on the page shown** (:func:`_stale_fragment`, :func:`_fragments_on_the_page_shown`):
+   a fragment rerun that names a page the session has left (the class poll, in flight while a
+   push switched the page) is dropped if timed, or run on the page shown; otherwise Streamlit 1.67
+   tells the browser it is on the old page and the browser drops the new page's elements.
 
 ``make run``, the Docker image, the tests and the benchmarks all start the server this way.
 """
@@ -412,6 +417,34 @@ def _stale_fragment(rerun, session_id: str, runs) -> bool:
     return False
 
 
+def _fragments_on_the_page_shown() -> None:
+    """A fragment rerun already queued when the session was switched to another page runs on the
+    page the session shows now (``ScriptRunner._run_script`` wrapped once; see
+    :func:`_stale_fragment` for why: its run would tell the browser it is on the old page, and the
+    browser would drop the new page's elements). Recorded websocket frames of a blank student
+    page showed such a run right after the pushed page's run: a poll request accepted while the
+    old page was still the session's, queued behind the push's own runs."""
+    import dataclasses
+
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+
+    from ui import runs
+
+    if getattr(ScriptRunner._run_script, "_on_page_shown", False):
+        return
+    orig = ScriptRunner._run_script
+
+    def run(self, rerun_data):
+        if rerun_data.fragment_id_queue and rerun_data.page_script_hash:
+            now = runs.page_of(getattr(self, "_session_id", None))
+            if now and now != rerun_data.page_script_hash:
+                rerun_data = dataclasses.replace(rerun_data, page_script_hash=now)
+        return orig(self, rerun_data)
+
+    run._on_page_shown = True  # type: ignore[attr-defined]
+    ScriptRunner._run_script = run
+
+
 def install_guards(guard: Guard | None = None) -> None:
     """Patch the runtime's websocket entry (``Runtime.handle_backmsg``) with :class:`Guard`, clean
     widget states, and cap inbound frames at :data:`INBOUND_MAX_BYTES`."""
@@ -488,6 +521,7 @@ def install_guards(guard: Guard | None = None) -> None:
 
     guarded._guarded = True  # type: ignore[attr-defined]
     Runtime.handle_backmsg = guarded
+    _fragments_on_the_page_shown()
 
     kwargs = starlette_server._get_uvicorn_config_kwargs
 
