@@ -20,7 +20,7 @@ from tests.e2e import browser as b
 from tests.e2e.browser import WAIT_MS
 from tests.e2e.conftest import ROOT
 from tests.e2e.test_instructor import MAIN, SB, STEM, T, button, open_class, open_nav_link, see, sign_in
-from tests.e2e.test_instructor_more import pick
+from tests.e2e.test_instructor_more import flip, pick, release_switch
 from ui import classroom
 from ui.i18n import Text
 from ui.predict import human, live_question
@@ -207,12 +207,18 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
         _in_banner(pg, C(lang)("banner.right" if ok else "banner.wrong"))
 
     # the page's worked answers released: on the students' pages without a reload
-    toggle = teacher.locator(f".st-key-_release_{STEM}")
-    toggle.scroll_into_view_if_needed()
-    toggle.locator("label").first.click()
+    release_switch(teacher).scroll_into_view_if_needed()
+    flip(teacher, True, "zh")
     for pg, lang, _ in students:
         pg.locator(f'{MAIN} [data-testid="stExpander"] summary',
                    has_text=T(lang)("answers.title", i=1)).first.wait_for(timeout=WAIT_MS)
+    # ... and hidden again: released answers are the server's, and this worker's server goes on
+    # to serve other tests (test_instructor.py checks that a student sees no answers)
+    flip(teacher, False, "zh")
+    for pg, lang, _ in students:
+        pg.wait_for_function("([sel, t]) => ![...document.querySelectorAll(sel)].some(e => e.innerText.includes(t))",
+                             arg=[f'{MAIN} [data-testid="stExpander"] summary', T(lang)("answers.title", i=1)],
+                             timeout=WAIT_MS)
 
     # the instructor reloads: still signed in (the signed cookie) and in charge of the class (the
     # store keeps which class this sign-in teaches), nothing typed again
