@@ -304,8 +304,9 @@ def test_a_timed_fragment_rerun_during_a_full_run_is_dropped(monkeypatch):
 def test_a_full_run_registers_its_session_while_it_lasts(monkeypatch):
     from ui import runs
 
-    monkeypatch.setattr(runs, "_session_id", lambda: "s1")
-    monkeypatch.setattr(runs, "_page_hash", lambda: "page-a")
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(runs, "_run_ctx", lambda: SimpleNamespace(session_id="s1", page_script_hash="page-a"))
     assert not runs.in_full_run("s1")
     with runs.turn():
         assert runs.in_full_run("s1")

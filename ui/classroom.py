@@ -339,17 +339,14 @@ def follow_push() -> None:
 
 
 def _go_next(view: dict) -> None:
-    """From a fragment (the poll, the banner): open ``view`` on a full run of the app, now.
-
-    ``st.switch_page`` called inside a ``run_every`` fragment could leave a student's page blank
-    under the banner (the URL already the new page's, its body never drawn) when the fragment's
-    next timed run met the page switch: seen in loaded browser runs. A full rerun that switches
-    page before it draws anything takes Streamlit's ordinary path."""
+    """From a fragment (the poll, the banner): open ``view`` on a full run of the app, now: the
+    page switch then takes Streamlit's ordinary path, before anything is drawn. (Fragment reruns
+    still on their way from the page left are handled by the server: ``ui.serve``, point 7.)"""
     st.session_state[_GO] = view
     st.rerun()
 
 
-def _apply_latest(lang: str, version: int | None = None) -> None:
+def _apply_latest(version: int | None = None) -> None:
     """If a newer push exists, go to its page with its parameters (this session's language)."""
     s = st.session_state
     code = s.get(_CODE)
@@ -501,7 +498,7 @@ def _poll(code: str, lang: str) -> None:
             st.rerun()
         return
     if s.get(_FOLLOW):
-        _apply_latest(lang, stamp[0])
+        _apply_latest(stamp[0])
         view = s.get(_VIEW) or {}
         here = s.get("_active_page")
         if view.get("hold") and here is not None and here != view.get("page"):
@@ -550,7 +547,7 @@ def _box(code: str, lang: str, t: Text) -> None:
             if st.button(t("class.follow"), key="_class_refollow", type="tertiary"):
                 s[_FOLLOW] = True
                 s[_SEEN] = 0
-                _apply_latest(lang)
+                _apply_latest()
                 st.rerun(scope="fragment")
     if q:
         try:

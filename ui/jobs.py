@@ -48,7 +48,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
-from ui.runs import released
+from ui.runs import released, session_id
 
 __all__ = ["Busy", "Superseded", "Job", "JobPool", "calls", "heavy", "pool", "workers"]
 
@@ -348,16 +348,6 @@ def pool(lane: str = "panel") -> JobPool:
 
 
 # --------------------------------------------------------------------------- the page side
-def _session_id() -> str | None:
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-        ctx = get_script_run_ctx()
-        return ctx.session_id if ctx is not None else None
-    except Exception:  # noqa: BLE001 - outside a Streamlit run
-        return None
-
-
 def _label(t, key: str, fallback: str, **fmt) -> str:
     if t is not None and t(f"ui.{key}") != f"ui.{key}":    # common.toml [ui], English as fallback
         return t(f"ui.{key}", **fmt)
@@ -403,7 +393,7 @@ def heavy(key: Hashable, fn: Callable[..., Any], *, start: bool, t=None, text: s
     import streamlit as st
 
     p = jobs or pool(lane)
-    sid = _session_id()
+    sid = session_id()
     mine = st.session_state.setdefault("_jobs_mine", set())   # keys this session asked for
     job = p.find(key)
     if start:

@@ -69,7 +69,8 @@ def turn():
     stats["runs"] += 1
     stats["wait_s"] += time.perf_counter() - t0
     _HELD.on = got
-    sid = _session_id()
+    ctx = _run_ctx()
+    sid = getattr(ctx, "session_id", None)
     if sid is not None:
         _FULL.add(sid)
     try:
@@ -77,7 +78,7 @@ def turn():
     finally:
         if sid is not None:
             _FULL.discard(sid)
-            page = _page_hash()
+            page = _page_hash(ctx)
             if page:
                 _PAGE[sid] = page
                 _PAGE.move_to_end(sid)
@@ -88,23 +89,25 @@ def turn():
             _sem.release()
 
 
-def _session_id() -> str | None:
+def _run_ctx():
+    """This thread's Streamlit run context, or None (no Streamlit, outside a run)."""
     try:
         from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
-        ctx = get_script_run_ctx()
+        return get_script_run_ctx()
     except Exception:  # noqa: BLE001 - no Streamlit
         return None
-    return getattr(ctx, "session_id", None) if ctx is not None else None
 
 
-def _page_hash() -> str | None:
+def session_id() -> str | None:
+    """The id of the session whose run this thread executes, or None."""
+    return getattr(_run_ctx(), "session_id", None)
+
+
+def _page_hash(ctx) -> str | None:
     try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-        ctx = get_script_run_ctx()
         return ctx.page_script_hash if ctx is not None else None
-    except Exception:  # noqa: BLE001 - no Streamlit, or no page yet
+    except Exception:  # noqa: BLE001 - no page yet
         return None
 
 
