@@ -158,20 +158,25 @@ def sidebar_link(page, url_path: str):
     return link
 
 
-def _click_and_wait(page, link, path: str) -> None:
-    """Click a sidebar link; return once the address is the page's, its run has started (or 20 s
-    passed: a run can be over before the watch sees it) and the page is ready."""
+def _click_and_wait(page, link, path: str, title: str) -> None:
+    """Click a sidebar link; return once the address is the page's, the main area's title is
+    ``title`` (the page's own, in the language shown) and the page is ready (run finished, every
+    figure drawn). The title tells the new page from the old one however fast its run was (a watch
+    for the run's start could miss a run that began and ended between two observations)."""
     from bench import browser as b
 
-    page.evaluate(b.WATCH_RUN_JS)
     link.click()
-    page.wait_for_function("(p) => location.pathname.replace(/\\/$/, '').endsWith('/' + p) || (!p && true)",
-                           arg=path, timeout=b.WAIT_MS)
-    try:
-        page.wait_for_function("() => window.__ranSince === true", timeout=20_000)
-    except Exception:  # noqa: BLE001 - see the docstring
-        pass
+    page.wait_for_function(
+        "([p, t]) => { if (!(location.pathname.replace(/\\/$/, '').endsWith('/' + p) || !p)) return false;"
+        " const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+        " return !!h && h.innerText.trim() === t; }", arg=[path, title], timeout=b.WAIT_MS)
     b.wait_ready(page)
+
+
+def page_title(stem: str, lang: str = "en") -> str:
+    from ui.i18n import Text
+
+    return Text(stem, lang)("title")
 
 
 def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 3000,
@@ -207,7 +212,7 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
         counting["on"] = True
         c0 = tree_cpu_s()
         t0 = time.perf_counter()
-        _click_and_wait(page, link, path)
+        _click_and_wait(page, link, path, page_title(stem, lang))
         open_s = time.perf_counter() - t0
         c1 = tree_cpu_s()
         counting["on"] = False
@@ -233,7 +238,7 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
         counts = page.evaluate(COUNTS_JS)
         errors = b.exceptions(page)
         # back to the home page, then the same page again: the chart code is loaded now
-        _click_and_wait(page, sidebar_link(page, ""), "")
+        _click_and_wait(page, sidebar_link(page, ""), "", page_title("home", lang))
         warm = one_open(page, sidebar_link(page, url_path(stem)))
     finally:
         ctx.close()

@@ -237,7 +237,7 @@ def browser_times(browser, url: str, stem: str, moves: int = MOVES) -> dict:
 def sidebar_times(browser, url: str, stem: str) -> dict:
     """``open_s`` (sidebar click -> drawn), its Chromium CPU, and ``held_ms`` (see the docstring)."""
     from bench import browser as b
-    from bench.browser_cost import _click_and_wait, sidebar_link, tree_cpu_s
+    from bench.browser_cost import _click_and_wait, page_title, sidebar_link, tree_cpu_s
 
     res = b.resolved(stem)
     out: dict = {}
@@ -248,7 +248,7 @@ def sidebar_times(browser, url: str, stem: str) -> dict:
         page.wait_for_timeout(3000)
         link = sidebar_link(page, url_path(stem))
         c0, t0 = tree_cpu_s(), time.perf_counter()
-        _click_and_wait(page, link, url_path(stem))
+        _click_and_wait(page, link, url_path(stem), page_title(stem))
         out["open_s"] = time.perf_counter() - t0
         out["open_cpu_s"] = tree_cpu_s() - c0
         p = next((q for q in res.params.values() if q.kind in ("float", "int")
