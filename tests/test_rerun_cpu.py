@@ -3,10 +3,13 @@ slider to a value nobody used before, so every datum and figure that depends on 
 afresh. The CPU seconds (``time.process_time``: this process, all threads — the page script, Numba,
 AppTest's own bookkeeping) of that one rerun must stay within the page's budget.
 
-The budgets are twice what was measured here (docs/performance.md, *CPU per distinct rerun*: the table per page, and
-``scripts/rerun_cpu.py`` for the same number on a real server): a page that gets twice as expensive
-per slider move fails. Most of a distinct rerun is the page's own simulation at the new value;
-see docs/performance.md for what is left above the 40 ms the issue asked for. The measured numbers are
+This is a guard against a page that becomes several times as expensive per slider move, not a
+benchmark: the numbers are measured and tabled by ``scripts/rerun_cpu.py`` (a real server) and
+docs/performance.md, *CPU per distinct rerun*. CPU time per rerun moves with the machine (a CI
+machine of this kind measured glossary's same-state rerun at 56 ms where ours measure 20-26 ms), with
+the other xdist worker sharing the core's caches, and with a garbage collection landing in the run;
+so the budget of a page is ``max(RATIO * measured, FLOOR_MS)``: four times what was measured here, and
+never under 200 ms, the noise of a rerun that is mostly Streamlit's own bookkeeping. The measured numbers are
 printed (``pytest -s``)."""
 from __future__ import annotations
 
@@ -17,15 +20,16 @@ import pytest
 
 from tests.conftest import STEMS, app_test
 
-#: ms of CPU per distinct rerun: 2x the larger of two runs of this test (docs/performance.md), rounded up to 10;
-#: two_point, measures, low_temperature, nonnormal and block lowered on 2026-12-01 (branch rerun2,
-#: two runs at load average ~6 on 2 cores: 200/126, 63/100, 124/145, 97/142, 72/104 ms)
-BUDGET_MS = {
-    "home": 70, "glossary": 50,             # no slider: a same-state rerun
-    "two_point": 400, "hemisphere": 300, "measures": 200, "low_temperature": 290,
-    "gaussian_width": 350, "width": 260, "nonnormal": 290, "depth_sum": 930,
-    "coordinates": 120, "rotation": 110, "block": 210,
+#: ms of CPU per distinct rerun as measured in-process here (the larger of two runs of this test at
+#: load ~6 on 2 cores, 2026-12-01; docs/performance.md has the real-server column)
+MEASURED_MS = {
+    "home": 35, "glossary": 25,             # no slider: a same-state rerun
+    "two_point": 200, "hemisphere": 150, "measures": 100, "low_temperature": 145,
+    "gaussian_width": 175, "width": 130, "nonnormal": 145, "depth_sum": 465,
+    "coordinates": 60, "rotation": 55, "block": 105,
 }
+RATIO, FLOOR_MS = 4, 200
+BUDGET_MS = {stem: max(RATIO * ms, FLOOR_MS) for stem, ms in MEASURED_MS.items()}
 
 
 @pytest.fixture(autouse=True)
