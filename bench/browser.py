@@ -106,6 +106,46 @@ def after_rerun(page, action, timeout: float = WAIT_MS) -> None:
     wait_ready(page, timeout)
 
 
+#: True when the text or number field ``el`` holds a value the app has taken: what it shows is
+#: ``want`` (a number field shows it formatted: "6" for "6.0") and Streamlit's "Press Enter to
+#: apply" hint, shown while a field holds an edit not yet sent, is gone.
+COMMITTED_JS = """(el, want) => {
+  const box = el.closest('[data-testid="stTextInput"], [data-testid="stNumberInput"]') || el.parentElement;
+  const hint = box && box.querySelector('[data-testid="InputInstructions"]');
+  if (hint && hint.innerText.trim()) return false;
+  const a = el.value.trim(), b = String(want).trim();
+  return a === b || (a !== '' && b !== '' && Number(a) === Number(b));
+}"""
+
+
+def commit_text(page, box, text: str, timeout: float = WAIT_MS, tries: int = 4) -> None:
+    """Type ``text`` into the text or number field ``box`` (a locator) and press Enter, as a person
+    does; return once the app has taken the value (the rerun it causes has started, or the field
+    shows the value with no edit pending) and the page is ready again.
+
+    Under load a run already going can redraw the field after the fill and put the server's value
+    back, so the Enter commits nothing and no run follows. A person would see their text gone and
+    type it again: so does this. A run can also start and end unseen by the run watch (seen once
+    in 74 tests at load ~20: the number field then showed the value taken, "6" for "6.0"): the
+    field's own state then says the value was taken. Typing the same text again is harmless: a
+    field whose value is already taken sends nothing on Enter."""
+    for attempt in range(tries):
+        page.evaluate(WATCH_RUN_JS)
+        box.fill(text)
+        box.press("Enter")
+        try:
+            page.wait_for_function("() => window.__ranSince === true", timeout=timeout / tries)
+            break
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError
+            wait_ready(page, timeout)
+            if box.evaluate(COMMITTED_JS, text):
+                break
+            if attempt == tries - 1:
+                raise AssertionError(f"the app did not take {text!r} after {tries} tries (typed, Enter); "
+                                     f"the field shows {box.input_value()!r}") from None
+    wait_ready(page, timeout)
+
+
 def click_until(target, done, tries: int = 3, timeout: float = WAIT_MS) -> None:
     """Click ``target`` (a locator) until ``done`` (a locator) is visible, at most ``tries`` times.
 
@@ -122,6 +162,25 @@ def click_until(target, done, tries: int = 3, timeout: float = WAIT_MS) -> None:
         except Exception:  # noqa: BLE001 - playwright's TimeoutError
             if attempt == tries - 1:
                 raise
+
+
+def open_page(page, server: str, stem: str, lang: str = "en", timeout: float = WAIT_MS) -> None:
+    """Open ``stem`` at its defaults, in ``lang``, the cheaper way a student does: from the sidebar
+    when the tab already shows this server's app in that language on another page (the app's code
+    and the chart library are loaded: about a third less browser CPU than a load), else by a load
+    of its address. Returns once the page's title is shown and it is ready."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from bench.browser_cost import page_title, sidebar_link, _click_and_wait
+    from bench.classroom import url_path
+
+    here = urlsplit(page.url)
+    path = url_path(stem)
+    same_app = page.url.startswith(server.rstrip("/") + "/") and parse_qs(here.query).get("lang") == [lang]
+    if same_app and here.path.strip("/") != path and not page.locator(EXCEPTION).count():
+        _click_and_wait(page, sidebar_link(page, path), path, page_title(stem, lang))
+    else:
+        goto(page, f"{server}/{path}?lang={lang}", timeout)
 
 
 def goto(page, url: str, timeout: float = WAIT_MS) -> None:

@@ -206,9 +206,12 @@ def _grid(p, k: int) -> list:
     return vals or [p.clamp(p.max)]
 
 
-def plans(n_sessions: int, stems: list[str] | None = None, same_values: bool = False) -> list[PagePlan]:
+def plans(n_sessions: int, stems: list[str] | None = None, same_values: bool = False,
+          distinct: int | None = None) -> list[PagePlan]:
     """What every student does on each page. ``same_values``: everyone moves the first slider
-    to the same value (cache hits after the first: isolates per-session cost and memory)."""
+    to the same value (cache hits after the first: isolates per-session cost and memory);
+    ``distinct``: the sessions share that many values (student ``i`` takes value ``i % distinct``:
+    identical requests at the same instant beside distinct ones)."""
     import importlib
 
     _quiet_streamlit()
@@ -225,7 +228,8 @@ def plans(n_sessions: int, stems: list[str] | None = None, same_values: bool = F
         first = next((p for p in res.params.values() if p.kind in ("float", "int")), None)
         if first is not None:
             plan.slider = first.name
-            plan.slider_values = _grid(first, 1 if same_values else max(n_sessions, 1))
+            k = 1 if same_values else max(min(distinct or n_sessions, n_sessions), 1)
+            plan.slider_values = _grid(first, k)
         plan.link_query = {"lang": "en", **{n: fmt_value(p, p.other_value()) for n, p in res.params.items()}}
         out.append(plan)
     return out
@@ -419,7 +423,7 @@ async def run_classroom(url: str | list[str], n: int, pid: int | list[int] | Non
                         stems: list[str] | None = None,
                         timeout: float = 120.0, lang_mix: bool = True, warm_up: bool = True,
                         rounds: int = 1, think: float = 0.0, spread: float = 0.0,
-                        same_values: bool = False) -> ClassroomResult:
+                        same_values: bool = False, distinct: int | None = None) -> ClassroomResult:
     """Drive ``n`` concurrent sessions against a running server; ``pid`` for RSS/CPU readings.
 
     ``url`` may be a list of replicas: student ``i`` then uses ``url[i % len(url)]`` for its whole
@@ -431,7 +435,7 @@ async def run_classroom(url: str | list[str], n: int, pid: int | list[int] | Non
     ``st.cache_data`` filling up (same values: cache hits)."""
     urls = [url] if isinstance(url, str) else list(url)
     pids = [] if pid is None else [pid] if isinstance(pid, int) else list(pid)
-    plan = plans(n, stems, same_values)
+    plan = plans(n, stems, same_values, distinct)
     idle = _sum(rss_mb, pids)
     if warm_up:
         for u in urls:

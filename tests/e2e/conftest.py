@@ -166,3 +166,42 @@ def fresh_tabs(browser, **context):
 def shots() -> Path:
     SHOTS.mkdir(exist_ok=True)
     return SHOTS
+
+
+def _tree_cpu_s(root: int) -> dict[str, float]:
+    """CPU seconds of ``root``'s live descendants (their reaped children included), by kind:
+    Chromium's processes, everything else (this worker's servers)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    kids, cpu, comm = {}, {}, {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            head, rest = (d / "stat").read_text().rsplit(")", 1)
+        except OSError:
+            continue
+        f = rest.split()
+        kids.setdefault(int(f[1]), []).append(int(d.name))
+        cpu[int(d.name)] = sum(int(x) for x in f[11:15]) / tick  # utime stime cutime cstime
+        comm[int(d.name)] = head.split("(", 1)[1]
+    out, todo = {"chromium": 0.0, "other": 0.0}, list(kids.get(root, []))
+    while todo:
+        p = todo.pop()
+        out["chromium" if "chrom" in comm.get(p, "") else "other"] += cpu.get(p, 0.0)
+        todo += kids.get(p, [])
+    return out
+
+
+@pytest.fixture(autouse=True)
+def _cpu_per_test(request):
+    """With ``E2E_CPU=<file>``, append per test the CPU its worker's Chromium and servers spent
+    (a loaded run's wall time says little about what a test costs): ``make e2e E2E_CPU=cpu.tsv``."""
+    path = os.environ.get("E2E_CPU")
+    if not path:
+        yield
+        return
+    c0 = _tree_cpu_s(os.getpid())
+    yield
+    c1 = _tree_cpu_s(os.getpid())
+    with open(path, "a") as f:
+        f.write(f"{request.node.nodeid}\t{c1['chromium'] - c0['chromium']:.1f}\t{c1['other'] - c0['other']:.1f}\n")

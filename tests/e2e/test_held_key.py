@@ -8,8 +8,9 @@ them) all at the last value pressed, and the slider must never move back by itse
 run that wrote its value back into the widget used to pull it back: 74 -> 72 -> 74). The same with
 a mouse drag on two pages.
 
-One tab, the session's server; each page is opened once and once more by its final URL (the
-reference drawing of the value pressed to, mostly from the server's cache).
+One tab, the session's server; each page is opened from the sidebar (a load where the tab shows
+another app or language) and loaded once more by its final URL (the reference drawing of the value
+pressed to, mostly from the server's cache).
 """
 from __future__ import annotations
 
@@ -55,10 +56,6 @@ DRAWN_JS = """() => {
 SETTLED_JS = "([n, v]) => new URLSearchParams(location.search).get(n) === v && (" + b.READY_JS + ")()"
 
 
-def url(server: str, stem: str) -> str:
-    return f"{server}/{stem}?lang=en"
-
-
 def held_slider(stem: str):
     params = b.resolved(stem).params
     if stem in SLIDER:
@@ -100,7 +97,7 @@ def check_settled(page, stem: str, p, want, before: dict, how: str) -> None:
 def test_held_key_settles_on_the_last_value(stem, server, page):
     p = held_slider(stem)
     want = p.clamp(p.default + PRESSES * p.step)
-    b.goto(page, url(server, stem))
+    b.open_page(page, server, stem)  # from the sidebar: what a student does between pages
     assert b.same(b.widget_value(page, stem, p), p.default)
     before = page.evaluate(DRAWN_JS)
     page.evaluate(RECORD_JS, p.name)
@@ -112,7 +109,7 @@ def test_held_key_settles_on_the_last_value(stem, server, page):
 def test_mouse_drag_settles_where_released(stem, server, page):
     p = held_slider(stem)
     target = p.clamp(p.default + PRESSES * p.step)
-    b.goto(page, url(server, stem))
+    b.open_page(page, server, stem)
     before = page.evaluate(DRAWN_JS)
     page.evaluate(RECORD_JS, p.name)
     thumb = page.locator(f'.st-key-{p.name} [data-testid="stSliderThumbValue"]').locator("..").first

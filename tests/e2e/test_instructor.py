@@ -179,8 +179,7 @@ def field(pg, name: str, f: str):
 
 def set_field(pg, name: str, f: str, value) -> None:
     box = field(pg, name, f)
-    box.fill(str(value))
-    b.after_rerun(pg, lambda: box.press("Enter"))
+    b.commit_text(pg, box, str(value))
 
 
 def row_of(pg, name: str):

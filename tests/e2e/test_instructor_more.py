@@ -273,8 +273,7 @@ def preset_row(pg, pid: str) -> dict:
 
 def type_into(pg, key: str, text: str) -> None:
     box = pg.locator(f".st-key-{key} input").first
-    box.fill(text)
-    b.after_rerun(pg, lambda: box.press("Enter"))
+    b.commit_text(pg, box, text)
 
 
 def press(pg, key: str, done) -> None:

@@ -100,8 +100,7 @@ def _answer(pg, lang: str, qid: int, value) -> None:
     else:
         box = pg.locator(f".st-key-_class_ans_{qid} input")
         box.wait_for(timeout=WAIT_MS)
-        box.fill(f"{value:.10g}")
-        b.after_rerun(pg, lambda: box.press("Enter"))
+        b.commit_text(pg, box, f"{value:.10g}")
     b.wait_ready(pg)
     _until(pg, button(pg, T(lang)("class.send"), BANNER).click,
            lambda ms: _in_banner(pg, T(lang)("class.sent"), timeout=ms))
