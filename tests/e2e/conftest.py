@@ -195,7 +195,7 @@ def _tree_cpu_s(root: int) -> dict[str, float]:
 @pytest.fixture(autouse=True)
 def _cpu_per_test(request):
     """With ``E2E_CPU=<file>``, append per test the CPU its worker's Chromium and servers spent
-    (a loaded run's wall time says little about what a test costs): ``make e2e E2E_CPU=cpu.tsv``."""
+    (a loaded run's wall time says little about what a test costs): ``E2E_CPU=cpu.tsv make e2e``."""
     path = os.environ.get("E2E_CPU")
     if not path:
         yield
