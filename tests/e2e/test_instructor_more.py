@@ -267,8 +267,19 @@ def preset_rows(pg) -> list[dict]:
     return pg.evaluate(PRESET_ROWS_JS, STEM)
 
 
-def preset_row(pg, pid: str) -> dict:
-    return next(r for r in preset_rows(pg) if r["id"] == pid)
+def preset_row(pg, pid: str, timeout_s: float = 30) -> dict:
+    """The editor's row whose name field shows ``pid``. A rename is committed when its field shows the
+    new name, but the rerun it starts redraws the rows (a busy run may show the old name for a moment):
+    wait for the row, and say which names were there if it never came."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        b.wait_ready(pg)
+        rows = preset_rows(pg)
+        row = next((r for r in rows if r["id"] == pid), None)
+        if row is not None:
+            return row
+        assert time.monotonic() < deadline, f"no preset row named {pid!r} in the editor: {[r['id'] for r in rows]}"
+        pg.wait_for_timeout(100)
 
 
 def type_into(pg, key: str, text: str) -> None:
