@@ -11,6 +11,18 @@ from sim.attention import api
 from sim.attention.reference import simulate_reference
 
 
+@pytest.fixture(autouse=True)
+def _keep_the_installed_hook():
+    """Each test starts without a hook and leaves the one it found: importing app.py installs the
+    app's hook for the whole process, and another test on the same worker may have done so."""
+    before = _interrupt._hook
+    _interrupt.install(None)
+    try:
+        yield
+    finally:
+        _interrupt.install(before)
+
+
 @pytest.fixture
 def hook():
     calls = []
