@@ -4,6 +4,7 @@ queued cold load per session (``ui.jobs``)."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -340,3 +341,48 @@ def test_a_queued_fragment_rerun_runs_on_the_page_shown(monkeypatch):
     ScriptRunner._run_script(other, RerunData(fragment_id_queue=["poll"], page_script_hash="home"))
     assert [(r.fragment_id_queue, r.page_script_hash) for r in seen] == [
         (["poll"], "lesson"), ([], "home"), (["poll"], "home")]
+
+
+def test_a_download_made_on_click_outlives_other_sessions_runs(monkeypatch):
+    """A deferred download's file survives the ends of other sessions' runs (each calls
+    ``remove_orphaned_files``) until it is fetched, and is dropped once its time is up."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+    from streamlit.runtime.media_file_storage import MediaFileStorageError
+
+    serve._keep_fresh_downloads()
+    serve._keep_fresh_downloads()  # installed once
+    assert MediaFileManager.execute_deferred._keeps_fresh
+
+    def made(mgr) -> str:
+        fid = mgr.add_deferred(lambda: "a,b\n1,2\n", "text/csv", "coord-1", file_name="r.csv")
+        url = mgr.execute_deferred(fid)
+        return url.rsplit("/", 1)[-1].split(".", 1)[0]
+
+    def stored(mgr, fid) -> bool:
+        try:
+            mgr._storage.get_file(fid)
+            return True
+        except MediaFileStorageError:
+            return False
+
+    # Streamlit's own rule: two run ends and the unreferenced download is gone
+    mgr = MediaFileManager(MemoryMediaFileStorage("/media"))
+    fid = made(mgr)
+    streamlit_rule = MediaFileManager._get_inactive_file_ids._streamlit
+    monkeypatch.setattr(mgr, "_get_inactive_file_ids", lambda: streamlit_rule(mgr))
+    mgr.remove_orphaned_files()
+    mgr.remove_orphaned_files()
+    assert not stored(mgr, fid)
+
+    # served: it outlives many run ends, then goes once its time is up
+    monkeypatch.setattr(serve, "FRESH_DOWNLOAD_S", 0.3)
+    mgr = MediaFileManager(MemoryMediaFileStorage("/media"))
+    fid = made(mgr)
+    for _ in range(30):
+        mgr.remove_orphaned_files()
+    assert stored(mgr, fid) and mgr._storage.get_file(fid).content == b"a,b\n1,2\n"
+    time.sleep(0.35)
+    mgr.remove_orphaned_files()
+    mgr.remove_orphaned_files()
+    assert not stored(mgr, fid)

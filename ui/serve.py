@@ -1,4 +1,4 @@
-"""Serve the app: ``python -m ui.serve [options]`` is ``streamlit run app.py [options]`` plus seven fixes.
+"""Serve the app: ``python -m ui.serve [options]`` is ``streamlit run app.py [options]`` plus eight fixes.
 
 1. **Routing.** Streamlit treats an app with a folder named ``pages/`` beside its main script as a
    legacy (v1) multipage app until some session has executed ``st.navigation`` — a process-wide
@@ -46,6 +46,14 @@
    a fragment rerun that names a page the session has left (the class poll, in flight while a
    push switched the page) is dropped if timed, or run on the page shown; otherwise Streamlit 1.67
    tells the browser it is on the old page and the browser drops the new page's elements.
+
+8. **A download made on click lives until it is fetched** (:func:`_keep_fresh_downloads`). A
+   download button whose data is made on click (``data=callable``: the class results, a figure's
+   data) answers the click with the address of a file the browser then fetches. Streamlit 1.67
+   stores that file unreferenced, and the end of *any* session's run deletes unreferenced
+   downloads on its second pass: in a class, where every student's poll ends a run each second,
+   the file could be gone before the browser asked for it (the teacher's results download
+   "canceled" in a loaded browser run). Such a file is kept for :data:`FRESH_DOWNLOAD_S` seconds.
 
 ``make run``, the Docker image, the tests and the benchmarks all start the server this way.
 """
@@ -445,6 +453,49 @@ def _fragments_on_the_page_shown() -> None:
     ScriptRunner._run_script = run
 
 
+#: seconds a download made on click is kept for its fetch, whatever runs end meanwhile
+FRESH_DOWNLOAD_S = 60.0
+
+
+def _keep_fresh_downloads() -> None:
+    """Keep each file made by a deferred download for :data:`FRESH_DOWNLOAD_S` seconds
+    (``MediaFileManager.execute_deferred`` and ``_get_inactive_file_ids`` wrapped once; see point 8
+    of the module's docstring)."""
+    import threading
+    import time
+
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    if getattr(MediaFileManager.execute_deferred, "_keeps_fresh", False):
+        return
+    now = time.monotonic
+    fresh: dict[str, float] = {}     # file id -> until when it is kept
+    lock = threading.Lock()
+    run_deferred, inactive = MediaFileManager.execute_deferred, MediaFileManager._get_inactive_file_ids
+
+    def execute_deferred(self, file_id: str) -> str:
+        url = run_deferred(self, file_id)
+        made = url.rsplit("/", 1)[-1].split(".", 1)[0]
+        with lock:
+            fresh[made] = now() + FRESH_DOWNLOAD_S
+            if len(fresh) > 4096:            # a flood of clicks: the oldest go first
+                fresh.pop(next(iter(fresh)))
+        return url
+
+    def inactive_ids(self) -> set[str]:
+        ids = inactive(self)
+        t = now()
+        with lock:
+            for k in [k for k, until in fresh.items() if until <= t]:
+                del fresh[k]
+            return ids - fresh.keys()
+
+    execute_deferred._keeps_fresh = True  # type: ignore[attr-defined]
+    inactive_ids._streamlit = inactive  # type: ignore[attr-defined]
+    MediaFileManager.execute_deferred = execute_deferred
+    MediaFileManager._get_inactive_file_ids = inactive_ids
+
+
 def install_guards(guard: Guard | None = None) -> None:
     """Patch the runtime's websocket entry (``Runtime.handle_backmsg``) with :class:`Guard`, clean
     widget states, and cap inbound frames at :data:`INBOUND_MAX_BYTES`."""
@@ -522,6 +573,7 @@ def install_guards(guard: Guard | None = None) -> None:
     guarded._guarded = True  # type: ignore[attr-defined]
     Runtime.handle_backmsg = guarded
     _fragments_on_the_page_shown()
+    _keep_fresh_downloads()
 
     kwargs = starlette_server._get_uvicorn_config_kwargs
 
