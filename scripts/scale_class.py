@@ -187,12 +187,14 @@ async def answer_round(teacher: Instructor, members: list[Member], store: cs.Red
 
 async def teacher_on(addr: str, cookie: str) -> bool:
     """Whether a new session straight to replica ``addr`` with this instructor cookie gets the
-    instructor's controls (the "Open a class" button)."""
+    instructor's controls: "Open a class", or, for a sign-in that teaches a class already (the
+    class store remembers it), that class's results and "Close the class"."""
     s = ClassSession(f"http://{addr}", timeout=90, cookies={"app_instructor": cookie})
     await s.connect()
     try:
         await s.checked(s.rerun("", query_string="lang=en"), "home page")
-        return "_class_open" in s.widget_values or any(w.endswith("_class_open") for w in s._elements)
+        mine = ("_class_open", "_class_close", "_class_csv")
+        return any(k in s.widget_values for k in mine) or any(w.endswith(mine) for w in s._elements)
     finally:
         await s.close()
 
