@@ -356,8 +356,7 @@ def test_a_download_made_on_click_outlives_other_sessions_runs(monkeypatch):
 
     def made(mgr) -> str:
         fid = mgr.add_deferred(lambda: "a,b\n1,2\n", "text/csv", "coord-1", file_name="r.csv")
-        url = mgr.execute_deferred(fid)
-        return url.rsplit("/", 1)[-1].split(".", 1)[0]
+        return serve.download_file_id(mgr.execute_deferred(fid))
 
     def stored(mgr, fid) -> bool:
         try:

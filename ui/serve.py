@@ -457,6 +457,11 @@ def _fragments_on_the_page_shown() -> None:
 FRESH_DOWNLOAD_S = 60.0
 
 
+def download_file_id(url: str) -> str:
+    """The media file id in a download address (``<endpoint>/<id><.ext>``)."""
+    return url.rsplit("/", 1)[-1].split(".", 1)[0]
+
+
 def _keep_fresh_downloads() -> None:
     """Keep each file made by a deferred download for :data:`FRESH_DOWNLOAD_S` seconds
     (``MediaFileManager.execute_deferred`` and ``_get_inactive_file_ids`` wrapped once; see point 8
@@ -475,9 +480,8 @@ def _keep_fresh_downloads() -> None:
 
     def execute_deferred(self, file_id: str) -> str:
         url = run_deferred(self, file_id)
-        made = url.rsplit("/", 1)[-1].split(".", 1)[0]
         with lock:
-            fresh[made] = now() + FRESH_DOWNLOAD_S
+            fresh[download_file_id(url)] = now() + FRESH_DOWNLOAD_S
             if len(fresh) > 4096:            # a flood of clicks: the oldest go first
                 fresh.pop(next(iter(fresh)))
         return url
@@ -573,7 +577,6 @@ def install_guards(guard: Guard | None = None) -> None:
     guarded._guarded = True  # type: ignore[attr-defined]
     Runtime.handle_backmsg = guarded
     _fragments_on_the_page_shown()
-    _keep_fresh_downloads()
 
     kwargs = starlette_server._get_uvicorn_config_kwargs
 
@@ -773,6 +776,7 @@ def main(argv: list[str] | None = None) -> None:
     if not clear_cache_allowed():
         refuse_clear_cache()
     install_guards()
+    _keep_fresh_downloads()
     install_signin_routes()
     check_key_strength()
     os.environ.setdefault("STREAMLIT_SERVER_MAX_WIDGET_STATE_SIZE", "1")  # MB, after parsing too
