@@ -91,3 +91,38 @@ def test_preset_flag_shows_answers_in_chinese(tmp_path, monkeypatch):
     assert _answer_expanders(at) == [f"答案 {i}" for i in range(1, n + 1)]
     plain = app_test(PAGE, {"preset": "hot", "lang": "zh"})
     assert _answer_expanders(plain) == []
+
+
+def test_a_read_begun_before_the_switch_does_not_undo_it(monkeypatch):
+    """A student's thread reads the store (old state) while the teacher releases the page; that
+    read ends after the release. The teacher's own next read must see the release (else the switch
+    springs back off on the teacher's screen and stays so: seen in a loaded browser rehearsal)."""
+    import threading
+
+    from ui import class_store as cs
+
+    store = cs.MemoryStore()
+    began, finish = threading.Event(), threading.Event()
+    real = store.released_pages
+
+    def slow_read():
+        old = real()          # the state before the switch ...
+        began.set()
+        finish.wait(10)       # ... delivered after it
+        return old
+
+    monkeypatch.setattr(cs, "get_store", lambda: store)
+    monkeypatch.setattr(ans, "_seen", {"at": -1e9, "pages": frozenset(), "gen": 0})
+    monkeypatch.setattr(store, "released_pages", slow_read)
+    got = {}
+    student = threading.Thread(target=lambda: got.setdefault("student", ans.released_pages()))
+    student.start()
+    assert began.wait(10)
+    monkeypatch.setattr(store, "released_pages", real)
+    ans.release(PAGE, True)
+    finish.set()
+    student.join(10)
+    assert got["student"] == {PAGE}, "the late read returned the state before the switch"
+    assert ans.released(PAGE), "the late read overwrote the switch"
+    ans.release(PAGE, False)
+    assert not ans.released(PAGE)

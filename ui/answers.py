@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
 
 import streamlit as st
@@ -33,8 +34,10 @@ from ui import instructor
 from ui.i18n import Text
 from ui.spec import load_file
 
-#: this process's copy of the released pages and when it was read (every page run asks)
-_seen: dict = {"at": -math.inf, "pages": frozenset()}
+#: this process's copy of the released pages and when it was read (every page run asks); ``gen``
+#: counts this process's own switches, so that a read begun before one cannot overwrite it
+_seen: dict = {"at": -math.inf, "pages": frozenset(), "gen": 0}
+_seen_lock = threading.Lock()
 RECHECK_S = 1.0
 _log = logging.getLogger(__name__)
 LAST_VIEW = "_last_view"  # session: {"stem", "values", "query"} of the last page viewed (editor, class push)
@@ -57,21 +60,38 @@ def released(stem: str) -> bool:
 def released_pages() -> frozenset:
     """Every page whose answers are released (the same once-a-second read as :func:`released`);
     the class poll compares it with what the page drew, so a release reaches a student within
-    the poll interval without a reload."""
+    the poll interval without a reload.
+
+    Many sessions' threads ask at once. A store read that began before this process's own
+    :func:`release` returns the old set; it is dropped, not cached (else the teacher's switch
+    springs back: the teacher's own rerun would read that stale copy, fresh for a second, and
+    show the switch off, with nothing to run the page again)."""
     now = time.monotonic()
-    if now - _seen["at"] >= RECHECK_S:
-        try:
-            _seen["pages"] = frozenset(cs.get_store().released_pages())
-        except cs.STORE_ERRORS as exc:
-            _log.warning("released answers: store unreachable (%s); keeping the last state", type(exc).__name__)
-        _seen["at"] = now
-    return _seen["pages"]
+    with _seen_lock:
+        if now - _seen["at"] < RECHECK_S:
+            return _seen["pages"]
+        gen = _seen.get("gen", 0)
+    try:
+        pages = frozenset(cs.get_store().released_pages())
+    except cs.STORE_ERRORS as exc:
+        _log.warning("released answers: store unreachable (%s); keeping the last state", type(exc).__name__)
+        pages = None
+    with _seen_lock:
+        if _seen.get("gen", 0) == gen:
+            if pages is not None:
+                _seen["pages"] = pages
+            _seen["at"] = now
+        return _seen["pages"]
 
 
 def release(stem: str, on: bool) -> None:
     """Release (or withdraw) page ``stem``'s answers for everyone, on every replica."""
     cs.get_store().set_released(stem, on)
-    _seen["at"] = -math.inf  # this process reads it again at once
+    with _seen_lock:  # this process knows the new state at once; reads already under way are dropped
+        _seen["gen"] = _seen.get("gen", 0) + 1
+        pages = _seen["pages"]
+        _seen["pages"] = pages | {stem} if on else pages - {stem}
+        _seen["at"] = -math.inf  # and the next read takes every other replica's switches too
 
 
 def preset_shows_answers(stem: str, preset: str | None) -> bool:

@@ -130,7 +130,8 @@ class MemoryStore(Store):
         return self._revoked.get(str(nonce), 0.0) > time.time()
 
     def released_pages(self) -> set[str]:
-        return set(self._released)
+        with self._lock:
+            return set(self._released)
 
     def set_released(self, stem: str, on: bool) -> None:
         with self._lock:
