@@ -20,7 +20,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-backg
                  "--disable-dev-shm-usage"]
 VIEWPORT = {"width": 1400, "height": 1000}
 
-PLOT = '[data-testid="stPlotlyChart"]'
+PLOT = '[data-testid="appPlotlyChart"]'
 PLOT_SVG = f'{PLOT} .main-svg'
 EXCEPTION = '[data-testid="stException"]'
 
@@ -32,14 +32,16 @@ WAIT_MS = 240_000
 ALERT = '[data-testid="stAlert"]'
 
 # A page is ready when the script is not running, nothing on it is stale from the previous run,
-# no element is still a placeholder (Plotly's code is loaded lazily: until then a chart is an
-# stSkeleton, for a second or more after the script has finished) and every chart has drawn.
+# no element is still a placeholder and every chart has drawn (plotly.js is loaded lazily: a chart's
+# element is on the page a second or more before its figure is drawn).
 _DRAWN = """
   if (document.querySelector('[data-testid="stSkeleton"]')) return false;
   if (!document.querySelector('[data-testid="stMain"] h1')) return false;
-  for (const c of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+  // a chart (ui/chart.py) is a Streamlit component: its wrapper is there before its code has run
+  for (const c of document.querySelectorAll('[data-testid="stBidiComponentRegular"], [data-testid="appPlotlyChart"]')) {
     if (!c.querySelector('.main-svg')) return false;
   }
+  if (document.querySelector('[data-testid="appPlotlyChart"][data-drawing]')) return false;
   return true;
 """
 # The page has been drawn: a title, no placeholder, every chart drawn (whether or not a script runs).
@@ -55,7 +57,7 @@ READY_JS = """() => {
 SIGNATURE_JS = """() => {
   const h = (s) => { let x = 0x811c9dc5; for (let i = 0; i < s.length; i++) {
       x ^= s.charCodeAt(i); x = Math.imul(x, 0x01000193); } return (x >>> 0).toString(16); };
-  return [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].map((c) => {
+  return [...document.querySelectorAll('[data-testid="appPlotlyChart"]')].map((c) => {
     let s = [...c.querySelectorAll('.main-svg')].map((m) => m.innerHTML).join('|');
     if (c.querySelector('canvas')) {
       const gd = c.querySelector('.js-plotly-plot');
@@ -222,7 +224,7 @@ def n_charts(page) -> int:
 
 def n_drawn(page) -> int:
     return page.locator(PLOT_SVG).evaluate_all(
-        "els => new Set(els.map(e => e.closest('[data-testid=\"stPlotlyChart\"]'))).size")
+        "els => new Set(els.map(e => e.closest('[data-testid=\"appPlotlyChart\"]'))).size")
 
 
 # --------------------------------------------------------------------------- widgets

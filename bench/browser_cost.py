@@ -49,7 +49,7 @@ from bench._timing import save_json  # noqa: E402
 _CLK = os.sysconf("SC_CLK_TCK")
 
 # Per chart: its traces (type, points) and how the chart's JSON as drawn measures.
-FIGURES_JS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].map((c) => {
+FIGURES_JS = """() => [...document.querySelectorAll('[data-testid="appPlotlyChart"]')].map((c) => {
   const gd = c.querySelector('.js-plotly-plot');
   const data = (gd && (gd._fullData || gd.data)) || [];
   const len = (a) => (a && typeof a.length === 'number') ? a.length
@@ -120,7 +120,7 @@ def tree_cpu_s(root: int | None = None, name: str = "chrom") -> float:
 
 def _bucket(url: str, fn: str) -> str:
     base = url.rsplit("/", 1)[-1]
-    if base.startswith("PlotlyChart"):
+    if base.startswith(("PlotlyChart", "plotly-")):
         return "plotly"
     if base.startswith(("katex", "rehype-katex")):
         return "katex"
@@ -232,7 +232,7 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
         b.goto(page, f"{url}/?lang={lang}")
         cold = one_open(page, sidebar_link(page, url_path(stem)))
         cold["preloaded"] = page.evaluate(
-            "() => performance.getEntriesByType('resource').some((e) => e.name.includes('/PlotlyChart.'))"
+            "() => performance.getEntriesByType('resource').some((e) => /\\/_app\\/plotly-[0-9.]+\\.min\\.js$/.test(e.name))"
             " && !!window.__tosChartsPreloaded")
         figs = page.evaluate(FIGURES_JS)
         counts = page.evaluate(COUNTS_JS)

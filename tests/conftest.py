@@ -30,8 +30,18 @@ def decode(x):
     return np.asarray(x) if x is not None else None
 
 
+def charts(at) -> list:
+    """The charts a run drew (``ui.chart``: one ``bidi_component`` element each)."""
+    from ui.chart import sent_figure
+
+    return [el for el in at.get("bidi_component") if sent_figure(el.proto) is not None]
+
+
 def chart_specs(at) -> list[dict]:
-    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+    """The figures of the charts a run drew, as the browser receives them."""
+    from ui.chart import sent_figure
+
+    return [sent_figure(el.proto) for el in charts(at)]
 
 
 @pytest.fixture

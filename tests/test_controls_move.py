@@ -9,8 +9,9 @@ import json
 
 import pytest
 
-from tests.conftest import STEMS, app_test, page_schema
+from tests.conftest import STEMS, app_test, charts, page_schema
 from ui import spec
+from ui.chart import sent_figure
 
 LESSONS = [s for s in STEMS if page_schema(s).params]
 #: a control that acts only under another one's choice (its label says so): checked under that choice
@@ -20,8 +21,7 @@ WHEN = {("hemisphere", "A_seed"): {"A": "gaussian"}}
 def drawn(at) -> str:
     """What the main area shows, as one string: charts' data and layout, numbers, texts, buttons."""
     main = at.main
-    parts = [json.dumps(json.loads(c.proto.spec) if hasattr(c.proto, "spec") else str(c.proto), sort_keys=True)
-             for c in main.get("plotly_chart")]
+    parts = [json.dumps(sent_figure(c.proto), sort_keys=True) for c in charts(main)]
     parts += [f"{m.label}={m.value}" for m in main.metric]
     from ui.i18n import Text
 

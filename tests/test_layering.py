@@ -104,7 +104,7 @@ def test_show_code_shows_the_page_and_its_views():
 
 # --------------------------------------------------------------------------- the one-way stack
 KIT = {"ui.spec", "ui.i18n", "ui.safe", "ui.lang", "ui.table", "ui.compute", "ui.hooks", "ui.cover",
-       "ui.finish", "ui.frozen", "ui.figures", "ui.style", "ui.access", "ui.share", "ui.nav",
+       "ui.finish", "ui.frozen", "ui.chart", "ui.figures", "ui.style", "ui.access", "ui.share", "ui.nav",
        "ui.predict", "ui.notebook", "ui.page"}
 SERVER = {"ui.serve", "ui.runs", "ui.jobs"}
 CLASS = {"ui.instructor", "ui.answers", "ui.editor", "ui.params_file", "ui.classroom", "ui.class_store"}

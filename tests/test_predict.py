@@ -17,7 +17,7 @@ import pytest
 from scipy import integrate, optimize, special
 from scipy.linalg import expm
 
-from tests.conftest import app_test
+from tests.conftest import app_test, charts
 from ui.i18n import Text
 from ui.predict import Step, judge
 
@@ -145,7 +145,7 @@ CASES = {
 def _charts(at) -> set[str]:
     """The keys of the predict figures on the page."""
     out = set()
-    for el in at.get("plotly_chart"):
+    for el in charts(at):
         k = el.proto.id.rsplit("-", 1)[-1]
         if k.startswith("fig_predict_"):
             out.add(k)
@@ -154,7 +154,7 @@ def _charts(at) -> set[str]:
 
 def _page_charts(at) -> int:
     """How many of the page's own figures (not the steps' reveals) are drawn."""
-    return sum(1 for el in at.get("plotly_chart")
+    return sum(1 for el in charts(at)
                if not el.proto.id.rsplit("-", 1)[-1].startswith("fig_predict_"))
 
 

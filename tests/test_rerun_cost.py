@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import plotly.tools
 
-from tests.conftest import STEMS, app_test
+from tests.conftest import STEMS, app_test, charts
 from ui import figures as F
 
 CHART_PAGES = [s for s in STEMS if s not in ("home", "glossary")]  # text-only pages
@@ -16,7 +16,7 @@ def test_charts_are_frozen_and_a_same_state_rerun_builds_none(stem, monkeypatch)
     shown, built = [], []
     orig_chart, orig_init = plotly.tools.return_figure_from_figure_or_data, F.Frozen.__init__
 
-    def chart(figure_or_data, *a, **k):  # what st.plotly_chart calls with the figure it was given
+    def chart(figure_or_data, *a, **k):  # what ui.chart (as st.plotly_chart) calls with the figure it was given
         shown.append(type(figure_or_data).__name__)
         return orig_chart(figure_or_data, *a, **k)
 
@@ -34,7 +34,7 @@ def test_charts_are_frozen_and_a_same_state_rerun_builds_none(stem, monkeypatch)
     at = app_test(stem, {"lang": "en"})
     assert not at.exception
     assert shown and set(shown) == {"Frozen"}, shown
-    n_charts = len(at.get("plotly_chart"))
+    n_charts = len(charts(at))
     shown.clear()
     built.clear()
     at.run()                                   # same session, same state

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.conftest import app_test
+from tests.conftest import app_test, charts
 from ui import jobs
 
 
@@ -155,10 +155,10 @@ def test_phase_diagram_button_runs_once_for_two_sessions(monkeypatch):
     for _ in range(2):
         at = app_test("hemisphere", {"lang": "en", "phase_size": "small"})
         assert not at.exception
-        before = len(at.get("plotly_chart"))
+        before = len(charts(at))
         at.button(key="_hemi_phase_btn").click().run()
         assert not at.exception, [e.message for e in at.exception]
-        shown.append(len(at.get("plotly_chart")) - before)
+        shown.append(len(charts(at)) - before)
     assert shown == [2, 2]                                   # both sessions see both heatmaps
     assert runs == [(32, 18)]                                # ... from one run
     assert jobs.pool("panel").status()["runs"] == 1
@@ -177,10 +177,10 @@ def test_depth_sum_sweep_button_goes_through_the_pool(monkeypatch):
     for _ in range(2):
         at = app_test("depth_sum", q)
         assert not at.exception
-        before = len(at.get("plotly_chart"))
+        before = len(charts(at))
         at.button(key="_ds_sweep_btn").click().run()
         assert not at.exception, [e.message for e in at.exception]
-        counts.append(len(at.get("plotly_chart")) - before)
+        counts.append(len(charts(at)) - before)
     assert counts == [2, 2]                                   # sweep over L and over N, both sessions
     assert jobs.pool("panel").status()["runs"] == 1
 

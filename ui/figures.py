@@ -17,7 +17,7 @@ import plotly.colors
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui import access, cover, style
+from ui import access, chart, cover, style
 from ui.finish import fewer_points_spec, fit_legend, fit_log_ticks, log_tick_label  # noqa: F401 (vocabulary)
 from ui.frozen import Frozen, cached_figure, freeze, spec_dict, typed, unchecked  # noqa: F401 (what pages use)
 from ui.lang import current_lang
@@ -293,7 +293,7 @@ def show(fig: go.Figure | Frozen, key: str | None = None, alt: str | None = None
     if not isinstance(fig, Frozen):
         fit_log_ticks(fig)
         fit_legend(fig)
-    st.plotly_chart(style.for_screen(screen_points(fig)), width="stretch", theme=None, config=CONFIG, key=key)
+    chart.draw(style.for_screen(screen_points(fig)), key, CONFIG)   # updated in place (ui/chart.py)
     access.describe_below(fig, key, alt)
 
 

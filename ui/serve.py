@@ -757,7 +757,10 @@ def install_signin_routes() -> None:
         return
 
     def with_signin(runtime):
-        return signin_routes(str(config.get_option("server.baseUrlPath") or "")) + list(make(runtime))
+        from ui.chart import asset_routes
+
+        base = str(config.get_option("server.baseUrlPath") or "")
+        return signin_routes(base) + asset_routes(base) + list(make(runtime))
 
     with_signin._with_signin = True  # type: ignore[attr-defined]
     starlette_app.create_streamlit_routes = with_signin

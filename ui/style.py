@@ -70,41 +70,17 @@ def inject() -> None:
     preload_charts()
 
 
-@functools.cache
-def chart_chunks() -> tuple[str, ...]:
-    """The file names of Streamlit's chart code (``PlotlyChart.<hash>.js``) in the frontend it serves."""
-    d = Path(st.__file__).resolve().parent / "static" / "static" / "js"
-    try:
-        return tuple(sorted(p.name for p in d.glob("PlotlyChart.*.js")))
-    except OSError:
-        return ()
-
-
-# Loaded once the browser is idle, from the directory Streamlit's own bundle came from (the
-# same address the frontend asks for when a chart appears: the browser evaluates a module once).
-_PRELOAD = """<script>(() => {
-  const me = document.querySelector('script[type="module"][src*="/static/js/"]');
-  if (!me || window.__tosChartsPreloaded) return;
-  window.__tosChartsPreloaded = true;
-  const go = () => Promise.all(%s.map((f) => import(new URL(f, me.src).href)))
-    .then(() => { window.__tosChartsLoaded = true; }, () => {});
-  (window.requestIdleCallback || ((f) => setTimeout(f, 300)))(go, {timeout: 4000});
-})();</script>"""
-
-
 def preload_charts() -> None:
-    """Have the browser load and evaluate Streamlit's chart code (4.7 MB of JavaScript, ~1-2 s of
-    CPU in Chromium) while it is idle, once per browser tab: on a page without charts (the home
-    page, the glossary) the student is reading; without this the first lesson they open paid it
-    on top of drawing its figures. A page with charts loads it anyway: nothing changes there. In
-    a hidden container (``.st-key-tos_preload`` in assets/style.css); nothing is shown."""
-    names = chart_chunks()
-    if not names:
-        return
-    import json
+    """Have the browser load and evaluate plotly.js (4.8 MB of JavaScript, ~1-2 s of CPU in
+    Chromium) while it is idle, once per browser tab: on a page without charts (the home page,
+    the glossary) the student is reading; without this the first lesson they open paid it on top
+    of drawing its figures. A page with charts loads it anyway (``ui.chart``, the same script
+    element): nothing changes there. In a hidden container (``.st-key-tos_preload`` in
+    assets/style.css); nothing is shown."""
+    from ui import chart
 
     with st.container(key="tos_preload"):
-        st.html(_PRELOAD % json.dumps(list(names)), unsafe_allow_javascript=True)
+        st.html(chart.preload_html(), unsafe_allow_javascript=True)
 
 
 # --------------------------------------------------------------------------- figures

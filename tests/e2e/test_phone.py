@@ -29,13 +29,13 @@ LAYOUT_JS = """() => {
   const scrolling = [...document.querySelectorAll('[data-testid="stMain"] .katex-display')]
     .filter((k) => k.clientWidth > 0 && k.scrollWidth > k.clientWidth + 1)
     .map((k) => { const a = k.querySelector('annotation'); return (a ? a.textContent : k.textContent).slice(0, 60); });
-  const legends = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].filter((c) => {
+  const legends = [...document.querySelectorAll('[data-testid="appPlotlyChart"]')].filter((c) => {
     const sb = c.querySelector('.legend .scrollbar');
     try { return !!sb && sb.getBBox().height > 0; } catch (e) { return false; }
   }).length;
   const toolbars = [...document.querySelectorAll('.modebar-container')]
     .filter((m) => getComputedStyle(m).display !== 'none').length;
-  const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].map((c) => {
+  const charts = [...document.querySelectorAll('[data-testid="appPlotlyChart"]')].map((c) => {
     const drags = [...c.querySelectorAll('.nsewdrag')].map((d) => d.getBoundingClientRect().height);
     const scene = c.querySelector('.gl-container, .svg-container');
     return {drawn: !!c.querySelector('.main-svg'), shown: c.getBoundingClientRect().height > 0,
@@ -145,7 +145,7 @@ def test_page_reads_on_a_phone(stem, server, phone):
 BOXES_JS = """(key) => {
   const r = (el) => { if (!el) return null; const b = el.getBoundingClientRect();
                       return {top: b.top, bottom: b.bottom, left: b.left, right: b.right}; };
-  return {fig: r(document.querySelector('[data-testid="stMain"] [data-testid="stPlotlyChart"]')),
+  return {fig: r(document.querySelector('[data-testid="stMain"] [data-testid="appPlotlyChart"]')),
           sheet: r(document.querySelector('[data-testid="stSidebar"]')),
           control: r(document.querySelector('.st-key-' + key + ' input[type="range"]')),
           vh: window.innerHeight, vw: window.innerWidth};

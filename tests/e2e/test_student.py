@@ -83,5 +83,5 @@ def test_share_box_has_a_qr_code_and_figures_have_text(server, page):
     src = page.locator(".tos-qr img").get_attribute("src")
     assert src.startswith("data:image/svg+xml;base64,") and len(src) > 1000
     alt = page.locator('[class*="st-key-tos_alt_"]').all_text_contents()  # one sits in a closed expander
-    charts = page.locator('[data-testid="stPlotlyChart"]').count()
+    charts = page.locator('[data-testid="appPlotlyChart"]').count()
     assert len(alt) == charts and all(Text("common", "zh")("view.alt_prefix") in a for a in alt)

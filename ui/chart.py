@@ -1,0 +1,188 @@
+"""A Plotly chart that is updated in place: a slider step redraws the figure with ``Plotly.react``
+on the chart already on the page, instead of a new chart.
+
+Why not ``st.plotly_chart``: Streamlit 1.67 derives a chart's element id from its figure, even
+when the chart has a key, so after a slider step every changed figure is a new element: the
+browser drops the old chart and draws the new one from scratch (``Plotly.newPlot``; a 3-D scene
+gets a new WebGL context and compiles its shaders again: 0.6-1.1 s of CPU per scene in headless
+Chromium). Keeping the element (the key alone) keeps the chart, but its frontend takes the
+figure once per element, so the chart then keeps its first figure (docs/performance.md).
+
+Here the figure goes to a small Streamlit component (``st.components.v2``, no iframe) whose
+identity is its key only. Its JavaScript keeps one plot ``div`` per chart and hands every new
+figure to ``Plotly.react``, which changes only what changed (traces' data, a title) and keeps a
+3-D scene's WebGL context. Figures that arrive while one is being drawn wait; only the newest
+of them is drawn.
+
+What the browser receives is what ``st.plotly_chart`` would send (the same
+``plotly.tools.return_figure_from_figure_or_data`` and ``plotly.io.to_json``), and the same
+config. plotly.js is the copy the installed plotly package ships (``plotly/package_data``),
+served by this app at ``/_app/plotly-<version>.min.js`` (:func:`asset_routes`, cached by the
+browser for a year: the address changes with the version), loaded once per tab, ahead of the
+first chart when the browser is idle (:func:`preload_html`, ``ui.style.preload_charts``).
+
+Where the chart is in the page: ``[data-testid="appPlotlyChart"]`` (the tests and benchmarks
+find charts by it), with the plot ``div`` (``.js-plotly-plot``) inside; it carries
+``data-drawing`` from the moment a figure arrives until the newest one is drawn.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import re
+from pathlib import Path
+
+import plotly
+import plotly.io as pio
+import streamlit as st
+
+NAME = "tos_plot"
+TESTID = "appPlotlyChart"
+SELECTOR = f'[data-testid="{TESTID}"]'
+
+# The loader is the same code in the chart and in the preload (one script element per tab).
+_LOADER = r"""
+function tosPlotly(url) {
+  if (window.Plotly && window.Plotly.react) return Promise.resolve(window.Plotly);
+  if (!window.__tosPlotly) {
+    window.__tosPlotly = new Promise((resolve, reject) => {
+      const s = document.createElement('script');
+      s.src = url; s.async = true; s.dataset.tosPlotly = '1';
+      s.onload = () => resolve(window.Plotly);
+      s.onerror = (e) => { window.__tosPlotly = null; s.remove(); reject(e); };
+      document.head.appendChild(s);
+    });
+  }
+  return window.__tosPlotly;
+}
+"""
+
+JS = _LOADER + r"""
+export default function (component) {
+  const { data, parentElement } = component;
+  const text = typeof data === 'string' ? data : new TextDecoder().decode(data);
+  const msg = JSON.parse(text);
+  let host = parentElement.querySelector(':scope > div[data-testid="%(testid)s"]');
+  if (!host) {
+    host = document.createElement('div');
+    host.dataset.testid = '%(testid)s';
+    host.style.width = '100%%';
+    host.appendChild(document.createElement('div'));
+    parentElement.appendChild(host);
+  }
+  const gd = host.firstChild;
+  const seq = (gd.__tosSeq = (gd.__tosSeq || 0) + 1);
+  const fig = msg.fig;
+  host.dataset.drawing = '1';  // until the newest figure is drawn (tests and benchmarks wait for it)
+  // one draw at a time per chart; a figure superseded while it waited is not drawn
+  gd.__tosChain = (gd.__tosChain || Promise.resolve()).then(() => {
+    if (gd.__tosSeq !== seq) return null;
+    return tosPlotly(msg.url).then((P) => P.react(gd, {
+      data: fig.data || [], layout: fig.layout || {}, frames: fig.frames, config: msg.config}));
+  }).catch((e) => { console.error('chart', e); }).finally(() => {
+    if (gd.__tosSeq === seq) delete host.dataset.drawing;
+  });
+  return () => {  // unmounted (not merely updated): free the chart, its WebGL contexts too
+    setTimeout(() => { if (!host.isConnected && window.Plotly) window.Plotly.purge(gd); }, 0);
+  };
+}
+""" % {"testid": TESTID}
+
+_component = None
+
+
+def component():
+    """The registered component (registered on first use, once per process)."""
+    global _component
+    if _component is None:
+        _component = st.components.v2.component(NAME, js=JS, isolate_styles=False)
+    return _component
+
+
+# --------------------------------------------------------------------------- plotly.js
+@functools.cache
+def plotly_js() -> Path:
+    """The plotly.js bundle of the installed plotly package."""
+    return Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+
+
+@functools.cache
+def plotly_js_version() -> str:
+    """plotly.js's version, from the bundle's header (``plotly.js v4.1.1``)."""
+    try:
+        with open(plotly_js(), encoding="utf-8") as f:
+            head = f.read(400)
+    except OSError:
+        return "0"
+    m = re.search(r"plotly\.js v(\d+\.\d+\.\d+)", head)
+    return m.group(1) if m else "0"
+
+
+def asset_path() -> str:
+    """The address plotly.js is served at, below the server's base path."""
+    return f"/_app/plotly-{plotly_js_version()}.min.js"
+
+
+def plotly_url() -> str:
+    """plotly.js's address as the browser asks for it (with ``server.baseUrlPath``)."""
+    from streamlit import config
+
+    base = str(config.get_option("server.baseUrlPath") or "").strip("/")
+    return (f"/{base}" if base else "") + asset_path()
+
+
+def asset_routes(base: str = "") -> list:
+    """``GET /_app/plotly-<version>.min.js``: the bundle, cacheable for a year (immutable: a new
+    version has a new address)."""
+    from starlette.responses import FileResponse, Response
+    from starlette.routing import Route
+
+    base = f"/{base.strip('/')}" if base.strip("/") else ""
+
+    async def serve(request):
+        path = plotly_js()
+        if not path.is_file():
+            return Response("plotly.js is not installed", status_code=404)
+        return FileResponse(path, media_type="text/javascript",
+                            headers={"Cache-Control": "public, max-age=31536000, immutable"})
+
+    return [Route(f"{base}{asset_path()}", serve, methods=["GET", "HEAD"])]
+
+
+_PRELOAD = ("<script>(() => {%s\n  if (window.__tosChartsPreloaded) return;\n  window.__tosChartsPreloaded = true;\n"
+            "  const go = () => tosPlotly(%s).then(() => { window.__tosChartsLoaded = true; }, () => {});\n"
+            "  (window.requestIdleCallback || ((f) => setTimeout(f, 300)))(go, {timeout: 4000});\n})();</script>")
+
+
+def preload_html() -> str:
+    """A script that loads plotly.js once the browser is idle (nothing is drawn)."""
+    return _PRELOAD % (_LOADER, json.dumps(plotly_url()))
+
+
+# --------------------------------------------------------------------------- drawing
+def figure_json(fig) -> str:
+    """The figure's JSON exactly as ``st.plotly_chart`` makes it."""
+    figure = plotly.tools.return_figure_from_figure_or_data(fig, validate_figure=True)
+    return pio.to_json(figure, validate=False)
+
+
+def payload(fig, config: dict) -> bytes:
+    """What the chart's JavaScript receives: plotly.js's address, the config, the figure."""
+    head = json.dumps({"url": plotly_url(), "config": config})[:-1]
+    return f'{head}, "fig": {figure_json(fig)}}}'.encode()
+
+
+def draw(fig, key: str, config: dict) -> None:
+    """Draw ``fig`` as the chart ``key`` (the same chart from one run to the next)."""
+    component()(key=key, data=payload(fig, config), width="stretch", height="content")
+
+
+def sent_figure(proto) -> dict | None:
+    """The figure an element of this component carries (``None`` for any other element); for
+    tests and benchmarks that read what a run sent."""
+    if getattr(proto, "component_name", None) != NAME:
+        return None
+    raw = proto.bytes if proto.WhichOneof("data") == "bytes" else None
+    if raw is None:
+        return None
+    return json.loads(raw.decode())["fig"]
