@@ -17,8 +17,9 @@ Chromium (a fresh browser context per page, i.e. an empty HTTP cache, like a new
   load    navigation start -> every figure drawn, script finished (cold cache),
   reload  the same in the same context (JS bundle cached),
   fig     keydown on the first slider -> the first figure's SVG changed (median of 5 one-step
-          moves to new values; target <= 700 ms),
-  settled keydown -> script finished and every figure drawn again,
+          moves to new values),
+  settled keydown -> script finished and every figure drawn again (issue 33's target: median
+          over pages <= 300 ms, worst page <= 600 ms),
   open    (``--sidebar``) from the home page, a click on the page's sidebar entry -> the run
           finished and every figure drawn (the app's JavaScript loaded; the home page left idle
           for 3 s first, as a student reading it would),
@@ -55,7 +56,7 @@ from bench.classroom import Server, _quiet_streamlit, cpu_s, url_path  # noqa: E
 from bench.wsclient import StreamlitSession  # noqa: E402
 
 TARGET_RERUN_MS = 100.0
-TARGET_SLIDER_MS = 700.0
+TARGET_SLIDER_MS = 600.0   # a page's settled step (the median over pages: <= 300 ms)
 RERUNS = 7
 MOVES = 5
 
@@ -277,14 +278,15 @@ def _fmt(p, v) -> str:
 # --------------------------------------------------------------------------- report
 def table(rows: list[dict]) -> str:
     head = (f"{'page':<16} {'first ms':>8} {'rerun ms':>8} {'cpu ms':>6} {'slider ms':>9} │ {'load s':>6} {'reload s':>8} "
-            f"{'fig ms':>7} {'settled ms':>10} │ targets (rerun<={TARGET_RERUN_MS:g} ms, fig<={TARGET_SLIDER_MS:g} ms)")
+            f"{'fig ms':>7} {'settled ms':>10} │ targets (rerun<={TARGET_RERUN_MS:g} ms, settled<={TARGET_SLIDER_MS:g} ms)")
     lines = [head]
     for r in rows:
         ok_r = r.get("rerun_ms", float("nan")) <= TARGET_RERUN_MS
         f = r.get("fig_ms", float("nan"))
-        ok_f = f <= TARGET_SLIDER_MS if f == f else None
+        st_ = r.get("settled_ms", float("nan"))
+        ok_f = st_ <= TARGET_SLIDER_MS if st_ == st_ else None
         verdict = ("rerun OK" if ok_r else "rerun MISS") + (
-            "" if ok_f is None else (", fig OK" if ok_f else ", fig MISS"))
+            "" if ok_f is None else (", settled OK" if ok_f else ", settled MISS"))
         if r.get("problems"):
             verdict += f", {len(r['problems'])} problem(s)"
         lines.append(f"{r['page']:<16} {r.get('first_ms', float('nan')):>8.0f} {r.get('rerun_ms', float('nan')):>8.0f} "
