@@ -18,7 +18,7 @@ Chromium (a fresh browser context per page, i.e. an empty HTTP cache, like a new
   reload  the same in the same context (JS bundle cached),
   fig     keydown on the first slider -> the first figure's SVG changed (median of 5 one-step
           moves to new values),
-  settled keydown -> script finished and every figure drawn again (issue 33's target: median
+  settled keydown -> script finished and every figure drawn again (target: median
           over pages <= 300 ms, worst page <= 600 ms),
   open    (``--sidebar``) from the home page, a click on the page's sidebar entry -> the run
           finished and every figure drawn (the app's JavaScript loaded; the home page left idle
