@@ -69,6 +69,23 @@ export default function (component) {
     host.style.width = '100%%';
     host.appendChild(document.createElement('div'));
     parentElement.appendChild(host);
+    // the column's width can change without the window's (the sidebar folded, a phone turned):
+    // Plotly's own 'responsive' follows the window only
+    if (window.ResizeObserver) {
+      let width = 0, timer = null;
+      new ResizeObserver((entries) => {
+        const w = Math.round(entries[0].contentRect.width);
+        if (!w || w === width) return;
+        const first = width === 0;
+        width = w;
+        if (first) return;
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          const gd = host.firstChild;
+          if (window.Plotly && gd && gd._fullLayout) window.Plotly.Plots.resize(gd);
+        }, 100);
+      }).observe(host);
+    }
   }
   const gd = host.firstChild;
   const seq = (gd.__tosSeq = (gd.__tosSeq || 0) + 1);

@@ -85,3 +85,26 @@ def test_share_box_has_a_qr_code_and_figures_have_text(server, page):
     alt = page.locator('[class*="st-key-tos_alt_"]').all_text_contents()  # one sits in a closed expander
     charts = page.locator('[data-testid="appPlotlyChart"]').count()
     assert len(alt) == charts and all(Text("common", "zh")("view.alt_prefix") in a for a in alt)
+
+
+WIDTHS_JS = """() => [...document.querySelectorAll('[data-testid="appPlotlyChart"]')].map((c) => {
+  const svg = c.querySelector('.main-svg');
+  return [Math.round(c.getBoundingClientRect().width), svg ? Math.round(svg.getBoundingClientRect().width) : -1];
+})"""
+
+
+def test_charts_follow_their_column_when_the_sidebar_folds(server, page):
+    """A chart fills its column, and follows it when the column changes width without the window
+    (the sidebar folded): Plotly's own responsiveness follows the window only (ui/chart.py)."""
+    goto(page, f"{server}/nonnormal?lang=en")
+    before = page.evaluate(WIDTHS_JS)
+    assert before and all(abs(h - s) <= 2 for h, s in before), before
+    page.locator('[data-testid="stSidebar"]').hover()   # its fold button shows on hover
+    page.locator('[data-testid="stSidebarCollapseButton"] button').first.click()
+    page.locator('[data-testid="stSidebar"][data-collapsed="true"]').wait_for(state="attached")
+    # the column grows (the sidebar's width) ...
+    page.wait_for_function(f"(b) => {{ const w = ({WIDTHS_JS})(); return w.length > 0 && w[0][0] > b + 50; }}",
+                           arg=before[0][0], timeout=WAIT_MS)
+    # ... and every chart with it
+    page.wait_for_function(f"() => {{ const w = ({WIDTHS_JS})(); return w.length > 0 &&"
+                           " w.every(([h, s]) => Math.abs(h - s) <= 2); }", timeout=WAIT_MS)
