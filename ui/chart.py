@@ -38,7 +38,6 @@ import streamlit as st
 
 NAME = "tos_plot"
 TESTID = "appPlotlyChart"
-SELECTOR = f'[data-testid="{TESTID}"]'
 
 # The loader is the same code in the chart and in the preload (one script element per tab).
 _LOADER = r"""
@@ -197,9 +196,6 @@ def draw(fig, key: str, config: dict) -> None:
 def sent_figure(proto) -> dict | None:
     """The figure an element of this component carries (``None`` for any other element); for
     tests and benchmarks that read what a run sent."""
-    if getattr(proto, "component_name", None) != NAME:
+    if getattr(proto, "component_name", None) != NAME or proto.WhichOneof("data") != "bytes":
         return None
-    raw = proto.bytes if proto.WhichOneof("data") == "bytes" else None
-    if raw is None:
-        return None
-    return json.loads(raw.decode())["fig"]
+    return json.loads(proto.bytes.decode())["fig"]

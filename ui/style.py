@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import copy
-import functools
 from pathlib import Path
 
 import streamlit as st
