@@ -32,7 +32,8 @@ def _start_up() -> None:
 # Full runs take turns, first come first served (ui/runs.py): a burst of 30 students finishes
 # one by one instead of all at the end.
 classroom.follow_push()  # a push the class poll saw: its page opens before anything else is done
-with runs.turn():
+# A held key or a dragged slider: its newest value is waited for (holding no turn) before computing.
+with runs.settled(), runs.turn():
     st.set_page_config(page_title="Tokens on the Sphere", page_icon=":material/blur_circular:",
                        layout="wide")
     st.cache_resource(show_spinner=False)(_start_up)()

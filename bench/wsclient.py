@@ -191,6 +191,7 @@ class StreamlitSession:
         cookies: Mapping[str, str] | None = None,
         timeout: float = 60.0,
         open_timeout: float = 10.0,
+        pace_s: float = 0.3,
     ) -> None:
         parsed = urllib.parse.urlsplit(base_url)
         if parsed.scheme not in ("http", "https"):
@@ -211,6 +212,11 @@ class StreamlitSession:
         self.cookies: dict[str, str] = dict(cookies or {})
         self.timeout = timeout
         self.open_timeout = open_timeout
+        self.pace_s = pace_s
+        """A widget change is sent at least this long after the previous run finished: a browser
+        draws a run before a person can act on it. Without it, back-to-back new values look like a
+        held key to the server, which waits for a burst's newest value (``ui.runs.settled``)."""
+        self._run_end: float | None = None
 
         self._ws: Any = None
         self.session_id: str | None = None
@@ -520,6 +526,8 @@ class StreamlitSession:
         if widgets:
             for key, value in widgets.items():
                 self.set_widget(key, value)
+            if not switching and self._run_end is not None:  # as a person after the page is drawn
+                await asyncio.sleep(max(0.0, self.pace_s - (time.perf_counter() - self._run_end)))
         rs.widget_states.widgets.extend(self._states.values())
         self._fill_context_info(rs.context_info, url_path)
         # Buttons fire once: clear triggers after sending.
@@ -592,7 +600,8 @@ class StreamlitSession:
         except (OSError, WebSocketException) as exc:
             res.error = f"{type(exc).__name__}: {exc}"
             self._ws = None
-        res.seconds = time.perf_counter() - t0
+        self._run_end = time.perf_counter()
+        res.seconds = self._run_end - t0
         res.element_counts = counts
         if res.finished == "compile_error":
             res.exceptions.append("compile error")

@@ -131,13 +131,161 @@ def test_heavy_job_wait_gives_the_turn_away(fresh):
 
 
 def test_app_runs_inside_a_turn():
-    """app.py takes a turn around everything it draws (one full run = one turn)."""
+    """app.py takes a turn around everything it draws (one full run = one turn), after waiting for
+    a burst's newest value (``runs.settled``, outside the turn: a wait holds no slot)."""
     import ast
 
     from ui.spec import ROOT
 
     tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
     withs = [n for n in tree.body if isinstance(n, ast.With)]
-    assert len(withs) == 1 and ast.unparse(withs[0].items[0].context_expr) == "runs.turn()"
+    assert len(withs) == 1
+    assert [ast.unparse(i.context_expr) for i in withs[0].items] == ["runs.settled()", "runs.turn()"]
     calls = {ast.unparse(n.func) for n in ast.walk(withs[0]) if isinstance(n, ast.Call)}
     assert {"page.run", "st.set_page_config", "language_selector"} <= calls
+
+
+# --------------------------------------------------------------------------- bursts
+class _States:
+    """A stand-in for Streamlit's WidgetStates proto: only its serialisation is read."""
+
+    def __init__(self, blob: bytes):
+        self.blob = blob
+
+    def SerializeToString(self, deterministic=False):  # noqa: N802 - the proto's name
+        return self.blob
+
+
+class _Rerun:
+    def __init__(self, states=None, page="p1", fragments=()):
+        self.widget_states = states
+        self.page_script_hash = page
+        self.fragment_id_queue = list(fragments)
+
+
+class _Stop(Exception):
+    """Stands for Streamlit's StopException (what a run's yield check raises when stopped)."""
+
+
+_Stop.__name__ = "StopException"
+
+
+class _Ctx:
+    def __init__(self, sid="s1"):
+        self.session_id = sid
+        self.stop_after = None  # the yield check raises once the clock passes this
+        self.clock = None
+
+    def yield_check(self):
+        if self.stop_after is not None and self.clock() >= self.stop_after:
+            raise _Stop()
+
+
+class _Clock:
+    def __init__(self):
+        self.t = 100.0
+        self.slept = 0.0
+
+    def __call__(self):
+        return self.t
+
+    def sleep(self, s):
+        self.t += s
+        self.slept += s
+
+
+@pytest.fixture
+def burst(monkeypatch):
+    """A fake run context and clock; no session history."""
+    ctx, clock = _Ctx(), _Clock()
+    ctx.clock = clock
+    monkeypatch.setattr(runs, "_run_ctx", lambda: ctx)
+    monkeypatch.setattr(runs, "_LAST", __import__("collections").OrderedDict())
+    monkeypatch.setattr(runs, "burst_stats", {"waited": 0, "superseded": 0})
+    monkeypatch.setattr(runs, "page_of", lambda sid: "p1")
+    return ctx, clock
+
+
+def _run(clock, states, *, page="p1", body_s=0.05, sid="s1"):
+    """One full run asked for with ``states``: returns (ran the body, seconds waited before it)."""
+    runs.note_origin(_Rerun(states, page), sid)
+    t0, ran = clock.t, []
+    with runs.settled(clock=clock, sleep=clock.sleep):
+        ran.append(clock.t - t0)
+        clock.t += body_s
+    return ran[0]
+
+
+def test_note_origin_only_browser_runs_on_the_page_shown(burst):
+    runs.note_origin(_Rerun(_States(b"a")), "s1")
+    assert runs._ORIGIN.values == hash(b"a")
+    for rd in (_Rerun(None), _Rerun(_States(b"a"), fragments=["f"]), _Rerun(_States(b"a"), page="other")):
+        runs.note_origin(rd, "s1")
+        assert runs._ORIGIN.values is None
+
+
+def test_single_steps_never_wait(burst):
+    """A student's steps one at a time (the next asked for after the page is drawn: >= 0.25 s
+    after the run ended), the first visit and reruns at the same values run at once."""
+    ctx, clock = burst
+    assert _run(clock, _States(b"v0")) == 0.0          # first visit
+    for i in range(1, 6):
+        clock.t += runs.BURST_GAP_S + 0.05              # the browser drew the run, then the next step
+        assert _run(clock, _States(b"v%d" % i)) == 0.0
+    assert _run(clock, _States(b"v5")) == 0.0           # same values right away: no burst
+    runs.note_origin(_Rerun(None), "s1")                # st.rerun right away: not from the browser
+    with runs.settled(clock=clock, sleep=clock.sleep):
+        pass
+    assert clock.slept == 0.0 and runs.burst_stats["waited"] == 0
+
+
+def test_a_held_key_waits_for_its_newest_value(burst):
+    """New values right after each other: the first runs at once, the next waits SETTLE_S for a
+    newer one; values that come later than SETTLE_S but while the burst goes on still wait; a
+    value long after the burst is a single step again."""
+    ctx, clock = burst
+    assert _run(clock, _States(b"v0")) == 0.0
+    clock.t += 0.03                                      # the next key, before the browser drew v0
+    assert _run(clock, _States(b"v1")) == pytest.approx(runs.SETTLE_S)
+    clock.t += runs.BURST_KEEP_S - 0.05                  # a late key (the browser was busy drawing)
+    assert _run(clock, _States(b"v2")) == pytest.approx(runs.SETTLE_S)
+    clock.t += runs.BURST_KEEP_S + 0.05                  # the key was let go long ago
+    assert _run(clock, _States(b"v3")) == 0.0
+    assert runs.burst_stats == {"waited": 2, "superseded": 0}
+
+
+def test_a_newer_value_stops_the_waiting_run_before_it_computes(burst):
+    """While a run of the burst waits, a newer request stops it (Streamlit's yield check raises):
+    its body (the page) never runs, and the next value still counts as part of the burst."""
+    ctx, clock = burst
+    _run(clock, _States(b"v0"))
+    clock.t += 0.01
+    ctx.stop_after = clock.t + 0.05                      # the next key comes 50 ms into the wait
+    with pytest.raises(_Stop):
+        _run(clock, _States(b"v1"))
+    assert runs.burst_stats == {"waited": 1, "superseded": 1}
+    assert clock.slept == pytest.approx(0.05)
+    ctx.stop_after = None
+    assert _run(clock, _States(b"v2")) == pytest.approx(runs.SETTLE_S)
+
+
+def test_a_run_still_going_makes_the_next_one_wait(burst):
+    """Fast reruns: Streamlit starts the new run while the old one is being stopped. The old one's
+    end, recorded after the new one started, does not overwrite the newer run's record."""
+    ctx, clock = burst
+    runs.note_origin(_Rerun(_States(b"v0")), "s1")
+    old = runs.settled(clock=clock, sleep=clock.sleep)
+    old.__enter__()                                      # v0 is running ...
+    clock.t += 0.02
+    assert _run(clock, _States(b"v1")) == pytest.approx(runs.SETTLE_S)   # ... when v1 comes
+    mine = runs._LAST["s1"]
+    old.__exit__(None, None, None)                       # v0 ends late
+    assert runs._LAST["s1"] is mine and mine.values == hash(b"v1")
+
+
+def test_sessions_do_not_share_bursts(burst):
+    ctx, clock = burst
+    _run(clock, _States(b"a"), sid="s1")
+    ctx.session_id = "s2"
+    clock.t += 0.01
+    assert _run(clock, _States(b"b"), sid="s2") == 0.0   # another student's first step

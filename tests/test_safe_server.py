@@ -343,6 +343,38 @@ def test_a_queued_fragment_rerun_runs_on_the_page_shown(monkeypatch):
         (["poll"], "lesson"), ([], "home"), (["poll"], "home")]
 
 
+def test_each_run_notes_whether_the_browser_asked_for_it(monkeypatch):
+    """The same wrapper tells ``ui.runs`` where each run came from (for bursts, ``runs.settled``):
+    a browser's rerun with widget values on the page shown carries them (as a hash of Streamlit's
+    own WidgetStates proto); a fragment rerun, a server's own rerun (no widget values) and a
+    navigation to another page carry none."""
+    from types import SimpleNamespace
+
+    from streamlit.proto.WidgetStates_pb2 import WidgetStates
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+
+    from ui import runs
+
+    seen = []
+    monkeypatch.setattr(ScriptRunner, "_run_script", lambda self, rd: seen.append(runs._ORIGIN.values))
+    serve._fragments_on_the_page_shown()
+    monkeypatch.setattr(runs, "_PAGE", {"s": "lesson"})
+    ws = WidgetStates()
+    w = ws.widgets.add()
+    w.id, w.double_value = "beta", 2.5
+    me = SimpleNamespace(_session_id="s")
+    ScriptRunner._run_script(me, RerunData(widget_states=ws, page_script_hash="lesson"))
+    ScriptRunner._run_script(me, RerunData(widget_states=ws, page_script_hash="lesson",
+                                           fragment_id_queue=["poll"]))
+    ScriptRunner._run_script(me, RerunData(page_script_hash="lesson"))
+    ScriptRunner._run_script(me, RerunData(widget_states=ws, page_script_hash="other"))
+    w.double_value = 2.6
+    ScriptRunner._run_script(me, RerunData(widget_states=ws, page_script_hash="lesson"))
+    assert seen[1:4] == [None, None, None]
+    assert None not in (seen[0], seen[4]) and seen[0] != seen[4]
+
+
 def test_a_download_made_on_click_outlives_other_sessions_runs(monkeypatch):
     """A deferred download's file survives the ends of other sessions' runs (each calls
     ``remove_orphaned_files``) until it is fetched, and is dropped once its time is up."""

@@ -19,6 +19,17 @@ back with :func:`released` while it only shows progress).
 
 ``APP_RUN_SLOTS`` sets the number (default: the number of CPU cores; at least 1). A run that has
 waited ``MAX_WAIT_S`` runs anyway: an overloaded server degrades to sharing, it never stalls.
+
+Bursts (:func:`settled`, around every full run in ``app.py``): a held arrow key or a dragged
+slider sends a new value every 30-80 ms, or as fast as the browser gets to it between drawing
+runs. A run at a new value often takes less than that on the server, so most values of a burst
+ran to their end and were sent, and the browser drew each in turn (hemisphere: ten full pages of
+~770 kB, about 0.3 s of the browser's main thread each: the page settled 2.1-2.3 s after the key
+was let go). A run with new values asked for before the browser can have drawn the previous run (or in a
+burst that goes on) now first waits, up to :data:`SETTLE_S` and without holding a turn, for a
+newer value; a newer one stops it there, before it has computed or sent anything. A single step (the browser asks for the next one
+only after drawing the last), a first visit, a navigation, a rerun at the same values, a run the
+server starts itself (``st.rerun``) and a fragment rerun never wait.
 """
 from __future__ import annotations
 
@@ -27,6 +38,7 @@ import contextlib
 import os
 import threading
 import time
+from dataclasses import dataclass
 
 SLOTS_ENV = "APP_RUN_SLOTS"
 MAX_WAIT_S = 30.0
@@ -87,6 +99,106 @@ def turn():
         if getattr(_HELD, "on", False):  # still held (released() may have failed to take it back)
             _HELD.on = False
             _sem.release()
+
+
+# --------------------------------------------------------------------------- bursts
+#: a run the browser asks for with new widget values while the session's previous run is still
+#: going, or this soon (seconds) after it ended, starts a burst: the browser asked before it can
+#: have drawn that run (a step taken after looking came 0.2-0.34 s after the run's end in
+#: bench/latency.py, a test driver acting as soon as the page was drawn) ...
+BURST_GAP_S = 0.15
+#: ... and the burst goes on while each new value comes this soon after the previous run ended
+#: (the browser, busy drawing, sends a held key's values late and unevenly: 30-300 ms apart)
+BURST_KEEP_S = 0.5
+#: ... and a run of the burst waits this long from its start for a newer value before computing
+SETTLE_S = 0.2
+_ORIGIN = threading.local()
+
+
+@dataclass
+class _Last:
+    """A session's latest full run."""
+
+    run: object              # the run's token
+    values: int | None       # the widget values it was asked for with (None: not by the browser)
+    burst: bool              # it was part of a burst
+    ended: float | None = None  # when it ended (``time.monotonic``); None while it goes on
+
+
+_LAST: "collections.OrderedDict[str, _Last]" = collections.OrderedDict()
+_LAST_LOCK = threading.Lock()
+#: counters for tests and benchmarks: runs that waited in a burst, and those a newer value ended
+burst_stats = {"waited": 0, "superseded": 0}
+
+
+def note_origin(rerun_data, session_id: str | None = None) -> None:
+    """Called by ``ui.serve`` as each script run starts (``ScriptRunner._run_script``, on the run's
+    own thread): did the browser ask for it with widget values, on the page the session already
+    shows, and which values? Read once by :func:`settled`."""
+    states = getattr(rerun_data, "widget_states", None)
+    page = getattr(rerun_data, "page_script_hash", "")
+    same_page = not page or session_id is None or page_of(session_id) in (None, page)
+    browser = states is not None and not getattr(rerun_data, "fragment_id_queue", None) and same_page
+    _ORIGIN.values = hash(states.SerializeToString(deterministic=True)) if browser else None
+
+
+def in_burst(last: _Last | None, values: int | None, now: float) -> bool:
+    """Whether a run with widget ``values`` from the browser (``None``: not from the browser)
+    starting at ``now`` is part of a burst, after the session's ``last`` run (see :func:`settled`)."""
+    if values is None or last is None or last.values == values:
+        return False
+    if last.ended is None:  # still going: Streamlit stops it for this one (fast reruns)
+        return True
+    return now - last.ended <= (BURST_KEEP_S if last.burst else BURST_GAP_S)
+
+
+@contextlib.contextmanager
+def settled(*, clock=time.monotonic, sleep=time.sleep):
+    """The body is one full run of a page, entered once the newest value of a burst is known.
+
+    A held key or a dragged slider sends values faster than the browser can draw the runs (see the
+    module's docstring). A run is part of a burst when the browser asked for it with new widget
+    values while the session's previous run was still going (Streamlit stops that one and starts
+    this one at once), or at most :data:`BURST_GAP_S` after it ended, or at most
+    :data:`BURST_KEEP_S` after a run of the same burst ended. Such a run first waits, up to
+    :data:`SETTLE_S` from its start and holding no turn, for a newer value; a newer one stops it
+    there (Streamlit's own stop, at this run's yield check), before it has computed or sent
+    anything. A single step (the browser asks for the next one after drawing the last) starts no
+    burst; nor does a rerun at the same values, one the server asks for itself (``st.rerun``), a
+    navigation or a fragment rerun."""
+    values = getattr(_ORIGIN, "values", None)
+    _ORIGIN.values = None  # once per run
+    ctx = _run_ctx()
+    sid = getattr(ctx, "session_id", None)
+    if sid is None:
+        yield
+        return
+    t = clock()
+    with _LAST_LOCK:
+        burst = in_burst(_LAST.get(sid), values, t)
+        me = _Last(object(), values, burst)
+        _LAST[sid] = me
+        _LAST.move_to_end(sid)
+        while len(_LAST) > _MAX_SESSIONS:
+            _LAST.popitem(last=False)
+    try:
+        if burst:
+            burst_stats["waited"] += 1
+            check = getattr(ctx, "yield_check", None) or (lambda: None)
+            while True:
+                check()  # a newer value is waiting: Streamlit stops this run here
+                left = SETTLE_S - (clock() - t)
+                if left <= 0:
+                    break
+                sleep(min(0.01, left))
+        yield
+    except BaseException as exc:  # Streamlit's stop or rerun exception: a newer request ended it
+        burst_stats["superseded"] += type(exc).__name__ in ("StopException", "RerunException")
+        raise
+    finally:
+        with _LAST_LOCK:
+            if _LAST.get(sid) is me:  # a newer run may have started meanwhile: it is the latest
+                me.ended = clock()
 
 
 def _run_ctx():

@@ -45,7 +45,9 @@
 7. **Fragment reruns on the page shown** (:func:`_stale_fragment`, :func:`_fragments_on_the_page_shown`):
    a fragment rerun that names a page the session has left (the class poll, in flight while a
    push switched the page) is dropped if timed, or run on the page shown; otherwise Streamlit 1.67
-   tells the browser it is on the old page and the browser drops the new page's elements.
+   tells the browser it is on the old page and the browser drops the new page's elements. The
+   same wrapper notes where each run came from (widget values from the browser, on the page shown)
+   for ``ui.runs.settled``, which lets a held key's stale values go before they are computed.
 
 8. **A download made on click lives until it is fetched** (:func:`_keep_fresh_downloads`). A
    download button whose data is made on click (``data=callable``: the class results, a figure's
@@ -447,6 +449,7 @@ def _fragments_on_the_page_shown() -> None:
             now = runs.page_of(getattr(self, "_session_id", None))
             if now and now != rerun_data.page_script_hash:
                 rerun_data = dataclasses.replace(rerun_data, page_script_hash=now)
+        runs.note_origin(rerun_data, getattr(self, "_session_id", None))  # bursts: see ui.runs
         return orig(self, rerun_data)
 
     run._on_page_shown = True  # type: ignore[attr-defined]
