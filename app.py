@@ -1,5 +1,9 @@
 """Tokens on the Sphere — entry point: ``make run`` (``python -m ui.serve``, i.e. ``streamlit run app.py``)."""
-import streamlit as st
+from ui import prepare
+
+prepare.wait()  # the served process imports the app at start, in the background (ui/prepare.py)
+
+import streamlit as st  # noqa: E402
 
 import gc
 import importlib

@@ -44,6 +44,7 @@ ROOT = Path(sim.__file__).resolve().parent.parent
 
 _background: threading.Thread | None = None
 _children: list[subprocess.Popen] = []
+_failed: set[str] = set()   # modules whose child process did not make their cache current
 
 
 def modules() -> list[str]:
@@ -181,7 +182,14 @@ def _supervise(group: list[str], nice: int) -> None:
         log.exception("sim.warm child for %s could not run", group)
     for name in group:   # a child that failed: Numba compiles those kernels on first use
         if name not in done:
+            _failed.add(name)
             _load(name)
+
+
+def failed() -> frozenset[str]:
+    """The modules whose background child did not make their cache current (their kernels are
+    compiled by their first call in the server)."""
+    return frozenset(_failed)
 
 
 def _stop_children() -> None:

@@ -8,7 +8,7 @@ layer     modules                                                               
 sim       ``sim.*``                                                              sim
 kit       ``ui.spec, i18n, safe, lang, table, compute, hooks, cover, finish,       kit
           frozen, figures, style, access, share, nav, predict, notebook, page``
-server    ``ui.serve, runs, jobs``                                               kit, server, class,
+server    ``ui.serve, runs, jobs, prepare``                                      kit, server, class,
                                                                                  sim
 class     ``ui.instructor, answers, editor, params_file, classroom, class_store``  kit, class
 views     ``views.*`` (data, figures and steps of each page)                     kit, views, sim
@@ -106,7 +106,7 @@ def test_show_code_shows_the_page_and_its_views():
 KIT = {"ui.spec", "ui.i18n", "ui.safe", "ui.lang", "ui.table", "ui.compute", "ui.hooks", "ui.cover",
        "ui.finish", "ui.frozen", "ui.chart", "ui.figures", "ui.style", "ui.access", "ui.share", "ui.nav",
        "ui.predict", "ui.notebook", "ui.page"}
-SERVER = {"ui.serve", "ui.runs", "ui.jobs"}
+SERVER = {"ui.serve", "ui.runs", "ui.jobs", "ui.prepare"}
 CLASS = {"ui.instructor", "ui.answers", "ui.editor", "ui.params_file", "ui.classroom", "ui.class_store"}
 MAY_IMPORT = {
     "sim": {"sim"},
