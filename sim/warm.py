@@ -187,8 +187,14 @@ def _supervise(group: list[str], nice: int) -> None:
 
 
 def failed() -> frozenset[str]:
-    """The modules whose background child did not make their cache current (their kernels are
-    compiled by their first call in the server)."""
+    r"""The modules whose background child (:func:`start_background`) did not make their cache
+    current: their kernels are compiled by their first call in the server.
+
+    Returns
+    -------
+    frozenset of str
+        Module short names (empty while the children run, and when every child succeeded).
+    """
     return frozenset(_failed)
 
 
