@@ -203,6 +203,11 @@ def burst(monkeypatch):
     monkeypatch.setattr(runs, "_LAST", __import__("collections").OrderedDict())
     monkeypatch.setattr(runs, "burst_stats", {"waited": 0, "superseded": 0})
     monkeypatch.setattr(runs, "page_of", lambda sid: "p1")
+    import ui.chart
+
+    drawn = {"bytes": runs.BURST_DRAWN_BYTES}  # what each run's figures weigh: a heavy page
+    monkeypatch.setattr(ui.chart, "take_sent_bytes", lambda: drawn["bytes"])
+    ctx.drawn = drawn
     return ctx, clock
 
 
@@ -240,18 +245,38 @@ def test_single_steps_never_wait(burst):
 
 
 def test_a_held_key_waits_for_its_newest_value(burst):
-    """New values right after each other: the first runs at once, the next waits SETTLE_S for a
-    newer one; values that come later than SETTLE_S but while the burst goes on still wait; a
-    value long after the burst is a single step again."""
+    """New values right after each other on a heavy page: the first runs at once, the next waits
+    for a newer one (as long as the browser's pace says); a value that comes late but while the
+    burst goes on still waits; a value long after the burst is a single step again."""
     ctx, clock = burst
     assert _run(clock, _States(b"v0")) == 0.0
     clock.t += 0.03                                      # the next key, before the browser drew v0
-    assert _run(clock, _States(b"v1")) == pytest.approx(runs.SETTLE_S)
+    assert _run(clock, _States(b"v1")) == pytest.approx(1.5 * (0.05 + 0.03))  # since v0 started
     clock.t += runs.BURST_KEEP_S - 0.05                  # a late key (the browser was busy drawing)
-    assert _run(clock, _States(b"v2")) == pytest.approx(runs.SETTLE_S)
+    assert _run(clock, _States(b"v2")) == pytest.approx(runs.SETTLE_S)       # waits longer
     clock.t += runs.BURST_KEEP_S + 0.05                  # the key was let go long ago
     assert _run(clock, _States(b"v3")) == 0.0
     assert runs.burst_stats == {"waited": 2, "superseded": 0}
+
+
+def test_the_wait_follows_the_browsers_pace(burst):
+    """1.5 times the gap between the last two values, within [SETTLE_MIN_S, SETTLE_S]."""
+    last = runs._Last(object(), 1, True, started=10.0)
+    assert runs.settle_s(last, 10.03) == runs.SETTLE_MIN_S
+    assert runs.settle_s(last, 10.1) == pytest.approx(0.15)
+    assert runs.settle_s(last, 10.4) == runs.SETTLE_S
+
+
+def test_light_pages_never_wait(burst):
+    """A page whose runs send few bytes of figures: the browser draws every value of a held key
+    in time, a wait would only delay the last one."""
+    ctx, clock = burst
+    ctx.drawn["bytes"] = runs.BURST_DRAWN_BYTES - 1
+    assert _run(clock, _States(b"v0")) == 0.0
+    for i in range(1, 6):
+        clock.t += 0.03
+        assert _run(clock, _States(b"v%d" % i)) == 0.0
+    assert runs.burst_stats["waited"] == 0
 
 
 def test_a_newer_value_stops_the_waiting_run_before_it_computes(burst):
@@ -266,18 +291,20 @@ def test_a_newer_value_stops_the_waiting_run_before_it_computes(burst):
     assert runs.burst_stats == {"waited": 1, "superseded": 1}
     assert clock.slept == pytest.approx(0.05)
     ctx.stop_after = None
-    assert _run(clock, _States(b"v2")) == pytest.approx(runs.SETTLE_S)
+    assert _run(clock, _States(b"v2")) == pytest.approx(runs.SETTLE_MIN_S)
 
 
 def test_a_run_still_going_makes_the_next_one_wait(burst):
     """Fast reruns: Streamlit starts the new run while the old one is being stopped. The old one's
     end, recorded after the new one started, does not overwrite the newer run's record."""
     ctx, clock = burst
+    _run(clock, _States(b"start"))                       # the page as it was drawn
+    clock.t += 1.0
     runs.note_origin(_Rerun(_States(b"v0")), "s1")
     old = runs.settled(clock=clock, sleep=clock.sleep)
     old.__enter__()                                      # v0 is running ...
     clock.t += 0.02
-    assert _run(clock, _States(b"v1")) == pytest.approx(runs.SETTLE_S)   # ... when v1 comes
+    assert _run(clock, _States(b"v1")) == pytest.approx(runs.SETTLE_MIN_S)   # ... when v1 comes
     mine = runs._LAST["s1"]
     old.__exit__(None, None, None)                       # v0 ends late
     assert runs._LAST["s1"] is mine and mine.values == hash(b"v1")

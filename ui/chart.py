@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import threading
 from pathlib import Path
 
 import plotly
@@ -188,9 +189,22 @@ def payload(fig, config: dict) -> bytes:
     return f'{head}, "fig": {figure_json(fig)}}}'.encode()
 
 
+_sent = threading.local()
+
+
 def draw(fig, key: str, config: dict) -> None:
     """Draw ``fig`` as the chart ``key`` (the same chart from one run to the next)."""
-    component()(key=key, data=payload(fig, config), width="stretch", height="content")
+    data = payload(fig, config)
+    _sent.bytes = getattr(_sent, "bytes", 0) + len(data)
+    component()(key=key, data=data, width="stretch", height="content")
+
+
+def take_sent_bytes() -> int:
+    """The bytes of figures this thread's run has sent since the last call (and start again from
+    0): what the browser has to draw for it (``ui.runs.settled`` reads it at a run's end)."""
+    n = getattr(_sent, "bytes", 0)
+    _sent.bytes = 0
+    return n
 
 
 def sent_figure(proto) -> dict | None:

@@ -25,9 +25,10 @@ slider sends a new value every 30-80 ms, or as fast as the browser gets to it be
 runs. A run at a new value often takes less than that on the server, so most values of a burst
 ran to their end and were sent, and the browser drew each in turn (hemisphere: ten full pages of
 ~770 kB, about 0.3 s of the browser's main thread each: the page settled 2.1-2.3 s after the key
-was let go). A run with new values asked for before the browser can have drawn the previous run (or in a
-burst that goes on) now first waits, up to :data:`SETTLE_S` and without holding a turn, for a
-newer value; a newer one stops it there, before it has computed or sent anything. A single step (the browser asks for the next one
+was let go). On a page whose runs send many bytes of figures (:data:`BURST_DRAWN_BYTES`), a run with new
+values asked for before the browser can have drawn the previous run (or in a burst that goes on)
+now first waits, up to :data:`SETTLE_S` and without holding a turn, for a newer value; a newer one
+stops it there, before it has computed or sent anything. A single step (the browser asks for the next one
 only after drawing the last), a first visit, a navigation, a rerun at the same values, a run the
 server starts itself (``st.rerun``) and a fragment rerun never wait.
 """
@@ -110,8 +111,16 @@ BURST_GAP_S = 0.15
 #: ... and the burst goes on while each new value comes this soon after the previous run ended
 #: (the browser, busy drawing, sends a held key's values late and unevenly: 30-300 ms apart)
 BURST_KEEP_S = 0.5
-#: ... and a run of the burst waits this long from its start for a newer value before computing
-SETTLE_S = 0.2
+#: ... and a run of the burst waits for a newer value, from its start, 1.5 times as long as the
+#: browser took between its last two values (a key repeats every 30-80 ms; slower while the browser
+#: is busy drawing), at least SETTLE_MIN_S and at most SETTLE_S, before computing
+SETTLE_MIN_S = 0.08
+SETTLE_S = 0.25
+#: ... on a page whose runs send at least this many bytes of figures (the latest finished run's):
+#: lighter runs the browser draws within a key repeat or two. At the defaults hemisphere sends
+#: 438 kB (two 3-D scenes with their animation frames; held key 2.1-2.3 s without waiting), the
+#: other pages 33-294 kB (held key 0.15-0.38 s without waiting: a wait would only add to it)
+BURST_DRAWN_BYTES = 350_000
 _ORIGIN = threading.local()
 
 
@@ -122,7 +131,9 @@ class _Last:
     run: object              # the run's token
     values: int | None       # the widget values it was asked for with (None: not by the browser)
     burst: bool              # it was part of a burst
-    ended: float | None = None  # when it ended (``time.monotonic``); None while it goes on
+    started: float = 0.0     # when it started (``time.monotonic``)
+    ended: float | None = None  # when it ended; None while it goes on
+    drawn: int = 0           # bytes of figures the session's latest finished run sent
 
 
 _LAST: "collections.OrderedDict[str, _Last]" = collections.OrderedDict()
@@ -142,10 +153,16 @@ def note_origin(rerun_data, session_id: str | None = None) -> None:
     _ORIGIN.values = hash(states.SerializeToString(deterministic=True)) if browser else None
 
 
+def settle_s(last: _Last | None, now: float) -> float:
+    """How long a run of a burst starting at ``now`` waits for a newer value (see :data:`SETTLE_S`)."""
+    gap = now - last.started if last is not None else SETTLE_S
+    return min(SETTLE_S, max(SETTLE_MIN_S, 1.5 * gap))
+
+
 def in_burst(last: _Last | None, values: int | None, now: float) -> bool:
     """Whether a run with widget ``values`` from the browser (``None``: not from the browser)
     starting at ``now`` is part of a burst, after the session's ``last`` run (see :func:`settled`)."""
-    if values is None or last is None or last.values == values:
+    if values is None or last is None or last.values == values or last.drawn < BURST_DRAWN_BYTES:
         return False
     if last.ended is None:  # still going: Streamlit stops it for this one (fast reruns)
         return True
@@ -160,9 +177,9 @@ def settled(*, clock=time.monotonic, sleep=time.sleep):
     module's docstring). A run is part of a burst when the browser asked for it with new widget
     values while the session's previous run was still going (Streamlit stops that one and starts
     this one at once), or at most :data:`BURST_GAP_S` after it ended, or at most
-    :data:`BURST_KEEP_S` after a run of the same burst ended. Such a run first waits, up to
-    :data:`SETTLE_S` from its start and holding no turn, for a newer value; a newer one stops it
-    there (Streamlit's own stop, at this run's yield check), before it has computed or sent
+    :data:`BURST_KEEP_S` after a run of the same burst ended. Such a run first waits from its
+    start, holding no turn, for a newer value (:func:`settle_s`: 1.5 times the browser's last gap
+    between two values, :data:`SETTLE_MIN_S` to :data:`SETTLE_S`); a newer one stops it there (Streamlit's own stop, at this run's yield check), before it has computed or sent
     anything. A single step (the browser asks for the next one after drawing the last) starts no
     burst; nor does a rerun at the same values, one the server asks for itself (``st.rerun``), a
     navigation or a fragment rerun."""
@@ -174,9 +191,14 @@ def settled(*, clock=time.monotonic, sleep=time.sleep):
         yield
         return
     t = clock()
+    from ui.chart import take_sent_bytes
+
+    take_sent_bytes()  # this thread's count starts with this run
     with _LAST_LOCK:
-        burst = in_burst(_LAST.get(sid), values, t)
-        me = _Last(object(), values, burst)
+        last = _LAST.get(sid)
+        burst = in_burst(last, values, t)
+        wait = settle_s(last, t) if burst else 0.0
+        me = _Last(object(), values, burst, started=t, drawn=last.drawn if last is not None else 0)
         _LAST[sid] = me
         _LAST.move_to_end(sid)
         while len(_LAST) > _MAX_SESSIONS:
@@ -187,14 +209,16 @@ def settled(*, clock=time.monotonic, sleep=time.sleep):
             check = getattr(ctx, "yield_check", None) or (lambda: None)
             while True:
                 check()  # a newer value is waiting: Streamlit stops this run here
-                left = SETTLE_S - (clock() - t)
-                if left <= 0:
+                left = wait - (clock() - t)
+                if left < 0.001:  # (not <= 0: a clock that a sleep of 1e-17 s does not move)
                     break
                 sleep(min(0.01, left))
         yield
     except BaseException as exc:  # Streamlit's stop or rerun exception: a newer request ended it
         burst_stats["superseded"] += type(exc).__name__ in ("StopException", "RerunException")
         raise
+    else:
+        me.drawn = take_sent_bytes()  # finished: what the browser draws for a run of this page
     finally:
         with _LAST_LOCK:
             if _LAST.get(sid) is me:  # a newer run may have started meanwhile: it is the latest
