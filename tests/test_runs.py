@@ -261,7 +261,7 @@ def test_a_held_key_waits_for_its_newest_value(burst):
 
 def test_the_wait_follows_the_browsers_pace(burst):
     """1.5 times the gap between the last two values, within [SETTLE_MIN_S, SETTLE_S]."""
-    last = runs._Last(object(), 1, True, started=10.0)
+    last = runs._Last(1, True, started=10.0)
     assert runs.settle_s(last, 10.03) == runs.SETTLE_MIN_S
     assert runs.settle_s(last, 10.1) == pytest.approx(0.15)
     assert runs.settle_s(last, 10.4) == runs.SETTLE_S

@@ -25,12 +25,12 @@ slider sends a new value every 30-80 ms, or as fast as the browser gets to it be
 runs. A run at a new value often takes less than that on the server, so most values of a burst
 ran to their end and were sent, and the browser drew each in turn (hemisphere: ten full pages of
 ~770 kB, about 0.3 s of the browser's main thread each: the page settled 2.1-2.3 s after the key
-was let go). On a page whose runs send many bytes of figures (:data:`BURST_DRAWN_BYTES`), a run with new
-values asked for before the browser can have drawn the previous run (or in a burst that goes on)
-now first waits, up to :data:`SETTLE_S` and without holding a turn, for a newer value; a newer one
-stops it there, before it has computed or sent anything. A single step (the browser asks for the next one
-only after drawing the last), a first visit, a navigation, a rerun at the same values, a run the
-server starts itself (``st.rerun``) and a fragment rerun never wait.
+was let go). On a page whose runs send many bytes of figures (:data:`BURST_DRAWN_BYTES`), a run
+with new values asked for before the browser can have drawn the previous run (or in a burst that
+goes on) now first waits, up to :data:`SETTLE_S` and without holding a turn, for a newer value; a
+newer one stops it there, before it has computed or sent anything. A single step (the browser asks
+for the next one only after drawing the last), a first visit, a navigation, a rerun at the same
+values, a run the server starts itself (``st.rerun``) and a fragment rerun never wait.
 """
 from __future__ import annotations
 
@@ -93,10 +93,7 @@ def turn():
             _FULL.discard(sid)
             page = _page_hash(ctx)
             if page:
-                _PAGE[sid] = page
-                _PAGE.move_to_end(sid)
-                while len(_PAGE) > _MAX_SESSIONS:
-                    _PAGE.popitem(last=False)
+                _remember(_PAGE, sid, page)
         if getattr(_HELD, "on", False):  # still held (released() may have failed to take it back)
             _HELD.on = False
             _sem.release()
@@ -128,7 +125,6 @@ _ORIGIN = threading.local()
 class _Last:
     """A session's latest full run."""
 
-    run: object              # the run's token
     values: int | None       # the widget values it was asked for with (None: not by the browser)
     burst: bool              # it was part of a burst
     started: float = 0.0     # when it started (``time.monotonic``)
@@ -153,10 +149,10 @@ def note_origin(rerun_data, session_id: str | None = None) -> None:
     _ORIGIN.values = hash(states.SerializeToString(deterministic=True)) if browser else None
 
 
-def settle_s(last: _Last | None, now: float) -> float:
-    """How long a run of a burst starting at ``now`` waits for a newer value (see :data:`SETTLE_S`)."""
-    gap = now - last.started if last is not None else SETTLE_S
-    return min(SETTLE_S, max(SETTLE_MIN_S, 1.5 * gap))
+def settle_s(last: _Last, now: float) -> float:
+    """How long a run of a burst starting at ``now`` waits for a newer value, after the session's
+    ``last`` run (see :data:`SETTLE_S`)."""
+    return min(SETTLE_S, max(SETTLE_MIN_S, 1.5 * (now - last.started)))
 
 
 def in_burst(last: _Last | None, values: int | None, now: float) -> bool:
@@ -179,8 +175,9 @@ def settled(*, clock=time.monotonic, sleep=time.sleep):
     this one at once), or at most :data:`BURST_GAP_S` after it ended, or at most
     :data:`BURST_KEEP_S` after a run of the same burst ended. Such a run first waits from its
     start, holding no turn, for a newer value (:func:`settle_s`: 1.5 times the browser's last gap
-    between two values, :data:`SETTLE_MIN_S` to :data:`SETTLE_S`); a newer one stops it there (Streamlit's own stop, at this run's yield check), before it has computed or sent
-    anything. A single step (the browser asks for the next one after drawing the last) starts no
+    between two values, :data:`SETTLE_MIN_S` to :data:`SETTLE_S`); a newer one stops it there
+    (Streamlit's own stop, at this run's yield check), before it has computed or sent anything.
+    A single step (the browser asks for the next one after drawing the last) starts no
     burst; nor does a rerun at the same values, one the server asks for itself (``st.rerun``), a
     navigation or a fragment rerun."""
     values = getattr(_ORIGIN, "values", None)
@@ -198,11 +195,8 @@ def settled(*, clock=time.monotonic, sleep=time.sleep):
         last = _LAST.get(sid)
         burst = in_burst(last, values, t)
         wait = settle_s(last, t) if burst else 0.0
-        me = _Last(object(), values, burst, started=t, drawn=last.drawn if last is not None else 0)
-        _LAST[sid] = me
-        _LAST.move_to_end(sid)
-        while len(_LAST) > _MAX_SESSIONS:
-            _LAST.popitem(last=False)
+        me = _Last(values, burst, started=t, drawn=last.drawn if last is not None else 0)
+        _remember(_LAST, sid, me)
     try:
         if burst:
             burst_stats["waited"] += 1
@@ -223,6 +217,14 @@ def settled(*, clock=time.monotonic, sleep=time.sleep):
         with _LAST_LOCK:
             if _LAST.get(sid) is me:  # a newer run may have started meanwhile: it is the latest
                 me.ended = clock()
+
+
+def _remember(table: collections.OrderedDict, sid: str, value) -> None:
+    """``table[sid] = value``, the newest last; the oldest sessions go beyond :data:`_MAX_SESSIONS`."""
+    table[sid] = value
+    table.move_to_end(sid)
+    while len(table) > _MAX_SESSIONS:
+        table.popitem(last=False)
 
 
 def _run_ctx():
