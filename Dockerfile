@@ -73,4 +73,4 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD ["python", "-c", "import os, sys, urllib.request; port = os.environ.get('STREAMLIT_SERVER_PORT', '8501'); sys.exit(0 if urllib.request.urlopen(f'http://127.0.0.1:{port}/_stcore/health', timeout=4).status == 200 else 1)"]
 
-CMD ["python", "-m", "ui.serve"]
+CMD ["python", "-m", "ui.server.serve"]

@@ -11,7 +11,7 @@ SERVE_FLAGS := --server.port $(PORT) --server.address $(ADDRESS) --server.headle
                --server.fileWatcherType none --browser.gatherUsageStats false
 PYTEST_FLAGS ?= -q
 # Numba's fallback layer "workqueue" aborts the server when sessions run parallel kernels at once;
-# "threadsafe" picks OpenMP or TBB and fails loudly if neither loads (ui.serve sets it too).
+# "threadsafe" picks OpenMP or TBB and fails loudly if neither loads (ui.server.serve sets it too).
 NUMBA_LAYER := NUMBA_THREADING_LAYER=threadsafe
 
 .PHONY: help run notebook serve-class test test-loaded test-fast e2e screenshots bench classroom latency warm lock image-check scale-check capacity clean
@@ -71,13 +71,13 @@ notebook: $(VENV)/.installed
 	$(BIN)/python scripts/make_notebook.py "$(PAGE)" --lang "$(LANG)" $(if $(ANSWERS),--answers,)
 
 # Fill the Numba cache now (one process per core). `make run` does not wait for it: the server
-# answers at once and compiles the kernels in the background (sim/warm.py, ui/serve.py).
+# answers at once and compiles the kernels in the background (sim/warm.py, ui/server/serve.py).
 warm: $(VENV)/.installed
 	$(NUMBA_LAYER) $(BIN)/python -m sim.warm
 
 run: $(VENV)/.installed
-	@[ "$(ADDRESS)" = 127.0.0.1 ] || [ "$(ADDRESS)" = localhost ] || $(BIN)/python -m ui.share $(PORT)
-	$(NUMBA_LAYER) $(BIN)/python -m ui.serve $(SERVE_FLAGS)
+	@[ "$(ADDRESS)" = 127.0.0.1 ] || [ "$(ADDRESS)" = localhost ] || $(BIN)/python -m ui.kit.share $(PORT)
+	$(NUMBA_LAYER) $(BIN)/python -m ui.server.serve $(SERVE_FLAGS)
 
 # A classroom: serve on every network interface and print the addresses students open.
 serve-class:

@@ -1,24 +1,25 @@
-"""Tokens on the Sphere — entry point: ``make run`` (``python -m ui.serve``, i.e. ``streamlit run app.py``)."""
-from ui import prepare
+"""Tokens on the Sphere — entry point: ``make run`` (``python -m ui.server.serve``, i.e. ``streamlit run app.py``)."""
+from ui.server import prepare
 
-prepare.wait()  # the served process imports the app at start, in the background (ui/prepare.py)
+prepare.wait()  # the served process imports the app at start, in the background (ui/server/prepare.py)
 
 import streamlit as st  # noqa: E402
 
 import gc
-import importlib
 
 from sim import _interrupt
 from sim.warm import ensure_warm
-from ui import answers, classroom, compute, editor, hooks, instructor, runs, serve, style
-from ui.i18n import Text
-from ui.nav import PAGES, navigation, take_unknown_page, unknown_page_notice
-from ui.lang import language_selector
+from ui.kit import compute, hooks, style
+from ui.server import runs, serve
+from ui.teaching import answers, classroom, editor, instructor
+from ui.kit.i18n import Text
+from ui.kit.nav import PAGES, navigation, page_module, take_unknown_page, unknown_page_notice
+from ui.kit.lang import language_selector
 
 
 def _start_up() -> None:
     """Once per server process: compile/load every Numba kernel (in the background when the server
-    was started by ``ui.serve``: see :func:`sim.warm.ensure_warm`), import every page module,
+    was started by ``ui.server.serve``: see :func:`sim.warm.ensure_warm`), import every page module,
     then freeze what start-up allocated. Streamlit runs a full ``gc.collect()`` after each
     rerun; with numba, scipy and plotly loaded that scans a few hundred thousand long-lived
     objects on every rerun. Frozen objects are never scanned again; per-run garbage is still
@@ -28,12 +29,12 @@ def _start_up() -> None:
     _interrupt.install(compute.stop_if_superseded)
     ensure_warm()
     for e in PAGES:
-        importlib.import_module(f"pages.{e.stem}")  # module level only: imports, SCHEMA
+        page_module(e.stem)  # module level only: imports, SCHEMA
     gc.collect()
     gc.freeze()
 
 
-# Full runs take turns, first come first served (ui/runs.py): a burst of 30 students finishes
+# Full runs take turns, first come first served (ui/server/runs.py): a burst of 30 students finishes
 # one by one instead of all at the end.
 classroom.follow_push()  # a push the class poll saw: its page opens before anything else is done
 # A held key or a dragged slider: its newest value is waited for (holding no turn) before computing.
@@ -41,7 +42,7 @@ with runs.settled(), runs.turn():
     st.set_page_config(page_title="Tokens on the Sphere", page_icon=":material/blur_circular:",
                        layout="wide")
     st.cache_resource(show_spinner=False)(_start_up)()
-    # The one place where the instructor and class features plug into the page kit (ui/hooks.py):
+    # The one place where the instructor and class features plug into the page kit (ui/kit/hooks.py):
     # worked answers under a page's questions (and in its notebook once public), the class's push /
     # ask under its intro, the class code kept in every page's URL.
     hooks.register(after_section={"questions": answers.show_answers, "intro": classroom.on_page},
@@ -49,7 +50,7 @@ with runs.settled(), runs.turn():
     lang = language_selector()
     style.projector_toggle(Text("common", lang)("view.projector"))
     style.inject()
-    if serve.was_slowed():  # this browser went over its message budget (ui/serve.py, point 5)
+    if serve.was_slowed():  # this browser went over its message budget (ui/server/serve.py, point 5)
         st.warning(Text("common", lang)("ui.slowed"), icon=":material/speed:")
     teacher = instructor.sidebar(lang)  # draws nothing (None) unless instructor mode is configured
     if teacher is not None:

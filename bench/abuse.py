@@ -1,5 +1,5 @@
 """One client misbehaving, on loopback: each attack of the audit against one server (``python -m
-ui.serve``), through ``deploy/nginx.conf`` where the attack needs the proxy, bounded in count and
+ui.server.serve``), through ``deploy/nginx.conf`` where the attack needs the proxy, bounded in count and
 time, while a normal student moves a slider on ``two_point``.
 
 Prints one table: attack | the student's rerun p50 / p95 before and during | server CPU (cores)
@@ -338,7 +338,7 @@ class Bench:
     async def saves(self) -> str:
         import logging
 
-        from ui import params_file as pf
+        from ui.teaching import params_file as pf
 
         logging.getLogger("streamlit.runtime.caching.cache_data_api").setLevel(logging.ERROR)  # no runtime here
 
@@ -506,7 +506,7 @@ async def _shapes(b: Bench) -> str:
 
 
 async def _oidc() -> str:
-    from ui import instructor
+    from ui.teaching import instructor
 
     return f"verified: missing -> {instructor._verified({})}, true -> {instructor._verified({'email_verified': True})}"
 

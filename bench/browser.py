@@ -8,7 +8,6 @@ class ``st-key-<key>``. Slider values are read from the DOM (the range input's
 """
 from __future__ import annotations
 
-import importlib
 import math
 import shutil
 from pathlib import Path
@@ -37,7 +36,7 @@ ALERT = '[data-testid="stAlert"]'
 _DRAWN = """
   if (document.querySelector('[data-testid="stSkeleton"]')) return false;
   if (!document.querySelector('[data-testid="stMain"] h1')) return false;
-  // a chart (ui/chart.py) is a Streamlit component: its wrapper is there before its code has run
+  // a chart (ui/kit/chart.py) is a Streamlit component: its wrapper is there before its code has run
   for (const c of document.querySelectorAll('[data-testid="stBidiComponentRegular"], [data-testid="appPlotlyChart"]')) {
     if (!c.querySelector('.main-svg')) return false;
   }
@@ -69,12 +68,13 @@ SIGNATURE_JS = """() => {
 
 
 def schema(stem: str):
-    return importlib.import_module(f"pages.{stem}").SCHEMA
+    from ui.kit import files
+    return files.page_module(stem).SCHEMA
 
 
 def resolved(stem: str):
     """The page's effective spec (built-ins + the instructor file the server reads)."""
-    from ui import spec
+    from ui.kit import spec
 
     return spec.resolve(schema(stem))
 
@@ -229,8 +229,8 @@ def n_drawn(page) -> int:
 
 # --------------------------------------------------------------------------- widgets
 def option_label(stem: str, p, o, lang: str) -> str:
-    """The text a select widget shows for option ``o`` (as ui.page formats it)."""
-    from ui.i18n import Text
+    """The text a select widget shows for option ``o`` (as ui.kit.page formats it)."""
+    from ui.kit.i18n import Text
 
     t = Text(stem, lang)
     key = f"params.{p.name}.options.{o}"
@@ -238,7 +238,7 @@ def option_label(stem: str, p, o, lang: str) -> str:
 
 
 def widget_value(page, stem: str, p, lang: str = "en"):
-    """The value the page shows for parameter ``p`` (a ui.spec.Param), as a Python value."""
+    """The value the page shows for parameter ``p`` (a ui.kit.spec.Param), as a Python value."""
     box = page.locator(f".st-key-{p.name}").first
     if p.kind in ("float", "int"):
         raw = box.locator('input[type="range"]').evaluate(

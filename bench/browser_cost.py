@@ -1,6 +1,6 @@
 """What opening a page costs the browser, per page: figures, points, KaTeX, messages, CPU by library.
 
-Starts the server the way ``make run`` does (or uses ``--url``), then per page in ``ui.nav.PAGES``,
+Starts the server the way ``make run`` does (or uses ``--url``), then per page in ``ui.kit.nav.PAGES``,
 in a fresh Chromium context (1400 × 1000): opens the home page, leaves it alone for 3 s
 (``--idle-ms``: a student reading it), then clicks the page's entry in the
 sidebar (what a student does between lessons: the app's JavaScript is already loaded) and waits
@@ -174,7 +174,7 @@ def _click_and_wait(page, link, path: str, title: str) -> None:
 
 
 def page_title(stem: str, lang: str = "en") -> str:
-    from ui.i18n import Text
+    from ui.kit.i18n import Text
 
     return Text(stem, lang)("title")
 
@@ -202,7 +202,7 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
         cdp.send("Profiler.enable")
         cdp.send("Profiler.setSamplingInterval", {"interval": 200})
         page.wait_for_timeout(idle_ms)  # the previous page left alone a moment (a student reads it)
-        try:  # ... long enough for the chart code fetched ahead to be ready (ui/style.py)
+        try:  # ... long enough for the chart code fetched ahead to be ready (ui/kit/style.py)
             page.wait_for_function("() => !window.__tosChartsPreloaded || window.__tosChartsLoaded === true",
                                    timeout=30_000)
         except Exception:  # noqa: BLE001 - measured as it is
@@ -226,7 +226,7 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
 
     try:
         page = ctx.new_page()
-        if not preload:  # as if the app did not fetch the chart code ahead (ui/style.py)
+        if not preload:  # as if the app did not fetch the chart code ahead (ui/kit/style.py)
             page.add_init_script("window.__tosChartsPreloaded = true;")
         page.on("websocket", on_ws)
         b.goto(page, f"{url}/?lang={lang}")
@@ -320,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     from bench.classroom import Server, _quiet_streamlit
-    from ui.nav import PAGES
+    from ui.kit.nav import PAGES
 
     _quiet_streamlit()
     stems = [e.stem for e in PAGES if (not args.pages or e.stem in args.pages) and e.stem != "home"]

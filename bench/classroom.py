@@ -1,9 +1,9 @@
 """A classroom at once: N concurrent Streamlit sessions over the websocket protocol.
 
-Starts the server the way ``make run`` does (``python -m sim.warm``, then ``python -m ui.serve``, i.e. ``streamlit run app.py``
+Starts the server the way ``make run`` does (``python -m sim.warm``, then ``python -m ui.server.serve``, i.e. ``streamlit run app.py``
 with the Makefile's ``SERVE_FLAGS``, on a free loopback port), stops it at the end, and drives N
 browser-less sessions (``bench/wsclient.py``) that all start together. Each session opens the
-app, then for every page in ``ui.nav.PAGES``:
+app, then for every page in ``ui.kit.nav.PAGES``:
 
 1. ``defaults``: opens the page (a fresh visit: defaults);
 2. ``slider``:   moves the first slider to a value of its own (a widget state, like a drag);
@@ -124,7 +124,7 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120.0, poll:
 
 
 class Server:
-    """``python -m ui.serve`` (``streamlit run app.py``) as ``make run`` starts it, on loopback; a context manager."""
+    """``python -m ui.server.serve`` (``streamlit run app.py``) as ``make run`` starts it, on loopback; a context manager."""
 
     def __init__(self, port: int | None = None, *, warm: bool = True, env: dict | None = None,
                  extra_flags: list[str] | None = None):
@@ -149,7 +149,7 @@ class Server:
         if self.warm:
             subprocess.run([sys.executable, "-m", "sim.warm"], cwd=ROOT, env=self.env, check=True,
                            stdout=subprocess.DEVNULL)
-        cmd = [sys.executable, "-m", "ui.serve", *serve_flags(self.port), *self.extra_flags]
+        cmd = [sys.executable, "-m", "ui.server.serve", *serve_flags(self.port), *self.extra_flags]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
         self._wait_healthy(timeout)
@@ -182,7 +182,7 @@ class Server:
 
 # --------------------------------------------------------------------------- the plan
 def url_path(stem: str) -> str:
-    """The page's URL path: the default page (home, see ui.nav.navigation) is served at "/"."""
+    """The page's URL path: the default page (home, see ui.kit.nav.navigation) is served at "/"."""
     return "" if stem == "home" else stem
 
 
@@ -212,18 +212,18 @@ def plans(n_sessions: int, stems: list[str] | None = None, same_values: bool = F
     to the same value (cache hits after the first: isolates per-session cost and memory);
     ``distinct``: the sessions share that many values (student ``i`` takes value ``i % distinct``:
     identical requests at the same instant beside distinct ones)."""
-    import importlib
 
     _quiet_streamlit()
-    from ui import spec
-    from ui.nav import PAGES
-    from ui.page import fmt_value
+    from ui.kit import spec
+    from ui.kit.nav import PAGES
+    from ui.kit.page import fmt_value
 
     out = []
     for e in PAGES:
         if stems and e.stem not in stems:
             continue
-        res = spec.resolve(importlib.import_module(f"pages.{e.stem}").SCHEMA)
+        from ui.kit import files
+        res = spec.resolve(files.page_module(e.stem).SCHEMA)
         plan = PagePlan(e.stem)
         first = next((p for p in res.params.values() if p.kind in ("float", "int")), None)
         if first is not None:

@@ -4,7 +4,7 @@ Default (uses this checkout's Python): the kernel part of a first start and of a
 
 - ``warm (empty cache)``: ``python -m sim.warm`` (one process per core) with an empty
   ``NUMBA_CACHE_DIR`` (what a fresh clone compiles once); ``warm (cached)``: the same again.
-- ``server -> first page``: start the server as ``make run`` does (``ui.serve``: it answers at
+- ``server -> first page``: start the server as ``make run`` does (``ui.server.serve``: it answers at
   once and compiles the kernels in the background), then one websocket session opens the home
   page; with an empty cache and with the cache filled.
 
@@ -18,7 +18,7 @@ cache current). The install uses uv's download cache of this machine (a first in
 downloads the wheels). Each time comes with the CPU seconds the server process had used by then
 (on an idle machine the wall time of the first pages is close to it) and the load average
 (1/5/15 min) when it was taken. ``--later-start N``: the same phases for N starts of this
-checkout's server (``python -m ui.serve``, the cache as it is).
+checkout's server (``python -m ui.server.serve``, the cache as it is).
 
 Prints a table; nothing is asserted (a benchmark, not a test).
 """
@@ -81,7 +81,7 @@ def _load() -> str:
 
 
 def server_cpu(sid: int) -> float:
-    """CPU seconds (user + system) used so far by the ``ui.serve`` process of session ``sid``
+    """CPU seconds (user + system) used so far by the ``ui.server.serve`` process of session ``sid``
     (what a student's first page waits on; the warm-up children run beside it at low priority)."""
     tick = os.sysconf("SC_CLK_TCK")
     for d in Path("/proc").iterdir():
@@ -89,7 +89,7 @@ def server_cpu(sid: int) -> float:
             continue
         try:
             f = (d / "stat").read_text().rsplit(")", 1)[1].split()
-            if int(f[3]) == sid and b"ui.serve" in (d / "cmdline").read_bytes():
+            if int(f[3]) == sid and b"ui.server.serve" in (d / "cmdline").read_bytes():
                 return (int(f[11]) + int(f[12])) / tick
         except (OSError, IndexError, ValueError):
             continue
@@ -120,7 +120,7 @@ def make_run(dst: Path, label: str, timeout: float = 900.0,
              cmd: list[str] | None = None) -> list[tuple[str, float, float, str]]:
     """``make run`` in ``dst``; rows (phase, seconds since make started, load average then).
 
-    Phases: install done (make prints the ``ui.serve`` command), server healthy, home page and
+    Phases: install done (make prints the ``ui.server.serve`` command), server healthy, home page and
     two_point page rendered (the server ran each page and sent every element, figures included;
     the browser's own drawing, ~0.1-1 s, is not counted), every kernel's cache current (the
     server prints ``sim.warm: every kernel ready``). The server CPU of both pages is read after
@@ -147,7 +147,7 @@ def make_run(dst: Path, label: str, timeout: float = 900.0,
                   f"load {loads[name]})", file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
-    if cmd is not None:   # this checkout's server (python -m ui.serve) instead of make run
+    if cmd is not None:   # this checkout's server (python -m ui.server.serve) instead of make run
         from bench.classroom import serve_flags
 
         cmd = [*cmd, *serve_flags(port)]
@@ -157,7 +157,7 @@ def make_run(dst: Path, label: str, timeout: float = 900.0,
     def read() -> None:
         for line in proc.stdout:
             log.append(line)
-            if "-m ui.serve" in line:
+            if "-m ui.server.serve" in line:
                 mark("install done, server starting")
             if READY_ALL in line:
                 mark("every kernel cache current")
@@ -217,7 +217,7 @@ def main() -> None:
               "  load 1/5/15 min")
         for i in range(args.later_start):
             for name, sec, cpu, load in make_run(ROOT, f"start {i + 1}",
-                                                 cmd=[sys.executable, "-m", "ui.serve"]):
+                                                 cmd=[sys.executable, "-m", "ui.server.serve"]):
                 print(f"{name:<54s} {sec:7.1f} {cpu:12.1f}  {load}", flush=True)
         return
     if args.fresh_clone:

@@ -9,7 +9,6 @@ scripts do.
 """
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 from bench.browser import WAIT_MS
@@ -25,7 +24,7 @@ APPTEST_TIMEOUT = 600.0
 
 
 def _stems() -> list[str]:
-    from ui.nav import PAGES
+    from ui.kit.nav import PAGES
 
     return [e.stem for e in PAGES]
 
@@ -35,13 +34,14 @@ STEMS = _stems()
 
 def page_schema(stem: str):
     """The PageSchema declared at the top of pages/<stem>.py (importing does not render)."""
-    return importlib.import_module(f"pages.{stem}").SCHEMA
+    from ui.kit import files
+    return files.page_module(stem).SCHEMA
 
 
 def open_page(at, stem: str):
     """Point an AppTest at page ``stem`` for its next ``run()``.
 
-    Pages are functions (``st.Page(render, url_path=stem)``, see ui/nav.py), and
+    Pages are functions (``st.Page(render, url_path=stem)``, see ui/kit/nav.py), and
     ``AppTest.switch_page`` only resolves file pages; the script hash Streamlit uses for a page is
     the hash of its URL path, which is what a browser session sends as well."""
     matches = [h for h, info in at._registered_pages.items() if info.get("url_pathname") == stem]

@@ -1,7 +1,7 @@
 """A class moving sliders while heavy jobs run: does the class keep its rerun budget?
 
-Starts one server (``python -m ui.serve``, as ``make run``; ``--root`` serves another checkout, e.g.
-``/work/main`` for the numbers before ``ui/jobs.py``) and runs two phases of ``--seconds`` each:
+Starts one server (``python -m ui.server.serve``, as ``make run``; ``--root`` serves another checkout, e.g.
+``/work/main`` for the numbers before ``ui/server/jobs.py``) and runs two phases of ``--seconds`` each:
 
 1. ``quiet``: ``-n`` students (websocket sessions, ``bench/wsclient.py``) each open a light page
    (two_point / nonnormal / gaussian_width in turn) and move its first slider to a value of their
@@ -14,7 +14,7 @@ from click to figures, the server's CPU time, and the load average (other jobs o
 count)::
 
     python bench/heavy_jobs.py -n 30 --seconds 45
-    python bench/heavy_jobs.py -n 30 --seconds 45 --root /work/main     # before ui/jobs.py
+    python bench/heavy_jobs.py -n 30 --seconds 45 --root /work/main     # before ui/server/jobs.py
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def start_server(root: Path, port: int) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(root)}
     env.pop("APP_ALLOW_CLEAR_CACHE", None)
     subprocess.run([sys.executable, "-m", "sim.warm"], cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
-    proc = subprocess.Popen([sys.executable, "-m", "ui.serve", *serve_flags(port)], cwd=root, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "ui.server.serve", *serve_flags(port)], cwd=root, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_healthy(f"http://127.0.0.1:{port}", proc, 120, poll=0.3)
     return proc

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import statistics
 import sys
 import time
@@ -35,9 +34,10 @@ QUIET_S = 5.0
 
 
 def _slider(stem: str):
-    from ui import spec
+    from ui.kit import spec
 
-    res = spec.resolve(importlib.import_module(f"pages.{stem}").SCHEMA)
+    from ui.kit import files
+    res = spec.resolve(files.page_module(stem).SCHEMA)
     return next(p for p in res.params.values() if p.kind in ("float", "int"))
 
 

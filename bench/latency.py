@@ -1,7 +1,7 @@
 """Latency budget per page: server rerun time, and in Chromium first load and slider -> figure.
 
 Starts the server the way ``make run`` does (see ``bench/classroom.py``), then per page in
-``ui.nav.PAGES``:
+``ui.kit.nav.PAGES``:
 
 server (one websocket session, ``bench/wsclient.py``; time from the rerun request to
 ``script_finished``):
@@ -80,11 +80,11 @@ def _med(xs):
 # --------------------------------------------------------------------------- server side
 async def server_times(url: str, stem: str, reruns: int = RERUNS, moves: int = MOVES,
                        pid: int | None = None) -> dict:
-    import importlib
 
-    from ui import spec
+    from ui.kit import spec
 
-    res = spec.resolve(importlib.import_module(f"pages.{stem}").SCHEMA)
+    from ui.kit import files
+    res = spec.resolve(files.page_module(stem).SCHEMA)
     first = next((p for p in res.params.values() if p.kind in ("float", "int")), None)
     out: dict = {"page": stem}
     async with StreamlitSession(url, timeout=180.0) as s:
@@ -133,12 +133,12 @@ async def worst_corner(url: str, stem: str, pid: int | None = None, passes: int 
     Buttons are not pressed: what sits behind an explicit button is not part of a rerun.
     Clearing the caches affects every session: use a server of its own (the default).
     """
-    import importlib
 
-    from ui import spec
-    from ui.page import fmt_value
+    from ui.kit import spec
+    from ui.kit.page import fmt_value
 
-    res = spec.resolve(importlib.import_module(f"pages.{stem}").SCHEMA)
+    from ui.kit import files
+    res = spec.resolve(files.page_module(stem).SCHEMA)
     nums = [p for p in res.params.values() if p.kind in ("float", "int")]
     out: dict = {"page": stem, "corner": {}, "worst_ms": float("nan"), "worst_cpu_ms": float("nan"),
                  "probes": 0, "alerts": [], "problems": []}
@@ -308,7 +308,7 @@ def first_visits(stems: list[str], idle_s: float = 10.0, extra: list[str] | None
 
 
 def _fmt(p, v) -> str:
-    from ui.page import fmt_value
+    from ui.kit.page import fmt_value
 
     return fmt_value(p, v)
 
@@ -365,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     extra = [x for f in args.flag for x in (f"--{f.split('=', 1)[0]}", f.split("=", 1)[1])]
     _quiet_streamlit()
-    from ui.nav import PAGES
+    from ui.kit.nav import PAGES
 
     stems = [e.stem for e in PAGES if not args.pages or e.stem in args.pages]
     la0 = loadavg()

@@ -4,7 +4,7 @@ Run with ``.venv/bin/python bench/low_temperature.py``. For the defaults, the pr
 corners of the hard limits, prints the CPU time (``time.process_time``, all threads) of the
 page's two adapters (three β × seeds runs of :func:`sim.low_temperature.run`, each with exact
 W2 by optimal assignment and the zero-temperature layer map; the β sweep at depth 1) and of
-its four figures, plus the layers and Δ actually used (``views.low_temperature.plan``).
+its four figures, plus the layers and Δ actually used (``pages.low_temperature.views.plan``).
 No Numba kernel of its own: the layers are :func:`sim.attention.simulate`, benchmarked in
 ``bench/engine.py``. Not a test.
 """
@@ -18,8 +18,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 logging.getLogger("streamlit").setLevel(logging.ERROR)
 
-from ui.i18n import Text  # noqa: E402
-from views import low_temperature as vw  # noqa: E402
+from ui.kit.i18n import Text  # noqa: E402
+from pages.low_temperature import views as vw  # noqa: E402
 
 VIEWS = {
     "defaults": ("axis", 0.5, 3.0, 48, 3, 20.0, 0.1),

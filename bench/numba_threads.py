@@ -13,7 +13,7 @@ import sys
 
 def concurrent_kernels_script(prelude: str = "", size: int = 200_000, loops: int = 5, threads: int = 4,
                               cache: bool = False) -> str:
-    """``prelude`` runs first (e.g. ``import ui.serve``, which picks a thread-safe layer)."""
+    """``prelude`` runs first (e.g. ``import ui.server.serve``, which picks a thread-safe layer)."""
     return f"""
 import threading, numba, numpy as np
 {prelude}

@@ -215,7 +215,7 @@ class StreamlitSession:
         self.pace_s = pace_s
         """A widget change is sent at least this long after the previous run finished: a browser
         draws a run before a person can act on it. Without it, back-to-back new values look like a
-        held key to the server, which waits for a burst's newest value (``ui.runs.settled``)."""
+        held key to the server, which waits for a burst's newest value (``ui.server.runs.settled``)."""
         self._run_end: float | None = None
 
         self._ws: Any = None

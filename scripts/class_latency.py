@@ -1,6 +1,6 @@
 """Push latency of a class session on one real server, with browser-less students (no Chromium).
 
-Starts one app server (``python -m ui.serve``) with instructor mode on, with the in-memory store
+Starts one app server (``python -m ui.server.serve``) with instructor mode on, with the in-memory store
 (``--store memory``) or a private ``redis-server`` and ``APP_REDIS_URL`` (``--store redis``).
 An instructor session (``bench/classclient.py``, websocket protocol) signs in with the key, opens
 a class, opens ``two_point``; N students load ``/?class=CODE`` and join; each student then does
@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT))
 from bench.classclient import Instructor, Student  # noqa: E402
 from bench.classroom import Server, cpu_s  # noqa: E402
 from bench.wsclient import percentile  # noqa: E402
-from ui import class_store as cs  # noqa: E402
-from ui.classroom import POLL_S  # noqa: E402
+from ui.teaching import class_store as cs  # noqa: E402
+from ui.teaching.classroom import POLL_S  # noqa: E402
 
 TARGET_P95_S = 2.0
 

@@ -11,7 +11,6 @@ default, with a note on stderr. Writes ``notebooks/<stem>.ipynb`` (ignored by gi
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from pathlib import Path
@@ -19,8 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ui import notebook, spec  # noqa: E402
-from ui.nav import PAGES  # noqa: E402
+from ui.kit import files
+from ui.kit import notebook, spec  # noqa: E402
+from ui.kit.nav import PAGES  # noqa: E402
 
 
 def _differs(taken, given: str) -> bool:
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-o", "--output", type=Path, help="default: notebooks/<page>.ipynb")
     a = ap.parse_intermixed_args(argv)
     a.values += os.environ.get("NOTEBOOK_ARGS", "").split()   # make notebook ARGS="…", split on blanks
-    schema = importlib.import_module(f"pages.{a.page}").SCHEMA
+    schema = files.page_module(a.page).SCHEMA
     res = spec.resolve(schema, known_pages=tuple(e.stem for e in PAGES))
     raw = {}
     for item in a.values:

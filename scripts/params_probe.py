@@ -11,7 +11,7 @@ Two steps, used by ``scripts/image_check.sh`` (and handy by hand)::
 effective default (the page's SCHEMA and what the file already overrides) can
 move by one step inside [min, max], and adds an override of that default, as
 the in-app editor writes one: a ``[<page>.params.<key>]`` table with
-``default = …`` (ui.params_file.apply_edits; re-resolved to make sure).  ``verify`` opens every page listed by the app's
+``default = …`` (ui.teaching.params_file.apply_edits; re-resolved to make sure).  ``verify`` opens every page listed by the app's
 navigation in a websocket session (bench/wsclient.py): each must finish
 without an exception element or an ``st.error``; on each page named in the
 expectation the widget with that key must show the moved default.  It prints
@@ -21,7 +21,6 @@ one JSON line and exits non-zero on any failure.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import math
 import os
@@ -41,7 +40,7 @@ def _is_num(x: Any) -> bool:
 
 
 def _moved(p) -> float | int | None:
-    """A default one step away from ``p``'s (a resolved ui.spec.Param), inside its range; None if
+    """A default one step away from ``p``'s (a resolved ui.kit.spec.Param), inside its range; None if
     there is none. Only parameters with a step: their slider shows exactly the moved value."""
     if p.kind not in ("float", "int") or not _is_num(p.step) or p.step <= 0:
         return None
@@ -54,14 +53,15 @@ def _moved(p) -> float | int | None:
 def make(src: str, dst: str) -> dict[str, dict[str, Any]]:
     """Write ``dst``: ``src`` plus, for every page with a stepped numeric parameter, an override of
     its first such parameter's default by one step, as the in-app editor writes it
-    (``[<page>.params.<name>]`` with ``default = …``, ui.params_file.apply_edits). The built-in
+    (``[<page>.params.<name>]`` with ``default = …``, ui.teaching.params_file.apply_edits). The built-in
     ranges live in the pages' SCHEMA; the file holds only what it overrides, so the effective
-    values (``ui.spec.resolve`` of ``src``) are the starting point. Returns ``{page: {name: value}}``."""
+    values (``ui.kit.spec.resolve`` of ``src``) are the starting point. Returns ``{page: {name: value}}``."""
     import streamlit.logger
 
     streamlit.logger.set_log_level("error")  # "No runtime found" for every cached function imported
-    from ui import params_file, spec
-    from ui.nav import PAGES
+    from ui.kit import spec
+    from ui.teaching import params_file
+    from ui.kit.nav import PAGES
 
     with open(src, encoding="utf-8") as fh:
         text = fh.read()
@@ -69,7 +69,8 @@ def make(src: str, dst: str) -> dict[str, dict[str, Any]]:
     base = tomllib.loads(text)
     expect: dict[str, dict[str, Any]] = {}
     for stem in stems:
-        schema = importlib.import_module(f"pages.{stem}").SCHEMA
+        from ui.kit import files
+        schema = files.page_module(stem).SCHEMA
         res = spec.resolve(schema, base, "src", stems)
         for name, p in res.params.items():
             new = _moved(p)

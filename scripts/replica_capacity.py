@@ -1,6 +1,6 @@
 """How many students one replica serves: steady classroom load on one server.
 
-Starts one replica (``python -m ui.serve``, i.e. ``streamlit run app.py``, with the ``make run`` settings, on
+Starts one replica (``python -m ui.server.serve``, i.e. ``streamlit run app.py``, with the ``make run`` settings, on
 a loopback port), warms it, then for each class size N runs N websocket
 sessions (``bench/wsclient.py``) that behave like students: open the app, open
 a page, then every few seconds (think time, default 2-6 s) drag a slider on it
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     line = "replica-capacity: FAIL (did not finish)"
     try:
         env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=secrets.token_hex(16))
-        p = procs.start("replica", [args.python, "-m", "ui.serve", "--server.port",
+        p = procs.start("replica", [args.python, "-m", "ui.server.serve", "--server.port",
                                     str(args.port), *SERVE_FLAGS, "--server.address", HOST],
                         os.path.join(tmp, "replica.log"), env=env)
         wait_healthy(args.port, p, 120)

@@ -7,7 +7,7 @@ For each page: opens it at its defaults, then moves its first slider to 5 new va
 ``bench/classroom.py``) and, for the last 4 moves, reads the CPU time of the page script's thread
 (``time.thread_time``) split into: ``data`` (misses of ``@cached`` functions: the simulation at the
 new value), ``figfn`` (misses of ``@cached_figure`` builders, without the data they call),
-``freeze`` (``ui.figures.freeze``), ``rest`` (widgets, text, metrics, charts sent, cache look-ups);
+``freeze`` (``ui.kit.figures.freeze``), ``rest`` (widgets, text, metrics, charts sent, cache look-ups);
 medians of the 4 moves, each column separately. ``process`` is ``time.process_time`` of the whole
 rerun (all threads: Numba's too, and AppTest's own bookkeeping). ``data_all_threads``: the
 process CPU (``time.process_time``) during the ``data`` misses, so it includes work a simulation
@@ -36,7 +36,7 @@ _sc = ScriptCache()
 AT.ScriptCache = lambda: _sc  # compile app.py once, as a server does (AppTest recompiles every run)
 
 from bench.classroom import plans  # noqa: E402
-import ui.figures as F  # noqa: E402
+import ui.kit.figures as F  # noqa: E402
 from bench.harness import STEMS, app_test  # noqa: E402
 
 acc = {"run": 0.0, "data": 0.0, "fig": 0.0, "freeze": 0.0, "data_p": 0.0}

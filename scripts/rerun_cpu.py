@@ -73,11 +73,11 @@ async def measure(url: str, pid: int, stems: list[str] | None, moves: int, cold:
 
 
 def _ends(stem: str, name: str) -> list:
-    import importlib
 
-    from ui import spec
+    from ui.kit import spec
 
-    p = spec.resolve(importlib.import_module(f"pages.{stem}").SCHEMA).params[name]
+    from ui.kit import files
+    p = spec.resolve(files.page_module(stem).SCHEMA).params[name]
     return [p.clamp(p.min), p.clamp(p.max)]
 
 

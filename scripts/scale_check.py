@@ -3,7 +3,7 @@
 What it does (everything on loopback addresses, everything it starts is stopped at the end):
 
 1. starts one app replica per ``server`` line of ``deploy/nginx.conf`` (three:
-   app1..app3; ``python -m ui.serve`` (``streamlit run app.py``) with the ``make run`` server settings and
+   app1..app3; ``python -m ui.server.serve`` (``streamlit run app.py``) with the ``make run`` server settings and
    one shared cookie secret) and Debian ``nginx`` on 127.0.0.1:8610 with that
    same file, the one docker compose mounts. The upstream block is used as
    deployed: nginx runs in a private mount namespace whose /etc/hosts maps
@@ -741,7 +741,7 @@ def main(argv: list[str] | None = None) -> int:
         env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=secrets.token_hex(32), PYTHONUNBUFFERED="1")
         for r in replicas:
             r.proc = procs.start(
-                f"replica {r.name}", [args.python, "-m", "ui.serve", "--server.port",
+                f"replica {r.name}", [args.python, "-m", "ui.server.serve", "--server.port",
                                       str(r.port), *SERVE_FLAGS, "--server.address", r.host],
                 os.path.join(tmp, f"replica-{r.name}.log"), env=env)
         conf = render_nginx(conf_text, args.nginx_conf, tmp, args.nginx_port, replicas, verbatim)

@@ -1,7 +1,7 @@
 """make scale-check, class part: one class on 3 replicas behind nginx with Redis, one replica killed.
 
 Uses the machinery of ``scripts/scale_check.py`` (the deployed ``deploy/nginx.conf`` with its sticky
-cookie, replicas ``python -m ui.serve``) and adds a private ``redis-server`` (Unix socket, no
+cookie, replicas ``python -m ui.server.serve``) and adds a private ``redis-server`` (Unix socket, no
 persistence); every replica gets ``APP_REDIS_URL`` and the same instructor key and cookie secret.
 
 1. An instructor session (websocket protocol, ``bench/classclient.py``) loads the index through
@@ -52,8 +52,8 @@ from scale_check import (  # noqa: E402
     HOST, SERVE_FLAGS, Procs, Replica, deploy_replicas, dump_logs, ensure_nginx, nginx_argv,
     prepare_run, render_nginx, replica_of, run_check, wait_healthy,
 )
-from ui import class_store as cs  # noqa: E402
-from ui.classroom import POLL_S  # noqa: E402
+from ui.teaching import class_store as cs  # noqa: E402
+from ui.teaching.classroom import POLL_S  # noqa: E402
 
 TARGET_P95_S = 2.0
 
@@ -360,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=secrets.token_hex(32), PYTHONUNBUFFERED="1",
                    APP_INSTRUCTOR_KEY=key, **{cs.REDIS_ENV: f"unix://{sock}"})
         for r in replicas:
-            r.proc = procs.start(f"replica {r.name}", [args.python, "-m", "ui.serve", "--server.port", str(r.port),
+            r.proc = procs.start(f"replica {r.name}", [args.python, "-m", "ui.server.serve", "--server.port", str(r.port),
                                                        *SERVE_FLAGS, "--server.address", r.host],
                                  os.path.join(tmp, f"replica-{r.name}.log"), env=env)
         conf = render_nginx(conf_text, args.nginx_conf, tmp, args.nginx_port, replicas, verbatim)

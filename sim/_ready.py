@@ -1,7 +1,7 @@
 """Which kernel modules of :mod:`sim` may call their Numba kernels now.
 
 By default every module is ready: a kernel is compiled (or loaded from the on-disk cache) on its
-first call, as Numba does. The server (``python -m ui.serve``) instead starts answering at once
+first call, as Numba does. The server (``python -m ui.server.serve``) instead starts answering at once
 and compiles the kernels in the background (:func:`sim.warm.start_background`); until a module's
 kernels are loaded in the server process that module is *pending*, and its public functions take
 their plain NumPy reference path, which returns the same numbers (each pair is tested equal), so

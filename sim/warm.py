@@ -6,7 +6,7 @@ Each module of :mod:`sim` that owns kernels defines ``warm()``, which calls them
 - ``python -m sim.warm`` (``make warm``, ``make test``, the Docker build) fills the cache, with the
   modules spread over ``--jobs`` child processes (default: one per core; the attention kernels
   alone are most of the work, so two processes take about as long as attention alone).
-- The server (``python -m ui.serve``) does not wait for it: :func:`start_background` marks every
+- The server (``python -m ui.server.serve``) does not wait for it: :func:`start_background` marks every
   module *pending* (:mod:`sim._ready`), runs the same child processes at low priority, and marks a
   module ready as soon as its child has written the cache (each kernel is then loaded from the
   cache by its first call in the server). While a module is pending its hooked public functions

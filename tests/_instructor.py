@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import ROOT, app_test, open_page
-from ui import instructor
+from ui.teaching import instructor
 
-KEY = "tq8Vn2-Xk4pLw9Rz_Hm3Yb6Jc1Fs5Dg7"   # strong enough for ui.safe.weak_key
+KEY = "tq8Vn2-Xk4pLw9Rz_Hm3Yb6Jc1Fs5Dg7"   # strong enough for ui.kit.safe.weak_key
 
 #: AppTest cannot send cookies: a test session "presents" the cookies kept under this session-state
 #: key. Only the tests read cookies from there (the served app reads ``st.context.cookies``).
@@ -25,7 +25,7 @@ instructor._cookie_source = _test_cookie_source
 
 def cookie(key: str = KEY) -> dict:
     """The cookies of a browser that signed in with ``key`` through the server's route."""
-    from ui import safe
+    from ui.kit import safe
 
     return {safe.COOKIE: safe.make_token(key)}
 
@@ -35,9 +35,9 @@ def router_only(monkeypatch):
     """Run every AppTest rerun through app.py's router.
 
     AppTest resets Streamlit's process-wide "pages/ folder" flag before each run, so the first
-    script execution of every run is the page file alone and ``ui.page`` reruns it through the
+    script execution of every run is the page file alone and ``ui.kit.page`` reruns it through the
     router; a button click delivered to that first execution is lost. A served app clears the
-    flag once per process (``ui.nav.leave_mpa_v1``); here it is cleared for every run."""
+    flag once per process (``ui.kit.nav.leave_mpa_v1``); here it is cleared for every run."""
     from streamlit.runtime.pages_manager import PagesManager
 
     init = PagesManager.__init__
@@ -63,7 +63,7 @@ def signed_in(stem: str = "home", query: dict | None = None):
 def teacher_with_class(monkeypatch, stem: str = "two_point"):
     """A signed-in instructor (key mode, in-memory class store) who has opened a class on ``stem``:
     ``(AppTest, class code)``."""
-    from ui import class_store as cs
+    from ui.teaching import class_store as cs
 
     monkeypatch.setenv(instructor.KEY_ENV, KEY)
     monkeypatch.delenv(cs.REDIS_ENV, raising=False)
@@ -80,8 +80,8 @@ def params_copy(tmp_path, monkeypatch, router_only):  # noqa: F811
     """A copy of the shipped parameter file as APP_PARAMS_FILE, instructor mode on (the key set)."""
     import shutil
 
-    from ui import instructor
-    from ui.spec import DEFAULT_PARAMS_FILE, PARAMS_ENV
+    from ui.teaching import instructor
+    from ui.kit.spec import DEFAULT_PARAMS_FILE, PARAMS_ENV
 
     f = tmp_path / "params.toml"
     shutil.copy(DEFAULT_PARAMS_FILE, f)

@@ -31,15 +31,15 @@ def decode(x):
 
 
 def charts(at) -> list:
-    """The charts a run drew (``ui.chart``: one ``bidi_component`` element each)."""
-    from ui.chart import sent_figure
+    """The charts a run drew (``ui.kit.chart``: one ``bidi_component`` element each)."""
+    from ui.kit.chart import sent_figure
 
     return [el for el in at.get("bidi_component") if sent_figure(el.proto) is not None]
 
 
 def chart_specs(at) -> list[dict]:
     """The figures of the charts a run drew, as the browser receives them."""
-    from ui.chart import sent_figure
+    from ui.kit.chart import sent_figure
 
     return [sent_figure(el.proto) for el in charts(at)]
 

@@ -1,6 +1,6 @@
 """Figure text alternatives in Chinese use Chinese punctuation ("Print and accessibility").
 
-The one-line description under each figure is assembled by ``ui.access.summary`` from the figure's
+The one-line description under each figure is assembled by ``ui.kit.access.summary`` from the figure's
 title, axis titles and curve names. In Chinese its own separators are 。：；， (numbers stay numbers:
 "从 0.1 到 5"). ``cjk_punct_errors`` is used on every page's rendered Chinese descriptions by
 tests/test_pages.py (defaults) and tests/test_predict.py (the revealed figures).
@@ -11,8 +11,8 @@ import re
 
 import numpy as np
 
-from ui.access import _words, summary
-from ui.i18n import Text
+from ui.kit.access import _words, summary
+from ui.kit.i18n import Text
 
 _CJK = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
 # an ASCII , . : ; touching a CJK character (a space in between counts as touching)

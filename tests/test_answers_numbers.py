@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from ui.i18n import Text
+from ui.kit.i18n import Text
 
 LANGS = ("en", "zh")
 
@@ -96,7 +96,7 @@ def check_coordinates_q1():
 
 def check_rotation_q1():
     from sim import rotation as ro
-    from views.rotation import example
+    from pages.rotation.views import example
 
     close(ro.area_rate(*example(30.0, 4.0, 0.1)), "-0.234")
     close(ro.area_rate(*example(45.0, 10.0, 0.0)), "-0.409")
@@ -105,7 +105,7 @@ def check_rotation_q1():
 
 def check_rotation_q5():
     from sim import rotation as ro
-    from views.rotation import example
+    from pages.rotation.views import example
 
     H, D = example(45.0, 10.0, 0.0)
     close(ro.area_rate(H, D), "-0.409")
@@ -291,13 +291,14 @@ def stated_numbers(body: str) -> list[str]:
 
 def _answers_with_numbers():
     import tomllib
-    from pathlib import Path
+
+    from ui.kit import files
 
     out = []
-    for f in sorted(Path("assets/text/en").glob("*.toml")):
-        for q, body in tomllib.loads(f.read_text()).get("answers", {}).items():
+    for stem in files.stems_on_disk():
+        for q, body in tomllib.loads(files.text_file(stem, "en").read_text()).get("answers", {}).items():
             if isinstance(body, str) and stated_numbers(body):
-                out.append(f"{f.stem}_{q}")
+                out.append(f"{stem}_{q}")
     return out
 
 

@@ -1,4 +1,4 @@
-"""Charts drawn through ui/chart.py: what the browser receives equals what st.plotly_chart sends,
+"""Charts drawn through ui/kit/chart.py: what the browser receives equals what st.plotly_chart sends,
 and a chart keeps its element (its identity is its key) when its figure changes, which is what
 lets the browser update it with Plotly.react instead of drawing a new chart."""
 from __future__ import annotations
@@ -10,8 +10,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from tests.conftest import app_test, charts
-from ui import chart
-from ui import figures as F
+from ui.kit import chart
+from ui.kit import figures as F
 
 
 def _fig(k: float) -> go.Figure:

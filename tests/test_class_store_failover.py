@@ -12,8 +12,8 @@ import pytest
 from tests._instructor import router_only, signed_in, teacher_with_class  # noqa: F401 - fixture
 from tests.conftest import app_test
 from tests.test_instructor_class import redis_url, store  # noqa: F401 - fixtures
-from ui import class_store as cs
-from ui import classroom
+from ui.teaching import class_store as cs
+from ui.teaching import classroom
 
 N = 30
 
@@ -152,7 +152,7 @@ def test_released_pages_in_the_store(store):  # noqa: F811
 def test_answers_released_on_one_replica_are_seen_on_another(redis_url, monkeypatch):  # noqa: F811
     """Two replicas share Redis: the instructor releases on A, a student on B sees it within
     RECHECK_S; withdrawn on B, A follows. A replica that loses Redis keeps the last state it read."""
-    from ui import answers as ans
+    from ui.teaching import answers as ans
 
     monkeypatch.setenv(cs.REDIS_ENV, redis_url)
     a, b = cs.RedisStore(redis_url), cs.RedisStore(redis_url)
@@ -220,9 +220,9 @@ def test_redis_stopped_and_restarted_mid_class(tmp_path, monkeypatch, router_onl
     error box); an answer sent meanwhile is kept and sent once the store is back; the class (kept
     in the append-only file) goes on; the answer is counted once."""
     from tests._instructor import KEY
-    from ui import instructor
-    from ui.predict import live_question
-    from views.predict_two_point import STEPS
+    from ui.teaching import instructor
+    from ui.kit.predict import live_question
+    from pages.two_point.predict import STEPS
 
     sock = tmp_path / "r.sock"
     url = f"unix://{sock}"

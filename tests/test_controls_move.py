@@ -10,8 +10,8 @@ import json
 import pytest
 
 from tests.conftest import STEMS, app_test, charts, page_schema
-from ui import spec
-from ui.chart import sent_figure
+from ui.kit import spec
+from ui.kit.chart import sent_figure
 
 LESSONS = [s for s in STEMS if page_schema(s).params]
 #: a control that acts only under another one's choice (its label says so): checked under that choice
@@ -23,7 +23,7 @@ def drawn(at) -> str:
     main = at.main
     parts = [json.dumps(sent_figure(c.proto), sort_keys=True) for c in charts(main)]
     parts += [f"{m.label}={m.value}" for m in main.metric]
-    from ui.i18n import Text
+    from ui.kit.i18n import Text
 
     printed = Text("common", "en")("view.print_params")    # the print-only line of all values: not on screen
     for kind in ("markdown", "caption", "info", "warning", "success", "latex", "code"):

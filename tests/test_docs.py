@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from ui.kit import files
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = sorted((ROOT / "docs").glob("*.md"))
@@ -96,7 +98,7 @@ def test_quick_start_is_the_two_commands():
 
 
 def test_every_lesson_page_has_its_construction_section():
-    from ui.nav import PAGES
+    from ui.kit.nav import PAGES
 
     text = (ROOT / "docs" / "constructions.md").read_text(encoding="utf-8")
     headings = re.findall(r"^## (.+)$", text, re.M)
@@ -104,8 +106,7 @@ def test_every_lesson_page_has_its_construction_section():
     for e in PAGES:
         if e.stem in NOT_LESSONS:
             continue
-        title = tomllib.loads((ROOT / "assets" / "text" / "en" / f"{e.stem}.toml")
-                              .read_text(encoding="utf-8"))["title"]
+        title = tomllib.loads(files.text_file(e.stem, "en").read_text(encoding="utf-8"))["title"]
         want = f"{title} (`{e.stem}`)"
         if want not in headings:
             missing.append(want)

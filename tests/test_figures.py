@@ -10,9 +10,9 @@ import plotly.io as pio
 import plotly.tools
 import plotly.utils
 
-from ui import figures as F
-from ui import finish, style
-from ui.i18n import Text
+from ui.kit import figures as F
+from ui.kit import finish, style
+from ui.kit.i18n import Text
 
 
 def _sample(log_y: bool = False) -> go.Figure:
@@ -107,7 +107,7 @@ def _json(fig) -> dict:
 
 
 def _every_helper(t: str) -> go.Figure:
-    """One figure that uses every trace, shape and layout helper of ui.figures."""
+    """One figure that uses every trace, shape and layout helper of ui.kit.figures."""
     x = np.linspace(0.1, 3.0, 30)
     fig = F.figure("x", "y", t, [
         F.line(x, np.exp(x), "exact"),
@@ -130,7 +130,7 @@ def _every_helper(t: str) -> go.Figure:
 
 
 def test_helpers_build_valid_figures_identically_without_validation(monkeypatch):
-    """Figures are built without Plotly's validation (ui.figures.VALIDATE); with it (which rejects
+    """Figures are built without Plotly's validation (ui.kit.figures.VALIDATE); with it (which rejects
     unknown or ill-typed properties) the same calls give the same figure, in 2-D and 3-D."""
     for title in ("t", None):
         monkeypatch.setattr(F, "VALIDATE", True)
@@ -157,7 +157,7 @@ def test_sphere_wire_lies_on_the_unit_sphere():
 
 
 def test_sub_seed_is_deterministic_and_distinct():
-    from ui.compute import sub_seed
+    from ui.kit.compute import sub_seed
 
     assert sub_seed(3, 1, 2) == sub_seed(3, 1, 2)
     seeds = {sub_seed(s, *tags) for s in (0, 1) for tags in ((1,), (2,), (1, 5), (2, 1, 4))}
@@ -225,7 +225,7 @@ def test_log_ticks_label_exactly_the_values_without_minor_grid(monkeypatch):
 
 def test_markers_keep_explicit_error_bars():
     """``markers(..., error_y=dict(...))`` without ``error=`` keeps the bars (they were dropped)."""
-    from ui.figures import markers
+    from ui.kit.figures import markers
 
     tr = markers([1, 2], [3, 4], "m", error_y={"type": "data", "array": [0.1, 0.2]})
     assert tr["error_y"]["array"] == [0.1, 0.2]
@@ -284,7 +284,7 @@ def test_band_fills_between_its_edges():
 
 
 def test_spec_dict_equals_plotly_to_dict():
-    """Frozen serialises with ui.figures.spec_dict (no deep copy): the same dict as fig.to_dict(),
+    """Frozen serialises with ui.kit.figures.spec_dict (no deep copy): the same dict as fig.to_dict(),
     on traces with float, int64 (narrowed), uint, bool, 2-D, empty and list data, frames, ranges
     given as arrays, 3-D and heatmaps; and the figure itself is left unchanged."""
     x = np.linspace(0.0, 1.0, 7)
@@ -311,7 +311,7 @@ def test_spec_dict_equals_plotly_to_dict():
 
 def test_long_lines_are_thinned_to_the_screen_and_keep_their_extremes():
     from tests.conftest import decode
-    from ui.finish import MAX_LINE_POINTS, fewer_points_spec
+    from ui.kit.finish import MAX_LINE_POINTS, fewer_points_spec
 
     x = np.linspace(0.0, 10.0, 50_001)
     y = np.sin(7 * x)
@@ -331,7 +331,7 @@ def test_long_lines_are_thinned_to_the_screen_and_keep_their_extremes():
 
 
 def test_what_thinning_leaves_alone():
-    from ui.finish import fewer_points_spec
+    from ui.kit.finish import fewer_points_spec
 
     n = 10_000
     x, y = np.arange(n, dtype=float), np.cos(np.arange(n) / 100)
@@ -352,7 +352,7 @@ def test_page_figures_at_their_defaults_are_sent_whole():
     from the charts is what the pages computed."""
     from bench.harness import app_test
     from tests.conftest import chart_specs
-    from ui.finish import fewer_points_spec
+    from ui.kit.finish import fewer_points_spec
 
     for stem in ("coordinates", "rotation", "depth_sum"):
         for spec in chart_specs(app_test(stem, {"lang": "en"})):

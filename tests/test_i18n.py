@@ -5,14 +5,16 @@ import tomllib
 import pytest
 
 from tests.conftest import STEMS, page_schema
-from ui.i18n import TEXT_DIR, Text, flat_keys, normalize_lang
+from ui.kit import files
+from ui.kit.i18n import Text, flat_keys, normalize_lang
 
-FILES = sorted({p.name for lang in ("en", "zh") for p in (TEXT_DIR / lang).glob("*.toml")})
+#: every text file: each page's own and the shared ones (their names, as Text knows them)
+FILES = files.text_names()
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _load(lang, name):
-    with open(TEXT_DIR / lang / name, "rb") as fh:
+    with open(files.text_file(name, lang), "rb") as fh:
         return tomllib.load(fh)
 
 
@@ -66,7 +68,7 @@ def test_fallback_and_format():
 
 
 # ----------------------------------------------------------------------------- from the numerical review
-STUDENT_FILES = [n for n in FILES if n not in ("common.toml", "home.toml")]   # home: instructors
+STUDENT_FILES = [n for n in FILES if n not in ("common", "home")]   # home: instructors
 
 
 def _values(lang, name):
@@ -93,7 +95,7 @@ def test_no_code_names_in_student_text(name):
 
 
 def test_chinese_hypercube_wording():
-    for key, v in _values("zh", "gaussian_width.toml").items():
+    for key, v in _values("zh", "gaussian_width").items():
         assert not re.search(r"(?<!超)立方体", v), f"{key}: {v[:80]!r}"
 
 
@@ -101,20 +103,20 @@ def test_two_point_states_its_layer_map_with_the_own_term():
     """The shown errors are reproducible only with u_i = sum_j a_ij z_j over both tokens, j = i
     included (sim.attention sums over every j): the page must say so in both languages."""
     for lang in ("en", "zh"):
-        body = _values(lang, "two_point.toml")["statement.body"]
+        body = _values(lang, "two_point")["statement.body"]
         assert re.search(r"u_i = \\sum_\{j=1\}\^\{2\} a_\{ij\}\\, z_j", body), lang
         assert "j = i" in body, lang
 
 
 def test_hemisphere_w_is_described_as_drawn():
-    en, zh = _values("en", "hemisphere.toml"), _values("zh", "hemisphere.toml")
+    en, zh = _values("en", "hemisphere"), _values("zh", "hemisphere")
     assert not any(re.search(r"\barrow", v) for v in en.values())
     assert not any("箭头" in v for v in zh.values())
     assert "segment" in en["statement.body"] and "线段" in zh["statement.body"]
 
 
 def test_chinese_sentences_have_a_verb_and_no_line_starts_with_a_comma():
-    zh = _values("zh", "hemisphere.toml")
+    zh = _values("zh", "hemisphere")
     assert "看此刻位置最低的那个 token，即" not in zh["why.body"]
     assert "设 $i$ 是此刻位置最低的那个 token" in zh["why.body"]
     # a formula directly followed by ， or 。 lets the browser start the next line with it
@@ -128,12 +130,7 @@ def test_chinese_sentences_have_a_verb_and_no_line_starts_with_a_comma():
 def _alternate_steps(stem: str) -> tuple:
     """Steps a page shows in place of one of its own for some values (``ALTERNATE_STEPS`` of
     ``views/predict_<stem>.py``)."""
-    import importlib
-
-    try:
-        mod = importlib.import_module(f"views.predict_{stem}")
-    except ImportError:
-        return ()
+    mod = files.module(stem, "predict")
     return tuple(getattr(mod, "ALTERNATE_STEPS", ()))
 
 
@@ -142,10 +139,10 @@ def test_predict_steps_have_their_texts_in_both_languages():
     [predict.<id>] (both languages: the same keys are checked above), and the formatted ones format
     with the page's default values; predict.toml holds only what the steps share."""
     for lang in ("en", "zh"):
-        assert set(_load(lang, "predict.toml")) == {"ui"}, lang
+        assert set(_load(lang, "predict")) == {"ui"}, lang
         for stem in STEMS:
             schema = page_schema(stem)
-            d = _load(lang, f"{stem}.toml").get("predict", {})
+            d = _load(lang, stem).get("predict", {})
             values = {p.name: p.default for p in schema.params}
             steps = schema.steps + _alternate_steps(stem)   # e.g. coordinates' step at the saddle
             assert set(d) == {s.id for s in steps}, f"{lang}/{stem}"

@@ -8,10 +8,10 @@ import shutil
 import pytest
 
 from tests.conftest import STEMS, app_test
-from ui import answers as ans
-from ui import instructor
-from ui.i18n import Text
-from ui.spec import DEFAULT_PARAMS_FILE, PARAMS_ENV
+from ui.teaching import answers as ans
+from ui.teaching import instructor
+from ui.kit.i18n import Text
+from ui.kit.spec import DEFAULT_PARAMS_FILE, PARAMS_ENV
 
 from tests._instructor import KEY, TEST_COOKIES, cookie
 PAGE = "two_point"
@@ -99,7 +99,7 @@ def test_a_read_begun_before_the_switch_does_not_undo_it(monkeypatch):
     springs back off on the teacher's screen and stays so: seen in a loaded browser rehearsal)."""
     import threading
 
-    from ui import class_store as cs
+    from ui.teaching import class_store as cs
 
     store = cs.MemoryStore()
     began, finish = threading.Event(), threading.Event()

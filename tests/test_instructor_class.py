@@ -13,8 +13,8 @@ import pytest
 
 from tests._instructor import router_only, teacher_with_class  # noqa: F401 - fixture
 from tests.conftest import app_test
-from ui import class_store as cs
-from ui import classroom, instructor
+from ui.teaching import class_store as cs
+from ui.teaching import classroom, instructor
 
 N_STUDENTS = 30
 
@@ -194,7 +194,7 @@ def test_class_flow_push_follow_bank_question_reveal(monkeypatch, router_only): 
     assert any("Exact value" in c.value for c in teacher.caption)
     teacher.button(key="_class_ask").click().run()
     q = cs.get_store().question(code)
-    from views.predict_two_point import tp_sa_end
+    from pages.two_point.predict import tp_sa_end
     vals = teacher.session_state["_last_view"]["values"]
     assert q["truth"] == pytest.approx(tp_sa_end(vals), rel=1e-12)
     assert q["prompt"]["zh"] != q["prompt"]["en"] and q["kind"] == "number"
@@ -331,7 +331,7 @@ def test_adhoc_choice_question_shown_literally(monkeypatch, router_only):  # noq
 
 
 def test_share_link_never_carries_the_class_and_its_qr_draws():
-    from ui import share
+    from ui.kit import share
 
     assert share.share_url({"lang": "en", "class": "ABCDEF", "beta": "1"}).endswith("?lang=en&beta=1")
     svg = share.qr_svg("http://192.0.2.1:8501/two_point?lang=en")
@@ -351,7 +351,7 @@ def test_console_bank_is_the_pushed_views(monkeypatch, router_only):  # noqa: F8
     """The console's question bank is the bank of the view being pushed, for its parameters: not
     the bank of the lesson page the instructor looked at last, nor the values on their sidebar."""
     from tests.conftest import open_page
-    from views.predict_two_point import tp_sa_end
+    from pages.two_point.predict import tp_sa_end
 
     teacher, code = teacher_with_class(monkeypatch)
     teacher.slider(key="beta").set_value(2.0).run()
@@ -384,7 +384,7 @@ def test_console_bank_is_the_pushed_views(monkeypatch, router_only):  # noqa: F8
 
 def test_view_bank_reads_the_query_as_a_page_does():
     """A pushed view's bank from its query alone: values clamped, garbage ignored, a preset applied."""
-    from views.predict_two_point import tp_sa_end
+    from pages.two_point.predict import tp_sa_end
 
     qs = {q["step"]: q for q in classroom.view_bank({"page": "two_point", "query": {"beta": "2", "theta0": "junk"}})}
     assert list(qs)[:1] == ["sa_end"] and set(qs) == {"smaller", "sa_end", "energy0"}  # numbers first

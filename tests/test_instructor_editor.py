@@ -7,10 +7,10 @@ import pytest
 
 from tests._instructor import (KEY, comments as _comments, params_copy, router_only,  # noqa: F401
                                signed_in, two_point_beta as _beta)
-from ui import editor, instructor
-from ui import params_file as pf
-from ui.spec import resolve
-from pages.two_point import SCHEMA as TWO_POINT
+from ui.teaching import editor, instructor
+from ui.teaching import params_file as pf
+from ui.kit.spec import resolve
+from pages.two_point.page import SCHEMA as TWO_POINT
 
 
 @pytest.fixture(autouse=True)
@@ -97,8 +97,8 @@ def test_file_edited_by_hand_meanwhile_is_not_overwritten(setup_env):
 def test_problems_explained_in_the_instructors_language(lang):
     """Each numeric problem the file reports gets a sentence in the editor's language (with the
     numbers), the file's own message is still shown literally below it."""
-    from ui.i18n import Text
-    from ui.spec import _check_numeric
+    from ui.kit.i18n import Text
+    from ui.kit.spec import _check_numeric
 
     t = Text("instructor", lang)
     p = TWO_POINT.param("beta")

@@ -13,8 +13,8 @@ import pytest
 
 from tests._instructor import router_only  # noqa: F401 - fixture
 from tests.conftest import APPTEST_TIMEOUT, ROOT, open_page
-from ui import instructor
-from ui.i18n import Text
+from ui.teaching import instructor
+from ui.kit.i18n import Text
 
 AUTH = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "x" * 40,
         "client_id": "tots", "client_secret": "s" * 20,
@@ -207,7 +207,7 @@ def test_account_text_from_the_provider_is_shown_literally():
     at = make({"email": hostile}, emails=None)
     acc = [c for c in captions(at) if c.startswith("Account:")]
     assert len(acc) == 1
-    from ui.safe import literal
+    from ui.kit.safe import literal
 
     assert acc[0] == "Account: " + literal(hostile)
     assert "\n" not in acc[0] and acc[0].count("`") >= 4

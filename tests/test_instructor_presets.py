@@ -9,10 +9,10 @@ import pytest
 from tests._instructor import (KEY, comments as _comments, params_copy, router_only,  # noqa: F401
                                signed_in, two_point_beta as _beta)
 from tests.conftest import app_test, open_page
-from ui import editor, instructor
-from ui import params_file as pf
-from ui.spec import resolve
-from pages.two_point import SCHEMA as TWO_POINT
+from ui.teaching import editor, instructor
+from ui.teaching import params_file as pf
+from ui.kit.spec import resolve
+from pages.two_point.page import SCHEMA as TWO_POINT
 
 
 @pytest.fixture(autouse=True)

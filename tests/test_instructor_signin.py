@@ -8,7 +8,9 @@ import pytest
 
 from tests._instructor import KEY, TEST_COOKIES, cookie, router_only  # noqa: F401 - fixture
 from tests.conftest import APPTEST_TIMEOUT, app_test
-from ui import instructor, safe, serve
+from ui.kit import safe
+from ui.server import serve
+from ui.teaching import instructor
 
 
 @pytest.fixture(autouse=True)

@@ -6,11 +6,11 @@ The layers (docs/architecture.md tells the same story):
 layer     modules                                                                may import
 ========  =====================================================================  ==================
 sim       ``sim.*``                                                              sim
-kit       ``ui.spec, i18n, safe, lang, table, compute, hooks, cover, finish,       kit
+kit       ``ui.kit.spec, i18n, safe, lang, table, compute, hooks, cover, finish,       kit
           frozen, figures, style, access, share, nav, predict, notebook, page``
-server    ``ui.serve, runs, jobs, prepare``                                      kit, server, class,
+server    ``ui.server.serve, runs, jobs, prepare``                                      kit, server, class,
                                                                                  sim
-class     ``ui.instructor, answers, editor, params_file, classroom, class_store``  kit, class
+class     ``ui.teaching.instructor, answers, editor, params_file, classroom, class_store``  kit, class
 views     ``views.*`` (data, figures and steps of each page)                     kit, views, sim
 pages     ``pages.*``                                                            kit, server, views,
                                                                                  sim
@@ -18,7 +18,7 @@ app       ``app``                                                               
 ========  =====================================================================  ==================
 
 Every import counts, also one inside a function; no two project modules may import each other,
-directly or round a longer loop. The class features reach the kit only through ``ui.hooks``
+directly or round a longer loop. The class features reach the kit only through ``ui.kit.hooks``
 (registered by app.py), never the other way.
 """
 import ast
@@ -78,7 +78,7 @@ def test_pages_are_thin():
 
 
 def test_every_registered_page_has_its_files():
-    from ui.nav import PAGES
+    from ui.kit.nav import PAGES
 
     for e in PAGES:
         assert (ROOT / "pages" / f"{e.stem}.py").is_file()
@@ -91,23 +91,23 @@ def test_show_code_shows_the_page_and_its_views():
     """The 'show this page's code' toggle shows what a student reads, not the ui/ machinery."""
     import importlib
 
-    from ui.page import page_sources
+    from ui.kit.page import page_sources
 
-    importlib.import_module("pages.two_point")
+    importlib.import_module("pages.two_point.page")
     got = page_sources("two_point")
-    assert [p for p, _ in got] == ["pages/two_point.py", "views/two_point.py"]
-    importlib.import_module("pages.depth_sum")
-    assert [p for p, _ in page_sources("depth_sum")] == ["pages/depth_sum.py", "views/depth_sum.py",
-                                                         "views/depth_sum_figures.py"]
+    assert [p for p, _ in got] == ["pages/two_point/page.py", "pages/two_point/views.py"]
+    importlib.import_module("pages.depth_sum.page")
+    assert [p for p, _ in page_sources("depth_sum")] == ["pages/depth_sum/page.py", "pages/depth_sum/views.py",
+                                                         "pages/depth_sum/figures.py"]
     assert "def render" in got[0][1] and "@cached_figure" in got[1][1]
 
 
 # --------------------------------------------------------------------------- the one-way stack
-KIT = {"ui.spec", "ui.i18n", "ui.safe", "ui.lang", "ui.table", "ui.compute", "ui.hooks", "ui.cover",
-       "ui.finish", "ui.frozen", "ui.chart", "ui.figures", "ui.style", "ui.access", "ui.share", "ui.nav",
-       "ui.predict", "ui.notebook", "ui.page"}
-SERVER = {"ui.serve", "ui.runs", "ui.jobs", "ui.prepare"}
-CLASS = {"ui.instructor", "ui.answers", "ui.editor", "ui.params_file", "ui.classroom", "ui.class_store"}
+KIT = {"ui.kit.spec", "ui.kit.i18n", "ui.kit.safe", "ui.kit.lang", "ui.kit.table", "ui.kit.compute", "ui.kit.hooks", "ui.kit.cover",
+       "ui.kit.finish", "ui.kit.frozen", "ui.kit.chart", "ui.kit.figures", "ui.kit.style", "ui.kit.access", "ui.kit.share", "ui.kit.nav",
+       "ui.kit.predict", "ui.kit.notebook", "ui.kit.page"}
+SERVER = {"ui.server.serve", "ui.server.runs", "ui.server.jobs", "ui.server.prepare"}
+CLASS = {"ui.teaching.instructor", "ui.teaching.answers", "ui.teaching.editor", "ui.teaching.params_file", "ui.teaching.classroom", "ui.teaching.class_store"}
 MAY_IMPORT = {
     "sim": {"sim"},
     "kit": {"kit"},
@@ -228,7 +228,7 @@ def test_each_layer_imports_only_what_is_below_it():
 
 
 def test_class_features_reach_the_kit_through_one_hook():
-    """Ctx.section knows no section by name: what sits under the questions is registered (ui/hooks.py)."""
+    """Ctx.section knows no section by name: what sits under the questions is registered (ui/kit/hooks.py)."""
     src = (ROOT / "ui" / "page.py").read_text(encoding="utf-8")
     assert "questions" not in src and "show_answers" not in src
     assert "hooks.register(" in (ROOT / "app.py").read_text(encoding="utf-8")

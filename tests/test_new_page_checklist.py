@@ -1,31 +1,36 @@
 """A new page is a checklist, and this file is it (docs/architecture.md repeats it item by item).
 
-For every page ``<stem>``:
+A page is a folder, ``pages/<stem>/`` (ui/kit/files.py names its files; nothing else does). For every
+page ``<stem>``:
 
-1. **Registry line**: one ``Entry("<stem>", group, icon)`` in ``ui/nav.py``; every ``pages/*.py`` is registered.
-2. **Schema and render**: ``pages/<stem>.py`` defines ``SCHEMA = PageSchema("<stem>", ...)`` and ``render()``.
-3. **Texts in both languages with the same keys**: ``assets/text/en/<stem>.toml`` and
-   ``assets/text/zh/<stem>.toml``, a ``title``, a label for every parameter.
-4. **Steps** (a page with parameters): ``SCHEMA.steps`` from ``views/predict_<stem>.py``, each step's
+1. **Registry line**: one ``<stem> <group> <icon>`` line in ``ui/kit/nav.py``; every page folder is
+   registered, once, and holds only a page's files.
+2. **Schema and render**: ``pages/<stem>/page.py`` defines ``SCHEMA = PageSchema.from_file("<stem>", ...)``
+   (its built-in parameters in ``pages/<stem>/params.toml``) and ``render()``.
+3. **Texts in both languages with the same keys**: ``pages/<stem>/en.toml`` and ``pages/<stem>/zh.toml``,
+   a ``title``, a label for every parameter.
+4. **Steps** (a page with parameters): ``SCHEMA.steps`` from ``pages/<stem>/predict.py``, each step's
    parameters and its reveal's are the page's, its texts in ``[predict.<id>]`` of both languages.
 5. **Answers**: a page with a ``[questions]`` section has ``[answers] q1, q2, …`` in both languages.
 6. **Presets** (a page with parameters): at least one, in its SCHEMA or the shipped parameter file.
 7. **Page tests** (a page with parameters): ``tests/test_page_<stem>.py``.
-8. **Notebook** (a page with parameters): ``views/notebook_<stem>.py`` defines ``RECIPE`` (ui/notebook.py).
+8. **Notebook** (a page with parameters): ``pages/<stem>/notebook.py`` defines ``RECIPE`` (ui/kit/notebook.py).
 
-The page's views (``views/<stem>.py``) are checked by tests/test_layering.py (they exist, define no
-kernels, and import only the kit and ``sim``).
+Its data and figures (``pages/<stem>/views.py``, and ``figures.py`` when views would grow too long) are
+checked by tests/test_layering.py (no kernels; only the kit, the server's shared jobs and ``sim``).
+Outside the folder a page adds ``sim/<stem>.py`` (or a sub-package), its tests and its section of
+``docs/constructions.md``.
 """
-import importlib
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import STEMS, page_schema
-from ui import spec
-from ui.answers import answers
-from ui.i18n import TEXT_DIR, Text, flat_keys
-from ui.nav import PAGES
+from ui.kit import spec
+from ui.teaching.answers import answers
+from ui.kit import files
+from ui.kit.i18n import Text, flat_keys
+from ui.kit.nav import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,22 +38,29 @@ ROOT = Path(__file__).resolve().parent.parent
 def _texts(stem: str, lang: str) -> dict:
     import tomllib
 
-    with open(TEXT_DIR / lang / f"{stem}.toml", "rb") as fh:
+    with open(files.text_file(stem, lang), "rb") as fh:
         return tomllib.load(fh)
 
 
-def test_1_every_page_file_is_registered_once():
-    files = sorted(f.stem for f in (ROOT / "pages").glob("*.py") if f.stem != "__init__")
-    assert sorted(STEMS) == files
+#: what a page folder may hold (ui/kit/files.py): its modules, its parameters and its texts
+FOLDER_FILES = {"__init__.py", "params.toml", "en.toml", "zh.toml"} | {f"{p}.py" for p in files.PARTS}
+
+
+def test_1_every_page_folder_is_registered_once():
+    assert sorted(STEMS) == files.stems_on_disk()
+    assert sorted(p.name for p in (ROOT / "pages").iterdir() if p.is_file() and p.suffix == ".py") == ["__init__.py"]
+    for stem in STEMS:
+        held = {p.name for p in files.folder(stem).iterdir() if p.name != "__pycache__"}
+        assert held <= FOLDER_FILES, f"pages/{stem}/: {sorted(held - FOLDER_FILES)} belong elsewhere"
+        assert {"page.py", "en.toml", "zh.toml"} <= held, stem
     assert len(set(STEMS)) == len(STEMS)
     assert all(e.group and e.icon for e in PAGES)
 
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_2_schema_and_render(stem):
-    import importlib
 
-    mod = importlib.import_module(f"pages.{stem}")
+    mod = files.page_module(stem)
     assert isinstance(mod.SCHEMA, spec.PageSchema) and mod.SCHEMA.stem == stem
     assert callable(mod.render)
 
@@ -68,15 +80,15 @@ def test_4_steps(stem):
     if not schema.params:
         assert schema.steps == ()
         return
-    assert schema.steps, f"{stem}: no 'Predict first' steps (views/predict_{stem}.py, SCHEMA.steps)"
-    assert (ROOT / "views" / f"predict_{stem}.py").is_file()
+    assert schema.steps, f"{stem}: no 'Predict first' steps (pages/{stem}/predict.py, SCHEMA.steps)"
+    assert files.has(stem, "predict") and files.has(stem, "views")
     names = {p.name for p in schema.params}
     ids = [s.id for s in schema.steps]
     assert len(ids) == len(set(ids))
     for s in schema.steps:
         assert set(s.params) <= names, (s.id, set(s.params) - names)
         assert set(s.reveal_params()) <= names, (s.id, set(s.reveal_params()) - names)
-    alt = [s.id for s in getattr(importlib.import_module(f"views.predict_{stem}"), "ALTERNATE_STEPS", ())]
+    alt = [s.id for s in getattr(files.module(stem, "predict"), "ALTERNATE_STEPS", ())]
     for lang in ("en", "zh"):   # the texts of its steps, and of those it may show in place of one
         assert set(_texts(stem, lang).get("predict", {})) == set(ids) | set(alt), lang
 
@@ -105,14 +117,14 @@ def test_7_page_tests(stem):
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_8_notebook(stem):
-    """A page with parameters has a notebook recipe (ui/notebook.py): ``views/notebook_<stem>.py``
-    defines ``RECIPE``, a ``ui.notebook.Recipe`` of this page, whose texts exist in both languages and
+    """A page with parameters has a notebook recipe (ui/kit/notebook.py): ``pages/<stem>/notebook.py``
+    defines ``RECIPE``, a ``ui.kit.notebook.Recipe`` of this page, whose texts exist in both languages and
     whose ``expected`` gives the page's numbers (tests/test_notebook.py runs it against them)."""
-    from ui import notebook
+    from ui.kit import notebook
 
     if not page_schema(stem).params:
         return
-    assert (ROOT / "views" / f"notebook_{stem}.py").is_file()
+    assert files.has(stem, "notebook") and files.params_file(stem).is_file()
     rec = notebook.recipe(stem)
     assert isinstance(rec, notebook.Recipe) and rec.stem == stem and rec.code and callable(rec.expected)
     assert not {p.name for p in page_schema(stem).params} & notebook.RESERVED

@@ -1,4 +1,4 @@
-"""Every lesson view as a runnable notebook (ui/notebook.py, the recipes views/notebook_<stem>.py).
+"""Every lesson view as a runnable notebook (ui/kit/notebook.py, the recipes views/notebook_<stem>.py).
 
 * both languages give valid nbformat v4 notebooks, for the default view and one other view;
 * the parameters cell holds literals only, after the page's own validation: hostile values (from a
@@ -17,18 +17,18 @@ Plotly's renderer is ``json`` there, so the outputs stay small. Each page's time
 from __future__ import annotations
 
 import ast
-import importlib
 import json
 import sys
 import time
 
 import pytest
 
-from tests.conftest import ROOT, STEMS, app_test
-from ui import notebook as nbk
-from ui import spec
-from ui.i18n import Text
-from ui.nav import PAGES
+from tests.conftest import ROOT, app_test
+from ui.kit import files
+from ui.kit import notebook as nbk
+from ui.kit import spec
+from ui.kit.i18n import Text
+from ui.kit.nav import PAGES
 
 nbformat = pytest.importorskip("nbformat")
 
@@ -43,7 +43,7 @@ HOSTILE = ["1);import os#", "__import__('os').system('id')", "nan", "inf", "-1e9
 
 
 def _res(stem: str) -> spec.Resolved:
-    return spec.resolve(importlib.import_module(f"pages.{stem}").SCHEMA)
+    return spec.resolve(files.page_module(stem).SCHEMA)
 
 
 def _views(stem: str) -> dict[str, dict]:
@@ -149,7 +149,7 @@ def test_the_page_button_writes_validated_literals(monkeypatch):
 
 def test_the_button_adds_the_answers_once_released(monkeypatch):
     """The worked answers are in the downloaded notebook only while they are public (released)."""
-    from ui import answers as ans
+    from ui.teaching import answers as ans
 
     first = Text("rotation", "en")("answers.q1")
     made = _spy_notebooks(monkeypatch)

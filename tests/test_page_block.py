@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from sim import block as bk
-from views import block as vb
+from pages.block import views as vb
 from tests.conftest import app_test, chart_specs, decode
-from ui.i18n import Text
+from ui.kit.i18n import Text
 
 QUERIES = [
     {"lang": "en"},
@@ -119,7 +119,7 @@ def test_splitting_panels_are_the_defects_of_the_example(page):
 
 
 def test_permutation_gaps_are_recomputed(page):
-    from views.block import PERM_FLOOR, perm_positions, perm_setup
+    from pages.block.views import PERM_FLOOR, perm_positions, perm_setup
 
     at, v, f = page
     n, beta, pos = v["perm_n"], v["perm_beta"], v["perm_pos"]
@@ -191,8 +191,8 @@ def test_rmsnorm_gain_far_from_zero(d):
 
 def test_largest_return_fit_is_drawn_over_its_data_only():
     """The fitted line and the −½ guide span the fitted k only: never above 1, the most a similarity reaches."""
-    from ui import spec
-    from pages.block import SCHEMA
+    from ui.kit import spec
+    from pages.block.page import SCHEMA
 
     res = spec.resolve(SCHEMA)
     d = vb.rope_data(*(res.params[k].default for k in ("rope_k", "rope_from", "rope_to")))
@@ -203,7 +203,7 @@ def test_largest_return_fit_is_drawn_over_its_data_only():
 def test_each_tab_shows_its_own_sliders_and_the_sidebar_none_of_them(page):
     """Five tabs, thirteen sliders: each tab holds exactly the sliders of what it draws (pages.block.TABS,
     every parameter once), the sidebar none of them (it says where they are)."""
-    from pages.block import SCHEMA, TABS
+    from pages.block.page import SCHEMA, TABS
 
     at, v, f = page
     assert sorted(n for names in TABS.values() for n in names) == sorted(p.name for p in SCHEMA.params)
@@ -231,7 +231,7 @@ def test_a_tab_slider_moves_its_tab_and_keeps_the_url():
 def test_rope_notice_quotes_the_drawn_bands_and_the_sliders_range(page):
     """The notice names the planes of the three bands at this k, how high each thick line climbs right
     of the dashed line (read off the figure) and the range the slider gives the third band."""
-    from pages.block import SCHEMA
+    from pages.block.page import SCHEMA
 
     at, v, f = page
     lang = "zh" if v["perm_n"] != 8 else "en"

@@ -6,8 +6,8 @@ import pytest
 
 from sim import coordinates as co
 from tests.conftest import app_test, chart_specs, decode
-from ui.i18n import Text
-from views.coordinates import PAIRS, Y0
+from ui.kit.i18n import Text
+from pages.coordinates.views import PAIRS, Y0
 
 SETS = [
     dict(a0=0.3, b0=0.3, y=2.0, horizon=3.0, dt=0.05, n=8, pair="rotation_shear", lang="en"),
@@ -113,8 +113,8 @@ def test_a_diagonal_start_meets_the_saddle(a0, b0, y):
     """On a diagonal a = ±b with ab of the other sign than y, both flows stay on the diagonal: the
     Euclidean flow stops at the saddle (θ → 0, not y) and the pulled-back flow is drawn only up to
     the time it reaches the saddle, with no step markers; its predict step says it is undefined."""
-    from views import coordinates as vc
-    from views.predict_coordinates import pullback_end
+    from pages.coordinates import views as vc
+    from pages.coordinates.predict import pullback_end
 
     d = vc.metric_data(a0, b0, y, 10.0, 0.05)
     ts = d["saddle"]
@@ -130,7 +130,7 @@ def test_a_diagonal_start_meets_the_saddle(a0, b0, y):
 def test_both_non_commuting_pairs_fall_with_slope_minus_half():
     """The notice and the nilpotent preset: slope −½ for both pairs (fitted over n >= 8), the
     nilpotent error about 4.5 times the rotation/shear one; commuting: nothing to fit."""
-    from views import coordinates as vc
+    from pages.coordinates import views as vc
 
     rs, nil = vc.loop_data(8, "rotation_shear"), vc.loop_data(8, "nilpotent")
     assert rs["slope"] == pytest.approx(-0.5, abs=0.02) and nil["slope"] == pytest.approx(-0.5, abs=0.02)
@@ -146,8 +146,8 @@ def test_a_start_that_meets_the_saddle_asks_a_question_with_an_answer(q):
     not exist: the step "pullback_end" is replaced by "saddle_end" (θ of the Euclidean flow), which
     the page checks against sim/ and accepts; no "cannot be computed" anywhere."""
     from sim import coordinates as co
-    from ui.i18n import Text
-    from views import predict_coordinates as pc
+    from ui.kit.i18n import Text
+    from pages.coordinates import predict as pc
 
     values = {"a0": float(q["a0"]), "b0": float(q["b0"]), "y": float(q["y"]), "horizon": 5.0, "dt": 0.1}
     ids = [s.id for s in pc.steps_for(values)]

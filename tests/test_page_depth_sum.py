@@ -10,12 +10,12 @@ from sim import depth_sum as ds
 
 
 def test_page_figures_show_the_exact_laws():
-    """The solid curves of the depth_sum page (views/depth_sum_figures.py) are the closed forms of sim/depth_sum.py."""
+    """The solid curves of the depth_sum page (pages/depth_sum/figures.py) are the closed forms of sim/depth_sum.py."""
     pytest.importorskip("streamlit")
     import importlib
 
-    view = importlib.import_module("views.depth_sum_figures")
-    from ui.i18n import Text
+    view = importlib.import_module("pages.depth_sum.figures")
+    from ui.kit.i18n import Text
 
     t = Text("depth_sum", "en")
     alpha, L, sigma, rho, mu, a, trials, seed = 0.35, 40, 1.3, 0.1, 0.2, 0.8, 600, 3
@@ -43,7 +43,7 @@ def test_page_figures_show_the_exact_laws():
 
 
 def test_page_figures_valid_and_built_without_validation_identically(monkeypatch):
-    """The page builds its figures from plain dicts without Plotly's validation (ui.figures.VALIDATE);
+    """The page builds its figures from plain dicts without Plotly's validation (ui.kit.figures.VALIDATE);
     built once more with validation (which rejects unknown or ill-typed properties) they serialise
     identically."""
     pytest.importorskip("streamlit")
@@ -52,10 +52,10 @@ def test_page_figures_valid_and_built_without_validation_identically(monkeypatch
 
     import plotly.io as pio
 
-    view = importlib.import_module("views.depth_sum_figures")
-    from ui import figures
-    from ui.figures import Frozen
-    from ui.i18n import Text
+    view = importlib.import_module("pages.depth_sum.figures")
+    from ui.kit import figures
+    from ui.kit.figures import Frozen
+    from ui.kit.i18n import Text
 
     values = dict(alpha=0.5, L=24, sigma=1.3, N=4, rho=0.2, mu=0.1, a=0.8, c=1.7, trials=200, seed=2)
     for lang in ("en", "zh"):
@@ -81,7 +81,7 @@ def test_one_quantity_one_number(query, monkeypatch):
     import re
 
     from tests.conftest import app_test, chart_specs, decode
-    from ui import page as ui_page
+    from ui.kit import page as ui_page
 
     csv = {}
     monkeypatch.setattr(ui_page.Ctx, "csv_download",
@@ -97,7 +97,7 @@ def test_one_quantity_one_number(query, monkeypatch):
         fig = next(f for f in figs if title_part in f["layout"].get("title", {}).get("text", ""))
         return next(tr for tr in fig["data"] if name_part in (tr.get("name") or ""))
 
-    from ui.i18n import Text
+    from ui.kit.i18n import Text
     t = Text("depth_sum", "en")
     # plot markers at L (L is a grid point)
     var_tr = trace(t("fig.var_title"), t("fig.var_mc"))
@@ -124,7 +124,7 @@ def test_one_quantity_one_number(query, monkeypatch):
     assert p_marker == p_csv
     assert f"{p_marker:.4f}" == f"{p_head:.4f}"
     # and it is the sample variance of S_L from the page's draws, recomputed here
-    from views.depth_sum import depth_seed, mc_trials
+    from pages.depth_sum.views import depth_seed, mc_trials
     alpha, sigma = float(query.get("alpha", 0.5)), 1.0
     rho, mu, a = float(query.get("rho", 0)), float(query.get("mu", 0)), float(query.get("a", 1))
     n = mc_trials(L, int(query["trials"]))

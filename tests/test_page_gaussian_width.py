@@ -40,7 +40,7 @@ def test_gaussian_width_more_directions_than_dimensions(query):
     in D <= 2 (from the gaps between the directions), and the tail without an exact law."""
     import re
 
-    from ui.i18n import Text
+    from ui.kit.i18n import Text
     at = app_test("gaussian_width", query)
     assert not at.exception and not at.error, [e.value for e in at.error]
     D, M, seed = int(query["D"]), int(query["M"]), int(query["seed"])

@@ -4,8 +4,8 @@ import re
 import pytest
 
 from tests.conftest import STEMS, app_test
-from ui.i18n import Text
-from views import glossary as G
+from ui.kit.i18n import Text
+from pages.glossary import views as G
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

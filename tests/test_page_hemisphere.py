@@ -11,7 +11,7 @@ def test_hemisphere_min_height_is_the_layer_map(query):
     """The plotted minᵢ⟨w, zᵢ⟩ is recomputed from the NumPy reference map; it never decreases."""
     import math
 
-    from views.hemisphere import _layers
+    from pages.hemisphere.views import _layers
     from sim import hemisphere as hs
     from sim.attention import simulate_reference
 
@@ -47,7 +47,7 @@ def test_sphere_scene_names_every_axis_and_draws_w_as_a_segment():
     """The z₂ axis title was not visible in the 3-D scene (Plotly placed it outside the
     drawn area); the horizontal axes are now named inside the scene at their positive ends. And the
     text says w is drawn as a segment: the w trace is a plain line from the centre."""
-    from ui.i18n import Text
+    from ui.kit.i18n import Text
 
     for lang in ("en", "zh"):
         t = Text("hemisphere", lang)
@@ -78,9 +78,9 @@ def test_paper_size_is_offered_and_one_shared_float32_job(monkeypatch):
     diagram and agree with float64. The size is monkeypatched small here (same protocol otherwise)."""
     from sim import hemisphere as hs
     from tests.test_security_jobs import _fresh_pools
-    from ui import jobs
-    from ui.i18n import Text
-    import views.hemisphere as vh
+    from ui.server import jobs
+    from ui.kit.i18n import Text
+    import pages.hemisphere.views as vh
 
     assert vh.PHASE_SIZES["paper"] == dict(B=2048, n_betas=90, precision="float32", max_work=1.2e11)
     small = dict(B=32, n_betas=5, precision="float32", max_work=1.2e11)
@@ -120,7 +120,7 @@ def test_paper_size_is_offered_and_one_shared_float32_job(monkeypatch):
 
 
 def test_paper_size_texts_say_the_time_in_both_languages():
-    from ui.i18n import Text
+    from ui.kit.i18n import Text
 
     en, zh = Text("hemisphere", "en"), Text("hemisphere", "zh")
     assert "2048" in en("params.phase_size.options.paper") and "minute" in en("params.phase_size.options.paper")

@@ -8,8 +8,8 @@ import pytest
 
 from sim import low_temperature as lt
 from tests.conftest import app_test, chart_specs, decode
-from ui.i18n import Text
-from views import low_temperature as vw
+from ui.kit.i18n import Text
+from pages.low_temperature import views as vw
 
 T_EN = Text("low_temperature", "en")
 
@@ -146,7 +146,7 @@ def test_model_matrices_meet_the_hypotheses(model, gap):
 
 
 def test_work_of_a_view_is_bounded_at_the_hard_limits():
-    from pages.low_temperature import SCHEMA
+    from pages.low_temperature.page import SCHEMA
 
     p = {q.name: q for q in SCHEMA.params}
     n, seeds = p["n"].hi, p["seeds"].hi
@@ -171,7 +171,7 @@ def test_the_drift_notice_holds_seed_by_seed():
     import numpy as np
 
     from sim import low_temperature as lt
-    from views.low_temperature import matrices
+    from pages.low_temperature.views import matrices
 
     B, V = matrices("drift", 0.8)
 

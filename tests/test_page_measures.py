@@ -6,10 +6,10 @@ import pytest
 
 from sim import measures as ms
 from tests.conftest import app_test, chart_specs, decode
-from ui.figures import thin
-from ui.i18n import Text
-from ui.compute import sub_seed
-from views import measures as V
+from ui.kit.figures import thin
+from ui.kit.i18n import Text
+from ui.kit.compute import sub_seed
+from pages.measures import views as V
 
 SETS = [
     {"n": 32, "H": 256, "beta": 1.0, "depth": 4.0, "dt": 0.1, "seed": 0},     # the defaults

@@ -6,8 +6,8 @@ import pytest
 
 from sim import rotation as ro
 from tests.conftest import app_test, chart_specs, decode
-from ui.figures import thin
-from ui.i18n import Text
+from ui.kit.figures import thin
+from ui.kit.i18n import Text
 
 SETS = [
     dict(angle=30.0, kappa=4.0, noise_ratio=0.1, dt=0.01, T=500.0, blend=0.5, seed=0, lang="en"),

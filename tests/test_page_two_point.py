@@ -66,7 +66,7 @@ def test_two_point_simplex_panel_is_drawn_only_while_open():
 def test_the_simplex_sliders_are_in_the_simplex_section_open_or_closed():
     """n and ρ₀ drive only the simplex section: their sliders are inside it (closed too, so a link's
     values are kept), not in the sidebar, which says where they are; a link still sets them."""
-    from ui.i18n import Text
+    from ui.kit.i18n import Text
 
     at = app_test("two_point", {"lang": "zh", "n_simplex": "11", "rho0": "0.45"})
     _clean(at)
@@ -85,7 +85,7 @@ def test_the_simplex_sliders_are_in_the_simplex_section_open_or_closed():
 def test_usa_is_first_order_only_once_dt_e_beta_is_small(beta, dt, usa_below):
     """The discrete section: SA's local slopes are near 1 over the slider ranges; USA's reach 1
     only once Δe^β ≪ 1 (0.17 … 0.71 at β = 3, Δ = 0.1; below 0.1 at β = 10, Δ = 0.01)."""
-    from views.two_point import two_point_data
+    from pages.two_point.views import two_point_data
 
     d = two_point_data(beta, 1.0, 5.0, dt)
     assert np.all(d["slopes"]["SA"] > 0.8)

@@ -8,8 +8,8 @@ from scipy.linalg import expm
 
 from sim import width as W
 from tests.conftest import app_test, chart_specs, decode
-from ui.i18n import Text
-from views import width as V
+from ui.kit.i18n import Text
+from pages.width import views as V
 
 SETS = [
     dict(N=128, scaling="lazy", start="paired", T=4.0, dt=0.01, data="three_points", seed=0),

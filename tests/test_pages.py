@@ -1,15 +1,15 @@
 """Every registered page, through AppTest: defaults in both languages, every preset,
 URL round trip, garbage URL values and a broken parameter file.
 
-Pages are discovered from ``ui.nav.PAGES``, so a new page is covered without edits here.
+Pages are discovered from ``ui.kit.nav.PAGES``, so a new page is covered without edits here.
 """
 import math
 
 import pytest
 
 from tests.conftest import STEMS, app_test, chart_specs, decode, page_schema
-from ui import spec
-from ui.i18n import Text
+from ui.kit import spec
+from ui.kit.i18n import Text
 
 PRESETS = [(stem, pid) for stem in STEMS
            for pid in spec.resolve(page_schema(stem), spec.load_file(spec.DEFAULT_PARAMS_FILE)[0]).presets]
@@ -92,7 +92,7 @@ def test_url_round_trip(stem):
     """A link with every parameter restores exactly those widget values, and the URL keeps them."""
     res = spec.resolve(page_schema(stem))
     want = {name: p.other_value() for name, p in res.params.items()}
-    from ui.page import fmt_value
+    from ui.kit.page import fmt_value
     query = {name: fmt_value(res.params[name], v) for name, v in want.items()}
     at = app_test(stem, {"lang": "zh", **query})
     _clean(at)
@@ -223,7 +223,7 @@ def test_unknown_path_opens_home_with_a_notice_in_the_readers_language(lang, mon
     from streamlit.runtime.pages_manager import PagesManager
     orig_init = PagesManager.__init__
 
-    def init(self, *a, **k):  # AppTest resets the legacy-pages flag on every run; ui.serve clears it
+    def init(self, *a, **k):  # AppTest resets the legacy-pages flag on every run; ui.server.serve clears it
         orig_init(self, *a, **k)
         PagesManager.uses_pages_directory = False
 

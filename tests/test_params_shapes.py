@@ -1,5 +1,5 @@
 """Any shape of parameter file gives messages naming the file and the key, never an exception:
-in the loader (``ui.spec``), in the file checks (``ui.params_file``), on a page, in the editor
+in the loader (``ui.kit.spec``), in the file checks (``ui.teaching.params_file``), on a page, in the editor
 (which stays usable to fix or undo the file) and on upload."""
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests._instructor import params_copy, router_only, signed_in  # noqa: F401
 from tests.conftest import app_test
-from ui import editor, spec
-from ui import params_file as pf
-from ui.nav import PAGES, page_module
+from ui.kit import spec
+from ui.teaching import editor
+from ui.teaching import params_file as pf
+from ui.kit.nav import PAGES, page_module
 
 SCHEMAS = [page_module(e.stem).SCHEMA for e in PAGES]
 KNOWN = tuple(s.stem for s in SCHEMAS)

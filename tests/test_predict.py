@@ -18,8 +18,8 @@ from scipy import integrate, optimize, special
 from scipy.linalg import expm
 
 from tests.conftest import app_test, charts
-from ui.i18n import Text
-from ui.predict import Step, judge
+from ui.kit.i18n import Text
+from ui.kit.predict import Step, judge
 
 TIMEOUT = 300  # the shared test machine can be very loaded
 
@@ -191,9 +191,9 @@ def _wrong(step: Step, y):
 def _load_metrics(lang, stem, sid):
     import tomllib
 
-    from ui.i18n import TEXT_DIR
+    from ui.kit.files import text_file
 
-    with open(TEXT_DIR / lang / f"{stem}.toml", "rb") as fh:
+    with open(text_file(stem, lang), "rb") as fh:
         return list(tomllib.load(fh)["predict"][sid].get("metrics", {}))
 
 
@@ -202,9 +202,9 @@ def _cover_snippets(lang, stem, key) -> list[str]:
     texts: each of them), one per text: its longest line without a ``{placeholder}``."""
     import tomllib
 
-    from ui.i18n import TEXT_DIR
+    from ui.kit.files import text_file
 
-    with open(TEXT_DIR / lang / f"{stem}.toml", "rb") as fh:
+    with open(text_file(stem, lang), "rb") as fh:
         node = tomllib.load(fh)
     for part in key.split("."):
         node = node[part]
@@ -379,8 +379,8 @@ def check_answers_follow_the_parameters(stem, case):
 
 
 def test_numbers_for_people_and_the_stale_note_names_only_what_changed():
-    from ui.i18n import Text
-    from ui.predict import _param_text, human
+    from ui.kit.i18n import Text
+    from ui.kit.predict import _param_text, human
 
     assert human(17400.0) == "17400" and human(0.0123) == "0.0123" and human(3.2e-7) == "3.2 × 10⁻⁷"
     assert "e+" not in human(1.74e4) and "e" not in human(1e16)
@@ -408,7 +408,7 @@ def test_every_covered_text_exists_in_both_languages():
 def test_text_covered_by_section_and_key(monkeypatch):
     import streamlit as st
 
-    from ui import cover
+    from ui.kit import cover
 
     state: dict = {}
     monkeypatch.setattr(st, "session_state", state)

@@ -22,7 +22,7 @@ from tests.test_predict import check_answers_follow_the_parameters, check_predic
 # --------------------------------------------------------------------------- independent answers
 def width_truth(q):
     from sim import width as W
-    from views.width import SWEEP_NS, sweep_step
+    from pages.width.views import SWEEP_NS, sweep_step
 
     N, T, seed, start = int(q["N"]), float(q["T"]), int(q["seed"]), q["start"]
     xs, ys = W.dataset(q["data"])
@@ -36,7 +36,7 @@ def width_truth(q):
 
 def low_temperature_truth(q):
     from sim import low_temperature as lt
-    from views.low_temperature import matrices
+    from pages.low_temperature.views import matrices
 
     B, V = matrices(q["model"], float(q["gap"]))
     mu, Q = np.linalg.eigh(V @ B.T)
@@ -60,7 +60,7 @@ def low_temperature_truth(q):
 
 
 def coordinates_truth(q):
-    from views.coordinates import PAIRS, Y0
+    from pages.coordinates.views import PAIRS, Y0
 
     a0, b0, y, h, dt, n = (float(q[k]) for k in ("a0", "b0", "y", "horizon", "dt", "n"))
     n = int(n)
@@ -76,7 +76,7 @@ def coordinates_truth(q):
 
 
 def rotation_truth(q):
-    from views.rotation import FFN_BOX, ffn_weights
+    from pages.rotation.views import FFN_BOX, ffn_weights
 
     ang, k, r = math.radians(float(q["angle"])), float(q["kappa"]), float(q["noise_ratio"])
     rate = (1 - k) * (1 - r) * math.sin(2 * ang) / (2 * (1 + k)) + 0.0   # + 0.0: no "-0"

@@ -1,8 +1,8 @@
-"""plotly.js is served by the app and fetched ahead on every page (ui/chart.py, ui/style.py ``preload_charts``)."""
+"""plotly.js is served by the app and fetched ahead on every page (ui/kit/chart.py, ui/kit/style.py ``preload_charts``)."""
 from __future__ import annotations
 
 from bench.harness import app_test
-from ui import chart
+from ui.kit import chart
 
 def test_the_installed_plotly_ships_its_bundle_with_a_version():
     # a plotly upgrade that moved the bundle would leave every chart empty

@@ -1,20 +1,20 @@
-"""ui/prepare.py: the served process imports the app and loads its kernels before the first visit."""
+"""ui/server/prepare.py: the served process imports the app and loads its kernels before the first visit."""
 from __future__ import annotations
 
 import subprocess
 import sys
 import textwrap
 
-from ui import prepare
-from ui.spec import ROOT
+from ui.server import prepare
+from ui.kit.spec import ROOT
 
 
 def test_app_modules_are_what_app_py_imports():
     mods = prepare.app_modules()
-    assert mods[:2] == ["ui", "ui.prepare"]          # the wait comes before anything else
-    for m in ("streamlit", "ui.runs", "ui.classroom", "ui.nav", "sim.warm"):
+    assert mods[:2] == ["ui.server", "ui.server.prepare"]          # the wait comes before anything else
+    for m in ("streamlit", "ui.server.runs", "ui.teaching.classroom", "ui.kit.nav", "sim.warm"):
         assert m in mods
-    assert "ui.nav.PAGES" in mods                      # a name, not a module: import_app skips it
+    assert "ui.kit.nav.PAGES" in mods                      # a name, not a module: import_app skips it
 
 
 def test_wait_without_start_returns_at_once(monkeypatch):
@@ -27,14 +27,15 @@ def test_a_fresh_process_imports_every_page_in_the_background():
     page module in a thread; wait() returns once they are there."""
     code = textwrap.dedent("""
         import sys
-        from ui import prepare
-        assert "pages.hemisphere" not in sys.modules
+        from ui.server import prepare
+        assert "pages.hemisphere.page" not in sys.modules
         prepare.start()
         assert prepare.wait(120)
-        from ui.nav import PAGES
-        missing = [e.stem for e in PAGES if f"pages.{e.stem}" not in sys.modules]
+        from ui.kit import files
+        from ui.kit.nav import PAGES
+        missing = [e.stem for e in PAGES if files.module_name(e.stem) not in sys.modules]
         assert not missing, missing
-        assert "ui.classroom" in sys.modules and prepare.timings["imports_cpu_s"] > 0
+        assert "ui.teaching.classroom" in sys.modules and prepare.timings["imports_cpu_s"] > 0
         print("ok")
     """)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)

@@ -6,7 +6,8 @@ import pytest
 import plotly.tools
 
 from tests.conftest import STEMS, app_test, charts
-from ui import figures as F
+from ui.kit import files
+from ui.kit import figures as F
 
 CHART_PAGES = [s for s in STEMS if s not in ("home", "glossary")]  # text-only pages
 
@@ -16,7 +17,7 @@ def test_charts_are_frozen_and_a_same_state_rerun_builds_none(stem, monkeypatch)
     shown, built = [], []
     orig_chart, orig_init = plotly.tools.return_figure_from_figure_or_data, F.Frozen.__init__
 
-    def chart(figure_or_data, *a, **k):  # what ui.chart (as st.plotly_chart) calls with the figure it was given
+    def chart(figure_or_data, *a, **k):  # what ui.kit.chart (as st.plotly_chart) calls with the figure it was given
         shown.append(type(figure_or_data).__name__)
         return orig_chart(figure_or_data, *a, **k)
 
@@ -27,7 +28,7 @@ def test_charts_are_frozen_and_a_same_state_rerun_builds_none(stem, monkeypatch)
     monkeypatch.setattr(plotly.tools, "return_figure_from_figure_or_data", chart)
     monkeypatch.setattr(F.Frozen, "__init__", init)
     # Build this page's figures afresh with Plotly's validation on, which rejects unknown or ill-typed
-    # properties (the app builds them without: ui.figures.VALIDATE)
+    # properties (the app builds them without: ui.kit.figures.VALIDATE)
     monkeypatch.setattr(F, "VALIDATE", True)
     for builder in _builders(stem):
         builder.clear()
@@ -45,7 +46,6 @@ def test_charts_are_frozen_and_a_same_state_rerun_builds_none(stem, monkeypatch)
 
 def _builders(stem: str) -> list:
     """The shared figure builders (``@cached_figure``) of views/<stem>.py."""
-    import importlib
 
-    view = importlib.import_module(f"views.{stem}")
+    view = files.module(stem, "views")
     return [f for f in vars(view).values() if getattr(f, "cached_figure", False)]

@@ -13,7 +13,6 @@ never under 200 ms, the noise of a rerun that is mostly Streamlit's own bookkeep
 printed (``pytest -s``)."""
 from __future__ import annotations
 
-import importlib
 import time
 
 import pytest
@@ -45,9 +44,10 @@ def _one_script_cache(monkeypatch):
 
 def _first_slider(stem: str):
     from bench.classroom import _grid
-    from ui import spec
+    from ui.kit import spec
 
-    res = spec.resolve(importlib.import_module(f"pages.{stem}").SCHEMA)
+    from ui.kit import files
+    res = spec.resolve(files.page_module(stem).SCHEMA)
     p = next((p for p in res.params.values() if p.kind in ("float", "int")), None)
     # values off the usual presets and test values: far into the golden-ratio grid of bench/classroom.py
     return (p.name, _grid(p, 40)[-2:]) if p is not None else (None, [None, None])

@@ -1,4 +1,4 @@
-"""ui/runs.py: full page runs take turns (at most ``slots()`` at once, first come first served)."""
+"""ui/server/runs.py: full page runs take turns (at most ``slots()`` at once, first come first served)."""
 from __future__ import annotations
 
 import threading
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from ui import runs
+from ui.server import runs
 
 
 @pytest.fixture
@@ -119,11 +119,11 @@ def test_a_run_that_waited_too_long_runs_anyway(fresh, monkeypatch):
 
 
 def test_heavy_job_wait_gives_the_turn_away(fresh):
-    """ui.jobs.heavy waits for a shared job inside ``released()``: a page run that waits for a long
+    """ui.server.jobs.heavy waits for a shared job inside ``released()``: a page run that waits for a long
     computation does not keep other students' runs out."""
     import inspect
 
-    from ui import jobs
+    from ui.server import jobs
 
     src = inspect.getsource(jobs.heavy)
     assert "with released():" in src and "_wait_drawing(" in src
@@ -135,7 +135,7 @@ def test_app_runs_inside_a_turn():
     a burst's newest value (``runs.settled``, outside the turn: a wait holds no slot)."""
     import ast
 
-    from ui.spec import ROOT
+    from ui.kit.spec import ROOT
 
     tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
     withs = [n for n in tree.body if isinstance(n, ast.With)]
@@ -203,10 +203,10 @@ def burst(monkeypatch):
     monkeypatch.setattr(runs, "_LAST", __import__("collections").OrderedDict())
     monkeypatch.setattr(runs, "burst_stats", {"waited": 0, "superseded": 0})
     monkeypatch.setattr(runs, "page_of", lambda sid: "p1")
-    import ui.chart
+    import ui.kit.chart
 
     drawn = {"bytes": runs.BURST_DRAWN_BYTES}  # what each run's figures weigh: a heavy page
-    monkeypatch.setattr(ui.chart, "take_sent_bytes", lambda: drawn["bytes"])
+    monkeypatch.setattr(ui.kit.chart, "take_sent_bytes", lambda: drawn["bytes"])
     ctx.drawn = drawn
     return ctx, clock
 

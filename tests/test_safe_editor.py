@@ -8,8 +8,9 @@ import threading
 import pytest
 
 from tests._instructor import params_copy, router_only, signed_in, two_point_beta  # noqa: F401
-from ui import editor, spec
-from ui import params_file as pf
+from ui.kit import spec
+from ui.teaching import editor
+from ui.teaching import params_file as pf
 
 
 @pytest.mark.parametrize("round_", range(8))

@@ -1,6 +1,6 @@
-"""One misbehaving client cannot take the server: the message budgets (``ui.serve.Guard``, time
+"""One misbehaving client cannot take the server: the message budgets (``ui.server.serve.Guard``, time
 passed in, no clock), widget states Streamlit never made, the inbound frame cap, and at most one
-queued cold load per session (``ui.jobs``)."""
+queued cold load per session (``ui.server.jobs``)."""
 from __future__ import annotations
 
 import threading
@@ -10,7 +10,7 @@ import pytest
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
-from ui import jobs, serve
+from ui.server import jobs, serve
 
 
 def _flood(g: serve.Guard, sessions: int, per_s: float, seconds: float, client="c") -> dict:
@@ -233,7 +233,7 @@ def test_forwarded_address_believed_from_listed_proxies_only():
 
 def test_the_served_entry_drops_foreign_widget_states_before_the_session_sees_them(monkeypatch):
     """The path a websocket message takes in the served process (``Runtime.handle_backmsg`` as
-    :func:`ui.serve.install_guards` wraps it): a rerun carrying ``_instructor`` reaches the session
+    :func:`ui.server.serve.install_guards` wraps it): a rerun carrying ``_instructor`` reaches the session
     without it, the widget states Streamlit made are kept."""
     from streamlit.runtime.runtime import Runtime
     from streamlit.web.server.starlette import starlette_app, starlette_server
@@ -263,7 +263,7 @@ def test_a_timed_fragment_rerun_during_a_full_run_is_dropped(monkeypatch):
     from streamlit.runtime.runtime import Runtime
     from streamlit.web.server.starlette import starlette_app, starlette_server
 
-    from ui import runs
+    from ui.server import runs
 
     got = []
     monkeypatch.setattr(Runtime, "handle_backmsg", lambda self, sid, msg, client=None: got.append((sid, msg)))
@@ -303,7 +303,7 @@ def test_a_timed_fragment_rerun_during_a_full_run_is_dropped(monkeypatch):
 
 
 def test_a_full_run_registers_its_session_while_it_lasts(monkeypatch):
-    from ui import runs
+    from ui.server import runs
 
     from types import SimpleNamespace
 
@@ -329,7 +329,7 @@ def test_a_queued_fragment_rerun_runs_on_the_page_shown(monkeypatch):
     from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
     from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 
-    from ui import runs
+    from ui.server import runs
 
     seen = []
     monkeypatch.setattr(ScriptRunner, "_run_script", lambda self, rd: seen.append(rd))
@@ -344,7 +344,7 @@ def test_a_queued_fragment_rerun_runs_on_the_page_shown(monkeypatch):
 
 
 def test_each_run_notes_whether_the_browser_asked_for_it(monkeypatch):
-    """The same wrapper tells ``ui.runs`` where each run came from (for bursts, ``runs.settled``):
+    """The same wrapper tells ``ui.server.runs`` where each run came from (for bursts, ``runs.settled``):
     a browser's rerun with widget values on the page shown carries them (as a hash of Streamlit's
     own WidgetStates proto); a fragment rerun, a server's own rerun (no widget values) and a
     navigation to another page carry none."""
@@ -354,7 +354,7 @@ def test_each_run_notes_whether_the_browser_asked_for_it(monkeypatch):
     from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
     from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 
-    from ui import runs
+    from ui.server import runs
 
     seen = []
     monkeypatch.setattr(ScriptRunner, "_run_script", lambda self, rd: seen.append(runs._ORIGIN.values))

@@ -3,7 +3,7 @@ public URL, or the Host header when it is one the server serves; never the addre
 reports, and never longer than ``MAX_SHARE_URL``."""
 from __future__ import annotations
 
-from ui import share
+from ui.kit import share
 
 
 def test_reported_address_is_not_used():

@@ -2,7 +2,7 @@
 configured, memory otherwise) until the cookie's own expiry, and every replica's check reads it.
 
 Two replicas are two app instances that share one redis-server and nothing else: each has its own
-store client and its own process record (``ui.safe._REVOKED``, emptied here to stand for the other
+store client and its own process record (``ui.kit.safe._REVOKED``, emptied here to stand for the other
 process)."""
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ import pytest
 from tests._instructor import KEY, TEST_COOKIES, router_only  # noqa: F401 - fixture
 from tests.conftest import app_test
 from tests.test_instructor_class import redis_url  # noqa: F401 - fixture
-from ui import class_store as cs
-from ui import instructor, safe, serve
+from ui.teaching import class_store as cs
+from ui.kit import safe
+from ui.server import serve
+from ui.teaching import instructor
 
 
 @pytest.fixture(autouse=True)

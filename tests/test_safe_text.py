@@ -1,12 +1,12 @@
 """User-authored text is shown literally everywhere, captions included: a bare address in a preset
-title never becomes a link in the sidebar (``ui.safe.inert_html``)."""
+title never becomes a link in the sidebar (``ui.kit.safe.inert_html``)."""
 from __future__ import annotations
 
 import html
 
 from tests.conftest import app_test
 from tests.test_security_input import _elements, _strings
-from ui.safe import inert_html
+from ui.kit.safe import inert_html
 
 TITLE = "Hot <b>ZQ%</b> see https://evil.example/x www.evil.example a@evil.example **bold** $x$"
 

@@ -122,7 +122,7 @@ def test_nginx_rate_limits_are_per_client_by_cookie(nginx):
 
 
 def test_nginx_takes_large_bodies_on_the_upload_route_only(nginx):
-    from ui.params_file import MAX_IMPORT_BYTES
+    from ui.teaching.params_file import MAX_IMPORT_BYTES
 
     server = _find(nginx, "server")[0][2]
     sizes = [_size(d[1][0]) for d in _find(server, "client_max_body_size")]
@@ -249,7 +249,7 @@ def test_compose_trusts_the_forwarded_address_of_its_nginx_only():
     subnet = [_defaults(ln.split("subnet:", 1)[1].strip()) for ln in lines if "subnet:" in ln]
     assert nginx_at == [trusted], (nginx_at, trusted)              # exactly nginx's own address
     assert ipaddress.ip_address(trusted) in ipaddress.ip_network(subnet[0])
-    from ui import serve
+    from ui.server import serve
 
     env = {serve.TRUSTED_ENV: trusted}
     assert serve._trusted(trusted, env)

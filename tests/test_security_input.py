@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import STEMS, app_test, page_schema
-from ui.safe import literal, visible
+from ui.kit.safe import literal, visible
 
 MARK = "ZQ%"   # in every payload: where it is rendered, it must sit inside a code span
 PAYLOADS = (

@@ -1,4 +1,4 @@
-"""Heavy work is shared and bounded (``ui/jobs.py``): identical requests run once (also
+"""Heavy work is shared and bounded (``ui/server/jobs.py``): identical requests run once (also
 while running), at most ``workers`` jobs run at a time with the rest queued in order, one queued job
 per session, and the hemisphere page's phase diagram goes through it."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 import pytest
 
 from tests.conftest import app_test, charts
-from ui import jobs
+from ui.server import jobs
 
 
 def _blocking(gate: threading.Event, log: list, value):
@@ -134,7 +134,7 @@ def test_workers_at_most_one_per_core(monkeypatch):
 
 def _fresh_pools(monkeypatch):
     """Fresh pools for a page test, at normal CPU priority: on a shared, overloaded test machine a
-    niced worker can wait minutes for a core (production runs them niced, see ui.jobs.NICE)."""
+    niced worker can wait minutes for a core (production runs them niced, see ui.server.jobs.NICE)."""
     monkeypatch.setattr(jobs, "_POOLS", {lane: jobs.JobPool(n(), nice=0) for lane, n in jobs.LANES.items()})
 
 
@@ -166,12 +166,12 @@ def test_phase_diagram_button_runs_once_for_two_sessions(monkeypatch):
 
 def test_depth_sum_sweep_button_goes_through_the_pool(monkeypatch):
     """The other button-triggered heavy panel: the residual-network sweep is one shared job."""
-    import ui.page
+    import ui.kit.page
 
     _fresh_pools(monkeypatch)
-    # AppTest marks the app as a legacy multipage app on every run, and ui.page answers with an extra
-    # rerun that swallows a plain button's click; the served app (ui.serve) never has that flag
-    monkeypatch.setattr(ui.page, "leave_mpa_v1", lambda: None)
+    # AppTest marks the app as a legacy multipage app on every run, and ui.kit.page answers with an extra
+    # rerun that swallows a plain button's click; the served app (ui.server.serve) never has that flag
+    monkeypatch.setattr(ui.kit.page, "leave_mpa_v1", lambda: None)
     q = {"lang": "en", "trials": "1000"}
     counts = []
     for _ in range(2):
@@ -188,7 +188,7 @@ def test_depth_sum_sweep_button_goes_through_the_pool(monkeypatch):
 def test_large_cold_hemisphere_load_runs_in_the_load_lane(monkeypatch):
     """A cold hemisphere load above the page's work threshold runs once, in the 'load' lane (one per
     core), and the page shows the same numbers as a direct computation; small views do not queue."""
-    import pages.hemisphere as hp_page
+    import pages.hemisphere.page as hp_page
 
     _fresh_pools(monkeypatch)
     at = app_test("hemisphere", {"lang": "en"})                       # defaults: far below the threshold

@@ -1,4 +1,4 @@
-"""The served process (``python -m ui.serve``): clients cannot clear the server's caches, and Numba
+"""The served process (``python -m ui.server.serve``): clients cannot clear the server's caches, and Numba
 runs on a thread-safe threading layer.
 
 One real server on a loopback port, driven over the websocket protocol (``bench/wsclient.py``)."""
@@ -34,7 +34,7 @@ def _env(**extra) -> dict:
 
 def _start(port: int, log, **env):
     proc = subprocess.Popen(
-        [PY, "-m", "ui.serve", "--server.port", str(port), "--server.address", "127.0.0.1",
+        [PY, "-m", "ui.server.serve", "--server.port", str(port), "--server.address", "127.0.0.1",
          "--server.headless", "true", "--server.fileWatcherType", "none",
          "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env=_env(**env), stdout=log, stderr=subprocess.STDOUT)
@@ -102,7 +102,7 @@ def test_clear_cache_is_a_development_setting(monkeypatch):
     import streamlit as st
     from streamlit.runtime.app_session import AppSession
 
-    import ui.serve as serve
+    import ui.server.serve as serve
 
     assert not serve.clear_cache_allowed({})
     assert not serve.clear_cache_allowed({"APP_ALLOW_CLEAR_CACHE": "0"})
@@ -123,12 +123,12 @@ def test_clear_cache_is_a_development_setting(monkeypatch):
     probe.clear()
 
 
-CONCURRENT = concurrent_kernels_script(prelude="import ui.serve")
+CONCURRENT = concurrent_kernels_script(prelude="import ui.server.serve")
 
 
 @pytest.mark.parametrize("given", ["workqueue"])
 def test_serve_sets_a_thread_safe_numba_layer(given):
-    """Importing ``ui.serve`` (what ``python -m ui.serve`` does first) gives Numba a thread-safe layer
+    """Importing ``ui.server.serve`` (what ``python -m ui.server.serve`` does first) gives Numba a thread-safe layer
     before numba is imported: parallel kernels called from four threads at once do not abort the
     process (with ``workqueue`` they do: rc 134 on main)."""
     env = _env(NUMBA_THREADING_LAYER=given)
@@ -139,7 +139,7 @@ def test_serve_sets_a_thread_safe_numba_layer(given):
 
 
 def test_safe_layer_choice():
-    from ui.serve import safe_threading_layer
+    from ui.server.serve import safe_threading_layer
 
     for given, want in (("workqueue", "threadsafe"), ("", "threadsafe"), ("default", "threadsafe"),
                         ("omp", "omp"), ("tbb", "tbb"), ("threadsafe", "threadsafe")):
@@ -148,16 +148,16 @@ def test_safe_layer_choice():
 
 
 def test_serve_uses_one_blas_thread_unless_told():
-    """``python -m ui.serve`` loads NumPy with one OpenBLAS thread (busy-waiting BLAS threads cost
+    """``python -m ui.server.serve`` loads NumPy with one OpenBLAS thread (busy-waiting BLAS threads cost
     ~50x the CPU of a small product on a machine whose cores run sessions); an explicit setting wins."""
-    from ui.serve import single_thread_blas
+    from ui.server.serve import single_thread_blas
 
     env = {}
     assert single_thread_blas(env) == "1" == env["OPENBLAS_NUM_THREADS"]
     env = {"OPENBLAS_NUM_THREADS": "4"}
     assert single_thread_blas(env) == "4"
     # set before NumPy is loaded (OpenBLAS reads it once, when NumPy loads it)
-    probe = "import sys, os, ui.serve; print('BLAS', os.environ['OPENBLAS_NUM_THREADS'], 'numpy' in sys.modules)"
+    probe = "import sys, os, ui.server.serve; print('BLAS', os.environ['OPENBLAS_NUM_THREADS'], 'numpy' in sys.modules)"
     env = {k: v for k, v in _env().items() if k != "OPENBLAS_NUM_THREADS"}
     r = subprocess.run([PY, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -166,10 +166,10 @@ def test_serve_uses_one_blas_thread_unless_told():
 
 def test_make_run_sets_the_layer():
     """``make run`` serves and ``make warm`` / ``make test`` warm with the safe layer (not only the
-    image); the server's background warm-up processes inherit it from ``ui.serve``'s environment."""
+    image); the server's background warm-up processes inherit it from ``ui.server.serve``'s environment."""
     out = "".join(subprocess.run(["make", "-n", target, "PYTHON=python3"], cwd=ROOT, capture_output=True,
                                  text=True, timeout=600).stdout for target in ("run", "warm"))
-    lines = [ln for ln in out.splitlines() if "sim.warm" in ln or "ui.serve" in ln]
-    assert any("ui.serve" in ln for ln in lines) and any("sim.warm" in ln for ln in lines), out
+    lines = [ln for ln in out.splitlines() if "sim.warm" in ln or "ui.server.serve" in ln]
+    assert any("ui.server.serve" in ln for ln in lines) and any("sim.warm" in ln for ln in lines), out
     for ln in lines:
         assert "NUMBA_THREADING_LAYER=threadsafe" in ln, ln

@@ -87,7 +87,7 @@ def test_a_raising_hook_stops_the_run_between_chunks(monkeypatch, run):
 
 
 def test_stop_if_superseded_outside_a_run_returns():
-    from ui.compute import stop_if_superseded
+    from ui.kit.compute import stop_if_superseded
 
     assert stop_if_superseded() is None
 

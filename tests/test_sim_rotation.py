@@ -234,7 +234,7 @@ def test_batch_means_is_area_mc_on_the_same_path():
 def test_singular_covariance_has_no_current():
     """Noise along an eigen-direction of H only (the page's angle = 0, noise ratio = 0): the law lies
     on that line, a 1-D process in detailed balance, so the current is zero, not an error."""
-    from views.rotation import example
+    from pages.rotation.views import example
     H, D = example(0.0, 4.0, 0.0)
     assert np.linalg.det(R.stationary_covariance(H, D)) <= 1e-12
     np.testing.assert_array_equal(R.current_field(H, D, X_FFN), 0.0)

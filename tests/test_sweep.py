@@ -14,9 +14,9 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import STEMS, app_test, page_schema
-from ui import spec
-from ui.i18n import Text
-from ui.page import preset_view
+from ui.kit import spec
+from ui.kit.i18n import Text
+from ui.kit.page import preset_view
 
 LESSONS = [s for s in STEMS if page_schema(s).params]
 #: collapsed sections drawn only while open: opened for the sweep, so their corners are checked too

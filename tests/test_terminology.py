@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from ui.kit import files
+
 ROOT = Path(__file__).resolve().parent.parent
-TEXT = ROOT / "assets" / "text"
 GLOSSARY = ROOT / "assets" / "glossary.toml"
 
 _CJK = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
@@ -73,9 +74,9 @@ def _strings(obj, path=""):
 def texts(lang: str) -> list[tuple[str, str]]:
     """``(where, string)`` for every string a page shows in ``lang``, the glossary's included."""
     out = []
-    for f in sorted((TEXT / lang).glob("*.toml")):
-        with open(f, "rb") as fh:
-            out += [(f"{lang}/{f.name}:{k}", s) for k, s in _strings(tomllib.load(fh))]
+    for name in files.text_names():
+        with open(files.text_file(name, lang), "rb") as fh:
+            out += [(f"{lang}/{name}:{k}", s) for k, s in _strings(tomllib.load(fh))]
     with open(GLOSSARY, "rb") as fh:
         for i, tm in enumerate(tomllib.load(fh)["term"]):
             out += [(f"glossary.toml:term{i + 1}.{k}", tm[k]) for k in (lang, f"{lang}_def")]
@@ -159,12 +160,12 @@ def test_no_raw_markup_outside_maths(lang):
 # --------------------------------------------------------------------------- slider labels, one style
 def _labels() -> list[tuple[str, str, str, str]]:
     out = []
-    for f in sorted((TEXT / "en").glob("*.toml")):
-        with open(f, "rb") as fh:
+    for name in files.text_names():
+        with open(files.text_file(name, "en"), "rb") as fh:
             en = tomllib.load(fh).get("params", {})
-        with open(TEXT / "zh" / f.name, "rb") as fh:
+        with open(files.text_file(name, "zh"), "rb") as fh:
             zh = tomllib.load(fh).get("params", {})
-        out += [(f.stem, k, v["label"], zh[k]["label"]) for k, v in en.items() if "label" in v]
+        out += [(name, k, v["label"], zh[k]["label"]) for k, v in en.items() if "label" in v]
     return out
 
 
@@ -194,7 +195,7 @@ _DEV = re.compile(r"Numba|SciPy|NumPy|np\.random|\bexpm\b|benchmark|on this serv
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_no_developer_text_on_student_pages(lang):
     bad = [f"{where}: {s[max(m.start() - 20, 0):m.end() + 20]!r}" for where, s in texts(lang)
-           if not where.startswith(f"{lang}/instructor.toml") for m in _DEV.finditer(s)]
+           if not where.startswith(f"{lang}/instructor:") for m in _DEV.finditer(s)]
     assert not bad, "\n".join(bad)
 
 
@@ -206,7 +207,7 @@ THREE = {"en": ("depth", "training time", "operator"), "zh": ("深度", "训练�
 def test_the_three_times_are_the_same_on_home_and_glossary(lang):
     """Home and glossary name the same three clocks: depth, training time t, operator time s."""
     def section(stem, key):
-        with open(TEXT / lang / f"{stem}.toml", "rb") as fh:
+        with open(files.text_file(stem, lang), "rb") as fh:
             return tomllib.load(fh)[key]["body"].lower()
     home, note = section("home", "times"), section("glossary", "note")
     for word in THREE[lang]:

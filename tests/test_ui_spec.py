@@ -4,8 +4,8 @@ import math
 import pytest
 
 from tests.conftest import STEMS, page_schema
-from ui import spec
-from ui.spec import PageSchema, Param
+from ui.kit import spec
+from ui.kit.spec import PageSchema, Param
 
 SCHEMA = PageSchema("demo", params=(
     Param("beta", "float", default=1.0, min=0.1, max=10.0, step=0.1, lo=0.01, hi=50.0),
@@ -126,7 +126,7 @@ def test_unknown_page_section_is_reported():
 
 def test_builtin_table_file_errors_name_file_and_key(tmp_path):
     import pytest as _pytest
-    from ui.spec import PageSchema as _PS
+    from ui.kit.spec import PageSchema as _PS
     f = tmp_path / "x.toml"
     f.write_text('[params.n]\nkind = "int"\ndefault = 3\nmin = 1\nmax = 9\nstpe = 1\n')
     with _pytest.raises(ValueError, match=r"x\.toml: params\.n: unknown key\(s\) \['stpe'\]"):

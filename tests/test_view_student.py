@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ui import access, finish, style
-from ui import figures as F
+from ui.kit import access, finish, style
+from ui.kit import figures as F
 
 
 def _fig(names=("exact", "simulation"), height=440):

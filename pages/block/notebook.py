@@ -1,13 +1,13 @@
-"""Inside a block: the page's notebook (ui/notebook.py): the attention sink, its weight c(N) among N
+"""Inside a block: the page's notebook (ui/kit/notebook.py): the attention sink, its weight c(N) among N
 tokens (closed form) beside the weight read off a causal softmax layer, and its capacity N_max."""
 from __future__ import annotations
 
-from ui.notebook import Recipe
+from ui.kit.notebook import Recipe
 
 
 def expected(v: dict) -> dict:
-    """The page's headline numbers (views/block.py, the sink tab)."""
-    from views.block import sink_data
+    """The page's headline numbers (pages/block/views.py, the sink tab)."""
+    from pages.block.views import sink_data
 
     k = sink_data(v["sink_delta"], v["sink_share"])
     g = v["sink_delta"]

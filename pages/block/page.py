@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.figures import show
-from ui.page import setup
-from ui.spec import PageSchema
-from views import block as vb
-from views.predict_block import STEPS
+from ui.kit.figures import show
+from ui.kit.page import setup
+from ui.kit.spec import PageSchema
+from pages.block import views as vb
+from pages.block.predict import STEPS
 
 SCHEMA = PageSchema.from_file("block", steps=STEPS)
 

@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "Inside a block" (steps: see ``ui/predict.py``).
+"""Predict, then reveal on the page "Inside a block" (steps: see ``ui/kit/predict.py``).
 
 The answers come from ``sim.block``: the gain of RMSNorm at the origin and the sink's capacity.
 """
@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from sim import block as bk
-from ui.predict import Step, fmt
+from ui.kit.predict import Step, fmt
 
 
 def bk_gain0(v: dict) -> float:

@@ -1,4 +1,4 @@
-"""Inside a block: cached data and figure builders for pages/block.py.
+"""Inside a block: cached data and figure builders for pages/block/page.py.
 
 What it computes: docs/constructions.md, section “Inside a block: positions, normalisation, splitting, sinks”.
 """
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from sim import block as bk
-from ui.figures import COLORS, cached_figure, figure, hline, line, log_ticks, markers, tall_legend, vline
-from ui.compute import cached
+from ui.kit.figures import COLORS, cached_figure, figure, hline, line, log_ticks, markers, tall_legend, vline
+from ui.kit.compute import cached
 
 ROPE_BASE = 10000.0
 ROPE_KS = (1, 2, 4, 8, 16, 32, 64)      # planes in the largest-return sweep

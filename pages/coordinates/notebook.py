@@ -1,13 +1,13 @@
-"""Coordinates: the page's notebook (ui/notebook.py): θ = a·b over training time for the Euclidean and
+"""Coordinates: the page's notebook (ui/kit/notebook.py): θ = a·b over training time for the Euclidean and
 the pulled-back metric (exact), and the Euclidean path on its hyperbola."""
 from __future__ import annotations
 
-from ui.notebook import Recipe
+from ui.kit.notebook import Recipe
 
 
 def expected(v: dict) -> dict:
-    """The page's headline numbers (views/coordinates.py)."""
-    from views.coordinates import metric_data
+    """The page's headline numbers (pages/coordinates/views.py)."""
+    from pages.coordinates.views import metric_data
 
     d = metric_data(v["a0"], v["b0"], v["y"], v["horizon"], v["dt"])
     return {"theta_euclidean": d["theta"]["euclidean"][-1], "theta_pullback": d["theta"]["pullback"][-1],

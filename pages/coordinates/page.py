@@ -9,12 +9,11 @@ import math
 import streamlit as st
 
 from sim import coordinates as co
-from pages import show_pair
-from ui.figures import show
-from ui.page import setup
-from ui.spec import PageSchema
-from views import coordinates as vc
-from views.predict_coordinates import STEPS, steps_for
+from ui.kit.figures import show, show_pair
+from ui.kit.page import setup
+from ui.kit.spec import PageSchema
+from pages.coordinates import views as vc
+from pages.coordinates.predict import STEPS, steps_for
 
 SCHEMA = PageSchema.from_file("coordinates", steps=STEPS, options={"pair": tuple(vc.PAIRS)})
 

@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "Coordinates, metrics and limits" (steps: see ``ui/predict.py``).
+"""Predict, then reveal on the page "Coordinates, metrics and limits" (steps: see ``ui/kit/predict.py``).
 
 Every answer is computed by ``sim.coordinates`` for the current parameters: the closed-form flows
 at the end of the training window, the Lévy area of the loop, and the limit exp(π[B, A]) y₀.
@@ -10,9 +10,9 @@ import math
 import numpy as np
 
 from sim import coordinates as co
-from ui.figures import params_of
-from ui.predict import Step, fmt
-from views import coordinates as V
+from ui.kit.figures import params_of
+from ui.kit.predict import Step, fmt
+from pages.coordinates import views as V
 
 METRIC = params_of(V.theta_figure)   # ("a0", "b0", "y", "horizon", "dt")
 LIMIT_GAP = 1e-9        # |exp(π[B, A]) y₀ − y₀| below this: the loop's limit is y₀ itself

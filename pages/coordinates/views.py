@@ -1,4 +1,4 @@
-"""Coordinates, metrics and limits: cached data and figure builders for pages/coordinates.py (§7)."""
+"""Coordinates, metrics and limits: cached data and figure builders for pages/coordinates/page.py (§7)."""
 from __future__ import annotations
 
 import math
@@ -6,8 +6,8 @@ import math
 import numpy as np
 
 from sim import coordinates as co
-from ui.figures import COLORS, cached_figure, equal_axes, exact_line, figure, sim_markers, tall_legend, thin
-from ui.compute import cached
+from ui.kit.figures import COLORS, cached_figure, equal_axes, exact_line, figure, sim_markers, tall_legend, thin
+from ui.kit.compute import cached
 
 FINE = 400                      # points on each exact curve in training time t
 MARKERS = 45                    # iterates drawn per metric

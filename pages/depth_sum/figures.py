@@ -1,4 +1,4 @@
-"""Depth-sum variance: the figure builders of pages/depth_sum.py (their data: views/depth_sum.py)."""
+"""Depth-sum variance: the figure builders of pages/depth_sum/page.py (their data: pages/depth_sum/views.py)."""
 from __future__ import annotations
 
 import functools
@@ -7,12 +7,12 @@ import math
 import numpy as np
 
 from sim import depth_sum as ds
-from ui.figures import COLORS, cached_figure, figure, histogram, hline, line, markers, vline
-from views.depth_sum import (REGIME_ALPHAS, SWEEP_L, SWEEP_N, _sweep_data, at_depth, covariance,
+from ui.kit.figures import COLORS, cached_figure, figure, histogram, hline, line, markers, vline
+from pages.depth_sum.views import (REGIME_ALPHAS, SWEEP_L, SWEEP_N, _sweep_data, at_depth, covariance,
                              one_step_data, over_depth, paths, residual, variants)
 
 # --------------------------------------------------------------------------- figures
-# Every figure is built in one figure(...) call from plain trace dicts (ui.figures: no per-property
+# Every figure is built in one figure(...) call from plain trace dicts (ui.kit.figures: no per-property
 # validation; an alpha change rebuilds all eleven). The margin: room for the
 # x tick labels and title from the start: automargin pushed the bottom margin of every figure here
 # to 53-56 px, and each push makes Plotly.js draw the figure a second time. It still pushes if needed.

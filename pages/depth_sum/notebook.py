@@ -1,13 +1,13 @@
-"""Sums over depth: the page's notebook (ui/notebook.py): S_L at depth L by Monte Carlo beside its exact
+"""Sums over depth: the page's notebook (ui/kit/notebook.py): S_L at depth L by Monte Carlo beside its exact
 normal density, its variance and P(|S_L| ≤ a)."""
 from __future__ import annotations
 
-from ui.notebook import Recipe
+from ui.kit.notebook import Recipe
 
 
 def expected(v: dict) -> dict:
-    """The page's headline numbers (views/depth_sum.py)."""
-    from views.depth_sum import at_depth
+    """The page's headline numbers (pages/depth_sum/views.py)."""
+    from pages.depth_sum.views import at_depth
 
     d = at_depth(v["alpha"], v["L"], v["sigma"], v["rho"], v["mu"], v["a"], v["trials"], v["seed"])
     return {k: d[k] for k in ("mean", "mean_mc", "var", "var_mc", "p", "p_mc", "n")}

@@ -10,20 +10,20 @@ import math
 import streamlit as st
 
 from sim import depth_sum as ds
-from ui.figures import build, show
-from ui.jobs import heavy
-from ui.page import setup
-from ui.spec import PageSchema
-from views.depth_sum import (at_depth, covariance, fill_sweep, one_step_data, over_depth, paths,
+from ui.kit.figures import build, show
+from ui.server.jobs import heavy
+from ui.kit.page import setup
+from ui.kit.spec import PageSchema
+from pages.depth_sum.views import (at_depth, covariance, fill_sweep, one_step_data, over_depth, paths,
                              residual)
-from views.depth_sum_figures import FIGURES
-from views.predict_depth_sum import STEPS
+from pages.depth_sum.figures import FIGURES
+from pages.depth_sum.predict import STEPS
 
 SCHEMA = PageSchema.from_file("depth_sum", steps=STEPS)
 
 
 def _show(ctx, *names: str) -> None:
-    """The named figures of views/depth_sum_figures.py (FIGURES), side by side when there are two."""
+    """The named figures of pages/depth_sum/figures.py (FIGURES), side by side when there are two."""
     cols = st.columns(len(names)) if len(names) > 1 else [contextlib.nullcontext()]
     for col, name in zip(cols, names):
         with col:
@@ -84,7 +84,7 @@ def _residual_section(ctx, r: dict) -> None:
                       mc=f"{r['final']:.4f}", se=f"{r['final_se']:.2g}")
         run = st.button(t("residual.sweep_button"), key="_ds_sweep_btn", width="stretch")
     key = (v["alpha"], v["L"], v["N"], v["trials"], v["seed"])
-    with ctx.guard():  # one shared, queued run for the whole server (ui.jobs)
+    with ctx.guard():  # one shared, queued run for the whole server (ui.server.jobs)
         if heavy(("depth_sum.sweep", *key), lambda progress: fill_sweep(*key, progress=progress) or True,
                  start=run, t=t, text=t("residual.sweep_progress")):
             st.session_state["_ds_sweep"] = key

@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "Depth-sum variance" (steps: see ``ui/predict.py``).
+"""Predict, then reveal on the page "Depth-sum variance" (steps: see ``ui/kit/predict.py``).
 
 The answers are the closed forms of ``sim.depth_sum``: the variance of S_L, its growth exponent
 between depths L and 2L, and the residual network's energy.
@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 
 from sim import depth_sum as ds
-from ui.predict import Step
-from views import depth_sum_figures as V
+from ui.kit.predict import Step
+from pages.depth_sum import figures as V
 
 
 def ds_variance(v: dict) -> float:

@@ -1,4 +1,4 @@
-"""Depth-sum variance: the cached Monte Carlo behind pages/depth_sum.py (its figures: views/depth_sum_figures.py)."""
+"""Depth-sum variance: the cached Monte Carlo behind pages/depth_sum/page.py (its figures: pages/depth_sum/figures.py)."""
 from __future__ import annotations
 
 import math
@@ -6,8 +6,8 @@ import math
 import numpy as np
 
 from sim import depth_sum as ds
-from ui.compute import cached, sub_seed
-from ui.figures import thin
+from ui.kit.compute import cached, sub_seed
+from ui.kit.figures import thin
 
 L_GRID = 2 ** np.arange(0, 11)          # depths of the Monte Carlo points (1 … 1024)
 L_FINE = np.unique(np.round(np.logspace(0, 12, 200, base=2)).astype(int))   # exact curves

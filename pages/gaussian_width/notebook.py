@@ -1,13 +1,13 @@
-"""Gaussian width: the page's notebook (ui/notebook.py): the exact width of the chosen family, its
+"""Gaussian width: the page's notebook (ui/kit/notebook.py): the exact width of the chosen family, its
 bounds, and a Monte Carlo histogram of sup over S of g·u."""
 from __future__ import annotations
 
-from ui.notebook import Recipe
+from ui.kit.notebook import Recipe
 
 
 def expected(v: dict) -> dict:
-    """The page's headline numbers (views/gaussian_width.py, at the page's capped k and M)."""
-    from views.gaussian_width import focus, focus_args, max_M, random_layout
+    """The page's headline numbers (pages/gaussian_width/views.py, at the page's capped k and M)."""
+    from pages.gaussian_width.views import focus, focus_args, max_M, random_layout
 
     D = v["D"]
     k, M = min(v["k"], D), min(v["M"], max_M(D))

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ui.figures import show
-from ui.page import setup
-from ui.spec import PageSchema
-from views.gaussian_width import (focus, focus_args, hist_figure, max_M, overview, overview_figure, picture,
+from ui.kit.figures import show
+from ui.kit.page import setup
+from ui.kit.spec import PageSchema
+from pages.gaussian_width.views import (focus, focus_args, hist_figure, max_M, overview, overview_figure, picture,
                                   picture_figure, random_layout, sweep, sweep_args, sweep_figure, tail, tail_figure)
-from views.predict_gaussian_width import STEPS
+from pages.gaussian_width.predict import STEPS
 
 FAMILIES = ("subspace", "directions", "hypercube", "circle", "adaptive")
 SCHEMA = PageSchema.from_file("gaussian_width", steps=STEPS, options={"family": FAMILIES})

@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "Gaussian width" (steps: see ``ui/predict.py``).
+"""Predict, then reveal on the page "Gaussian width" (steps: see ``ui/kit/predict.py``).
 
 The answers are the exact widths of ``sim.gaussian_width`` (k and M capped at D, as on the page).
 """
@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 
 from sim import gaussian_width as gw
-from ui.predict import Step, fmt
-from views import gaussian_width as V
+from ui.kit.predict import Step, fmt
+from pages.gaussian_width import views as V
 
 
 def gw_subspace(v: dict) -> float:

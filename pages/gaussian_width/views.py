@@ -1,4 +1,4 @@
-"""Gaussian width: cached Monte Carlo and figure builders for pages/gaussian_width.py.
+"""Gaussian width: cached Monte Carlo and figure builders for pages/gaussian_width/page.py.
 
 What it computes: docs/constructions.md, section “Gaussian width”.
 """
@@ -11,9 +11,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from sim import gaussian_width as gw
-from ui.figures import (COLORS, cached_figure, exact_line, figure, figure3d, histogram, line, markers,
+from ui.kit.figures import (COLORS, cached_figure, exact_line, figure, figure3d, histogram, line, markers,
                         point, sphere_wire, log_ticks, tall_legend)
-from ui.compute import cached, sub_seed
+from ui.kit.compute import cached, sub_seed
 
 GRID_POINTS = 9               # Monte-Carlo points per sweep (plus the current value)
 POINT_BUDGET = 20_000_000     # work (samples * cost per draw) per sweep point at most (samples lowered)

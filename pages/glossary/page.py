@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.i18n import Text
-from ui.nav import PAGES, page
-from ui.page import setup
-from ui.spec import PageSchema
-from views.glossary import rows
+from ui.kit.i18n import Text
+from ui.kit.nav import PAGES, page
+from ui.kit.page import setup
+from ui.kit.spec import PageSchema
+from pages.glossary.views import rows
 
 SCHEMA = PageSchema("glossary", params=())
 ENTRIES = {e.stem: e for e in PAGES}
@@ -20,7 +20,7 @@ def _link(stem: str, title: str, lang: str) -> None:
                      query_params={"lang": lang})
     except st.errors.StreamlitAPIException:
         # Streamlit's legacy pages/-folder mode (AppTest, the first pass of a deep link after a
-        # start) registers file pages, not these: link by URL instead (as ui/share.py does).
+        # start) registers file pages, not these: link by URL instead (as ui/kit/share.py does).
         st.markdown(f"[{title}]({stem}?lang={lang})")
 
 

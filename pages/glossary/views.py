@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import tomllib
 
-from ui.spec import ROOT
+from ui.kit.spec import ROOT
 
 GLOSSARY = ROOT / "assets" / "glossary.toml"
 FIELDS = ("en", "zh", "en_def", "zh_def")

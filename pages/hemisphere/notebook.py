@@ -1,13 +1,13 @@
-"""Hemisphere clustering: the page's notebook (ui/notebook.py): tokens on a cap around w, the lowest
+"""Hemisphere clustering: the page's notebook (ui/kit/notebook.py): tokens on a cap around w, the lowest
 token height over depth (it never decreases) and the diameter over depth."""
 from __future__ import annotations
 
-from ui.notebook import Recipe
+from ui.kit.notebook import Recipe
 
 
 def expected(v: dict) -> dict:
-    """The page's headline numbers (views/hemisphere.py)."""
-    from views.hemisphere import hemi_args, hemi_data
+    """The page's headline numbers (pages/hemisphere/views.py)."""
+    from pages.hemisphere.views import hemi_args, hemi_data
 
     h = hemi_data(*hemi_args(v))
     return {"rmin0": h["rmin"][0], "rmin_end": h["rmin"][-1], "diam0": h["diam"][0], "diam_end": h["diam"][-1],

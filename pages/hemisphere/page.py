@@ -7,16 +7,16 @@ from __future__ import annotations
 import streamlit as st
 
 from sim import hemisphere as hs
-from ui.figures import freeze, show
-from ui.jobs import calls, heavy
-from ui.page import setup
-from ui.spec import PageSchema
-from views.hemisphere import (PHASE_SIZES, clusters_figure, contrast_args, contrast_data, contrast_sphere_figure,
+from ui.kit.figures import freeze, show
+from ui.server.jobs import calls, heavy
+from ui.kit.page import setup
+from ui.kit.spec import PageSchema
+from pages.hemisphere.views import (PHASE_SIZES, clusters_figure, contrast_args, contrast_data, contrast_sphere_figure,
                               diam_figure, hemi_args, hemi_data, hemi_sphere_figure, phase_figures, phase_job, rmin_figure)
-from views.predict_hemisphere import STEPS
+from pages.hemisphere.predict import STEPS
 
 SCHEMA = PageSchema.from_file("hemisphere", steps=STEPS, options={"A": hs.MATRIX_KINDS})
-#: requested layers x n^2 x d of both runs above which a cold load is a queued, shared job (ui.jobs)
+#: requested layers x n^2 x d of both runs above which a cold load is a queued, shared job (ui.server.jobs)
 LOAD_WORK = 3e8
 
 
@@ -36,7 +36,7 @@ def _phase_panel(ctx, size: str) -> None:
     st.button(label, key="_hemi_phase_btn", on_click=_request_phase, args=(size,))
     if cfg.get("precision") == "float32":
         st.caption(t("phase.paper_note"))
-    with ctx.guard():  # one shared, queued run per size for the whole server (ui.jobs)
+    with ctx.guard():  # one shared, queued run per size for the whole server (ui.server.jobs)
         res = heavy(("hemisphere.phase", size, cfg["B"], cfg["n_betas"], cfg.get("precision")), phase_job(size),
                     start=st.session_state.pop("_hemi_phase_req", None) == size, t=t, text=t("phase.progress"))
     if res is None:
@@ -75,7 +75,7 @@ def render() -> None:
     ctx.intro()
     ctx.section("statement")
     hp, cp = hemi_args(v), contrast_args(v)
-    with ctx.guard():  # a large cold load runs once for everyone, one per core at most (ui.jobs)
+    with ctx.guard():  # a large cold load runs once for everyone, one per core at most (ui.server.jobs)
         heavy(("hemisphere.load", hp, cp), calls((hemi_data, hp), (contrast_data, cp)), t=t, lane="load",
               start=n * n * d * (v["horizon"] + v["contrast_horizon"]) / v["dt"] > LOAD_WORK)
         h = hemi_data(*hp)

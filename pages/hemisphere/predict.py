@@ -1,12 +1,12 @@
-"""Predict, then reveal on the page "Hemisphere clustering" (steps: see ``ui/predict.py``).
+"""Predict, then reveal on the page "Hemisphere clustering" (steps: see ``ui/kit/predict.py``).
 
-The simulations go through the page's cached adapters (``views.hemisphere``), which call ``sim/``:
+The simulations go through the page's cached adapters (``pages.hemisphere.views``), which call ``sim/``:
 the answer is the very number the page shows, and it is computed once.
 """
 from __future__ import annotations
 
-from ui.predict import Step
-from views import hemisphere as V
+from ui.kit.predict import Step
+from pages.hemisphere import views as V
 
 COLLAPSED = 1e-2          # "one point": the largest pairwise angle at the end is below 0.01 rad
 

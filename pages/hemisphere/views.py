@@ -1,4 +1,4 @@
-"""Hemisphere clustering: cached runs and figure builders for pages/hemisphere.py.
+"""Hemisphere clustering: cached runs and figure builders for pages/hemisphere/page.py.
 
 What it computes: docs/constructions.md, section “Hemisphere clustering”.
 """
@@ -12,9 +12,9 @@ import plotly.graph_objects as go
 
 from sim import hemisphere as hs
 from sim.attention import simulate
-from ui.figures import (COLORS, SEQUENCE, Frozen, animation, cached_figure, figure, figure3d, hline, sim_line,
+from ui.kit.figures import (COLORS, SEQUENCE, Frozen, animation, cached_figure, figure, figure3d, hline, sim_line,
                         sim_markers, sphere_wire, thin, typed)
-from ui.compute import cached
+from ui.kit.compute import cached
 
 MAX_LAYERS = 4000       # layers per simulation on this page
 MAX_WORK = 1.5e9        # layers * n^2 * d per simulation (about a second here at worst)
@@ -155,7 +155,7 @@ def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Froze
         go.Scatter3d(**xyz[0], mode="markers", name=labels["tokens"], showlegend="colorscale" not in color,
                      marker=dict(size=5, line=dict(width=0), **color)),
     ]
-    # plain frame dicts: Plotly would validate 2 x 48 frames one by one (see ui.figures.Frozen)
+    # plain frame dicts: Plotly would validate 2 x 48 frames one by one (see ui.kit.figures.Frozen)
     frames = [{"data": [{"type": "scatter3d", **xyz[k]}], "traces": [4], "name": f"{k}"}
               for k in range(fr.shape[0])]
     # tick values carry no information on the unit sphere; hiding them also keeps the animation
@@ -210,7 +210,7 @@ def _cluster_colors(lab: np.ndarray) -> dict:
 
 
 # --------------------------------------------------------------------------- figures
-# Built once per (language, parameters) and shared read-only: see ui.figures.cached_figure.
+# Built once per (language, parameters) and shared read-only: see ui.kit.figures.cached_figure.
 # ``hp``: the hemisphere run's parameters (``HP``, as ``hemi_args`` gives them);
 # ``cp``: the contrast run's (``CP``, as ``contrast_args`` gives them).
 @cached_figure(max_entries=16)

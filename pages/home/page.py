@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.page import setup
-from ui.spec import PageSchema
-from views.home import page_cards
+from ui.kit.page import setup
+from ui.kit.spec import PageSchema
+from pages.home.views import page_cards
 
 SCHEMA = PageSchema("home", params=())
 

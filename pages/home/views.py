@@ -1,8 +1,8 @@
-"""Home: the cards of the other pages, for pages/home.py (no computation, no figures)."""
+"""Home: the cards of the other pages, for pages/home/page.py (no computation, no figures)."""
 from __future__ import annotations
 
-from ui.i18n import Text
-from ui.nav import PAGES, page
+from ui.kit.i18n import Text
+from ui.kit.nav import PAGES, page
 
 
 def page_cards(lang: str) -> list[tuple]:

@@ -1,13 +1,13 @@
-"""Low temperature: the page's notebook (ui/notebook.py): W₂ between the tokens and the projected
+"""Low temperature: the page's notebook (ui/kit/notebook.py): W₂ between the tokens and the projected
 start Π♯ρ₀ over depth, for three inverse temperatures and several seeds."""
 from __future__ import annotations
 
-from ui.notebook import Recipe
+from ui.kit.notebook import Recipe
 
 
 def expected(v: dict) -> dict:
-    """The page's headline numbers (views/low_temperature.py)."""
-    from views.low_temperature import lowtemp_data
+    """The page's headline numbers (pages/low_temperature/views.py)."""
+    from pages.low_temperature.views import lowtemp_data
 
     d = lowtemp_data(v["model"], v["gap"], v["log10_beta"], v["n"], v["seeds"], v["T"], v["dt"])
     return {"w2_min": d["w2"][-1].mean(0).min(), "w2_end": d["w2"][:, :, -1].mean(axis=1)[-1], "layers": d["steps"]}

@@ -8,11 +8,11 @@ import math
 
 import streamlit as st
 
-from pages import show_pair
-from ui.page import setup
-from ui.spec import PageSchema
-from views import low_temperature as vw
-from views.predict_low_temperature import STEPS
+from ui.kit.figures import show_pair
+from ui.kit.page import setup
+from ui.kit.spec import PageSchema
+from pages.low_temperature import views as vw
+from pages.low_temperature.predict import STEPS
 
 SCHEMA = PageSchema.from_file("low_temperature", steps=STEPS, options={"model": vw.MODELS})
 

@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "Low temperature" (steps: see ``ui/predict.py``).
+"""Predict, then reveal on the page "Low temperature" (steps: see ``ui/kit/predict.py``).
 
 The answers come from ``sim.low_temperature`` for the current parameters: the top eigenspace of
 S = VBᵀ (where the projection Π sends the tokens), the exact W₂ between the simulated start and
@@ -11,9 +11,9 @@ import math
 import numpy as np
 
 from sim import low_temperature as lt
-from ui.figures import params_of
-from ui.predict import Step, fmt
-from views import low_temperature as V
+from ui.kit.figures import params_of
+from ui.kit.predict import Step, fmt
+from pages.low_temperature import views as V
 
 KEY = params_of(V.scene_figure)   # ("model", "gap", "log10_beta", "n", "seeds", "T", "dt")
 TARGETS = ("poles_e1", "poles_e2", "poles_e3", "circle_z3")   # the choices offered

@@ -2,7 +2,7 @@
 
 The adapters (``@cached``) call :mod:`sim.low_temperature` and return small dicts of arrays;
 the builders (``@cached_figure``, signature ``(t, *params)``) read them and draw with the
-shared vocabulary of :mod:`ui.figures` (the seeds' spread is a ``band``, the 3-D scene a
+shared vocabulary of :mod:`ui.kit.figures` (the seeds' spread is a ``band``, the 3-D scene a
 ``figure3d`` around ``sphere_wire``).
 """
 from __future__ import annotations
@@ -13,9 +13,9 @@ import numpy as np
 
 from sim import attention as att
 from sim import low_temperature as lt
-from ui.figures import (COLORS, band, cached_figure, figure, figure3d, line, markers, sphere_wire,
+from ui.kit.figures import (COLORS, band, cached_figure, figure, figure3d, line, markers, sphere_wire,
                         tall_legend, typed, vline)
-from ui.compute import cached
+from ui.kit.compute import cached
 
 MODELS = ("axis", "plane", "drift")
 #: the three inverse temperatures of a view: 10^(L-2), 10^(L-1), 10^L

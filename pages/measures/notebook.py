@@ -1,13 +1,13 @@
-"""From tokens to a measure: the page's notebook (ui/notebook.py): W₁ between n tokens and a large
+"""From tokens to a measure: the page's notebook (ui/kit/notebook.py): W₁ between n tokens and a large
 reference system over depth, with its bound e^{Cτ} W₁(0)."""
 from __future__ import annotations
 
-from ui.notebook import Recipe
+from ui.kit.notebook import Recipe
 
 
 def expected(v: dict) -> dict:
-    """The page's headline numbers (views/measures.py)."""
-    from views.measures import stability_data
+    """The page's headline numbers (pages/measures/views.py)."""
+    from pages.measures.views import stability_data
 
     s = stability_data(v["n"], v["beta"], v["depth"], v["dt"], v["seed"])
     return {"w1_start": s["w1"][0], "w1_end": s["w1"][-1], "C": s["C"], "tau_star": s["tau_star"]}

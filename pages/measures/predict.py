@@ -1,11 +1,11 @@
-"""Predict, then reveal on the page "From tokens to a measure" (steps: see ``ui/predict.py``).
+"""Predict, then reveal on the page "From tokens to a measure" (steps: see ``ui/kit/predict.py``).
 
 The answers are the closed forms of ``sim.measures`` for n tokens.
 """
 from __future__ import annotations
 
 from sim import measures as ms
-from ui.predict import Step, fmt
+from ui.kit.predict import Step, fmt
 
 
 def ms_equispaced(v: dict) -> float:

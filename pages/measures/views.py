@@ -1,8 +1,8 @@
-"""From tokens to a measure: cached data and figure builders for pages/measures.py.
+"""From tokens to a measure: cached data and figure builders for pages/measures/page.py.
 
 What it computes: docs/constructions.md, section “From tokens to a measure: finite n, many heads”.
 
-Drawn with :mod:`ui.figures`; one drawing idea only this page has stays here: ``_paths`` (all token
+Drawn with :mod:`ui.kit.figures`; one drawing idea only this page has stays here: ``_paths`` (all token
 paths as one line with gaps, also where a path wraps around the circle).
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ import math
 import numpy as np
 
 from sim import measures as ms
-from ui.figures import COLORS, cached_figure, figure, heatmap, line, markers, thin, vline
-from ui.compute import cached, sub_seed
+from ui.kit.figures import COLORS, cached_figure, figure, heatmap, line, markers, thin, vline
+from ui.kit.compute import cached, sub_seed
 
 N_REF = 1024                # tokens of the reference system
 BINS = 90                   # angle bins of the reference density (4° each)

@@ -1,13 +1,13 @@
-"""Non-normal growth: the page's notebook (ui/notebook.py): responses ‖e^{sA}x₀‖ for unit x₀, the
+"""Non-normal growth: the page's notebook (ui/kit/notebook.py): responses ‖e^{sA}x₀‖ for unit x₀, the
 envelope ‖e^{sA}‖₂, the eigenvalue-only prediction e^{-s} and the peak."""
 from __future__ import annotations
 
-from ui.notebook import Recipe
+from ui.kit.notebook import Recipe
 
 
 def expected(v: dict) -> dict:
-    """The page's headline numbers (views/nonnormal.py)."""
-    from views.nonnormal import flow_data
+    """The page's headline numbers (pages/nonnormal/views.py)."""
+    from pages.nonnormal.views import flow_data
 
     f = flow_data(v["M"], v["s_max"])
     return {"s_star": f["s_star"], "peak": f["peak"], "e2_at_1": f["e2_at_1"], "norm_end": f["norm"][-1]}

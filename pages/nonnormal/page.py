@@ -8,14 +8,13 @@ import math
 
 import streamlit as st
 
-from pages import figure_beside, show_pair
-from ui.figures import show
-from ui.page import setup
-from ui.spec import PageSchema
-from views.nonnormal import (A_SCALAR, ellipse_figure, euler_data, euler_flow_figure, euler_scalar_figure,
+from ui.kit.figures import figure_beside, show, show_pair
+from ui.kit.page import setup
+from ui.kit.spec import PageSchema
+from pages.nonnormal.views import (A_SCALAR, ellipse_figure, euler_data, euler_flow_figure, euler_scalar_figure,
                              flow_data, jacobian_data, jacobian_figure, kappa_data, kappa_eps_figure,
                              kappa_s_figure, pseudo_data, pseudo_figure, response_figure)
-from views.predict_nonnormal import STEPS
+from pages.nonnormal.predict import STEPS
 
 SCHEMA = PageSchema.from_file("nonnormal", steps=STEPS)
 #: the sliders that drive only one collapsed section: drawn inside it, not in the sidebar

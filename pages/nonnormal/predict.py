@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "Non-normal transient growth" (steps: see ``ui/predict.py``).
+"""Predict, then reveal on the page "Non-normal transient growth" (steps: see ``ui/kit/predict.py``).
 
 The answers come from ``sim.nonnormal``: the peak of ‖e^{sA}‖ and the regime of the Euler step.
 """
@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 
 from sim import nonnormal as nn
-from ui.predict import Step, fmt
-from views import nonnormal as V
+from ui.kit.predict import Step, fmt
+from pages.nonnormal import views as V
 
 
 def nn_when(v: dict) -> float:

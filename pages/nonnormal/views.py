@@ -1,4 +1,4 @@
-"""Non-normal growth: cached data and figure builders for pages/nonnormal.py.
+"""Non-normal growth: cached data and figure builders for pages/nonnormal/page.py.
 
 What it computes: docs/constructions.md, section “Non-normal transient growth”.
 """
@@ -11,9 +11,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from sim import nonnormal as nn
-from ui.figures import (COLORS, SEQUENCE, Frozen, animation, cached_figure, exact_line, figure, hline, line, point,
+from ui.kit.figures import (COLORS, SEQUENCE, Frozen, animation, cached_figure, exact_line, figure, hline, line, point,
                         sim_line, sim_markers, thin)
-from ui.compute import cached
+from ui.kit.compute import cached
 
 FINE = 400                  # points on each exact curve in s
 N_DIRS = 6                  # unit initial vectors x0 at angles k*pi/N_DIRS
@@ -115,7 +115,7 @@ def euler_data(M: float, delta: float, s_max: float) -> dict:
 
 
 # --------------------------------------------------------------------------- figures
-#: the house legend (ui.figures.figure) moved below the plot, for builders that
+#: the house legend (ui.kit.figures.figure) moved below the plot, for builders that
 #: pass their whole layout to figure(...) in one call (no validated update_layout afterwards)
 _HOUSE_LEGEND = {"orientation": "h", "xanchor": "left", "x": 0.0, "bgcolor": "rgba(255,255,255,0.6)"}
 #: figure(...) entries that put the legend below the plot (unvalidated, at creation)

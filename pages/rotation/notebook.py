@@ -1,13 +1,13 @@
-"""Rotation: the page's notebook (ui/notebook.py): the Ornstein–Uhlenbeck model of SGD near a minimum,
+"""Rotation: the page's notebook (ui/kit/notebook.py): the Ornstein–Uhlenbeck model of SGD near a minimum,
 the area its path sweeps over SDE time beside the exact mean, and the exact area rate."""
 from __future__ import annotations
 
-from ui.notebook import Recipe
+from ui.kit.notebook import Recipe
 
 
 def expected(v: dict) -> dict:
-    """The page's headline numbers (views/rotation.py)."""
-    from views.rotation import ou_data
+    """The page's headline numbers (pages/rotation/views.py)."""
+    from pages.rotation.views import ou_data
 
     d = ou_data(v["angle"], v["kappa"], v["noise_ratio"], v["dt"], v["T"], v["seed"])
     return {"rate": d["rate"], "rate_dt": d["rate_dt"], "rate_mc": d["mc"][0], "area_end": d["area"][-1]}

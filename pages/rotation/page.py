@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import show_pair
-from ui.figures import show
-from ui.page import setup
-from ui.spec import PageSchema
-from views import rotation as vr
-from views.predict_rotation import STEPS
+from ui.kit.figures import show, show_pair
+from ui.kit.page import setup
+from ui.kit.spec import PageSchema
+from pages.rotation import views as vr
+from pages.rotation.predict import STEPS
 
 SCHEMA = PageSchema.from_file("rotation", steps=STEPS)
 

@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "Rotation without equilibrium" (steps: see ``ui/predict.py``).
+"""Predict, then reveal on the page "Rotation without equilibrium" (steps: see ``ui/kit/predict.py``).
 
 The answers come from ``sim.rotation`` for the current parameters: the exact stationary area rate
 of the Ornstein–Uhlenbeck model, and the curl of the feed-forward field on the page's grid.
@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from sim import rotation as ro
-from ui.figures import params_of
-from ui.predict import Step
-from views import rotation as V
+from ui.kit.figures import params_of
+from ui.kit.predict import Step
+from pages.rotation import views as V
 
 OU = ("angle", "kappa", "noise_ratio")
 FFN = params_of(V.ffn_figure)   # ("blend", "seed")

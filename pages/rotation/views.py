@@ -1,4 +1,4 @@
-"""Rotation without equilibrium: cached data and figure builders for pages/rotation.py (§11)."""
+"""Rotation without equilibrium: cached data and figure builders for pages/rotation/page.py (§11)."""
 from __future__ import annotations
 
 import math
@@ -6,8 +6,8 @@ import math
 import numpy as np
 
 from sim import rotation as ro
-from ui.figures import COLORS, cached_figure, equal_axes, figure, heatmap, line, markers, tall_legend, thin
-from ui.compute import cached
+from ui.kit.figures import COLORS, cached_figure, equal_axes, figure, heatmap, line, markers, tall_legend, thin
+from ui.kit.compute import cached
 
 CLOUD = 1500             # points of the path drawn as the cloud
 AREA_MARKERS = 120       # markers per accumulated-area curve
@@ -129,7 +129,7 @@ def ffn_data(blend: float, seed: int) -> dict:
 def arrows(X: np.ndarray, U: np.ndarray, length: float) -> np.ndarray:
     """Arrows from the points X along U (longest = ``length``), as one NaN-separated polyline.
 
-    Drawing helper (ui.figures has none for vector fields): shaft plus a two-stroke head."""
+    Drawing helper (ui.kit.figures has none for vector fields): shaft plus a two-stroke head."""
     n = np.linalg.norm(U, axis=1)
     scale = length / n.max() if n.max() > 0 else 0.0
     V = U * scale

@@ -1,13 +1,13 @@
-"""Two points: the page's notebook (ui/notebook.py): the half-angle of both flows over depth, the
+"""Two points: the page's notebook (ui/kit/notebook.py): the half-angle of both flows over depth, the
 exact ODE beside the layer map, and the discretisation error against Δ."""
 from __future__ import annotations
 
-from ui.notebook import Recipe
+from ui.kit.notebook import Recipe
 
 
 def expected(v: dict) -> dict:
-    """The page's headline numbers (views/two_point.py)."""
-    from views.two_point import two_point_data
+    """The page's headline numbers (pages/two_point/views.py)."""
+    from pages.two_point.views import two_point_data
 
     d = two_point_data(v["beta"], v["theta0"], v["horizon"], v["dt"])
     return {"sa_final": d["SA"]["exact"][-1], "usa_final": d["USA"]["exact"][-1],

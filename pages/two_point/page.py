@@ -7,13 +7,12 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from pages import show_pair
-from ui.figures import show
-from ui.page import setup
-from ui.spec import PageSchema
-from views.two_point import (angle_figure, energy_figure, error_figure, simplex_data, simplex_figure,
+from ui.kit.figures import show, show_pair
+from ui.kit.page import setup
+from ui.kit.spec import PageSchema
+from pages.two_point.views import (angle_figure, energy_figure, error_figure, simplex_data, simplex_figure,
                              time_figure, two_point_data)
-from views.predict_two_point import STEPS
+from pages.two_point.predict import STEPS
 
 SCHEMA = PageSchema.from_file("two_point", steps=STEPS)
 SIMPLEX = ("n_simplex", "rho0")   # drive only the simplex section: its sliders are in it, not in the sidebar

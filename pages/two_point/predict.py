@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page "Two points: SA vs USA" (steps: see ``ui/predict.py``).
+"""Predict, then reveal on the page "Two points: SA vs USA" (steps: see ``ui/kit/predict.py``).
 
 The answers are the exact half-angles of both flows at the end of the page's depth window and the
 closed-form energy, computed by ``sim.two_point`` for the current parameters.
@@ -6,9 +6,9 @@ closed-form energy, computed by ``sim.two_point`` for the current parameters.
 from __future__ import annotations
 
 from sim import two_point as tp
-from ui.figures import params_of
-from ui.predict import Step, fmt
-from views import two_point as V
+from ui.kit.figures import params_of
+from ui.kit.predict import Step, fmt
+from pages.two_point import views as V
 
 TP = params_of(V.angle_figure)   # ("beta", "theta0", "horizon", "dt")
 

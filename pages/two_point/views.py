@@ -1,4 +1,4 @@
-"""Two points: cached data and figure builders for pages/two_point.py.
+"""Two points: cached data and figure builders for pages/two_point/page.py.
 
 What it computes: docs/constructions.md, section “Two points: SA versus USA (normalised vs unnormalised attention)”.
 """
@@ -10,8 +10,8 @@ import numpy as np
 
 from sim import two_point as tp
 from sim.attention import simulate
-from ui.figures import COLORS, cached_figure, exact_line, figure, sim_markers, thin
-from ui.compute import cached
+from ui.kit.figures import COLORS, cached_figure, exact_line, figure, sim_markers, thin
+from ui.kit.compute import cached
 
 MAX_RECORDS = 150       # markers per curve (the kernel records every k-th layer)
 FINE = 400              # points on each exact curve
@@ -90,7 +90,7 @@ def _flows_figure(t, d: dict, what: str, exact_key: str, sim_key: str, max_marke
 
 
 # --------------------------------------------------------------------------- figures
-# Built once per (language, parameters) and shared: see ui.figures.cached_figure.
+# Built once per (language, parameters) and shared: see ui.kit.figures.cached_figure.
 @cached_figure
 def time_figure(t, beta, theta0, horizon, dt):
     d = two_point_data(beta, theta0, horizon, dt)

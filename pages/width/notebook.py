@@ -1,13 +1,13 @@
-"""Width: the page's notebook (ui/notebook.py): one two-layer network trained at width N in both
+"""Width: the page's notebook (ui/kit/notebook.py): one two-layer network trained at width N in both
 scalings, the loss over training time beside the frozen-kernel prediction."""
 from __future__ import annotations
 
-from ui.notebook import Recipe
+from ui.kit.notebook import Recipe
 
 
 def expected(v: dict) -> dict:
-    """The page's headline numbers (views/width.py)."""
-    from views.width import run_data
+    """The page's headline numbers (pages/width/views.py)."""
+    from pages.width.views import run_data
 
     key = (v["start"], v["T"], v["dt"], v["data"], v["seed"])
     runs = {s: run_data(v["N"], s, *key) for s in ("lazy", "mean_field")}

@@ -7,12 +7,11 @@ from __future__ import annotations
 import streamlit as st
 
 from sim import width as W
-from pages import show_pair
-from ui.figures import show
-from ui.page import setup
-from ui.spec import PageSchema
-from views import width as V
-from views.predict_width import STEPS
+from ui.kit.figures import show, show_pair
+from ui.kit.page import setup
+from ui.kit.spec import PageSchema
+from pages.width import views as V
+from pages.width.predict import STEPS
 
 SCHEMA = PageSchema.from_file("width", steps=STEPS,
                               options={"scaling": W.SCALINGS, "start": W.STARTS, "data": tuple(W.DATASETS)})

@@ -1,6 +1,6 @@
-"""Predict, then reveal on the page "Width: lazy training" (steps: see ``ui/predict.py``).
+"""Predict, then reveal on the page "Width: lazy training" (steps: see ``ui/kit/predict.py``).
 
-The answers are read from the page's own cached adapters (``views.width``), which call
+The answers are read from the page's own cached adapters (``pages.width.views``), which call
 ``sim.width``: the sweep over widths (fitted log–log slopes) and the kernel ``K(0)`` of the run.
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ import math
 import numpy as np
 
 from sim import width as W
-from ui.figures import params_of
-from ui.predict import Step, fmt
-from views import width as V
+from ui.kit.figures import params_of
+from ui.kit.predict import Step, fmt
+from pages.width import views as V
 
 SWEEP = ("start", "T", "data", "seed")   # what the sweep over widths depends on (the figure also marks N)
 RUN = params_of(V.eigen_figure)      # what one run at width N depends on: N, start, T, dt, data, seed

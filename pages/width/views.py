@@ -3,7 +3,7 @@
 Compute goes through :mod:`sim.width` only; each adapter is ``@cached`` and returns a small dict of
 arrays, each builder is a ``@cached_figure`` with the signature ``(t, *params)``.
 
-Drawn with :mod:`ui.figures` only (the bound around the frozen-kernel prediction is a ``band``).
+Drawn with :mod:`ui.kit.figures` only (the bound around the frozen-kernel prediction is a ``band``).
 """
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import math
 import numpy as np
 
 from sim import width as W
-from ui.figures import (COLORS, SEQUENCE, band, cached_figure, exact_line, figure, line, log_ticks, markers,
+from ui.kit.figures import (COLORS, SEQUENCE, band, cached_figure, exact_line, figure, line, log_ticks, markers,
                         sim_markers, tall_legend, vline)
-from ui.compute import cached
+from ui.kit.compute import cached
 
 RECORD = 41                                   # recorded training times per run (markers)
 PAGE_WORK = 600_000                           # steps * N * M of one run on the page at most

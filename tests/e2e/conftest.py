@@ -50,7 +50,7 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def server_proc():
-    # make test runs `python -m sim.warm` just before; ui.serve loads the kernels in the background.
+    # make test runs `python -m sim.warm` just before; ui.server.serve loads the kernels in the background.
     srv = Server(warm=False)
     srv.start()
     try:
@@ -68,7 +68,7 @@ def server(server_proc) -> str:
 @pytest.fixture(scope="session")
 def params(tmp_path_factory):
     """This worker's copy of the shipped parameter file (the teacher server's APP_PARAMS_FILE)."""
-    from ui.spec import DEFAULT_PARAMS_FILE
+    from ui.kit.spec import DEFAULT_PARAMS_FILE
 
     f = tmp_path_factory.mktemp("instructor") / "params.toml"
     shutil.copy(DEFAULT_PARAMS_FILE, f)
@@ -79,8 +79,8 @@ def params(tmp_path_factory):
 def teacher_server(params):
     """A server with instructor mode on (a shared key) and this worker's parameter file."""
     from tests._instructor import KEY
-    from ui import instructor
-    from ui.spec import PARAMS_ENV
+    from ui.teaching import instructor
+    from ui.kit.spec import PARAMS_ENV
 
     srv = Server(warm=False, env={instructor.KEY_ENV: KEY, PARAMS_ENV: str(params),
                                   "APP_SIGNIN_PER_MIN": "1000", "APP_SIGNIN_TOTAL_PER_MIN": "1000"})
@@ -95,8 +95,8 @@ def teacher_server(params):
 @pytest.fixture
 def pristine(params):
     """The parameter file as shipped before and after the test (no backup left behind)."""
-    from ui import params_file as pf
-    from ui.spec import DEFAULT_PARAMS_FILE
+    from ui.teaching import params_file as pf
+    from ui.kit.spec import DEFAULT_PARAMS_FILE
 
     original = DEFAULT_PARAMS_FILE.read_text()
     params.write_text(original)

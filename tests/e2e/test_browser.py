@@ -1,6 +1,6 @@
 """Every registered page in headless Chromium, as a student uses it.
 
-Pages come from ``ui.nav.PAGES`` (a new page is covered without edits here); parameters and
+Pages come from ``ui.kit.nav.PAGES`` (a new page is covered without edits here); parameters and
 presets from each page's ``SCHEMA`` resolved against the instructor file. For every page:
 
 - the page's own URL (the link a student would share) restores the same widget values, every
@@ -21,9 +21,9 @@ import pytest
 
 from tests.e2e import browser as b
 from tests.e2e.browser import WAIT_MS  # noqa: E402
-from ui.i18n import Text
-from ui.nav import PAGES
-from ui.page import fmt_value
+from ui.kit.i18n import Text
+from ui.kit.nav import PAGES
+from ui.kit.page import fmt_value
 
 STEMS = [e.stem for e in PAGES]
 #: Full-page screenshots (screenshots/<page>_<lang>.png) cost the browser a relayout at the page's
@@ -51,7 +51,7 @@ def test_first_visitor_after_start_can_switch_language(server_proc):
     """The server fixture's first session (see conftest.first_visit) switched the language.
 
     Regression test: Streamlit's legacy pages/-folder mode used to drop the first visitor's
-    first interaction; ui.serve clears that mode before the server starts."""
+    first interaction; ui.server.serve clears that mode before the server starts."""
     assert server_proc.first_visitor_switched_language
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from bench.classroom import plans, run_classroom
 from tests.e2e.browser import WAIT_MS
 from tests.e2e.conftest import ROOT, run_async
-from ui.nav import PAGES
+from ui.kit.nav import PAGES
 
 STEMS = [e.stem for e in PAGES]
 

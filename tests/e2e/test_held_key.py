@@ -17,8 +17,8 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e import browser as b
-from ui.nav import PAGES
-from ui.page import fmt_value
+from ui.kit.nav import PAGES
+from ui.kit.page import fmt_value
 
 LESSONS = [e.stem for e in PAGES if e.stem not in ("home", "glossary")]
 PRESSES = 10

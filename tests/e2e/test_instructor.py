@@ -31,11 +31,11 @@ from tests._instructor import KEY, comments
 from tests.e2e import browser as b
 from tests.e2e.conftest import ROOT, Server, fresh_tabs
 from tests.e2e.browser import WAIT_MS  # noqa: E402
-from ui import classroom, instructor
-from ui import params_file as pf
-from ui.answers import answers
-from ui.i18n import Text
-from ui.spec import PARAMS_ENV
+from ui.teaching import classroom, instructor
+from ui.teaching import params_file as pf
+from ui.teaching.answers import answers
+from ui.kit.i18n import Text
+from ui.kit.spec import PARAMS_ENV
 
 STEM = "two_point"
 SB = '[data-testid="stSidebar"]'

@@ -39,9 +39,9 @@ from tests.e2e.test_instructor import (
     BANNER, MAIN, SB, STEM, C, T, answer_expanders, banner_says, button, open_class, open_editor, open_nav_link,
     see, shoot, sign_in, text_loc, url,
 )
-from ui import params_file as pf
-from ui.answers import answers
-from ui.i18n import Text
+from ui.teaching import params_file as pf
+from ui.teaching.answers import answers
+from ui.kit.i18n import Text
 
 PHONE = {"width": 390, "height": 844}
 # Each class test runs one way (teacher's language -> student's); between them, and with the

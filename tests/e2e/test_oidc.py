@@ -27,9 +27,9 @@ from tests.e2e import browser as b
 from tests.e2e.conftest import VIEWPORT, Server, first_visit, free_port, fresh_tabs
 from tests.e2e.oidc_provider import MockOIDC
 from tests.e2e.browser import WAIT_MS  # noqa: E402
-from ui import instructor
-from ui.answers import answers
-from ui.i18n import Text
+from ui.teaching import instructor
+from ui.teaching.answers import answers
+from ui.kit.i18n import Text
 
 # one xdist worker runs the whole module: its module-scoped server and tabs are made once
 pytestmark = pytest.mark.xdist_group("test_oidc")

@@ -10,8 +10,8 @@ import pytest
 
 from tests.e2e.browser import WAIT_MS, READY_JS, exceptions
 from tests.e2e.conftest import SHOTS
-from ui.i18n import Text
-from ui.nav import PAGES
+from ui.kit.i18n import Text
+from ui.kit.nav import PAGES
 
 PHONE = {"width": 390, "height": 844}
 MIN_PLOT_PX = 150

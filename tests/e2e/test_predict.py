@@ -6,9 +6,9 @@ import pytest
 
 from sim import coordinates as co
 from tests.e2e.browser import WAIT_MS, goto, wait_ready
-from ui.i18n import Text
-from ui.predict import fmt, human, judge
-from views.predict_coordinates import STEPS
+from ui.kit.i18n import Text
+from ui.kit.predict import fmt, human, judge
+from pages.coordinates.predict import STEPS
 
 Q = {"en": dict(a0=0.3, b0=0.3, y=2.0, horizon=3.0, dt=0.05),
      "zh": dict(a0=0.5, b0=-0.2, y=-1.0, horizon=2.0, dt=0.1)}

@@ -21,10 +21,10 @@ from tests.e2e.browser import WAIT_MS
 from tests.e2e.conftest import ROOT
 from tests.e2e.test_instructor import MAIN, SB, STEM, T, button, open_class, open_nav_link, see, sign_in
 from tests.e2e.test_instructor_more import flip, pick, release_switch
-from ui import classroom
-from ui.i18n import Text
-from ui.predict import human, live_question
-from views.predict_two_point import STEPS
+from ui.teaching import classroom
+from ui.kit.i18n import Text
+from ui.kit.predict import human, live_question
+from pages.two_point.predict import STEPS
 
 BANNER = ".st-key-class_banner"
 ARTIFACTS = ROOT / "artifacts"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.browser import WAIT_MS, goto, resolved, url_param, wait_url_param
-from ui.i18n import Text
+from ui.kit.i18n import Text
 
 PRINT_JS = """() => {
   const vis = (e) => !!e && getComputedStyle(e).display !== 'none' && e.getBoundingClientRect().height > 0;
@@ -95,7 +95,7 @@ WIDTHS_JS = """() => [...document.querySelectorAll('[data-testid="appPlotlyChart
 
 def test_charts_follow_their_column_when_the_sidebar_folds(server, page):
     """A chart fills its column, and follows it when the column changes width without the window
-    (the sidebar folded): Plotly's own responsiveness follows the window only (ui/chart.py)."""
+    (the sidebar folded): Plotly's own responsiveness follows the window only (ui/kit/chart.py)."""
     goto(page, f"{server}/nonnormal?lang=en")
     before = page.evaluate(WIDTHS_JS)
     assert before and all(abs(h - s) <= 2 for h, s in before), before

@@ -1,6 +1,6 @@
 """Text alternatives for figures: what a figure shows in one line, and its plotted data one click away.
 
-``ui.figures.show(fig, key, alt=...)`` calls :func:`describe_below`: under every chart a caption
+``ui.kit.figures.show(fig, key, alt=...)`` calls :func:`describe_below`: under every chart a caption
 (the page's own ``alt`` sentence, else one made from the figure: its title, each axis with the
 range of the plotted values, the curves' names) and a small button that downloads exactly the
 plotted numbers (every trace's x, y, z) as CSV. A screen reader reads the caption right after the
@@ -15,10 +15,10 @@ import re
 import numpy as np
 import streamlit as st
 
-from ui.frozen import Frozen
-from ui.i18n import Text
-from ui.lang import current_lang
-from ui.table import to_csv
+from ui.kit.frozen import Frozen
+from ui.kit.i18n import Text
+from ui.kit.lang import current_lang
+from ui.kit.table import to_csv
 
 _TAG = re.compile(r"<[^>]+>")
 _BR = re.compile(r"<br\s*/?>", re.I)
@@ -129,7 +129,7 @@ def _words(lang: str) -> dict:
 
 
 def describe(fig, lang: str) -> dict:
-    """:func:`summary` of a ``ui.frozen.Frozen`` (made once per shared figure) or a live figure."""
+    """:func:`summary` of a ``ui.kit.frozen.Frozen`` (made once per shared figure) or a live figure."""
     if not isinstance(fig, Frozen):
         return summary(fig.to_dict(), _words(lang))
     hit = _DESC.get(id(fig))

@@ -19,7 +19,7 @@ What the browser receives is what ``st.plotly_chart`` would send (the same
 config. plotly.js is the copy the installed plotly package ships (``plotly/package_data``),
 served by this app at ``/_app/plotly-<version>.min.js`` (:func:`asset_routes`, cached by the
 browser for a year: the address changes with the version), loaded once per tab, ahead of the
-first chart when the browser is idle (:func:`preload_html`, ``ui.style.preload_charts``).
+first chart when the browser is idle (:func:`preload_html`, ``ui.kit.style.preload_charts``).
 
 Where the chart is in the page: ``[data-testid="appPlotlyChart"]`` (the tests and benchmarks
 find charts by it), with the plot ``div`` (``.js-plotly-plot``) inside; it carries
@@ -201,7 +201,7 @@ def draw(fig, key: str, config: dict) -> None:
 
 def take_sent_bytes() -> int:
     """The bytes of figures this thread's run has sent since the last call (and start again from
-    0): what the browser has to draw for it (``ui.runs.settled`` reads it at a run's end)."""
+    0): what the browser has to draw for it (``ui.server.runs.settled`` reads it at a run's end)."""
     n = getattr(_sent, "bytes", 0)
     _sent.bytes = 0
     return n

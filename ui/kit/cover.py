@@ -1,14 +1,14 @@
 """The cover over a page's figures and numbers while its student predicts first.
 
-``ui.predict.steps`` sets it (the stem whose figures wait); ``ui.figures.show`` and
-``Ctx.metrics`` honour it. Apart from ``ui.predict`` so that drawing a figure does not
+``ui.kit.predict.steps`` sets it (the stem whose figures wait); ``ui.kit.figures.show`` and
+``Ctx.metrics`` honour it. Apart from ``ui.kit.predict`` so that drawing a figure does not
 depend on the step machinery.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from ui.i18n import Text
+from ui.kit.i18n import Text
 
 COVER = "_predict_cover"    # session_state[COVER]: the stem whose figures wait for the steps, or None
 TEXTS = "_predict_cover_texts"  # session_state[TEXTS]: text keys that state an unanswered step's answer

@@ -2,9 +2,9 @@
 
 Exact / theory: solid lines. Simulation: markers or dashed lines. The same
 colour means the same thing on every page (Okabe–Ito, colour-blind safe).
-Frozen figures and the shared figure cache are ``ui.frozen`` (re-exported here:
+Frozen figures and the shared figure cache are ``ui.kit.frozen`` (re-exported here:
 a page imports its drawing words from one module); fitting log ticks and
-legends is ``ui.finish``.
+legends is ``ui.kit.finish``.
 """
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ import plotly.colors
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui import access, chart, cover, style
-from ui.finish import fewer_points_spec, fit_legend, fit_log_ticks, log_tick_label  # noqa: F401 (vocabulary)
-from ui.frozen import Frozen, cached_figure, freeze, spec_dict, typed, unchecked  # noqa: F401 (what pages use)
-from ui.lang import current_lang
+from ui.kit import access, chart, cover, style
+from ui.kit.finish import fewer_points_spec, fit_legend, fit_log_ticks, log_tick_label  # noqa: F401 (vocabulary)
+from ui.kit.frozen import Frozen, cached_figure, freeze, spec_dict, typed, unchecked  # noqa: F401 (what pages use)
+from ui.kit.lang import current_lang
 
 # Okabe–Ito palette, by role.
 COLORS = {
@@ -265,7 +265,7 @@ _MAX_THINNED = 256
 
 
 def screen_points(fig):
-    """``fig`` with its long lines thinned to what a 1400 px screen can show (``ui.finish.
+    """``fig`` with its long lines thinned to what a 1400 px screen can show (``ui.kit.finish.
     fewer_points_spec``): itself when nothing is that long (every page at its defaults), else a
     frozen variant built once per shared figure. Live figures are sent as they are."""
     if not isinstance(fig, Frozen):
@@ -286,14 +286,14 @@ def screen_points(fig):
 
 def show(fig: go.Figure | Frozen, key: str | None = None, alt: str | None = None) -> None:
     """Draw ``fig``; under it a one-line text alternative (``alt``, else one made from the figure's
-    title, axes and data) and its plotted data one click away (``ui.access``)."""
-    if cover.covered(key):  # the student chose to predict first (ui/predict.py)
+    title, axes and data) and its plotted data one click away (``ui.kit.access``)."""
+    if cover.covered(key):  # the student chose to predict first (ui/kit/predict.py)
         cover.cover_note(current_lang())
         return
     if not isinstance(fig, Frozen):
         fit_log_ticks(fig)
         fit_legend(fig)
-    chart.draw(style.for_screen(screen_points(fig)), key, CONFIG)   # updated in place (ui/chart.py)
+    chart.draw(style.for_screen(screen_points(fig)), key, CONFIG)   # updated in place (ui/kit/chart.py)
     access.describe_below(fig, key, alt)
 
 
@@ -383,3 +383,25 @@ def band(x, lo, hi, name: str, color: str = COLORS["ref"], alpha: float = 0.18, 
     lower.pop("name", None)
     upper = {**edge, "y": np.asarray(hi), "name": name, "fill": "tonexty", "fillcolor": rgba(color, alpha), **kw}
     return [lower, upper]
+
+
+# --------------------------------------------------------------------------- layouts pages share
+def show_pair(left: tuple, right: tuple) -> None:
+    """Two figures side by side, each given as ``(figure, key)``."""
+    for col, (fig, key) in zip(st.columns(2), (left, right)):
+        with col:
+            show(fig, key=key)
+
+
+def figure_beside(fig, key: str, ctx=None, metrics=None, side: str | None = None):
+    """A figure in 3/5 of the width; beside it headline numbers (stacked, through ``ctx``) and a note.
+    Returns the side column, for anything more."""
+    main, aside = st.columns([3, 2])
+    with main:
+        show(fig, key=key)
+    with aside:
+        if metrics:
+            ctx.metrics(metrics, stacked=True)
+        if side:
+            st.markdown(side)
+    return aside

@@ -2,8 +2,8 @@
 
 :func:`fit_log_ticks` labels log axes in full at a density that suits their span; :func:`fit_legend`
 (on a live figure) and :func:`fit_legend_spec` (on a serialised one) keep the house legend clear of
-the title and the plot on a narrow screen. Imports nothing of the project: ``ui.frozen`` and
-``ui.figures`` both build on it.
+the title and the plot on a narrow screen. Imports nothing of the project: ``ui.kit.frozen`` and
+``ui.kit.figures`` both build on it.
 """
 from __future__ import annotations
 
@@ -178,7 +178,7 @@ def fit_legend(fig) -> None:
     (Plotly reserves that room). No legend is capped (a capped one scrolls inside a box and hides
     entries): the figure is made taller by the rows a phone needs beyond the ones the house margin
     holds (:func:`phone_rows`), so that the plot keeps its height on a phone; on a wide screen the
-    plot gets that room. A legend laid out in rows by ``ui.figures.tall_legend`` has its rows
+    plot gets that room. A legend laid out in rows by ``ui.kit.figures.tall_legend`` has its rows
     reserved already. Legends a page placed itself keep their place."""
     lg = fig.layout.legend
     title = fig.layout.title
@@ -196,7 +196,7 @@ def fit_legend_spec(layout: dict, data=()) -> None:
 
     The same entries as ``fit_legend`` on the live figure, without Plotly's property machinery
     (``update_layout`` validates and walks the layout tree for every figure, paid by every
-    distinct rerun; this is a few dict look-ups). ``ui.figures.Frozen`` uses it."""
+    distinct rerun; this is a few dict look-ups). ``ui.kit.figures.Frozen`` uses it."""
     lg = layout.get("legend") or {}
     plan = _plan(lg, layout.get("title") or {}, layout.get("height"), _entries(data), layout.get("showlegend"))
     if plan:
@@ -294,7 +294,7 @@ def fewer_points_trace(tr: dict, max_points: int = MAX_LINE_POINTS) -> dict | No
 def fewer_points_spec(spec: dict, max_points: int = MAX_LINE_POINTS) -> dict:
     """``spec`` (a serialised figure) with its long 2-D lines thinned (:func:`fewer_points_trace`):
     ``spec`` itself when there is nothing to thin (the usual case: a dict look-up per trace), else a
-    new dict sharing everything else. The figure's CSV (``ui.access``) keeps every point."""
+    new dict sharing everything else. The figure's CSV (``ui.kit.access``) keeps every point."""
     data = spec.get("data") or []
     out = None
     for i, tr in enumerate(data):

@@ -1,6 +1,6 @@
 """Frozen figures: a finished Plotly figure serialised once, then shared read-only.
 
-The machinery behind the figure vocabulary (``ui.figures``): :class:`Frozen` and its serialiser
+The machinery behind the figure vocabulary (``ui.kit.figures``): :class:`Frozen` and its serialiser
 :func:`spec_dict` (Plotly's ``to_dict`` without its deep copy), :func:`typed` arrays, the trace
 validator a figure is built with when validation is off (:func:`unchecked`), and the shared cache
 of page figures (:func:`cached_figure`).
@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.basedatatypes import BaseFigure
 
-from ui.finish import fit_legend_spec, fit_log_ticks
+from ui.kit.finish import fit_legend_spec, fit_log_ticks
 
 
 class _TracesUnchecked:
@@ -198,7 +198,7 @@ def freeze(fig: go.Figure | Frozen) -> Frozen:
 def cached_figure(fn=None, *, max_entries: int = 64):
     """Decorator: build a page figure once and share it between reruns and sessions.
 
-    ``fn(t, *args) -> go.Figure | Frozen``, where ``t`` is the page's :class:`ui.i18n.Text`. The result is
+    ``fn(t, *args) -> go.Figure | Frozen``, where ``t`` is the page's :class:`ui.kit.i18n.Text`. The result is
     :class:`Frozen` and kept in ``st.cache_resource`` (at most ``max_entries`` figures per builder),
     keyed on the language, the version of the text files and ``args`` (hashed by Streamlit: pass the
     page's parameter values and let the builder read its data from the ``cached`` compute
@@ -208,7 +208,7 @@ def cached_figure(fn=None, *, max_entries: int = 64):
     """
     def deco(fn):
         def build(stem: str, lang: str, version: tuple, *args):
-            from ui.i18n import Text
+            from ui.kit.i18n import Text
 
             return freeze(fn(Text(stem, lang), *args))
 

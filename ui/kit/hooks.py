@@ -1,6 +1,6 @@
 """The one registration point between the page kit and the features above it.
 
-The kit (``ui.page`` and what it uses) knows nothing of instructors, classes or answers; the app
+The kit (``ui.kit.page`` and what it uses) knows nothing of instructors, classes or answers; the app
 registers what those features add at start (``app.py``)::
 
     hooks.register(after_section={"questions": answers.show_answers},

@@ -1,7 +1,7 @@
 """Two languages from one source.
 
-Every visible string lives in ``assets/text/<lang>/<stem>.toml`` (one file per
-page plus ``common.toml``), as Markdown with LaTeX. Keys are dotted paths
+Every visible string lives in a page's own ``pages/<stem>/<lang>.toml`` or in a shared
+``assets/text/<lang>/<name>.toml`` (``common``, ``predict``, …; :func:`ui.kit.files.text_file`), as Markdown with LaTeX. Keys are dotted paths
 (``params.beta.label``). Files are re-read when they change on disk.
 A test checks that both languages have exactly the same keys.
 """
@@ -13,9 +13,8 @@ import tomllib
 from functools import reduce
 from pathlib import Path
 
-from ui.spec import LANGS, ROOT
-
-TEXT_DIR = ROOT / "assets" / "text"
+from ui.kit.files import text_file
+from ui.kit.spec import LANGS
 LANG_NAMES = {"en": "English", "zh": "中文"}
 
 #: path -> (file key (mtime_ns, size) or None, parsed table, time of the last stat). Reads and
@@ -77,7 +76,7 @@ def normalize_lang(value) -> str | None:
 def _paths(stem: str, lang: str) -> tuple[Path, ...]:
     """The four files of a page in a language (own, common; then English's): a rerun makes ~25
     ``Text`` objects, and building their paths anew was a third of their cost."""
-    return tuple(TEXT_DIR / lg / f for lg in (lang, "en") for f in (f"{stem}.toml", "common.toml"))
+    return tuple(text_file(name, lg) for lg in (lang, "en") for name in (stem, "common"))
 
 
 class Text:

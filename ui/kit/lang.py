@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.i18n import LANG_NAMES, normalize_lang
-from ui.spec import LANGS
+from ui.kit.i18n import LANG_NAMES, normalize_lang
+from ui.kit.spec import LANGS
 
 
 def current_lang() -> str:

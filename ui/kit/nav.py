@@ -6,11 +6,11 @@ the language. To add a page: docs/architecture.md, "A new page: the checklist"
 """
 from __future__ import annotations
 
-import importlib
 import re
 from dataclasses import dataclass
 
-from ui.i18n import Text
+from ui.kit import files
+from ui.kit.i18n import Text
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,8 @@ PAGES: tuple[Entry, ...] = tuple(Entry(*line.split()) for line in _TABLE.strip()
 
 
 def page_module(stem: str):
-    """The module ``pages.<stem>`` (imported once per process)."""
-    return importlib.import_module(f"pages.{stem}")
+    """The page module of ``stem`` (``pages/<stem>/page.py``, imported once per process)."""
+    return files.page_module(stem)
 
 
 def page(e: Entry, lang: str):
@@ -58,7 +58,7 @@ def navigation(lang: str):
     Each page is its module's ``render`` function, not its file: a file page is re-executed on
     every rerun (Streamlit's AST "magic", then every ``SCHEMA`` and every cache decorator built
     anew on every rerun); a function page runs only ``render()``. The URL path is the
-    stem either way (``/two_point``), and ``python pages/<stem>.py`` still works for debugging.
+    stem (``/two_point``).
     """
     common = Text("common", lang)
     groups: dict[str, list] = {}

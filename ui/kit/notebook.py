@@ -1,6 +1,6 @@
 """A lesson view as a Jupyter notebook (nbformat v4): what "Open as a notebook" downloads.
 
-Each lesson page has a recipe, ``views/notebook_<stem>.py`` (a :class:`Recipe` named ``RECIPE``); from
+Each topic page has a recipe, ``pages/<stem>/notebook.py`` (a :class:`Recipe` named ``RECIPE``); from
 it and the current view, :func:`build` writes a notebook that runs top to bottom in a fresh kernel
 with the project's requirements:
 
@@ -21,16 +21,16 @@ tests/test_notebook.py validates it with ``nbformat`` and executes it with ``nbc
 """
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import re
 from dataclasses import dataclass
 from typing import Callable
 
-from ui.figures import COLORS
-from ui.i18n import Text
-from ui.spec import Resolved
+from ui.kit import files
+from ui.kit.figures import COLORS
+from ui.kit.i18n import Text
+from ui.kit.spec import Resolved
 
 NBFORMAT, NBFORMAT_MINOR = 4, 5
 #: a select option id written into code: letters, digits and ``_`` only (the schemas' ids all are)
@@ -61,12 +61,8 @@ class Recipe:
 
 
 def recipe(stem: str) -> Recipe | None:
-    """The recipe of page ``stem`` (``views/notebook_<stem>.py``), or None when it has none."""
-    try:
-        mod = importlib.import_module(f"views.notebook_{stem}")
-    except ModuleNotFoundError:
-        return None
-    return getattr(mod, "RECIPE", None)
+    """The recipe of page ``stem`` (``pages/<stem>/notebook.py``), or None when it has none."""
+    return getattr(files.module(stem, "notebook"), "RECIPE", None)
 
 
 # --------------------------------------------------------------------------- parameters

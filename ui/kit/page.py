@@ -18,24 +18,22 @@ visible notice.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import math
-import sys
 from dataclasses import dataclass, field
 
 import streamlit as st
 
-from ui import cover, hooks, notebook, predict
-from ui import share as _share
-from ui import spec as _spec
-from ui import style as _style
-from ui.i18n import Text
-from ui.lang import current_lang
-from ui.nav import PAGES, leave_mpa_v1
-from ui.safe import inert_html, literal
-from ui.share import share_url
-from ui.spec import PageSchema, Param, Resolved
-from ui.table import to_csv
+from ui.kit import cover, files, hooks, notebook, predict
+from ui.kit import share as _share
+from ui.kit import spec as _spec
+from ui.kit import style as _style
+from ui.kit.i18n import Text
+from ui.kit.lang import current_lang
+from ui.kit.nav import PAGES, leave_mpa_v1
+from ui.kit.safe import inert_html, literal
+from ui.kit.share import share_url
+from ui.kit.spec import PageSchema, Param, Resolved
+from ui.kit.table import to_csv
 
 _ACTIVE = "_active_page"
 
@@ -88,12 +86,12 @@ class Ctx:
     spec: Resolved
     values: dict = field(default_factory=dict)
     query: dict = field(default_factory=dict)
-    steps: tuple = ()   # the page's "Predict first" steps (ui.predict.Step), from its schema
+    steps: tuple = ()   # the page's "Predict first" steps (ui.kit.predict.Step), from its schema
     placed: tuple = ()  # parameters the page draws beside what they drive (:meth:`controls`), not in the sidebar
 
     def md(self, key: str, *, info: bool = False, **fmt) -> None:
         """Render a Markdown (+LaTeX) text block by key (``info``: in an info box); a note in its
-        place while it states the answer of a step the student is predicting (``ui.cover``)."""
+        place while it states the answer of a step the student is predicting (``ui.kit.cover``)."""
         if cover.text_covered(key):
             cover.cover_note(self.lang, "ui.covered_text")
             return
@@ -116,7 +114,7 @@ class Ctx:
             cover.cover_note(self.lang, "ui.covered_text")
         else:
             st.markdown(f"### {self.t(f'{key}.title')}\n\n{self.t(f'{key}.body', **fmt)}")
-        hooks.after_section(key, self)  # what a feature registered under this section (ui/hooks.py)
+        hooks.after_section(key, self)  # what a feature registered under this section (ui/kit/hooks.py)
 
     def controls(self, names, *, per_row: int = 2) -> None:
         """The sliders of ``names`` (parameters given to :func:`setup` as ``placed``) here, in a
@@ -137,7 +135,7 @@ class Ctx:
         self.predict()
 
     def predict(self) -> None:
-        """The page's "Predict first" steps (``SCHEMA.steps``, drawn by ui/predict.py), if it has any."""
+        """The page's "Predict first" steps (``SCHEMA.steps``, drawn by ui/kit/predict.py), if it has any."""
         predict.steps(self)
 
     def metrics(self, items, caption: str | None = None, *, covered: bool = True, per_row: int | None = None,
@@ -169,7 +167,7 @@ class Ctx:
         return cells
 
     def numbers_hidden(self) -> bool:
-        """While the student predicts first (``ui/predict.py``) the page's headline numbers wait
+        """While the student predicts first (``ui/kit/predict.py``) the page's headline numbers wait
         with its figures: draws a note in their place and returns True."""
         if cover.covered(None):
             cover.cover_note(self.lang, "ui.covered_numbers")
@@ -196,7 +194,7 @@ class Ctx:
 
     def notebook_download(self) -> None:
         """"Open as a notebook": this view (parameters, language) as a Jupyter notebook
-        (ui/notebook.py, the page's recipe ``views/notebook_<stem>.py``), built only when clicked;
+        (ui/kit/notebook.py, the page's recipe ``views/notebook_<stem>.py``), built only when clicked;
         the worked answers are in it only when they are public (``hooks.answers_public``)."""
         rec = notebook.recipe(self.stem)
         if rec is None:
@@ -214,7 +212,7 @@ class Ctx:
         with st.sidebar:
             # Lazy: its content (the link and its QR code, costly to make for every new link) is made
             # only while the box is open; opening it is one cheap rerun.
-            with st.expander(self.t("ui.share"), key="_share_open", on_change="rerun") as box:
+            with st.expander(self.t("ui.kit.share"), key="_share_open", on_change="rerun") as box:
                 if box.open:
                     st.caption(self.t("ui.share_help"))
                     url = share_url(self.query)
@@ -230,19 +228,9 @@ class Ctx:
 
 
 def page_sources(stem: str) -> list[tuple[str, str]]:
-    """``(path, source)`` of what a student reads for a page: ``pages/<stem>.py`` and, when it has
-    them, ``views/<stem>.py`` (its data and figures) and ``views/<stem>_figures.py`` (figures kept
-    apart from a long data module); not the shared machinery in ``ui/``."""
-    out = []
-    for pkg, name in (("pages", stem), ("views", stem), ("views", f"{stem}_figures")):
-        mod = sys.modules.get(f"{pkg}.{name}")
-        try:
-            src = inspect.getsource(mod) if mod is not None else ""
-        except (OSError, TypeError):
-            src = ""
-        if src or pkg == "pages":
-            out.append((f"{pkg}/{name}.py", src or "# source not available"))
-    return out
+    """``(path, source)`` of what a student reads for a page: its ``page.py`` and the data and
+    figure modules of its folder (:func:`ui.kit.files.shown_sources`); not the shared machinery."""
+    return files.shown_sources(stem)
 
 
 # --------------------------------------------------------------------------- set-up
@@ -314,7 +302,7 @@ def _init_values(res: Resolved, t: Text, notices: list[str]) -> dict:
         if raw is None:
             continue
         v, kind = _parse_url_value(p, raw)
-        shown = literal(f"{name}={raw}", 48)  # user text: shown literally (ui.safe), never as Markdown
+        shown = literal(f"{name}={raw}", 48)  # user text: shown literally (ui.kit.safe), never as Markdown
         if kind == "invalid":
             notices.append(t("ui.notice_invalid", value=shown, default=values[name]))
         elif kind == "clamped":

@@ -23,9 +23,9 @@ from typing import Callable
 
 import streamlit as st
 
-from ui import cover
-from ui.figures import build, params_of, show
-from ui.i18n import Text
+from ui.kit import cover
+from ui.kit.figures import build, params_of, show
+from ui.kit.i18n import Text
 
 _STATE = "_predict"          # session_state[_STATE][stem][step id] -> record
 
@@ -39,7 +39,7 @@ class Step:
     depends on (a change of any of them invalidates an answer). An answer ``x`` to a number
     question is right when ``|x - y| <= atol + rtol * |y|``. ``reveal`` is the page's own figure
     builder (the object, ``views.<page>.<name>_figure``), shown once answered: it is called with
-    the page's values named in its signature (``ui.figures.build``), or with ``reveal_args(values)``
+    the page's values named in its signature (``ui.kit.figures.build``), or with ``reveal_args(values)``
     when given; ``metrics(values)`` returns ``[(text key, formatted value), ...]`` shown with it.
     ``covers`` are the page's text keys (a section such as ``"notice"``, or one text such as
     ``"contrast.numbers"``) that state the answer: covered like the figures until it is answered.
@@ -57,7 +57,7 @@ class Step:
     reveal_args: Callable[[dict], tuple] | None = None   # values -> the builder's args (default: by name)
     metrics: Callable[[dict], list] | None = None
     texts: Callable[[dict], dict] | None = None   # extra named values for the step's texts
-    covers: tuple[str, ...] = ()             # page text keys that state this step's answer (ui.cover)
+    covers: tuple[str, ...] = ()             # page text keys that state this step's answer (ui.kit.cover)
 
     def args(self, values: dict) -> dict:
         """The names a step's texts may use: the page's values and the step's own (``texts``)."""
@@ -97,7 +97,7 @@ def live_question(step: Step, stem: str, values: dict) -> dict:
     unit and choice labels in every language, its tolerance, and its exact value computed by
     ``sim/`` for ``values`` (``truth``; None with ``error`` when it cannot be computed). The same
     object a student answers alone under "Predict first" and the class answers together."""
-    from ui.spec import LANGS
+    from ui.kit.spec import LANGS
 
     key = f"predict.{step.id}"
     texts = {lang: Text(stem, lang) for lang in LANGS}
@@ -326,7 +326,7 @@ def steps(ctx) -> None:
 
     The expander is drawn lazily (its steps only while it is open). While it is open and a step is
     still unanswered for the current parameters, the page's own figures further down are covered
-    (``ui.cover``, honoured by ``ui.figures.show`` and ``Ctx.metrics``), and so are the page texts
+    (``ui.kit.cover``, honoured by ``ui.kit.figures.show`` and ``Ctx.metrics``), and so are the page texts
     that state an unanswered step's answer (``Step.covers``, honoured by ``Ctx.section`` and
     ``Ctx.md``): a student who chose to predict cannot read the answer off a figure or a text below. A "show the figures anyway" button lifts
     the cover.

@@ -1,6 +1,6 @@
 """Showing untrusted text (URL values, parameter-file keys and values, file names) literally, and
 the instructor sign-in's primitives (the end of this module: the signed cookie, the attempt limits,
-the key-strength rule) that the server's route (``ui.serve``) and ``ui.instructor`` share.
+the key-strength rule) that the server's route (``ui.server.serve``) and ``ui.teaching.instructor`` share.
 
 Every Streamlit text element except ``st.text``/``st.code`` renders Markdown with LaTeX
 (``$…$``), GitHub autolinks, emoji and colour directives, so a value such as
@@ -68,7 +68,7 @@ def inert_html(value, limit: int = 200) -> str:
 
 
 # --------------------------------------------------------------------------- the instructor's sign-in
-# What the server's sign-in route (ui.serve) and the instructor check (ui.instructor) share; no
+# What the server's sign-in route (ui.server.serve) and the instructor check (ui.teaching.instructor) share; no
 # Streamlit here. The right to be an instructor is a signed cookie the browser must present, not
 # anything a session id brings back.
 import hashlib as _hashlib
@@ -113,7 +113,7 @@ def make_token(key: str, now: float | None = None, ttl_s: float = COOKIE_TTL_S) 
 
 
 #: nonces of tokens signed out through this process (another tab's websocket still carries the
-#: cookie). The callers also pass the shared store (``ui.class_store.get_store()``: Redis when
+#: cookie). The callers also pass the shared store (``ui.teaching.class_store.get_store()``: Redis when
 #: configured), which holds them for every replica; this record covers a store out of reach.
 _REVOKED: dict[str, int] = {}
 _UNSAVED: dict[str, int] = {}     # revoked here while the store could not be written: written later
@@ -130,7 +130,7 @@ def _parts(token) -> tuple[int, str, str] | None:
 def _warn(what: str, exc: Exception) -> None:
     import logging
 
-    logging.getLogger("ui.safe").warning("%s (store: %s: %s)", what, type(exc).__name__, exc)
+    logging.getLogger("ui.kit.safe").warning("%s (store: %s: %s)", what, type(exc).__name__, exc)
 
 
 def _flush_unsaved(store) -> None:

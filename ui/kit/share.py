@@ -1,6 +1,6 @@
 """Joining a class: the addresses students open, and the share link as a QR code.
 
-``python -m ui.share [PORT]`` prints ``http://<address>:PORT`` for every LAN address of this machine
+``python -m ui.kit.share [PORT]`` prints ``http://<address>:PORT`` for every LAN address of this machine
 (``make serve-class`` prints them before it serves on all interfaces). :func:`qr_svg` draws a link
 as an SVG QR code (segno) for the sidebar's "Share this view", large enough to scan from the back
 of a room when the screen is projected.
@@ -106,7 +106,7 @@ def lan_links(url: str) -> list[str]:
 
 def loopback_warning(url: str, text) -> None:
     """A warning under a link built from a loopback address: students cannot open it; it names the
-    LAN addresses to use instead. ``text`` is a ``ui.i18n.Text`` with ``view.loopback`` /
+    LAN addresses to use instead. ``text`` is a ``ui.kit.i18n.Text`` with ``view.loopback`` /
     ``view.loopback_none`` (common.toml)."""
     import streamlit as st
 
@@ -143,8 +143,8 @@ def show_qr(url: str, caption: str) -> None:
 
     if not url.startswith(("http://", "https://")):
         return  # no address known (tests, bare mode): a code of a relative link would not open
-    from ui.i18n import Text
-    from ui.lang import current_lang
+    from ui.kit.i18n import Text
+    from ui.kit.lang import current_lang
 
     loopback_warning(url, Text("common", current_lang()))
     # an <img> of the SVG: st.html's sanitiser drops inline <svg>
@@ -156,7 +156,7 @@ def glossary_link(stem: str, lang: str, label: str) -> None:
     """The footer's link to the glossary page (on every page but the glossary itself)."""
     import streamlit as st
 
-    from ui.nav import PAGES, page
+    from ui.kit.nav import PAGES, page
 
     entry = next((e for e in PAGES if e.stem == "glossary"), None)
     if entry is None or stem == "glossary":
@@ -166,7 +166,7 @@ def glossary_link(stem: str, lang: str, label: str) -> None:
         st.page_link(page(entry, lang), label=label, icon=":material/translate:", query_params={"lang": lang})
     except st.errors.StreamlitAPIException:
         # A run in Streamlit's legacy pages/-folder mode (the first pass of a deep link right after a
-        # start, and AppTest) has registered pages/glossary.py as a file page: link by URL instead.
+        # start, and AppTest) has registered pages/glossary/page.py as a file page: link by URL instead.
         st.markdown(f":material/translate: [{label}](glossary?lang={lang})")
 
 

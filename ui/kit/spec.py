@@ -28,7 +28,9 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from ui.kit import files
+
+ROOT = files.ROOT
 DEFAULT_PARAMS_FILE = ROOT / "assets" / "params.toml"
 PARAMS_ENV = "APP_PARAMS_FILE"
 LANGS = ("en", "zh")
@@ -178,7 +180,7 @@ class PageSchema:
     stem: str
     params: tuple[Param, ...]
     presets: tuple[Preset, ...] = ()
-    steps: tuple = ()   # its "Predict first" steps (ui.predict.Step), beside its views
+    steps: tuple = ()   # its "Predict first" steps (ui.kit.predict.Step), beside its views
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -189,10 +191,10 @@ class PageSchema:
     @classmethod
     def from_file(cls, stem: str, *, options: dict | None = None, steps: tuple = (),
                   path: Path | None = None) -> "PageSchema":
-        """The page's built-in table ``pages/<stem>.toml`` (one ``[params.<name>]`` table per control,
+        """The page's built-in table ``pages/<stem>/params.toml`` (one ``[params.<name>]`` table per control,
         in slider order, keys as :class:`Param`'s); ``options`` gives select options held in code.
         A bad file raises ValueError naming the file and the key."""
-        path = path or ROOT / "pages" / f"{stem}.toml"
+        path = path or files.params_file(stem)
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as e:

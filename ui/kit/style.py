@@ -4,7 +4,7 @@
   own box on a phone, figure titles fit, ``@media print`` rules) and, in projector mode,
   ``assets/projector.css`` (larger text, black on white).
 - Projector mode is ``?projector=1`` or the sidebar toggle (:func:`projector_toggle`); it stays in
-  the URL (:func:`url_flags`, merged into every page's query by ``ui.page.setup``).
+  the URL (:func:`url_flags`, merged into every page's query by ``ui.kit.page.setup``).
 - Figures: :func:`for_screen` gives the projector variant of a shared frozen figure (larger fonts,
   thicker lines and markers, darker axes; the same Okabe–Ito colours). The shared figure cache is
   untouched: the variant is derived from it once per figure and kept beside it.
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.frozen import Frozen, freeze
+from ui.kit.frozen import Frozen, freeze
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
 KEY = "projector"
 _CSS: dict[str, tuple[float, str]] = {}
 
@@ -73,10 +73,10 @@ def preload_charts() -> None:
     """Have the browser load and evaluate plotly.js (4.8 MB of JavaScript, ~1-2 s of CPU in
     Chromium) while it is idle, once per browser tab: on a page without charts (the home page,
     the glossary) the student is reading; without this the first lesson they open paid it on top
-    of drawing its figures. A page with charts loads it anyway (``ui.chart``, the same script
+    of drawing its figures. A page with charts loads it anyway (``ui.kit.chart``, the same script
     element): nothing changes there. In a hidden container (``.st-key-tos_preload`` in
     assets/style.css); nothing is shown."""
-    from ui import chart
+    from ui.kit import chart
 
     with st.container(key="tos_preload"):
         st.html(chart.preload_html(), unsafe_allow_javascript=True)
@@ -127,7 +127,7 @@ def _thicker(tr: dict) -> None:
 
 def for_screen(fig):
     """``fig`` as this session should see it: itself, or its projector variant (built once per
-    shared figure). ``fig`` is a ``ui.figures.Frozen`` or a live ``go.Figure``."""
+    shared figure). ``fig`` is a ``ui.kit.figures.Frozen`` or a live ``go.Figure``."""
     if not projector_on():
         return fig
     if not isinstance(fig, Frozen):

@@ -48,7 +48,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
-from ui.runs import released, session_id
+from ui.server.runs import released, session_id
 
 __all__ = ["Busy", "Superseded", "Job", "JobPool", "calls", "heavy", "pool", "workers"]
 
@@ -379,7 +379,7 @@ def heavy(key: Hashable, fn: Callable[..., Any], *, start: bool, t=None, text: s
         True when this session asks for it now (its button was clicked). Without it the call only
         returns a result this session asked for before (or is waiting for), else ``None``.
     t:
-        The page's :class:`ui.i18n.Text` (labels ``ui.job_*`` of common.toml).
+        The page's :class:`ui.kit.i18n.Text` (labels ``ui.job_*`` of common.toml).
     text:
         Label of the progress bar while the job runs (default ``ui.job_running``).
     lane:

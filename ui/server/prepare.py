@@ -1,5 +1,5 @@
 """The served process prepares itself at start, so that the first student's page is not the one
-that pays for it (``ui.serve``, point 9).
+that pays for it (``ui.server.serve``, point 9).
 
 What a server did on the first page run after it started, 2-3 s of its CPU (measured: a fresh
 server left idle for 10 s, then a new Chromium opening a page by its address; the page drawn
@@ -10,7 +10,7 @@ server left idle for 10 s, then a new Chromium opening a page by its address; th
 - loading each Numba kernel from the on-disk cache by its first call (~0.5 s for the attention
   kernels, ~2.7 s for all, imports of the ``sim`` modules included).
 
-:func:`start` (called by ``ui.serve`` before the server starts) does the first in a background
+:func:`start` (called by ``ui.server.serve`` before the server starts) does the first in a background
 thread at once, and :func:`load_kernels` (called when ``sim.warm``'s background children have made
 every module's cache current) the second. The first page run waits for the imports
 (:func:`wait`, the first statement of ``app.py``) instead of importing the same modules at the
@@ -29,9 +29,9 @@ import threading
 import time
 from pathlib import Path
 
-log = logging.getLogger("ui.prepare")
+log = logging.getLogger("ui.server.prepare")
 
-APP = Path(__file__).resolve().parent.parent / "app.py"
+APP = Path(__file__).resolve().parents[2] / "app.py"
 #: how long the first page run waits for the background imports at most (then imports itself)
 WAIT_S = 60.0
 
@@ -43,7 +43,7 @@ timings: dict[str, float] = {}
 
 def app_modules(path: Path = APP) -> list[str]:
     """The modules ``app.py`` imports at its top level (``from ui import a, b`` gives ``ui.a`` and
-    ``ui.b``; a name that is not a module, as in ``from ui.nav import PAGES``, gives ``ui.nav``)."""
+    ``ui.b``; a name that is not a module, as in ``from ui.kit.nav import PAGES``, gives ``ui.kit.nav``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     out: list[str] = []
     for node in tree.body:
@@ -64,11 +64,11 @@ def import_app() -> None:
         except ModuleNotFoundError as exc:
             if exc.name != name:  # a module that is really missing: the first page run says so
                 raise
-            # ``from ui.nav import PAGES``: a name in a module, not a module
-    from ui.nav import PAGES
+            # ``from ui.kit.nav import PAGES``: a name in a module, not a module
+    from ui.kit.nav import PAGES, page_module
 
     for e in PAGES:
-        importlib.import_module(f"pages.{e.stem}")
+        page_module(e.stem)
     timings["imports_cpu_s"] = time.process_time() - t0
 
 
@@ -76,7 +76,7 @@ def _run() -> None:
     try:
         import_app()
     except Exception:  # noqa: BLE001 - the first page run imports again and shows what is wrong
-        log.exception("ui.prepare: importing the app failed")
+        log.exception("ui.server.prepare: importing the app failed")
     finally:
         _done.set()
 
@@ -85,7 +85,7 @@ def start() -> threading.Thread:
     """Import the app in a background thread (idempotent); the server answers meanwhile."""
     global _thread
     if _thread is None:
-        _thread = threading.Thread(target=_run, name="ui.prepare", daemon=True)
+        _thread = threading.Thread(target=_run, name="ui.server.prepare", daemon=True)
         _thread.start()
     return _thread
 
@@ -109,5 +109,5 @@ def load_kernels() -> None:
     try:
         warm.warm(only=[m for m in warm.modules() if m not in warm.failed()])
     except Exception:  # noqa: BLE001
-        log.exception("ui.prepare: loading the kernels failed")
+        log.exception("ui.server.prepare: loading the kernels failed")
     timings["kernels_cpu_s"] = time.process_time() - t0

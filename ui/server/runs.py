@@ -11,10 +11,10 @@ holds for any burst (50 students moving sliders at once).
 While a session's full run is in progress its id is in a set (:func:`in_full_run`), and the page
 that run ran is kept (:func:`page_of`): the server drops the timed fragment reruns (``run_every``)
 that the browser asks for meanwhile, and those asked for from a page the session has left
-(``ui.serve``).
+(``ui.server.serve``).
 
 What does not take a turn: fragment reruns (the class poll, the class box's buttons: they never
-run ``app.py``), and a run while it waits for a shared heavy job (``ui.jobs.heavy`` gives its turn
+run ``app.py``), and a run while it waits for a shared heavy job (``ui.server.jobs.heavy`` gives its turn
 back with :func:`released` while it only shows progress).
 
 ``APP_RUN_SLOTS`` sets the number (default: the number of CPU cores; at least 1). A run that has
@@ -139,7 +139,7 @@ burst_stats = {"waited": 0, "superseded": 0}
 
 
 def note_origin(rerun_data, session_id: str | None = None) -> None:
-    """Called by ``ui.serve`` as each script run starts (``ScriptRunner._run_script``, on the run's
+    """Called by ``ui.server.serve`` as each script run starts (``ScriptRunner._run_script``, on the run's
     own thread): did the browser ask for it with widget values, on the page the session already
     shows, and which values? Read once by :func:`settled`."""
     states = getattr(rerun_data, "widget_states", None)
@@ -188,7 +188,7 @@ def settled(*, clock=time.monotonic, sleep=time.sleep):
         yield
         return
     t = clock()
-    from ui.chart import take_sent_bytes
+    from ui.kit.chart import take_sent_bytes
 
     take_sent_bytes()  # this thread's count starts with this run
     with _LAST_LOCK:
@@ -250,13 +250,13 @@ def _page_hash(ctx) -> str | None:
 
 
 def page_of(session_id: str) -> str | None:
-    """The page (script hash) that ``session_id``'s latest full run ran, if any (``ui.serve``:
+    """The page (script hash) that ``session_id``'s latest full run ran, if any (``ui.server.serve``:
     a fragment rerun asked for from another page is stale, see there)."""
     return _PAGE.get(session_id)
 
 
 def in_full_run(session_id: str) -> bool:
-    """True while a full run of ``session_id`` is in progress (``ui.serve``: a timed fragment
+    """True while a full run of ``session_id`` is in progress (``ui.server.serve``: a timed fragment
     rerun asked for meanwhile is dropped, see there)."""
     return session_id in _FULL
 

@@ -1,4 +1,4 @@
-"""Serve the app: ``python -m ui.serve [options]`` is ``streamlit run app.py [options]`` plus nine fixes.
+"""Serve the app: ``python -m ui.server.serve [options]`` is ``streamlit run app.py [options]`` plus nine fixes.
 
 1. **Routing.** Streamlit treats an app with a folder named ``pages/`` beside its main script as a
    legacy (v1) multipage app until some session has executed ``st.navigation`` — a process-wide
@@ -6,7 +6,7 @@
    in legacy mode: a deep link ran the page script without app.py, and that session's widget ids
    came from the legacy run, so its first interaction (a slider, the language switch) was silently
    dropped. This app always routes with ``st.navigation``, so the flag is cleared before the server
-   starts. (Checked against the pinned streamlit 1.67; ``ui.page`` keeps a fallback for a plain
+   starts. (Checked against the pinned streamlit 1.67; ``ui.kit.page`` keeps a fallback for a plain
    ``streamlit run``.)
 2. **No cache clearing from the network.** Any websocket client can send the ``clear_cache``
    BackMsg (the "Clear caches" menu item; ``toolbarMode = "viewer"`` only hides the item): the
@@ -37,9 +37,9 @@
    capped at :data:`INBOUND_MAX_BYTES` by uvicorn before they are buffered (the app's own are a
    few kB; uploads go over HTTP); outbound messages keep Streamlit's limit.
 6. **The instructor's sign-in route** (:func:`signin_routes`): ``POST /_app/signin`` checks the
-   key under per-address and server-wide attempt limits (:class:`ui.safe.Attempts`) and sets a
-   signed, HttpOnly, expiring cookie (:func:`ui.safe.make_token`); ``POST /_app/signout`` clears
-   it and revokes it on every replica (in the shared class store, :mod:`ui.class_store`, until the
+   key under per-address and server-wide attempt limits (:class:`ui.kit.safe.Attempts`) and sets a
+   signed, HttpOnly, expiring cookie (:func:`ui.kit.safe.make_token`); ``POST /_app/signout`` clears
+   it and revokes it on every replica (in the shared class store, :mod:`ui.teaching.class_store`, until the
    cookie's expiry). A short or guessable key stops the server at start (:func:`check_key_strength`).
 
 7. **Fragment reruns on the page shown** (:func:`_stale_fragment`, :func:`_fragments_on_the_page_shown`):
@@ -47,7 +47,7 @@
    push switched the page) is dropped if timed, or run on the page shown; otherwise Streamlit 1.67
    tells the browser it is on the old page and the browser drops the new page's elements. The
    same wrapper notes where each run came from (widget values from the browser, on the page shown)
-   for ``ui.runs.settled``, which lets a held key's stale values go before they are computed.
+   for ``ui.server.runs.settled``, which lets a held key's stale values go before they are computed.
 
 8. **A download made on click lives until it is fetched** (:func:`_keep_fresh_downloads`). A
    download button whose data is made on click (``data=callable``: the class results, a figure's
@@ -57,7 +57,7 @@
    the file could be gone before the browser asked for it (the teacher's results download
    "canceled" in a loaded browser run). Such a file is kept for :data:`FRESH_DOWNLOAD_S` seconds.
 
-9. **Ready before the first visit** (:mod:`ui.prepare`): the app's and every page's modules are
+9. **Ready before the first visit** (:mod:`ui.server.prepare`): the app's and every page's modules are
    imported in a background thread as the server starts (the first page run waits for them
    instead of importing them itself), and every Numba kernel is loaded from the on-disk cache
    once ``sim.warm``'s children have made it current. A fresh server left idle for 10 s, then a
@@ -105,12 +105,12 @@ def single_thread_blas(environ=os.environ) -> str:
     return environ[BLAS_ENV]
 
 
-# At import of this module: ``python -m ui.serve`` imports nothing else before it (ui/__init__ is
+# At import of this module: ``python -m ui.server.serve`` imports nothing else before it (ui/__init__ is
 # a docstring), so the variables are in place before streamlit, the app or sim/ import numba/numpy.
 safe_threading_layer()
 single_thread_blas()
 
-APP = Path(__file__).resolve().parent.parent / "app.py"
+APP = Path(__file__).resolve().parents[2] / "app.py"
 
 
 def clear_cache_allowed(environ=os.environ) -> bool:
@@ -126,7 +126,7 @@ def refuse_clear_cache() -> None:
 
     if getattr(AppSession._handle_clear_cache_request, "_refused", False):
         return
-    log = logging.getLogger("ui.serve")
+    log = logging.getLogger("ui.server.serve")
 
     def _refused(self) -> None:
         log.warning("refused a clear_cache request from session %s (set %s=1 to allow it while "
@@ -161,7 +161,7 @@ def check_threading_layer() -> str:
         launch = getattr(parallel, "_launch_threads", None) or _probe_compiled
         launch()
     except Exception as exc:  # noqa: BLE001 - numba raises ValueError/ImportError variants
-        sys.exit(f"ui.serve: no thread-safe Numba threading layer ({LAYER_ENV}="
+        sys.exit(f"ui.server.serve: no thread-safe Numba threading layer ({LAYER_ENV}="
                  f"{os.environ.get(LAYER_ENV)}): {exc}\nInstall OpenMP (Debian: libgomp1) or "
                  f"`pip install tbb`; the 'workqueue' layer crashes the server when sessions "
                  f"run parallel kernels at the same time.")
@@ -329,7 +329,7 @@ def _parse_trusted(value: str) -> tuple:
         try:
             out.append(ipaddress.ip_network(e, strict=False))
         except ValueError:
-            logging.getLogger("ui.serve").warning("%s: %r is not an address, a network or a prefix; "
+            logging.getLogger("ui.server.serve").warning("%s: %r is not an address, a network or a prefix; "
                                                   "ignored", TRUSTED_ENV, e)
     return tuple(out)
 
@@ -445,7 +445,7 @@ def _fragments_on_the_page_shown() -> None:
 
     from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
 
-    from ui import runs
+    from ui.server import runs
 
     if getattr(ScriptRunner._run_script, "_on_page_shown", False):
         return
@@ -456,7 +456,7 @@ def _fragments_on_the_page_shown() -> None:
             now = runs.page_of(getattr(self, "_session_id", None))
             if now and now != rerun_data.page_script_hash:
                 rerun_data = dataclasses.replace(rerun_data, page_script_hash=now)
-        runs.note_origin(rerun_data, getattr(self, "_session_id", None))  # bursts: see ui.runs
+        runs.note_origin(rerun_data, getattr(self, "_session_id", None))  # bursts: see ui.server.runs
         return orig(self, rerun_data)
 
     run._on_page_shown = True  # type: ignore[attr-defined]
@@ -520,12 +520,12 @@ def install_guards(guard: Guard | None = None) -> None:
     from streamlit.runtime.runtime import Runtime
     from streamlit.web.server.starlette import starlette_server
 
-    from ui import runs
+    from ui.server import runs
 
     if getattr(Runtime.handle_backmsg, "_guarded", False):
         return
     g = guard or GUARD
-    log = logging.getLogger("ui.serve")
+    log = logging.getLogger("ui.server.serve")
     orig = Runtime.handle_backmsg
     held: dict = {}   # session id -> (latest held message, client, timer handle)
     tabs: dict = {}   # browser key -> {session id: client}: a disconnect closes all its tabs
@@ -609,14 +609,14 @@ def install_guards(guard: Guard | None = None) -> None:
 
 
 # --------------------------------------------------------------------------- sign-in
-SIGNIN_ATTEMPTS = None   # ui.safe.Attempts, made on first use
+SIGNIN_ATTEMPTS = None   # ui.kit.safe.Attempts, made on first use
 MAX_FORM_BYTES = 4096
 
 
 def signin_attempts(environ=os.environ):
     """The sign-in limits: ``APP_SIGNIN_PER_MIN`` per address (10) and ``APP_SIGNIN_TOTAL_PER_MIN``
     for the whole server (60), both a minute."""
-    from ui import safe
+    from ui.kit import safe
 
     def num(name, default):
         try:
@@ -644,12 +644,12 @@ def configured_key(environ=os.environ) -> str | None:
 
 def check_key_strength(environ=os.environ) -> None:
     """Stop the server at start when the configured instructor key is short or guessable."""
-    from ui.safe import MAKE_KEY, weak_key
+    from ui.kit.safe import MAKE_KEY, weak_key
 
     key = configured_key(environ)
     why = weak_key(key) if key else None
     if why:
-        sys.exit(f"ui.serve: the instructor key (APP_INSTRUCTOR_KEY or [instructor] key in "
+        sys.exit(f"ui.server.serve: the instructor key (APP_INSTRUCTOR_KEY or [instructor] key in "
                  f".streamlit/secrets.toml) is refused: {why}. Make a strong one with\n"
                  f"    {MAKE_KEY}\nand set it again.")
 
@@ -668,7 +668,7 @@ def _reply(status: int, lang: str, text_key: str, back: str, **fmt):
 
     from starlette.responses import HTMLResponse
 
-    from ui.i18n import Text
+    from ui.kit.i18n import Text
 
     t = Text("instructor", lang if lang in ("en", "zh") else "en")
     msg, link = html.escape(t(text_key, **fmt)), html.escape(back, quote=True)
@@ -706,7 +706,7 @@ async def signin(request):
 
     from starlette.responses import RedirectResponse
 
-    from ui import safe
+    from ui.kit import safe
 
     global SIGNIN_ATTEMPTS
     if SIGNIN_ATTEMPTS is None:
@@ -733,12 +733,12 @@ async def signin(request):
 async def signout(request):
     from starlette.responses import RedirectResponse
 
-    from ui import safe
+    from ui.kit import safe
 
     form = await _form(request)
     back = safe_next(form.get("next"))
     if _same_origin(request):   # on every replica: the shared store keeps it until the cookie expires
-        from ui.class_store import get_store
+        from ui.teaching.class_store import get_store
 
         try:
             store = get_store()
@@ -767,7 +767,7 @@ def install_signin_routes() -> None:
         return
 
     def with_signin(runtime):
-        from ui.chart import asset_routes
+        from ui.kit.chart import asset_routes
 
         base = str(config.get_option("server.baseUrlPath") or "")
         return signin_routes(base) + asset_routes(base) + list(make(runtime))
@@ -784,7 +784,7 @@ def main(argv: list[str] | None = None) -> None:
     check_threading_layer()
     from sim.warm import start_background
 
-    from ui import prepare
+    from ui.server import prepare
 
     prepare.start()  # app and page modules imported in the background, before the first visit
     # kernels compile in child processes (pages use NumPy paths until then), then load here

@@ -8,7 +8,7 @@ The answers live in the page's text files, one per question, in the questions' o
 
 Who sees them (under the questions, one expander per answer):
 
-* an instructor (``ui.instructor.is_instructor``), always, with a switch that releases them to the class;
+* an instructor (``ui.teaching.instructor.is_instructor``), always, with a switch that releases them to the class;
 * everybody, once the instructor has released them (per page, in the class store: the server's
   memory, or Redis when ``APP_REDIS_URL`` is set, so every replica follows one switch; a replica
   reads it at most once a second);
@@ -29,10 +29,10 @@ import time
 
 import streamlit as st
 
-from ui import class_store as cs
-from ui import instructor
-from ui.i18n import Text
-from ui.spec import load_file
+from ui.teaching import class_store as cs
+from ui.teaching import instructor
+from ui.kit.i18n import Text
+from ui.kit.spec import load_file
 
 #: this process's copy of the released pages and when it was read (every page run asks); ``gen``
 #: counts this process's own switches, so that a read begun before one cannot overwrite it
@@ -119,7 +119,7 @@ def _toggle(stem: str) -> None:
 
 
 def show_answers(ctx) -> None:
-    """Draw the answers under the questions of ``ctx`` (a ``ui.page.Ctx``) for those allowed to see them."""
+    """Draw the answers under the questions of ``ctx`` (a ``ui.kit.page.Ctx``) for those allowed to see them."""
     st.session_state[LAST_VIEW] = {"stem": ctx.stem, "values": dict(ctx.values), "query": dict(ctx.query)}
     items = answers(ctx.t)
     if not items:

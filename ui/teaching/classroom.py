@@ -5,7 +5,7 @@
   counts the students here now. On a lesson page (drawn from the page's intro, :func:`on_page`, so
   the controls are there on the first run of the page), "Push this view" sends the page and its
   parameters (never the language; optionally holding the class on that page), and a live question
-  is picked by its text from the page's own "Predict first" steps (``ui.predict.live_question``:
+  is picked by its text from the page's own "Predict first" steps (``ui.kit.predict.live_question``:
   prompt in both languages, kind, tolerance, and the exact value computed by ``sim/`` for the
   view's parameters) or written ad hoc. Answers arrive as a histogram (:func:`histogram`: any
   finite answers, whatever their spread); "Reveal" shows every student the exact value (computed;
@@ -17,13 +17,13 @@
   value. A fragment that draws nothing reads the class's stamp every ``POLL_S`` seconds (one store
   read); when it changed, a push opens the pushed view, a question / reveal / release / close
   reruns the page, each with a toast. ``class=CODE`` stays in the page's URL (:func:`url_flags`),
-  never in a share link (``ui.share``); the answer id comes from the browser's cookie
+  never in a share link (``ui.kit.share``); the answer id comes from the browser's cookie
   (:func:`answer_id`), so a reload or another replica never counts a student twice.
 * The store down: a notice in words ("the class cannot be reached; this page still works"), never
   an error box; an answer sent meanwhile waits in the session and is sent when the store is back.
   A class gone (closed, or lost by a store restart) is said so to the instructor and the students.
 
-State lives in ``ui.class_store`` (in memory, or Redis with ``APP_REDIS_URL``).
+State lives in ``ui.teaching.class_store`` (in memory, or Redis with ``APP_REDIS_URL``).
 """
 from __future__ import annotations
 
@@ -38,13 +38,13 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from ui import answers as _answers
-from ui import class_store as cs
-from ui import instructor
-from ui.answers import LAST_VIEW
-from ui.i18n import Text
-from ui.predict import human, live_question, within
-from ui.share import loopback_warning
+from ui.teaching import answers as _answers
+from ui.teaching import class_store as cs
+from ui.teaching import instructor
+from ui.teaching.answers import LAST_VIEW
+from ui.kit.i18n import Text
+from ui.kit.predict import human, live_question, within
+from ui.kit.share import loopback_warning
 
 POLL_S = 1.0  # see _poll: a poll that finds nothing new is one store read
 BEAT_S = 5.0  # a student tells the store it is here at most this often (the instructor's count)
@@ -89,19 +89,19 @@ def join_link(code: str) -> str:
 
 
 def qr_svg(text: str) -> str:
-    from ui.share import qr_svg as _qr
+    from ui.kit.share import qr_svg as _qr
 
     return _qr(text, 4)
 
 
 def _page(stem: str, lang: str):
-    from ui.nav import PAGES, page
+    from ui.kit.nav import PAGES, page
 
     return page(next(e for e in PAGES if e.stem == stem), lang)
 
 
 def _stems() -> set[str]:
-    from ui.nav import PAGES
+    from ui.kit.nav import PAGES
 
     return {e.stem for e in PAGES}
 
@@ -333,7 +333,7 @@ def follow_push() -> None:
     view = s.pop(_GO, None)
     code = s.get(_CODE)
     if view is not None and code is not None:
-        from ui.lang import current_lang
+        from ui.kit.lang import current_lang
 
         _go(view, current_lang(), code)
 
@@ -341,7 +341,7 @@ def follow_push() -> None:
 def _go_next(view: dict) -> None:
     """From a fragment (the poll, the banner): open ``view`` on a full run of the app, now: the
     page switch then takes Streamlit's ordinary path, before anything is drawn. (Fragment reruns
-    still on their way from the page left are handled by the server: ``ui.serve``, point 7.)"""
+    still on their way from the page left are handled by the server: ``ui.server.serve``, point 7.)"""
     st.session_state[_GO] = view
     st.rerun()
 
@@ -451,7 +451,7 @@ def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
 
 
 def _literal(text: str) -> str:
-    from ui.safe import literal
+    from ui.kit.safe import literal
 
     return literal(text, MAX_PROMPT)
 
@@ -658,9 +658,9 @@ def view_bank(view: dict) -> list[dict]:
     """The questions of a pushed view (``{"page", "query"}``): its page's steps with the exact
     values for the view's parameters (read from its query as the students' pages read it), not
     for whatever page the instructor looked at last."""
-    from ui import spec
-    from ui.nav import PAGES, page_module
-    from ui.page import view_values
+    from ui.kit import spec
+    from ui.kit.nav import PAGES, page_module
+    from ui.kit.page import view_values
 
     schema = page_module(view["page"]).SCHEMA
     res = spec.resolve(schema, known_pages=tuple(e.stem for e in PAGES))
@@ -682,7 +682,7 @@ def _pushed_bank(view: dict | None) -> dict | None:
 
 
 def on_page(ctx) -> None:
-    """Registered under the page's intro (ui/hooks.py): remember the view shown and, for an
+    """Registered under the page's intro (ui/kit/hooks.py): remember the view shown and, for an
     instructor with an open class, draw "Push" and the question box in the panel's place, for
     this page, in this very run (the panel is drawn before the page)."""
     st.session_state[LAST_VIEW] = {"stem": ctx.stem, "values": dict(ctx.values), "query": dict(ctx.query)}
@@ -821,8 +821,8 @@ def pages(groups: dict, lang: str, teacher: bool) -> dict:
 def console() -> None:
     """The class console: everything of a live lesson on one page, for the projector-free screen
     of the instructor (the sidebar panel has the same controls beside the lesson)."""
-    from ui import instructor
-    from ui.lang import current_lang
+    from ui.teaching import instructor
+    from ui.kit.lang import current_lang
 
     lang = current_lang()
     ct, t = _ct(lang), Text("instructor", lang)

@@ -3,10 +3,10 @@
 Registered in the navigation only for a signed-in instructor (:func:`pages`); a student
 who opens its URL gets the home page. Per page: each parameter's min, max, default and step (or
 default and options for a choice), and the named presets (add, rename, delete, reorder, "save the
-current view as a preset"). The checks are those of the file itself (``ui.params_file``), shown
+current view as a preset"). The checks are those of the file itself (``ui.teaching.params_file``), shown
 next to the field; the save button stays disabled while anything is invalid, and the whole new file
 is checked once more before it is written. Writing, backup, undo and conflict detection are in
-``ui.params_file``.
+``ui.teaching.params_file``.
 """
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ import re
 
 import streamlit as st
 
-from ui import instructor
-from ui import params_file as pf
-from ui.answers import LAST_VIEW
-from ui.i18n import Text
-from ui.nav import PAGES, page_module
-from ui.lang import current_lang
-from ui.spec import MAX_PRESETS, params_file, resolve
+from ui.teaching import instructor
+from ui.teaching import params_file as pf
+from ui.teaching.answers import LAST_VIEW
+from ui.kit.i18n import Text
+from ui.kit.nav import PAGES, page_module
+from ui.kit.lang import current_lang
+from ui.kit.spec import MAX_PRESETS, params_file, resolve
 
 URL_PATH = "instructor_params"
 _BASE = "_ed_base"
@@ -51,7 +51,7 @@ def _base() -> dict:
 
 
 _NUM = r"([-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf|nan))"
-_PLAIN = [  # the file's messages (ui.spec._check_numeric) -> a sentence in the instructor's language
+_PLAIN = [  # the file's messages (ui.kit.spec._check_numeric) -> a sentence in the instructor's language
     (re.compile(rf"^need min <= default <= max, got min={_NUM}, default={_NUM}, max={_NUM}$"), "order"),
     (re.compile(rf"^min={_NUM} is below the hard limit {_NUM}$"), "below"),
     (re.compile(rf"^max={_NUM} is above the hard limit {_NUM}$"), "above"),

@@ -7,12 +7,12 @@ Configuration (nothing configured -> instructor mode is off and nothing of it is
       [instructor]
       key = "..."     # make one: python -c "import secrets; print(secrets.token_urlsafe(24))"
 
-  A short or guessable key (:func:`ui.safe.weak_key`) stops ``ui.serve`` at start with a message
+  A short or guessable key (:func:`ui.kit.safe.weak_key`) stops ``ui.server.serve`` at start with a message
   saying how to make one (elsewhere it counts as not configured). The sidebar's sign-in box is a
-  plain HTML form that posts the key to the server's route ``/_app/signin`` (``ui.serve``): it is
+  plain HTML form that posts the key to the server's route ``/_app/signin`` (``ui.server.serve``): it is
   compared there in constant time, attempts are limited per client address (10 a minute) and for
-  the whole server, and a right key sets a signed, HttpOnly cookie (:data:`ui.safe.COOKIE`) that
-  expires after :data:`ui.safe.COOKIE_TTL_S`. Every run checks that cookie (the one the browser
+  the whole server, and a right key sets a signed, HttpOnly cookie (:data:`ui.kit.safe.COOKIE`) that
+  expires after :data:`ui.kit.safe.COOKIE_TTL_S`. Every run checks that cookie (the one the browser
   presented when its websocket opened), never anything kept in the session: a reload keeps the
   teacher signed in, a bare session id does not, and the key never travels in a link.
 
@@ -51,13 +51,13 @@ import time
 import streamlit as st
 from streamlit.errors import StreamlitAuthError
 
-from ui import safe
-from ui.i18n import Text
-from ui.safe import literal
+from ui.kit import safe
+from ui.kit.i18n import Text
+from ui.kit.safe import literal
 
 KEY_ENV = "APP_INSTRUCTOR_KEY"
 MIN_KEY_LEN = safe.MIN_KEY_LEN
-SIGNIN_PATH = "/_app/signin"     # the server's routes (ui.serve)
+SIGNIN_PATH = "/_app/signin"     # the server's routes (ui.server.serve)
 SIGNOUT_PATH = "/_app/signout"
 _now = time.monotonic     # replaced by tests
 _log = logging.getLogger(__name__)
@@ -184,7 +184,7 @@ def _oidc_provider() -> str | None:
 
 def _revocations():
     """Where sign-outs are kept for every replica: the class store (Redis when configured)."""
-    from ui.class_store import get_store
+    from ui.teaching.class_store import get_store
 
     try:
         return get_store()
@@ -226,7 +226,7 @@ def identity() -> str | None:
 def sidebar(lang: str) -> bool | None:
     """The sign-in box in the sidebar; draws nothing and returns None when instructor mode is off,
     else returns whether this session is an instructor's (app.py then draws the class box,
-    ``ui.classroom.sidebar``)."""
+    ``ui.teaching.classroom.sidebar``)."""
     m = mode()
     if m is None:
         return None

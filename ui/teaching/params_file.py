@@ -1,7 +1,7 @@
 """Reading, checking and writing the instructor parameter file (no Streamlit here).
 
 * :func:`validate_text` applies exactly the checks a page applies when it reads the file
-  (``ui.spec.resolve`` for every page): a text with any problem is never written.
+  (``ui.kit.spec.resolve`` for every page): a text with any problem is never written.
 * :func:`apply_edits` changes a file's text with ``tomlkit``: comments, blank lines and the order of
   everything not edited stay as the instructor wrote them; only the edited values change.
 * :func:`save` writes atomically (temporary file in the same folder, ``fsync``, ``os.replace``)
@@ -23,7 +23,7 @@ from pathlib import Path
 import tomlkit
 from tomlkit.items import Comment, Table, Whitespace
 
-from ui import spec as _spec
+from ui.kit import spec as _spec
 
 MAX_IMPORT_BYTES = 2**20  # 1 MB (the shipped file is ~25 KB); the editor's uploader states the same limit
 PRESET_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
@@ -52,7 +52,7 @@ def backup_path(path: Path) -> Path:
 
 # --------------------------------------------------------------------------- validation
 def _schemas():
-    from ui.nav import PAGES, page_module
+    from ui.kit.nav import PAGES, page_module
 
     return [page_module(e.stem).SCHEMA for e in PAGES]
 
