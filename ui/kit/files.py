@@ -2,15 +2,15 @@
 
 A page is a folder ``pages/<stem>/``, everything in it that page's and nothing else:
 
-============== ====================================================================
-``page.py``    ``SCHEMA`` and ``render()`` (what Streamlit runs)
-``params.toml`` its built-in parameters and their hard limits (:meth:`ui.kit.spec.PageSchema.from_file`)
-``views.py``   its cached data adapters (calling :mod:`sim`) and figure builders
-``figures.py`` more figure builders, where ``views.py`` would grow too long (optional)
-``predict.py`` its "Predict first" steps (``STEPS``)
-``notebook.py`` its notebook recipe (``RECIPE``)
-``en.toml``, ``zh.toml`` its texts in both languages
-============== ====================================================================
+========================== ======================================================================
+``page.py``                ``SCHEMA`` and ``render()`` (what Streamlit runs)
+``params.toml``            its built-in parameters and their hard limits (:meth:`ui.kit.spec.PageSchema.from_file`)
+``views.py``               its cached data adapters (calling :mod:`sim`) and figure builders
+``figures.py``             more figure builders, where ``views.py`` would grow too long (optional)
+``predict.py``             its "Predict first" steps (``STEPS``)
+``notebook.py``            its notebook recipe (``RECIPE``)
+``en.toml``, ``zh.toml``   its texts in both languages
+========================== ======================================================================
 
 Texts shared by every page (``common``, ``predict``, ``console``, ``instructor``) stay in
 ``assets/text/<lang>/``. Everything else (the registry, schemas, texts, notebooks, the start-up
