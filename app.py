@@ -10,7 +10,7 @@ import gc
 from sim import _interrupt
 from sim.warm import ensure_warm
 from ui.kit import compute, hooks, style
-from ui.server import runs, serve
+from ui.server import budgets, runs
 from ui.teaching import answers, classroom, editor, instructor
 from ui.kit.i18n import Text
 from ui.kit.nav import PAGES, navigation, page_module, take_unknown_page, unknown_page_notice
@@ -50,7 +50,7 @@ with runs.settled(), runs.turn():
     lang = language_selector()
     style.projector_toggle(Text("common", lang)("view.projector"))
     style.inject()
-    if serve.was_slowed():  # this browser went over its message budget (ui/server/serve.py, point 5)
+    if budgets.was_slowed():  # this browser went over its message budget (ui/server/budgets.py)
         st.warning(Text("common", lang)("ui.slowed"), icon=":material/speed:")
     teacher = instructor.sidebar(lang)  # draws nothing (None) unless instructor mode is configured
     if teacher is not None:

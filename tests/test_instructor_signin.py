@@ -9,7 +9,7 @@ import pytest
 from tests._instructor import KEY, TEST_COOKIES, cookie, router_only  # noqa: F401 - fixture
 from tests.conftest import APPTEST_TIMEOUT, app_test
 from ui.kit import safe
-from ui.server import serve
+from ui.server import budgets, signin_routes, start
 from ui.teaching import instructor
 
 
@@ -48,9 +48,9 @@ def test_weak_key_counts_as_not_configured_and_stops_the_server(weak, monkeypatc
     monkeypatch.setenv(instructor.KEY_ENV, weak)
     assert not _forms(app_test("home"))
     with pytest.raises(SystemExit) as e:
-        serve.check_key_strength({"APP_INSTRUCTOR_KEY": weak})
+        start.check_key_strength({"APP_INSTRUCTOR_KEY": weak})
     assert "secrets.token_urlsafe(24)" in str(e.value)
-    serve.check_key_strength({"APP_INSTRUCTOR_KEY": KEY})      # a strong one passes
+    start.check_key_strength({"APP_INSTRUCTOR_KEY": KEY})      # a strong one passes
 
 
 def test_the_form_posts_to_the_route_and_never_holds_the_key(key_env):
@@ -114,9 +114,9 @@ def client(monkeypatch):
     from starlette.testclient import TestClient
 
     monkeypatch.setenv(instructor.KEY_ENV, KEY)
-    monkeypatch.setattr(serve, "SIGNIN_ATTEMPTS", safe.Attempts(per_address=10, total=60))
-    monkeypatch.setattr(serve, "TRUSTED_PROXIES", ("testclient",))   # as nginx on loopback is
-    return TestClient(Starlette(routes=serve.signin_routes()), base_url="http://app.test")
+    monkeypatch.setattr(signin_routes, "SIGNIN_ATTEMPTS", safe.Attempts(per_address=10, total=60))
+    monkeypatch.setattr(budgets, "TRUSTED_PROXIES", ("testclient",))   # as nginx on loopback is
+    return TestClient(Starlette(routes=signin_routes.signin_routes()), base_url="http://app.test")
 
 
 def _post(client, key, addr="198.51.100.7", nxt="/two_point?lang=en", path="/_app/signin"):

@@ -10,10 +10,10 @@ import pytest
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
-from ui.server import jobs, serve
+from ui.server import adapters, budgets, jobs
 
 
-def _flood(g: serve.Guard, sessions: int, per_s: float, seconds: float, client="c") -> dict:
+def _flood(g: budgets.Guard, sessions: int, per_s: float, seconds: float, client="c") -> dict:
     out = {"ok": 0, "later": 0, "close": 0}
     n = int(per_s * seconds)
     for i in range(n):
@@ -25,7 +25,7 @@ def _flood(g: serve.Guard, sessions: int, per_s: float, seconds: float, client="
 
 
 def test_a_flood_from_one_browser_is_slowed_then_disconnected():
-    g = serve.Guard()
+    g = budgets.Guard()
     got = _flood(g, sessions=4, per_s=20, seconds=30)
     # what passes is the browser's budget (burst + rate x time), whatever the number of tabs
     assert got["ok"] <= g.client.burst + g.client.rate * 30 + 1
@@ -33,22 +33,22 @@ def test_a_flood_from_one_browser_is_slowed_then_disconnected():
 
 
 def test_a_hand_on_a_slider_is_never_slowed():
-    g = serve.Guard()
+    g = budgets.Guard()
     got = _flood(g, sessions=1, per_s=2.5, seconds=600)   # a release every 0.4 s for ten minutes
     assert got == {"ok": 1500, "later": 0, "close": 0}
-    g = serve.Guard()
+    g = budgets.Guard()
     got = _flood(g, sessions=1, per_s=10, seconds=1)        # a quick burst of ten
     assert got["later"] == 0 and got["close"] == 0
 
 
 def test_other_browsers_keep_their_own_budget():
-    g = serve.Guard()
+    g = budgets.Guard()
     _flood(g, sessions=4, per_s=20, seconds=5, client="attacker")
     assert g.admit("student", "another", "rerun", 5.0) == ("ok", 0.0)
 
 
 def test_fragment_reruns_cost_less():
-    g = serve.Guard()
+    g = budgets.Guard()
     got = {"ok": 0}
     for i in range(40):   # the class poll: fragment reruns every 0.25 s
         got["ok"] += g.admit("s", "c", "fragment", i * 0.25)[0] == "ok"
@@ -62,16 +62,16 @@ def test_widget_states_with_foreign_ids_are_dropped():
         w = ws.widgets.add()
         w.id = wid
         w.string_value = "forged"
-    assert serve.clean_widget_states(ws) == 4
+    assert budgets.clean_widget_states(ws) == 4
     assert [w.id for w in ws.widgets] == ["$$ID-abc-beta"]
 
 
 def test_inbound_frames_are_capped_before_buffering():
     from streamlit.web.server.starlette import starlette_server
 
-    serve.install_guards()
-    assert starlette_server._get_uvicorn_config_kwargs()["ws_max_size"] <= serve.INBOUND_MAX_BYTES
-    assert serve.INBOUND_MAX_BYTES <= 2**20
+    adapters.install_guards()
+    assert starlette_server._get_uvicorn_config_kwargs()["ws_max_size"] <= budgets.INBOUND_MAX_BYTES
+    assert budgets.INBOUND_MAX_BYTES <= 2**20
 
 
 def test_one_queued_cold_load_per_session():
@@ -184,15 +184,15 @@ def test_every_browser_gets_a_cookie_that_names_it():
     from starlette.testclient import TestClient
 
     app = Starlette(routes=[Route("/", lambda r: PlainTextResponse("ok"))],
-                    middleware=[Middleware(serve.BrowserCookie)])
+                    middleware=[Middleware(budgets.BrowserCookie)])
     c = TestClient(app)
     first = c.get("/")
-    assert serve.BROWSER_COOKIE in first.headers["set-cookie"] and "httponly" in first.headers["set-cookie"].lower()
+    assert budgets.BROWSER_COOKIE in first.headers["set-cookie"] and "httponly" in first.headers["set-cookie"].lower()
     assert "set-cookie" not in c.get("/").headers          # the browser keeps its cookie
 
 
 def test_a_ceiling_per_address_for_clients_without_cookies():
-    g = serve.Guard()
+    g = budgets.Guard()
     ok = 0
     for i in range(2000):   # 100 cookie-less sessions from one address, 20 messages each at once
         ok += g.admit(f"s{i % 100}", f"a|session:s{i % 100}", "rerun", 0.0, "a")[0] == "ok"
@@ -202,33 +202,33 @@ def test_a_ceiling_per_address_for_clients_without_cookies():
 def test_a_slowed_browser_is_told_why(monkeypatch):
     from tests.conftest import app_test
 
-    assert serve.was_slowed() is False                  # outside a run, nothing
-    monkeypatch.setattr(serve, "was_slowed", lambda: True)
+    assert budgets.was_slowed() is False                  # outside a run, nothing
+    monkeypatch.setattr(budgets, "was_slowed", lambda: True)
     at = app_test("two_point", {"lang": "en"})
     assert any("being slowed down" in w.value for w in at.warning)
 
 
 def test_forwarded_address_believed_from_listed_proxies_only():
-    env = {serve.TRUSTED_ENV: "10.213.0.10, 10.244.0.0/16, 172.18., not-an-address"}
-    assert serve._trusted("127.0.0.1", {}) and serve._trusted("::1", {})
-    assert serve._trusted("10.213.0.10", env) and not serve._trusted("10.213.0.100", env)   # exact
-    assert serve._trusted("10.244.3.9", env) and not serve._trusted("10.245.0.1", env)     # network
-    assert serve._trusted("::ffff:10.244.3.9", env)
-    assert serve._trusted("172.18.0.4", env)                                               # a prefix
-    assert not serve._trusted("192.0.2.1", env) and not serve._trusted("not-an-address", env)
+    env = {budgets.TRUSTED_ENV: "10.213.0.10, 10.244.0.0/16, 172.18., not-an-address"}
+    assert budgets._trusted("127.0.0.1", {}) and budgets._trusted("::1", {})
+    assert budgets._trusted("10.213.0.10", env) and not budgets._trusted("10.213.0.100", env)   # exact
+    assert budgets._trusted("10.244.3.9", env) and not budgets._trusted("10.245.0.1", env)     # network
+    assert budgets._trusted("::ffff:10.244.3.9", env)
+    assert budgets._trusted("172.18.0.4", env)                                               # a prefix
+    assert not budgets._trusted("192.0.2.1", env) and not budgets._trusted("not-an-address", env)
     hdr = [("X-Real-IP", "198.51.100.7")]
     import os
 
-    old = os.environ.get(serve.TRUSTED_ENV)
-    os.environ[serve.TRUSTED_ENV] = "10.213.0.10"
+    old = os.environ.get(budgets.TRUSTED_ENV)
+    os.environ[budgets.TRUSTED_ENV] = "10.213.0.10"
     try:
-        assert serve.client_address(hdr, "10.213.0.10") == "198.51.100.7"
-        assert serve.client_address(hdr, "10.213.0.11") == "10.213.0.11"    # a forged header elsewhere
+        assert budgets.client_address(hdr, "10.213.0.10") == "198.51.100.7"
+        assert budgets.client_address(hdr, "10.213.0.11") == "10.213.0.11"    # a forged header elsewhere
     finally:
         if old is None:
-            del os.environ[serve.TRUSTED_ENV]
+            del os.environ[budgets.TRUSTED_ENV]
         else:
-            os.environ[serve.TRUSTED_ENV] = old
+            os.environ[budgets.TRUSTED_ENV] = old
 
 
 def test_the_served_entry_drops_foreign_widget_states_before_the_session_sees_them(monkeypatch):
@@ -243,7 +243,7 @@ def test_the_served_entry_drops_foreign_widget_states_before_the_session_sees_th
     for mod, name in ((starlette_server, "_get_uvicorn_config_kwargs"),
                       (starlette_app, "create_streamlit_middleware")):
         monkeypatch.setattr(mod, name, getattr(mod, name))       # restored after the test
-    serve.install_guards(serve.Guard())
+    adapters.install_guards(budgets.Guard())
     msg = BackMsg()
     for wid in ("_instructor", "$$ID-abc-beta"):
         w = msg.rerun_script.widget_states.widgets.add()
@@ -270,8 +270,8 @@ def test_a_timed_fragment_rerun_during_a_full_run_is_dropped(monkeypatch):
     for mod, name in ((starlette_server, "_get_uvicorn_config_kwargs"),
                       (starlette_app, "create_streamlit_middleware")):
         monkeypatch.setattr(mod, name, getattr(mod, name))
-    g = serve.Guard()
-    serve.install_guards(g)
+    g = budgets.Guard()
+    adapters.install_guards(g)
 
     def rerun(fragment: str = "", auto: bool = False, page: str = "") -> BackMsg:
         m = BackMsg()
@@ -333,7 +333,7 @@ def test_a_queued_fragment_rerun_runs_on_the_page_shown(monkeypatch):
 
     seen = []
     monkeypatch.setattr(ScriptRunner, "_run_script", lambda self, rd: seen.append(rd))
-    serve._fragments_on_the_page_shown()
+    adapters._fragments_on_the_page_shown()
     monkeypatch.setattr(runs, "_PAGE", {"s": "lesson"})
     me, other = SimpleNamespace(_session_id="s"), SimpleNamespace(_session_id="new")
     ScriptRunner._run_script(me, RerunData(fragment_id_queue=["poll"], page_script_hash="home"))
@@ -358,7 +358,7 @@ def test_each_run_notes_whether_the_browser_asked_for_it(monkeypatch):
 
     seen = []
     monkeypatch.setattr(ScriptRunner, "_run_script", lambda self, rd: seen.append(runs._ORIGIN.values))
-    serve._fragments_on_the_page_shown()
+    adapters._fragments_on_the_page_shown()
     monkeypatch.setattr(runs, "_PAGE", {"s": "lesson"})
     ws = WidgetStates()
     w = ws.widgets.add()
@@ -382,13 +382,13 @@ def test_a_download_made_on_click_outlives_other_sessions_runs(monkeypatch):
     from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
     from streamlit.runtime.media_file_storage import MediaFileStorageError
 
-    serve._keep_fresh_downloads()
-    serve._keep_fresh_downloads()  # installed once
+    adapters._keep_fresh_downloads()
+    adapters._keep_fresh_downloads()  # installed once
     assert MediaFileManager.execute_deferred._keeps_fresh
 
     def made(mgr) -> str:
         fid = mgr.add_deferred(lambda: "a,b\n1,2\n", "text/csv", "coord-1", file_name="r.csv")
-        return serve.download_file_id(mgr.execute_deferred(fid))
+        return adapters.download_file_id(mgr.execute_deferred(fid))
 
     def stored(mgr, fid) -> bool:
         try:
@@ -407,7 +407,7 @@ def test_a_download_made_on_click_outlives_other_sessions_runs(monkeypatch):
     assert not stored(mgr, fid)
 
     # served: it outlives many run ends, then goes once its time is up
-    monkeypatch.setattr(serve, "FRESH_DOWNLOAD_S", 0.3)
+    monkeypatch.setattr(adapters, "FRESH_DOWNLOAD_S", 0.3)
     mgr = MediaFileManager(MemoryMediaFileStorage("/media"))
     fid = made(mgr)
     for _ in range(30):

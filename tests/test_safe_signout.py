@@ -15,7 +15,7 @@ from tests.conftest import app_test
 from tests.test_instructor_class import redis_url  # noqa: F401 - fixture
 from ui.teaching import class_store as cs
 from ui.kit import safe
-from ui.server import serve
+from ui.server import budgets, signin_routes
 from ui.teaching import instructor
 
 
@@ -67,9 +67,9 @@ def test_sign_out_on_one_replica_holds_on_the_other(shared, monkeypatch):
     from starlette.testclient import TestClient
 
     monkeypatch.setenv(instructor.KEY_ENV, KEY)
-    monkeypatch.setattr(serve, "SIGNIN_ATTEMPTS", safe.Attempts(per_address=10, total=60))
-    monkeypatch.setattr(serve, "TRUSTED_PROXIES", ("testclient",))
-    a = TestClient(Starlette(routes=serve.signin_routes()), base_url="http://app.test")
+    monkeypatch.setattr(signin_routes, "SIGNIN_ATTEMPTS", safe.Attempts(per_address=10, total=60))
+    monkeypatch.setattr(budgets, "TRUSTED_PROXIES", ("testclient",))
+    a = TestClient(Starlette(routes=signin_routes.signin_routes()), base_url="http://app.test")
     r = a.post("/_app/signin", data={"key": KEY, "next": "/"}, follow_redirects=False)
     token = r.cookies.get(safe.COOKIE) or a.cookies.get(safe.COOKIE)
     kept = safe.make_token(KEY)                          # another teacher's cookie, not signed out

@@ -249,13 +249,13 @@ def test_compose_trusts_the_forwarded_address_of_its_nginx_only():
     subnet = [_defaults(ln.split("subnet:", 1)[1].strip()) for ln in lines if "subnet:" in ln]
     assert nginx_at == [trusted], (nginx_at, trusted)              # exactly nginx's own address
     assert ipaddress.ip_address(trusted) in ipaddress.ip_network(subnet[0])
-    from ui.server import serve
+    from ui.server import budgets
 
-    env = {serve.TRUSTED_ENV: trusted}
-    assert serve._trusted(trusted, env)
+    env = {budgets.TRUSTED_ENV: trusted}
+    assert budgets._trusted(trusted, env)
     last = int(trusted.rsplit(".", 1)[1])
     neighbour = trusted.rsplit(".", 1)[0] + f".{last * 10 % 250 + 1}"   # another container of the network
-    assert not serve._trusted(neighbour, env)
+    assert not budgets._trusted(neighbour, env)
 
 
 def test_k8s_trusts_the_pod_network_and_only_the_controller_reaches_the_pods():

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from bench.classroom import wait_healthy
+from harness.server import wait_healthy
 from bench.numba_threads import concurrent_kernels_script
 from tests.conftest import ROOT
 
@@ -55,7 +55,7 @@ def _cpu_s(pid: int) -> float:
 async def _visit(url: str, query: str, pid: int):
     """The server's CPU seconds for one visit to the heavy view (CPU, not wall time: other jobs
     on the cores stretch wall time, not the work the server does)."""
-    from bench.wsclient import StreamlitSession
+    from harness.wsclient import StreamlitSession
 
     async with StreamlitSession(url, timeout=600) as s:
         await s.rerun()                                   # the home page (navigation, start-up)
@@ -66,7 +66,7 @@ async def _visit(url: str, query: str, pid: int):
 
 
 async def _clear(url: str):
-    from bench.wsclient import StreamlitSession
+    from harness.wsclient import StreamlitSession
 
     async with StreamlitSession(url, timeout=600) as s:
         assert (await s.rerun()).ok
@@ -102,11 +102,11 @@ def test_clear_cache_is_a_development_setting(monkeypatch):
     import streamlit as st
     from streamlit.runtime.app_session import AppSession
 
-    import ui.server.serve as serve
+    from ui.server import adapters
 
-    assert not serve.clear_cache_allowed({})
-    assert not serve.clear_cache_allowed({"APP_ALLOW_CLEAR_CACHE": "0"})
-    assert serve.clear_cache_allowed({"APP_ALLOW_CLEAR_CACHE": "1"})
+    assert not adapters.clear_cache_allowed({})
+    assert not adapters.clear_cache_allowed({"APP_ALLOW_CLEAR_CACHE": "0"})
+    assert adapters.clear_cache_allowed({"APP_ALLOW_CLEAR_CACHE": "1"})
     monkeypatch.setattr(AppSession, "_handle_clear_cache_request", AppSession._handle_clear_cache_request)
     calls = []
 
@@ -116,7 +116,7 @@ def test_clear_cache_is_a_development_setting(monkeypatch):
         return x
 
     probe(1)
-    serve.refuse_clear_cache()
+    adapters.refuse_clear_cache()
     AppSession._handle_clear_cache_request(object())        # what a client's clear_cache runs
     probe(1)
     assert calls == [1], "the refused request still cleared st.cache_data"
@@ -139,7 +139,7 @@ def test_serve_sets_a_thread_safe_numba_layer(given):
 
 
 def test_safe_layer_choice():
-    from ui.server.serve import safe_threading_layer
+    from ui.server.start import safe_threading_layer
 
     for given, want in (("workqueue", "threadsafe"), ("", "threadsafe"), ("default", "threadsafe"),
                         ("omp", "omp"), ("tbb", "tbb"), ("threadsafe", "threadsafe")):
@@ -150,7 +150,7 @@ def test_safe_layer_choice():
 def test_serve_uses_one_blas_thread_unless_told():
     """``python -m ui.server.serve`` loads NumPy with one OpenBLAS thread (busy-waiting BLAS threads cost
     ~50x the CPU of a small product on a machine whose cores run sessions); an explicit setting wins."""
-    from ui.server.serve import single_thread_blas
+    from ui.server.start import single_thread_blas
 
     env = {}
     assert single_thread_blas(env) == "1" == env["OPENBLAS_NUM_THREADS"]

@@ -1,0 +1,148 @@
+"""The instructor's sign-in routes (point 6 of ``ui/server/serve.py``): ``POST /_app/signin``
+checks the key under attempt limits and sets a signed, HttpOnly, expiring cookie; ``POST
+/_app/signout`` clears it and revokes it on every replica. :func:`signin_routes` makes the two
+Starlette routes; :func:`ui.server.adapters.install_signin_routes` adds them to Streamlit's.
+"""
+from __future__ import annotations
+
+import os
+
+from ui.server.budgets import client_address
+
+SIGNIN_ATTEMPTS = None   # ui.kit.safe.Attempts, made on first use
+MAX_FORM_BYTES = 4096
+
+
+def signin_attempts(environ=os.environ):
+    """The sign-in limits: ``APP_SIGNIN_PER_MIN`` per address (10) and ``APP_SIGNIN_TOTAL_PER_MIN``
+    for the whole server (60), both a minute."""
+    from ui.kit import safe
+
+    def num(name, default):
+        try:
+            return max(1, int(environ.get(name, default)))
+        except ValueError:
+            return default
+
+    return safe.Attempts(per_address=num("APP_SIGNIN_PER_MIN", 10),
+                         total=num("APP_SIGNIN_TOTAL_PER_MIN", 60))
+
+
+def configured_key(environ=os.environ) -> str | None:
+    """The instructor key: ``$APP_INSTRUCTOR_KEY``, else ``[instructor] key`` of the secrets."""
+    key = environ.get("APP_INSTRUCTOR_KEY", "")
+    if not key:
+        try:
+            import streamlit as st
+
+            sec = st.secrets.get("instructor", {}) if "instructor" in st.secrets else {}
+            key = sec.get("key", "") if hasattr(sec, "get") else ""
+        except Exception:  # noqa: BLE001 - no secrets file
+            key = ""
+    return key if isinstance(key, str) and key.strip() else None
+
+
+
+def safe_next(value) -> str:
+    """A path on this server to send the browser back to (anything else: the home page)."""
+    v = str(value or "")
+    if not v.startswith("/") or v.startswith("//") or len(v) > 1000 or any(c in v for c in "\\\r\n"):
+        return "/"
+    return v
+
+
+def _reply(status: int, lang: str, text_key: str, back: str, **fmt):
+    """A small page in the sign-in's language with its message and a link back."""
+    import html
+
+    from starlette.responses import HTMLResponse
+
+    from ui.kit.i18n import Text
+
+    t = Text("instructor", lang if lang in ("en", "zh") else "en")
+    msg, link = html.escape(t(text_key, **fmt)), html.escape(back, quote=True)
+    body = (f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="4;url={link}">'
+            f'<title>{html.escape(t("signin.title"))}</title><p>{msg}</p><p><a href="{link}">←</a></p>')
+    return HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+async def _form(request) -> dict:
+    from urllib.parse import parse_qs
+
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_FORM_BYTES:
+            return {}
+    return {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
+
+
+def _same_origin(request) -> bool:
+    from urllib.parse import urlsplit
+
+    origin = request.headers.get("origin")
+    return origin is None or urlsplit(origin).netloc == request.headers.get("host", "")
+
+
+def _cookie_flags(request) -> dict:
+    https = request.headers.get("x-forwarded-proto", request.url.scheme) == "https"
+    return {"httponly": True, "samesite": "strict", "secure": https, "path": "/"}
+
+
+async def signin(request):
+    import hmac
+    import time
+
+    from starlette.responses import RedirectResponse
+
+    from ui.kit import safe
+
+    global SIGNIN_ATTEMPTS
+    if SIGNIN_ATTEMPTS is None:
+        SIGNIN_ATTEMPTS = signin_attempts()
+    form = await _form(request)
+    back, lang = safe_next(form.get("next")), form.get("ui_lang") or form.get("lang", "en")
+    if lang in ("en", "zh") and "lang=" not in back:  # back in the language the form was shown in
+        back += ("&" if "?" in back else "?") + f"lang={lang}"
+    if not _same_origin(request):
+        return _reply(403, lang, "signin.wrong", back)
+    addr = client_address(request.headers.items(), request.client.host if request.client else None)
+    wait = SIGNIN_ATTEMPTS.wait(addr)
+    if wait:
+        return _reply(429, lang, "signin.wait", back, s=int(wait) + 1)
+    key, typed = configured_key(), form.get("key", "")
+    if key is None or safe.weak_key(key) or not hmac.compare_digest(typed.encode(), key.encode()):
+        return _reply(403, lang, "signin.wrong", back)
+    resp = RedirectResponse(back, status_code=303)
+    resp.set_cookie(safe.COOKIE, safe.make_token(key, time.time()), max_age=safe.COOKIE_TTL_S,
+                    **_cookie_flags(request))
+    return resp
+
+
+async def signout(request):
+    from starlette.responses import RedirectResponse
+
+    from ui.kit import safe
+
+    form = await _form(request)
+    back = safe_next(form.get("next"))
+    if _same_origin(request):   # on every replica: the shared store keeps it until the cookie expires
+        from ui.teaching.class_store import get_store
+
+        try:
+            store = get_store()
+        except Exception:  # noqa: BLE001 - no store could be made: this process only
+            store = None
+        safe.revoke(request.cookies.get(safe.COOKIE), store=store)
+    resp = RedirectResponse(back, status_code=303)
+    resp.delete_cookie(safe.COOKIE, **_cookie_flags(request))
+    return resp
+
+
+def signin_routes(base: str = "") -> list:
+    from starlette.routing import Route
+
+    base = f"/{base.strip('/')}" if base.strip("/") else ""
+    return [Route(f"{base}/_app/signin", signin, methods=["POST"]),
+            Route(f"{base}/_app/signout", signout, methods=["POST"])]
+
