@@ -40,7 +40,7 @@ from bench.classclient import Instructor, Student  # noqa: E402
 from bench.classroom import Server, cpu_s  # noqa: E402
 from bench.wsclient import percentile  # noqa: E402
 from ui.teaching import class_store as cs  # noqa: E402
-from ui.teaching.classroom import POLL_S  # noqa: E402
+from ui.teaching.live import POLL_S  # noqa: E402
 
 TARGET_P95_S = 2.0
 

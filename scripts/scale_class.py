@@ -53,7 +53,7 @@ from scale_check import (  # noqa: E402
     prepare_run, render_nginx, replica_of, run_check, wait_healthy,
 )
 from ui.teaching import class_store as cs  # noqa: E402
-from ui.teaching.classroom import POLL_S  # noqa: E402
+from ui.teaching.live import POLL_S  # noqa: E402
 
 TARGET_P95_S = 2.0
 

@@ -13,7 +13,7 @@ from tests._instructor import router_only, signed_in, teacher_with_class  # noqa
 from tests.conftest import app_test
 from tests.test_instructor_class import redis_url, store  # noqa: F401 - fixtures
 from ui.teaching import class_store as cs
-from ui.teaching import classroom
+from ui.teaching import responses
 
 N = 30
 
@@ -62,7 +62,7 @@ def test_answers_are_idempotent_per_student(store):  # noqa: F811
     exactly one answer each, the last one; answered() tells a student's box it was sent."""
     code = store.create()
     qid = store.ask(code, {"stem": "two_point", "q": 1, "kind": "number", "options": []})
-    ids = [classroom.answer_id(code, {"st_replica": f"cookie{i}"}) for i in range(N)]
+    ids = [responses.answer_id(code, {"st_replica": f"cookie{i}"}) for i in range(N)]
     assert len(set(ids)) == N
 
     def student(i):
@@ -84,12 +84,12 @@ def test_answers_are_idempotent_per_student(store):  # noqa: F811
 
 def test_answer_id_follows_the_browser_not_the_session():
     c = "ABCDEF"
-    a = classroom.answer_id(c, {"st_replica": "r1", "_streamlit_xsrf": "x1"})
-    assert a == classroom.answer_id(c, {"st_replica": "r1", "_streamlit_xsrf": "x2"})  # nginx cookie first
-    assert a != classroom.answer_id(c, {"st_replica": "r2"})
-    assert a != classroom.answer_id("GHJKLM", {"st_replica": "r1"})  # not linkable across classes
-    assert classroom.answer_id(c, {"_streamlit_xsrf": "x1"}) == classroom.answer_id(c, {"_streamlit_xsrf": "x1"})
-    assert classroom.answer_id(c, {}) is None and classroom.answer_id(c, None) is None
+    a = responses.answer_id(c, {"st_replica": "r1", "_streamlit_xsrf": "x1"})
+    assert a == responses.answer_id(c, {"st_replica": "r1", "_streamlit_xsrf": "x2"})  # nginx cookie first
+    assert a != responses.answer_id(c, {"st_replica": "r2"})
+    assert a != responses.answer_id("GHJKLM", {"st_replica": "r1"})  # not linkable across classes
+    assert responses.answer_id(c, {"_streamlit_xsrf": "x1"}) == responses.answer_id(c, {"_streamlit_xsrf": "x1"})
+    assert responses.answer_id(c, {}) is None and responses.answer_id(c, None) is None
     assert "r1" not in a and len(a) == 16
 
 
@@ -100,7 +100,7 @@ def test_redis_answers_survive_a_replica_and_are_not_doubled(redis_url):  # noqa
     a.r.flushdb()
     code = a.create()
     qid = a.ask(code, {"stem": "two_point", "q": 1, "kind": "number", "options": []})
-    ids = [classroom.answer_id(code, {"st_replica": f"c{i}"}) for i in range(N)]
+    ids = [responses.answer_id(code, {"st_replica": f"c{i}"}) for i in range(N)]
     for i in range(N):
         (a if i % 2 else b).answer(code, qid, ids[i], float(i))
     a.r.close()

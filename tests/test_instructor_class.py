@@ -14,7 +14,8 @@ import pytest
 from tests._instructor import router_only, teacher_with_class  # noqa: F401 - fixture
 from tests.conftest import app_test
 from ui.teaching import class_store as cs
-from ui.teaching import classroom, instructor
+from ui.teaching import console, instructor, live, responses
+from ui.teaching import teacher as panel
 
 N_STUDENTS = 30
 
@@ -70,7 +71,7 @@ def test_thirty_followers_push_latency_and_answers(store, capsys):
     seen: list[list[tuple[int, float]]] = [[] for _ in range(N_STUDENTS)]
     stop = threading.Event()
     rng = np.random.default_rng(0)
-    phases = rng.uniform(0, classroom.POLL_S, N_STUDENTS)  # sessions do not poll in step
+    phases = rng.uniform(0, live.POLL_S, N_STUDENTS)  # sessions do not poll in step
 
     def follower(i):
         time.sleep(phases[i])
@@ -81,17 +82,17 @@ def test_thirty_followers_push_latency_and_answers(store, capsys):
                 seen[i].append((v, time.time()))
                 assert view["page"] == "two_point" and view["query"]["beta"] == str(v)
                 last = v
-            stop.wait(classroom.POLL_S)
+            stop.wait(live.POLL_S)
 
     threads = [threading.Thread(target=follower, args=(i,), daemon=True) for i in range(N_STUDENTS)]
     for th in threads:
         th.start()
-    time.sleep(classroom.POLL_S)
+    time.sleep(live.POLL_S)
     pushed_at = {}
     for k in range(1, pushes + 1):
         v = store.push(code, {"page": "two_point", "query": {"beta": str(k)}})
         pushed_at[v] = store.current(code)[2]
-        time.sleep(classroom.POLL_S * 1.6)
+        time.sleep(live.POLL_S * 1.6)
     stop.set()
     for th in threads:
         th.join(5)
@@ -101,7 +102,7 @@ def test_thirty_followers_push_latency_and_answers(store, capsys):
     p50, p95 = np.percentile(lat, [50, 95])
     with capsys.disabled():
         print(f"\n[{type(store).__name__}] {N_STUDENTS} followers x {pushes} pushes: store latency "
-              f"p50={p50:.3f}s p95={p95:.3f}s max={lat.max():.3f}s (poll every {classroom.POLL_S}s)")
+              f"p50={p50:.3f}s p95={p95:.3f}s max={lat.max():.3f}s (poll every {live.POLL_S}s)")
     assert p95 < 2.0
 
     # live answers: 30 sessions answer at once; one changes its mind; all counted once
@@ -117,12 +118,12 @@ def test_thirty_followers_push_latency_and_answers(store, capsys):
     got = store.answers(code, qid)
     assert len(got) == N_STUDENTS
     assert sorted(got) == sorted([2.0, *map(float, values[1:])])
-    h = classroom._histogram(got, {"kind": "number"})
+    h = responses._histogram(got, {"kind": "number"})
     assert sum(h["count"]) == N_STUDENTS
     q2 = store.ask(code, {"stem": "two_point", "q": 2, "kind": "choice", "options": ["A", "B", "C"]})
     for i in range(N_STUDENTS):
         store.answer(code, q2, f"s{i}", "ABC"[i % 3])
-    h = classroom._histogram(store.answers(code, q2), store.question(code))
+    h = responses._histogram(store.answers(code, q2), store.question(code))
     assert h == {"answer": ["A", "B", "C"], "count": [10, 10, 10]}
     assert store.revealed(code, qid) is None
     store.reveal(code, qid, 1.0)
@@ -211,7 +212,7 @@ def test_class_flow_push_follow_bank_question_reveal(monkeypatch, router_only): 
     student.run()
     said = [x.value for x in student.success]
     assert any("精确值" in v and "你的答案" in v and "正确" in v for v in said), said
-    rows = classroom.results_csv(cs.get_store(), code).splitlines()
+    rows = responses.results_csv(cs.get_store(), code).splitlines()
     assert rows[0].startswith("question,page,prompt,parameters,exact_value") and len(rows) == 2
     teacher.button(key="_class_close").click().run()
     assert not cs.get_store().exists(code)
@@ -226,23 +227,23 @@ def test_histogram_copes_with_any_answers():
     for vals in ([1e16, 1.0, 2.0], [2.0, 2.0000000000000004], [2.0] * 5, [-1e308, 1e308, 0.0],
                  list(np.linspace(0, 1, 40)) + [1e16], [5e-324, 0.0], [float("nan"), float("inf"), "x", 3.0],
                  [], list(range(100))):
-        h = classroom.histogram(vals, q)
+        h = responses.histogram(vals, q)
         finite = [v for v in vals if isinstance(v, float | int) and np.isfinite(v)]
         assert sum(h["count"]) == len(finite), (vals, h)
         assert len(set(h["answer"])) == len(h["answer"]), h
-    assert classroom.histogram([2.0, 2.0000000000000004], q) == {"answer": ["2"], "count": [2]}
-    h = classroom.histogram(list(np.linspace(0, 1, 40)) + [1e16], q)
+    assert responses.histogram([2.0, 2.0000000000000004], q) == {"answer": ["2"], "count": [2]}
+    h = responses.histogram(list(np.linspace(0, 1, 40)) + [1e16], q)
     assert h["answer"][-1].startswith(">") and len(h["count"]) >= 8
-    h = classroom.histogram(list(np.linspace(0, 1, 40)), q)  # no outlier: equal bins over the whole range
+    h = responses.histogram(list(np.linspace(0, 1, 40)), q)  # no outlier: equal bins over the whole range
     assert len(h["count"]) == 8 and sum(h["count"]) == 40 and not h["answer"][0].startswith("<")
 
 
 def test_answers_refused_in_words_and_by_the_store():
     q = {"kind": "number"}
     for bad in (float("inf"), float("-inf"), float("nan"), "abc", None, ""):
-        v, key = classroom.parse_answer(q, bad)
+        v, key = responses.parse_answer(q, bad)
         assert v is None and key in ("answer_bad", "answer_missing")
-    assert classroom.parse_answer(q, "1e16") == (1e16, None)
+    assert responses.parse_answer(q, "1e16") == (1e16, None)
     s = cs.MemoryStore()
     code = s.create()
     for bad in (float("nan"), float("inf"), True, "x" * 100, [1]):
@@ -262,11 +263,11 @@ def test_answer_id_is_the_xsrf_token_not_its_masked_string():
 
     a, b = masked(), masked()
     assert a != b
-    ida = classroom.answer_id("ABCDEF", {"_streamlit_xsrf": a})
-    assert ida == classroom.answer_id("ABCDEF", {"_streamlit_xsrf": b})
-    assert ida != classroom.answer_id("ABCDEG", {"_streamlit_xsrf": a})
-    assert classroom.answer_id("ABCDEF", {}) is None
-    assert classroom.answer_id("ABCDEF", {"st_replica": "r1"}) != ida
+    ida = responses.answer_id("ABCDEF", {"_streamlit_xsrf": a})
+    assert ida == responses.answer_id("ABCDEF", {"_streamlit_xsrf": b})
+    assert ida != responses.answer_id("ABCDEG", {"_streamlit_xsrf": a})
+    assert responses.answer_id("ABCDEF", {}) is None
+    assert responses.answer_id("ABCDEF", {"st_replica": "r1"}) != ida
 
 
 def test_nothing_of_classes_without_instructor_mode(monkeypatch):
@@ -289,7 +290,7 @@ def test_console_for_instructors_only(monkeypatch, router_only):  # noqa: F811
 
     teacher, code = teacher_with_class(monkeypatch)
     teacher.button(key="_class_push").click().run()
-    open_page(teacher, classroom.CONSOLE_PATH)
+    open_page(teacher, console.CONSOLE_PATH)
     teacher.run()
     assert not teacher.exception, [e.value for e in teacher.exception]
     assert [t.value for t in teacher.title] == ["Class console"]
@@ -305,12 +306,12 @@ def test_console_for_instructors_only(monkeypatch, router_only):  # noqa: F811
     assert not cs.get_store().exists(code)
 
     assert not app_test("home", {"lang": "en"}).exception
-    assert classroom.pages({}, "en", False) == {}  # a student: no console in the navigation
+    assert console.pages({}, "en", False) == {}  # a student: no console in the navigation
 
 
 def test_adhoc_choice_question_shown_literally(monkeypatch, router_only):  # noqa: F811
     teacher, code = teacher_with_class(monkeypatch)
-    teacher.selectbox(key="_class_qn").set_value(classroom.ADHOC).run()
+    teacher.selectbox(key="_class_qn").set_value(panel.ADHOC).run()
     teacher.text_input(key="_class_prompt").set_value("<b>A or B</b>?").run()
     teacher.selectbox(key="_class_kind").set_value("choice").run()
     teacher.text_input(key="_class_opts").set_value("yes, no, yes").run()
@@ -363,13 +364,13 @@ def test_console_bank_is_the_pushed_views(monkeypatch, router_only):  # noqa: F8
     open_page(teacher, "hemisphere")                  # and another lesson page looked at
     teacher.run()
     assert teacher.session_state["_last_view"]["stem"] == "hemisphere"
-    open_page(teacher, classroom.CONSOLE_PATH)
+    open_page(teacher, console.CONSOLE_PATH)
     teacher.run()
     assert not teacher.exception, [e.value for e in teacher.exception]
     assert any(m.value.startswith("**Questions of “Two points") for m in teacher.markdown), \
         [m.value for m in teacher.markdown]
     box = teacher.selectbox(key="_console_qn")
-    prompts = {classroom.q_prompt(q, "en")[:40] for q in classroom.view_bank(view)}
+    prompts = {responses.q_prompt(q, "en")[:40] for q in panel.view_bank(view)}
     assert len(box.options) == 3 and {o[:40] for o in box.options} == prompts, box.options   # two_point's
     box.set_value("sa_end").run()
     teacher.button(key="_console_ask").click().run()
@@ -386,12 +387,12 @@ def test_view_bank_reads_the_query_as_a_page_does():
     """A pushed view's bank from its query alone: values clamped, garbage ignored, a preset applied."""
     from pages.two_point.predict import tp_sa_end
 
-    qs = {q["step"]: q for q in classroom.view_bank({"page": "two_point", "query": {"beta": "2", "theta0": "junk"}})}
+    qs = {q["step"]: q for q in panel.view_bank({"page": "two_point", "query": {"beta": "2", "theta0": "junk"}})}
     assert list(qs)[:1] == ["sa_end"] and set(qs) == {"smaller", "sa_end", "energy0"}  # numbers first
     v = qs["sa_end"]["values"]
     assert v["beta"] == 2.0 and v["theta0"] == 1.0   # the default where the query cannot be read
     assert qs["sa_end"]["truth"] == pytest.approx(tp_sa_end(v), rel=1e-12)
-    assert classroom.view_bank({"page": "home", "query": {}}) == []
+    assert panel.view_bank({"page": "home", "query": {}}) == []
 
 
 def test_store_keeps_whom_a_class_belongs_to(store):

@@ -31,7 +31,7 @@ from tests._instructor import KEY, comments
 from tests.e2e import browser as b
 from tests.e2e.conftest import ROOT, Server, fresh_tabs
 from tests.e2e.browser import WAIT_MS  # noqa: E402
-from ui.teaching import classroom, instructor
+from ui.teaching import instructor, live
 from ui.teaching import params_file as pf
 from ui.teaching.answers import answers
 from ui.kit.i18n import Text
@@ -482,7 +482,7 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     assert b.title(student) == Text(STEM, student_lang)("title")
     see(teacher, tt("class.pushed", v=1)[:12], SB)
     line = (f"push latency in Chromium ({teacher_lang} -> {student_lang}): URL {latency:.2f} s, "
-            f"page drawn {latency_drawn:.2f} s (poll every {classroom.POLL_S:g} s; "
+            f"page drawn {latency_drawn:.2f} s (poll every {live.POLL_S:g} s; "
             f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print("\n" + line)
     out = ROOT / "artifacts"

@@ -21,7 +21,7 @@ from tests.e2e.browser import WAIT_MS
 from tests.e2e.conftest import ROOT
 from tests.e2e.test_instructor import MAIN, SB, STEM, T, button, open_class, open_nav_link, see, sign_in
 from tests.e2e.test_instructor_more import flip, pick, release_switch
-from ui.teaching import classroom
+from ui.teaching import live, responses
 from ui.kit.i18n import Text
 from ui.kit.predict import human, live_question
 from pages.two_point.predict import STEPS
@@ -108,8 +108,8 @@ def _answer(pg, lang: str, qid: int, value) -> None:
 
 def _ask(teacher, q: dict, qid: int) -> None:
     """Pick bank question ``q`` (its computed exact value shown), ask it: its live panel appears."""
-    pick(teacher, "_class_qn", classroom._short(q["prompt"]["zh"]))
-    see(teacher, C("zh")("teacher.truth", value=classroom.q_value(q, "zh", q["truth"])), SB)
+    pick(teacher, "_class_qn", live._short(q["prompt"]["zh"]))
+    see(teacher, C("zh")("teacher.truth", value=responses.q_value(q, "zh", q["truth"])), SB)
     b.wait_ready(teacher)
     _until(teacher, button(teacher, T("zh")("class.ask"), SB).click,
            lambda ms: teacher.locator(f".st-key-_class_reveal_{qid} button").wait_for(timeout=ms))

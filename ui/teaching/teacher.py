@@ -1,0 +1,257 @@
+"""The instructor's panel (sidebar): "Open a class" gives a short code, a join link and its QR code
+(``segno``); a link built from a loopback address warns and names the LAN addresses. The panel
+counts the students here now. On a lesson page (drawn from the page's intro, :func:`on_page`, so
+the controls are there on the first run of the page), "Push this view" sends the page and its
+parameters (never the language; optionally holding the class on that page), and a live question
+is picked by its text from the page's own "Predict first" steps (``ui.kit.predict.live_question``:
+prompt in both languages, kind, tolerance, and the exact value computed by ``sim/`` for the
+view's parameters; :func:`view_bank`) or written ad hoc. Answers arrive as a histogram
+(``ui.teaching.responses.histogram``); "Reveal" shows every student the exact value (computed;
+the instructor may override it), their own answer and its verdict, and the class's distribution.
+The results of every question download as CSV (``ui.teaching.responses.results_csv``).
+A class gone (closed, or lost by a store restart) is said so to the instructor.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import streamlit as st
+
+from ui.teaching import class_store as cs
+from ui.teaching import instructor
+from ui.teaching.answers import LAST_VIEW
+from ui.teaching.live import (_BANK, _SLOT, _TEACH, _VIEW_BANK, MAX_PROMPT, POLL_S, _ct, _literal, _short, _stems,
+                              _store, join_link, qr_svg)
+from ui.teaching.responses import ADHOC_RTOL, histogram, q_prompt, q_value, results_csv, verdict
+from ui.kit.i18n import Text
+from ui.kit.predict import live_question
+from ui.kit.share import loopback_warning
+
+ADHOC = "_adhoc"
+
+
+def _teacher(lang: str, t: Text) -> None:
+    s = st.session_state
+    ct = _ct(lang)
+    who = instructor.identity()
+    if _TEACH not in s and who:  # a reload (a new session, the same sign-in): the class it taught
+        back = _store().teaching(who)
+        if back is not None and _store().exists(back):
+            s[_TEACH] = back
+    code = s.get(_TEACH)
+    with st.sidebar.expander(t("class.teach_title"), icon=":material/groups:", expanded=_TEACH in s):
+        if code is not None and not _store().exists(code):
+            st.warning(ct("teacher.ended" if _store().ended(code) else "teacher.lost", code=code),
+                       icon=":material/event_busy:")
+            s.pop(_TEACH, None)
+            if who:
+                _store().set_teaching(who, None)
+            code = None
+        if code is None:
+            if st.button(t("class.open"), key="_class_open"):
+                s[_TEACH] = _store().create()
+                if who:
+                    _store().set_teaching(who, s[_TEACH])
+                st.rerun()
+            # Another instructor session (a new tab, or after this replica died) takes the class over.
+            st.text_input(t("class.resume_code"), key="_class_resume_code", max_chars=cs.CODE_LEN + 4)
+            if st.button(t("class.resume"), key="_class_resume"):
+                typed = str(st.session_state.get("_class_resume_code") or "").strip().upper()
+                if cs.valid_code(typed) and _store().exists(typed):
+                    s[_TEACH] = typed
+                    if who:
+                        _store().set_teaching(who, typed)
+                    st.rerun()
+                st.error(t("class.no_such_class"))
+            return
+        link = join_link(code)
+        st.markdown(t("class.code_is", code=code))
+        st.code(link, language=None, wrap_lines=True)
+        loopback_warning(link, Text("common", lang))
+        st.image(qr_svg(link), width=180)
+        st.caption(ct("teacher.present", n=_store().present(code)))
+        # push and ask: drawn by the page's intro (on_page), which knows the page being shown
+        # Left empty here: until the page fills it, what the last run drew stays on screen (a full
+        # rerun does not make the bank's menu blink away under the instructor's click)
+        slot = st.empty()
+        if s.get(LAST_VIEW) is None:
+            slot.caption(ct("teacher.open_a_page"))
+        s[_SLOT] = (code, slot)
+        _results_and_close(code, t, ct, "class", st, st)
+    with st.sidebar:
+        _live_answers(code, lang, t)
+
+
+def _bank_of(steps, stem: str, values: dict) -> list[dict]:
+    """Page ``stem``'s questions for the class (its "Predict first" steps), for ``values``;
+    numbers first (their answers make a histogram), then choices, each in the page's order."""
+    steps = sorted((x for x in (steps or ()) if x.kind in ("number", "choice")), key=lambda x: x.kind != "number")
+    return [live_question(x, stem, values) for x in steps]
+
+
+def _bank(ctx) -> list[dict]:
+    """The questions of the page shown, for the values shown."""
+    return _bank_of(ctx.steps, ctx.stem, ctx.values)
+
+
+def view_bank(view: dict) -> list[dict]:
+    """The questions of a pushed view (``{"page", "query"}``): its page's steps with the exact
+    values for the view's parameters (read from its query as the students' pages read it), not
+    for whatever page the instructor looked at last."""
+    from ui.kit import spec
+    from ui.kit.nav import PAGES, page_module
+    from ui.kit.page import view_values
+
+    schema = page_module(view["page"]).SCHEMA
+    res = spec.resolve(schema, known_pages=tuple(e.stem for e in PAGES))
+    return _bank_of(schema.steps, view["page"], view_values(res, dict(view.get("query") or {})))
+
+
+def _pushed_bank(view: dict | None) -> dict | None:
+    """The console's bank: the pushed view's (computed once per view in the session), or, before
+    anything was pushed, the bank of the lesson page shown last (asking it pushes that page)."""
+    s = st.session_state
+    if not view or view.get("page") not in _stems():
+        return s.get(_BANK)
+    key = json.dumps([view["page"], view.get("query") or {}], sort_keys=True)
+    got = s.get(_VIEW_BANK)
+    if not got or got[0] != key:
+        got = s[_VIEW_BANK] = (key, {"stem": view["page"], "query": dict(view.get("query") or {}),
+                                     "questions": view_bank(view)})
+    return got[1]
+
+
+def on_page(ctx) -> None:
+    """Registered under the page's intro (ui/kit/hooks.py): remember the view shown and, for an
+    instructor with an open class, draw "Push" and the question box in the panel's place, for
+    this page, in this very run (the panel is drawn before the page)."""
+    st.session_state[LAST_VIEW] = {"stem": ctx.stem, "values": dict(ctx.values), "query": dict(ctx.query)}
+    got = st.session_state.pop(_SLOT, None)
+    if not got:
+        return
+    code, slot = got
+    t = Text("instructor", ctx.lang)
+    with slot.container():
+        try:
+            _push_ask(code, ctx, t)
+        except cs.STORE_ERRORS:
+            st.warning(_ct(ctx.lang)("teacher.down"), icon=":material/cloud_off:")
+
+
+def _query_of(ctx) -> dict:
+    return {k: v for k, v in ctx.query.items() if k not in ("lang", "class")}
+
+
+def _push(code: str, ctx, hold: bool) -> int:
+    return _store().push(code, {"page": ctx.stem, "query": _query_of(ctx), "hold": bool(hold)})
+
+
+def _push_ask(code: str, ctx, t: Text) -> None:
+    s = st.session_state
+    ct = _ct(ctx.lang)
+    hold = st.toggle(ct("teacher.hold"), key="_class_hold", help=ct("teacher.hold_help"))
+    if st.button(t("class.push"), key="_class_push", type="primary"):
+        st.caption(t("class.pushed", v=_push(code, ctx, hold)))
+    qs = {q["step"]: q for q in _bank(ctx)}
+    s[_BANK] = {"stem": ctx.stem, "query": _query_of(ctx), "questions": list(qs.values())}
+    ids = [*qs, ADHOC]
+
+    def label(i):
+        return ct("teacher.adhoc") if i == ADHOC else _short(q_prompt(qs[i], ctx.lang))
+
+    qn = st.selectbox(ct("teacher.bank"), ids, key="_class_qn", format_func=label)
+    if qn == ADHOC:
+        prompt = st.text_input(ct("teacher.adhoc_prompt"), key="_class_prompt", max_chars=MAX_PROMPT)
+        kind = st.selectbox(t("class.kind"), ["number", "choice"], key="_class_kind",
+                            format_func=lambda k: t(f"class.kind_{k}"))
+        opts: list[str] = []
+        if kind == "choice":
+            raw = st.text_input(t("class.options"), key="_class_opts", max_chars=200, value="A, B, C")
+            opts = list(dict.fromkeys(o.strip()[:cs.MAX_ANSWER_LEN] for o in raw.split(",") if o.strip()))[:8]
+        q = {"stem": ctx.stem, "step": None, "kind": kind, "options": opts, "prompt": prompt.strip(),
+             "labels": {}, "unit": {}, "truth": None, "rtol": ADHOC_RTOL, "atol": 0.0, "digits": 4,
+             "values": dict(ctx.values)}
+        ready = bool(prompt.strip()) and (kind != "choice" or len(opts) >= 2)
+    else:
+        q = qs[qn]
+        if q.get("truth") is None:
+            st.warning(ct("teacher.no_truth", msg=q.get("error", "")))
+        else:
+            st.caption(ct("teacher.truth", value=q_value(q, ctx.lang, q["truth"])))
+        ready = True
+    if st.button(t("class.ask"), key="_class_ask", disabled=not ready):
+        version, view, _ = _store().current(code)
+        if not view or view.get("page") != ctx.stem or view.get("query") != _query_of(ctx):
+            _push(code, ctx, hold)  # the class sees the parameters the exact value is for
+        _store().ask(code, q)
+        s.pop("_class_rv_prev", None)
+
+
+def _live_answers(code: str, lang: str, t: Text, height: int = 180, prefix: str = "") -> None:
+    """The live question's count, Reveal and histogram (every 2 s); ``prefix`` keeps the widget
+    keys of a second copy (the console) apart from the sidebar's."""
+    ct = _ct(lang)
+
+    @st.fragment(run_every=2 * POLL_S)
+    def live():
+        try:
+            q = _store().question(code)
+            if not q:
+                return
+            values = _store().answers(code, q["id"])
+            shown = _store().revealed(code, q["id"])
+        except cs.STORE_ERRORS:
+            st.warning(ct("teacher.down"), icon=":material/cloud_off:")
+            return
+        qid = q["id"]
+        # the count and Reveal first: nothing below them can take them away
+        prompt = q_prompt(q, lang)[:120]
+        st.caption(ct("teacher.n_answers", n=len(values), q=qid, prompt=prompt if q.get("step") else _literal(prompt)))
+        if q.get("kind") == "choice":
+            opts = list(q.get("options") or [])
+            labels = (q.get("labels") or {}).get(lang) or {}
+            idx = opts.index(q["truth"]) if q.get("truth") in opts else None
+            rv = st.selectbox(t("class.exact"), opts, key=f"{prefix}_class_rv_{qid}", index=idx,
+                              format_func=lambda c: str(labels.get(c, c)))
+        else:
+            rv = st.number_input(t("class.exact"), key=f"{prefix}_class_rv_{qid}", value=q.get("truth"), format="%g",
+                                 step=None, help=ct("teacher.override"))
+            if rv is not None and not math.isfinite(float(rv)):
+                rv = None
+        if st.button(t("class.reveal"), key=f"{prefix}_class_reveal_{qid}", disabled=rv is None):
+            try:
+                _store().reveal(code, qid, rv)
+                shown = rv
+            except (cs.STORE_ERRORS + (KeyError,)):
+                st.warning(ct("teacher.down"), icon=":material/cloud_off:")
+        if shown is not None:  # what the class sees (the box above may have changed since)
+            right = sum(1 for v in values if verdict(q, v, shown))
+            st.caption(ct("teacher.revealed", value=q_value(q, lang, shown), right=right, n=len(values)))
+        try:
+            h = histogram(values, q)
+            if q.get("kind") == "choice":
+                h["answer"] = [q_value(q, lang, a) for a in h["answer"]]
+            if h["answer"]:  # in the order asked (choices) / of the bins (numbers), labels readable across
+                st.bar_chart(h, x="answer", y="count", height=height, horizontal=True, sort=False,
+                             x_label=t("class.hist_answer"), y_label=t("class.hist_count"))
+        except Exception:  # noqa: BLE001 - the chart is a bonus; count and Reveal above stand
+            st.caption(ct("teacher.no_chart"))
+
+    live()
+
+
+
+def _results_and_close(code: str, t, ct, key: str, down, close) -> None:
+    """The class's results as CSV (in ``down``) and *Close the class* (in ``close``): the sidebar
+    panel and the console draw the same two controls, under keys ``_<key>_csv`` / ``_<key>_close``."""
+    down.download_button(ct("teacher.results"), data=lambda: results_csv(_store(), code),
+                         file_name=f"class_{code}_results.csv", mime="text/csv", key=f"_{key}_csv",
+                         on_click="ignore", icon=":material/download:")
+    if close.button(t("class.close"), key=f"_{key}_close"):
+        _store().close(code)
+        st.session_state.pop(_TEACH, None)
+        who = instructor.identity()
+        if who:
+            _store().set_teaching(who, None)
+        st.rerun()
