@@ -1,14 +1,32 @@
-"""The share link and its QR code come from the server's own idea of its address: a configured
-public URL, or the Host header when it is one the server serves; never the address the client
-reports, and never longer than ``MAX_SHARE_URL``."""
+"""The share link and its QR code: a configured public URL, or else the address the browser used
+(its Host header, on any host a school puts the app: a domain name, an address the server does not
+list); the page's name is the only part taken from the URL the client reports; a Host that is no
+host gives no link; never longer than ``MAX_SHARE_URL``."""
 from __future__ import annotations
 
 from ui.kit import share
 
 
-def test_reported_address_is_not_used():
-    assert share.share_base("http://evil.example/two_point", "evil.example") == ""
+def test_the_address_the_browser_used_on_any_host():
+    """A hosted server reached by its domain name, and a LAN address the server does not list."""
+    assert share.share_base("http://sphere.school.example/two_point", "sphere.school.example") == \
+        "http://sphere.school.example/two_point"
+    assert share.share_base("http://127.0.0.2:8501/two_point", "127.0.0.2:8501") == "http://127.0.0.2:8501/two_point"
+    assert share.share_base("http://x/hemisphere", "[fd00::5]:8501", "https") == "https://[fd00::5]:8501/hemisphere"
+    assert share.share_base("https://a.example/two_point", "a.example", "https, http") == "https://a.example/two_point"
+
+
+def test_reported_address_gives_only_the_page():
     assert share.share_base("http://evil.example/two_point", "localhost:8501") == "http://localhost:8501/two_point"
+
+
+def test_base_url_path_is_kept(monkeypatch):
+    from streamlit import config
+
+    monkeypatch.setattr(config, "get_option", lambda k: "/sphere/" if k == "server.baseUrlPath" else None)
+    assert share.share_base("http://h/sphere/two_point", "h.example") == "http://h.example/sphere/two_point"
+    monkeypatch.setattr(config, "get_option", lambda k: "<x>" if k == "server.baseUrlPath" else None)
+    assert share.share_base("http://h/two_point", "h.example") == "http://h.example/two_point"
 
 
 def test_public_url_wins():
@@ -22,6 +40,8 @@ def test_huge_or_odd_addresses_are_cut_or_refused():
     assert share.share_base(huge, "localhost:8501") == "http://localhost:8501/"
     assert share.share_base("http://x/two_point", "x" * 5_000_000) == ""
     assert share.share_base("http://x/two_point", "user@localhost") == ""
+    assert share.share_base("http://x/two_point", "a.example/evil?x=") == ""
+    assert share.share_base("http://x/two_point", "") == "" and share.share_base("http://x/two_point", None) == ""
     assert share.share_base("http://x/<script>", "localhost") == "http://localhost/"
     assert share.share_base("http://x/two_point", "localhost", "https").startswith("https://")
 

@@ -196,40 +196,22 @@ def share_url(query: dict) -> str:
 # an address of its choosing, nor put a foreign host into the link the class scans)
 import os as _os
 import re as _re
-import time as _time
 
 PUBLIC_URL_ENV = "APP_PUBLIC_URL"   #: e.g. https://sphere.example.org (behind a proxy: set it)
 MAX_SHARE_URL = 2000
 _PAGE = _re.compile(r"[A-Za-z0-9_-]{0,60}")
 _HOST = _re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")
-_served: tuple = (0.0, frozenset())
-
-
-def served_hosts() -> frozenset:
-    """Host names this server answers to: loopback, its LAN addresses, ``server.address`` and the
-    names in ``server.allowedHosts`` (re-read at most once a minute)."""
-    global _served
-    now = _time.monotonic()
-    if now - _served[0] < 60 and _served[1]:
-        return _served[1]
-    names = {"localhost", "127.0.0.1", "::1", *lan_addresses()}
-    try:
-        from streamlit import config
-
-        addr = config.get_option("server.address")
-        if addr:
-            names.add(str(addr))
-        names.update(str(h) for h in (config.get_option("server.allowedHosts") or []) if "*" not in str(h))
-    except Exception:  # noqa: BLE001 - no config
-        pass
-    _served = (now, frozenset(n.lower().strip("[]") for n in names))
-    return _served[1]
 
 
 def share_base(reported_url: str, host: str | None, proto: str | None = None, environ=_os.environ) -> str:
-    """``scheme://host/<page>`` for the share link: the configured public URL (``APP_PUBLIC_URL``)
-    or else the request's Host header when it is one of :func:`served_hosts`; ``""`` (a relative
-    link, no QR code) otherwise. Only the page's name is taken from the URL the client reports."""
+    """``scheme://host[/base]/<page>`` for the share link and the class join link: the configured
+    public address (``APP_PUBLIC_URL``, set it where a proxy rewrites the address) or else the address
+    the browser itself used (its Host header, as every proxy passes it on, and the scheme it reports
+    through ``X-Forwarded-Proto``), under Streamlit's ``server.baseUrlPath``. A Host that is not a
+    host name or address (a path, a user, a 5 MB string) gives ``""``: no link, no QR code. Only the
+    page's name is taken from the URL the client reports, and a client can only ever change its own
+    link: the server does the same bounded work (at most :data:`MAX_SHARE_URL` characters to encode)
+    whatever it sends."""
     from urllib.parse import urlsplit
 
     try:
@@ -243,8 +225,16 @@ def share_base(reported_url: str, host: str | None, proto: str | None = None, en
     h = str(host or "")[:300]
     if not _HOST.fullmatch(h):
         return ""
-    name = h.rsplit(":", 1)[0] if not h.startswith("[") else h[1:h.index("]")]
-    if name.lower() not in served_hosts():
-        return ""
-    scheme = "https" if str(proto or "").strip().lower() == "https" else "http"
-    return f"{scheme}://{h}/{page}"
+    scheme = "https" if str(proto or "").split(",")[0].strip().lower() == "https" else "http"
+    return f"{scheme}://{h}{_base_path()}/{page}"
+
+
+def _base_path() -> str:
+    """Streamlit's ``server.baseUrlPath`` as ``/path`` (``""`` when the app is served at the root)."""
+    try:
+        from streamlit import config
+
+        path = str(config.get_option("server.baseUrlPath") or "").strip("/")
+    except Exception:  # noqa: BLE001 - no config
+        path = ""
+    return f"/{path}" if path and _re.fullmatch(r"[A-Za-z0-9._~/-]{1,100}", path) else ""
