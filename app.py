@@ -6,6 +6,7 @@ prepare.wait()  # the served process imports the app at start, in the background
 import streamlit as st  # noqa: E402
 
 import gc
+from pathlib import Path
 
 from sim import _interrupt
 from sim.warm import ensure_warm
@@ -15,6 +16,9 @@ from ui.teaching import answers, classroom, editor, instructor
 from ui.kit.i18n import Text
 from ui.kit.nav import PAGES, navigation, page_module, take_unknown_page, unknown_page_notice
 from ui.kit.lang import language_selector
+
+
+ICON = Path(__file__).resolve().parent / "assets" / "favicon.png"
 
 
 def _start_up() -> None:
@@ -39,7 +43,9 @@ def _start_up() -> None:
 classroom.follow_push()  # a push the class poll saw: its page opens before anything else is done
 # A held key or a dragged slider: its newest value is waited for (holding no turn) before computing.
 with runs.settled(), runs.turn():
-    st.set_page_config(page_title="Tokens on the Sphere", page_icon=":material/blur_circular:",
+    # The icon is a file the server serves (a ":material/…:" icon is fetched from a font host on the
+    # internet, which a school network may not reach).
+    st.set_page_config(page_title="Tokens on the Sphere", page_icon=str(ICON),
                        layout="wide")
     st.cache_resource(show_spinner=False)(_start_up)()
     # The one place where the instructor and class features plug into the page kit (ui/kit/hooks.py):
