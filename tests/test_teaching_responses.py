@@ -28,6 +28,9 @@ def test_imported_and_used_without_streamlit():
         assert r.histogram([1.0, 1.0, 2.0], {"kind": "number"}) == {"answer": ["1", "2"], "count": [2, 1]}
         assert r.answer_id("ABCDEF", {"st_replica": "r1"})
         assert r.q_prompt({"prompt": "p"}, "en") == "p"
+        q = {"kind": "number", "truth": 2.0, "rtol": 0.05, "atol": 0.0, "digits": 3}
+        assert r.verdict(q, 2.05, 2.0) is True and r.verdict(q, 2.2, 2.0) is False
+        assert r.q_value(q, "en", 17400.0).startswith("17400")
         assert "streamlit" not in sys.modules, "use"
         print("ok")
     """)

@@ -26,6 +26,7 @@ import streamlit as st
 from ui.kit import cover
 from ui.kit.figures import build, params_of, show
 from ui.kit.i18n import Text
+from ui.kit.numbers import fmt, human, within  # noqa: F401 - fmt: the pages' import
 
 _STATE = "_predict"          # session_state[_STATE][stem][step id] -> record
 
@@ -87,11 +88,6 @@ def judge(step: Step, x, y) -> dict:
     return {"ok": err <= step.atol + step.rtol * abs(y), "abs": err, "rel": rel}
 
 
-def within(x: float, y: float, rtol: float, atol: float) -> bool:
-    """The one tolerance rule of a number answer: ``|x - y| <= atol + rtol * |y|``."""
-    return abs(float(x) - float(y)) <= atol + rtol * abs(float(y))
-
-
 def live_question(step: Step, stem: str, values: dict) -> dict:
     """Step ``step`` of page ``stem`` as a class's live question: plain data (JSON), its prompt,
     unit and choice labels in every language, its tolerance, and its exact value computed by
@@ -118,39 +114,9 @@ def live_question(step: Step, stem: str, values: dict) -> dict:
     return q
 
 
-_SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def human(y, digits: int = 3) -> str:
-    """A number as people write it: ``17400``, ``0.0123``, ``3.2 × 10⁻⁷`` (never ``1.74e+04``)."""
-    if isinstance(y, str):
-        return y
-    y = float(y)
-    if not math.isfinite(y):
-        return "∞" if y > 0 else ("−∞" if y < 0 else "?")
-    if y == 0:
-        return "0"
-    if 1e-4 <= abs(y) < 1e7:
-        e = math.floor(math.log10(abs(y)))
-        d = max(digits - 1 - e, 0)
-        out = f"{round(y, d):.{d}f}"
-        return out.rstrip("0").rstrip(".") if "." in out else out
-    m, e = f"{y:.{digits - 1}e}".split("e")
-    m = m.rstrip("0").rstrip(".") if "." in m else m
-    return f"{m} × 10{str(int(e)).translate(_SUP)}"
-
-
 def snapshot(step: Step, values: dict) -> tuple:
     """The parameter values an answer is valid for."""
     return tuple((name, values.get(name)) for name in step.params)
-
-
-def fmt(y, digits: int = 4) -> str:
-    if isinstance(y, str):
-        return y
-    if y == 0:
-        return "0"
-    return f"{y:.{digits}g}"
 
 
 def _store(stem: str) -> dict:

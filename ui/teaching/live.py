@@ -7,8 +7,6 @@ answers, pure); state in ``ui.teaching.class_store`` (in memory, or Redis with `
 """
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 import streamlit as st
 
 from ui.teaching import class_store as cs
@@ -46,12 +44,16 @@ def _ct(lang: str) -> Text:
 
 
 def join_link(code: str) -> str:
+    """The address students open to join: the configured public address or the one this browser used
+    (:func:`ui.kit.share.share_base`, as the share link), with the class code; ``/?class=…`` when
+    neither is known (tests)."""
+    from ui.kit.share import share_base
+
     try:
-        u = urlsplit(st.context.url or "")
-        base = f"{u.scheme}://{u.netloc}" if u.scheme and u.netloc else ""
+        base = share_base("", st.context.headers.get("Host"), st.context.headers.get("X-Forwarded-Proto"))
     except Exception:  # noqa: BLE001 - no browser context (tests)
         base = ""
-    return f"{base}/?class={code}"
+    return f"{base or '/'}?class={code}"
 
 
 def qr_svg(text: str) -> str:

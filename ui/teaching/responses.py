@@ -3,8 +3,8 @@ checked (:func:`parse_answer`) and judged (:func:`verdict`), the answers as a hi
 (:func:`histogram`: any finite answers, whatever their spread), every question's results as CSV
 (:func:`results_csv`), a question's prompt and values as a student reads them.
 
-No Streamlit here (tests/test_teaching_responses.py): the tolerance rule and number format come
-from ``ui.kit.predict`` (which imports Streamlit) only when :func:`verdict` / :func:`q_value` run.
+No Streamlit here, nor in what it imports (tests/test_teaching_responses.py): the tolerance rule
+and the number format are the predict steps' own, from :mod:`ui.kit.numbers`.
 """
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import hashlib
 import io
 import json
 import math
+
+from ui.kit.numbers import human, within
 
 ADHOC_RTOL = 0.05
 
@@ -65,8 +67,6 @@ def verdict(q: dict, x, y) -> bool | None:
     if q.get("kind") == "choice":
         return x == y
     # here, not at the top: ui.kit.predict imports streamlit
-    from ui.kit.predict import within
-
     try:
         return within(x, y, float(q.get("rtol", ADHOC_RTOL)), float(q.get("atol", 0.0)))
     except (TypeError, ValueError):
@@ -167,7 +167,5 @@ def q_value(q: dict, lang: str, v) -> str:
     if q.get("kind") == "choice":
         return str(((q.get("labels") or {}).get(lang) or {}).get(v, v))
     # here, not at the top: ui.kit.predict imports streamlit
-    from ui.kit.predict import human
-
     unit = ((q.get("unit") or {}).get(lang) or "") if isinstance(q.get("unit"), dict) else ""
     return f"{human(v, int(q.get('digits', 4)))}{' ' + unit if unit else ''}"
