@@ -28,7 +28,12 @@ fi
 # Numba's thread-safe layer is OpenMP (libgomp); without it the server refuses to start.
 # PREREQ_ROOT: a folder to look in instead of / (the tests use it)
 R="${PREREQ_ROOT:-}"
-if ! { [ -z "$R" ] && ldconfig -p 2>/dev/null | grep -q 'libgomp\.so\.1'; } && ! ls "$R"/usr/lib/*/libgomp.so.1 "$R"/usr/lib/libgomp.so.1 >/dev/null 2>&1; then
+gomp=0
+if [ -z "$R" ] && ldconfig -p 2>/dev/null | grep -q 'libgomp\.so\.1'; then gomp=1; fi
+for f in "$R"/usr/lib/*/libgomp.so.1 "$R"/usr/lib/libgomp.so.1 "$R"/usr/lib64/libgomp.so.1; do
+  if [ -e "$f" ]; then gomp=1; fi
+done
+if [ "$gomp" = 0 ]; then
   add "the OpenMP runtime libgomp1 (Numba's thread-safe layer): apt-get install libgomp1"
 fi
 if [ "$TEST" = 1 ]; then
