@@ -34,8 +34,8 @@ if str(ROOT) not in sys.path:
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 
 from bench.classclient import ClassSession, Instructor  # noqa: E402
-from bench.classroom import Server, free_port  # noqa: E402
-from bench.wsclient import SessionError, StreamlitSession  # noqa: E402
+from harness.server import Server, free_port  # noqa: E402
+from harness.wsclient import SessionError, StreamlitSession  # noqa: E402
 
 KEY = "Ab3-kQ9_zX7wP2mL5nR8tY4vC6"
 #: the costliest view the page allows (each simulation at its work cap)

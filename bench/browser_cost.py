@@ -6,7 +6,7 @@ in a fresh Chromium context (1400 × 1000): opens the home page, leaves it alone
 sidebar (what a student does between lessons: the app's JavaScript is already loaded) and waits
 until the run has finished and every figure is drawn. Reports
 
-  open s     click -> ready (``bench/browser.py``'s READY_JS); the first page with charts in a
+  open s     click -> ready (``harness/browser.py``'s READY_JS); the first page with charts in a
              session also loads and evaluates Streamlit's Plotly chunk (4.7 MB),
   again      the same page opened a second time in that session (home page in between): the
              chart code is loaded, what every later lesson costs,
@@ -45,6 +45,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench._timing import save_json  # noqa: E402
+from harness import browser as b  # noqa: E402
+from harness.browser import chromium, click_and_wait, page_title, sidebar_link  # noqa: E402
+from harness.server import Server, first_visit, quiet_streamlit, url_path  # noqa: E402
 
 _CLK = os.sysconf("SC_CLK_TCK")
 
@@ -145,46 +148,9 @@ def profile_split(profile: dict) -> dict[str, float]:
     return out
 
 
-def sidebar_link(page, url_path: str):
-    """The page's link in the sidebar (opening "View more" when the list is collapsed)."""
-    sel = f'[data-testid="stSidebarNav"] a[href$="/{url_path}"]' if url_path else \
-        '[data-testid="stSidebarNav"] a'
-    link = page.locator(sel).first
-    if not link.count() or not link.is_visible():
-        more = page.locator('[data-testid="stSidebarNavViewButton"]')
-        if more.count():
-            more.first.click()
-            link.wait_for(state="visible")
-    return link
-
-
-def _click_and_wait(page, link, path: str, title: str) -> None:
-    """Click a sidebar link; return once the address is the page's, the main area's title is
-    ``title`` (the page's own, in the language shown) and the page is ready (run finished, every
-    figure drawn). The title tells the new page from the old one however fast its run was (a watch
-    for the run's start could miss a run that began and ended between two observations)."""
-    from bench import browser as b
-
-    link.click()
-    page.wait_for_function(
-        "([p, t]) => { if (!(location.pathname.replace(/\\/$/, '').endsWith('/' + p) || !p)) return false;"
-        " const h = document.querySelector('[data-testid=\"stMain\"] h1');"
-        " return !!h && h.innerText.trim() === t; }", arg=[path, title], timeout=b.WAIT_MS)
-    b.wait_ready(page)
-
-
-def page_title(stem: str, lang: str = "en") -> str:
-    from ui.kit.i18n import Text
-
-    return Text(stem, lang)("title")
-
-
 def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 3000,
               preload: bool = True) -> dict:
     """One page opened from the sidebar in a fresh context; see the module docstring."""
-    from bench import browser as b
-    from bench.classroom import url_path
-
     ctx = browser.new_context(viewport=b.VIEWPORT, locale="en-US")
     msgs: list[tuple[float, int]] = []
     counting = {"on": False}
@@ -212,7 +178,7 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
         counting["on"] = True
         c0 = tree_cpu_s()
         t0 = time.perf_counter()
-        _click_and_wait(page, link, path, page_title(stem, lang))
+        click_and_wait(page, link, path, page_title(stem, lang))
         open_s = time.perf_counter() - t0
         c1 = tree_cpu_s()
         counting["on"] = False
@@ -238,7 +204,7 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
         counts = page.evaluate(COUNTS_JS)
         errors = b.exceptions(page)
         # back to the home page, then the same page again: the chart code is loaded now
-        _click_and_wait(page, sidebar_link(page, ""), "", page_title("home", lang))
+        click_and_wait(page, sidebar_link(page, ""), "", page_title("home", lang))
         warm = one_open(page, sidebar_link(page, url_path(stem)))
     finally:
         ctx.close()
@@ -254,7 +220,7 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
 def figure_bytes(stems: list[str]) -> dict[str, list[dict]]:
     """Per page at its defaults (AppTest, no browser): each chart's JSON as sent, in bytes, with its
     traces' types and point counts."""
-    from bench.harness import app_test
+    from harness.apptest import app_test  # imports the app's pages: only when asked
 
     out = {}
     for stem in stems:
@@ -319,10 +285,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="how long the home page is left alone before the click (default 3000)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
-    from bench.classroom import Server, _quiet_streamlit
     from ui.kit.nav import PAGES
 
-    _quiet_streamlit()
+    quiet_streamlit()
     stems = [e.stem for e in PAGES if (not args.pages or e.stem in args.pages) and e.stem != "home"]
     la0 = loadavg()
     srv = None
@@ -334,29 +299,19 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     ab: dict = {}
     try:
-        from bench.harness import first_visit
-
         first_visit(url)
-        from playwright.sync_api import sync_playwright
-
-        from bench.browser import CHROMIUM, CHROMIUM_ARGS
-
-        with sync_playwright() as p:
-            br = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            try:
-                for stem in stems:
-                    if args.ab:  # interleaved: without, with the chart code fetched ahead
-                        for _ in range(max(1, args.repeat)):
-                            for pre in (False, True):
-                                r = open_cost(br, url, stem, args.lang, args.idle_ms, preload=pre)
-                                print(f"  {stem} preload={pre}: open {r['open_s']:.2f} s, cpu {r['cpu_s']:.2f} s,"
-                                      f" plotly {r['plotly_s']:.2f} s; load {loadavg()}", flush=True)
-                                ab.setdefault((stem, pre), []).append(r)
-                    rs = [open_cost(br, url, stem, args.lang, args.idle_ms) for _ in range(max(1, args.repeat))]
-                    rows.append(_median_row(rs))
-                    print(f"{stem}: open {rows[-1]['open_s']:.2f} s, cpu {rows[-1]['cpu_s']:.2f} s", flush=True)
-            finally:
-                br.close()
+        with chromium() as br:
+            for stem in stems:
+                if args.ab:  # interleaved: without, with the chart code fetched ahead
+                    for _ in range(max(1, args.repeat)):
+                        for pre in (False, True):
+                            r = open_cost(br, url, stem, args.lang, args.idle_ms, preload=pre)
+                            print(f"  {stem} preload={pre}: open {r['open_s']:.2f} s, cpu {r['cpu_s']:.2f} s,"
+                                  f" plotly {r['plotly_s']:.2f} s; load {loadavg()}", flush=True)
+                            ab.setdefault((stem, pre), []).append(r)
+                rs = [open_cost(br, url, stem, args.lang, args.idle_ms) for _ in range(max(1, args.repeat))]
+                rows.append(_median_row(rs))
+                print(f"{stem}: open {rows[-1]['open_s']:.2f} s, cpu {rows[-1]['cpu_s']:.2f} s", flush=True)
     finally:
         if srv is not None:
             srv.stop()

@@ -1,4 +1,4 @@
-"""Browser-less class members over the websocket protocol (``bench/wsclient.py``): an instructor
+"""Browser-less class members over the websocket protocol (``harness/wsclient.py``): an instructor
 who signs in with the key, opens a class, moves a slider, pushes the view, asks a question and
 reads the answer count; students who join with the link, poll like the browser's fragment timer
 and answer. Used by ``scripts/class_latency.py`` (one server) and ``scripts/scale_class.py``
@@ -13,7 +13,7 @@ from urllib.parse import parse_qs
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
-from bench.wsclient import RunResult, SessionError, StreamlitSession
+from harness.wsclient import RunResult, SessionError, StreamlitSession
 
 CODE_RE = re.compile(r"[?&]class=([A-Z2-9]{6})\b")
 N_ANSWERS_RE = re.compile(r"Question (\d+): (\d+) answers")
@@ -174,7 +174,7 @@ class Student(ClassSession):
         return max(ids) if ids else None
 
     def _element_keys(self) -> list[str]:
-        from bench.wsclient import widget_key
+        from harness.wsclient import widget_key
 
         return [k for k in map(widget_key, self._elements) if k]
 

@@ -2,7 +2,7 @@
 
 Starts the server the way ``make run`` does (``python -m sim.warm``, then ``python -m ui.server.serve``, i.e. ``streamlit run app.py``
 with the Makefile's ``SERVE_FLAGS``, on a free loopback port), stops it at the end, and drives N
-browser-less sessions (``bench/wsclient.py``) that all start together. Each session opens the
+browser-less sessions (``harness/wsclient.py``) that all start together. Each session opens the
 app, then for every page in ``ui.kit.nav.PAGES``:
 
 1. ``defaults``: opens the page (a fresh visit: defaults);
@@ -29,15 +29,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
-import re
-import shlex
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
@@ -46,146 +40,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.wsclient import SessionError, StreamlitSession, percentile  # noqa: E402
+from harness.server import Server, cpu_s, quiet_streamlit, rss_mb, serve_flags, url_path  # noqa: E402
+from harness.wsclient import SessionError, StreamlitSession, percentile  # noqa: E402
 
 TARGET_P95_S = 2.0
 TARGET_MB_PER_SESSION = 5.0
 KINDS = ("defaults", "slider", "link")
 
 
-# --------------------------------------------------------------------------- the server
-def serve_flags(port: int, address: str = "127.0.0.1") -> list[str]:
-    """``SERVE_FLAGS`` from the Makefile (what ``make run`` passes), with port and address filled in."""
-    text = (ROOT / "Makefile").read_text()
-    m = re.search(r"^SERVE_FLAGS\s*:?=\s*((?:.*\\\n)*.*)$", text, re.M)
-    if not m:  # pragma: no cover - Makefile changed shape: fall back to the documented flags
-        raw = ("--server.port $(PORT) --server.address $(ADDRESS) --server.headless true "
-               "--server.fileWatcherType none --browser.gatherUsageStats false")
-    else:
-        raw = m.group(1).replace("\\\n", " ")
-    raw = raw.replace("$(PORT)", str(port)).replace("$(ADDRESS)", address)
-    return shlex.split(raw)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def rss_mb(pid: int) -> float:
-    """Resident set size of a process in MB (VmRSS from /proc; psutil is not installed)."""
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return float("nan")
-
-
-def cpu_s(pid: int) -> float:
-    """CPU seconds (user + system, all threads) a process has used so far, from /proc/<pid>/stat.
-
-    Unlike wall time this does not grow when other work competes for the cores."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return float("nan")
-
-
-class ServerExited(RuntimeError):
-    """The server process ended before it became healthy."""
-
-
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120.0, poll: float = 0.2,
-                 kill: bool = True) -> None:
-    """Return once ``url/_stcore/health`` answers 200. Raises :class:`ServerExited` when ``proc``
-    ends first; after ``timeout`` seconds kills ``proc`` (unless ``kill`` is False: the caller stops
-    it) and raises RuntimeError. Shared by :class:`Server`, ``bench/heavy_jobs.py``,
-    ``scripts/scale_check.py`` and ``tests/test_security_serve.py``."""
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        if proc.poll() is not None:
-            raise ServerExited(f"server exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            time.sleep(poll)
-    if kill:
-        proc.kill()
-        proc.wait(10)
-    raise RuntimeError(f"server on {url} did not become healthy in {timeout:g} s")
-
-
-class Server:
-    """``python -m ui.server.serve`` (``streamlit run app.py``) as ``make run`` starts it, on loopback; a context manager."""
-
-    def __init__(self, port: int | None = None, *, warm: bool = True, env: dict | None = None,
-                 extra_flags: list[str] | None = None):
-        self.port = port or free_port()
-        self.extra_flags = list(extra_flags or [])  # e.g. ["--runner.postScriptGC", "true"]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.warm = warm
-        self.env = {**os.environ, **(env or {})}
-        self.proc: subprocess.Popen | None = None
-        self.startup_s = float("nan")
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    def rss_mb(self) -> float:
-        return rss_mb(self.pid)
-
-    def start(self, timeout: float = 120.0) -> "Server":
-        t0 = time.perf_counter()
-        if self.warm:
-            subprocess.run([sys.executable, "-m", "sim.warm"], cwd=ROOT, env=self.env, check=True,
-                           stdout=subprocess.DEVNULL)
-        cmd = [sys.executable, "-m", "ui.server.serve", *serve_flags(self.port), *self.extra_flags]
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
-        self._wait_healthy(timeout)
-        self.startup_s = time.perf_counter() - t0
-        return self
-
-    def _wait_healthy(self, timeout: float) -> None:
-        try:
-            wait_healthy(self.url, self.proc, timeout)
-        except ServerExited as exc:
-            err = self.proc.stderr.read().decode(errors="replace")[-2000:]
-            raise ServerExited(f"{exc}: {err}") from None
-
-    def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
-
-    def __enter__(self) -> "Server":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-
 # --------------------------------------------------------------------------- the plan
-def url_path(stem: str) -> str:
-    """The page's URL path: the default page (home, see ui.kit.nav.navigation) is served at "/"."""
-    return "" if stem == "home" else stem
-
-
 @dataclass
 class PagePlan:
     stem: str
@@ -213,7 +76,7 @@ def plans(n_sessions: int, stems: list[str] | None = None, same_values: bool = F
     ``distinct``: the sessions share that many values (student ``i`` takes value ``i % distinct``:
     identical requests at the same instant beside distinct ones)."""
 
-    _quiet_streamlit()
+    quiet_streamlit()
     from ui.kit import spec
     from ui.kit.nav import PAGES
     from ui.kit.page import fmt_value
@@ -233,16 +96,6 @@ def plans(n_sessions: int, stems: list[str] | None = None, same_values: bool = F
         plan.link_query = {"lang": "en", **{n: fmt_value(p, p.other_value()) for n, p in res.params.items()}}
         out.append(plan)
     return out
-
-
-def _quiet_streamlit() -> None:
-    """Importing page modules outside a server makes st.cache_data warn once per function."""
-    try:
-        import streamlit.logger
-
-        streamlit.logger.set_log_level("error")
-    except Exception:  # noqa: BLE001 - only cosmetics
-        pass
 
 
 # --------------------------------------------------------------------------- one student

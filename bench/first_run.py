@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.classroom import Server, free_port  # noqa: E402
+from harness.server import Server, free_port  # noqa: E402
 
 
 def warm_s(cache: str) -> float:
@@ -50,7 +50,7 @@ def warm_s(cache: str) -> float:
 
 
 def first_page(url: str, timeout: float = 600.0) -> float:
-    from bench.wsclient import StreamlitSession
+    from harness.wsclient import StreamlitSession
 
     async def go():
         t0 = time.perf_counter()
@@ -99,7 +99,7 @@ def server_cpu(sid: int) -> float:
 def render_pages(url: str, timeout: float = 600.0) -> list[tuple[str, float]]:
     """One websocket session opens the home page, then two_point; each must finish with no exception
     or error alert, and two_point must have sent its figures. Returns (page, seconds when done)."""
-    from bench.wsclient import StreamlitSession
+    from harness.wsclient import StreamlitSession
 
     async def go():
         done = []
@@ -148,7 +148,7 @@ def make_run(dst: Path, label: str, timeout: float = 900.0,
 
     t0 = time.perf_counter()
     if cmd is not None:   # this checkout's server (python -m ui.server.serve) instead of make run
-        from bench.classroom import serve_flags
+        from harness.server import serve_flags
 
         cmd = [*cmd, *serve_flags(port)]
     proc = subprocess.Popen(cmd or ["make", "run", f"PORT={port}"], cwd=dst, stdout=subprocess.PIPE,

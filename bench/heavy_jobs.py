@@ -3,7 +3,7 @@
 Starts one server (``python -m ui.server.serve``, as ``make run``; ``--root`` serves another checkout, e.g.
 ``/work/main`` for the numbers before ``ui/server/jobs.py``) and runs two phases of ``--seconds`` each:
 
-1. ``quiet``: ``-n`` students (websocket sessions, ``bench/wsclient.py``) each open a light page
+1. ``quiet``: ``-n`` students (websocket sessions, ``harness/wsclient.py``) each open a light page
    (two_point / nonnormal / gaussian_width in turn) and move its first slider to a value of their
    own every 1–2 s;
 2. ``heavy``: the same, while three other sessions open the hemisphere page and press the
@@ -33,8 +33,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench._timing import save_json  # noqa: E402
-from bench.classroom import cpu_s, free_port, serve_flags, wait_healthy  # noqa: E402
-from bench.wsclient import StreamlitSession, percentile, widget_key  # noqa: E402
+from harness.server import cpu_s, free_port, serve_flags, wait_healthy  # noqa: E402
+from harness.wsclient import StreamlitSession, percentile, widget_key  # noqa: E402
 
 LIGHT = (("two_point",), ("nonnormal",), ("gaussian_width",))
 SIZES = ("small", "medium", "large")

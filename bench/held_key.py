@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/held_key.py hemisphere --steps 10 --every 0.08 [--start 480]
 
-One websocket session (``bench/wsclient.py``) opens the page, then sends ``--steps`` reruns of
+One websocket session (``harness/wsclient.py``) opens the page, then sends ``--steps`` reruns of
 its first slider, ``--every`` seconds apart, one slider step each (as a held arrow key does, values
 nobody used before), without waiting for any of them to finish. Prints how long the server needed
 after the last step until the run of the last value finished (*settle*), how many runs finished and
@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.classroom import Server, cpu_s, url_path  # noqa: E402
-from bench.wsclient import RunResult, StreamlitSession  # noqa: E402
+from harness.server import Server, cpu_s, url_path  # noqa: E402
+from harness.wsclient import RunResult, StreamlitSession  # noqa: E402
 
 
 VERBOSE = False
@@ -109,19 +109,6 @@ async def main_async(url: str, pid: int, stem: str, steps: int, every: float, re
     return rows
 
 
-def _wait_ready(srv: Server, timeout: float = 600.0) -> None:
-    """Until the server reports every kernel ready (then its stderr is drained in the background)."""
-    import threading
-
-    from sim.warm import READY_ALL
-
-    t0 = time.perf_counter()
-    for line in srv.proc.stderr:
-        if READY_ALL.encode() in line or time.perf_counter() - t0 > timeout:
-            break
-    threading.Thread(target=lambda: [None for _ in srv.proc.stderr], daemon=True).start()
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("stem")
@@ -142,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
                                           args.query))
     else:
         with Server() as srv:
-            _wait_ready(srv)
+            srv.wait_kernels_ready()
             rows = asyncio.run(main_async(srv.url, srv.pid, args.stem, args.steps, args.every, args.repeat, start,
                                           args.query))
     print(f"median settle {statistics.median(r['settle_s'] for r in rows):.2f} s")

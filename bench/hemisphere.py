@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.classroom import Server, _quiet_streamlit, cpu_s  # noqa: E402
-from bench.wsclient import StreamlitSession  # noqa: E402
+from harness.server import Server, cpu_s, quiet_streamlit  # noqa: E402
+from harness.wsclient import StreamlitSession  # noqa: E402
 
 #: (label, widget, values): one slider change from the defaults per value (each new to the caches)
 MOVES = [
@@ -105,12 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-server", action="store_true", help="only the kernel table")
     ap.add_argument("--no-kernels", action="store_true", help="only the server table")
     args = ap.parse_args(argv)
-    _quiet_streamlit()
+    quiet_streamlit()
     la0 = open("/proc/loadavg").read().split()[0]
     if not args.no_server:
         srv = Server().start()
         try:
-            from bench.harness import first_visit
+            from harness.server import first_visit
 
             first_visit(srv.url)
             rows = asyncio.run(server_part(srv.url, srv.pid))

@@ -3,7 +3,7 @@
 Starts the server the way ``make run`` does (see ``bench/classroom.py``), then per page in
 ``ui.kit.nav.PAGES``:
 
-server (one websocket session, ``bench/wsclient.py``; time from the rerun request to
+server (one websocket session, ``harness/wsclient.py``; time from the rerun request to
 ``script_finished``):
   first   the first visit at the defaults (caches cold for this page),
   rerun   median of 7 reruns at the defaults (what a rerun costs when nothing changed;
@@ -56,9 +56,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench._timing import save_json  # noqa: E402
-from bench.browser import HOLD_GAPS_MS, HOLD_JS  # noqa: E402
-from bench.classroom import Server, _quiet_streamlit, cpu_s, url_path  # noqa: E402
-from bench.wsclient import StreamlitSession  # noqa: E402
+from harness import browser as b  # noqa: E402
+from harness.browser import HOLD_GAPS_MS, HOLD_JS, chromium, click_and_wait, page_title, sidebar_link  # noqa: E402
+from harness.server import Server, cpu_s, first_visit, quiet_streamlit, url_path  # noqa: E402
+from harness.wsclient import StreamlitSession  # noqa: E402
 
 TARGET_RERUN_MS = 100.0
 TARGET_SLIDER_MS = 600.0   # a page's settled step (the median over pages: <= 300 ms)
@@ -193,8 +194,6 @@ KEYDOWN_JS = """() => {
 
 
 def browser_times(browser, url: str, stem: str, moves: int = MOVES) -> dict:
-    from bench import browser as b
-
     res = b.resolved(stem)
     first = b.first_slider(list(res.params.values()))
     out: dict = {}
@@ -242,8 +241,7 @@ def browser_times(browser, url: str, stem: str, moves: int = MOVES) -> dict:
 
 def sidebar_times(browser, url: str, stem: str) -> dict:
     """``open_s`` (sidebar click -> drawn), its Chromium CPU, and ``held_ms`` (see the docstring)."""
-    from bench import browser as b
-    from bench.browser_cost import _click_and_wait, page_title, sidebar_link, tree_cpu_s
+    from bench.browser_cost import tree_cpu_s
 
     res = b.resolved(stem)
     out: dict = {}
@@ -254,7 +252,7 @@ def sidebar_times(browser, url: str, stem: str) -> dict:
         page.wait_for_timeout(3000)
         link = sidebar_link(page, url_path(stem))
         c0, t0 = tree_cpu_s(), time.perf_counter()
-        _click_and_wait(page, link, url_path(stem), page_title(stem))
+        click_and_wait(page, link, url_path(stem), page_title(stem))
         out["open_s"] = time.perf_counter() - t0
         out["open_cpu_s"] = tree_cpu_s() - c0
         p = next((q for q in res.params.values() if q.kind in ("float", "int")
@@ -276,32 +274,24 @@ def sidebar_times(browser, url: str, stem: str) -> dict:
 
 def first_visits(stems: list[str], idle_s: float = 10.0, extra: list[str] | None = None) -> list[dict]:
     """The first visit after a server starts, one fresh server per page (see the docstring)."""
-    from playwright.sync_api import sync_playwright
-
-    from bench import browser as b
-
     rows = []
-    with sync_playwright() as pw:
-        br = pw.chromium.launch(executable_path=b.CHROMIUM, args=b.CHROMIUM_ARGS)
-        try:
-            for i, stem in enumerate(stems):
-                # the kernel cache is made current once (first server); later servers find it so
-                with Server(warm=(i == 0), extra_flags=extra) as srv:
-                    ctx = br.new_context(viewport=b.VIEWPORT, locale="en-US")
-                    try:
-                        page = ctx.new_page()
-                        time.sleep(idle_s)
-                        c0, t0 = cpu_s(srv.pid), time.perf_counter()
-                        b.goto(page, f"{srv.url}/{url_path(stem)}?lang=en")
-                        row = {"page": stem, "first_visit_s": time.perf_counter() - t0,
-                               "first_visit_server_cpu_s": cpu_s(srv.pid) - c0}
-                    finally:
-                        ctx.close()
-                rows.append(row)
-                print(f"{stem:<16} first visit {row['first_visit_s']:5.2f} s (server CPU "
-                      f"{row['first_visit_server_cpu_s']:.2f} s) after {idle_s:g} s idle", flush=True)
-        finally:
-            br.close()
+    with chromium() as br:
+        for i, stem in enumerate(stems):
+            # the kernel cache is made current once (first server); later servers find it so
+            with Server(warm=(i == 0), extra_flags=extra) as srv:
+                ctx = br.new_context(viewport=b.VIEWPORT, locale="en-US")
+                try:
+                    page = ctx.new_page()
+                    time.sleep(idle_s)
+                    c0, t0 = cpu_s(srv.pid), time.perf_counter()
+                    b.goto(page, f"{srv.url}/{url_path(stem)}?lang=en")
+                    row = {"page": stem, "first_visit_s": time.perf_counter() - t0,
+                           "first_visit_server_cpu_s": cpu_s(srv.pid) - c0}
+                finally:
+                    ctx.close()
+            rows.append(row)
+            print(f"{stem:<16} first visit {row['first_visit_s']:5.2f} s (server CPU "
+                  f"{row['first_visit_server_cpu_s']:.2f} s) after {idle_s:g} s idle", flush=True)
     xs = [r["first_visit_s"] for r in rows]
     print(f"first visit: median {statistics.median(xs):.2f} s, worst {max(xs):.2f} s (target <= 3 s)")
     return rows
@@ -364,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     extra = [x for f in args.flag for x in (f"--{f.split('=', 1)[0]}", f.split("=", 1)[1])]
-    _quiet_streamlit()
+    quiet_streamlit()
     from ui.kit.nav import PAGES
 
     stems = [e.stem for e in PAGES if not args.pages or e.stem in args.pages]
@@ -382,9 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"server {url} up in {srv.startup_s:.1f} s (incl. python -m sim.warm) {' '.join(extra)}")
     rows = []
     try:
-        # The first session after a start is special (see bench.harness.first_visit).
-        from bench.harness import first_visit
-
+        # The first session after a start is special (see harness.server.first_visit).
         first_visit(url)
         if args.worst:
             for stem in stems:
@@ -401,19 +389,11 @@ def main(argv: list[str] | None = None) -> int:
         for stem in stems:
             rows.append(asyncio.run(server_times(url, stem, pid=srv.pid if srv else args.pid)))
         if not args.no_browser:
-            from playwright.sync_api import sync_playwright
-
-            from bench.browser import CHROMIUM, CHROMIUM_ARGS
-
-            with sync_playwright() as p:
-                br = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                try:
-                    for row in rows:
-                        row.update(browser_times(br, url, row["page"]))
-                        if args.sidebar:
-                            row.update(sidebar_times(br, url, row["page"]))
-                finally:
-                    br.close()
+            with chromium() as br:
+                for row in rows:
+                    row.update(browser_times(br, url, row["page"]))
+                    if args.sidebar:
+                        row.update(sidebar_times(br, url, row["page"]))
     finally:
         if srv is not None:
             srv.stop()

@@ -1,16 +1,19 @@
 """What a student's browser does, as small helpers over Playwright (sync API).
 
-Used by ``bench/latency.py`` and the browser tests (``tests/e2e``, which import it as
-``tests.e2e.browser``, a re-export of this module).
+Used by the browser tests (``tests/e2e``) and the benchmarks that drive a browser
+(``bench/latency.py``, ``bench/browser_cost.py``); :func:`chromium` starts the browser they use.
 Widgets are found by their key: Streamlit gives every keyed widget's container the
 class ``st-key-<key>``. Slider values are read from the DOM (the range input's
 ``value``, i.e. its ``aria-valuenow``), exactly what the student sees.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import shutil
 from pathlib import Path
+
+from harness.server import url_path
 
 #: The system's Debian Chromium (``scripts/ensure_chromium.sh``) and the flags it is started with.
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -18,6 +21,20 @@ CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
                  "--disable-dev-shm-usage"]
 VIEWPORT = {"width": 1400, "height": 1000}
+
+
+@contextlib.contextmanager
+def chromium():
+    """The system's headless Chromium (:data:`CHROMIUM`, :data:`CHROMIUM_ARGS`) under Playwright's
+    sync API, closed at the end."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        br = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield br
+        finally:
+            br.close()
 
 PLOT = '[data-testid="appPlotlyChart"]'
 PLOT_SVG = f'{PLOT} .main-svg'
@@ -183,16 +200,45 @@ def open_page(page, server: str, stem: str, lang: str = "en", timeout: float = W
     of its address. Returns once the page's title is shown and it is ready."""
     from urllib.parse import parse_qs, urlsplit
 
-    from bench.browser_cost import page_title, sidebar_link, _click_and_wait
-    from bench.classroom import url_path
-
     here = urlsplit(page.url)
     path = url_path(stem)
     same_app = page.url.startswith(server.rstrip("/") + "/") and parse_qs(here.query).get("lang") == [lang]
     if same_app and here.path.strip("/") != path and not page.locator(EXCEPTION).count():
-        _click_and_wait(page, sidebar_link(page, path), path, page_title(stem, lang))
+        click_and_wait(page, sidebar_link(page, path), path, page_title(stem, lang))
     else:
         goto(page, f"{server}/{path}?lang={lang}", timeout)
+
+
+def sidebar_link(page, url_path: str):
+    """The page's link in the sidebar (opening "View more" when the list is collapsed)."""
+    sel = f'[data-testid="stSidebarNav"] a[href$="/{url_path}"]' if url_path else \
+        '[data-testid="stSidebarNav"] a'
+    link = page.locator(sel).first
+    if not link.count() or not link.is_visible():
+        more = page.locator('[data-testid="stSidebarNavViewButton"]')
+        if more.count():
+            more.first.click()
+            link.wait_for(state="visible")
+    return link
+
+
+def click_and_wait(page, link, path: str, title: str) -> None:
+    """Click a sidebar link; return once the address is the page's, the main area's title is
+    ``title`` (the page's own, in the language shown) and the page is ready (run finished, every
+    figure drawn). The title tells the new page from the old one however fast its run was (a watch
+    for the run's start could miss a run that began and ended between two observations)."""
+    link.click()
+    page.wait_for_function(
+        "([p, t]) => { if (!(location.pathname.replace(/\\/$/, '').endsWith('/' + p) || !p)) return false;"
+        " const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+        " return !!h && h.innerText.trim() === t; }", arg=[path, title], timeout=WAIT_MS)
+    wait_ready(page)
+
+
+def page_title(stem: str, lang: str = "en") -> str:
+    from ui.kit.i18n import Text
+
+    return Text(stem, lang)("title")
 
 
 def goto(page, url: str, timeout: float = WAIT_MS) -> None:

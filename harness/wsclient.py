@@ -20,7 +20,7 @@ Used by ``bench/classroom.py`` (many sessions against one server),
 ``scripts/image_check.sh`` (the container image).  Example::
 
     import asyncio
-    from bench.wsclient import StreamlitSession
+    from harness.wsclient import StreamlitSession
 
     async def main():
         async with StreamlitSession("http://127.0.0.1:8501") as s:
@@ -34,7 +34,7 @@ Used by ``bench/classroom.py`` (many sessions against one server),
 
 Command line (a quick probe)::
 
-    python bench/wsclient.py http://127.0.0.1:8501 --page two_point --json
+    python harness/wsclient.py http://127.0.0.1:8501 --page two_point --json
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ effective default (the page's SCHEMA and what the file already overrides) can
 move by one step inside [min, max], and adds an override of that default, as
 the in-app editor writes one: a ``[<page>.params.<key>]`` table with
 ``default = …`` (ui.teaching.params_file.apply_edits; re-resolved to make sure).  ``verify`` opens every page listed by the app's
-navigation in a websocket session (bench/wsclient.py): each must finish
+navigation in a websocket session (harness/wsclient.py): each must finish
 without an exception element or an ``st.error``; on each page named in the
 expectation the widget with that key must show the moved default.  It prints
 one JSON line and exits non-zero on any failure.
@@ -32,7 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from bench.wsclient import SessionError, StreamlitSession  # noqa: E402
+from harness.wsclient import SessionError, StreamlitSession  # noqa: E402
 
 
 def _is_num(x: Any) -> bool:

@@ -31,7 +31,7 @@ def main() -> None:
     from streamlit.navigation.page import StreamlitPage
     from streamlit.testing.v1 import AppTest
 
-    from bench.harness import open_page
+    from harness.apptest import open_page
 
     prof = cProfile.Profile()
     active = {"on": False}

@@ -2,7 +2,7 @@
 
 Starts one replica (``python -m ui.server.serve``, i.e. ``streamlit run app.py``, with the ``make run`` settings, on
 a loopback port), warms it, then for each class size N runs N websocket
-sessions (``bench/wsclient.py``) that behave like students: open the app, open
+sessions (``harness/wsclient.py``) that behave like students: open the app, open
 a page, then every few seconds (think time, default 2-6 s) drag a slider on it
 and now and then move to another page.  Per N it reports rerun p50/p95, errors,
 the replica's CPU use (cores, from /proc) and CPU-seconds per rerun, and RSS.
@@ -32,8 +32,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "scripts")]
 
-from bench.classroom import cpu_s  # noqa: E402
-from bench.wsclient import SessionError, StreamlitSession, percentile  # noqa: E402
+from harness.server import cpu_s  # noqa: E402
+from harness.wsclient import SessionError, StreamlitSession, percentile  # noqa: E402
 from scale_check import HOST, SERVE_FLAGS, Procs, log, pick_slider, port_free, rss_mb, wait_healthy  # noqa: E402
 
 

@@ -37,7 +37,7 @@ AT.ScriptCache = lambda: _sc  # compile app.py once, as a server does (AppTest r
 
 from bench.classroom import plans  # noqa: E402
 import ui.kit.figures as F  # noqa: E402
-from bench.harness import STEMS, app_test  # noqa: E402
+from harness.apptest import STEMS, app_test  # noqa: E402
 
 acc = {"run": 0.0, "data": 0.0, "fig": 0.0, "freeze": 0.0, "data_p": 0.0}
 stack: list = []

@@ -3,8 +3,8 @@
     .venv/bin/python scripts/rerun_cpu.py                 # every page, 5 moves each, fresh server
     .venv/bin/python scripts/rerun_cpu.py --pages width rotation --moves 8 --port 8706
 
-Starts the server as ``make run`` does (``bench.classroom.Server``), opens one websocket session
-(``bench/wsclient.py``), and on every page: opens it (defaults), moves its first slider once to warm
+Starts the server as ``make run`` does (``harness.server.Server``), opens one websocket session
+(``harness/wsclient.py``), and on every page: opens it (defaults), moves its first slider once to warm
 up, then ``--moves`` times to a value no session used before (a cache miss for every datum that
 depends on that slider: the classroom stress case, one student at a time). For each
 move it reads the server's CPU seconds (user + system, all threads, ``/proc/<pid>/stat``) before
@@ -33,9 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench._timing import save_json  # noqa: E402
-from bench.classroom import Server, cpu_s, plans, url_path  # noqa: E402
-from sim.warm import READY_ALL  # noqa: E402
-from bench.wsclient import StreamlitSession  # noqa: E402
+from bench.classroom import plans  # noqa: E402
+from harness.server import Server, cpu_s, url_path  # noqa: E402
+from harness.wsclient import StreamlitSession  # noqa: E402
 
 
 async def measure(url: str, pid: int, stems: list[str] | None, moves: int, cold: bool = False) -> list[dict]:
@@ -81,18 +81,6 @@ def _ends(stem: str, name: str) -> list:
     return [p.clamp(p.min), p.clamp(p.max)]
 
 
-def wait_ready(srv: Server, timeout: float = 600.0) -> float:
-    """Seconds until the server printed that every kernel is ready; its stderr is drained after."""
-    import threading
-
-    t0 = time.perf_counter()
-    for line in srv.proc.stderr:
-        if READY_ALL.encode() in line or time.perf_counter() - t0 > timeout:
-            break
-    threading.Thread(target=lambda: [None for _ in srv.proc.stderr], daemon=True).start()
-    return time.perf_counter() - t0
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", nargs="*")
@@ -103,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     with Server(port=args.port) as srv:
         if not args.cold:
-            print(f"every kernel ready after {wait_ready(srv):.0f} s", flush=True)
+            print(f"every kernel ready after {srv.wait_kernels_ready():.0f} s", flush=True)
         rows = asyncio.run(measure(srv.url, srv.pid, args.pages, args.moves, args.cold))
     print(f"{'page':<16} {'slider':<10} {'CPU ms mean':>11} {'med':>5} {'max':>6} {'wall ms med':>11} {'kB':>6}  errors")
     for r in rows:

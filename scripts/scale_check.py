@@ -15,7 +15,7 @@ What it does (everything on loopback addresses, everything it starts is stopped 
    its own name, else nginx's consistent hash round-robins and nothing is sticky;
 2. warms each replica with one direct session per page (the first student's
    compile/load cost is not what this measures);
-3. drives N websocket sessions through nginx (``bench/wsclient.py``): each loads
+3. drives N websocket sessions through nginx (``harness/wsclient.py``): each loads
    the index page like a browser (getting the sticky cookie), opens its websocket,
    then opens the app's pages and moves a slider on them, with think time between
    reruns, fetching some of the CSV downloads the pages offer;
@@ -65,8 +65,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from bench.classroom import wait_healthy as _wait_healthy  # noqa: E402
-from bench.wsclient import SessionError, StreamlitSession, http_get, percentile  # noqa: E402
+from harness.server import wait_healthy as _wait_healthy  # noqa: E402
+from harness.wsclient import SessionError, StreamlitSession, http_get, percentile  # noqa: E402
 
 HOST = "127.0.0.1"
 REPLICA_HEADER = "x-streamlit-replica"

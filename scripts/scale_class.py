@@ -46,7 +46,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from bench.classclient import ClassSession, Instructor, Student  # noqa: E402
-from bench.wsclient import SessionError, percentile  # noqa: E402
+from harness.wsclient import SessionError, percentile  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from scale_check import (  # noqa: E402
     HOST, SERVE_FLAGS, Procs, Replica, deploy_replicas, dump_logs, ensure_nginx, nginx_argv,

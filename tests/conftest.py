@@ -15,8 +15,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 os.chdir(ROOT)  # AppTest and the page scripts resolve paths from the repo root
 
-# The AppTest helpers live in bench/harness.py (bench/ and scripts/ use them too); re-exported here.
-from bench.harness import APPTEST_TIMEOUT, STEMS, app_test, open_page, page_schema  # noqa: E402,F401
+# The AppTest helpers live in harness/apptest.py (bench/ and scripts/ use them too); re-exported here.
+from harness.apptest import APPTEST_TIMEOUT, STEMS, app_test, open_page, page_schema  # noqa: E402,F401
 
 
 def decode(x):

@@ -350,7 +350,7 @@ def test_what_thinning_leaves_alone():
 def test_page_figures_at_their_defaults_are_sent_whole():
     """No chart of any page has a line long enough to be thinned at the defaults: what tests read
     from the charts is what the pages computed."""
-    from bench.harness import app_test
+    from harness.apptest import app_test
     from tests.conftest import chart_specs
     from ui.kit.finish import fewer_points_spec
 

@@ -1,7 +1,7 @@
 """plotly.js is served by the app and fetched ahead on every page (ui/kit/chart.py, ui/kit/style.py ``preload_charts``)."""
 from __future__ import annotations
 
-from bench.harness import app_test
+from harness.apptest import app_test
 from ui.kit import chart
 
 def test_the_installed_plotly_ships_its_bundle_with_a_version():

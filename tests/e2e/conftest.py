@@ -4,7 +4,7 @@ Per xdist worker, made on first use and shared by every module that worker runs 
 costs ~0.3 GB and a server start a few seconds of CPU):
 
 - ``server`` / ``server_proc``: the plain server (no instructor key), its URL and its
-  :class:`bench.classroom.Server` (pid for RSS readings);
+  :class:`harness.server.Server` (pid for RSS readings);
 - ``teacher_server``: a server with instructor mode on (``tests._instructor.KEY``) and ``params``,
   this worker's own copy of the parameter file (the editor writes to it; ``pristine`` restores it
   around a test). Tests on one worker run one after another, so they never edit the copy at once;
@@ -28,10 +28,10 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.classroom import Server, free_port  # noqa: E402,F401 - free_port re-exported
-# Re-exported for the tests: the browser-less first visit and the Chromium settings live in bench/.
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, WAIT_MS  # noqa: E402,F401
-from bench.harness import first_visit, run_async  # noqa: E402,F401
+from harness.server import Server, free_port  # noqa: E402,F401 - free_port re-exported
+# Re-exported for the tests: the browser-less first visit and the Chromium settings live in harness/.
+from harness.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, WAIT_MS, chromium  # noqa: E402,F401
+from harness.server import first_visit, run_async  # noqa: E402,F401
 
 SHOTS = ROOT / "screenshots"
 
@@ -112,12 +112,8 @@ def browser():
         if os.environ.get("CI"):
             pytest.fail("chromium is not installed (make test installs it)")
         pytest.skip("chromium is not installed: run scripts/ensure_chromium.sh")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(scope="session")

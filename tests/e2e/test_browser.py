@@ -19,8 +19,8 @@ import os
 
 import pytest
 
-from tests.e2e import browser as b
-from tests.e2e.browser import WAIT_MS  # noqa: E402
+from harness import browser as b
+from harness.browser import WAIT_MS  # noqa: E402
 from ui.kit.i18n import Text
 from ui.kit.nav import PAGES
 from ui.kit.page import fmt_value

@@ -11,7 +11,7 @@ N = 50 is the benchmark's). The table goes to ``artifacts/classroom_n10.txt``.
 from __future__ import annotations
 
 from bench.classroom import plans, run_classroom
-from tests.e2e.browser import WAIT_MS
+from harness.browser import WAIT_MS
 from tests.e2e.conftest import ROOT, run_async
 from ui.kit.nav import PAGES
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e import browser as b
+from harness import browser as b
 from ui.kit.nav import PAGES
 from ui.kit.page import fmt_value
 

@@ -28,9 +28,9 @@ import time
 import pytest
 
 from tests._instructor import KEY, comments
-from tests.e2e import browser as b
+from harness import browser as b
 from tests.e2e.conftest import ROOT, Server, fresh_tabs
-from tests.e2e.browser import WAIT_MS  # noqa: E402
+from harness.browser import WAIT_MS  # noqa: E402
 from ui.teaching import instructor, live
 from ui.teaching import params_file as pf
 from ui.teaching.answers import answers

@@ -32,9 +32,9 @@ import tomllib
 import pytest
 
 from tests._instructor import comments
-from tests.e2e import browser as b
+from harness import browser as b
 from tests.e2e.conftest import ROOT, VIEWPORT
-from tests.e2e.browser import WAIT_MS
+from harness.browser import WAIT_MS
 from tests.e2e.test_instructor import (
     BANNER, MAIN, SB, STEM, C, T, answer_expanders, banner_says, button, open_class, open_editor, open_nav_link,
     see, shoot, sign_in, text_loc, url,

@@ -23,10 +23,10 @@ import re
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e import browser as b
+from harness import browser as b
 from tests.e2e.conftest import VIEWPORT, Server, first_visit, free_port, fresh_tabs
 from tests.e2e.oidc_provider import MockOIDC
-from tests.e2e.browser import WAIT_MS  # noqa: E402
+from harness.browser import WAIT_MS  # noqa: E402
 from ui.teaching import instructor
 from ui.teaching.answers import answers
 from ui.kit.i18n import Text

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.e2e.browser import WAIT_MS, READY_JS, exceptions
+from harness.browser import READY_JS, WAIT_MS, exceptions
 from tests.e2e.conftest import SHOTS
 from ui.kit.i18n import Text
 from ui.kit.nav import PAGES
@@ -102,8 +102,8 @@ def open_on_phone(phone, server: str, stem: str) -> str:
     tab shows nothing of this app yet. Returns the language shown."""
     from urllib.parse import parse_qs, urlsplit
 
-    from bench.browser_cost import _click_and_wait, page_title, sidebar_link
-    from bench.classroom import url_path
+    from harness.browser import click_and_wait, page_title, sidebar_link
+    from harness.server import url_path
 
     here = urlsplit(phone.url)
     lang = (parse_qs(here.query).get("lang") or [""])[0]
@@ -116,7 +116,7 @@ def open_on_phone(phone, server: str, stem: str) -> str:
     if expand.is_visible():
         expand.click()
         phone.locator('[data-testid="stSidebar"][data-collapsed="false"]').wait_for(state="attached")
-    _click_and_wait(phone, sidebar_link(phone, path), path, page_title(stem, lang))
+    click_and_wait(phone, sidebar_link(phone, path), path, page_title(stem, lang))
     close = phone.locator('[data-testid="stSidebarCollapseButton"]')
     if close.first.is_visible():
         close.first.click()
@@ -156,7 +156,7 @@ def test_a_figure_stays_in_view_while_its_slider_moves(server, browser):
     """On a phone the open sidebar is a sheet over the lower part of the screen: with the page's
     first figure scrolled to the top, the figure is whole on screen, above the sheet, while a slider
     in the sheet moves it (measured: bounding boxes before and after the rerun the move causes)."""
-    from tests.e2e import browser as b
+    from harness import browser as b
 
     ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=1)
     ctx.set_default_timeout(WAIT_MS)

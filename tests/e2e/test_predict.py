@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sim import coordinates as co
-from tests.e2e.browser import WAIT_MS, goto, wait_ready
+from harness.browser import WAIT_MS, goto, wait_ready
 from ui.kit.i18n import Text
 from ui.kit.predict import fmt, human, judge
 from pages.coordinates.predict import STEPS

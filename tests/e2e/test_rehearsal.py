@@ -16,8 +16,8 @@ import io
 
 import pytest
 
-from tests.e2e import browser as b
-from tests.e2e.browser import WAIT_MS
+from harness import browser as b
+from harness.browser import WAIT_MS
 from tests.e2e.conftest import ROOT
 from tests.e2e.test_instructor import MAIN, SB, STEM, T, button, open_class, open_nav_link, see, sign_in
 from tests.e2e.test_instructor_more import flip, pick, release_switch
