@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
 
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 
-from bench.classclient import ClassSession, Instructor  # noqa: E402
+from harness.classclient import ClassSession, Instructor  # noqa: E402
 from harness.server import Server, free_port  # noqa: E402
 from harness.wsclient import SessionError, StreamlitSession  # noqa: E402
 

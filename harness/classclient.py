@@ -1,7 +1,7 @@
 """Browser-less class members over the websocket protocol (``harness/wsclient.py``): an instructor
 who signs in with the key, opens a class, moves a slider, pushes the view, asks a question and
 reads the answer count; students who join with the link, poll like the browser's fragment timer
-and answer. Used by ``scripts/class_latency.py`` (one server) and ``scripts/scale_class.py``
+and answer. Used by ``bench/abuse.py``, ``scripts/class_latency.py`` (one server) and ``scripts/scale_class.py``
 (replicas behind nginx, one killed)."""
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.classclient import Instructor, Student  # noqa: E402
+from harness.classclient import Instructor, Student  # noqa: E402
 from harness.server import Server, cpu_s  # noqa: E402
 from harness.wsclient import percentile  # noqa: E402
 from ui.teaching import class_store as cs  # noqa: E402

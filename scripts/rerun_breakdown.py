@@ -35,7 +35,7 @@ from streamlit.runtime.scriptrunner.script_cache import ScriptCache  # noqa: E40
 _sc = ScriptCache()
 AT.ScriptCache = lambda: _sc  # compile app.py once, as a server does (AppTest recompiles every run)
 
-from bench.classroom import plans  # noqa: E402
+from harness.plans import plans  # noqa: E402
 import ui.kit.figures as F  # noqa: E402
 from harness.apptest import STEMS, app_test  # noqa: E402
 

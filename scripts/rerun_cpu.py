@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import sys
 import time
@@ -32,8 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._timing import save_json  # noqa: E402
-from bench.classroom import plans  # noqa: E402
+from harness.plans import plans  # noqa: E402
 from harness.server import Server, cpu_s, url_path  # noqa: E402
 from harness.wsclient import StreamlitSession  # noqa: E402
 
@@ -99,7 +99,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{statistics.median(r['ms']):>5.0f} {max(r['ms']):>6.0f} "
               f"{statistics.median(r['wall_ms']):>11.0f} {statistics.median(r['bytes']) / 1e3:>6.0f}  "
               f"{len(r['errors'])}")
-    return save_json(args.json, rows)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1, default=float))
+    return 0
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ def _one_script_cache(monkeypatch):
 
 
 def _first_slider(stem: str):
-    from bench.classroom import _grid
+    from harness.plans import _grid
     from ui.kit import spec
 
     from ui.kit import files

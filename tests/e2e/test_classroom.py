@@ -10,7 +10,8 @@ N = 50 is the benchmark's). The table goes to ``artifacts/classroom_n10.txt``.
 """
 from __future__ import annotations
 
-from bench.classroom import plans, run_classroom
+from bench.classroom import run_classroom
+from harness.plans import plans
 from harness.browser import WAIT_MS
 from tests.e2e.conftest import ROOT, run_async
 from ui.kit.nav import PAGES
