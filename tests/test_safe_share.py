@@ -21,11 +21,11 @@ def test_reported_address_gives_only_the_page():
 
 
 def test_base_url_path_is_kept(monkeypatch):
-    from streamlit import config
+    import streamlit as st
 
-    monkeypatch.setattr(config, "get_option", lambda k: "/sphere/" if k == "server.baseUrlPath" else None)
+    monkeypatch.setattr(st, "get_option", lambda k: "/sphere/" if k == "server.baseUrlPath" else None)
     assert share.share_base("http://h/sphere/two_point", "h.example") == "http://h.example/sphere/two_point"
-    monkeypatch.setattr(config, "get_option", lambda k: "<x>" if k == "server.baseUrlPath" else None)
+    monkeypatch.setattr(st, "get_option", lambda k: "<x>" if k == "server.baseUrlPath" else None)
     assert share.share_base("http://h/two_point", "h.example") == "http://h.example/two_point"
 
 

@@ -142,9 +142,7 @@ def asset_path() -> str:
 
 def plotly_url() -> str:
     """plotly.js's address as the browser asks for it (with ``server.baseUrlPath``)."""
-    from streamlit import config
-
-    base = str(config.get_option("server.baseUrlPath") or "").strip("/")
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
     return (f"/{base}" if base else "") + asset_path()
 
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import streamlit_internals
+
 
 def cached(fn=None, *, max_entries: int = 64):
     """``st.cache_data`` with a bounded size and no spinner: for page-level compute functions.
@@ -21,13 +23,6 @@ def sub_seed(seed: int, *tags: int) -> int:
     return int(np.random.SeedSequence([seed, *tags]).generate_state(1, np.uint64)[0] >> 1)
 
 
-try:  # Streamlit >= 1.5x: the run's own stop/rerun check (what its cache waits call)
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check as _yield_check
-except ImportError:  # pragma: no cover - an older Streamlit: no stopping points, runs go to their end
-    def _yield_check():
-        return None
-
-
 def stop_if_superseded() -> None:
     """End this page run now if the user already asked for a newer one: the stopping hook of the
     long computations in ``sim`` (``sim._interrupt``; installed by app.py).
@@ -37,6 +32,6 @@ def stop_if_superseded() -> None:
     value after the chunk being computed instead of after the whole stale simulation (nothing of
     the stale run is cached). Anywhere else (a heavy job's worker thread, no Streamlit run) it
     returns at once: a shared job is never stopped by one session's newer request."""
-    check = _yield_check()
+    check = streamlit_internals.run_yield_check()
     if check is not None:
         check()

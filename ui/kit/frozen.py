@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.basedatatypes import BaseFigure
 
+from ui import streamlit_internals
 from ui.kit.finish import fit_legend_spec, fit_log_ticks
 
 
@@ -41,7 +42,7 @@ class _TracesUnchecked:
 def unchecked(fig: go.Figure, validate: bool) -> go.Figure:
     """``fig`` whose ``add_trace``/``add_traces`` skip validation unless ``validate``."""
     if not validate:
-        fig._data_validator = _TracesUnchecked(fig._data_validator)
+        streamlit_internals.set_data_validator(fig, _TracesUnchecked(streamlit_internals.data_validator(fig)))
     return fig
 
 
@@ -93,8 +94,9 @@ def spec_dict(fig: go.Figure) -> dict:
     move. Here the containers are copied while walking and arrays encoded
     directly, the way Plotly encodes them; scalars and strings are shared (immutable). The figure
     itself is not changed. ``tests/test_figures.py`` checks the result equals ``fig.to_dict()``."""
-    res = {"data": [_spec_tree(tr) for tr in fig._data], "layout": _spec_tree(fig._layout)}
-    frames = [_spec_tree(f._props) for f in fig._frame_objs]
+    traces, layout, frame_props = streamlit_internals.figure_parts(fig)
+    res = {"data": [_spec_tree(tr) for tr in traces], "layout": _spec_tree(layout)}
+    frames = [_spec_tree(f) for f in frame_props]
     if frames:
         res["frames"] = frames
     return res

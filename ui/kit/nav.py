@@ -74,15 +74,16 @@ def take_unknown_page() -> str | None:
     Streamlit itself would open the home page too, but with its own English "Page not found"
     dialog. It resolves a first request by the URL path (``intended_page_name``); an empty intent
     resolves to the default page without that dialog. (Pinned streamlit 1.67.)"""
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-        mgr = get_script_run_ctx().pages_manager
-        name, page_hash = mgr.intended_page_name, mgr.intended_page_script_hash
-    except (AttributeError, ImportError):  # no script context (bare mode) or another streamlit
+    from ui import streamlit_internals
+
+    ctx = streamlit_internals.run_ctx()
+    intent = streamlit_internals.intended_page(ctx) if ctx is not None else None
+    if intent is None:  # no script context (bare mode) or another streamlit
         return None
+    name, page_hash = intent
     if page_hash or not name or name.strip("/") in {e.stem for e in PAGES}:
         return None
-    mgr.set_script_intent("", "")
+    streamlit_internals.clear_intent(ctx)
     return name
 
 
@@ -104,10 +105,7 @@ def leave_mpa_v1() -> None:
     """
     import streamlit as st
 
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # pragma: no cover - other streamlit versions
-        return
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
+    from ui import streamlit_internals
+
+    if streamlit_internals.uses_pages_directory() and streamlit_internals.set_uses_pages_directory(False):
         st.rerun()

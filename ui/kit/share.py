@@ -232,9 +232,9 @@ def share_base(reported_url: str, host: str | None, proto: str | None = None, en
 def _base_path() -> str:
     """Streamlit's ``server.baseUrlPath`` as ``/path`` (``""`` when the app is served at the root)."""
     try:
-        from streamlit import config
+        import streamlit as st
 
-        path = str(config.get_option("server.baseUrlPath") or "").strip("/")
+        path = str(st.get_option("server.baseUrlPath") or "").strip("/")
     except Exception:  # noqa: BLE001 - no config
         path = ""
     return f"/{path}" if path and _re.fullmatch(r"[A-Za-z0-9._~/-]{1,100}", path) else ""

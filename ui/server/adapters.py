@@ -1,9 +1,18 @@
 """The adapters to Streamlit's internals: each replaces (wraps) one private piece of Streamlit 1.67
 for a fix listed in ``ui/server/serve.py`` and is installed once by :func:`install_all`.
+
+The logic is here; what is replaced, why, and the check that it is still the Streamlit it was
+written for are in the table of :mod:`ui.streamlit_internals`, through whose :func:`replace
+<ui.streamlit_internals.replace>` every adapter is installed (a replacement whose target differs
+from the verified Streamlit is skipped and named in the server log).
 """
 from __future__ import annotations
 
 import os
+import threading
+import time
+
+from ui import streamlit_internals as internals
 
 from ui.server.budgets import (CLOSE_REASON, GUARD, INBOUND_MAX_BYTES, SLOWED, BrowserCookie, Bucket, Guard, _kind,
                                clean_widget_states, client_key)
@@ -18,22 +27,21 @@ def clear_cache_allowed(environ=os.environ) -> bool:
     return environ.get(ALLOW_CLEAR_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def refuse_clear_cache() -> None:
+def refuse_clear_cache() -> bool:
     """Make the websocket ``clear_cache`` message a logged no-op in this process."""
     import logging
 
-    from streamlit.runtime.app_session import AppSession
-
-    if getattr(AppSession._handle_clear_cache_request, "_refused", False):
-        return
     log = logging.getLogger("ui.server.serve")
 
-    def _refused(self) -> None:
-        log.warning("refused a clear_cache request from session %s (set %s=1 to allow it while "
-                    "developing)", getattr(self, "id", "?"), ALLOW_CLEAR_ENV)
+    def wrap(_streamlits):
+        def _refused(self) -> None:
+            log.warning("refused a clear_cache request from session %s (set %s=1 to allow it while "
+                        "developing)", getattr(self, "id", "?"), ALLOW_CLEAR_ENV)
 
-    _refused._refused = True  # type: ignore[attr-defined]
-    AppSession._handle_clear_cache_request = _refused
+        _refused._refused = True  # type: ignore[attr-defined]
+        return _refused
+
+    return internals.replace("clear_cache", wrap)
 
 
 def _stale_fragment(rerun, session_id: str, runs) -> bool:
@@ -68,24 +76,22 @@ def _fragments_on_the_page_shown() -> None:
     old page was still the session's, queued behind the push's own runs."""
     import dataclasses
 
-    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
-
     from ui.server import runs
 
-    if getattr(ScriptRunner._run_script, "_on_page_shown", False):
-        return
-    orig = ScriptRunner._run_script
+    def wrap(orig):
+        def run(self, rerun_data):
+            sid = internals.runner_session_id(self)
+            if rerun_data.fragment_id_queue and rerun_data.page_script_hash:
+                now = runs.page_of(sid)
+                if now and now != rerun_data.page_script_hash:
+                    rerun_data = dataclasses.replace(rerun_data, page_script_hash=now)
+            runs.note_origin(rerun_data, sid)  # bursts: see ui.server.runs
+            return orig(self, rerun_data)
 
-    def run(self, rerun_data):
-        if rerun_data.fragment_id_queue and rerun_data.page_script_hash:
-            now = runs.page_of(getattr(self, "_session_id", None))
-            if now and now != rerun_data.page_script_hash:
-                rerun_data = dataclasses.replace(rerun_data, page_script_hash=now)
-        runs.note_origin(rerun_data, getattr(self, "_session_id", None))  # bursts: see ui.server.runs
-        return orig(self, rerun_data)
+        run._on_page_shown = True  # type: ignore[attr-defined]
+        return run
 
-    run._on_page_shown = True  # type: ignore[attr-defined]
-    ScriptRunner._run_script = run
+    internals.replace("run_script", wrap)
 
 
 #: seconds a download made on click is kept for its fetch, whatever runs end meanwhile
@@ -97,42 +103,42 @@ def download_file_id(url: str) -> str:
     return url.rsplit("/", 1)[-1].split(".", 1)[0]
 
 
+_FRESH: dict[str, float] = {}     # file id -> until when it is kept (time.monotonic)
+_FRESH_LOCK = threading.Lock()
+
+
 def _keep_fresh_downloads() -> None:
     """Keep each file made by a deferred download for :data:`FRESH_DOWNLOAD_S` seconds
     (``MediaFileManager.execute_deferred`` and ``_get_inactive_file_ids`` wrapped once; see point 8
-    of the module's docstring)."""
-    import threading
-    import time
-
-    from streamlit.runtime.media_file_manager import MediaFileManager
-
-    if getattr(MediaFileManager.execute_deferred, "_keeps_fresh", False):
-        return
+    of ``ui/server/serve.py``)."""
     now = time.monotonic
-    fresh: dict[str, float] = {}     # file id -> until when it is kept
-    lock = threading.Lock()
-    run_deferred, inactive = MediaFileManager.execute_deferred, MediaFileManager._get_inactive_file_ids
 
-    def execute_deferred(self, file_id: str) -> str:
-        url = run_deferred(self, file_id)
-        with lock:
-            fresh[download_file_id(url)] = now() + FRESH_DOWNLOAD_S
-            if len(fresh) > 4096:            # a flood of clicks: the oldest go first
-                fresh.pop(next(iter(fresh)))
-        return url
+    def wrap_deferred(run_deferred):
+        def execute_deferred(self, file_id: str) -> str:
+            url = run_deferred(self, file_id)
+            with _FRESH_LOCK:
+                _FRESH[download_file_id(url)] = now() + FRESH_DOWNLOAD_S
+                if len(_FRESH) > 4096:            # a flood of clicks: the oldest go first
+                    _FRESH.pop(next(iter(_FRESH)))
+            return url
 
-    def inactive_ids(self) -> set[str]:
-        ids = inactive(self)
-        t = now()
-        with lock:
-            for k in [k for k, until in fresh.items() if until <= t]:
-                del fresh[k]
-            return ids - fresh.keys()
+        execute_deferred._keeps_fresh = True  # type: ignore[attr-defined]
+        return execute_deferred
 
-    execute_deferred._keeps_fresh = True  # type: ignore[attr-defined]
-    inactive_ids._streamlit = inactive  # type: ignore[attr-defined]
-    MediaFileManager.execute_deferred = execute_deferred
-    MediaFileManager._get_inactive_file_ids = inactive_ids
+    def wrap_inactive(inactive):
+        def inactive_ids(self) -> set[str]:
+            ids = inactive(self)
+            t = now()
+            with _FRESH_LOCK:
+                for k in [k for k, until in _FRESH.items() if until <= t]:
+                    del _FRESH[k]
+                return ids - _FRESH.keys()
+
+        inactive_ids._streamlit = inactive  # type: ignore[attr-defined]
+        return inactive_ids
+
+    if internals.replace("execute_deferred", wrap_deferred):
+        internals.replace("inactive_files", wrap_inactive)
 
 
 def install_guards(guard: Guard | None = None) -> None:
@@ -142,16 +148,10 @@ def install_guards(guard: Guard | None = None) -> None:
     import logging
     import time
 
-    from streamlit.runtime.runtime import Runtime
-    from streamlit.web.server.starlette import starlette_server
-
     from ui.server import runs
 
-    if getattr(Runtime.handle_backmsg, "_guarded", False):
-        return
     g = guard or GUARD
     log = logging.getLogger("ui.server.serve")
-    orig = Runtime.handle_backmsg
     held: dict = {}   # session id -> (latest held message, client, timer handle)
     tabs: dict = {}   # browser key -> {session id: client}: a disconnect closes all its tabs
 
@@ -161,7 +161,7 @@ def install_guards(guard: Guard | None = None) -> None:
             SLOWED.add(session_id)
 
     def _close(client) -> None:
-        ws = getattr(client, "_websocket", None)
+        ws = internals.client_websocket(client)
         if ws is not None:
             asyncio.ensure_future(ws.close(code=1008, reason=CLOSE_REASON))
 
@@ -209,58 +209,63 @@ def install_guards(guard: Guard | None = None) -> None:
         held[session_id] = (msg, client, loop.call_later(wait, _release, self, session_id))
         return None
 
+    orig = None
+
+    def wrap_backmsg(streamlits):
+        nonlocal orig
+        orig = streamlits
+        return guarded
+
     guarded._guarded = True  # type: ignore[attr-defined]
-    Runtime.handle_backmsg = guarded
+    internals.replace("backmsg", wrap_backmsg)
     _fragments_on_the_page_shown()
 
-    kwargs = starlette_server._get_uvicorn_config_kwargs
+    def wrap_kwargs(kwargs):
+        def capped_kwargs(*a, **k):
+            out = kwargs(*a, **k)
+            out["ws_max_size"] = min(int(out.get("ws_max_size") or INBOUND_MAX_BYTES), INBOUND_MAX_BYTES)
+            return out
 
-    def capped_kwargs(*a, **k):
-        out = kwargs(*a, **k)
-        out["ws_max_size"] = min(int(out.get("ws_max_size") or INBOUND_MAX_BYTES), INBOUND_MAX_BYTES)
-        return out
+        return capped_kwargs
 
-    starlette_server._get_uvicorn_config_kwargs = capped_kwargs
+    internals.replace("uvicorn_kwargs", wrap_kwargs)
 
     from starlette.middleware import Middleware
-    from streamlit.web.server.starlette import starlette_app
 
-    make_mw = starlette_app.create_streamlit_middleware
+    def wrap_middleware(make_mw):
+        def with_browser_cookie(*a, **k):
+            return [*make_mw(*a, **k), Middleware(BrowserCookie)]
 
-    def with_browser_cookie(*a, **k):
-        return [*make_mw(*a, **k), Middleware(BrowserCookie)]
+        return with_browser_cookie
 
-    starlette_app.create_streamlit_middleware = with_browser_cookie
+    internals.replace("middleware", wrap_middleware)
 
 
 def install_signin_routes() -> None:
-    from streamlit import config
-    from streamlit.web.server.starlette import starlette_app
+    """Streamlit's routes with the sign-in/sign-out routes and the chart asset route before them."""
+    def wrap(make):
+        def with_signin(runtime):
+            import streamlit as st
 
-    make = starlette_app.create_streamlit_routes
-    if getattr(make, "_with_signin", False):
-        return
+            from ui.kit.chart import asset_routes
 
-    def with_signin(runtime):
-        from ui.kit.chart import asset_routes
+            base = str(st.get_option("server.baseUrlPath") or "")
+            return signin_routes(base) + asset_routes(base) + list(make(runtime))
 
-        base = str(config.get_option("server.baseUrlPath") or "")
-        return signin_routes(base) + asset_routes(base) + list(make(runtime))
+        with_signin._with_signin = True  # type: ignore[attr-defined]
+        return with_signin
 
-    with_signin._with_signin = True  # type: ignore[attr-defined]
-    starlette_app.create_streamlit_routes = with_signin
-
+    internals.replace("routes", wrap)
 
 
 def leave_mpa_v1() -> None:
     """Clear Streamlit's process-wide "legacy multipage app" flag (point 1 of ``ui/server/serve.py``)."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    PagesManager.uses_pages_directory = False
+    internals.set_uses_pages_directory(False)
 
 
 def install_all() -> None:
-    """Every adapter of the served process, before Streamlit starts (idempotent)."""
+    """Every adapter of the served process, before Streamlit starts (idempotent); the outcome is in
+    ``ui.streamlit_internals.APPLIED`` / ``NOT_APPLIED``."""
     leave_mpa_v1()
     if not clear_cache_allowed():
         refuse_clear_cache()

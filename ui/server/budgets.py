@@ -120,13 +120,9 @@ def was_slowed() -> bool:
     """True once for a session whose rerun this server held back (called by the page run)."""
     if not SLOWED:
         return False
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+    from ui import streamlit_internals
 
-        ctx = get_script_run_ctx()
-        sid = ctx.session_id if ctx is not None else None
-    except Exception:  # noqa: BLE001 - outside a run
-        return False
+    sid = streamlit_internals.session_id()
     if sid in SLOWED:
         SLOWED.discard(sid)
         return True

@@ -41,6 +41,8 @@ import threading
 import time
 from dataclasses import dataclass
 
+from ui import streamlit_internals
+
 SLOTS_ENV = "APP_RUN_SLOTS"
 MAX_WAIT_S = 30.0
 _HELD = threading.local()
@@ -139,7 +141,7 @@ burst_stats = {"waited": 0, "superseded": 0}
 
 
 def note_origin(rerun_data, session_id: str | None = None) -> None:
-    """Called by ``ui.server.serve`` as each script run starts (``ScriptRunner._run_script``, on the run's
+    """Called by ``ui.server.adapters`` as each script run starts (``ScriptRunner._run_script``, on the run's
     own thread): did the browser ask for it with widget values, on the page the session already
     shows, and which values? Read once by :func:`settled`."""
     states = getattr(rerun_data, "widget_states", None)
@@ -229,12 +231,7 @@ def _remember(table: collections.OrderedDict, sid: str, value) -> None:
 
 def _run_ctx():
     """This thread's Streamlit run context, or None (no Streamlit, outside a run)."""
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-        return get_script_run_ctx()
-    except Exception:  # noqa: BLE001 - no Streamlit
-        return None
+    return streamlit_internals.run_ctx()
 
 
 def session_id() -> str | None:
@@ -243,20 +240,17 @@ def session_id() -> str | None:
 
 
 def _page_hash(ctx) -> str | None:
-    try:
-        return ctx.page_script_hash if ctx is not None else None
-    except Exception:  # noqa: BLE001 - no page yet
-        return None
+    return streamlit_internals.page_script_hash(ctx)
 
 
 def page_of(session_id: str) -> str | None:
-    """The page (script hash) that ``session_id``'s latest full run ran, if any (``ui.server.serve``:
+    """The page (script hash) that ``session_id``'s latest full run ran, if any (``ui.server.adapters``:
     a fragment rerun asked for from another page is stale, see there)."""
     return _PAGE.get(session_id)
 
 
 def in_full_run(session_id: str) -> bool:
-    """True while a full run of ``session_id`` is in progress (``ui.server.serve``: a timed fragment
+    """True while a full run of ``session_id`` is in progress (``ui.server.adapters``: a timed fragment
     rerun asked for meanwhile is dropped, see there)."""
     return session_id in _FULL
 

@@ -74,9 +74,7 @@ internals).
 """
 from __future__ import annotations
 
-import collections
-import functools
-import os
+
 # Importing ui.server.start sets NUMBA_THREADING_LAYER and OPENBLAS_NUM_THREADS (safe_threading_layer,
 # single_thread_blas): ``python -m ui.server.serve`` imports nothing else before it (ui/__init__ and
 # ui/server/__init__ are docstrings), so they are in place before streamlit, the app or sim/ import

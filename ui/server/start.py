@@ -96,8 +96,9 @@ def check_key_strength(environ=os.environ) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Set up, check and install everything, then run ``streamlit run app.py [argv]``."""
     safe_threading_layer()
-    from streamlit.web import cli
+    from ui import streamlit_internals
 
+    streamlit_internals.check_version()  # an unverified Streamlit stops here (APP_STREAMLIT_UNVERIFIED=1: warns)
     check_threading_layer()
     from sim.warm import start_background
 
@@ -110,4 +111,4 @@ def main(argv: list[str] | None = None) -> None:
     check_key_strength()
     os.environ.setdefault("STREAMLIT_SERVER_MAX_WIDGET_STATE_SIZE", "1")  # MB, after parsing too
     args = sys.argv[1:] if argv is None else argv
-    cli.main(["run", str(APP), *args], prog_name="streamlit")
+    streamlit_internals.run_cli(["run", str(APP), *args])

@@ -301,9 +301,7 @@ def _here() -> str:
 
 
 def _base_path() -> str:
-    from streamlit import config
-
-    base = str(config.get_option("server.baseUrlPath") or "").strip("/")
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
     return f"/{base}" if base else ""
 
 

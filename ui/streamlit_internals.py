@@ -1,0 +1,333 @@
+"""Streamlit's (and Plotly's) internals behind one door: every private name the app uses is here.
+
+The bottom layer: this module imports nothing from the project. :data:`TABLE` lists each private
+piece the app replaces or reads: the dotted target, why (one line), the version it was verified on,
+and a fingerprint of what it relies on (the sha256 of that definition's source text in the
+installed package, read from the file, so a test's stand-in does not change it). The rest of the
+app goes through the small functions below (``intended_page``, ``clear_intent``, ``run_yield_check``,
+``data_validator`` ...) instead of touching private names; ``tests/test_streamlit_internals.py``
+fails on a private Streamlit/Plotly name used anywhere else in app.py, ui/ or pages/.
+
+Replacements are installed with :func:`replace` (the replacement logic stays in
+``ui.server.adapters``): it checks the fingerprint, installs once, and records the outcome in
+:data:`APPLIED` / :data:`NOT_APPLIED`. The served process calls :func:`check_version` before
+Streamlit starts: an unverified Streamlit stops it, unless ``APP_STREAMLIT_UNVERIFIED=1`` (then it
+warns and names each replacement whose fingerprint differs: those are not applied). A plain
+``streamlit run app.py`` never calls it; its reads fall back to "nothing known" (None) when a name
+is gone.
+
+Public alternative noted: Streamlit 1.67 has ``st.App`` (``streamlit.starlette.App``) that takes
+extra ``routes=`` and ``middleware=`` for an ASGI deployment (uvicorn ``module:app``). The app is
+started with ``streamlit run`` (its CLI, config and file watcher), so the routes and the browser
+cookie middleware are still added through Streamlit's app factory; moving to ``st.App`` would drop
+entries ``routes`` and ``middleware`` from the table but changes how every deployment starts.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import importlib
+import inspect
+import logging
+import os
+from dataclasses import dataclass
+
+#: the Streamlit versions every entry of :data:`TABLE` was checked against
+VERIFIED = ("1.67.0",)
+#: set to 1 to run on an unverified Streamlit anyway (replacements whose fingerprint differs are skipped)
+UNVERIFIED_ENV = "APP_STREAMLIT_UNVERIFIED"
+log = logging.getLogger("ui.streamlit_internals")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One private piece of a library that the app replaces (``kind="replace"``) or reads."""
+
+    name: str          #: short key (what :func:`replace` and the accessors use)
+    target: str        #: dotted path of what is replaced or read
+    kind: str          #: "replace" or "read"
+    why: str           #: one line
+    fingerprint: str   #: sha256 (16 hex) of the source of ``relies_on`` in the verified version
+    relies_on: str = ""   #: the definition whose source is fingerprinted (default: ``target``)
+    verified: str = "1.67.0"  #: the Streamlit version it was checked on (Plotly entries: plotly's)
+
+    @property
+    def source(self) -> str:
+        return self.relies_on or self.target
+
+
+_SR = "streamlit.runtime"
+_ST = "streamlit.web.server.starlette"
+_CTX = f"{_SR}.scriptrunner_utils.script_run_context"
+TABLE: list[Entry] = [
+    Entry("pages_directory", f"{_SR}.pages_manager.PagesManager.uses_pages_directory", "replace",
+          "a pages/ folder makes the first session a legacy (v1) multipage run until st.navigation ran once",
+          "dc280178951d8504", f"{_SR}.pages_manager.PagesManager"),
+    Entry("clear_cache", f"{_SR}.app_session.AppSession._handle_clear_cache_request", "replace",
+          "any websocket client could empty every session's st.cache_data/st.cache_resource", "1550750d640752f4"),
+    Entry("backmsg", f"{_SR}.runtime.Runtime.handle_backmsg", "replace",
+          "message budgets, widget-state cleaning, stale fragment reruns dropped (websocket entry)", "f8523b8631669c56"),
+    Entry("run_script", f"{_SR}.scriptrunner.script_runner.ScriptRunner._run_script", "replace",
+          "a queued fragment rerun runs on the page shown; notes each run's origin for bursts", "b83129f64595c0cb"),
+    Entry("uvicorn_kwargs", f"{_ST}.starlette_server._get_uvicorn_config_kwargs", "replace",
+          "caps inbound websocket frames (ws_max_size) before uvicorn buffers them", "40282eb42b52ec66"),
+    Entry("middleware", f"{_ST}.starlette_app.create_streamlit_middleware", "replace",
+          "adds the browser cookie middleware that names a browser for its message budget", "545ede9dd6518e1c"),
+    Entry("routes", f"{_ST}.starlette_app.create_streamlit_routes", "replace",
+          "adds the instructor sign-in/sign-out routes and the chart asset route", "3caa04acf55738ae"),
+    Entry("execute_deferred", f"{_SR}.media_file_manager.MediaFileManager.execute_deferred", "replace",
+          "notes a download made on click so that it is kept until fetched", "8aa885bf502620f8"),
+    Entry("inactive_files", f"{_SR}.media_file_manager.MediaFileManager._get_inactive_file_ids", "replace",
+          "keeps fresh on-click downloads out of the files another run's cleanup deletes", "22d464e5dd23d560"),
+    Entry("run_ctx", f"{_CTX}.get_script_run_ctx", "read",
+          "this thread's run: its session id and page script hash (runs, budgets, nav)", "affa911b131ad9da"),
+    Entry("run_ctx_fields", f"{_CTX}.ScriptRunContext", "read",
+          "ScriptRunContext.session_id, .page_script_hash and .pages_manager", "3d9a6846af125987"),
+    Entry("page_intent", f"{_SR}.pages_manager.PagesManager.intended_page_name", "read",
+          "an unknown URL path opens the home page without Streamlit's English dialog (set_script_intent)",
+          "0594f39257b129e1", f"{_SR}.pages_manager.PagesManager.set_script_intent"),
+    Entry("yield_check", f"{_CTX}.get_run_yield_check", "read",
+          "long computations end when a newer rerun is pending (sim's stopping hook)", "5b0dc9d655ca954f"),
+    Entry("runner_session", f"{_SR}.scriptrunner.script_runner.ScriptRunner._session_id", "read",
+          "which session a script run belongs to (in the run_script replacement)", "fccaa8328b7eb80f",
+          f"{_SR}.scriptrunner.script_runner.ScriptRunner.__init__"),
+    Entry("client_websocket", f"{_ST}.starlette_websocket.StarletteSessionClient._websocket", "read",
+          "closes a browser's websocket over its budget with code 1008 and a reason", "61295a0d040eb9ff",
+          f"{_ST}.starlette_websocket.StarletteSessionClient.__init__"),
+    Entry("cli", "streamlit.web.cli.main", "read",
+          "the served process runs `streamlit run app.py [options]` in-process", "0271ac060c50952a"),
+    Entry("plotly_validator", "plotly.basedatatypes.BaseFigure._data_validator", "read",
+          "add_trace without per-property validation when validation is off (ui.kit.frozen)", "24ce53a1b69e102b",
+          "plotly.basedatatypes.BaseFigure.add_traces", "plotly 7.1.0"),
+    Entry("plotly_parts", "plotly.basedatatypes.BaseFigure._data", "read",
+          "to_dict without its deep copy: _data, _layout, _frame_objs, frame._props (ui.kit.frozen)", "cd22a8ceb0025daf",
+          "plotly.basedatatypes.BaseFigure.to_dict", "plotly 7.1.0"),
+]
+ENTRIES = {e.name: e for e in TABLE}
+#: what :func:`replace` did: name -> True (installed) / the reason it was not
+APPLIED: dict[str, bool] = {}
+NOT_APPLIED: dict[str, str] = {}
+
+
+# --------------------------------------------------------------------------- fingerprints
+def _split(dotted: str):
+    """``(module, [qualname parts])`` for the longest importable module prefix of ``dotted``."""
+    parts = dotted.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            return importlib.import_module(".".join(parts[:i])), parts[i:]
+        except ImportError:
+            continue
+    raise ImportError(dotted)
+
+
+@functools.lru_cache(maxsize=32)
+def _tree(path: str):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    return text, ast.parse(text)
+
+
+def source_text(dotted: str) -> str | None:
+    """The source text of a definition (class, function, method, class attribute) as the installed
+    package's file has it; None when it is gone."""
+    try:
+        mod, qual = _split(dotted)
+        text, tree = _tree(inspect.getsourcefile(mod))
+    except (ImportError, OSError, TypeError):
+        return None
+    node = tree
+    for name in qual:
+        found = None
+        for child in getattr(node, "body", ()):
+            if isinstance(child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and child.name == name:
+                found = child
+            elif isinstance(child, ast.AnnAssign) and getattr(child.target, "id", None) == name:
+                found = child
+            elif isinstance(child, ast.Assign) and any(getattr(t, "id", None) == name for t in child.targets):
+                found = child
+        if found is None:
+            return None
+        node = found
+    return ast.get_source_segment(text, node)
+
+
+def fingerprint_now(name: str) -> str | None:
+    """The fingerprint of entry ``name``'s definition in the installed package (None: it is gone)."""
+    src = source_text(ENTRIES[name].source)
+    return None if src is None else hashlib.sha256(src.encode()).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=64)
+def fingerprint_ok(name: str) -> bool:
+    return fingerprint_now(name) == ENTRIES[name].fingerprint
+
+
+def mismatches() -> list[Entry]:
+    """The entries whose fingerprint differs from the installed packages."""
+    return [e for e in TABLE if not fingerprint_ok(e.name)]
+
+
+# --------------------------------------------------------------------------- the version check
+def streamlit_version() -> str:
+    from importlib.metadata import version
+
+    return version("streamlit")
+
+
+def check_version(version: str | None = None, environ=os.environ) -> str | None:
+    """None on a verified Streamlit. Otherwise stop (``SystemExit`` with the version and how to go
+    on), or, with ``APP_STREAMLIT_UNVERIFIED=1``, return (and log) a warning naming the
+    replacements that will not apply."""
+    version = version or streamlit_version()
+    if version in VERIFIED:
+        return None
+    if environ.get(UNVERIFIED_ENV, "").strip().lower() not in ("1", "true", "yes", "on"):
+        raise SystemExit(
+            f"ui.server: Streamlit {version} is not one this app was verified on ({', '.join(VERIFIED)}); "
+            f"it replaces private pieces of Streamlit (ui/streamlit_internals.py). Install a verified one "
+            f"(pip install streamlit=={VERIFIED[-1]}), or set {UNVERIFIED_ENV}=1 to start anyway (the "
+            f"replacements whose fingerprint differs are then skipped), or run `streamlit run app.py`.")
+    off = [e for e in mismatches() if e.kind == "replace"]
+    msg = (f"Streamlit {version} is unverified ({UNVERIFIED_ENV}=1): "
+           + ("every replacement's fingerprint matches." if not off else
+              "these replacements do not apply (their fingerprint differs): "
+              + "; ".join(f"{e.name} ({e.target}: {e.why})" for e in off)))
+    log.warning(msg)
+    return msg
+
+
+# --------------------------------------------------------------------------- replacing
+def _owner(target: str):
+    mod, qual = _split(target)
+    owner = mod
+    for name in qual[:-1]:
+        owner = getattr(owner, name)
+    return owner, qual[-1]
+
+
+def replace(name: str, wrap) -> bool:
+    """Install ``wrap(original)`` in place of entry ``name``'s target, once; False (and the reason
+    in :data:`NOT_APPLIED`) when its fingerprint differs from the verified one."""
+    entry = ENTRIES[name]
+    assert entry.kind == "replace", name
+    owner, attr = _owner(entry.target)
+    current = getattr(owner, attr)
+    if getattr(current, "__door__", None) == name:
+        return True
+    if not fingerprint_ok(name):
+        NOT_APPLIED[name] = f"{entry.target} differs from the verified Streamlit {entry.verified}"
+        log.warning("not applied: %s (%s)", name, NOT_APPLIED[name])
+        return False
+    new = wrap(current)
+    new.__door__ = name
+    new.__streamlit_original__ = current
+    setattr(owner, attr, new)
+    APPLIED[name] = True
+    NOT_APPLIED.pop(name, None)
+    return True
+
+
+def original(obj):
+    """What :func:`replace` replaced with ``obj`` (``obj`` itself when it is no replacement)."""
+    return getattr(obj, "__streamlit_original__", obj)
+
+
+# --------------------------------------------------------------------------- flags and reads
+def uses_pages_directory() -> bool | None:
+    """Streamlit's process-wide "legacy multipage app" flag (None when this Streamlit has none)."""
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - another Streamlit
+        return None
+    return getattr(PagesManager, "uses_pages_directory", None)
+
+
+def set_uses_pages_directory(value: bool) -> bool:
+    """Set that flag; False when this Streamlit's PagesManager is not the verified one."""
+    if not fingerprint_ok("pages_directory"):
+        NOT_APPLIED["pages_directory"] = "PagesManager differs from the verified one"
+        return False
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = value
+    APPLIED["pages_directory"] = True
+    return True
+
+
+def run_ctx():
+    """This thread's Streamlit run context, or None (no run, no Streamlit)."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        return get_script_run_ctx(suppress_warning=True)
+    except Exception:  # noqa: BLE001 - no Streamlit, another Streamlit
+        return None
+
+
+def session_id(ctx=None) -> str | None:
+    """The session id of ``ctx`` (default: this thread's run), or None."""
+    return getattr(ctx if ctx is not None else run_ctx(), "session_id", None)
+
+
+def page_script_hash(ctx) -> str | None:
+    try:
+        return ctx.page_script_hash if ctx is not None else None
+    except Exception:  # noqa: BLE001 - no page yet
+        return None
+
+
+def intended_page(ctx=None) -> tuple[str, str] | None:
+    """``(intended page name, intended script hash)`` of the run's first request, or None."""
+    try:
+        mgr = (ctx if ctx is not None else run_ctx()).pages_manager
+        return mgr.intended_page_name, mgr.intended_page_script_hash
+    except AttributeError:  # no run context (bare mode) or another Streamlit
+        return None
+
+
+def clear_intent(ctx=None) -> None:
+    """Make the run resolve to the default page (an empty intent shows no "not found" dialog)."""
+    (ctx if ctx is not None else run_ctx()).pages_manager.set_script_intent("", "")
+
+
+def _no_yield_check():
+    return None
+
+
+try:  # the run's own stop/rerun check (what Streamlit's cache waits call)
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check as run_yield_check
+except ImportError:  # pragma: no cover - another Streamlit: no stopping points, runs go to their end
+    run_yield_check = _no_yield_check
+
+
+def runner_session_id(runner) -> str | None:
+    """The session a ScriptRunner runs for."""
+    return getattr(runner, "_session_id", None)
+
+
+def client_websocket(client):
+    """The websocket of a session client (None for another kind of client)."""
+    return getattr(client, "_websocket", None)
+
+
+def run_cli(args: list[str]) -> None:
+    """``streamlit <args>`` in this process."""
+    from streamlit.web import cli
+
+    cli.main(args, prog_name="streamlit")
+
+
+def data_validator(fig):
+    """A Plotly figure's trace validator (what ``add_trace`` validates new traces with)."""
+    return fig._data_validator
+
+
+def set_data_validator(fig, validator) -> None:
+    fig._data_validator = validator
+
+
+def figure_parts(fig) -> tuple[list, object, list]:
+    """``(traces, layout, frames' property dicts)`` of a Plotly figure, not copied."""
+    return fig._data, fig._layout, [f._props for f in fig._frame_objs]
