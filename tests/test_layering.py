@@ -259,6 +259,7 @@ IMPORT_BY_NAME = {
     "ui/kit/files.py": "a page's modules, by its stem (the registry, the start-up import, notebooks)",
     "ui/server/prepare.py": "app.py's own imports, read from its source, in the start-up thread",
     "sim/warm.py": "each kernel module, by name, in its own child process",
+    "ui/streamlit_internals.py": "the Streamlit and Plotly modules its table names, to check and patch them",
 }
 
 
