@@ -6,7 +6,7 @@ import pytest
 from tests.conftest import ROOT, app_test, open_page
 from ui.teaching import instructor
 
-KEY = "tq8Vn2-Xk4pLw9Rz_Hm3Yb6Jc1Fs5Dg7"   # strong enough for ui.kit.safe.weak_key
+KEY = "tq8Vn2-Xk4pLw9Rz_Hm3Yb6Jc1Fs5Dg7"   # strong enough for ui.teaching.signin.weak_key
 
 #: AppTest cannot send cookies: a test session "presents" the cookies kept under this session-state
 #: key. Only the tests read cookies from there (the served app reads ``st.context.cookies``).
@@ -25,9 +25,9 @@ instructor._cookie_source = _test_cookie_source
 
 def cookie(key: str = KEY) -> dict:
     """The cookies of a browser that signed in with ``key`` through the server's route."""
-    from ui.kit import safe
+    from ui.teaching import signin
 
-    return {safe.COOKIE: safe.make_token(key)}
+    return {signin.COOKIE: signin.make_token(key)}
 
 
 @pytest.fixture

@@ -8,7 +8,8 @@ import pytest
 
 from tests._instructor import KEY, TEST_COOKIES, cookie, router_only  # noqa: F401 - fixture
 from tests.conftest import APPTEST_TIMEOUT, app_test
-from ui.kit import safe
+from tests.test_instructor_class import redis_url  # noqa: F401 - fixture
+from ui.teaching import signin
 from ui.server import budgets, signin_routes, start
 from ui.teaching import instructor
 
@@ -76,15 +77,15 @@ def test_the_cookie_signs_in_on_every_run_and_a_session_alone_does_not(key_env):
 
 
 def test_expired_forged_or_old_key_cookies_do_not_count(key_env):
-    assert not safe.token_ok(safe.make_token(KEY, now=0.0), KEY)
-    assert not safe.token_ok(safe.make_token(KEY + "-old"), KEY)
-    good = safe.make_token(KEY)
+    assert not signin.token_ok(signin.make_token(KEY, now=0.0), KEY)
+    assert not signin.token_ok(signin.make_token(KEY + "-old"), KEY)
+    good = signin.make_token(KEY)
     exp, nonce, mac = good.split(".")
-    assert not safe.token_ok(f"{int(exp) + 10 ** 6}.{nonce}.{mac}", KEY)
-    assert not safe.token_ok("garbage", KEY) and not safe.token_ok(None, KEY)
-    assert safe.token_ok(good, KEY)
-    safe.revoke(good)
-    assert not safe.token_ok(good, KEY)
+    assert not signin.token_ok(f"{int(exp) + 10 ** 6}.{nonce}.{mac}", KEY)
+    assert not signin.token_ok("garbage", KEY) and not signin.token_ok(None, KEY)
+    assert signin.token_ok(good, KEY)
+    signin.revoke(good)
+    assert not signin.token_ok(good, KEY)
 
 
 def test_key_from_secrets_and_key_rotation_signs_out(no_config):
@@ -114,14 +115,18 @@ def client(monkeypatch):
     from starlette.testclient import TestClient
 
     monkeypatch.setenv(instructor.KEY_ENV, KEY)
-    monkeypatch.setattr(signin_routes, "SIGNIN_ATTEMPTS", safe.Attempts(per_address=10, total=60))
+    monkeypatch.setattr(signin_routes, "SIGNIN_ATTEMPTS",
+                        signin.Attempts(per_browser=5, per_address=30, total=120))
     monkeypatch.setattr(budgets, "TRUSTED_PROXIES", ("testclient",))   # as nginx on loopback is
     return TestClient(Starlette(routes=signin_routes.signin_routes()), base_url="http://app.test")
 
 
-def _post(client, key, addr="198.51.100.7", nxt="/two_point?lang=en", path="/_app/signin"):
+def _post(client, key, addr="198.51.100.7", nxt="/two_point?lang=en", path="/_app/signin", browser=None):
+    headers = {"X-Real-IP": addr}
+    if browser:
+        headers["Cookie"] = f"{budgets.BROWSER_COOKIE}={browser}"
     return client.post(path, data={"key": key, "next": nxt, "lang": "en"}, follow_redirects=False,
-                       headers={"X-Real-IP": addr})
+                       headers=headers)
 
 
 def test_route_right_key_sets_a_signed_httponly_expiring_cookie(client):
@@ -130,16 +135,16 @@ def test_route_right_key_sets_a_signed_httponly_expiring_cookie(client):
     sc = r.headers["set-cookie"].lower()
     assert "httponly" in sc and "samesite=strict" in sc and "max-age=" in sc and "path=/" in sc
     assert KEY.lower() not in sc
-    token = r.cookies.get(safe.COOKIE) or client.cookies.get(safe.COOKIE)
-    assert safe.token_ok(token, KEY)
+    token = r.cookies.get(signin.COOKIE) or client.cookies.get(signin.COOKIE)
+    assert signin.token_ok(token, KEY)
     out = client.post("/_app/signout", data={"next": "/"}, follow_redirects=False)
     assert out.status_code == 303 and 'max-age=0' in out.headers["set-cookie"].lower()
-    assert not safe.token_ok(token, KEY)            # revoked: another tab's websocket still has it
+    assert not signin.token_ok(token, KEY)            # revoked: another tab's websocket still has it
 
 
 def test_route_wrong_key_and_open_redirects_refused(client):
     r = _post(client, KEY + "x")
-    assert r.status_code == 403 and "not right" in r.text and safe.COOKIE not in r.headers.get("set-cookie", "")
+    assert r.status_code == 403 and "not right" in r.text and signin.COOKIE not in r.headers.get("set-cookie", "")
     assert _post(client, KEY, nxt="//evil.example/x").headers["location"] == "/?lang=en"  # the home page, in the form's language
     assert _post(client, KEY, nxt="https://evil.example").headers["location"] == "/?lang=en"  # the home page, in the form's language
     r = client.post("/_app/signin", data={"key": KEY}, headers={"Origin": "https://evil.example"},
@@ -147,15 +152,58 @@ def test_route_wrong_key_and_open_redirects_refused(client):
     assert r.status_code == 403
 
 
-def test_route_attempts_limited_per_address_and_server_wide(client):
-    for i in range(10):
-        assert _post(client, f"wrong-{i}").status_code == 403
-    r = _post(client, KEY)                               # the right key too, from that address
+def test_route_wrong_keys_make_only_their_browser_wait(client):
+    """A student at the school's one address who mistypes waits; the teacher's browser at the same
+    address signs in at once."""
+    for i in range(5):
+        assert _post(client, f"wrong-{i}", browser="student").status_code == 403
+    r = _post(client, KEY, browser="student")            # that browser waits, even with the right key
     assert r.status_code == 429 and "Too many attempts" in r.text
-    assert _post(client, KEY, addr="203.0.113.9").status_code == 303   # another address is not blocked
-    for i in range(60):                                  # many addresses: the server-wide ceiling
-        _post(client, "wrong", addr=f"192.0.2.{i}")
-    assert _post(client, KEY, addr="203.0.113.10").status_code == 429
+    assert _post(client, KEY, browser="teacher").status_code == 303
+
+
+def test_route_right_keys_count_nothing(client):
+    for _ in range(40):
+        assert _post(client, KEY, browser="teacher").status_code == 303
+
+
+def test_route_wrong_keys_limited_per_address_and_server_wide(client):
+    """A stream of guesses from fresh browsers runs into the address's allowance, then the server's."""
+    for i in range(30):
+        assert _post(client, f"wrong-{i}", browser=f"guesser-{i}").status_code == 403
+    assert _post(client, KEY, browser="new").status_code == 429      # that address, deliberately flooded
+    assert _post(client, KEY, addr="203.0.113.9", browser="t").status_code == 303   # another address
+    for i in range(90):                                  # many addresses: the server-wide ceiling
+        _post(client, "wrong", addr=f"192.0.2.{i}", browser=f"g{i}")
+    assert _post(client, KEY, addr="203.0.113.10", browser="t2").status_code == 429
+
+
+def test_wrong_keys_are_counted_for_every_replica(redis_url):  # noqa: F811
+    """Two replicas' limits on one Redis: wrong keys seen by one make the other wait too."""
+    from ui.teaching import class_store as cs
+
+    a = signin.Attempts(per_browser=3, per_address=30, total=120, store=cs.RedisStore(redis_url))
+    b = signin.Attempts(per_browser=3, per_address=30, total=120, store=cs.RedisStore(redis_url))
+    now = 1_000_000.0
+    for _ in range(3):
+        assert a.wait("198.51.100.9", "s", now) == 0.0
+        a.failed("198.51.100.9", "s", now)
+    assert 0 < b.wait("198.51.100.9", "s", now + 1) <= 60
+    assert b.wait("198.51.100.9", "teacher", now + 1) == 0.0
+    assert b.wait("198.51.100.9", "s", now + 61) == 0.0          # the next minute
+
+
+def test_attempts_count_in_this_process_when_the_store_is_down():
+    class Down:
+        def add_failure(self, *a):
+            raise ConnectionError("down")
+
+        failures = add_failure
+
+    att = signin.Attempts(per_browser=2, store=Down())
+    att.failed("a", "b", 10.0)
+    att.failed("a", "b", 11.0)
+    assert att.wait("a", "b", 12.0) > 0 and att.wait("a", "c", 12.0) == 0.0
 
 
 def test_route_sends_back_in_the_forms_language(client):

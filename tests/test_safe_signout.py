@@ -2,7 +2,7 @@
 configured, memory otherwise) until the cookie's own expiry, and every replica's check reads it.
 
 Two replicas are two app instances that share one redis-server and nothing else: each has its own
-store client and its own process record (``ui.kit.safe._REVOKED``, emptied here to stand for the other
+store client and its own process record (``ui.teaching.signin._REVOKED``, emptied here to stand for the other
 process)."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests._instructor import KEY, TEST_COOKIES, router_only  # noqa: F401 - fix
 from tests.conftest import app_test
 from tests.test_instructor_class import redis_url  # noqa: F401 - fixture
 from ui.teaching import class_store as cs
-from ui.kit import safe
+from ui.teaching import signin
 from ui.server import budgets, signin_routes
 from ui.teaching import instructor
 
@@ -27,8 +27,8 @@ def _router(router_only):  # noqa: F811
 @pytest.fixture
 def other_process(monkeypatch):
     """This process's own record of sign-outs, empty: what another replica knows by itself."""
-    monkeypatch.setattr(safe, "_REVOKED", {})
-    monkeypatch.setattr(safe, "_UNSAVED", {})
+    monkeypatch.setattr(signin, "_REVOKED", {})
+    monkeypatch.setattr(signin, "_UNSAVED", {})
 
 
 @pytest.fixture
@@ -67,30 +67,30 @@ def test_sign_out_on_one_replica_holds_on_the_other(shared, monkeypatch):
     from starlette.testclient import TestClient
 
     monkeypatch.setenv(instructor.KEY_ENV, KEY)
-    monkeypatch.setattr(signin_routes, "SIGNIN_ATTEMPTS", safe.Attempts(per_address=10, total=60))
+    monkeypatch.setattr(signin_routes, "SIGNIN_ATTEMPTS", signin.Attempts(per_browser=5, per_address=30, total=120))
     monkeypatch.setattr(budgets, "TRUSTED_PROXIES", ("testclient",))
     a = TestClient(Starlette(routes=signin_routes.signin_routes()), base_url="http://app.test")
     r = a.post("/_app/signin", data={"key": KEY, "next": "/"}, follow_redirects=False)
-    token = r.cookies.get(safe.COOKIE) or a.cookies.get(safe.COOKIE)
-    kept = safe.make_token(KEY)                          # another teacher's cookie, not signed out
+    token = r.cookies.get(signin.COOKIE) or a.cookies.get(signin.COOKIE)
+    kept = signin.make_token(KEY)                          # another teacher's cookie, not signed out
     b_store = cs.RedisStore(shared)                      # replica B: its own client, the same Redis
-    assert safe.token_ok(token, KEY, store=b_store)
+    assert signin.token_ok(token, KEY, store=b_store)
     assert a.post("/_app/signout", data={"next": "/"}, follow_redirects=False).status_code == 303
-    monkeypatch.setattr(safe, "_REVOKED", {})            # B's process never saw the sign-out
-    assert not safe.token_ok(token, KEY, store=b_store)
-    assert safe.token_ok(kept, KEY, store=b_store)
-    assert safe.token_ok(token, KEY)                     # what B would answer without the store
+    monkeypatch.setattr(signin, "_REVOKED", {})            # B's process never saw the sign-out
+    assert not signin.token_ok(token, KEY, store=b_store)
+    assert signin.token_ok(kept, KEY, store=b_store)
+    assert signin.token_ok(token, KEY)                     # what B would answer without the store
 
 
 def test_a_page_on_the_other_replica_signs_the_teacher_out(shared, monkeypatch, other_process):
     monkeypatch.setenv(instructor.KEY_ENV, KEY)
-    token = safe.make_token(KEY)
+    token = signin.make_token(KEY)
     at = app_test("home")
-    at.session_state[TEST_COOKIES] = {safe.COOKIE: token}
+    at.session_state[TEST_COOKIES] = {signin.COOKIE: token}
     at.run()
     assert _signed_in(at)
-    safe.revoke(token, store=cs.RedisStore(shared))      # signed out through replica A
-    safe._REVOKED.clear()                                # this page runs on B, which never saw it
+    signin.revoke(token, store=cs.RedisStore(shared))      # signed out through replica A
+    signin._REVOKED.clear()                                # this page runs on B, which never saw it
     at.run()                                             # the next run of B's page (a reload, a slider)
     assert not at.exception and not _signed_in(at)
 
@@ -105,13 +105,13 @@ class _Down:
 
 def test_a_store_out_of_reach_keeps_pages_working_and_the_sign_out_is_written_later(
         other_process, caplog):
-    token = safe.make_token(KEY)
+    token = signin.make_token(KEY)
     nonce = token.split(".")[1]
-    safe.revoke(token, store=_Down())                    # the store is down at sign-out
-    assert not safe.token_ok(token, KEY, store=_Down())  # this replica still refuses it
-    assert nonce in safe._UNSAVED and "this process only" in caplog.text
+    signin.revoke(token, store=_Down())                    # the store is down at sign-out
+    assert not signin.token_ok(token, KEY, store=_Down())  # this replica still refuses it
+    assert nonce in signin._UNSAVED and "this process only" in caplog.text
     up = cs.MemoryStore()
-    assert not safe.token_ok(token, KEY, store=up)       # the next check writes it
-    assert up.revoked(nonce) and not safe._UNSAVED
-    other = safe.make_token(KEY)
-    assert safe.token_ok(other, KEY, store=_Down()) is True     # nothing known against it: no exception
+    assert not signin.token_ok(token, KEY, store=up)       # the next check writes it
+    assert up.revoked(nonce) and not signin._UNSAVED
+    other = signin.make_token(KEY)
+    assert signin.token_ok(other, KEY, store=_Down()) is True     # nothing known against it: no exception

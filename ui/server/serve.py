@@ -38,8 +38,9 @@
    capped at :data:`ui.server.budgets.INBOUND_MAX_BYTES` by uvicorn before they are buffered (the app's own are a
    few kB; uploads go over HTTP); outbound messages keep Streamlit's limit.
 6. **The instructor's sign-in route** (:mod:`ui.server.signin_routes`): ``POST /_app/signin`` checks the
-   key under per-address and server-wide attempt limits (:class:`ui.kit.safe.Attempts`) and sets a
-   signed, HttpOnly, expiring cookie (:func:`ui.kit.safe.make_token`); ``POST /_app/signout`` clears
+   key under limits on wrong keys per browser, per address and server-wide
+   (:class:`ui.teaching.signin.Attempts`) and sets a
+   signed, HttpOnly, expiring cookie (:func:`ui.teaching.signin.make_token`); ``POST /_app/signout`` clears
    it and revokes it on every replica (in the shared class store, :mod:`ui.teaching.class_store`, until the
    cookie's expiry). A short or guessable key stops the server at start (:func:`ui.server.start.check_key_strength`).
 

@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import os
 
-from ui.server.budgets import client_address
+from ui.server.budgets import BROWSER_COOKIE, client_address
 
-SIGNIN_ATTEMPTS = None   # ui.kit.safe.Attempts, made on first use
+SIGNIN_ATTEMPTS = None   # ui.teaching.signin.Attempts, made on first use
 MAX_FORM_BYTES = 4096
 
 
 def signin_attempts(environ=os.environ):
-    """The sign-in limits: ``APP_SIGNIN_PER_MIN`` per address (10) and ``APP_SIGNIN_TOTAL_PER_MIN``
-    for the whole server (60), both a minute."""
-    from ui.kit import safe
+    """The allowances of wrong keys, each a minute: ``APP_SIGNIN_PER_BROWSER_PER_MIN`` per browser (5),
+    ``APP_SIGNIN_PER_MIN`` per client address (30: a school behind one address), and
+    ``APP_SIGNIN_TOTAL_PER_MIN`` for the whole server (120); shared by every replica through the
+    class store when it is Redis. A right key counts nothing."""
+    from ui.teaching import signin
+    from ui.teaching.class_store import get_store
 
     def num(name, default):
         try:
@@ -24,23 +27,20 @@ def signin_attempts(environ=os.environ):
         except ValueError:
             return default
 
-    return safe.Attempts(per_address=num("APP_SIGNIN_PER_MIN", 10),
-                         total=num("APP_SIGNIN_TOTAL_PER_MIN", 60))
+    try:
+        store = get_store()
+    except Exception:  # noqa: BLE001 - no store could be made: this process counts alone
+        store = None
+    return signin.Attempts(per_browser=num("APP_SIGNIN_PER_BROWSER_PER_MIN", 5),
+                           per_address=num("APP_SIGNIN_PER_MIN", 30),
+                           total=num("APP_SIGNIN_TOTAL_PER_MIN", 120), store=store)
 
 
 def configured_key(environ=os.environ) -> str | None:
-    """The instructor key: ``$APP_INSTRUCTOR_KEY``, else ``[instructor] key`` of the secrets."""
-    key = environ.get("APP_INSTRUCTOR_KEY", "")
-    if not key:
-        try:
-            import streamlit as st
+    """The instructor key (:func:`ui.teaching.signin.configured_key`, the one place it is looked up)."""
+    from ui.teaching import signin
 
-            sec = st.secrets.get("instructor", {}) if "instructor" in st.secrets else {}
-            key = sec.get("key", "") if hasattr(sec, "get") else ""
-        except Exception:  # noqa: BLE001 - no secrets file
-            key = ""
-    return key if isinstance(key, str) and key.strip() else None
-
+    return signin.configured_key(environ)
 
 
 def safe_next(value) -> str:
@@ -95,7 +95,7 @@ async def signin(request):
 
     from starlette.responses import RedirectResponse
 
-    from ui.kit import safe
+    from ui.teaching import signin
 
     global SIGNIN_ATTEMPTS
     if SIGNIN_ATTEMPTS is None:
@@ -107,14 +107,16 @@ async def signin(request):
     if not _same_origin(request):
         return _reply(403, lang, "signin.wrong", back)
     addr = client_address(request.headers.items(), request.client.host if request.client else None)
-    wait = SIGNIN_ATTEMPTS.wait(addr)
+    browser = request.cookies.get(BROWSER_COOKIE)
+    wait = SIGNIN_ATTEMPTS.wait(addr, browser)
     if wait:
         return _reply(429, lang, "signin.wait", back, s=int(wait) + 1)
     key, typed = configured_key(), form.get("key", "")
-    if key is None or safe.weak_key(key) or not hmac.compare_digest(typed.encode(), key.encode()):
+    if key is None or signin.weak_key(key) or not hmac.compare_digest(typed.encode(), key.encode()):
+        SIGNIN_ATTEMPTS.failed(addr, browser)
         return _reply(403, lang, "signin.wrong", back)
     resp = RedirectResponse(back, status_code=303)
-    resp.set_cookie(safe.COOKIE, safe.make_token(key, time.time()), max_age=safe.COOKIE_TTL_S,
+    resp.set_cookie(signin.COOKIE, signin.make_token(key, time.time()), max_age=signin.COOKIE_TTL_S,
                     **_cookie_flags(request))
     return resp
 
@@ -122,7 +124,7 @@ async def signin(request):
 async def signout(request):
     from starlette.responses import RedirectResponse
 
-    from ui.kit import safe
+    from ui.teaching import signin
 
     form = await _form(request)
     back = safe_next(form.get("next"))
@@ -133,9 +135,9 @@ async def signout(request):
             store = get_store()
         except Exception:  # noqa: BLE001 - no store could be made: this process only
             store = None
-        safe.revoke(request.cookies.get(safe.COOKIE), store=store)
+        signin.revoke(request.cookies.get(signin.COOKIE), store=store)
     resp = RedirectResponse(back, status_code=303)
-    resp.delete_cookie(safe.COOKIE, **_cookie_flags(request))
+    resp.delete_cookie(signin.COOKIE, **_cookie_flags(request))
     return resp
 
 

@@ -82,7 +82,7 @@ def check_threading_layer() -> str:
 
 def check_key_strength(environ=os.environ) -> None:
     """Stop the server at start when the configured instructor key is short or guessable."""
-    from ui.kit.safe import MAKE_KEY, weak_key
+    from ui.teaching.signin import MAKE_KEY, weak_key
     from ui.server.signin_routes import configured_key
 
     key = configured_key(environ)

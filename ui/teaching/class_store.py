@@ -236,7 +236,8 @@ class RedisStore(Store):
     revealed value), ``cls:<code>:q`` (hash: qid -> question), ``cls:<code>:p`` (sorted set:
     anonymous id -> time last here), ``end:<code>`` (closed by its instructor, for an hour),
     ``rel:pages`` (set: the pages whose answers are released; no expiry), ``rev:<nonce>`` (a
-    signed-out instructor cookie, until the cookie's own expiry)."""
+    signed-out instructor cookie, until the cookie's own expiry), ``fail:<who>:<window>`` (wrong
+    sign-in keys counted for every replica)."""
 
     def __init__(self, url: str):
         import redis
@@ -356,6 +357,18 @@ class RedisStore(Store):
 
     def revoked(self, nonce: str) -> bool:
         return bool(self.r.exists(f"rev:{nonce}"))
+
+    def add_failure(self, key: str, window_s: float, now: float) -> int:
+        """Count one wrong sign-in key under ``key`` in the current window (``fail:<key>:<window>``,
+        kept two windows); the count so far (:class:`ui.teaching.signin.Attempts`)."""
+        k = f"fail:{key}:{int(now // window_s)}"
+        with self.r.pipeline() as p:
+            p.incr(k)
+            p.expire(k, int(2 * window_s) + 1)
+            return int(p.execute()[0])
+
+    def failures(self, key: str, window_s: float, now: float) -> int:
+        return int(self.r.get(f"fail:{key}:{int(now // window_s)}") or 0)
 
     def set_teaching(self, who: str, code: str | None) -> None:
         if code is None:

@@ -7,12 +7,12 @@ Configuration (nothing configured -> instructor mode is off and nothing of it is
       [instructor]
       key = "..."     # make one: python -c "import secrets; print(secrets.token_urlsafe(24))"
 
-  A short or guessable key (:func:`ui.kit.safe.weak_key`) stops ``ui.server.serve`` at start with a message
+  A short or guessable key (:func:`ui.teaching.signin.weak_key`) stops ``ui.server.serve`` at start with a message
   saying how to make one (elsewhere it counts as not configured). The sidebar's sign-in box is a
   plain HTML form that posts the key to the server's route ``/_app/signin`` (``ui.server.serve``): it is
   compared there in constant time, attempts are limited per client address (10 a minute) and for
-  the whole server, and a right key sets a signed, HttpOnly cookie (:data:`ui.kit.safe.COOKIE`) that
-  expires after :data:`ui.kit.safe.COOKIE_TTL_S`. Every run checks that cookie (the one the browser
+  the whole server, and a right key sets a signed, HttpOnly cookie (:data:`ui.teaching.signin.COOKIE`) that
+  expires after :data:`ui.teaching.signin.COOKIE_TTL_S`. Every run checks that cookie (the one the browser
   presented when its websocket opened), never anything kept in the session: a reload keeps the
   teacher signed in, a bare session id does not, and the key never travels in a link.
 
@@ -51,12 +51,12 @@ import time
 import streamlit as st
 from streamlit.errors import StreamlitAuthError
 
-from ui.kit import safe
+from ui.teaching import signin
 from ui.kit.i18n import Text
 from ui.kit.safe import literal
 
-KEY_ENV = "APP_INSTRUCTOR_KEY"
-MIN_KEY_LEN = safe.MIN_KEY_LEN
+KEY_ENV = signin.KEY_ENV
+MIN_KEY_LEN = signin.MIN_KEY_LEN
 SIGNIN_PATH = "/_app/signin"     # the server's routes (ui.server.serve)
 SIGNOUT_PATH = "/_app/signout"
 _now = time.monotonic     # replaced by tests
@@ -94,15 +94,12 @@ def _secrets_section(name: str):
 
 
 def _configured_key() -> str | None:
-    key = os.environ.get(KEY_ENV, "")
-    if not key:
-        sec = _secrets_section("instructor") or {}
-        key = sec.get("key", "") if isinstance(sec, dict) else ""
-    if not isinstance(key, str) or not key.strip():
+    key = signin.configured_key(os.environ, _secrets_section)
+    if key is None:
         return None
-    weak = safe.weak_key(key)
+    weak = signin.weak_key(key)
     if weak:
-        _log.warning("instructor key ignored: %s (make one with: %s)", weak, safe.MAKE_KEY)
+        _log.warning("instructor key ignored: %s (make one with: %s)", weak, signin.MAKE_KEY)
         return None
     return key
 
@@ -199,10 +196,10 @@ def is_instructor() -> bool:
         return _oidc_instructor()
     if m == "key":
         try:
-            token = _cookie_source().get(safe.COOKIE)
+            token = _cookie_source().get(signin.COOKIE)
         except Exception:  # noqa: BLE001 - a cookie jar of another shape: no cookie
             token = None
-        return safe.token_ok(token, _configured_key(), store=_revocations())
+        return signin.token_ok(token, _configured_key(), store=_revocations())
     return False
 
 
@@ -216,7 +213,7 @@ def identity() -> str | None:
         email = str((_oidc_user() or {}).get("email") or "").strip().lower()
         return "oidc:" + hashlib.sha256(email.encode()).hexdigest()[:32]
     try:
-        p = safe._parts(_cookie_source().get(safe.COOKIE))
+        p = signin._parts(_cookie_source().get(signin.COOKIE))
     except Exception:  # noqa: BLE001 - a cookie jar of another shape
         p = None
     return f"key:{p[1]}" if p else None
