@@ -339,8 +339,17 @@ def page_files_table() -> str:
     return "\n".join(rows)
 
 
+def internals_table() -> str:
+    """Every private Streamlit/Plotly name the app relies on, from the door's own table."""
+    from ui import streamlit_internals as door
+
+    rows = ["| name | replaced or read | target | why | verified on |", "| --- | --- | --- | --- | --- |"]
+    rows += [f"| `{e.name}` | {e.kind} | `{e.target}` | {e.why} | {e.verified} |" for e in door.TABLE]
+    return "\n".join(rows)
+
+
 def _sections() -> dict[str, str]:
-    return {"page-files": page_files_table(), "layers": layer_table()}
+    return {"page-files": page_files_table(), "layers": layer_table(), "streamlit-internals": internals_table()}
 
 
 def _render(text: str, sections: dict[str, str]) -> str:

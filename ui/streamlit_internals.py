@@ -57,53 +57,94 @@ class Entry:
         return self.relies_on or self.target
 
 
-_SR = "streamlit.runtime"
-_ST = "streamlit.web.server.starlette"
-_CTX = f"{_SR}.scriptrunner_utils.script_run_context"
-TABLE: list[Entry] = [
-    Entry("pages_directory", f"{_SR}.pages_manager.PagesManager.uses_pages_directory", "replace",
-          "a pages/ folder makes the first session a legacy (v1) multipage run until st.navigation ran once",
-          "dc280178951d8504", f"{_SR}.pages_manager.PagesManager"),
-    Entry("clear_cache", f"{_SR}.app_session.AppSession._handle_clear_cache_request", "replace",
-          "any websocket client could empty every session's st.cache_data/st.cache_resource", "1550750d640752f4"),
-    Entry("backmsg", f"{_SR}.runtime.Runtime.handle_backmsg", "replace",
-          "message budgets, widget-state cleaning, stale fragment reruns dropped (websocket entry)", "f8523b8631669c56"),
-    Entry("run_script", f"{_SR}.scriptrunner.script_runner.ScriptRunner._run_script", "replace",
-          "a queued fragment rerun runs on the page shown; notes each run's origin for bursts", "b83129f64595c0cb"),
-    Entry("uvicorn_kwargs", f"{_ST}.starlette_server._get_uvicorn_config_kwargs", "replace",
-          "caps inbound websocket frames (ws_max_size) before uvicorn buffers them", "40282eb42b52ec66"),
-    Entry("middleware", f"{_ST}.starlette_app.create_streamlit_middleware", "replace",
-          "adds the browser cookie middleware that names a browser for its message budget", "545ede9dd6518e1c"),
-    Entry("routes", f"{_ST}.starlette_app.create_streamlit_routes", "replace",
-          "adds the instructor sign-in/sign-out routes and the chart asset route", "3caa04acf55738ae"),
-    Entry("execute_deferred", f"{_SR}.media_file_manager.MediaFileManager.execute_deferred", "replace",
-          "notes a download made on click so that it is kept until fetched", "8aa885bf502620f8"),
-    Entry("inactive_files", f"{_SR}.media_file_manager.MediaFileManager._get_inactive_file_ids", "replace",
-          "keeps fresh on-click downloads out of the files another run's cleanup deletes", "22d464e5dd23d560"),
-    Entry("run_ctx", f"{_CTX}.get_script_run_ctx", "read",
-          "this thread's run: its session id and page script hash (runs, budgets, nav)", "affa911b131ad9da"),
-    Entry("run_ctx_fields", f"{_CTX}.ScriptRunContext", "read",
-          "ScriptRunContext.session_id, .page_script_hash and .pages_manager", "3d9a6846af125987"),
-    Entry("page_intent", f"{_SR}.pages_manager.PagesManager.intended_page_name", "read",
-          "an unknown URL path opens the home page without Streamlit's English dialog (set_script_intent)",
-          "0594f39257b129e1", f"{_SR}.pages_manager.PagesManager.set_script_intent"),
-    Entry("yield_check", f"{_CTX}.get_run_yield_check", "read",
-          "long computations end when a newer rerun is pending (sim's stopping hook)", "5b0dc9d655ca954f"),
-    Entry("runner_session", f"{_SR}.scriptrunner.script_runner.ScriptRunner._session_id", "read",
-          "which session a script run belongs to (in the run_script replacement)", "fccaa8328b7eb80f",
-          f"{_SR}.scriptrunner.script_runner.ScriptRunner.__init__"),
-    Entry("client_websocket", f"{_ST}.starlette_websocket.StarletteSessionClient._websocket", "read",
-          "closes a browser's websocket over its budget with code 1008 and a reason", "61295a0d040eb9ff",
-          f"{_ST}.starlette_websocket.StarletteSessionClient.__init__"),
-    Entry("cli", "streamlit.web.cli.main", "read",
-          "the served process runs `streamlit run app.py [options]` in-process", "0271ac060c50952a"),
-    Entry("plotly_validator", "plotly.basedatatypes.BaseFigure._data_validator", "read",
-          "add_trace without per-property validation when validation is off (ui.kit.frozen)", "24ce53a1b69e102b",
-          "plotly.basedatatypes.BaseFigure.add_traces", "plotly 7.1.0"),
-    Entry("plotly_parts", "plotly.basedatatypes.BaseFigure._data", "read",
-          "to_dict without its deep copy: _data, _layout, _frame_objs, frame._props (ui.kit.frozen)", "cd22a8ceb0025daf",
-          "plotly.basedatatypes.BaseFigure.to_dict", "plotly 7.1.0"),
-]
+#: the table, one entry a paragraph: ``name kind verified fingerprint``, then the target (``<- what
+#: the fingerprint covers`` when it is not the target itself), then why; ``~rt.`` is
+#: ``streamlit.runtime.``, ``~ctx.`` its script-run context module, ``~st.`` Streamlit's Starlette server
+_TABLE = """
+pages_directory  replace  1.67.0  dc280178951d8504
+    ~rt.pages_manager.PagesManager.uses_pages_directory  <- ~rt.pages_manager.PagesManager
+    a pages/ folder makes the first session a legacy (v1) multipage run until st.navigation ran once
+clear_cache  replace  1.67.0  1550750d640752f4
+    ~rt.app_session.AppSession._handle_clear_cache_request
+    any websocket client could empty every session's st.cache_data/st.cache_resource
+backmsg  replace  1.67.0  f8523b8631669c56
+    ~rt.runtime.Runtime.handle_backmsg
+    message budgets, widget-state cleaning, stale fragment reruns dropped (websocket entry)
+run_script  replace  1.67.0  b83129f64595c0cb
+    ~rt.scriptrunner.script_runner.ScriptRunner._run_script
+    a queued fragment rerun runs on the page shown; notes each run's origin for bursts
+uvicorn_kwargs  replace  1.67.0  40282eb42b52ec66
+    ~st.starlette_server._get_uvicorn_config_kwargs
+    caps inbound websocket frames (ws_max_size) before uvicorn buffers them
+middleware  replace  1.67.0  545ede9dd6518e1c
+    ~st.starlette_app.create_streamlit_middleware
+    adds the browser cookie middleware that names a browser for its message budget
+routes  replace  1.67.0  3caa04acf55738ae
+    ~st.starlette_app.create_streamlit_routes
+    adds the instructor sign-in/sign-out routes and the chart asset route
+execute_deferred  replace  1.67.0  8aa885bf502620f8
+    ~rt.media_file_manager.MediaFileManager.execute_deferred
+    notes a download made on click so that it is kept until fetched
+inactive_files  replace  1.67.0  22d464e5dd23d560
+    ~rt.media_file_manager.MediaFileManager._get_inactive_file_ids
+    keeps fresh on-click downloads out of the files another run's cleanup deletes
+run_ctx  read  1.67.0  affa911b131ad9da
+    ~ctx.get_script_run_ctx
+    this thread's run: its session id and page script hash (runs, budgets, nav)
+run_ctx_fields  read  1.67.0  3d9a6846af125987
+    ~ctx.ScriptRunContext
+    ScriptRunContext.session_id, .page_script_hash and .pages_manager
+page_intent  read  1.67.0  0594f39257b129e1
+    ~rt.pages_manager.PagesManager.intended_page_name  <- ~rt.pages_manager.PagesManager.set_script_intent
+    an unknown URL path opens the home page without Streamlit's English dialog (set_script_intent)
+yield_check  read  1.67.0  5b0dc9d655ca954f
+    ~ctx.get_run_yield_check
+    long computations end when a newer rerun is pending (sim's stopping hook)
+runner_session  read  1.67.0  fccaa8328b7eb80f
+    ~rt.scriptrunner.script_runner.ScriptRunner._session_id  <- ~rt.scriptrunner.script_runner.ScriptRunner.__init__
+    which session a script run belongs to (in the run_script replacement)
+client_websocket  read  1.67.0  61295a0d040eb9ff
+    ~st.starlette_websocket.StarletteSessionClient._websocket  <- ~st.starlette_websocket.StarletteSessionClient.__init__
+    closes a browser's websocket over its budget with code 1008 and a reason
+cli  read  1.67.0  0271ac060c50952a
+    streamlit.web.cli.main
+    the served process runs `streamlit run app.py [options]` in-process
+plotly_validator  read  plotly=7.1.0  24ce53a1b69e102b
+    plotly.basedatatypes.BaseFigure._data_validator  <- plotly.basedatatypes.BaseFigure.add_traces
+    add_trace without per-property validation when validation is off (ui.kit.frozen)
+plotly_parts  read  plotly=7.1.0  cd22a8ceb0025daf
+    plotly.basedatatypes.BaseFigure._data  <- plotly.basedatatypes.BaseFigure.to_dict
+    to_dict without its deep copy: _data, _layout, _frame_objs, frame._props (ui.kit.frozen)
+"""
+_ABBREV = {"~st.": "streamlit.web.server.starlette.",
+           "~ctx.": "streamlit.runtime.scriptrunner_utils.script_run_context.", "~rt.": "streamlit.runtime."}
+
+
+def _expand(dotted: str) -> str:
+    for short, full in _ABBREV.items():
+        if dotted.startswith(short):
+            return full + dotted[len(short):]
+    return dotted
+
+
+def _parse(text: str) -> list[Entry]:
+    """The entries of :data:`_TABLE` (three lines each: head, target, why)."""
+    out, blocks, cur = [], [], []
+    for line in text.strip().splitlines():
+        if not line.startswith(" ") and cur:
+            blocks.append(cur)
+            cur = []
+        cur.append(line.strip())
+    blocks.append(cur)
+    for head, where, why in blocks:
+        name, kind, verified, fp = head.split()
+        target, _, relies = (x.strip() for x in where.partition("<-"))
+        out.append(Entry(name, _expand(target), kind, why, fp, _expand(relies) if relies else "",
+                         verified.replace("=", " ")))
+    return out
+
+
+TABLE: list[Entry] = _parse(_TABLE)
 ENTRIES = {e.name: e for e in TABLE}
 #: what :func:`replace` did: name -> True (installed) / the reason it was not
 APPLIED: dict[str, bool] = {}
