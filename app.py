@@ -1,4 +1,7 @@
-"""Tokens on the Sphere — entry point: ``make run`` (``python -m ui.server.serve``, i.e. ``streamlit run app.py``)."""
+"""Tokens on the Sphere — entry point: ``make run`` (``python -m ui.server``: ``streamlit run app.py`` with
+every server fix installed before it starts), or a plain ``streamlit run app.py`` (what it cannot have
+then: docs/deploy.md)."""
+from ui.server import start as _env  # noqa: F401 - first: a thread-safe Numba layer, one BLAS thread (a plain streamlit run)
 from ui.server import prepare
 
 prepare.wait()  # the served process imports the app at start, in the background (ui/server/prepare.py)
@@ -9,9 +12,10 @@ import gc
 from pathlib import Path
 
 from sim import _interrupt
-from sim.warm import ensure_warm
+from sim.warm import ensure_warm, start_background
+from ui import streamlit_internals
 from ui.kit import compute, hooks, style
-from ui.server import budgets, runs
+from ui.server import adapters, budgets, runs
 from ui.teaching import answers, classroom, editor, instructor
 from ui.kit.i18n import Text
 from ui.kit.nav import PAGES, navigation, page_module, take_unknown_page, unknown_page_notice
@@ -21,7 +25,7 @@ from ui.kit.lang import language_selector
 ICON = Path(__file__).resolve().parent / "assets" / "favicon.png"
 
 
-def _start_up() -> None:
+def _start_up() -> tuple[str, ...]:
     """Once per server process: compile/load every Numba kernel (in the background when the server
     was started by ``ui.server.serve``: see :func:`sim.warm.ensure_warm`), import every page module,
     then freeze what start-up allocated. Streamlit runs a full ``gc.collect()`` after each
@@ -31,11 +35,17 @@ def _start_up() -> None:
     points (``sim._interrupt``): a run the user has already superseded (a held arrow key) ends
     between two chunks of its simulation instead of at its end."""
     _interrupt.install(compute.stop_if_superseded)
+    missing = ()
+    if streamlit_internals.server_running():   # a server (not AppTest): under a plain `streamlit run`, what can still be had
+        missing = adapters.install_late()
+        if missing:
+            start_background(on_ready=prepare.load_kernels)   # kernels compile in the background here too
     ensure_warm()
     for e in PAGES:
         page_module(e.stem)  # module level only: imports, SCHEMA
     gc.collect()
     gc.freeze()
+    return missing
 
 
 # Full runs take turns, first come first served (ui/server/runs.py): a burst of 30 students finishes
@@ -47,7 +57,7 @@ with runs.settled(), runs.turn():
     # internet, which a school network may not reach).
     st.set_page_config(page_title="Tokens on the Sphere", page_icon=str(ICON),
                        layout="wide")
-    st.cache_resource(show_spinner=False)(_start_up)()
+    plain_run = st.cache_resource(show_spinner=False)(_start_up)()
     # The one place where the instructor and class features plug into the page kit (ui/kit/hooks.py):
     # worked answers under a page's questions (and in its notebook once public), the class's push /
     # ask under its intro, the class code kept in every page's URL.
@@ -61,6 +71,8 @@ with runs.settled(), runs.turn():
     teacher = instructor.sidebar(lang)  # draws nothing (None) unless instructor mode is configured
     if teacher is not None:
         classroom.sidebar(lang, teacher)
+        if plain_run:   # started by a plain `streamlit run app.py`: say what is missing (docs/deploy.md)
+            st.sidebar.caption(Text("instructor", lang)("server.plain_run"))
     unknown = take_unknown_page()  # /nosuchpage: the home page with a notice, not Streamlit's English dialog
     # expanded: every page listed (Streamlit's own "View N more" button has no Chinese label)
     groups = editor.pages(navigation(lang), lang)  # the instructor's pages: the editor, the class console

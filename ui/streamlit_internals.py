@@ -106,6 +106,9 @@ runner_session  read  1.67.0  fccaa8328b7eb80f
 client_websocket  read  1.67.0  61295a0d040eb9ff
     ~st.starlette_websocket.StarletteSessionClient._websocket  <- ~st.starlette_websocket.StarletteSessionClient.__init__
     closes a browser's websocket over its budget with code 1008 and a reason
+running_app  read  1.67.0  9ac1368f83fd511f
+    ~st.starlette_app.create_starlette_app
+    a plain `streamlit run app.py`: the sign-in and chart routes are added to the running Starlette app
 cli  read  1.67.0  0271ac060c50952a
     streamlit.web.cli.main
     the served process runs `streamlit run app.py [options]` in-process
@@ -372,3 +375,35 @@ def set_data_validator(fig, validator) -> None:
 def figure_parts(fig) -> tuple[list, object, list]:
     """``(traces, layout, frames' property dicts)`` of a Plotly figure, not copied."""
     return fig._data, fig._layout, [f._props for f in fig._frame_objs]
+
+
+def add_routes_now(routes: list) -> bool:
+    """Put ``routes`` first in the running server's Starlette application (a plain ``streamlit run
+    app.py``, where nothing was installed before the server started: it is found among the live
+    objects, once). False when there is none, or this Streamlit builds it differently."""
+    if not fingerprint_ok("running_app"):
+        NOT_APPLIED["running_app"] = "create_starlette_app differs from the verified one"
+        return False
+    import gc
+
+    from starlette.applications import Starlette
+
+    apps = [o for o in gc.get_objects() if isinstance(o, Starlette)]
+    if len(apps) != 1:
+        NOT_APPLIED["running_app"] = f"{len(apps)} Starlette applications in this process"
+        return False
+    app = apps[0]
+    have = {getattr(r, "path", None) for r in app.router.routes}
+    app.router.routes[:0] = [r for r in routes if getattr(r, "path", None) not in have]
+    APPLIED["running_app"] = True
+    return True
+
+
+def server_running() -> bool:
+    """Whether this process runs a Streamlit server (False under AppTest and in bare scripts);
+    ``streamlit.runtime.exists()``, a documented function of a module the scan counts as private."""
+    try:
+        from streamlit import runtime
+    except ImportError:  # pragma: no cover - another Streamlit
+        return False
+    return bool(runtime.exists())

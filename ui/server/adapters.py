@@ -141,9 +141,10 @@ def _keep_fresh_downloads() -> None:
         internals.replace("inactive_files", wrap_inactive)
 
 
-def install_guards(guard: Guard | None = None) -> None:
+def install_guards(guard: Guard | None = None, late: bool = False) -> None:
     """Patch the runtime's websocket entry (``Runtime.handle_backmsg``) with :class:`Guard`, clean
-    widget states, and cap inbound frames at :data:`INBOUND_MAX_BYTES`."""
+    widget states, and (before the server starts, not ``late``) cap inbound frames at
+    :data:`INBOUND_MAX_BYTES` and name each browser by a cookie."""
     import asyncio
     import logging
     import time
@@ -219,6 +220,8 @@ def install_guards(guard: Guard | None = None) -> None:
     guarded._guarded = True  # type: ignore[attr-defined]
     internals.replace("backmsg", wrap_backmsg)
     _fragments_on_the_page_shown()
+    if late:   # uvicorn and the middleware stack are already built
+        return
 
     def wrap_kwargs(kwargs):
         def capped_kwargs(*a, **k):
@@ -272,3 +275,29 @@ def install_all() -> None:
     install_guards()
     _keep_fresh_downloads()
     install_signin_routes()
+
+
+#: what a plain ``streamlit run app.py`` cannot have (docs/deploy.md): the server was built before
+#: the app's code ran, so these are missing there (names of :data:`ui.streamlit_internals.TABLE`)
+LATE_MISSING = ("uvicorn_kwargs", "middleware")
+
+
+def install_late() -> tuple[str, ...]:
+    """For a plain ``streamlit run app.py`` (as Streamlit's own hosting starts an app), at its first
+    run: every adapter that still applies once the server runs (the class-level replacements, and the
+    sign-in and chart routes added to the running application). Returns the names of what is missing
+    that way; ``()`` in the served process (``python -m ui.server``), which installed all before start."""
+    if internals.APPLIED.get("routes"):
+        return ()
+    leave_mpa_v1()
+    if not clear_cache_allowed():
+        refuse_clear_cache()
+    install_guards(late=True)
+    _keep_fresh_downloads()
+    import streamlit as st
+
+    from ui.kit.chart import asset_routes
+
+    base = str(st.get_option("server.baseUrlPath") or "")
+    added = internals.add_routes_now(signin_routes(base) + asset_routes(base))
+    return LATE_MISSING + (() if added else ("routes",))
