@@ -212,7 +212,7 @@ class Ctx:
         with st.sidebar:
             # Lazy: its content (the link and its QR code, costly to make for every new link) is made
             # only while the box is open; opening it is one cheap rerun.
-            with st.expander(self.t("ui.kit.share"), key="_share_open", on_change="rerun") as box:
+            with st.expander(self.t("ui.share"), key="_share_open", on_change="rerun") as box:
                 if box.open:
                     st.caption(self.t("ui.share_help"))
                     url = share_url(self.query)
