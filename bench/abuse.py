@@ -17,7 +17,6 @@ import asyncio
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile

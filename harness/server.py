@@ -109,7 +109,7 @@ class Server:
     def rss_mb(self) -> float:
         return rss_mb(self.pid)
 
-    def start(self, timeout: float = 120.0) -> "Server":
+    def start(self, timeout: float = 120.0) -> Server:
         t0 = time.perf_counter()
         if self.warm:
             subprocess.run([sys.executable, "-m", "sim.warm"], cwd=ROOT, env=self.env, check=True,
@@ -152,7 +152,7 @@ class Server:
             self.proc.kill()
             self.proc.wait(5)
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -49,7 +49,8 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
-from typing import Any, Iterable, Mapping
+from typing import Any
+from collections.abc import Iterable, Mapping
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -239,7 +240,7 @@ class StreamlitSession:
         """How many websockets this session opened (1 + reconnects)."""
 
     # ------------------------------------------------------------------ setup
-    async def __aenter__(self) -> "StreamlitSession":
+    async def __aenter__(self) -> StreamlitSession:
         await self.connect()
         return self
 
@@ -306,7 +307,7 @@ class StreamlitSession:
                 ping_interval=20,
                 ping_timeout=20,
             )
-        except (OSError, asyncio.TimeoutError, InvalidStatus, WebSocketException) as exc:
+        except (TimeoutError, OSError, InvalidStatus, WebSocketException) as exc:
             self._ws = None
             raise SessionError(f"connect {self._ws_url}: {type(exc).__name__}: {exc}") from exc
         resp = getattr(self._ws, "response", None)
@@ -548,7 +549,7 @@ class StreamlitSession:
             while True:
                 left = deadline - time.perf_counter()
                 if left <= 0:
-                    raise asyncio.TimeoutError
+                    raise TimeoutError
                 raw = await asyncio.wait_for(ws.recv(), left)
                 if isinstance(raw, str):
                     continue
@@ -592,7 +593,7 @@ class StreamlitSession:
                         continue
                     res.finished = _FINISHED_FINAL.get(status, str(status))
                     break
-        except asyncio.TimeoutError:
+        except TimeoutError:
             res.error = f"timeout after {timeout:g} s"
         except ConnectionClosed as exc:
             res.error = f"closed: {exc}"

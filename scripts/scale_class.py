@@ -49,7 +49,7 @@ from harness.classclient import ClassSession, Instructor, Student  # noqa: E402
 from harness.wsclient import SessionError, percentile  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from scale_check import (  # noqa: E402
-    HOST, SERVE_FLAGS, Procs, Replica, deploy_replicas, dump_logs, ensure_nginx, nginx_argv,
+    HOST, SERVE_FLAGS, Procs, Replica, deploy_replicas, ensure_nginx, nginx_argv,
     prepare_run, render_nginx, replica_of, run_check, wait_healthy,
 )
 from ui.teaching import class_store as cs  # noqa: E402

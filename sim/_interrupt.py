@@ -15,7 +15,7 @@ thread runs the computation; a hook that only concerns some threads decides that
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 _hook: Callable[[], None] | None = None
 

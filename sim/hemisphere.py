@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable, NamedTuple
+from typing import NamedTuple
+from collections.abc import Callable
 
 import numpy as np
 from scipy import special

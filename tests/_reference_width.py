@@ -3,7 +3,6 @@ plainly, to check the training engines against.
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 

@@ -11,7 +11,7 @@ import plotly.tools
 import plotly.utils
 
 from ui.kit import figures as F
-from ui.kit import finish, style
+from ui.kit import finish
 from ui.kit.i18n import Text
 
 

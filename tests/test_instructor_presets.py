@@ -9,7 +9,7 @@ import pytest
 from tests._instructor import (KEY, comments as _comments, params_copy, router_only,  # noqa: F401
                                signed_in, two_point_beta as _beta)
 from tests.conftest import app_test, open_page
-from ui.teaching import editor, instructor
+from ui.teaching import editor
 from ui.teaching import params_file as pf
 from ui.kit.spec import resolve
 from pages.two_point.page import SCHEMA as TWO_POINT

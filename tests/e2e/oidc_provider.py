@@ -81,7 +81,7 @@ class MockOIDC:
         with self._lock:
             return [p for p, _ in self.log]
 
-    def start(self) -> "MockOIDC":
+    def start(self) -> MockOIDC:
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="mock-oidc", daemon=True)
         self._thread.start()
         return self
@@ -90,7 +90,7 @@ class MockOIDC:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def __enter__(self) -> "MockOIDC":
+    def __enter__(self) -> MockOIDC:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.browser import WAIT_MS, goto, resolved, url_param, wait_url_param
+from harness.browser import WAIT_MS, goto, resolved, url_param
 from ui.kit.i18n import Text
 
 PRINT_JS = """() => {

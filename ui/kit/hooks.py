@@ -16,7 +16,7 @@ Registering again replaces what was registered (app.py does it on every run: che
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 _after_section: dict[str, Callable] = {}
 _url_flags: list[Callable[[], dict]] = []

@@ -190,7 +190,7 @@ class PageSchema:
 
     @classmethod
     def from_file(cls, stem: str, *, options: dict | None = None, steps: tuple = (),
-                  path: Path | None = None) -> "PageSchema":
+                  path: Path | None = None) -> PageSchema:
         """The page's built-in table ``pages/<stem>/params.toml`` (one ``[params.<name>]`` table per control,
         in slider order, keys as :class:`Param`'s); ``options`` gives select options held in code.
         A bad file raises ValueError naming the file and the key."""

@@ -46,7 +46,8 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable
+from typing import Any
+from collections.abc import Callable, Hashable
 
 from ui.server.runs import released, session_id
 
@@ -88,7 +89,7 @@ class Superseded(Exception):
 class Busy(Exception):
     """This session already has a job queued or running (``.job``)."""
 
-    def __init__(self, job: "Job"):
+    def __init__(self, job: Job):
         super().__init__(f"session already waits for job {job.key!r}")
         self.job = job
 

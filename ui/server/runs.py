@@ -62,7 +62,7 @@ _sem = threading.Semaphore(slots())
 #: sessions whose full run is in progress (between the start and the end of :func:`turn`)
 _FULL: set = set()
 #: session -> the page (script hash) its latest full run ran: what the browser shows now
-_PAGE: "collections.OrderedDict[str, str]" = collections.OrderedDict()
+_PAGE: collections.OrderedDict[str, str] = collections.OrderedDict()
 _MAX_SESSIONS = 4096
 #: counters for tests and the latency scripts: runs admitted, runs that waited, total wait seconds
 stats = {"runs": 0, "waited": 0, "wait_s": 0.0, "timeouts": 0}
@@ -134,7 +134,7 @@ class _Last:
     drawn: int = 0           # bytes of figures the session's latest finished run sent
 
 
-_LAST: "collections.OrderedDict[str, _Last]" = collections.OrderedDict()
+_LAST: collections.OrderedDict[str, _Last] = collections.OrderedDict()
 _LAST_LOCK = threading.Lock()
 #: counters for tests and benchmarks: runs that waited in a burst, and those a newer value ended
 burst_stats = {"waited": 0, "superseded": 0}
