@@ -13,6 +13,7 @@ Each module of :mod:`sim` that owns kernels defines ``warm()``, which calls them
   take their NumPy reference path (the same numbers), so the first student never waits for a
   compilation, and a later start (cache current) answers at once.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,16 @@ log = logging.getLogger("sim.warm")
 
 #: relative cost of compiling each module's kernels (compile seconds, roughly; only the order
 #: matters: the largest first, each to the least loaded process)
-COST = {"attention": 30.0, "depth_sum": 3.0, "width": 2.0, "hemisphere": 1.5, "measures": 1.0,
-        "gaussian_width": 1.0, "nonnormal": 1.0, "rotation": 0.3}
+COST = {
+    "attention": 30.0,
+    "depth_sum": 3.0,
+    "width": 2.0,
+    "hemisphere": 1.5,
+    "measures": 1.0,
+    "gaussian_width": 1.0,
+    "nonnormal": 1.0,
+    "rotation": 0.3,
+}
 #: what a child process prints after each module (parsed by :func:`start_background`)
 READY_LINE = "sim.warm: ready "
 #: what the server prints (stderr) once every module's cache is current (bench/first_run.py waits for it)
@@ -44,7 +53,7 @@ ROOT = Path(sim.__file__).resolve().parent.parent
 
 _background: threading.Thread | None = None
 _children: list[subprocess.Popen] = []
-_failed: set[str] = set()   # modules whose child process did not make their cache current
+_failed: set[str] = set()  # modules whose child process did not make their cache current
 
 
 def modules() -> list[str]:
@@ -55,8 +64,7 @@ def modules() -> list[str]:
     list of str
         E.g. ``["attention", "two_point", ...]``.
     """
-    return sorted(m.name for m in pkgutil.iter_modules(sim.__path__)
-                  if not m.name.startswith("_") and m.name != "warm")
+    return sorted(m.name for m in pkgutil.iter_modules(sim.__path__) if not m.name.startswith("_") and m.name != "warm")
 
 
 def plan(jobs: int, names: list[str] | None = None) -> list[list[str]]:
@@ -86,8 +94,7 @@ def plan(jobs: int, names: list[str] | None = None) -> list[list[str]]:
     return [g for g in groups if g]
 
 
-def warm(verbose: bool = False, only: list[str] | None = None,
-         announce: bool = False) -> dict[str, float]:
+def warm(verbose: bool = False, only: list[str] | None = None, announce: bool = False) -> dict[str, float]:
     r"""Call ``warm()`` of every :mod:`sim` module (or of ``only``), in this process; return seconds
     per module. ``announce`` prints :data:`READY_LINE` + name after each (for the parent).
 
@@ -106,7 +113,7 @@ def warm(verbose: bool = False, only: list[str] | None = None,
         ``{module: seconds}``.
     """
     times = {}
-    for name in (modules() if only is None else only):
+    for name in modules() if only is None else only:
         t0 = time.perf_counter()
         mod = importlib.import_module(f"sim.{name}")
         fn = getattr(mod, "warm", None)
@@ -121,8 +128,18 @@ def warm(verbose: bool = False, only: list[str] | None = None,
 
 
 def _child(group: list[str], nice: int) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "sim.warm", "--jobs", "1", "--announce", "--nice", str(nice),
-           "--only", ",".join(group)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sim.warm",
+        "--jobs",
+        "1",
+        "--announce",
+        "--nice",
+        str(nice),
+        "--only",
+        ",".join(group),
+    ]
     return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
 
 
@@ -171,7 +188,7 @@ def _supervise(group: list[str], nice: int) -> None:
         _children.append(proc)
         for line in proc.stdout:
             if line.startswith(READY_LINE):
-                name = line[len(READY_LINE):].strip()
+                name = line[len(READY_LINE) :].strip()
                 if name in group and name not in done:
                     done.add(name)
                     _load(name)
@@ -180,7 +197,7 @@ def _supervise(group: list[str], nice: int) -> None:
             log.warning("sim.warm child for %s ended with %s", group, proc.returncode)
     except Exception:  # noqa: BLE001
         log.exception("sim.warm child for %s could not run", group)
-    for name in group:   # a child that failed: Numba compiles those kernels on first use
+    for name in group:  # a child that failed: Numba compiles those kernels on first use
         if name not in done:
             _failed.add(name)
             _load(name)
@@ -231,8 +248,9 @@ def start_background(jobs: int | None = None, nice: int = 10, on_ready=None) -> 
         return _background
     groups = plan(jobs or int(os.environ.get("SIM_WARM_JOBS", 0)) or os.cpu_count() or 1)
     _ready.mark_pending(n for g in groups for n in g)
-    threads = [threading.Thread(target=_supervise, args=(g, nice), name=f"sim.warm:{g[0]}",
-                                daemon=True) for g in groups]
+    threads = [
+        threading.Thread(target=_supervise, args=(g, nice), name=f"sim.warm:{g[0]}", daemon=True) for g in groups
+    ]
 
     def run() -> None:
         t0 = time.perf_counter()
@@ -242,8 +260,11 @@ def start_background(jobs: int | None = None, nice: int = 10, on_ready=None) -> 
             t.join()
         if on_ready is not None:
             on_ready()
-        print(f"{READY_ALL} after {time.perf_counter() - t0:.1f} s (pending: "
-              f"{sorted(_ready.pending()) or 'none'})", file=sys.stderr, flush=True)
+        print(
+            f"{READY_ALL} after {time.perf_counter() - t0:.1f} s (pending: {sorted(_ready.pending()) or 'none'})",
+            file=sys.stderr,
+            flush=True,
+        )
 
     atexit.register(_stop_children)
     _background = threading.Thread(target=run, name="sim.warm", daemon=True)

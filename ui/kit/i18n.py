@@ -5,6 +5,7 @@ Every visible string lives in a page's own ``pages/<stem>/<lang>.toml`` or in a 
 (``params.beta.label``). Files are re-read when they change on disk.
 A test checks that both languages have exactly the same keys.
 """
+
 from __future__ import annotations
 
 import functools
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from ui.kit.files import text_file
 from ui.kit.spec import LANGS
+
 LANG_NAMES = {"en": "English", "zh": "中文"}
 
 #: path -> (file key (mtime_ns, size) or None, parsed table, time of the last stat). Reads and
