@@ -12,7 +12,7 @@ import streamlit as st  # noqa: E402
 import gc
 from pathlib import Path
 
-from sim import _interrupt
+from sim import _interrupt, _ready
 from sim.warm import ensure_warm, start_background
 from ui import streamlit_internals
 from ui.kit import compute, hooks, style
@@ -71,6 +71,8 @@ with runs.settled(), runs.turn():
     lang = language_selector()
     style.projector_toggle(Text("common", lang)("view.projector"))
     style.inject()
+    if _ready.pending():  # the first visits after a start: the kernels are still being prepared (sim/warm.py)
+        st.caption(Text("common", lang)("ui.warming"))
     if budgets.was_slowed():  # this browser went over its message budget (ui/server/budgets.py)
         st.warning(Text("common", lang)("ui.slowed"), icon=":material/speed:")
     teacher = instructor.sidebar(lang)  # draws nothing (None) unless instructor mode is configured

@@ -181,6 +181,23 @@ def _load(name: str) -> None:
     _ready.mark_ready(name)
 
 
+_count = {"done": 0, "total": 0, "t0": 0.0}
+_count_lock = threading.Lock()
+
+
+def _progress(name: str) -> None:
+    """One line on the server's terminal per module made ready: which, how many are left, how long."""
+    with _count_lock:
+        _count["done"] += 1
+        done, total, t = _count["done"], _count["total"], time.perf_counter() - _count["t0"]
+    left = total - done
+    print(
+        f"sim.warm: {name} ready ({done}/{total}, {t:.0f} s)" + (f"; {left} left" if left else ""),
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def _supervise(group: list[str], nice: int) -> None:
     done: set[str] = set()
     try:
@@ -192,6 +209,7 @@ def _supervise(group: list[str], nice: int) -> None:
                 if name in group and name not in done:
                     done.add(name)
                     _load(name)
+                    _progress(name)
         proc.wait()
         if proc.returncode != 0:
             log.warning("sim.warm child for %s ended with %s", group, proc.returncode)
@@ -247,7 +265,16 @@ def start_background(jobs: int | None = None, nice: int = 10, on_ready=None) -> 
     if _background is not None:
         return _background
     groups = plan(jobs or int(os.environ.get("SIM_WARM_JOBS", 0)) or os.cpu_count() or 1)
-    _ready.mark_pending(n for g in groups for n in g)
+    names = [n for g in groups for n in g]
+    _ready.mark_pending(names)
+    _count.update(done=0, total=len(names), t0=time.perf_counter())
+    print(
+        f"sim.warm: preparing the Numba kernels of {len(names)} modules in {len(groups)} background "
+        f"process{'es' if len(groups) > 1 else ''} ({', '.join(names)}): loaded from the cache in seconds, "
+        "or compiled on a first start (a minute or two); pages answer meanwhile on their NumPy paths",
+        file=sys.stderr,
+        flush=True,
+    )
     threads = [
         threading.Thread(target=_supervise, args=(g, nice), name=f"sim.warm:{g[0]}", daemon=True) for g in groups
     ]

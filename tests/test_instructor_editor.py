@@ -7,9 +7,7 @@ import difflib
 import pytest
 
 from tests._instructor import (
-    KEY,
     comments as _comments,
-    params_copy,
     router_only,  # noqa: F401
     signed_in,
     two_point_beta as _beta,

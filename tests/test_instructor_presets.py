@@ -8,12 +8,8 @@ import tomllib
 import pytest
 
 from tests._instructor import (
-    KEY,
-    comments as _comments,
-    params_copy,
     router_only,  # noqa: F401
     signed_in,
-    two_point_beta as _beta,
 )
 from tests.conftest import app_test, open_page
 from ui.teaching import editor

@@ -84,12 +84,30 @@ def check_threading_layer() -> str:
     return numba.threading_layer()
 
 
+def _secrets_from_files(name: str, root: Path | None = None) -> dict | None:
+    """Section ``name`` of the secrets files, read as Streamlit would (``~/.streamlit/secrets.toml``,
+    then the app's ``.streamlit/secrets.toml`` over it), without asking ``st.secrets``: read before
+    Streamlit has started, ``st.secrets`` loads Streamlit's configuration early, and its file watcher
+    then reports a false "update to the [server] config option section" at every start."""
+    import tomllib
+
+    found = None
+    for path in (Path.home() / ".streamlit" / "secrets.toml", (root or APP.parent) / ".streamlit" / "secrets.toml"):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+            continue
+        if isinstance(data.get(name), dict):
+            found = {**(found or {}), **data[name]}
+    return found
+
+
 def check_key_strength(environ=os.environ) -> None:
     """Stop the server at start when the configured instructor key is short or guessable."""
     from ui.teaching.signin import MAKE_KEY, weak_key
-    from ui.server.signin_routes import configured_key
+    from ui.teaching.signin import configured_key
 
-    key = configured_key(environ)
+    key = configured_key(environ, secrets=_secrets_from_files)
     why = weak_key(key) if key else None
     if why:
         sys.exit(
