@@ -14,10 +14,17 @@ PYTEST_FLAGS ?= -q
 # "threadsafe" picks OpenMP or TBB and fails loudly if neither loads (ui.server.serve sets it too).
 NUMBA_LAYER := NUMBA_THREADING_LAYER=threadsafe
 
-.PHONY: help run notebook serve-class test test-loaded test-fast e2e screenshots bench classroom latency warm lock image-check scale-check capacity clean
+.PHONY: help prereqs prereqs-test run notebook serve-class test lint format test-loaded test-fast e2e screenshots bench classroom latency warm lock image-check scale-check capacity clean
 
 help:
-	@echo "make run | make notebook PAGE=<stem> | make serve-class | make test | make test-loaded | make test-fast | make e2e | make screenshots | make bench | make classroom | make latency | make lock | make image-check | make scale-check | make capacity | make clean"
+	@echo "make run | make notebook PAGE=<stem> | make serve-class | make test | make lint | make format | make test-loaded | make test-fast | make e2e | make screenshots | make bench | make classroom | make latency | make lock | make image-check | make scale-check | make capacity | make clean"
+
+# What make needs before it can install anything itself (Linux, Python 3.11 with venv/pip, libgomp1;
+# for the tests apt-get with root or sudo): said in words, with the command that installs it.
+prereqs:
+	@scripts/check_prereqs.sh $(PYTHON)
+prereqs-test:
+	@scripts/check_prereqs.sh --test $(PYTHON)
 
 # The venv without pip (ensurepip alone cost ~8 s of CPU, 39 s under load, of a fresh `make run`).
 $(BIN)/python:
@@ -75,7 +82,7 @@ notebook: $(VENV)/.installed
 warm: $(VENV)/.installed
 	$(NUMBA_LAYER) $(BIN)/python -m sim.warm
 
-run: $(VENV)/.installed
+run: prereqs $(VENV)/.installed
 	@[ "$(ADDRESS)" = 127.0.0.1 ] || [ "$(ADDRESS)" = localhost ] || $(BIN)/python -m ui.kit.share $(PORT)
 	$(NUMBA_LAYER) $(BIN)/python -m ui.server.serve $(SERVE_FLAGS)
 
@@ -89,7 +96,8 @@ serve-class:
 # tests/e2e/test_instructor.py). Each run prints its 25 slowest tests.
 E2E_WORKERS ?= 4
 PYTEST_RUN := $(NUMBA_LAYER) $(BIN)/python -m pytest $(PYTEST_FLAGS) -p no:cacheprovider --durations=25
-test: $(VENV)/.installed-dev
+test: prereqs-test $(VENV)/.installed-dev
+	@$(MAKE) --no-print-directory lint
 	@t0=$$(date +%s); scripts/ensure_chromium.sh > .ensure.log 2>&1 && scripts/ensure_redis.sh >> .ensure.log 2>&1 & \
 	  apt=$$!; $(NUMBA_LAYER) $(BIN)/python -m sim.warm; w=$$?; wait $$apt; a=$$?; cat .ensure.log; rm -f .ensure.log; \
 	  echo "set-up: kernels warmed while Chromium and Redis were checked/installed, $$(( $$(date +%s) - t0 )) s"; \
@@ -100,6 +108,15 @@ test: $(VENV)/.installed-dev
 	@$(PYTEST_RUN) -n $(E2E_WORKERS) --dist loadgroup tests/e2e; rc=$$?; \
 	  if [ $$rc = 5 ]; then echo "pytest collected no browser tests: that is a failure here" >&2; exit 1; fi; \
 	  exit $$rc
+
+# ruff: the lint rules and the format of pyproject.toml ([tool.ruff]); `make format` applies the format.
+lint: $(VENV)/.installed-dev
+	$(BIN)/python -m ruff check --no-cache .
+	$(BIN)/python -m ruff format --no-cache --check .
+
+format: $(VENV)/.installed-dev
+	$(BIN)/python -m ruff format .
+	$(BIN)/python -m ruff check --fix .
 
 # The whole suite with every core kept busy by a CPU hog at normal priority: it must pass so too.
 test-loaded: $(VENV)/.installed-dev

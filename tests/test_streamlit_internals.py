@@ -198,8 +198,9 @@ def test_an_unverified_streamlit_is_refused_unless_overridden(monkeypatch):
         from streamlit.runtime.app_session import AppSession
 
         # as Streamlit has it (another test on this worker may have installed the replacement already)
-        monkeypatch.setattr(AppSession, "_handle_clear_cache_request",
-                            internals.original(AppSession._handle_clear_cache_request))
+        monkeypatch.setattr(
+            AppSession, "_handle_clear_cache_request", internals.original(AppSession._handle_clear_cache_request)
+        )
         before = AppSession._handle_clear_cache_request
         assert internals.replace("clear_cache", lambda orig: lambda self: None) is False
         assert AppSession._handle_clear_cache_request is before and "clear_cache" in internals.NOT_APPLIED

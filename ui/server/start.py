@@ -30,7 +30,8 @@ def safe_threading_layer(environ=os.environ) -> str:
 
 
 #: OpenBLAS's worker threads busy-wait: with every core already running sessions, a small matrix
-#: product cost many times more CPU with its default threads than with one. The server's parallelism is its sessions (and Numba's pool), not BLAS.
+#: product cost many times more CPU with its default threads than with one. The server's parallelism
+#: is its sessions (and Numba's pool), not BLAS.
 BLAS_ENV = "OPENBLAS_NUM_THREADS"
 
 
