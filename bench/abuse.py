@@ -298,7 +298,8 @@ class Bench:
             await s.close()
             await asyncio.gather(d, return_exceptions=True)
             out.append(
-                f"{size // 1000} kB: {'closed ' + str(closed[0]) if closed and closed[0] else 'run, QR from the server address'}"
+                f"{size // 1000} kB: "
+                f"{'closed ' + str(closed[0]) if closed and closed[0] else 'run, QR from the server address'}"
             )
         return "; ".join(out)
 

@@ -18,7 +18,8 @@ torch numpy``). ``bench/engine.py`` starts it as a subprocess and talks to it ov
 
 Protocol: a request ``{"z0": "<path.npy>", "beta": b, "eta": e, "steps": s, "out": "<path.npy>",
 "threads": t}`` runs ``steps`` steps from the (B, n, d) array in z0 and answers
-``{"seconds": wall time of the steps, "cpu_seconds": CPU time of this process}`` after saving the final configuration to ``out``;
+``{"seconds": wall time of the steps, "cpu_seconds": CPU time of this process}`` after saving the
+final configuration to ``out``;
 ``{"info": 1}`` answers the versions; end of input stops the process.
 """
 

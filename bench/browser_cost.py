@@ -57,7 +57,8 @@ FIGURES_JS = """() => [...document.querySelectorAll('[data-testid="appPlotlyChar
   const gd = c.querySelector('.js-plotly-plot');
   const data = (gd && (gd._fullData || gd.data)) || [];
   const len = (a) => (a && typeof a.length === 'number') ? a.length
-    : (a && a.bdata) ? Math.floor(atob(a.bdata).length / ({f8: 8, f4: 4, i4: 4, u4: 4, i2: 2, u2: 2}[a.dtype] || 1)) : 0;
+    : (a && a.bdata) ? Math.floor(atob(a.bdata).length / ({f8: 8, f4: 4, i4: 4, u4: 4, i2: 2, u2: 2}[a.dtype] || 1))
+    : 0;
   const traces = data.map((t) => {
     let n = Math.max(len(t.x), len(t.y), len(t.z), len(t.lat), len(t.r), len(t.values));
     if (t.type === 'heatmap' || t.type === 'contour' || t.type === 'surface') {
@@ -216,7 +217,8 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
         b.goto(page, f"{url}/?lang={lang}")
         cold = one_open(page, sidebar_link(page, url_path(stem)))
         cold["preloaded"] = page.evaluate(
-            "() => performance.getEntriesByType('resource').some((e) => /\\/_app\\/plotly-[0-9.]+\\.min\\.js$/.test(e.name))"
+            "() => performance.getEntriesByType('resource')"
+            ".some((e) => /\\/_app\\/plotly-[0-9.]+\\.min\\.js$/.test(e.name))"
             " && !!window.__tosChartsPreloaded"
         )
         figs = page.evaluate(FIGURES_JS)

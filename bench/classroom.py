@@ -1,9 +1,9 @@
 """A classroom at once: N concurrent Streamlit sessions over the websocket protocol.
 
-Starts the server the way ``make run`` does (``python -m sim.warm``, then ``python -m ui.server.serve``, i.e. ``streamlit run app.py``
-with the Makefile's ``SERVE_FLAGS``, on a free loopback port), stops it at the end, and drives N
-browser-less sessions (``harness/wsclient.py``) that all start together. Each session opens the
-app, then for every page in ``ui.kit.nav.PAGES``:
+Starts the server the way ``make run`` does (``python -m sim.warm``, then ``python -m ui.server.serve``,
+i.e. ``streamlit run app.py`` with the Makefile's ``SERVE_FLAGS``, on a free loopback port), stops it
+at the end, and drives N browser-less sessions (``harness/wsclient.py``) that all start together.
+Each session opens the app, then for every page in ``ui.kit.nav.PAGES``:
 
 1. ``defaults``: opens the page (a fresh visit: defaults);
 2. ``slider``:   moves the first slider to a value of its own (a widget state, like a drag);
@@ -17,7 +17,8 @@ timeouts) and exceptions (``delta.new_element.exception``) and error alerts::
     .venv/bin/python bench/classroom.py -n 10 --json out.json
     .venv/bin/python bench/classroom.py --think 2 --spread 20   # pauses ~2 s, arrivals over 20 s
     .venv/bin/python bench/classroom.py --rounds 2  # a second class: does memory keep growing?
-    .venv/bin/python bench/classroom.py --flag runner.postScriptGC=true   # try a server option (here: Streamlit's default GC)
+    .venv/bin/python bench/classroom.py --flag runner.postScriptGC=true   # try a server option
+                                                                          # (here: Streamlit's default GC)
 
 The first slider takes a different value in every session (cache misses: the page's real
 compute), the link is the same for all (cache hits after the first).

@@ -36,7 +36,8 @@ the run finished (target <= 3 s), with the server's CPU during that visit.
     .venv/bin/python bench/latency.py --pages two_point --json out.json
     .venv/bin/python bench/latency.py --url http://127.0.0.1:8501   # a running server
     .venv/bin/python bench/latency.py --worst      # bounded work: the costliest slider corner
-    .venv/bin/python bench/latency.py --flag runner.postScriptGC=true   # try a server option (here: Streamlit's default GC)
+    .venv/bin/python bench/latency.py --flag runner.postScriptGC=true   # try a server option
+                                                                        # (here: Streamlit's default GC)
 
 Other work on the machine inflates every number: the table prints the load average.
 """
@@ -234,7 +235,8 @@ def browser_times(browser, url: str, stem: str, moves: int = MOVES) -> dict:
                     timeout=120_000,
                 )
                 page.wait_for_function(
-                    f"() => {{ if (({b.READY_JS})() && new URLSearchParams(location.search).get({json.dumps(first.name)})"
+                    f"() => {{ if (({b.READY_JS})()"
+                    f" && new URLSearchParams(location.search).get({json.dumps(first.name)})"
                     f" === {json.dumps(_fmt(first, want))}) {{ window.__tdone = performance.now(); return true; }}"
                     " return false; }",
                     polling="raf",
@@ -283,7 +285,8 @@ def sidebar_times(browser, url: str, stem: str) -> dict:
             want = _fmt(p, p.clamp(v + 10 * (p.step or 1)))
             page.evaluate(HOLD_JS, [p.name, HOLD_GAPS_MS])
             page.wait_for_function(
-                f"(v) => {{ if (new URLSearchParams(location.search).get({json.dumps(p.name)}) === v && ({b.READY_JS})())"
+                f"(v) => {{ if (new URLSearchParams(location.search).get({json.dumps(p.name)}) === v"
+                f" && ({b.READY_JS})())"
                 " { window.__tsettled = performance.now(); return true; } return false; }",
                 arg=want,
                 polling="raf",
@@ -352,7 +355,8 @@ def table(rows: list[dict]) -> str:
             verdict += f", {len(r['problems'])} problem(s)"
         lines.append(
             f"{r['page']:<16} {r.get('first_ms', float('nan')):>8.0f} {r.get('rerun_ms', float('nan')):>8.0f} "
-            f"{r.get('rerun_cpu_ms', float('nan')):>6.0f} {r.get('slider_ms', float('nan')):>9.0f} │ {r.get('load_s', float('nan')):>6.2f} "
+            f"{r.get('rerun_cpu_ms', float('nan')):>6.0f} {r.get('slider_ms', float('nan')):>9.0f} │ "
+            f"{r.get('load_s', float('nan')):>6.2f} "
             f"{r.get('reload_s', float('nan')):>8.2f} {f:>7.0f} {r.get('settled_ms', float('nan')):>10.0f} │ "
             f"{verdict}"
         )

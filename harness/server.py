@@ -93,7 +93,8 @@ def wait_healthy(
 
 
 class Server:
-    """``python -m ui.server.serve`` (``streamlit run app.py``) as ``make run`` starts it, on loopback; a context manager."""
+    """``python -m ui.server.serve`` (``streamlit run app.py``) as ``make run`` starts it, on loopback;
+    a context manager."""
 
     def __init__(
         self,

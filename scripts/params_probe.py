@@ -11,8 +11,8 @@ Two steps, used by ``scripts/image_check.sh`` (and handy by hand)::
 effective default (the page's SCHEMA and what the file already overrides) can
 move by one step inside [min, max], and adds an override of that default, as
 the in-app editor writes one: a ``[<page>.params.<key>]`` table with
-``default = …`` (ui.teaching.params_file.apply_edits; re-resolved to make sure).  ``verify`` opens every page listed by the app's
-navigation in a websocket session (harness/wsclient.py): each must finish
+``default = …`` (ui.teaching.params_file.apply_edits; re-resolved to make sure).  ``verify`` opens
+every page listed by the app's navigation in a websocket session (harness/wsclient.py): each must finish
 without an exception element or an ``st.error``; on each page named in the
 expectation the widget with that key must show the moved default.  It prints
 one JSON line and exits non-zero on any failure.

@@ -28,7 +28,6 @@ import asyncio
 import json
 import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,7 +66,7 @@ async def measure(url: str, pid: int, stems: list[str] | None, moves: int, cold:
                 vals = vals[1:]
             for v in vals:
                 await asyncio.sleep(0.15)  # let the server finish sending the previous rerun
-                c0, t0 = cpu_s(pid), time.perf_counter()
+                c0 = cpu_s(pid)
                 r = await s.rerun(widgets={pp.slider: v} if v is not None else None)
                 await asyncio.sleep(0.15)  # anything the server does after script_finished counts too
                 c1 = cpu_s(pid)

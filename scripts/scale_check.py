@@ -695,7 +695,8 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
     spread_s = "/".join(str(spread[r.name]) for r in replicas)
     line = (
         f"scale-check: {'PASS' if ok else 'FAIL'} replicas={len(replicas)} sessions={len(initial)} spread={spread_s} "
-        f"sticky={sticky_ok}/{len(sessions)} downloads={media_n - media_bad}/{media_n} killed={victim}({len(on_victim)} sessions) "
+        f"sticky={sticky_ok}/{len(sessions)} downloads={media_n - media_bad}/{media_n} "
+        f"killed={victim}({len(on_victim)} sessions) "
         f"survivors_errors={len(surv_err)}/{len(on_surv)} reconnected={len(reconnected)}/{len(on_victim)}"
         f"(max {max(rec, default=float('nan')):.1f}s) new_sessions={len(new_ok)}/{len(new)} "
         f"survivors_p95={p95:.2f}s(after kill {p95_after:.2f}s) reruns={len(all_times)}{limited_s}"

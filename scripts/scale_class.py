@@ -94,7 +94,6 @@ class Member:
 
 
 async def poll_loop(m: Member, stop: asyncio.Event) -> None:
-    s = m.s
     await asyncio.sleep(random.uniform(0, POLL_S))
     nxt = time.monotonic()
     while not stop.is_set():

@@ -297,8 +297,8 @@ def test_a_lost_class_is_said_to_student_and_instructor(monkeypatch, router_only
     teacher, code = teacher_with_class(monkeypatch)
     student = app_test("two_point", {"class": code, "lang": "zh"})
     assert code in "\n".join(m.value for m in student.markdown)
-    store = cs.get_store()
-    store._classes.pop(code)  # what a restart without persistence did
+    live_store = cs.get_store()  # the app's store (not the ``store`` fixture imported above)
+    live_store._classes.pop(code)  # what a restart without persistence did
     student.run()
     assert any(code in i.value and "已不存在" in i.value for i in student.info)
     student.run()  # and on the runs after it, in the main area, until the student joins a class

@@ -26,10 +26,11 @@ AUTH = {
 }
 TEACHER, STUDENT = "teacher@example.org", "student@example.org"
 PAGE = "two_point"
+pytestmark = pytest.mark.usefixtures("router_only")
 
 
 @pytest.fixture(autouse=True)
-def _clean(router_only, monkeypatch):
+def _clean(monkeypatch):
     monkeypatch.delenv(instructor.KEY_ENV, raising=False)
     instructor._secrets_cache = None
     yield

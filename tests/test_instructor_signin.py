@@ -14,10 +14,7 @@ from ui.teaching import signin
 from ui.server import budgets, signin_routes, start
 from ui.teaching import instructor
 
-
-@pytest.fixture(autouse=True)
-def _router(router_only):
-    pass
+pytestmark = pytest.mark.usefixtures("router_only")
 
 
 def _forms(at) -> list[str]:

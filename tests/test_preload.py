@@ -1,4 +1,5 @@
-"""plotly.js is served by the app and fetched ahead on every page (ui/kit/chart.py, ui/kit/style.py ``preload_charts``)."""
+"""plotly.js is served by the app and fetched ahead on every page (ui/kit/chart.py,
+ui/kit/style.py ``preload_charts``)."""
 
 from __future__ import annotations
 

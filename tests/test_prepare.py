@@ -13,7 +13,8 @@ from ui.kit.spec import ROOT
 def test_app_modules_are_what_app_py_imports():
     mods = prepare.app_modules()
     # the environment (a thread-safe Numba layer, one BLAS thread), then the wait, before anything else
-    assert mods[:4] == ["ui.server", "ui.server.start", "ui.server", "ui.server.prepare"]  # the wait comes before anything else
+    # the wait comes before anything else
+    assert mods[:4] == ["ui.server", "ui.server.start", "ui.server", "ui.server.prepare"]
     for m in ("streamlit", "ui.server.runs", "ui.teaching.classroom", "ui.kit.nav", "sim.warm"):
         assert m in mods
     assert "ui.kit.nav.PAGES" in mods  # a name, not a module: import_app skips it

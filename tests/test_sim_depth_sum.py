@@ -10,6 +10,7 @@ from scipy.stats import chi2, norm
 from sim import depth_sum as ds
 from sim.depth_sum import residual as ds_residual
 from sim.depth_sum import sums as ds_sums
+from tests import _reference_depth_sum as ref
 
 
 def _set_block(monkeypatch, block):
@@ -17,8 +18,6 @@ def _set_block(monkeypatch, block):
     for mod in (ds_sums, ds_residual):
         monkeypatch.setattr(mod, "_BLOCK", block)
 
-
-from tests import _reference_depth_sum as ref
 
 # two-sided tail probability allowed for every chi-square check (fixed seeds: these
 # either pass or fail deterministically; 1e-4 corresponds to ~3.9 standard errors)

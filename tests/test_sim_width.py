@@ -159,7 +159,7 @@ def test_residual_stays_inside_the_frozen_kernel_bound(N, T, data, scaling, star
 def _euler_gap_ratio(N, seed, T, h, record):
     """The same flow with explicit Euler steps: largest ||r - r0|| / bound over the records."""
     w, a = W.paired_init(N, seed)
-    c, K0 = N**-0.5, W.kernel(w, a, XS)
+    K0 = W.kernel(w, a, XS)
     r0 = -YS
     lam, Q = np.linalg.eigh(K0)
     k = int(round(T / (record - 1) / h))

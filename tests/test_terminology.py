@@ -190,7 +190,8 @@ def test_slider_labels_have_one_style():
 #: words about how the app is built or run, not about the mathematics (instructor.toml is for
 #: instructors and may name the parameter file)
 _DEV = re.compile(
-    r"Numba|SciPy|NumPy|np\.random|\bexpm\b|benchmark|on this server|\bcache\b|APP_[A-Z]|\b[\w/]+\.(?:toml|py)\b|assets/|"
+    r"Numba|SciPy|NumPy|np\.random|\bexpm\b|benchmark|on this server|\bcache\b|APP_[A-Z]|"
+    r"\b[\w/]+\.(?:toml|py)\b|assets/|"
     r"docs/|环境变量|缓存|基准测试|本服务器上"
 )
 

@@ -105,7 +105,7 @@ runner_session  read  1.67.0  fccaa8328b7eb80f
     ~rt.scriptrunner.script_runner.ScriptRunner._session_id  <- ~rt.scriptrunner.script_runner.ScriptRunner.__init__
     which session a script run belongs to (in the run_script replacement)
 client_websocket  read  1.67.0  61295a0d040eb9ff
-    ~st.starlette_websocket.StarletteSessionClient._websocket  <- ~st.starlette_websocket.StarletteSessionClient.__init__
+    ~st.starlette_websocket.StarletteSessionClient._websocket <- ~st.starlette_websocket.StarletteSessionClient.__init__
     closes a browser's websocket over its budget with code 1008 and a reason
 running_app  read  1.67.0  9ac1368f83fd511f
     ~st.starlette_app.create_starlette_app

@@ -1,4 +1,5 @@
-"""Depth-sum variance: the cached Monte Carlo behind pages/depth_sum/page.py (its figures: pages/depth_sum/figures.py)."""
+"""Depth-sum variance: the cached Monte Carlo behind pages/depth_sum/page.py
+(its figures: pages/depth_sum/figures.py)."""
 
 from __future__ import annotations
 

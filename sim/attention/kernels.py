@@ -34,8 +34,8 @@ def _weights(i0, rows, Z, BAZT, top, s, mv):
     rounding of the scores, about 1e-16 top[i], cannot push a weight above 1 by more than
     1e-7): then every weight is <= 1 and the largest is >= e^{-_SHIFT_GAP} (no overflow, no
     harmful underflow), and scores and exp are computed in one flat pass. Otherwise (very
-    large beta |A|) it is the exact row maximum, from stored scores. Softmax is shift-invariant, so both give the same weights
-    up to rounding. d = 2 and d = 3 are written out by hand.
+    large beta |A|) it is the exact row maximum, from stored scores. Softmax is shift-invariant, so
+    both give the same weights up to rounding. d = 2 and d = 3 are written out by hand.
     """
     n, d = Z.shape
     for r in range(rows):

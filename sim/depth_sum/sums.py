@@ -130,7 +130,8 @@ def sums_from_units(alpha, L, sigma, c, E, rho=0.0, mu=0.0) -> np.ndarray:
     sigma : float
         Standard deviation of each piece.
     c, E : ndarray, shape (trials,)
-        The common normal :math:`c` and the sum :math:`E=\sum_j e_j` of the L independent normals, from :func:`unit_sums`.
+        The common normal :math:`c` and the sum :math:`E=\sum_j e_j` of the L independent normals,
+        from :func:`unit_sums`.
     rho : float
         Common correlation, :math:`-1/(L-1) \le \rho \le 1`.
     mu : float

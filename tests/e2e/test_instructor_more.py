@@ -294,7 +294,10 @@ PRESET_ROWS_JS = """(stem) => {
     for (const c of e.classList) { const m = c.match(rx); if (m) out.push(m[1]); }
   }
   return out.map((uid) => {
-    const v = (f) => { const i = document.querySelector(`.st-key-edp-${stem}-${uid}-${f} input`); return i ? i.value : null; };
+    const v = (f) => {
+      const i = document.querySelector(`.st-key-edp-${stem}-${uid}-${f} input`);
+      return i ? i.value : null;
+    };
     return {uid, id: v('id'), en: v('en'), zh: v('zh'), values: v('values')};
   });
 }"""

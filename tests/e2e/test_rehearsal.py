@@ -7,7 +7,8 @@ sidebar stays closed), each push, each question and each reveal. Two questions c
 bank, their exact values computed; one student answers ``1e16`` (the count, the histogram and
 Reveal stay), one reloads and changes their answer (counted once). The instructor reveals,
 releases the page's worked answers (they reach the students without a reload), reloads, opens the
-class console, downloads the results there and ends the class; every student is told. Screenshots: ``screenshots/rehearsal_*``.
+class console, downloads the results there and ends the class; every student is told.
+Screenshots: ``screenshots/rehearsal_*``.
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ export default function (component) {
     setTimeout(() => { if (!host.isConnected && window.Plotly) window.Plotly.purge(gd); }, 0);
   };
 }
-"""
+"""  # noqa: UP031 - JavaScript braces
     % {"testid": TESTID}
 )
 

@@ -1,8 +1,9 @@
 """Two languages from one source.
 
 Every visible string lives in a page's own ``pages/<stem>/<lang>.toml`` or in a shared
-``assets/text/<lang>/<name>.toml`` (``common``, ``predict``, …; :func:`ui.kit.files.text_file`), as Markdown with LaTeX. Keys are dotted paths
-(``params.beta.label``). Files are re-read when they change on disk.
+``assets/text/<lang>/<name>.toml`` (``common``, ``predict``, …; :func:`ui.kit.files.text_file`), as
+Markdown with LaTeX. Keys are dotted paths (``params.beta.label``). Files are re-read when they
+change on disk.
 A test checks that both languages have exactly the same keys.
 """
 

@@ -12,8 +12,9 @@ choice, and a reveal. The answer is typed in an ``st.form`` (nothing reruns whil
 submits). On submit the value is computed by ``sim/`` for the *current* parameters, compared with
 the answer (relative or absolute error, or right/wrong). A first wrong answer gets a hint (too high,
 too low, or "not this one") and a second try; then (or at once when right, or on "Show the
-answer") the verdict, a short explanation and the step's figure (or metrics) are shown. The record keeps the parameter values it was answered
-for: when they change, the step says so and asks again. Progress lives in ``st.session_state``.
+answer") the verdict, a short explanation and the step's figure (or metrics) are shown. The record
+keeps the parameter values it was answered for: when they change, the step says so and asks again.
+Progress lives in ``st.session_state``.
 """
 
 from __future__ import annotations
@@ -336,8 +337,8 @@ def steps(ctx) -> None:
     still unanswered for the current parameters, the page's own figures further down are covered
     (``ui.kit.cover``, honoured by ``ui.kit.figures.show`` and ``Ctx.metrics``), and so are the page texts
     that state an unanswered step's answer (``Step.covers``, honoured by ``Ctx.section`` and
-    ``Ctx.md``): a student who chose to predict cannot read the answer off a figure or a text below. A "show the figures anyway" button lifts
-    the cover.
+    ``Ctx.md``): a student who chose to predict cannot read the answer off a figure or a text below.
+    A "show the figures anyway" button lifts the cover.
     """
     stem, values = ctx.stem, ctx.values
     cover.set_cover(None)

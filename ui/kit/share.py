@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import os as _os
+import re as _re
 import socket
 import subprocess
 import sys
@@ -194,9 +196,6 @@ def share_url(query: dict) -> str:
 # --------------------------------------------------------------------------- the server's address
 # (the share link's part owned with the server's safety: a client cannot make the QR encoder work on
 # an address of its choosing, nor put a foreign host into the link the class scans)
-import os as _os
-import re as _re
-
 PUBLIC_URL_ENV = "APP_PUBLIC_URL"  #: e.g. https://sphere.example.org (behind a proxy: set it)
 MAX_SHARE_URL = 2000
 _PAGE = _re.compile(r"[A-Za-z0-9_-]{0,60}")

@@ -88,8 +88,9 @@ def histogram(values: list, q: dict, bins: int = 8) -> dict:
     the order asked; numbers (finite ones; anything else is not counted) one bar per value when
     at most ``bins + 2`` values differ at four digits (``2`` and ``2.0000000000000004`` are one
     bar), else ``bins`` equal bins over the middle 90 % of the answers plus one bar each for those
-    below and above when the whole range is over ten times the middle's (an answer of ``1e16`` does not squeeze everyone else into one bar). Never
-    raises: no ``np.histogram``, edges computed without overflow."""
+    below and above when the whole range is over ten times the middle's (an answer of ``1e16`` does
+    not squeeze everyone else into one bar). Never raises: no ``np.histogram``, edges computed
+    without overflow."""
     if q.get("kind") == "choice":
         opts = list(q.get("options") or [])
         return {"answer": opts, "count": [sum(1 for v in values if v == o) for o in opts]}
