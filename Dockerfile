@@ -56,9 +56,13 @@ COPY . /app
 RUN python -m compileall -q /app
 
 # Warm the Numba cache as the runtime user, so the files it writes are the
-# ones the server reads (a cache hit needs the same source mtime and CPU).
+# ones the server reads (a cache hit needs the same source mtime and CPU):
+# kernels for the build machine's CPU, and portable ones (NUMBA_CPU_NAME=generic)
+# that a replica on another CPU type loads instead of compiling everything again
+# at its start (sim.warm.choose_target; about 1.5x slower: docs/deploy.md).
 USER 10001:10001
-RUN python scripts/warm_numba.py
+RUN python scripts/warm_numba.py \
+    && NUMBA_CPU_NAME=generic python scripts/warm_numba.py
 
 # The same server settings as `make run`; environment variables override
 # .streamlit/config.toml and can themselves be overridden with `docker run -e`.
@@ -73,4 +77,4 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD ["python", "-c", "import os, sys, urllib.request; port = os.environ.get('STREAMLIT_SERVER_PORT', '8501'); sys.exit(0 if urllib.request.urlopen(f'http://127.0.0.1:{port}/_stcore/health', timeout=4).status == 200 else 1)"]
 
-CMD ["python", "-m", "ui.server.serve"]
+CMD ["python", "-m", "ui.server"]

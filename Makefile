@@ -14,10 +14,10 @@ PYTEST_FLAGS ?= -q
 # "threadsafe" picks OpenMP or TBB and fails loudly if neither loads (ui.server.serve sets it too).
 NUMBA_LAYER := NUMBA_THREADING_LAYER=threadsafe
 
-.PHONY: help prereqs prereqs-test run notebook serve-class test lint format test-loaded test-fast e2e screenshots bench classroom latency warm lock image-check scale-check capacity clean
+.PHONY: help prereqs prereqs-test run notebook serve-class test lint lint-fix test-loaded test-fast e2e screenshots bench classroom latency warm lock image-check scale-check capacity clean
 
 help:
-	@echo "make run | make notebook PAGE=<stem> | make serve-class | make test | make lint | make format | make test-loaded | make test-fast | make e2e | make screenshots | make bench | make classroom | make latency | make lock | make image-check | make scale-check | make capacity | make clean"
+	@echo "make run | make notebook PAGE=<stem> | make serve-class | make test | make lint | make lint-fix | make test-loaded | make test-fast | make e2e | make screenshots | make bench | make classroom | make latency | make lock | make image-check | make scale-check | make capacity | make clean"
 
 # What make needs before it can install anything itself (Linux, Python 3.11 with venv/pip, libgomp1;
 # for the tests apt-get with root or sudo): said in words, with the command that installs it.
@@ -109,13 +109,11 @@ test: prereqs-test $(VENV)/.installed-dev
 	  if [ $$rc = 5 ]; then echo "pytest collected no browser tests: that is a failure here" >&2; exit 1; fi; \
 	  exit $$rc
 
-# ruff: the lint rules and the format of pyproject.toml ([tool.ruff]); `make format` applies the format.
+# ruff's lint rules of pyproject.toml ([tool.ruff.lint]); `make lint-fix` applies its safe fixes.
 lint: $(VENV)/.installed-dev
 	$(BIN)/python -m ruff check --no-cache .
-	$(BIN)/python -m ruff format --no-cache --check .
 
-format: $(VENV)/.installed-dev
-	$(BIN)/python -m ruff format .
+lint-fix: $(VENV)/.installed-dev
 	$(BIN)/python -m ruff check --fix .
 
 # The whole suite with every core kept busy by a CPU hog at normal priority: it must pass so too.

@@ -13,7 +13,6 @@ Each module of :mod:`sim` that owns kernels defines ``warm()``, which calls them
   take their NumPy reference path (the same numbers), so the first student never waits for a
   compilation, and a later start (cache current) answers at once.
 """
-
 from __future__ import annotations
 
 import argparse
@@ -35,16 +34,8 @@ log = logging.getLogger("sim.warm")
 
 #: relative cost of compiling each module's kernels (compile seconds, roughly; only the order
 #: matters: the largest first, each to the least loaded process)
-COST = {
-    "attention": 30.0,
-    "depth_sum": 3.0,
-    "width": 2.0,
-    "hemisphere": 1.5,
-    "measures": 1.0,
-    "gaussian_width": 1.0,
-    "nonnormal": 1.0,
-    "rotation": 0.3,
-}
+COST = {"attention": 30.0, "depth_sum": 3.0, "width": 2.0, "hemisphere": 1.5, "measures": 1.0,
+        "gaussian_width": 1.0, "nonnormal": 1.0, "rotation": 0.3}
 #: what a child process prints after each module (parsed by :func:`start_background`)
 READY_LINE = "sim.warm: ready "
 #: what the server prints (stderr) once every module's cache is current (bench/first_run.py waits for it)
@@ -53,7 +44,7 @@ ROOT = Path(sim.__file__).resolve().parent.parent
 
 _background: threading.Thread | None = None
 _children: list[subprocess.Popen] = []
-_failed: set[str] = set()  # modules whose child process did not make their cache current
+_failed: set[str] = set()   # modules whose child process did not make their cache current
 
 
 def modules() -> list[str]:
@@ -64,7 +55,8 @@ def modules() -> list[str]:
     list of str
         E.g. ``["attention", "two_point", ...]``.
     """
-    return sorted(m.name for m in pkgutil.iter_modules(sim.__path__) if not m.name.startswith("_") and m.name != "warm")
+    return sorted(m.name for m in pkgutil.iter_modules(sim.__path__)
+                  if not m.name.startswith("_") and m.name != "warm")
 
 
 def plan(jobs: int, names: list[str] | None = None) -> list[list[str]]:
@@ -94,7 +86,8 @@ def plan(jobs: int, names: list[str] | None = None) -> list[list[str]]:
     return [g for g in groups if g]
 
 
-def warm(verbose: bool = False, only: list[str] | None = None, announce: bool = False) -> dict[str, float]:
+def warm(verbose: bool = False, only: list[str] | None = None,
+         announce: bool = False) -> dict[str, float]:
     r"""Call ``warm()`` of every :mod:`sim` module (or of ``only``), in this process; return seconds
     per module. ``announce`` prints :data:`READY_LINE` + name after each (for the parent).
 
@@ -113,7 +106,7 @@ def warm(verbose: bool = False, only: list[str] | None = None, announce: bool = 
         ``{module: seconds}``.
     """
     times = {}
-    for name in modules() if only is None else only:
+    for name in (modules() if only is None else only):
         t0 = time.perf_counter()
         mod = importlib.import_module(f"sim.{name}")
         fn = getattr(mod, "warm", None)
@@ -128,18 +121,8 @@ def warm(verbose: bool = False, only: list[str] | None = None, announce: bool = 
 
 
 def _child(group: list[str], nice: int) -> subprocess.Popen:
-    cmd = [
-        sys.executable,
-        "-m",
-        "sim.warm",
-        "--jobs",
-        "1",
-        "--announce",
-        "--nice",
-        str(nice),
-        "--only",
-        ",".join(group),
-    ]
+    cmd = [sys.executable, "-m", "sim.warm", "--jobs", "1", "--announce", "--nice", str(nice),
+           "--only", ",".join(group)]
     return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
 
 
@@ -205,7 +188,7 @@ def _supervise(group: list[str], nice: int) -> None:
         _children.append(proc)
         for line in proc.stdout:
             if line.startswith(READY_LINE):
-                name = line[len(READY_LINE) :].strip()
+                name = line[len(READY_LINE):].strip()
                 if name in group and name not in done:
                     done.add(name)
                     _load(name)
@@ -215,7 +198,7 @@ def _supervise(group: list[str], nice: int) -> None:
             log.warning("sim.warm child for %s ended with %s", group, proc.returncode)
     except Exception:  # noqa: BLE001
         log.exception("sim.warm child for %s could not run", group)
-    for name in group:  # a child that failed: Numba compiles those kernels on first use
+    for name in group:   # a child that failed: Numba compiles those kernels on first use
         if name not in done:
             _failed.add(name)
             _load(name)
@@ -275,9 +258,8 @@ def start_background(jobs: int | None = None, nice: int = 10, on_ready=None) -> 
         file=sys.stderr,
         flush=True,
     )
-    threads = [
-        threading.Thread(target=_supervise, args=(g, nice), name=f"sim.warm:{g[0]}", daemon=True) for g in groups
-    ]
+    threads = [threading.Thread(target=_supervise, args=(g, nice), name=f"sim.warm:{g[0]}",
+                                daemon=True) for g in groups]
 
     def run() -> None:
         t0 = time.perf_counter()
@@ -287,16 +269,76 @@ def start_background(jobs: int | None = None, nice: int = 10, on_ready=None) -> 
             t.join()
         if on_ready is not None:
             on_ready()
-        print(
-            f"{READY_ALL} after {time.perf_counter() - t0:.1f} s (pending: {sorted(_ready.pending()) or 'none'})",
-            file=sys.stderr,
-            flush=True,
-        )
+        print(f"{READY_ALL} after {time.perf_counter() - t0:.1f} s (pending: "
+              f"{sorted(_ready.pending()) or 'none'})", file=sys.stderr, flush=True)
 
     atexit.register(_stop_children)
     _background = threading.Thread(target=run, name="sim.warm", daemon=True)
     _background.start()
     return _background
+
+
+def cached_cpus(cache_dir: str | os.PathLike | None = None) -> set[str]:
+    r"""The CPU names the on-disk cache holds kernels for, read from Numba's index files.
+
+    Parameters
+    ----------
+    cache_dir : path, optional
+        ``NUMBA_CACHE_DIR`` (default: that variable, else the ``__pycache__`` folders under ``sim/``).
+
+    Returns
+    -------
+    set of str
+        LLVM CPU names (``"skylake-avx512"``, ``"generic"``, ...); empty for an empty cache.
+    """
+    import pickle
+
+    root = Path(cache_dir or os.environ.get("NUMBA_CACHE_DIR") or ROOT / "sim")
+    names: set[str] = set()
+    for index in root.rglob("*.nbi"):
+        try:
+            with open(index, "rb") as fh:   # numba.core.caching.IndexDataCacheFile's layout
+                pickle.load(fh)
+                _stamp, overloads = pickle.loads(fh.read())
+            names |= {key[1][1] for key in overloads}
+        except Exception:  # noqa: BLE001 - another Numba's index, or a file being written
+            continue
+    return names
+
+
+def choose_target(environ=None) -> str | None:
+    r"""Before Numba is imported: use the portable kernels when the cache has none for this CPU.
+
+    An image's cache is compiled on the build machine; on another CPU type Numba would compile
+    every kernel again at each start (tens of seconds of CPU per replica). The image also caches
+    kernels compiled for the portable target (``NUMBA_CPU_NAME=generic``, about 1.5x slower on the
+    attention kernel than compiled for the CPU: docs/performance.md). When the cache has kernels for
+    ``generic`` but none for this CPU, this sets ``NUMBA_CPU_NAME=generic`` in ``environ`` (the
+    server and its children then load those). An explicit ``NUMBA_CPU_NAME`` is kept.
+
+    Parameters
+    ----------
+    environ : mapping, optional
+        The environment to read and change (default: ``os.environ``).
+
+    Returns
+    -------
+    str or None
+        ``"generic"`` when it chose the portable kernels, else None.
+    """
+    environ = os.environ if environ is None else environ
+    if environ.get("NUMBA_CPU_NAME"):
+        return None
+    import llvmlite.binding as ll
+
+    cpus = cached_cpus(environ.get("NUMBA_CACHE_DIR"))
+    if "generic" not in cpus or ll.get_host_cpu_name() in cpus:
+        return None
+    environ["NUMBA_CPU_NAME"] = "generic"
+    print(f"sim.warm: the kernel cache holds no kernels for this CPU ({ll.get_host_cpu_name()}); using its "
+          "portable ones (NUMBA_CPU_NAME=generic). Set NUMBA_CPU_NAME to this CPU's name to compile for it "
+          "instead.", file=sys.stderr, flush=True)
+    return "generic"
 
 
 def ensure_warm() -> None:

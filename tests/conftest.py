@@ -1,5 +1,4 @@
 """Shared test helpers: page discovery, AppTest factory, Plotly spec decoding."""
-
 from __future__ import annotations
 
 import base64

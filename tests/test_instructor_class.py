@@ -1,6 +1,5 @@
 """Class sessions: the store (in memory and in a real redis-server started here), 30 simulated
 followers (push latency, every answer counted), and the sidebar flow in AppTest."""
-
 from __future__ import annotations
 
 import os
@@ -29,25 +28,9 @@ def redis_url(tmp_path_factory):
         pytest.fail("redis-server is not installed: run scripts/ensure_redis.sh (make test does)")
     d = tmp_path_factory.mktemp("redis")
     sock = d / "redis.sock"
-    proc = subprocess.Popen(
-        [
-            exe,
-            "--port",
-            "0",
-            "--unixsocket",
-            str(sock),
-            "--unixsocketperm",
-            "700",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(d),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = subprocess.Popen([exe, "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
+                             "--save", "", "--appendonly", "no", "--dir", str(d)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         t0 = time.monotonic()
         while not sock.exists():
@@ -118,18 +101,15 @@ def test_thirty_followers_push_latency_and_answers(store, capsys):
     assert lat.size == N_STUDENTS * pushes
     p50, p95 = np.percentile(lat, [50, 95])
     with capsys.disabled():
-        print(
-            f"\n[{type(store).__name__}] {N_STUDENTS} followers x {pushes} pushes: store latency "
-            f"p50={p50:.3f}s p95={p95:.3f}s max={lat.max():.3f}s (poll every {live.POLL_S}s)"
-        )
+        print(f"\n[{type(store).__name__}] {N_STUDENTS} followers x {pushes} pushes: store latency "
+              f"p50={p50:.3f}s p95={p95:.3f}s max={lat.max():.3f}s (poll every {live.POLL_S}s)")
     assert p95 < 2.0
 
     # live answers: 30 sessions answer at once; one changes its mind; all counted once
     qid = store.ask(code, {"stem": "two_point", "q": 1, "kind": "number", "options": []})
     values = rng.normal(1.0, 0.2, N_STUDENTS)
-    ths = [
-        threading.Thread(target=store.answer, args=(code, qid, f"s{i}", float(values[i]))) for i in range(N_STUDENTS)
-    ]
+    ths = [threading.Thread(target=store.answer, args=(code, qid, f"s{i}", float(values[i])))
+           for i in range(N_STUDENTS)]
     for th in ths:
         th.start()
     for th in ths:
@@ -149,10 +129,8 @@ def test_thirty_followers_push_latency_and_answers(store, capsys):
     store.reveal(code, qid, 1.0)
     assert store.revealed(code, qid) == 1.0 and store.answers(code, qid)  # the first question's answers stay
     with capsys.disabled():
-        print(
-            f"[{type(store).__name__}] answers counted: {len(got)}/{N_STUDENTS} (number), "
-            f"{sum(h['count'])}/{N_STUDENTS} (choice)"
-        )
+        print(f"[{type(store).__name__}] answers counted: {len(got)}/{N_STUDENTS} (number), "
+              f"{sum(h['count'])}/{N_STUDENTS} (choice)")
 
 
 def test_redis_class_survives_a_replica(redis_url):
@@ -218,7 +196,6 @@ def test_class_flow_push_follow_bank_question_reveal(monkeypatch, router_only): 
     teacher.button(key="_class_ask").click().run()
     q = cs.get_store().question(code)
     from pages.two_point.predict import tp_sa_end
-
     vals = teacher.session_state["_last_view"]["values"]
     assert q["truth"] == pytest.approx(tp_sa_end(vals), rel=1e-12)
     assert q["prompt"]["zh"] != q["prompt"]["en"] and q["kind"] == "number"
@@ -247,17 +224,9 @@ def test_class_flow_push_follow_bank_question_reveal(monkeypatch, router_only): 
 
 def test_histogram_copes_with_any_answers():
     q = {"kind": "number"}
-    for vals in (
-        [1e16, 1.0, 2.0],
-        [2.0, 2.0000000000000004],
-        [2.0] * 5,
-        [-1e308, 1e308, 0.0],
-        list(np.linspace(0, 1, 40)) + [1e16],
-        [5e-324, 0.0],
-        [float("nan"), float("inf"), "x", 3.0],
-        [],
-        list(range(100)),
-    ):
+    for vals in ([1e16, 1.0, 2.0], [2.0, 2.0000000000000004], [2.0] * 5, [-1e308, 1e308, 0.0],
+                 list(np.linspace(0, 1, 40)) + [1e16], [5e-324, 0.0], [float("nan"), float("inf"), "x", 3.0],
+                 [], list(range(100))):
         h = responses.histogram(vals, q)
         finite = [v for v in vals if isinstance(v, float | int) and np.isfinite(v)]
         assert sum(h["count"]) == len(finite), (vals, h)
@@ -391,19 +360,18 @@ def test_console_bank_is_the_pushed_views(monkeypatch, router_only):  # noqa: F8
     version, view, _ = cs.get_store().current(code)
     pushed = dict(teacher.session_state["_last_view"]["values"])
     assert view["page"] == "two_point" and pushed["beta"] == 2.0
-    teacher.slider(key="beta").set_value(3.0).run()  # moved on the sidebar, not pushed
-    open_page(teacher, "hemisphere")  # and another lesson page looked at
+    teacher.slider(key="beta").set_value(3.0).run()   # moved on the sidebar, not pushed
+    open_page(teacher, "hemisphere")                  # and another lesson page looked at
     teacher.run()
     assert teacher.session_state["_last_view"]["stem"] == "hemisphere"
     open_page(teacher, console.CONSOLE_PATH)
     teacher.run()
     assert not teacher.exception, [e.value for e in teacher.exception]
-    assert any(m.value.startswith("**Questions of “Two points") for m in teacher.markdown), [
-        m.value for m in teacher.markdown
-    ]
+    assert any(m.value.startswith("**Questions of “Two points") for m in teacher.markdown), \
+        [m.value for m in teacher.markdown]
     box = teacher.selectbox(key="_console_qn")
     prompts = {responses.q_prompt(q, "en")[:40] for q in panel.view_bank(view)}
-    assert len(box.options) == 3 and {o[:40] for o in box.options} == prompts, box.options  # two_point's
+    assert len(box.options) == 3 and {o[:40] for o in box.options} == prompts, box.options   # two_point's
     box.set_value("sa_end").run()
     teacher.button(key="_console_ask").click().run()
     assert not teacher.exception
@@ -412,7 +380,7 @@ def test_console_bank_is_the_pushed_views(monkeypatch, router_only):  # noqa: F8
     assert q["values"]["beta"] == 2.0
     assert q["truth"] == pytest.approx(tp_sa_end(pushed), rel=1e-12)
     assert q["truth"] != pytest.approx(tp_sa_end({**pushed, "beta": 3.0}), rel=1e-3)
-    assert cs.get_store().current(code)[0] == version  # asked for the pushed view: no new push
+    assert cs.get_store().current(code)[0] == version   # asked for the pushed view: no new push
 
 
 def test_view_bank_reads_the_query_as_a_page_does():
@@ -422,7 +390,7 @@ def test_view_bank_reads_the_query_as_a_page_does():
     qs = {q["step"]: q for q in panel.view_bank({"page": "two_point", "query": {"beta": "2", "theta0": "junk"}})}
     assert list(qs)[:1] == ["sa_end"] and set(qs) == {"smaller", "sa_end", "energy0"}  # numbers first
     v = qs["sa_end"]["values"]
-    assert v["beta"] == 2.0 and v["theta0"] == 1.0  # the default where the query cannot be read
+    assert v["beta"] == 2.0 and v["theta0"] == 1.0   # the default where the query cannot be read
     assert qs["sa_end"]["truth"] == pytest.approx(tp_sa_end(v), rel=1e-12)
     assert panel.view_bank({"page": "home", "query": {}}) == []
 
@@ -459,7 +427,7 @@ def test_a_reload_keeps_the_teacher_in_charge_of_the_class(monkeypatch, router_o
     assert again.session_state["_class_teach"] == code
     assert any(f"?class={code}" in c.value for c in again.code)
     assert not again.button(key="_class_push").disabled
-    other = reload(cookie())  # a second sign-in: its own cookie, no class
+    other = reload(cookie())                      # a second sign-in: its own cookie, no class
     assert "_class_teach" not in other.session_state
     again.button(key="_class_close").click().run()
     assert not cs.get_store().exists(code)

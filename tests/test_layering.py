@@ -11,7 +11,6 @@ directly or round a longer loop (bench/, scripts/, harness/ and tests/ included,
 too). The class features reach the kit only through ``ui.kit.hooks`` (registered by app.py), never
 the other way.
 """
-
 import ast
 from pathlib import Path
 
@@ -24,32 +23,21 @@ _APP = {"sim", "ui", "ui.kit", "ui.teaching", "ui.server", "pages", "app"}
 #: layer -> the layers it may import (its own included)
 MAY_IMPORT = {
     "sim": {"sim"},
-    "ui": {"ui"},  # the door: streamlit_internals
+    "ui": {"ui"},                                        # the door: streamlit_internals
     "ui.kit": {"ui", "ui.kit"},
     "ui.teaching": {"ui", "ui.kit", "ui.teaching"},
     "ui.server": {"ui", "ui.kit", "ui.teaching", "ui.server", "sim"},  # the sign-out route writes to the class store
-    "pages": {"ui.kit", "ui.server", "pages", "sim"},  # ui.server: the shared heavy jobs (ui.server.jobs)
+    "pages": {"ui.kit", "ui.server", "pages", "sim"},   # ui.server: the shared heavy jobs (ui.server.jobs)
     "app": _APP,
-    "harness": _APP | {"harness"},  # what tests and benchmarks share
+    "harness": _APP | {"harness"},                       # what tests and benchmarks share
     "scripts": _APP | {"harness", "scripts"},
     "bench": _APP | {"harness", "scripts", "bench"},
     "tests": _APP | {"harness", "scripts", "bench", "tests"},
 }
 #: a layer of the app: what runs in the server (never bench/, scripts/, harness/, tests/)
 APP_LAYERS = frozenset(_APP)
-LAYER_ORDER = (
-    "sim",
-    "ui",
-    "ui.kit",
-    "ui.teaching",
-    "ui.server",
-    "pages",
-    "app",
-    "harness",
-    "scripts",
-    "bench",
-    "tests",
-)
+LAYER_ORDER = ("sim", "ui", "ui.kit", "ui.teaching", "ui.server", "pages", "app", "harness", "scripts", "bench",
+               "tests")
 
 
 def layer_of(mod: str) -> str:
@@ -137,11 +125,8 @@ def test_show_code_shows_the_page_and_its_views():
     got = page_sources("two_point")
     assert [p for p, _ in got] == ["pages/two_point/page.py", "pages/two_point/views.py"]
     files.page_module("depth_sum")
-    assert [p for p, _ in page_sources("depth_sum")] == [
-        "pages/depth_sum/page.py",
-        "pages/depth_sum/views.py",
-        "pages/depth_sum/figures.py",
-    ]
+    assert [p for p, _ in page_sources("depth_sum")] == ["pages/depth_sum/page.py", "pages/depth_sum/views.py",
+                                                         "pages/depth_sum/figures.py"]
     assert "def render" in got[0][1] and "@cached_figure" in got[1][1]
 
 
@@ -174,7 +159,7 @@ def _targets(name: str, path: Path, node, mods) -> set[str]:
     if isinstance(node, ast.Import):
         return {m for a in node.names if (m := known(a.name))}
     if node.level:  # relative: from its package, up level - 1
-        pkg = here[: len(here) - (node.level - 1)]
+        pkg = here[:len(here) - (node.level - 1)]
         base = ".".join(pkg + ([node.module] if node.module else []))
     else:
         base = known(node.module) or node.module
@@ -254,9 +239,8 @@ def test_each_layer_imports_only_what_is_below_it():
     bad = []
     for mod, deps in import_graph().items():
         allowed = MAY_IMPORT[layer_of(mod)]
-        bad += [
-            f"{mod} ({layer_of(mod)}) imports {d} ({layer_of(d)})" for d in sorted(deps) if layer_of(d) not in allowed
-        ]
+        bad += [f"{mod} ({layer_of(mod)}) imports {d} ({layer_of(d)})" for d in sorted(deps)
+                if layer_of(d) not in allowed]
     assert bad == []
 
 
@@ -282,11 +266,8 @@ IMPORT_BY_NAME = {
 def test_import_module_only_where_a_module_is_found_by_name():
     """``importlib.import_module`` only where a module is found by name (above); pages are found
     through ui.kit.files, never by building their dotted names elsewhere."""
-    users = {
-        str(p.relative_to(ROOT))
-        for m, p in _project_modules().items()
-        if layer_of(m) in APP_LAYERS and "import_module(" in p.read_text(encoding="utf-8")
-    }
+    users = {str(p.relative_to(ROOT)) for m, p in _project_modules().items()
+             if layer_of(m) in APP_LAYERS and "import_module(" in p.read_text(encoding="utf-8")}
     assert users == set(IMPORT_BY_NAME)
 
 
@@ -298,23 +279,12 @@ def test_class_features_reach_the_kit_through_one_hook():
 
 
 def test_import_graph_resolves_sub_packages_relative_and_sibling_imports():
-    mods = {
-        "sim.p": Path("sim/p/__init__.py"),
-        "sim.p.a": Path("sim/p/a.py"),
-        "sim.p.b": Path("sim/p/b.py"),
-        "sim.q": Path("sim/q.py"),
-        "scripts.x": Path("scripts/x.py"),
-        "scripts.y": Path("scripts/y.py"),
-    }
+    mods = {"sim.p": Path("sim/p/__init__.py"), "sim.p.a": Path("sim/p/a.py"), "sim.p.b": Path("sim/p/b.py"),
+            "sim.q": Path("sim/q.py"), "scripts.x": Path("scripts/x.py"), "scripts.y": Path("scripts/y.py")}
 
     def t(name, src):
-        return set().union(
-            *(
-                _targets(name, mods[name], n, mods)
-                for n in ast.walk(ast.parse(src))
-                if isinstance(n, (ast.Import, ast.ImportFrom))
-            )
-        )
+        return set().union(*(_targets(name, mods[name], n, mods) for n in ast.walk(ast.parse(src))
+                             if isinstance(n, (ast.Import, ast.ImportFrom))))
 
     assert t("sim.p.a", "from . import b\nfrom ..q import x") == {"sim.p.b", "sim.q"}
     assert t("sim.p", "from .a import f\nfrom sim.p.b import g") == {"sim.p.a", "sim.p.b"}
@@ -346,11 +316,8 @@ def layer_table() -> str:
         else:
             shown = f"{len(mods)} module{'s' if len(mods) != 1 else ''}"
         allowed = ", ".join(x for x in LAYER_ORDER if x in MAY_IMPORT[layer] and x != layer) or "—"
-        rows.append(
-            f"| {layer} | {_folder_of(layer)} | {shown} | itself, {allowed} |"
-            if allowed != "—"
-            else f"| {layer} | {_folder_of(layer)} | {shown} | itself |"
-        )
+        rows.append(f"| {layer} | {_folder_of(layer)} | {shown} | itself, {allowed} |" if allowed != "—"
+                    else f"| {layer} | {_folder_of(layer)} | {shown} | itself |")
     return "\n".join(rows)
 
 
@@ -361,7 +328,7 @@ def page_files_table() -> str:
     from ui.kit import files
 
     doc = files.__doc__
-    body = doc[doc.index("=====") :]
+    body = doc[doc.index("====="):]
     width = len(body.split()[0])  # the first column of the reST table
     rows = ["   | file | what it holds |", "   | --- | --- |"]
     for ln in body.splitlines()[1:]:

@@ -1,5 +1,4 @@
 """The glossary page shows every term of assets/glossary.toml, in both languages, and every page links to it."""
-
 import re
 
 import pytest

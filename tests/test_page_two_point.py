@@ -1,5 +1,4 @@
 """The two-point page: its figures are the exact solution, and the simplex panel is drawn only while open."""
-
 import numpy as np
 import pytest
 
@@ -22,7 +21,6 @@ def test_two_point_figures_show_the_exact_solution():
         assert x[-1] == pytest.approx(6.0)
         np.testing.assert_allclose(y, tp.half_angle(1.7, 0.8, x, flow), atol=1e-9)
     from sim.attention import simulate_reference
-
     markers = [tr for tr in fig["data"] if tr.get("mode") == "markers"]
     assert len(markers) == 2
     for tr, flow in zip(markers, ("SA", "USA")):
@@ -78,7 +76,7 @@ def test_the_simplex_sliders_are_in_the_simplex_section_open_or_closed():
     assert [s.key for s in box.slider] == ["n_simplex", "rho0"]
     assert at.slider(key="n_simplex").value == 11 and at.slider(key="rho0").value == pytest.approx(0.45)
     assert any(c.value == Text("two_point", "zh")("ui.controls_placed") for c in at.sidebar.caption)
-    at.run()  # a rerun with the section still closed keeps them
+    at.run()                                   # a rerun with the section still closed keeps them
     assert at.slider(key="n_simplex").value == 11
     assert at.query_params["n_simplex"] in ("11", ["11"])
 

@@ -286,12 +286,7 @@ def test_prob_within_mc():
 
 @pytest.mark.parametrize(
     "alpha,L,sigma,rho,mu",
-    [
-        (0.5, 16, 1.0, 0.0, 0.0),
-        (0.5, 24, 1.0, 0.4, 0.5),
-        (1.0, 10, 2.0, 1.0, 0.0),
-        (0.3, 12, 1.0, -0.05, 0.0),
-    ],
+    [(0.5, 16, 1.0, 0.0, 0.0), (0.5, 24, 1.0, 0.4, 0.5), (1.0, 10, 2.0, 1.0, 0.0), (0.3, 12, 1.0, -0.05, 0.0)],
 )
 def test_covariance_decomposition(alpha, L, sigma, rho, mu):
     trials = 6000
@@ -463,14 +458,7 @@ def test_residual_profile():
 
 @pytest.mark.parametrize(
     "alpha,L,width,trials",
-    [
-        (0.5, 8, 4, 5),
-        (0.3, 17, 9, 70),
-        (1.0, 3, 256, 3),
-        (0.5, 64, 64, 40),
-        (0.0, 5, 1, 130),
-        (0.5, 5, 512, 3),
-    ],
+    [(0.5, 8, 4, 5), (0.3, 17, 9, 70), (1.0, 3, 256, 3), (0.5, 64, 64, 40), (0.0, 5, 1, 130), (0.5, 5, 512, 3)],
 )
 def test_residual_kernel_matches_reference(alpha, L, width, trials):
     # the same draws go to the Numba kernel and to the NumPy reference

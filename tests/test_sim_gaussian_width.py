@@ -183,12 +183,7 @@ def test_monte_carlo_standard_error_matches_theory():
 
 
 @pytest.mark.parametrize(
-    "kind,params",
-    MC_CASES[::2]
-    + [
-        ("directions", dict(D=300, M=5, correlation=0.2)),
-        ("subspace", dict(D=100, k=70)),
-    ],
+    "kind,params", MC_CASES[::2] + [("directions", dict(D=300, M=5, correlation=0.2)), ("subspace", dict(D=100, k=70))]
 )
 def test_numba_path_equals_numpy_reference(kind, params):
     n = 3000 if params["D"] < 100 else 1500  # several chunks when D is large

@@ -9,7 +9,6 @@ compute says so in its place (an ``st.info``) and the rest of the page stays.
 One AppTest per page, its widgets moved from case to case (a fresh AppTest costs a server start);
 one test per page, so pytest-xdist spreads the pages over its workers.
 """
-
 from __future__ import annotations
 
 import pytest
@@ -21,11 +20,9 @@ from ui.kit.page import preset_view
 
 LESSONS = [s for s in STEMS if page_schema(s).params]
 #: collapsed sections drawn only while open: opened for the sweep, so their corners are checked too
-OPEN = {
-    "two_point": ("_two_point_simplex_open",),
-    "nonnormal": ("_nonnormal_pseudo_open", "_nonnormal_jacobians_open", "_nonnormal_euler_open"),
-    "depth_sum": ("_depth_sum_variants_open", "_depth_sum_step_open"),
-}
+OPEN = {"two_point": ("_two_point_simplex_open",),
+        "nonnormal": ("_nonnormal_pseudo_open", "_nonnormal_jacobians_open", "_nonnormal_euler_open"),
+        "depth_sum": ("_depth_sum_variants_open", "_depth_sum_step_open")}
 
 
 def cases(stem: str) -> list[tuple[str, dict]]:
@@ -43,12 +40,8 @@ def cases(stem: str) -> list[tuple[str, dict]]:
     for pid in res.presets:
         out.append((f"preset {pid}", preset_view(res, pid)))
     for end in ("min", "max"):
-        out.append(
-            (
-                f"all-{end}",
-                {k: getattr(p, end) if p.kind in ("float", "int") else p.default for k, p in res.params.items()},
-            )
-        )
+        out.append((f"all-{end}", {k: getattr(p, end) if p.kind in ("float", "int") else p.default
+                                   for k, p in res.params.items()}))
     return out
 
 

@@ -1,7 +1,6 @@
 """ui/teaching/responses.py: a class's answers, pure. Imported without Streamlit (checked in a
 fresh interpreter); answers parsed, judged, counted into bars and written as CSV, each against
 values worked out by hand."""
-
 from __future__ import annotations
 
 import csv
@@ -52,11 +51,11 @@ def test_parse_answer():
 
 
 def test_verdict():
-    assert r.verdict(NUM, 1.05, 1.0) is True  # |0.05| <= 0.1 * 1
-    assert r.verdict(NUM, 1.2, 1.0) is False  # |0.2| > 0.1
-    assert r.verdict(NUM, -1.0, 0.0) is False  # y = 0, atol 0: only 0 is right
+    assert r.verdict(NUM, 1.05, 1.0) is True       # |0.05| <= 0.1 * 1
+    assert r.verdict(NUM, 1.2, 1.0) is False       # |0.2| > 0.1
+    assert r.verdict(NUM, -1.0, 0.0) is False      # y = 0, atol 0: only 0 is right
     assert r.verdict(NUM, 0.0, 0.0) is True
-    assert r.verdict({"kind": "number"}, 104.0, 100.0) is True  # ADHOC_RTOL = 0.05: 4 <= 5
+    assert r.verdict({"kind": "number"}, 104.0, 100.0) is True   # ADHOC_RTOL = 0.05: 4 <= 5
     assert r.verdict({"kind": "number"}, 106.0, 100.0) is False  # 6 > 5
     assert r.verdict({"kind": "number", "rtol": 0, "atol": 0.5}, 2.4, 2.0) is True
     assert r.verdict(NUM, None, 1.0) is None and r.verdict(NUM, 1.0, None) is None
@@ -106,15 +105,8 @@ class _Store:
 
 
 def test_results_csv():
-    q1 = {
-        "id": 1,
-        "stem": "two_point",
-        "kind": "number",
-        "rtol": 0.1,
-        "truth": 2.0,
-        "prompt": {"en": "How far?", "zh": "多远？"},
-        "values": {"b": 1, "a": 2},
-    }
+    q1 = {"id": 1, "stem": "two_point", "kind": "number", "rtol": 0.1, "truth": 2.0,
+          "prompt": {"en": "How far?", "zh": "多远？"}, "values": {"b": 1, "a": 2}}
     q2 = {"id": 2, "kind": "choice", "options": ["A", "B"], "truth": "A", "prompt": "ad hoc <b>"}
     store = _Store([q1, q2], {1: [2.1, 3.0]}, {2: "B"})  # q1 not revealed: its truth; q2 overridden, no answers
     rows = list(csv.reader(io.StringIO(r.results_csv(store, "ABCDEF"))))
@@ -131,10 +123,8 @@ def test_answer_id_prompt_and_value():
     assert r.xsrf_token("plain") == "plain"
     want = hashlib.sha256(b"ABCDEF|r1").hexdigest()[:16]
     assert r.answer_id("ABCDEF", {"st_replica": "r1", "_streamlit_xsrf": "x"}) == want
-    assert (
-        r.answer_id("ABCDEF", {"_streamlit_xsrf": "2|01020304|10203040|1"})
-        == hashlib.sha256(b"ABCDEF|11223344").hexdigest()[:16]
-    )
+    assert r.answer_id("ABCDEF", {"_streamlit_xsrf": "2|01020304|10203040|1"}) == \
+        hashlib.sha256(b"ABCDEF|11223344").hexdigest()[:16]
     assert r.answer_id("ABCDEF", None) is None
     assert r.q_prompt({"prompt": {"en": "E", "zh": ""}}, "zh") == "E"
     assert r.q_prompt({"prompt": None}, "en") == ""

@@ -1,5 +1,4 @@
 """The instructor parameter file: validation, fallbacks, reload, and the shipped file."""
-
 import math
 
 import pytest
@@ -8,15 +7,12 @@ from tests.conftest import STEMS, page_schema
 from ui.kit import spec
 from ui.kit.spec import PageSchema, Param
 
-SCHEMA = PageSchema(
-    "demo",
-    params=(
-        Param("beta", "float", default=1.0, min=0.1, max=10.0, step=0.1, lo=0.01, hi=50.0),
-        Param("n", "int", default=8, min=2, max=64, step=1, hi=256),
-        Param("mode", "select", default="a", options=("a", "b", "c")),
-        Param("flag", "bool", default=False),
-    ),
-)
+SCHEMA = PageSchema("demo", params=(
+    Param("beta", "float", default=1.0, min=0.1, max=10.0, step=0.1, lo=0.01, hi=50.0),
+    Param("n", "int", default=8, min=2, max=64, step=1, hi=256),
+    Param("mode", "select", default="a", options=("a", "b", "c")),
+    Param("flag", "bool", default=False),
+))
 
 
 def test_shipped_file_is_valid_for_every_page():
@@ -41,15 +37,9 @@ def test_the_shipped_file_holds_only_what_it_overrides():
 
 
 def test_valid_override_and_preset():
-    data = {
-        "demo": {
-            "params": {
-                "beta": {"min": 0.5, "max": 5, "default": 2, "step": 0.5},
-                "mode": {"options": ["b", "c"], "default": "c"},
-            },
-            "presets": {"p1": {"title": {"en": "One", "zh": "一"}, "values": {"beta": 3, "n": 4}}},
-        }
-    }
+    data = {"demo": {"params": {"beta": {"min": 0.5, "max": 5, "default": 2, "step": 0.5},
+                                "mode": {"options": ["b", "c"], "default": "c"}},
+                     "presets": {"p1": {"title": {"en": "One", "zh": "一"}, "values": {"beta": 3, "n": 4}}}}}
     res = spec.resolve(SCHEMA, data, "f.toml")
     assert res.errors == ()
     b = res.params["beta"]
@@ -59,20 +49,17 @@ def test_valid_override_and_preset():
     assert res.presets["p1"].title["zh"] == "一"
 
 
-@pytest.mark.parametrize(
-    "entry,needle",
-    [
-        ({"min": 5, "max": 1}, "min <= default <= max"),
-        ({"default": 100}, "min <= default <= max"),
-        ({"max": 1000}, "hard limit"),
-        ({"min": 0.0}, "hard limit"),
-        ({"step": -1}, "step must be > 0"),
-        ({"step": 100}, "larger than the range"),
-        ({"default": "two"}, "finite number"),
-        ({"default": math.nan}, "finite number"),
-        ({"colour": 1}, "unknown key"),
-    ],
-)
+@pytest.mark.parametrize("entry,needle", [
+    ({"min": 5, "max": 1}, "min <= default <= max"),
+    ({"default": 100}, "min <= default <= max"),
+    ({"max": 1000}, "hard limit"),
+    ({"min": 0.0}, "hard limit"),
+    ({"step": -1}, "step must be > 0"),
+    ({"step": 100}, "larger than the range"),
+    ({"default": "two"}, "finite number"),
+    ({"default": math.nan}, "finite number"),
+    ({"colour": 1}, "unknown key"),
+])
 def test_broken_entry_is_reported_and_falls_back(entry, needle):
     res = spec.resolve(SCHEMA, {"demo": {"params": {"beta": entry}}}, "f.toml")
     assert any(needle in e and "[demo.params.beta]" in e and "f.toml" in e for e in res.errors), res.errors
@@ -80,21 +67,18 @@ def test_broken_entry_is_reported_and_falls_back(entry, needle):
         assert res.params["beta"] == SCHEMA.param("beta")
 
 
-@pytest.mark.parametrize(
-    "data,needle",
-    [
-        ({"demo": {"params": {"gamma": {"min": 1}}}}, "unknown parameter"),
-        ({"demo": {"params": {"n": {"default": 2.5}}}}, "integer"),
-        ({"demo": {"params": {"mode": {"options": ["z"]}}}}, "subset"),
-        ({"demo": {"params": {"mode": {"min": 1}}}}, "only 'default'"),
-        ({"demo": {"presets": {"p": {"title": "T", "values": {"beta": 99}}}}}, "outside"),
-        ({"demo": {"presets": {"p": {"title": "T", "values": {"nope": 1}}}}}, "unknown parameter"),
-        ({"demo": {"presets": {"p": {"values": {"beta": 1}}}}}, "title"),
-        ({"demo": {"presets": {"p": {"title": "T"}}}}, "values"),
-        ({"demo": {"whatever": 1}}, "unknown key"),
-        ({"demo": 3}, "must be a table"),
-    ],
-)
+@pytest.mark.parametrize("data,needle", [
+    ({"demo": {"params": {"gamma": {"min": 1}}}}, "unknown parameter"),
+    ({"demo": {"params": {"n": {"default": 2.5}}}}, "integer"),
+    ({"demo": {"params": {"mode": {"options": ["z"]}}}}, "subset"),
+    ({"demo": {"params": {"mode": {"min": 1}}}}, "only 'default'"),
+    ({"demo": {"presets": {"p": {"title": "T", "values": {"beta": 99}}}}}, "outside"),
+    ({"demo": {"presets": {"p": {"title": "T", "values": {"nope": 1}}}}}, "unknown parameter"),
+    ({"demo": {"presets": {"p": {"values": {"beta": 1}}}}}, "title"),
+    ({"demo": {"presets": {"p": {"title": "T"}}}}, "values"),
+    ({"demo": {"whatever": 1}}, "unknown key"),
+    ({"demo": 3}, "must be a table"),
+])
 def test_other_problems(data, needle):
     res = spec.resolve(SCHEMA, data, "f.toml")
     assert any(needle in e for e in res.errors), res.errors
@@ -143,7 +127,6 @@ def test_unknown_page_section_is_reported():
 def test_builtin_table_file_errors_name_file_and_key(tmp_path):
     import pytest as _pytest
     from ui.kit.spec import PageSchema as _PS
-
     f = tmp_path / "x.toml"
     f.write_text('[params.n]\nkind = "int"\ndefault = 3\nmin = 1\nmax = 9\nstpe = 1\n')
     with _pytest.raises(ValueError, match=r"x\.toml: params\.n: unknown key\(s\) \['stpe'\]"):

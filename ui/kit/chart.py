@@ -25,7 +25,6 @@ Where the chart is in the page: ``[data-testid="appPlotlyChart"]`` (the tests an
 find charts by it), with the plot ``div`` (``.js-plotly-plot``) inside; it carries
 ``data-drawing`` from the moment a figure arrives until the newest one is drawn.
 """
-
 from __future__ import annotations
 
 import functools
@@ -58,9 +57,7 @@ function tosPlotly(url) {
 }
 """
 
-JS = (
-    _LOADER
-    + r"""
+JS = _LOADER + r"""
 export default function (component) {
   const { data, parentElement } = component;
   const text = typeof data === 'string' ? data : new TextDecoder().decode(data);
@@ -106,9 +103,7 @@ export default function (component) {
     setTimeout(() => { if (!host.isConnected && window.Plotly) window.Plotly.purge(gd); }, 0);
   };
 }
-"""  # noqa: UP031 - JavaScript braces
-    % {"testid": TESTID}
-)
+""" % {"testid": TESTID}  # noqa: UP031 - JavaScript braces
 
 _component = None
 
@@ -163,18 +158,15 @@ def asset_routes(base: str = "") -> list:
         path = plotly_js()
         if not path.is_file():
             return Response("plotly.js is not installed", status_code=404)
-        return FileResponse(
-            path, media_type="text/javascript", headers={"Cache-Control": "public, max-age=31536000, immutable"}
-        )
+        return FileResponse(path, media_type="text/javascript",
+                            headers={"Cache-Control": "public, max-age=31536000, immutable"})
 
     return [Route(f"{base}{asset_path()}", serve, methods=["GET", "HEAD"])]
 
 
-_PRELOAD = (
-    "<script>(() => {%s\n  if (window.__tosChartsPreloaded) return;\n  window.__tosChartsPreloaded = true;\n"
-    "  const go = () => tosPlotly(%s).then(() => { window.__tosChartsLoaded = true; }, () => {});\n"
-    "  (window.requestIdleCallback || ((f) => setTimeout(f, 300)))(go, {timeout: 4000});\n})();</script>"
-)
+_PRELOAD = ("<script>(() => {%s\n  if (window.__tosChartsPreloaded) return;\n  window.__tosChartsPreloaded = true;\n"
+            "  const go = () => tosPlotly(%s).then(() => { window.__tosChartsLoaded = true; }, () => {});\n"
+            "  (window.requestIdleCallback || ((f) => setTimeout(f, 300)))(go, {timeout: 4000});\n})();</script>")
 
 
 def preload_html() -> str:

@@ -1,5 +1,4 @@
 """The language in force and the sidebar switch that sets it."""
-
 from __future__ import annotations
 
 import streamlit as st
@@ -33,11 +32,7 @@ def language_selector() -> str:
         if raw is not None and normalize_lang(raw) is None:
             st.session_state["_lang_notice"] = raw
     st.sidebar.segmented_control(
-        "Language / 语言",
-        options=list(LANGS),
-        format_func=LANG_NAMES.get,
-        key="lang",
-        required=True,
-        label_visibility="collapsed",
+        "Language / 语言", options=list(LANGS), format_func=LANG_NAMES.get,
+        key="lang", required=True, label_visibility="collapsed",
     )
     return normalize_lang(st.session_state.get("lang")) or "en"

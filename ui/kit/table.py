@@ -1,5 +1,4 @@
 """Columns of numbers as CSV text (the page's download button, a figure's plotted data)."""
-
 from __future__ import annotations
 
 import csv

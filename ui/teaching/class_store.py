@@ -16,7 +16,6 @@ instructor leaves a marker for an hour (:meth:`Store.ended`), so its students ca
 rather than "lost". An answer is a finite number or a short text; anything else is refused
 (``ValueError``). Keys expire ``TTL_S`` after the last write.
 """
-
 from __future__ import annotations
 
 import json
@@ -33,7 +32,7 @@ CODE_LEN = 6
 CODE_RE = re.compile(rf"^[{CODE_ALPHABET}]{{{CODE_LEN}}}$")
 MAX_ANSWER_LEN = 64
 ENDED_TTL_S = 3600
-HERE_S = 15.0  # a student counts as "here now" this long after their last poll said so
+HERE_S = 15.0   # a student counts as "here now" this long after their last poll said so
 
 
 def check_answer(value):
@@ -143,18 +142,8 @@ class MemoryStore(Store):
             code = new_code()
             while code in self._classes:
                 code = new_code()
-            self._classes[code] = {
-                "version": 0,
-                "view": None,
-                "at": 0.0,
-                "qid": 0,
-                "question": None,
-                "answers": {},
-                "reveal": {},
-                "rv": 0,
-                "qs": {},
-                "here": {},
-            }
+            self._classes[code] = {"version": 0, "view": None, "at": 0.0, "qid": 0, "question": None,
+                                   "answers": {}, "reveal": {}, "rv": 0, "qs": {}, "here": {}}
             return code
 
     def _get(self, code):
@@ -253,9 +242,8 @@ class RedisStore(Store):
     def __init__(self, url: str):
         import redis
 
-        self.r = redis.Redis.from_url(
-            url, decode_responses=True, socket_timeout=2, socket_connect_timeout=2, health_check_interval=30
-        )
+        self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=2,
+                                      socket_connect_timeout=2, health_check_interval=30)
 
     def _touch(self, pipe, code, *extra):
         for k in (f"cls:{code}", f"cls:{code}:r", f"cls:{code}:q", *extra):
@@ -273,7 +261,8 @@ class RedisStore(Store):
         return bool(self.r.exists(f"cls:{code}"))
 
     def close(self, code: str) -> None:
-        keys = [f"cls:{code}", f"cls:{code}:r", f"cls:{code}:q", f"cls:{code}:p", *self.r.scan_iter(f"cls:{code}:a:*")]
+        keys = [f"cls:{code}", f"cls:{code}:r", f"cls:{code}:q", f"cls:{code}:p",
+                *self.r.scan_iter(f"cls:{code}:a:*")]
         with self.r.pipeline() as p:
             p.delete(*keys)
             p.set(f"end:{code}", 1, ex=ENDED_TTL_S)

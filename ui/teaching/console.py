@@ -1,6 +1,5 @@
 """The class console (a page of its own, for the instructor only: :func:`pages`) and the class box
 of the sidebar (:func:`sidebar`: the instructor's panel, or the student's banner / join box)."""
-
 from __future__ import annotations
 
 import streamlit as st
@@ -77,9 +76,8 @@ def _console_state(code: str, lang: str, ct: Text, t: Text) -> None:
         st.caption(params)
         cols = st.columns(3)
         query = {"lang": lang, **{str(k): str(v) for k, v in (view.get("query") or {}).items()}}
-        cols[0].page_link(
-            _page(view["page"], lang), label=ct("console.go"), icon=":material/open_in_new:", query_params=query
-        )
+        cols[0].page_link(_page(view["page"], lang), label=ct("console.go"), icon=":material/open_in_new:",
+                          query_params=query)
         if view.get("hold") and cols[1].button(ct("console.unhold"), key="_console_unhold"):
             _store().push(code, {**view, "hold": False})
             st.rerun()
@@ -93,9 +91,8 @@ def _console_state(code: str, lang: str, ct: Text, t: Text) -> None:
     if bank and bank.get("stem") in _stems() and bank.get("questions"):
         qs = {q["step"]: q for q in bank["questions"]}
         st.markdown(ct("console.bank", page=Text(bank["stem"], lang)("title")))
-        pick = st.selectbox(
-            ct("teacher.bank"), list(qs), key="_console_qn", format_func=lambda i: _short(q_prompt(qs[i], lang))
-        )
+        pick = st.selectbox(ct("teacher.bank"), list(qs), key="_console_qn",
+                            format_func=lambda i: _short(q_prompt(qs[i], lang)))
         q = qs[pick]
         if q.get("truth") is not None:
             st.caption(ct("teacher.truth", value=q_value(q, lang, q["truth"])))
@@ -108,6 +105,7 @@ def _console_state(code: str, lang: str, ct: Text, t: Text) -> None:
     _results_and_close(code, t, ct, "console", c1, c2)
 
 
+
 def sidebar(lang: str, teacher: bool) -> None:
     """The class box: the instructor's panel, or the student's banner / join box."""
     t = Text("instructor", lang)
@@ -115,7 +113,6 @@ def sidebar(lang: str, teacher: bool) -> None:
         (_teacher if teacher else _student)(lang, t)
     except cs.STORE_ERRORS:  # the store is unreachable: say so in words, keep the page
         st.session_state.pop(_SLOT, None)
-        (st.sidebar if teacher else st).warning(
-            _ct(lang)("teacher.down" if teacher else "banner.down", code=st.session_state.get(_CODE, "")),
-            icon=":material/cloud_off:",
-        )
+        (st.sidebar if teacher else st).warning(_ct(lang)("teacher.down" if teacher else "banner.down",
+                                                          code=st.session_state.get(_CODE, "")),
+                                                icon=":material/cloud_off:")

@@ -9,7 +9,6 @@
   edited by hand meanwhile is never overwritten silently. The previous version goes to
   ``<file>.bak``; :func:`undo` swaps it back (and a second undo redoes).
 """
-
 from __future__ import annotations
 
 import contextlib
@@ -84,10 +83,8 @@ def validate_text(text: str, source: str = "file") -> list[str]:
         presets = section.get("presets", {}) if isinstance(section, dict) else {}
         for pid, entry in presets.items() if isinstance(presets, dict) else ():
             if not PRESET_ID.match(pid):
-                errors.append(
-                    f"{source}: [{stem}.presets] name {pid!r}: use letters, digits and _ "
-                    "(it appears in links as ?preset=...)"
-                )
+                errors.append(f"{source}: [{stem}.presets] name {pid!r}: use letters, digits and _ "
+                              "(it appears in links as ?preset=...)")
             if isinstance(entry, dict) and "answers" in entry and not isinstance(entry["answers"], bool):
                 errors.append(f"{source}: [{stem}.presets.{pid}] answers must be true or false")
     return errors
@@ -98,9 +95,8 @@ def numeric_problems(p: _spec.Param, fields: dict) -> list[str]:
     return _spec._check_numeric(p.kind, {**fields, "lo": p.lo, "hi": p.hi})
 
 
-def preset_problems(
-    pid: str, title: dict, values: dict, params: dict[str, _spec.Param], others: list[str]
-) -> list[str]:
+def preset_problems(pid: str, title: dict, values: dict, params: dict[str, _spec.Param],
+                    others: list[str]) -> list[str]:
     """Problems of one preset (name, titles, values within the edited ranges)."""
     out = []
     if not PRESET_ID.match(pid or ""):

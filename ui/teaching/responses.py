@@ -6,7 +6,6 @@ checked (:func:`parse_answer`) and judged (:func:`verdict`), the answers as a hi
 No Streamlit here, nor in what it imports (tests/test_teaching_responses.py): the tolerance rule
 and the number format are the predict steps' own, from :mod:`ui.kit.numbers`.
 """
-
 from __future__ import annotations
 
 import csv
@@ -94,7 +93,8 @@ def histogram(values: list, q: dict, bins: int = 8) -> dict:
     if q.get("kind") == "choice":
         opts = list(q.get("options") or [])
         return {"answer": opts, "count": [sum(1 for v in values if v == o) for o in opts]}
-    x = sorted(float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v))
+    x = sorted(float(v) for v in values
+               if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v))
     if not x:
         return {"answer": [], "count": []}
     groups: dict[str, int] = {}
@@ -144,25 +144,14 @@ def results_csv(store, code: str) -> str:
         qid = q.get("id")
         exact = store.revealed(code, qid)
         exact = q.get("truth") if exact is None else exact
-        prompt = (
-            (q.get("prompt") or {}).get("en", "") if isinstance(q.get("prompt"), dict) else str(q.get("prompt") or "")
-        )
+        prompt = ((q.get("prompt") or {}).get("en", "") if isinstance(q.get("prompt"), dict)
+                  else str(q.get("prompt") or ""))
         params = json.dumps(q.get("values") or {}, sort_keys=True, ensure_ascii=False)
         got = store.answers(code, qid)
         for i, a in enumerate(got or [None], 1):
             ok = verdict(q, a, exact)
-            w.writerow(
-                [
-                    qid,
-                    q.get("stem", ""),
-                    prompt,
-                    params,
-                    "" if exact is None else exact,
-                    i if a is not None else "",
-                    "" if a is None else a,
-                    "" if ok is None else int(ok),
-                ]
-            )
+            w.writerow([qid, q.get("stem", ""), prompt, params, "" if exact is None else exact,
+                        i if a is not None else "", "" if a is None else a, "" if ok is None else int(ok)])
     return out.getvalue()
 
 

@@ -12,7 +12,6 @@ The store down: a notice in words ("the class cannot be reached; this page still
 an error box; an answer sent meanwhile waits in the session and is sent when the store is back.
 A class gone (closed, or lost by a store restart) is said so to the students.
 """
-
 from __future__ import annotations
 
 import math
@@ -23,30 +22,8 @@ import streamlit as st
 
 from ui.teaching import answers as _answers
 from ui.teaching import class_store as cs
-from ui.teaching.live import (
-    _BEAT,
-    _CODE,
-    _DOWN,
-    _FOLLOW,
-    _GO,
-    _GONE,
-    _LEFT,
-    _PENDING,
-    _REL,
-    _SEEN,
-    _STAMP,
-    _TOASTS,
-    _VIEW,
-    _WHO,
-    BEAT_S,
-    POLL_S,
-    _ct,
-    _literal,
-    _page,
-    _stems,
-    _store,
-    _toast,
-)
+from ui.teaching.live import (_BEAT, _CODE, _DOWN, _FOLLOW, _GO, _GONE, _LEFT, _PENDING, _REL, _SEEN, _STAMP,
+                              _TOASTS, _VIEW, _WHO, BEAT_S, POLL_S, _ct, _literal, _page, _stems, _store, _toast)
 from ui.teaching.responses import answer_id, histogram, parse_answer, q_prompt, q_value, verdict
 from ui.kit.i18n import Text
 
@@ -184,7 +161,7 @@ def _send(code: str, q: dict, lang: str) -> None:
 
 
 def _change(code: str, qid: int) -> None:
-    """ "Change my answer": the box again; the answer sent stays until a new one replaces it."""
+    """"Change my answer": the box again; the answer sent stays until a new one replaces it."""
     st.session_state[f"_class_edit_{code}_{qid}"] = True
     st.session_state.pop(f"_class_sent_{code}_{qid}", None)
 
@@ -210,27 +187,15 @@ def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
         with st.container(horizontal=True, vertical_alignment="bottom", key=f"_class_row_{qid}"):
             if q.get("kind") == "choice":
                 labels = (q.get("labels") or {}).get(lang) or {}
-                st.radio(
-                    t("class.your_answer"),
-                    list(q.get("options") or []),
-                    key=f"_class_ans_{qid}",
-                    index=None,
-                    horizontal=True,
-                    format_func=lambda c: str(labels.get(c, c)),
-                )
+                st.radio(t("class.your_answer"), list(q.get("options") or []), key=f"_class_ans_{qid}",
+                         index=None, horizontal=True, format_func=lambda c: str(labels.get(c, c)))
             else:
                 unit = (q.get("unit") or {}).get(lang) if isinstance(q.get("unit"), dict) else ""
                 label = t("class.your_answer") + (f" ({unit})" if unit else "")
-                st.number_input(
-                    label,
-                    key=f"_class_ans_{qid}",
-                    value=None,
-                    format="%g",
-                    step=None,
-                    placeholder=ct("banner.placeholder"),
-                    width=220,
-                )
-            st.button(t("class.send"), key=f"_class_send_{qid}", type="primary", on_click=_send, args=(code, q, lang))
+                st.number_input(label, key=f"_class_ans_{qid}", value=None, format="%g", step=None,
+                                placeholder=ct("banner.placeholder"), width=220)
+            st.button(t("class.send"), key=f"_class_send_{qid}", type="primary",
+                      on_click=_send, args=(code, q, lang))
         err = s.get(f"_class_err_{qid}")
         if err:
             st.warning(ct(f"banner.{err}"), icon=":material/edit:")
@@ -239,9 +204,8 @@ def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
     elif rev is None:
         with st.container(horizontal=True, vertical_alignment="center", key=f"_class_sent_row_{qid}"):
             st.caption(t("class.sent") + " " + ct("banner.your", value=q_value(q, lang, sent)))
-            st.button(
-                ct("banner.change"), key=f"_class_change_{qid}", type="tertiary", on_click=_change, args=(code, qid)
-            )
+            st.button(ct("banner.change"), key=f"_class_change_{qid}", type="tertiary",
+                      on_click=_change, args=(code, qid))
     if rev is not None:
         ok = verdict(q, sent, rev)
         line = ct("banner.exact", value=q_value(q, lang, rev))
@@ -258,16 +222,8 @@ def _distribution(code: str, q: dict, ct: Text) -> None:
         if q.get("kind") == "choice":
             h["answer"] = [q_value(q, ct.lang, a) for a in h["answer"]]
         if h["answer"]:
-            st.bar_chart(
-                h,
-                x="answer",
-                y="count",
-                height=140,
-                horizontal=True,
-                sort=False,
-                x_label=ct("hist.answer"),
-                y_label=ct("hist.count"),
-            )
+            st.bar_chart(h, x="answer", y="count", height=140, horizontal=True, sort=False,
+                         x_label=ct("hist.answer"), y_label=ct("hist.count"))
     except cs.STORE_ERRORS:
         raise
     except Exception:  # noqa: BLE001 - the chart is a bonus; the verdict above stands
@@ -378,9 +334,8 @@ def _student(lang: str, t: Text) -> None:
         gone = s.get(_GONE)
         if gone:  # the class this student was in ended (or was lost): said where the banner was
             with st.container(border=True, key="class_banner"):
-                st.info(
-                    _ct(lang)("banner.ended" if gone[1] else "banner.lost", code=gone[0]), icon=":material/event_busy:"
-                )
+                st.info(_ct(lang)("banner.ended" if gone[1] else "banner.lost", code=gone[0]),
+                        icon=":material/event_busy:")
         with st.sidebar.expander(t("class.join_title"), icon=":material/groups:"):
             st.text_input(t("class.code"), key="_class_join_code", max_chars=cs.CODE_LEN + 4)
             st.button(t("class.join"), key="_class_join", on_click=_join_from_form)

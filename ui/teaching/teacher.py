@@ -11,7 +11,6 @@ the instructor may override it), their own answer and its verdict, and the class
 The results of every question download as CSV (``ui.teaching.responses.results_csv``).
 A class gone (closed, or lost by a store restart) is said so to the instructor.
 """
-
 from __future__ import annotations
 
 import json
@@ -22,21 +21,8 @@ import streamlit as st
 from ui.teaching import class_store as cs
 from ui.teaching import instructor
 from ui.teaching.answers import LAST_VIEW
-from ui.teaching.live import (
-    _BANK,
-    _SLOT,
-    _TEACH,
-    _VIEW_BANK,
-    MAX_PROMPT,
-    POLL_S,
-    _ct,
-    _literal,
-    _short,
-    _stems,
-    _store,
-    join_link,
-    qr_svg,
-)
+from ui.teaching.live import (_BANK, _SLOT, _TEACH, _VIEW_BANK, MAX_PROMPT, POLL_S, _ct, _literal, _short, _stems,
+                              _store, join_link, qr_svg)
 from ui.teaching.responses import ADHOC_RTOL, histogram, q_prompt, q_value, results_csv, verdict
 from ui.kit.i18n import Text
 from ui.kit.predict import live_question
@@ -56,9 +42,8 @@ def _teacher(lang: str, t: Text) -> None:
     code = s.get(_TEACH)
     with st.sidebar.expander(t("class.teach_title"), icon=":material/groups:", expanded=_TEACH in s):
         if code is not None and not _store().exists(code):
-            st.warning(
-                ct("teacher.ended" if _store().ended(code) else "teacher.lost", code=code), icon=":material/event_busy:"
-            )
+            st.warning(ct("teacher.ended" if _store().ended(code) else "teacher.lost", code=code),
+                       icon=":material/event_busy:")
             s.pop(_TEACH, None)
             if who:
                 _store().set_teaching(who, None)
@@ -132,10 +117,8 @@ def _pushed_bank(view: dict | None) -> dict | None:
     key = json.dumps([view["page"], view.get("query") or {}], sort_keys=True)
     got = s.get(_VIEW_BANK)
     if not got or got[0] != key:
-        got = s[_VIEW_BANK] = (
-            key,
-            {"stem": view["page"], "query": dict(view.get("query") or {}), "questions": view_bank(view)},
-        )
+        got = s[_VIEW_BANK] = (key, {"stem": view["page"], "query": dict(view.get("query") or {}),
+                                     "questions": view_bank(view)})
     return got[1]
 
 
@@ -180,27 +163,15 @@ def _push_ask(code: str, ctx, t: Text) -> None:
     qn = st.selectbox(ct("teacher.bank"), ids, key="_class_qn", format_func=label)
     if qn == ADHOC:
         prompt = st.text_input(ct("teacher.adhoc_prompt"), key="_class_prompt", max_chars=MAX_PROMPT)
-        kind = st.selectbox(
-            t("class.kind"), ["number", "choice"], key="_class_kind", format_func=lambda k: t(f"class.kind_{k}")
-        )
+        kind = st.selectbox(t("class.kind"), ["number", "choice"], key="_class_kind",
+                            format_func=lambda k: t(f"class.kind_{k}"))
         opts: list[str] = []
         if kind == "choice":
             raw = st.text_input(t("class.options"), key="_class_opts", max_chars=200, value="A, B, C")
-            opts = list(dict.fromkeys(o.strip()[: cs.MAX_ANSWER_LEN] for o in raw.split(",") if o.strip()))[:8]
-        q = {
-            "stem": ctx.stem,
-            "step": None,
-            "kind": kind,
-            "options": opts,
-            "prompt": prompt.strip(),
-            "labels": {},
-            "unit": {},
-            "truth": None,
-            "rtol": ADHOC_RTOL,
-            "atol": 0.0,
-            "digits": 4,
-            "values": dict(ctx.values),
-        }
+            opts = list(dict.fromkeys(o.strip()[:cs.MAX_ANSWER_LEN] for o in raw.split(",") if o.strip()))[:8]
+        q = {"stem": ctx.stem, "step": None, "kind": kind, "options": opts, "prompt": prompt.strip(),
+             "labels": {}, "unit": {}, "truth": None, "rtol": ADHOC_RTOL, "atol": 0.0, "digits": 4,
+             "values": dict(ctx.values)}
         ready = bool(prompt.strip()) and (kind != "choice" or len(opts) >= 2)
     else:
         q = qs[qn]
@@ -241,29 +212,18 @@ def _live_answers(code: str, lang: str, t: Text, height: int = 180, prefix: str 
             opts = list(q.get("options") or [])
             labels = (q.get("labels") or {}).get(lang) or {}
             idx = opts.index(q["truth"]) if q.get("truth") in opts else None
-            rv = st.selectbox(
-                t("class.exact"),
-                opts,
-                key=f"{prefix}_class_rv_{qid}",
-                index=idx,
-                format_func=lambda c: str(labels.get(c, c)),
-            )
+            rv = st.selectbox(t("class.exact"), opts, key=f"{prefix}_class_rv_{qid}", index=idx,
+                              format_func=lambda c: str(labels.get(c, c)))
         else:
-            rv = st.number_input(
-                t("class.exact"),
-                key=f"{prefix}_class_rv_{qid}",
-                value=q.get("truth"),
-                format="%g",
-                step=None,
-                help=ct("teacher.override"),
-            )
+            rv = st.number_input(t("class.exact"), key=f"{prefix}_class_rv_{qid}", value=q.get("truth"), format="%g",
+                                 step=None, help=ct("teacher.override"))
             if rv is not None and not math.isfinite(float(rv)):
                 rv = None
         if st.button(t("class.reveal"), key=f"{prefix}_class_reveal_{qid}", disabled=rv is None):
             try:
                 _store().reveal(code, qid, rv)
                 shown = rv
-            except cs.STORE_ERRORS + (KeyError,):
+            except (cs.STORE_ERRORS + (KeyError,)):
                 st.warning(ct("teacher.down"), icon=":material/cloud_off:")
         if shown is not None:  # what the class sees (the box above may have changed since)
             right = sum(1 for v in values if verdict(q, v, shown))
@@ -273,34 +233,21 @@ def _live_answers(code: str, lang: str, t: Text, height: int = 180, prefix: str 
             if q.get("kind") == "choice":
                 h["answer"] = [q_value(q, lang, a) for a in h["answer"]]
             if h["answer"]:  # in the order asked (choices) / of the bins (numbers), labels readable across
-                st.bar_chart(
-                    h,
-                    x="answer",
-                    y="count",
-                    height=height,
-                    horizontal=True,
-                    sort=False,
-                    x_label=t("class.hist_answer"),
-                    y_label=t("class.hist_count"),
-                )
+                st.bar_chart(h, x="answer", y="count", height=height, horizontal=True, sort=False,
+                             x_label=t("class.hist_answer"), y_label=t("class.hist_count"))
         except Exception:  # noqa: BLE001 - the chart is a bonus; count and Reveal above stand
             st.caption(ct("teacher.no_chart"))
 
     live()
 
 
+
 def _results_and_close(code: str, t, ct, key: str, down, close) -> None:
     """The class's results as CSV (in ``down``) and *Close the class* (in ``close``): the sidebar
     panel and the console draw the same two controls, under keys ``_<key>_csv`` / ``_<key>_close``."""
-    down.download_button(
-        ct("teacher.results"),
-        data=lambda: results_csv(_store(), code),
-        file_name=f"class_{code}_results.csv",
-        mime="text/csv",
-        key=f"_{key}_csv",
-        on_click="ignore",
-        icon=":material/download:",
-    )
+    down.download_button(ct("teacher.results"), data=lambda: results_csv(_store(), code),
+                         file_name=f"class_{code}_results.csv", mime="text/csv", key=f"_{key}_csv",
+                         on_click="ignore", icon=":material/download:")
     if close.button(t("class.close"), key=f"_{key}_close"):
         _store().close(code)
         st.session_state.pop(_TEACH, None)
