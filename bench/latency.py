@@ -307,25 +307,38 @@ def _fmt(p, v) -> str:
 
 
 # --------------------------------------------------------------------------- report
+#: the columns of :func:`table` after the page's name: (key, heading, width, format); "|" separates groups
+TABLE_COLUMNS = (("first_ms", "first ms", 8, ".0f"), ("rerun_ms", "rerun ms", 8, ".0f"),
+                 ("rerun_cpu_ms", "cpu ms", 6, ".0f"), ("slider_ms", "slider ms", 9, ".0f"), "|",
+                 ("load_s", "load s", 6, ".2f"), ("reload_s", "reload s", 8, ".2f"), ("fig_ms", "fig ms", 7, ".0f"),
+                 ("settled_ms", "settled ms", 10, ".0f"), "|")
+
+
+def _cells(r: dict | None) -> str:
+    """One row's cells (the heading's when ``r`` is None), in :data:`TABLE_COLUMNS`' order."""
+    out = []
+    for col in TABLE_COLUMNS:
+        if col == "|":
+            out.append("│")
+            continue
+        key, head, width, spec = col
+        out.append(f"{head:>{width}}" if r is None else f"{r.get(key, float('nan')):>{width}{spec}}")
+    return " ".join(out)
+
+
 def table(rows: list[dict]) -> str:
-    head = (f"{'page':<16} {'first ms':>8} {'rerun ms':>8} {'cpu ms':>6} {'slider ms':>9} │ "
-            f"{'load s':>6} {'reload s':>8} {'fig ms':>7} {'settled ms':>10} │ "
+    head = (f"{'page':<16} {_cells(None)} "
             f"targets (rerun<={TARGET_RERUN_MS:g} ms, settled<={TARGET_SLIDER_MS:g} ms)")
     lines = [head]
     for r in rows:
         ok_r = r.get("rerun_ms", float("nan")) <= TARGET_RERUN_MS
-        f = r.get("fig_ms", float("nan"))
         st_ = r.get("settled_ms", float("nan"))
         ok_f = st_ <= TARGET_SLIDER_MS if st_ == st_ else None
         verdict = ("rerun OK" if ok_r else "rerun MISS") + (
             "" if ok_f is None else (", settled OK" if ok_f else ", settled MISS"))
         if r.get("problems"):
             verdict += f", {len(r['problems'])} problem(s)"
-        lines.append(f"{r['page']:<16} {r.get('first_ms', float('nan')):>8.0f} {r.get('rerun_ms', float('nan')):>8.0f} "
-                     f"{r.get('rerun_cpu_ms', float('nan')):>6.0f} {r.get('slider_ms', float('nan')):>9.0f} │ "
-                     f"{r.get('load_s', float('nan')):>6.2f} "
-                     f"{r.get('reload_s', float('nan')):>8.2f} {f:>7.0f} {r.get('settled_ms', float('nan')):>10.0f} │ "
-                     f"{verdict}")
+        lines.append(f"{r['page']:<16} {_cells(r)} {verdict}")
     return "\n".join(lines)
 
 

@@ -436,7 +436,8 @@ def ffn_field(W_in, W_out, X) -> np.ndarray:
     W_out : array_like, shape (2, h)
         Second layer.
     X : array_like, shape (N, 2)
-        Points :math:`x`.
+        Points :math:`x` of the plane where the field is evaluated (at most ``MAX_POINTS`` = 10⁶
+        rows).
 
     Returns
     -------

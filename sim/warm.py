@@ -233,7 +233,8 @@ def start_background(jobs: int | None = None, nice: int = 10, on_ready=None) -> 
     Parameters
     ----------
     jobs : int, optional
-        Child processes (default: one per core).
+        Child processes (default: ``$SIM_WARM_JOBS``, else one per core); each compiles its share
+        of the modules, the costliest first (:func:`plan`).
     nice : int
         Priority increment of the children.
     on_ready : callable, optional

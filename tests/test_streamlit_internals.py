@@ -266,3 +266,16 @@ def test_the_reads():
     v = internals.data_validator(fig)
     internals.set_data_validator(fig, v)
     assert internals.data_validator(fig) is v and hasattr(v, "validate_coerce")
+
+
+def test_apptest_is_not_a_plain_streamlit_run():
+    """AppTest runs app.py with a Streamlit runtime but no server: nothing of a plain ``streamlit
+    run`` may happen there (no late replacements, no kernels compiled in the background)."""
+    from harness.apptest import app_test
+    from sim import _ready, warm
+
+    at = app_test("home")
+    assert not at.exception
+    assert not internals.server_running()
+    assert warm._background is None and not _ready.pending()
+    assert "running_app" not in internals.APPLIED

@@ -400,10 +400,15 @@ def add_routes_now(routes: list) -> bool:
 
 
 def server_running() -> bool:
-    """Whether this process runs a Streamlit server (False under AppTest and in bare scripts);
-    ``streamlit.runtime.exists()``, a documented function of a module the scan counts as private."""
-    try:
-        from streamlit import runtime
-    except ImportError:  # pragma: no cover - another Streamlit
+    """Whether this process serves the app over HTTP: a started uvicorn server (what ``streamlit
+    run`` runs). False under AppTest, which runs the script with a runtime of its own but no server,
+    and in bare scripts. (``streamlit.runtime.exists()`` is True under AppTest too.)"""
+    import sys
+
+    if "uvicorn" not in sys.modules:
         return False
-    return bool(runtime.exists())
+    import gc
+
+    from uvicorn import Server
+
+    return any(isinstance(o, Server) and getattr(o, "started", False) for o in gc.get_objects())

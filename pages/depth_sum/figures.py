@@ -9,7 +9,7 @@ import numpy as np
 from sim import depth_sum as ds
 from ui.kit.figures import COLORS, cached_figure, figure, histogram, hline, line, markers, vline
 from pages.depth_sum.views import (REGIME_ALPHAS, SWEEP_L, SWEEP_N, _sweep_data, at_depth, covariance,
-                             one_step_data, over_depth, paths, residual, variants)
+                                   one_step_data, over_depth, paths, residual, variants)
 
 # --------------------------------------------------------------------------- figures
 # Every figure is built in one figure(...) call from plain trace dicts (ui.kit.figures: no per-property

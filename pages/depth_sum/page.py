@@ -15,7 +15,7 @@ from ui.server.jobs import heavy
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
 from pages.depth_sum.views import (at_depth, covariance, fill_sweep, one_step_data, over_depth, paths,
-                             residual)
+                                   residual)
 from pages.depth_sum.figures import FIGURES
 from pages.depth_sum.predict import STEPS
 

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from sim import gaussian_width as gw
 from ui.kit.figures import (COLORS, cached_figure, exact_line, figure, figure3d, histogram, line, markers,
-                        point, sphere_wire, log_ticks, tall_legend)
+                            point, sphere_wire, log_ticks, tall_legend)
 from ui.kit.compute import cached, sub_seed
 
 GRID_POINTS = 9               # Monte-Carlo points per sweep (plus the current value)

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from sim import hemisphere as hs
 from sim.attention import simulate
 from ui.kit.figures import (COLORS, SEQUENCE, Frozen, animation, cached_figure, figure, figure3d, hline, sim_line,
-                        sim_markers, sphere_wire, thin, typed)
+                            sim_markers, sphere_wire, thin, typed)
 from ui.kit.compute import cached
 
 MAX_LAYERS = 4000       # layers per simulation on this page

@@ -14,7 +14,7 @@ import numpy as np
 from sim import attention as att
 from sim import low_temperature as lt
 from ui.kit.figures import (COLORS, band, cached_figure, figure, figure3d, line, markers, sphere_wire,
-                        tall_legend, typed, vline)
+                            tall_legend, typed, vline)
 from ui.kit.compute import cached
 
 MODELS = ("axis", "plane", "drift")

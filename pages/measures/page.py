@@ -10,7 +10,7 @@ from ui.kit.figures import figure_beside, show_pair
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
 from pages.measures.views import (HEAD_N, HEAD_TRIALS, N_REF, SAMPLE_TRIALS, heads_data, heads_figure,
-                            sampling_data, sampling_figure, stability_data, tokens_figure, w1_figure)
+                                  sampling_data, sampling_figure, stability_data, tokens_figure, w1_figure)
 from pages.measures.predict import STEPS
 
 SCHEMA = PageSchema.from_file("measures", steps=STEPS)

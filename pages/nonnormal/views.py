@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from sim import nonnormal as nn
 from ui.kit.figures import (COLORS, SEQUENCE, Frozen, animation, cached_figure, exact_line, figure, hline, line, point,
-                        sim_line, sim_markers, thin)
+                            sim_line, sim_markers, thin)
 from ui.kit.compute import cached
 
 FINE = 400                  # points on each exact curve in s

@@ -11,7 +11,7 @@ from ui.kit.figures import show, show_pair
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
 from pages.two_point.views import (angle_figure, energy_figure, error_figure, simplex_data, simplex_figure,
-                             time_figure, two_point_data)
+                                   time_figure, two_point_data)
 from pages.two_point.predict import STEPS
 
 SCHEMA = PageSchema.from_file("two_point", steps=STEPS)

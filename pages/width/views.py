@@ -13,7 +13,7 @@ import numpy as np
 
 from sim import width as W
 from ui.kit.figures import (COLORS, SEQUENCE, band, cached_figure, exact_line, figure, line, log_ticks, markers,
-                        sim_markers, tall_legend, vline)
+                            sim_markers, tall_legend, vline)
 from ui.kit.compute import cached
 
 RECORD = 41                                   # recorded training times per run (markers)

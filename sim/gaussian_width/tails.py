@@ -218,9 +218,10 @@ def tail_exact(r, M, correlation=0.0, *, max_work=MAX_TAIL_POINTS) -> np.ndarray
     Parameters
     ----------
     r : array_like
-        Thresholds :math:`r \ge 0`.
+        Thresholds :math:`r \ge 0` (any shape; the result has the same).
     M : int
-        Number of directions.
+        Number of directions, :math:`M \ge 1`: the maximum is over :math:`M` correlated Gaussian
+        coordinates.
     correlation : float
         Common correlation :math:`\rho \in [0, 1]` of the directions.
     max_work : int
