@@ -60,16 +60,15 @@ def plain_server(plain_venv):
 
 
 @pytest.fixture(scope="module")
-def school_browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        br = p.chromium.launch(executable_path=CHROMIUM,
-                               args=[*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {HOST} 127.0.0.1"])
-        try:
-            yield br
-        finally:
-            br.close()
+def school_browser(browser):
+    """A second Chromium from the worker's own Playwright (one sync Playwright per process), told
+    that the school's domain name is this machine."""
+    br = browser.browser_type.launch(executable_path=CHROMIUM,
+                                     args=[*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {HOST} 127.0.0.1"])
+    try:
+        yield br
+    finally:
+        br.close()
 
 
 def test_plain_streamlit_run_draws_every_page_and_asks_no_other_host(plain_server, school_browser):
