@@ -20,6 +20,7 @@ from ui.teaching import answers, classroom, editor, instructor
 from ui.kit.i18n import Text
 from ui.kit.nav import PAGES, navigation, page_module, take_unknown_page, unknown_page_notice
 from ui.kit.lang import language_selector
+from ui.kit.page import entering
 
 
 ICON = Path(__file__).resolve().parent / "assets" / "favicon.png"
@@ -83,4 +84,5 @@ with runs.settled(), runs.turn():
     page = st.navigation(groups, position="sidebar", expanded=True)
     if unknown is not None:
         st.warning(unknown_page_notice(unknown, lang), icon="⚠️")
+    entering(page.url_path)  # another page than the last run's: it reads its URL again
     page.run()

@@ -36,6 +36,11 @@ from ui.kit.spec import PageSchema, Param, Resolved
 from ui.kit.table import to_csv
 
 _ACTIVE = "_active_page"
+#: session: {page stem: {parameter: value, "preset": id}} as each page was last shown, so that leaving
+#: a page and coming back (the glossary, the class console) finds the same settings
+_REMEMBERED = "_page_values"
+#: session: the address of the page the previous full run showed (:func:`entering`)
+_LAST_PAGE = "_last_page_shown"
 
 
 # --------------------------------------------------------------------------- formatting
@@ -284,12 +289,44 @@ def _preset_caption(res: Resolved, lang: str) -> None:
         st.html(f'<div class="app-preset-title">{inert_html(title)}</div>')
 
 
+def page_shown() -> str | None:
+    """The page whose values this session holds now (the stem of the last page run), or None."""
+    return st.session_state.get(_ACTIVE)
+
+
+def read_url_again() -> None:
+    """The next page run takes its values from its URL again (a pushed view, the console's link to it):
+    every parameter the URL names wins over what this session last had on that page."""
+    st.session_state[_ACTIVE] = None
+
+
+def entering(address: str) -> None:
+    """Called by the router before every full run of a page (``address``: its URL path): a run that
+    opens another page than the previous run showed reads its URL again (:func:`read_url_again`)."""
+    state = st.session_state
+    if state.get(_LAST_PAGE) != address:
+        state[_LAST_PAGE] = address
+        read_url_again()
+
+
+def _remember(stem: str, values: dict, preset: str) -> None:
+    mem = st.session_state.setdefault(_REMEMBERED, {})
+    mem[stem] = {**values, "preset": preset}
+
+
 def _init_values(res: Resolved, t: Text, notices: list[str]) -> dict:
-    """Values for a fresh visit: URL first, then preset, then defaults."""
+    """Values for a visit that opens the page: the URL first (a preset it names, then each parameter
+    it names), then what this session last had on this page, then the defaults."""
     qp = st.query_params
     values = {name: p.default for name, p in res.params.items()}
-    pid = qp.get("preset")
+    before = st.session_state.get(_REMEMBERED, {}).get(res.stem)
     preset = ""
+    if before:
+        values.update({n: _sanitize(p, before[n]) for n, p in res.params.items() if n in before})
+        if before.get("preset") in res.presets and all(values[k] == v for k, v in
+                                                        preset_view(res, before["preset"]).items()):
+            preset = before["preset"]
+    pid = qp.get("preset")
     if pid is not None:
         if pid in res.presets:
             preset = pid
@@ -419,11 +456,13 @@ def setup(schema: PageSchema, *, header: bool = True, placed: tuple = ()) -> Ctx
             st.caption(t("ui.controls_placed"))
         if res.params and st.button(t("ui.reset"), key="_reset", width="stretch"):
             state[_ACTIVE] = None
+            state.get(_REMEMBERED, {}).pop(schema.stem, None)
             st.query_params.clear()
             st.query_params["lang"] = lang
             st.rerun()
 
     values = {name: state[name] for name in res.params}
+    _remember(schema.stem, values, state.get("preset", ""))
     query = {"lang": lang, **_style.url_flags(), **hooks.url_flags()}  # a class code: kept across a failover
     if state.get("preset"):
         query["preset"] = state["preset"]

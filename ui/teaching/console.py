@@ -11,6 +11,7 @@ from ui.teaching.responses import q_prompt, q_value
 from ui.teaching.student import _student
 from ui.teaching.teacher import _live_answers, _pushed_bank, _results_and_close, _teacher
 from ui.kit.i18n import Text
+from ui.kit.page import read_url_again
 from ui.kit.share import loopback_warning
 
 
@@ -76,8 +77,11 @@ def _console_state(code: str, lang: str, ct: Text, t: Text) -> None:
         st.caption(params)
         cols = st.columns(3)
         query = {"lang": lang, **{str(k): str(v) for k, v in (view.get("query") or {}).items()}}
-        cols[0].page_link(_page(view["page"], lang), label=ct("console.go"), icon=":material/open_in_new:",
-                          query_params=query)
+        # a button, not a link: the page must read the pushed view from its URL (read_url_again),
+        # not keep what this session last had on it (a question asked there would push that instead)
+        if cols[0].button(ct("console.go"), icon=":material/open_in_new:", key="_console_go"):
+            read_url_again()
+            st.switch_page(_page(view["page"], lang), query_params=query)
         if view.get("hold") and cols[1].button(ct("console.unhold"), key="_console_unhold"):
             _store().push(code, {**view, "hold": False})
             st.rerun()

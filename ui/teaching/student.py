@@ -26,6 +26,7 @@ from ui.teaching.live import (_BEAT, _CODE, _DOWN, _FOLLOW, _GO, _GONE, _LEFT, _
                               _TOASTS, _VIEW, _WHO, BEAT_S, POLL_S, _ct, _literal, _page, _stems, _store, _toast)
 from ui.teaching.responses import answer_id, histogram, parse_answer, q_prompt, q_value, verdict
 from ui.kit.i18n import Text
+from ui.kit.page import page_shown, read_url_again
 
 
 def _who(code: str) -> str:
@@ -87,7 +88,7 @@ def _go(view: dict, lang: str, code: str) -> None:
     if view.get("page") not in _stems():
         return
     query = {str(k): str(v) for k, v in (view.get("query") or {}).items() if k not in ("lang", "class")}
-    st.session_state["_active_page"] = None  # the page reads its values from the URL again
+    read_url_again()  # the page reads its values from the URL (the pushed view) again
     st.switch_page(_page(view["page"], lang), query_params={"lang": lang, "class": code, **query})
 
 
@@ -260,7 +261,7 @@ def _poll(code: str, lang: str) -> None:
     if s.get(_FOLLOW):
         _apply_latest(stamp[0])
         view = s.get(_VIEW) or {}
-        here = s.get("_active_page")
+        here = page_shown()
         if view.get("hold") and here is not None and here != view.get("page"):
             _toast("held")
             _go_next(view)
