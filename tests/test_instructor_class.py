@@ -213,7 +213,7 @@ def test_class_flow_push_follow_bank_question_reveal(monkeypatch, router_only): 
     said = [x.value for x in student.success]
     assert any("精确值" in v and "你的答案" in v and "正确" in v for v in said), said
     rows = responses.results_csv(cs.get_store(), code).splitlines()
-    assert rows[0].startswith("question,page,prompt,parameters,exact_value") and len(rows) == 2
+    assert rows[0].startswith("\ufeffquestion,asked_utc,page,prompt,") and len(rows) == 2
     teacher.button(key="_class_close").click().run()
     assert not cs.get_store().exists(code)
     student.run()

@@ -105,17 +105,25 @@ class _Store:
 
 
 def test_results_csv():
-    q1 = {"id": 1, "stem": "two_point", "kind": "number", "rtol": 0.1, "truth": 2.0,
+    """As a spreadsheet opens it: a byte-order mark, one column per parameter (their union, in order of
+    appearance), when each question was asked (UTC), the prompt and choice labels in the teacher's
+    language."""
+    q1 = {"id": 1, "stem": "two_point", "kind": "number", "rtol": 0.1, "truth": 2.0, "asked_at": 1765000000.0,
           "prompt": {"en": "How far?", "zh": "多远？"}, "values": {"b": 1, "a": 2}}
-    q2 = {"id": 2, "kind": "choice", "options": ["A", "B"], "truth": "A", "prompt": "ad hoc <b>"}
-    store = _Store([q1, q2], {1: [2.1, 3.0]}, {2: "B"})  # q1 not revealed: its truth; q2 overridden, no answers
-    rows = list(csv.reader(io.StringIO(r.results_csv(store, "ABCDEF"))))
+    q2 = {"id": 2, "kind": "choice", "options": ["one", "spread"], "truth": "one", "prompt": "ad hoc <b>",
+          "values": {"a": 3, "c": 0.5}, "labels": {"en": {"one": "One point", "spread": "Spread out"},
+                                                 "zh": {"one": "一个点", "spread": "散开"}}}
+    store = _Store([q1, q2], {1: [2.1, 3.0], 2: ["spread"]}, {2: "one"})  # q1 not revealed: its truth
+    text = r.results_csv(store, "ABCDEF", "zh")
+    assert text.startswith("\ufeff")
+    rows = list(csv.reader(io.StringIO(text[1:])))
     assert rows == [
-        ["question", "page", "prompt", "parameters", "exact_value", "answer_no", "answer", "right"],
-        ["1", "two_point", "How far?", '{"a": 2, "b": 1}', "2.0", "1", "2.1", "1"],  # |0.1| <= 0.2
-        ["1", "two_point", "How far?", '{"a": 2, "b": 1}', "2.0", "2", "3.0", "0"],  # |1.0| > 0.2
-        ["2", "", "ad hoc <b>", "{}", "B", "", "", ""],
+        ["question", "asked_utc", "page", "prompt", "b", "a", "c", "exact_value", "answer_no", "answer", "right"],
+        ["1", "2025-12-06 05:46:40", "two_point", "多远？", "1", "2", "", "2.0", "1", "2.1", "1"],  # |0.1| <= 0.2
+        ["1", "2025-12-06 05:46:40", "two_point", "多远？", "1", "2", "", "2.0", "2", "3.0", "0"],  # |1.0| > 0.2
+        ["2", "", "", "ad hoc <b>", "", "3", "0.5", "一个点", "1", "散开", "0"],
     ]
+    assert list(csv.reader(io.StringIO(r.results_csv(store, "ABCDEF")[1:])))[3][7] == "One point"
 
 
 def test_answer_id_prompt_and_value():

@@ -237,7 +237,9 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     _shot(teacher, shots / "rehearsal_console_zh_1400.png")
     with teacher.expect_download(timeout=WAIT_MS) as dl:
         teacher.locator(".st-key-_console_csv button").click()
-    rows = list(csv.DictReader(io.StringIO(open(dl.value.path(), encoding="utf-8").read())))
+    raw = open(dl.value.path(), encoding="utf-8").read()
+    assert raw.startswith("\ufeff")                    # a spreadsheet in a Chinese locale reads it as UTF-8
+    rows = list(csv.DictReader(io.StringIO(raw[1:])))
     assert [r["question"] for r in rows].count("1") == 3 and [r["question"] for r in rows].count("2") == 3
     one = [r for r in rows if r["question"] == "1"]
     assert sorted(r["right"] for r in one) == ["0", "1", "1"]

@@ -197,7 +197,7 @@ class MemoryStore(Store):
         with self._lock:
             c = self._get(code)
             c["qid"] += 1
-            c["question"] = {**json.loads(json.dumps(question)), "id": c["qid"]}
+            c["question"] = {"asked_at": time.time(), **json.loads(json.dumps(question)), "id": c["qid"]}
             c["qs"][c["qid"]] = c["question"]
             return c["qid"]
 
@@ -310,9 +310,10 @@ class RedisStore(Store):
         if not self.exists(code):
             raise KeyError(code)
         qid = int(self.r.hincrby(f"cls:{code}", "qid", 1))
+        q = json.dumps({"asked_at": time.time(), **question, "id": qid})
         with self.r.pipeline() as p:
-            p.hset(f"cls:{code}", "question", json.dumps({**question, "id": qid}))
-            p.hset(f"cls:{code}:q", str(qid), json.dumps({**question, "id": qid}))
+            p.hset(f"cls:{code}", "question", q)
+            p.hset(f"cls:{code}:q", str(qid), q)
             self._touch(p, code)
             p.execute()
         return qid

@@ -134,25 +134,43 @@ def histogram(values: list, q: dict, bins: int = 8) -> dict:
 _histogram = histogram
 
 
-def results_csv(store, code: str) -> str:
-    """Every question of class ``code``: one row per answer (question, page, parameters, exact
-    value, the answer, its verdict); answers anonymous (numbered per question, no id)."""
+def _label(q: dict, lang: str, v) -> str:
+    """A choice's label in ``lang`` (the student saw it), a number as it is; "" for nothing."""
+    if v is None:
+        return ""
+    labels = (q.get("labels") or {}).get(lang) or (q.get("labels") or {}).get("en") or {}
+    return str(labels.get(v, v)) if q.get("kind") == "choice" else str(v)
+
+
+def results_csv(store, code: str, lang: str = "en") -> str:
+    """Every question of class ``code``, as a spreadsheet opens it: one row per answer (question, when
+    it was asked, page, prompt in ``lang``, one column per parameter, exact value, the answer, its
+    verdict); choices by their labels; answers anonymous (numbered per question, no id). UTF-8 with a
+    byte-order mark, so that a spreadsheet in a Chinese locale reads the Chinese as Chinese."""
+    import datetime as _dt
+
+    qs = list(store.questions(code))
+    params: list[str] = []
+    for q in qs:
+        params += [k for k in (q.get("values") or {}) if k not in params]
     out = io.StringIO()
     w = csv.writer(out)
-    w.writerow(["question", "page", "prompt", "parameters", "exact_value", "answer_no", "answer", "right"])
-    for q in store.questions(code):
+    w.writerow(["question", "asked_utc", "page", "prompt", *params, "exact_value", "answer_no", "answer", "right"])
+    for q in qs:
         qid = q.get("id")
         exact = store.revealed(code, qid)
         exact = q.get("truth") if exact is None else exact
-        prompt = ((q.get("prompt") or {}).get("en", "") if isinstance(q.get("prompt"), dict)
-                  else str(q.get("prompt") or ""))
-        params = json.dumps(q.get("values") or {}, sort_keys=True, ensure_ascii=False)
+        at = q.get("asked_at")
+        when = (_dt.datetime.fromtimestamp(float(at), _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+                if isinstance(at, (int, float)) else "")
+        values = q.get("values") or {}
+        cells = [values.get(k, "") for k in params]
         got = store.answers(code, qid)
         for i, a in enumerate(got or [None], 1):
             ok = verdict(q, a, exact)
-            w.writerow([qid, q.get("stem", ""), prompt, params, "" if exact is None else exact,
-                        i if a is not None else "", "" if a is None else a, "" if ok is None else int(ok)])
-    return out.getvalue()
+            w.writerow([qid, when, q.get("stem", ""), q_prompt(q, lang), *cells, _label(q, lang, exact),
+                        i if a is not None else "", _label(q, lang, a), "" if ok is None else int(ok)])
+    return "\ufeff" + out.getvalue()
 
 
 def q_prompt(q: dict, lang: str) -> str:

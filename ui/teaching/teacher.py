@@ -245,7 +245,7 @@ def _live_answers(code: str, lang: str, t: Text, height: int = 180, prefix: str 
 def _results_and_close(code: str, t, ct, key: str, down, close) -> None:
     """The class's results as CSV (in ``down``) and *Close the class* (in ``close``): the sidebar
     panel and the console draw the same two controls, under keys ``_<key>_csv`` / ``_<key>_close``."""
-    down.download_button(ct("teacher.results"), data=lambda: results_csv(_store(), code),
+    down.download_button(ct("teacher.results"), data=lambda: results_csv(_store(), code, ct.lang),
                          file_name=f"class_{code}_results.csv", mime="text/csv", key=f"_{key}_csv",
                          on_click="ignore", icon=":material/download:")
     if close.button(t("class.close"), key=f"_{key}_close"):
