@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 import math
 
 from ui.kit.numbers import human, within
@@ -161,7 +160,7 @@ def results_csv(store, code: str, lang: str = "en") -> str:
         exact = store.revealed(code, qid)
         exact = q.get("truth") if exact is None else exact
         at = q.get("asked_at")
-        when = (_dt.datetime.fromtimestamp(float(at), _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+        when = (_dt.datetime.fromtimestamp(float(at), _dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
                 if isinstance(at, (int, float)) else "")
         values = q.get("values") or {}
         cells = [values.get(k, "") for k in params]
