@@ -75,3 +75,21 @@ def test_the_consoles_link_opens_the_pushed_view(monkeypatch, router_only):  # n
     teacher.button(key="_console_go").click().run()              # AppTest follows st.switch_page
     assert not teacher.exception
     assert _slider(teacher, "beta").value == 2.5
+
+
+def test_own_choice_question_typed_with_full_width_commas(monkeypatch, router_only):  # noqa: F811
+    """A Chinese teacher types the choices with an input method's full-width commas: the question can be
+    asked, with three choices; one choice alone is explained, not silently refused."""
+    from ui.teaching import class_store as cs
+
+    teacher, code = teacher_with_class(monkeypatch)
+    teacher.selectbox(key="_class_qn").set_value("_adhoc").run()
+    teacher.text_input(key="_class_prompt").set_value("会怎样？").run()
+    teacher.selectbox(key="_class_kind").set_value("choice").run()
+    teacher.text_input(key="_class_opts").set_value("更快").run()
+    assert teacher.button(key="_class_ask").disabled
+    assert any("至少" in c.value or "at least" in c.value for c in teacher.caption)
+    teacher.text_input(key="_class_opts").set_value("更快，更慢，差不多").run()
+    assert not teacher.button(key="_class_ask").disabled
+    teacher.button(key="_class_ask").click().run()
+    assert cs.get_store().question(code)["options"] == ["更快", "更慢", "差不多"]

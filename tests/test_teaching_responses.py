@@ -140,3 +140,13 @@ def test_answer_id_prompt_and_value():
     assert r.q_value({"kind": "choice", "labels": {"en": {"A": "Apple"}}}, "en", "A") == "Apple"
     assert r.q_value({"kind": "choice", "labels": {}}, "en", "B") == "B"
     assert r.q_value({"kind": "number", "unit": {"en": "km"}, "digits": 4}, "en", 17400.0) == "17400 km"
+
+
+def test_typed_choices_split_on_any_comma():
+    """A Chinese input method types full-width commas: they separate choices as ASCII ones do."""
+    assert r.split_options("更快，更慢，差不多") == ["更快", "更慢", "差不多"]
+    assert r.split_options("A, B ,C") == ["A", "B", "C"]
+    assert r.split_options("一个点、散开；  两个簇\n一个点") == ["一个点", "散开", "两个簇"]
+    assert r.split_options("only one") == ["only one"] and r.split_options("，，") == []
+    assert r.split_options("x" * 100 + ",b", max_len=10) == ["x" * 10, "b"]
+    assert len(r.split_options(",".join(str(i) for i in range(20)))) == 8

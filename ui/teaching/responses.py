@@ -12,6 +12,7 @@ import csv
 import hashlib
 import io
 import math
+import re
 
 from ui.kit.numbers import human, within
 
@@ -170,6 +171,18 @@ def results_csv(store, code: str, lang: str = "en") -> str:
             w.writerow([qid, when, q.get("stem", ""), q_prompt(q, lang), *cells, _label(q, lang, exact),
                         i if a is not None else "", _label(q, lang, a), "" if ok is None else int(ok)])
     return "\ufeff" + out.getvalue()
+
+
+#: what separates typed choices: ASCII and full-width commas, the ideographic comma, semicolons, lines
+_OPTION_SEP = re.compile(r"[,，、;；\n]")
+
+
+def split_options(raw: str, max_len: int = 60, most: int = 8) -> list[str]:
+    """The choices a teacher typed (``"faster, slower"`` or, with a Chinese input method,
+    ``"更快，更慢，差不多"``): split on any comma or semicolon, trimmed, each at most ``max_len``
+    characters, without repeats, at most ``most`` of them."""
+    parts = (p.strip()[:max_len] for p in _OPTION_SEP.split(str(raw or "")))
+    return list(dict.fromkeys(p for p in parts if p))[:most]
 
 
 def q_prompt(q: dict, lang: str) -> str:

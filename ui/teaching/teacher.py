@@ -23,7 +23,8 @@ from ui.teaching import instructor
 from ui.teaching.answers import LAST_VIEW
 from ui.teaching.live import (_BANK, _SLOT, _TEACH, _VIEW_BANK, MAX_PROMPT, POLL_S, _ct, _literal, _short, _stems,
                               _store, join_link, qr_svg)
-from ui.teaching.responses import ADHOC_RTOL, histogram, q_prompt, q_value, results_csv, verdict
+from ui.teaching.responses import (ADHOC_RTOL, histogram, q_prompt, q_value, results_csv, split_options,
+                                   verdict)
 from ui.kit.i18n import Text
 from ui.kit.predict import live_question
 from ui.kit.share import loopback_warning
@@ -168,7 +169,9 @@ def _push_ask(code: str, ctx, t: Text) -> None:
         opts: list[str] = []
         if kind == "choice":
             raw = st.text_input(t("class.options"), key="_class_opts", max_chars=200, value="A, B, C")
-            opts = list(dict.fromkeys(o.strip()[:cs.MAX_ANSWER_LEN] for o in raw.split(",") if o.strip()))[:8]
+            opts = split_options(raw, cs.MAX_ANSWER_LEN)
+            if len(opts) < 2:   # said, not just a greyed-out button
+                st.caption(t("class.options_need_two"))
         q = {"stem": ctx.stem, "step": None, "kind": kind, "options": opts, "prompt": prompt.strip(),
              "labels": {}, "unit": {}, "truth": None, "rtol": ADHOC_RTOL, "atol": 0.0, "digits": 4,
              "values": dict(ctx.values)}
