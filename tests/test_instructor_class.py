@@ -215,7 +215,16 @@ def test_class_flow_push_follow_bank_question_reveal(monkeypatch, router_only): 
     rows = responses.results_csv(cs.get_store(), code).splitlines()
     assert rows[0].startswith("\ufeffquestion,asked_utc,page,prompt,") and len(rows) == 2
     teacher.button(key="_class_close").click().run()
+    assert cs.get_store().exists(code)                     # one click never ends a class: it asks
+    assert [w for w in teacher.warning if "CSV" in w.value]
+    teacher.button(key="_class_close_cancel").click().run()
+    assert cs.get_store().exists(code) and teacher.button(key="_class_close")
+    teacher.button(key="_class_close").click().run()
+    teacher.button(key="_class_close_yes").click().run()
     assert not cs.get_store().exists(code)
+    # the results stay downloadable in this session, as they were at the end
+    kept = teacher.session_state["_class_last_results"]
+    assert kept[0] == code and kept[1].startswith("\ufeffquestion,") and len(kept[1].splitlines()) == 2
     student.run()
     assert any(code in i.value and "结束" in i.value for i in student.info)
     student.run()
@@ -303,6 +312,7 @@ def test_console_for_instructors_only(monkeypatch, router_only):  # noqa: F811
     teacher.button(key=f"_console_class_reveal_{q['id']}").click().run()
     assert cs.get_store().revealed(code, q["id"]) == pytest.approx(q["truth"])
     teacher.button(key="_console_close").click().run()
+    teacher.button(key="_console_close_yes").click().run()
     assert not cs.get_store().exists(code)
 
     assert not app_test("home", {"lang": "en"}).exception
@@ -430,5 +440,6 @@ def test_a_reload_keeps_the_teacher_in_charge_of_the_class(monkeypatch, router_o
     other = reload(cookie())                      # a second sign-in: its own cookie, no class
     assert "_class_teach" not in other.session_state
     again.button(key="_class_close").click().run()
+    again.button(key="_class_close_yes").click().run()
     assert not cs.get_store().exists(code)
     assert "_class_teach" not in reload(same).session_state

@@ -520,6 +520,7 @@ def test_choice_question_counted_and_revealed(teacher_lang, student_lang, teache
         see(pg, opts[1], BANNER)
     # the instructor closes the class: the students are told so
     button(teacher, tt("class.close"), SB).click()
+    button(teacher, tt("class.close_yes"), SB).click()          # asked again before the class ends
     for pg, lang in students:
         see(pg, C(lang)("banner.ended", code=code), MAIN, timeout=WAIT_MS)
         assert pg.locator(f"{BANNER} .st-key-_class_stop").count() == 0

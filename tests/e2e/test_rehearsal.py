@@ -246,7 +246,13 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     assert any(float(r["answer"]) == 1e16 for r in one)
     assert all(float(r["exact_value"]) == pytest.approx(truth) for r in one)
     button(teacher, tz("class.close"), MAIN).click()
+    button(teacher, tz("class.close_yes"), MAIN).click()         # asked again before the class ends
     for pg, lang, name in students:
         pg.wait_for_function("(t) => document.querySelector('[data-testid=\"stMain\"]').innerText.includes(t)",
                              arg=C(lang)("banner.ended", code=code)[-8:], timeout=WAIT_MS)
         _shot(pg, shots / f"rehearsal_{name}_ended.png")
+    # the results stay downloadable on the console after the end, in the teacher's language
+    with teacher.expect_download(timeout=WAIT_MS) as dl:
+        teacher.locator(".st-key-_console_last_csv button").click()
+    after = open(dl.value.path(), encoding="utf-8").read()
+    assert after.startswith("\ufeffquestion,") and after.count("\n") == raw.count("\n")

@@ -9,7 +9,7 @@ from ui.teaching import class_store as cs
 from ui.teaching.live import _CODE, _SLOT, _TEACH, POLL_S, _ct, _page, _short, _stems, _store, join_link, qr_svg
 from ui.teaching.responses import q_prompt, q_value
 from ui.teaching.student import _student
-from ui.teaching.teacher import _live_answers, _pushed_bank, _results_and_close, _teacher
+from ui.teaching.teacher import _live_answers, _pushed_bank, _results_and_close, _teacher, last_results
 from ui.kit.i18n import Text
 from ui.kit.page import read_url_again
 from ui.kit.share import loopback_warning
@@ -45,6 +45,7 @@ def console() -> None:
         code = s.get(_TEACH)
         if code is None or not _store().exists(code):
             st.info(ct("console.none"), icon=":material/groups:")
+            last_results(t, "console")   # the class this session just ended: its results stay here
             return
         left, right = st.columns([1, 2], gap="large")
         with left:

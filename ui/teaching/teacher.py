@@ -30,6 +30,8 @@ from ui.kit.predict import live_question
 from ui.kit.share import loopback_warning
 
 ADHOC = "_adhoc"
+_CONFIRM = "_class_confirm_close"   # session: the teacher asked to end the class; confirm it
+_LAST_RESULTS = "_class_last_results"  # session: (code, CSV) of the class this session ended
 
 
 def _teacher(lang: str, t: Text) -> None:
@@ -50,6 +52,7 @@ def _teacher(lang: str, t: Text) -> None:
                 _store().set_teaching(who, None)
             code = None
         if code is None:
+            last_results(t, "class")
             if st.button(t("class.open"), key="_class_open"):
                 s[_TEACH] = _store().create()
                 if who:
@@ -251,10 +254,34 @@ def _results_and_close(code: str, t, ct, key: str, down, close) -> None:
     down.download_button(ct("teacher.results"), data=lambda: results_csv(_store(), code, ct.lang),
                          file_name=f"class_{code}_results.csv", mime="text/csv", key=f"_{key}_csv",
                          on_click="ignore", icon=":material/download:")
-    if close.button(t("class.close"), key=f"_{key}_close"):
+    s = st.session_state
+    if not s.get(_CONFIRM):
+        if close.button(t("class.close"), key=f"_{key}_close"):
+            s[_CONFIRM] = True   # one click never ends a class: asked again, away from the results button
+            st.rerun()
+        return
+    close.warning(t("class.close_confirm"), icon=":material/event_busy:")
+    yes, no = close.columns(2)
+    if no.button(t("class.close_cancel"), key=f"_{key}_close_cancel"):
+        s.pop(_CONFIRM, None)
+        st.rerun()
+    if yes.button(t("class.close_yes"), key=f"_{key}_close_yes", type="primary"):
+        # the results as they are now, kept in this session: the store forgets the class at once
+        s[_LAST_RESULTS] = (code, results_csv(_store(), code, ct.lang))
         _store().close(code)
-        st.session_state.pop(_TEACH, None)
+        s.pop(_TEACH, None)
+        s.pop(_CONFIRM, None)
         who = instructor.identity()
         if who:
             _store().set_teaching(who, None)
         st.rerun()
+
+
+def last_results(t, key: str) -> None:
+    """After a class ended in this session: its results, still downloadable (until the tab closes)."""
+    kept = st.session_state.get(_LAST_RESULTS)
+    if kept:
+        code, text = kept
+        st.download_button(t("class.last_results", code=code), data=text.encode("utf-8"),
+                           file_name=f"class_{code}_results.csv", mime="text/csv", key=f"_{key}_last_csv",
+                           on_click="ignore", icon=":material/download:")
