@@ -26,7 +26,6 @@ from ui.kit.nav import PAGES
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "sphere.school.test"
 LESSONS = [e.stem for e in PAGES if e.stem not in ("home", "glossary")]
-pytestmark = pytest.mark.xdist_group("anywhere")
 
 
 @pytest.fixture(scope="module")
@@ -71,10 +70,11 @@ def school_browser(browser):
         br.close()
 
 
-def test_plain_streamlit_run_draws_every_page_and_asks_no_other_host(plain_server, school_browser):
+def test_plain_streamlit_run_on_a_domain_name(plain_server, school_browser):
     port, _ = plain_server
     own = f"{HOST}:{port}"
     ctx = school_browser.new_context(viewport=VIEWPORT)
+    ctx.set_default_timeout(WAIT_MS)   # as every browser test: a busy machine takes its time
     seen: list[str] = []
     ctx.on("request", lambda r: seen.append(r.url))
     page = ctx.new_page()
@@ -88,26 +88,23 @@ def test_plain_streamlit_run_draws_every_page_and_asks_no_other_host(plain_serve
                            - {own})
         assert elsewhere == [], f"requests to other hosts: {elsewhere}"
         assert any("/_app/plotly-" in u for u in seen)      # the chart library from this server
+        _share_box_gives_a_full_link_and_a_qr_code(page, port)
     finally:
         ctx.close()
 
 
-def test_share_box_on_a_domain_name_gives_a_full_link_and_a_qr_code(plain_server, school_browser):
-    port, _ = plain_server
-    ctx = school_browser.new_context(viewport=VIEWPORT)
-    page = ctx.new_page()
-    try:
-        goto(page, f"http://{HOST}:{port}/two_point?lang=en&beta=2.5")
-        box = page.locator('[data-testid="stSidebar"] .st-key-_share_open')
-        assert box.locator("summary").inner_text().strip().endswith("Share this view")   # its text, not a key
-        box.locator("summary").click()
-        img = page.locator(".tos-qr img")
-        img.wait_for(timeout=WAIT_MS)
-        link = box.locator("code").first.inner_text().strip()
-        assert link.startswith(f"http://{HOST}:{port}/two_point?") and "beta=2.5" in link, link
-        # the QR image renders (a decoded <img> of real size), and holds the link (its alt text)
-        page.wait_for_function("(el) => el.complete && el.naturalWidth > 100", arg=img.element_handle(),
-                               timeout=WAIT_MS)
-        assert img.get_attribute("alt") == f"QR: {link}"
-    finally:
-        ctx.close()
+def _share_box_gives_a_full_link_and_a_qr_code(page, port):
+    """On that domain name, the share box gives the full link and a QR image that renders (in the same
+    test as the pages: one venv and one server are set up once, whichever worker runs it)."""
+    goto(page, f"http://{HOST}:{port}/two_point?lang=en&beta=2.5")
+    box = page.locator('[data-testid="stSidebar"] .st-key-_share_open')
+    assert box.locator("summary").inner_text().strip().endswith("Share this view")   # its text, not a key
+    box.locator("summary").click()
+    img = page.locator(".tos-qr img")
+    img.wait_for(timeout=WAIT_MS)
+    link = box.locator("code").first.inner_text().strip()
+    assert link.startswith(f"http://{HOST}:{port}/two_point?") and "beta=2.5" in link, link
+    # the QR image renders (a decoded <img> of real size), and holds the link (its alt text)
+    page.wait_for_function("(el) => el.complete && el.naturalWidth > 100", arg=img.element_handle(),
+                           timeout=WAIT_MS)
+    assert img.get_attribute("alt") == f"QR: {link}"
