@@ -49,3 +49,16 @@ def test_huge_or_odd_addresses_are_cut_or_refused():
 def test_share_url_is_length_capped(monkeypatch):
     monkeypatch.setattr(share, "share_base", lambda *a, **k: "http://localhost/two_point")
     assert len(share.share_url({"v": "x" * 10_000})) <= share.MAX_SHARE_URL
+
+
+def test_the_join_qr_on_loopback_encodes_the_classroom_address(monkeypatch):
+    """A teacher browsing by localhost: the join QR code carries the classroom network's address
+    (phones cannot open 127.0.0.1); any other address stays as the browser used it."""
+    from ui.teaching import live
+
+    monkeypatch.setattr(share, "_lan_cached", lambda: ("192.168.1.20",))
+    assert live.for_phones("http://127.0.0.1:8501/?class=ABC123") == "http://192.168.1.20:8501/?class=ABC123"
+    assert live.for_phones("http://localhost:8501/?class=ABC123") == "http://192.168.1.20:8501/?class=ABC123"
+    assert live.for_phones("https://sphere.school.example/?class=A") == "https://sphere.school.example/?class=A"
+    monkeypatch.setattr(share, "_lan_cached", lambda: ())
+    assert live.for_phones("http://127.0.0.1:8501/?class=A") == "http://127.0.0.1:8501/?class=A"  # no network

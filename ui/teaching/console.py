@@ -6,7 +6,8 @@ import streamlit as st
 
 from ui.teaching import answers as _answers
 from ui.teaching import class_store as cs
-from ui.teaching.live import _CODE, _SLOT, _TEACH, POLL_S, _ct, _page, _short, _stems, _store, join_link, qr_svg
+from ui.teaching.live import (_CODE, _SLOT, _TEACH, POLL_S, _ct, _page, _short, _stems, _store, for_phones, join_link,
+                              qr_svg)
 from ui.teaching.responses import q_prompt, q_value
 from ui.teaching.student import _student
 from ui.teaching.teacher import _live_answers, _pushed_bank, _results_and_close, _teacher, last_results
@@ -53,7 +54,7 @@ def console() -> None:
             st.markdown(ct("console.code", code=code))
             st.code(link, language=None, wrap_lines=True)
             loopback_warning(link, Text("common", lang))
-            st.image(qr_svg(link), width=260)
+            st.image(qr_svg(for_phones(link)), width=260)   # a phone cannot open localhost
         with right:
             _console_state(code, lang, ct, t)
             _live_answers(code, lang, t, height=260, prefix="_console")

@@ -43,10 +43,19 @@ def _ct(lang: str) -> Text:
     return Text("console", lang)
 
 
+def for_phones(link: str) -> str:
+    """``link`` as the students' phones can open it: on this machine's loopback name (the teacher
+    browses by ``localhost``), the classroom network's address instead (the first LAN address, as
+    ``make serve-class`` prints them); any other link as it is. What the join QR code encodes."""
+    from ui.kit.share import is_loopback, lan_links
+
+    return next(iter(lan_links(link)), link) if is_loopback(link) else link
+
+
 def join_link(code: str) -> str:
     """The address students open to join: the configured public address or the one this browser used
     (:func:`ui.kit.share.share_base`, as the share link), with the class code; ``/?class=…`` when
-    neither is known (tests)."""
+    neither is known (tests). Its QR code encodes :func:`for_phones` of it."""
     from ui.kit.share import share_base
 
     try:

@@ -22,7 +22,7 @@ from ui.teaching import class_store as cs
 from ui.teaching import instructor
 from ui.teaching.answers import LAST_VIEW
 from ui.teaching.live import (_BANK, _SLOT, _TEACH, _VIEW_BANK, MAX_PROMPT, POLL_S, _ct, _literal, _short, _stems,
-                              _store, join_link, qr_svg)
+                              _store, for_phones, join_link, qr_svg)
 from ui.teaching.responses import (ADHOC_RTOL, histogram, q_prompt, q_value, results_csv, split_options,
                                    verdict)
 from ui.kit.i18n import Text
@@ -73,7 +73,7 @@ def _teacher(lang: str, t: Text) -> None:
         st.markdown(t("class.code_is", code=code))
         st.code(link, language=None, wrap_lines=True)
         loopback_warning(link, Text("common", lang))
-        st.image(qr_svg(link), width=180)
+        st.image(qr_svg(for_phones(link)), width=180)   # a phone cannot open localhost
         st.caption(ct("teacher.present", n=_store().present(code)))
         # push and ask: drawn by the page's intro (on_page), which knows the page being shown
         # Left empty here: until the page fills it, what the last run drew stays on screen (a full
