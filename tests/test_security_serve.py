@@ -102,12 +102,15 @@ def test_clear_cache_is_a_development_setting(monkeypatch):
     import streamlit as st
     from streamlit.runtime.app_session import AppSession
 
+    from ui import streamlit_internals as internals
     from ui.server import adapters
 
     assert not adapters.clear_cache_allowed({})
     assert not adapters.clear_cache_allowed({"APP_ALLOW_CLEAR_CACHE": "0"})
     assert adapters.clear_cache_allowed({"APP_ALLOW_CLEAR_CACHE": "1"})
-    monkeypatch.setattr(AppSession, "_handle_clear_cache_request", AppSession._handle_clear_cache_request)
+    # Streamlit's own handler on the real AppSession (another test on this worker may have replaced it)
+    monkeypatch.setattr(AppSession, "_handle_clear_cache_request",
+                        internals.original(AppSession._handle_clear_cache_request))
     calls = []
 
     @st.cache_data
@@ -116,7 +119,8 @@ def test_clear_cache_is_a_development_setting(monkeypatch):
         return x
 
     probe(1)
-    adapters.refuse_clear_cache()
+    assert adapters.refuse_clear_cache() is True
+    assert AppSession._handle_clear_cache_request.__door__ == "clear_cache"   # installed through the door
     AppSession._handle_clear_cache_request(object())        # what a client's clear_cache runs
     probe(1)
     assert calls == [1], "the refused request still cleared st.cache_data"

@@ -205,30 +205,6 @@ def test_the_sign_in_routes_and_budgets_are_in_streamlits_own_app(monkeypatch):
     assert r.status_code in (403, 429) and budgets.BROWSER_COOKIE in r.headers.get("set-cookie", "")
 
 
-def test_clear_cache_is_refused_on_the_real_app_session(monkeypatch):
-    import streamlit as st
-    from streamlit.runtime.app_session import AppSession
-
-    from ui.server import adapters
-
-    monkeypatch.setattr(AppSession, "_handle_clear_cache_request",
-                        internals.original(AppSession._handle_clear_cache_request))
-    calls = []
-
-    @st.cache_data
-    def probe(x):
-        calls.append(x)
-        return x
-
-    probe(1)
-    assert adapters.refuse_clear_cache() is True
-    assert AppSession._handle_clear_cache_request.__door__ == "clear_cache"
-    AppSession._handle_clear_cache_request(SimpleNamespace(id="s"))
-    probe(1)
-    assert calls == [1]
-    probe.clear()
-
-
 def test_the_pages_directory_flag_on_the_real_pages_manager(monkeypatch):
     from streamlit.runtime.pages_manager import PagesManager
 
