@@ -20,6 +20,7 @@ logging.getLogger("streamlit").setLevel(logging.ERROR)
 
 from ui.kit.i18n import Text  # noqa: E402
 from pages.low_temperature import views as vw  # noqa: E402
+from pages.low_temperature import figures as fw  # noqa: E402
 
 VIEWS = {
     "defaults": ("axis", 0.5, 3.0, 48, 3, 20.0, 0.1),
@@ -43,7 +44,7 @@ def main() -> None:
         c1 = time.process_time()
         vw.rate_data(*rv)
         c2 = time.process_time()
-        vw.scene_figure(t, *v), vw.w2_figure(t, *v), vw.dist_figure(t, *v), vw.rate_figure(t, *rv)
+        fw.scene_figure(t, *v), fw.w2_figure(t, *v), fw.dist_figure(t, *v), fw.rate_figure(t, *rv)
         c3 = time.process_time()
         print(f"{name:30s} {d['steps']:6d} {d['dt']:7.3g} {c1 - c0:7.3f} {c2 - c1:7.3f} {c3 - c2:7.3f} {c3 - c0:7.3f}")
 

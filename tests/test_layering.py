@@ -87,6 +87,22 @@ def test_pages_are_thin():
         assert n <= 250, f"{f.relative_to(ROOT)}: {n} lines; data and figures belong in views.py"
 
 
+#: the longest a file of a page folder may be (page, views, figures, predict, notebook)
+MAX_LINES_PAGE_FILE = 250
+
+
+def test_page_files_are_short():
+    """Every .py file of a page folder stays short: a views.py that grows long moves its figure
+    builders to figures.py beside it (pages/depth_sum/ is the model)."""
+    long = []
+    for f in sorted((ROOT / "pages").glob("*/**/*.py")):
+        n = len(f.read_text(encoding="utf-8").splitlines())
+        if n > MAX_LINES_PAGE_FILE:
+            long.append(f"{f.relative_to(ROOT)}: {n} lines (at most {MAX_LINES_PAGE_FILE}; figure builders "
+                        "belong in figures.py)")
+    assert long == []
+
+
 #: the longest a file may be: one job a file (sim/'s kernels and their references run longer)
 MAX_LINES = {"sim": 800}
 MAX_LINES_APP = 600

@@ -45,7 +45,6 @@ def test_charts_are_frozen_and_a_same_state_rerun_builds_none(stem, monkeypatch)
 
 
 def _builders(stem: str) -> list:
-    """The shared figure builders (``@cached_figure``) of views/<stem>.py."""
-
-    view = files.module(stem, "views")
-    return [f for f in vars(view).values() if getattr(f, "cached_figure", False)]
+    """The shared figure builders (``@cached_figure``) of pages/<stem>/views.py and figures.py."""
+    mods = [m for m in (files.module(stem, "views"), files.module(stem, "figures")) if m is not None]
+    return list({id(f): f for m in mods for f in vars(m).values() if getattr(f, "cached_figure", False)}.values())

@@ -10,6 +10,7 @@ from ui.kit.figures import show
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
 from pages.block import views as vb
+from pages.block import figures as fb
 from pages.block.predict import STEPS
 
 SCHEMA = PageSchema.from_file("block", steps=STEPS)
@@ -61,30 +62,30 @@ def render() -> None:
         _metrics(ctx, [("rope_slope", slope),
                      ("rope_top", f"{r['heights'][-1]:.3f}"),
                      ("rope_top_at", f"{int(r['where'][-1]):,}")])
-        show(vb.rope_curve_figure(t, *rope), key="fig_rope")
+        show(fb.rope_curve_figure(t, *rope), key="fig_rope")
         st.caption(t("rope.curve_caption", lo=v["rope_from"]))
-        show(vb.rope_peak_figure(t, *rope), key="fig_rope_peak")
+        show(fb.rope_peak_figure(t, *rope), key="fig_rope_peak")
         st.caption(t("rope.peak_caption", fit=vb.ROPE_FIT_FROM, s=slope))
 
     with tabs[1]:
         _tab(ctx, "norm", [("gain0", f"{n['gain_at_eps']:.4g}"), ("slope0", f"{n['slope0']:.6f}"),
                            ("knee", f"{n['knee']:.2e}")],
-             (vb.norm_rho_figure(t, *norm), "fig_norm_rho"), (vb.norm_eps_figure(t, *norm), "fig_norm_eps"),
+             (fb.norm_rho_figure(t, *norm), "fig_norm_rho"), (fb.norm_eps_figure(t, *norm), "fig_norm_eps"),
              caption=t("norm.caption", d=v["norm_d"]) if v["norm_d"] >= 2 else t("norm.caption_d1"))
     with tabs[2]:
         _tab(ctx, "split", [("commutator", f"{s['limit']:.6g}"), ("defect_small", f"{s['defect'][0]:.6g}"),
                             ("trotter_ratio", f"{s['trotter'][0] / s['half'][0]:.6f}")],
-             (vb.split_defect_figure(t, *split), "fig_split"), (vb.split_trotter_figure(t, *split), "fig_trotter"),
+             (fb.split_defect_figure(t, *split), "fig_split"), (fb.split_trotter_figure(t, *split), "fig_trotter"),
              caption=t("split.caption", d=v["split_d"], a=f"{vb.SPLIT_ALPHAS[0]:.0e}"))
     with tabs[3]:
         _tab(ctx, "perm", [(f"gap_{case}", f"{g.max() / p['scale']:.1e}") for case, g in p["gaps"].items()],
-             (vb.perm_figure(t, *perm), "fig_perm"),
+             (fb.perm_figure(t, *perm), "fig_perm"),
              caption=t("perm.caption", perm=", ".join(map(str, p["perm"])), floor=f"{vb.PERM_FLOOR:.0e}"))
     with tabs[4]:
         g = v["sink_delta"]
         _tab(ctx, "sink", [("nmax", f"{k['nmax'][g]:,.1f}"), ("mass_at_1000", f"{k['layer'][g][-1]:.4f}"),
                            ("gap_needed", f"{k['gap_for_1000']:.2f}")],
-             (vb.sink_figure(t, *sink), "fig_sink"), caption=t("sink.caption", c=f"{v['sink_share']:g}"))
+             (fb.sink_figure(t, *sink), "fig_sink"), caption=t("sink.caption", c=f"{v['sink_share']:g}"))
 
     pk = ctx.spec.params["rope_k"]   # the slider's range in force (the instructor's file may narrow it)
     lo_k, hi_k = int(pk.min), int(pk.max)

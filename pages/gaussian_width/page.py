@@ -10,9 +10,9 @@ import streamlit as st
 from ui.kit.figures import show
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
-from pages.gaussian_width.views import (focus, focus_args, hist_figure, max_M, overview, overview_figure, picture,
-                                        picture_figure, random_layout, sweep, sweep_args, sweep_figure, tail,
-                                        tail_figure)
+from pages.gaussian_width.views import (focus, focus_args, max_M, overview, picture, random_layout, sweep, sweep_args,
+                                        tail)
+from pages.gaussian_width.figures import hist_figure, overview_figure, picture_figure, sweep_figure, tail_figure
 from pages.gaussian_width.predict import STEPS
 
 FAMILIES = ("subspace", "directions", "hypercube", "circle", "adaptive")

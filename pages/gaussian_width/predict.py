@@ -8,7 +8,7 @@ import math
 
 from sim import gaussian_width as gw
 from ui.kit.predict import Step, fmt
-from pages.gaussian_width import views as V
+from pages.gaussian_width import figures as F
 
 
 def gw_subspace(v: dict) -> float:
@@ -26,11 +26,11 @@ def _gw_texts(v: dict) -> dict:
 
 
 STEPS = (
-    Step("subspace", ("D", "k"), gw_subspace, rtol=0.1, reveal=V.overview_figure,
+    Step("subspace", ("D", "k"), gw_subspace, rtol=0.1, reveal=F.overview_figure,
          reveal_args=lambda v: (min(v["k"], v["D"]), v["samples"], v["seed"]),
          texts=_gw_texts, metrics=lambda v: [("sqrt_k", fmt(math.sqrt(min(v["k"], v["D"]))))],
          covers=("statement",)),
-    Step("directions", ("D", "M", "correlation"), gw_directions, rtol=0.1, reveal=V.tail_figure,
+    Step("directions", ("D", "M", "correlation"), gw_directions, rtol=0.1, reveal=F.tail_figure,
          reveal_args=lambda v: (v["D"], min(v["M"], v["D"]), v["correlation"], v["samples"], v["seed"]),
          texts=_gw_texts,
          metrics=lambda v: [("bound", fmt(gw.max_abs_bound(min(v["M"], v["D"]))))],

@@ -12,6 +12,7 @@ from ui.kit.figures import show_pair
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
 from pages.low_temperature import views as vw
+from pages.low_temperature import figures as fw
 from pages.low_temperature.predict import STEPS
 
 SCHEMA = PageSchema.from_file("low_temperature", steps=STEPS, options={"model": vw.MODELS})
@@ -44,13 +45,13 @@ def render() -> None:
     if d["dt"] != v["dt"]:
         st.caption(t("metrics.dt_raised", dt=f"{d['dt']:.4g}"))
 
-    show_pair((vw.scene_figure(t, *key), "fig_scene"), (vw.w2_figure(t, *key), "fig_w2"))
+    show_pair((fw.scene_figure(t, *key), "fig_scene"), (fw.w2_figure(t, *key), "fig_w2"))
     ctx.section("concentration")
     if v["model"] == "axis":
         st.caption(t("fig.k_caption", ks=" · ".join(
             f"β = {b:.4g}: k = {', '.join(str(k) for k in d['k'][i])}" for i, b in enumerate(betas))))
 
-    show_pair((vw.dist_figure(t, *key), "fig_dist"), (vw.rate_figure(t, *rkey), "fig_rate"))
+    show_pair((fw.dist_figure(t, *key), "fig_dist"), (fw.rate_figure(t, *rkey), "fig_rate"))
     st.caption(t("fig.rate_caption", C=f"{r['C']:.3g}", depth=f"{r['depth']:.3g}"))
     ctx.section("zero_temperature")
     ctx.section("drift")

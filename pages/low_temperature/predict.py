@@ -14,8 +14,9 @@ from sim import low_temperature as lt
 from ui.kit.figures import params_of
 from ui.kit.predict import Step, fmt
 from pages.low_temperature import views as V
+from pages.low_temperature import figures as F
 
-KEY = params_of(V.scene_figure)   # ("model", "gap", "log10_beta", "n", "seeds", "T", "dt")
+KEY = params_of(F.scene_figure)   # ("model", "gap", "log10_beta", "n", "seeds", "T", "dt")
 TARGETS = ("poles_e1", "poles_e2", "poles_e3", "circle_z3")   # the choices offered
 
 
@@ -55,10 +56,10 @@ def _texts(v: dict) -> dict:
 
 
 STEPS = (
-    Step("target", ("model", "gap"), target, kind="choice", choices=TARGETS, reveal=V.scene_figure,
+    Step("target", ("model", "gap"), target, kind="choice", choices=TARGETS, reveal=F.scene_figure,
          covers=("subtitle", "model")),
-    Step("w2_start", ("model", "n", "seeds"), w2_start, rtol=0.15, reveal=V.w2_figure, texts=_texts,
+    Step("w2_start", ("model", "n", "seeds"), w2_start, rtol=0.15, reveal=F.w2_figure, texts=_texts,
          metrics=lambda v: [("end", fmt(float(_data(v)["w2"][-1, :, -1].mean()), 3))]),
-    Step("log_beta", ("log10_beta",), log_beta, rtol=0.1, reveal=V.dist_figure, texts=_texts,
+    Step("log_beta", ("log10_beta",), log_beta, rtol=0.1, reveal=F.dist_figure, texts=_texts,
          metrics=lambda v: [("log10", fmt(v["log10_beta"], 3))], covers=("subtitle",)),
 )

@@ -9,6 +9,7 @@ import math
 from sim import nonnormal as nn
 from ui.kit.predict import Step, fmt
 from pages.nonnormal import views as V
+from pages.nonnormal import figures as F
 
 
 def nn_when(v: dict) -> float:
@@ -27,11 +28,11 @@ STEPS = (
     Step("when", ("M",), nn_when, rtol=0.0, atol=0.1, texts=lambda v: {"M_s": f"{v['M']:g}"},
          metrics=lambda v: [("s_star", fmt(nn_when(v)))],
          covers=("statement", "notice")),
-    Step("peak", ("M",), nn_peak, rtol=0.1, reveal=V.response_figure,
+    Step("peak", ("M",), nn_peak, rtol=0.1, reveal=F.response_figure,
          metrics=lambda v: [("m_over_e", fmt(abs(v["M"]) / math.e))],
          covers=("subtitle", "statement", "notice")),
     Step("regime", ("delta",), nn_regime, kind="choice",
-         choices=("monotone", "zero", "alternating", "neutral", "divergent"), reveal=V.euler_scalar_figure,
+         choices=("monotone", "zero", "alternating", "neutral", "divergent"), reveal=F.euler_scalar_figure,
          texts=lambda v: {"delta_s": f"{v['delta']:g}"},
          covers=("euler.result",)),
 )
