@@ -13,7 +13,6 @@ from pathlib import Path
 
 from sim import _interrupt, _ready
 from sim.warm import ensure_warm, start_background
-from ui import streamlit_internals
 from ui.kit import compute, hooks, style
 from ui.server import adapters, budgets, runs
 from ui.teaching import answers, classroom, editor, instructor
@@ -36,12 +35,9 @@ def _start_up() -> tuple[str, ...]:
     points (``sim._interrupt``): a run the user has already superseded (a held arrow key) ends
     between two chunks of its simulation instead of at its end."""
     _interrupt.install(compute.stop_if_superseded)
-    missing = ()
-    # a server (not AppTest): under a plain `streamlit run`, what can still be had
-    if streamlit_internals.server_running():
-        missing = adapters.install_late()
-        if missing:
-            start_background(on_ready=prepare.load_kernels)   # kernels compile in the background here too
+    missing = adapters.install_late()  # a plain `streamlit run`: what can still be had (else nothing)
+    if missing:
+        start_background(on_ready=prepare.load_kernels)  # kernels compile in the background here too
     ensure_warm()
     for e in PAGES:
         page_module(e.stem)  # module level only: imports, SCHEMA

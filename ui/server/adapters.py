@@ -286,8 +286,10 @@ def install_late() -> tuple[str, ...]:
     """For a plain ``streamlit run app.py`` (as Streamlit's own hosting starts an app), at its first
     run: every adapter that still applies once the server runs (the class-level replacements, and the
     sign-in and chart routes added to the running application). Returns the names of what is missing
-    that way; ``()`` in the served process (``python -m ui.server``), which installed all before start."""
-    if internals.APPLIED.get("routes"):
+    that way; ``()`` in the served process (``python -m ui.server``), which installed all before start
+    (checked first: :func:`ui.streamlit_internals.server_running` looks through the live objects), and
+    where no server runs (AppTest)."""
+    if internals.APPLIED.get("routes") or not internals.server_running():
         return ()
     leave_mpa_v1()
     if not clear_cache_allowed():
