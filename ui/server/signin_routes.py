@@ -36,13 +36,6 @@ def signin_attempts(environ=os.environ):
                            total=num("APP_SIGNIN_TOTAL_PER_MIN", 120), store=store)
 
 
-def configured_key(environ=os.environ) -> str | None:
-    """The instructor key (:func:`ui.teaching.signin.configured_key`, the one place it is looked up)."""
-    from ui.teaching import signin
-
-    return signin.configured_key(environ)
-
-
 def safe_next(value) -> str:
     """A path on this server to send the browser back to (anything else: the home page)."""
     v = str(value or "")
@@ -111,7 +104,7 @@ async def signin(request):
     wait = SIGNIN_ATTEMPTS.wait(addr, browser)
     if wait:
         return _reply(429, lang, "signin.wait", back, s=int(wait) + 1)
-    key, typed = configured_key(), form.get("key", "")
+    key, typed = signin.configured_key(), form.get("key", "")
     if key is None or signin.weak_key(key) or not hmac.compare_digest(typed.encode(), key.encode()):
         SIGNIN_ATTEMPTS.failed(addr, browser)
         return _reply(403, lang, "signin.wrong", back)
