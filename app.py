@@ -65,7 +65,7 @@ with runs.settled(), runs.turn():
     style.projector_toggle(Text("common", lang)("view.projector"))
     style.inject()
     if _ready.pending():  # the first visits after a start: the kernels are still being prepared (sim/warm.py)
-        st.caption(Text("common", lang)("ui.warming"))
+        st.container(key="tos_warming").caption(Text("common", lang)("ui.warming"))
     if budgets.was_slowed():  # this browser went over its message budget (ui/server/budgets.py)
         st.warning(Text("common", lang)("ui.slowed"), icon=":material/speed:")
     teacher = instructor.sidebar(lang)  # draws nothing (None) unless instructor mode is configured

@@ -49,8 +49,10 @@ DRAWN_JS = """() => {
   const skip = (k, v) => (k === 'uid' ? undefined : v);
   const charts = [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')].map((gd) => {
     try { return h(JSON.stringify(gd.data, skip)); } catch (e) { return 'unreadable'; } });
+  // the first start's "still preparing" note (app.py) is the server's state, not the view's drawing
   const texts = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stCaptionContainer"],'
-      + ' [data-testid="stMain"] [data-testid="stMetric"]')].map((e) => e.innerText.trim());
+      + ' [data-testid="stMain"] [data-testid="stMetric"]')].filter((e) => !e.closest('.st-key-tos_warming'))
+      .map((e) => e.innerText.trim());
   return {charts, texts: h(texts.join('\\n')), n_texts: texts.length};
 }"""
 SETTLED_JS = "([n, v]) => new URLSearchParams(location.search).get(n) === v && (" + b.READY_JS + ")()"
