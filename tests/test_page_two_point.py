@@ -93,3 +93,36 @@ def test_usa_is_first_order_only_once_dt_e_beta_is_small(beta, dt, usa_below):
         assert np.all(d["slopes"]["USA"] > 0.9) and d["dte"] < 0.3
     else:
         assert np.all(d["slopes"]["USA"] < usa_below) and d["dte"] > 1.0
+
+
+@pytest.mark.parametrize("beta,theta0,horizon,dt,usa_gap", [
+    (5.0, 0.2, 20.0, 0.05, 0.0619),      # issue 51: shown 0.0010 (the 150 recorded layers only)
+    (8.0, 0.3, 10.0, 0.02, 0.1877),      # shown 3.6e-5
+])
+def test_largest_gap_is_over_every_layer_not_the_drawn_markers(beta, theta0, horizon, dt, usa_gap):
+    """The metrics "largest |layer map − ODE|" and the local slopes against the hand-reduced map
+    at every layer (tests/test_sim_two_point._pair_map_error), at corners where the markers are
+    every 3rd layer or sparser and the USA error peaks in the first few layers."""
+    from pages.two_point.views import two_point_data
+    from tests.test_sim_two_point import _pair_map_error
+
+    d = two_point_data(beta, theta0, horizon, dt)
+    for flow in ("SA", "USA"):
+        ref = [_pair_map_error(beta, theta0, horizon, h, flow) for h in d["dts"]]
+        assert d[flow]["gap"] == pytest.approx(ref[0], rel=1e-6)
+        slopes = np.diff(np.log(ref)) / np.diff(np.log(d["dts"]))
+        np.testing.assert_allclose(d["slopes"][flow], slopes, atol=1e-4)
+    assert d["USA"]["gap"] == pytest.approx(usa_gap, abs=1e-4)
+
+
+def test_beta_at_its_hard_limit_draws_the_page():
+    """β = 50 (an instructor may open β up to 50): the re-timed USA clock reached 1.3e22 and the
+    page stopped with 'taus must lie in [0, 1e+06]'. Now the re-timed curve has its 40 points
+    inside the SA window and still lies on the SA curve."""
+    from pages.two_point.views import two_point_data
+
+    d = two_point_data(50.0, 1.0, 5.0, 0.1)
+    assert d["retimed"][0].size == 40 and d["retimed"][0][-1] <= d["tau_end"]
+    assert d["retime_gap"] < 1e-9
+    assert d["SA"]["gap"] == 0.0      # e^{-70}: the SA pair does not move in float64
+    # the page itself at β = 50: tests/test_sweep.py (the instructor's hard limits)

@@ -258,6 +258,26 @@ def test_discretisation_error_values_match_independent_computation(flow, beta, t
     np.testing.assert_allclose(got, expect, rtol=1e-7)
 
 
+@pytest.mark.parametrize("flow,beta,theta0,horizon,dt", [
+    ("USA", 10.0, 0.05, 5.0, 0.01 / 16),     # K = 8000: the old sampling kept every 4th layer
+    ("USA", 8.0, 0.3, 10.0, 0.02 / 8),       # K = 4000, the error peaks in the first layers
+    ("SA", 3.0, 1.0, 5.0, 0.1 / 16),         # K = 800 (no thinning then either): SA too
+])
+def test_discretisation_error_is_the_largest_over_every_layer(flow, beta, theta0, horizon, dt):
+    """Issue 51: with K > 2000 layers the error was taken at every ceil(K/2000)-th layer only and
+    missed the USA peak in the first layers (β = 10, ϑ0 = 0.05: local slopes 4.3 and 6.2 where
+    the dense errors give -0.49 and -0.63). Now every layer, against the hand-reduced map."""
+    got = tp.discretisation_error(beta, theta0, horizon, [dt], flow)[0]
+    assert got == pytest.approx(_pair_map_error(beta, theta0, horizon, dt, flow), rel=1e-6)
+
+
+def test_discretisation_error_chunks_join_without_a_seam(monkeypatch):
+    """The layers run CHUNK at a time: a chunk of 7 layers gives the one-call result."""
+    whole = tp.discretisation_error(2.0, 0.7, 3.0, [0.05, 0.013], "USA")
+    monkeypatch.setattr(tp, "CHUNK", 7)
+    np.testing.assert_allclose(tp.discretisation_error(2.0, 0.7, 3.0, [0.05, 0.013], "USA"), whole, rtol=1e-12)
+
+
 def test_discretisation_error_bounded_before_work():
     """discretisation_error(1, 1, 1e4, [1e-3]) ran 1e7 layers (7.5 s): now refused at once,
     unless the caller raises max_work."""
