@@ -224,6 +224,13 @@ def test_forwarded_address_believed_from_listed_proxies_only():
     try:
         assert budgets.client_address(hdr, "10.213.0.10") == "198.51.100.7"
         assert budgets.client_address(hdr, "10.213.0.11") == "10.213.0.11"    # a forged header elsewhere
+        # Envoy (deploy/k8s/gateway.yaml) appends the address it saw to X-Forwarded-For: the last
+        # entry counts, what the client wrote before it does not; X-Real-IP (nginx) wins
+        xff = [("X-Forwarded-For", "203.0.113.9, 198.51.100.20")]
+        assert budgets.client_address(xff, "10.213.0.10") == "198.51.100.20"
+        assert budgets.client_address(xff, "10.213.0.11") == "10.213.0.11"
+        assert budgets.client_address(xff + hdr, "10.213.0.10") == "198.51.100.7"
+        assert budgets.client_address([("X-Forwarded-For", " ")], "10.213.0.10") == "10.213.0.10"
     finally:
         if old is None:
             del os.environ[budgets.TRUSTED_ENV]

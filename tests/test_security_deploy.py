@@ -1,5 +1,6 @@
 """Static checks of the deployment files: per-client rate limits and a small body limit in
-nginx (and the ingress example), no public cookie secret, versioned images, TLS on."""
+nginx (and the Kubernetes gateway example), no public cookie secret, images versioned and
+third-party ones pinned by digest, TLS on."""
 from __future__ import annotations
 
 import re
@@ -199,31 +200,68 @@ def test_k8s_requires_the_cookie_secret():
     assert re.search(r"optional:\s*false", block[:400]), "the pods must not start without the shared secret"
 
 
-def test_ingress_ships_tls_rate_limits_and_small_bodies():
-    lines = _yaml_lines(DEPLOY / "k8s" / "ingress.yaml")
-    text = "\n".join(lines)
-    spec = text[text.index("\nspec:"):]
-    m = re.search(r"\n  tls:\n((?:    .*\n?)+)", spec)
-    assert m, "spec.tls is missing (TLS must be on)"
-    secret = re.search(r"secretName:\s*(\S+)", m.group(1))
-    assert secret, "tls without a secretName"
-    doc = (DEPLOY / "k8s" / "ingress.yaml").read_text()
-    assert f"kubectl create secret tls {secret.group(1)}" in doc, "document how to create the TLS secret"
-    body = re.search(r'proxy-body-size:\s*"?(\w+)"?', text)
-    assert body and _size(body.group(1)) <= 64 * 1024, body     # the first Ingress: the whole app
-    upload = doc[doc.index("name: tokens-on-the-sphere-upload"):]
-    big = re.search(r'proxy-body-size:\s*"?(\w+)"?', upload)
-    assert big and 1024 ** 2 < _size(big.group(1)) <= 1024 ** 2 + 100 * 1024, big
-    assert re.findall(r"- path: (\S+)", upload) == ["/_stcore/upload_file/"]
-    assert re.search(r'ssl-redirect:\s*"true"', text)
-    for ann in ("limit-rps", "limit-connections"):
-        assert re.search(rf"nginx.ingress.kubernetes.io/{ann}:", text), ann
-    snippet = text[text.index("configuration-snippet"):]
-    zones = set(re.findall(r"limit_req\s+zone=(\w+)", snippet)) | set(re.findall(r"limit_conn\s+(\w+)", snippet))
-    ctrl = (DEPLOY / "k8s" / "controller" / "ingress-nginx-ratelimit.yaml").read_text()
-    defined = set(re.findall(r"zone=(\w+):", ctrl))
-    assert zones and zones <= defined, (zones, defined)
-    assert "$cookie_st_replica" in ctrl
+def _k8s_docs(name: str) -> dict[tuple[str, str], str]:
+    """``(kind, metadata.name) -> the object's text without comments`` of a multi-object file."""
+    out = {}
+    for doc in "\n".join(_yaml_lines(DEPLOY / "k8s" / name)).split("\n---"):
+        kind = re.search(r"^kind: (\S+)", doc, re.M)
+        meta = re.search(r"^metadata:\n  name: (\S+)", doc, re.M)
+        if kind and meta:
+            out[(kind.group(1), meta.group(1))] = doc
+    return out
+
+
+def _ki(v: str) -> int:
+    m = re.fullmatch(r"(\d+)(Ki|Mi)?", v)
+    assert m, v
+    return int(m.group(1)) * {None: 1, "Ki": 1024, "Mi": 1024 ** 2}[m.group(2)]
+
+
+def test_gateway_ships_tls_stickiness_rate_limits_and_small_bodies():
+    """deploy/k8s/gateway.yaml (Gateway API + Envoy Gateway policies; ingress-nginx is no longer
+    maintained): HTTPS with a documented certificate Secret, HTTP only redirected, one browser on one
+    pod (cookie session persistence on every route that reaches the pods), no request timeout on the
+    websocket route, a client's X-Real-IP removed (the pods believe it first), per-browser and
+    per-address rate limits, and a body limit of about 1 MB on the upload route only."""
+    docs = _k8s_docs("gateway.yaml")
+    raw = (DEPLOY / "k8s" / "gateway.yaml").read_text()
+    gw = docs[("Gateway", "tokens-on-the-sphere")]
+    https = gw[gw.index("- name: https"):gw.index("- name: http\n")]
+    assert "protocol: HTTPS" in https and "mode: Terminate" in https
+    secret = re.search(r"certificateRefs:\n\s+- kind: Secret\n\s+name: (\S+)", https)
+    assert secret and f"kubectl create secret tls {secret.group(1)}" in raw, "document how to create the TLS secret"
+    redirect = docs[("HTTPRoute", "tokens-on-the-sphere-redirect")]
+    assert "sectionName: http\n" in redirect + "\n" and "scheme: https" in redirect and "backendRefs" not in redirect
+    app = docs[("HTTPRoute", "tokens-on-the-sphere")]
+    upload = docs[("HTTPRoute", "tokens-on-the-sphere-upload")]
+    for route in (app, upload):
+        assert "sectionName: https" in route
+        assert re.search(r"sessionPersistence:\n\s+sessionName: st_replica\n\s+type: Cookie", route), route
+        assert re.search(r"remove: \[X-Real-IP\]", route), "a client could claim any address"
+    assert re.search(r"timeouts:\n\s+request: 0s", app), "the lesson's websocket must not be cut"
+    assert re.findall(r"value: (/\S*)", upload) == ["/_stcore/upload_file/"]
+    limits = docs[("BackendTrafficPolicy", "tokens-on-the-sphere")]
+    assert "name: tokens-on-the-sphere\n" in limits and "kind: HTTPRoute" in limits
+    assert re.search(r"- name: cookie\n\s+type: Distinct", limits), "per-browser limit"
+    assert re.search(r"sourceCIDR:\n\s+type: Distinct", limits), "per-address ceiling"
+    assert "requestBuffer" not in limits, "request buffering breaks the websocket route"
+    up = docs[("BackendTrafficPolicy", "tokens-on-the-sphere-upload")]
+    body = re.search(r"requestBuffer:\n\s+limit: (\S+)", up)
+    assert body and 1024 ** 2 < _ki(body.group(1)) <= 1024 ** 2 + 100 * 1024, body
+    pol = "\n".join(_yaml_lines(DEPLOY / "k8s" / "networkpolicy.yaml"))
+    ns = re.search(r"kubernetes.io/metadata.name: (\S+)", pol)
+    assert ns and ns.group(1) in raw + (DEPLOY / "k8s" / "networkpolicy.yaml").read_text()
+
+
+def test_deploy_images_are_pinned_by_digest():
+    """Third-party images (nginx, Redis) are pinned by digest as well as a full version, so every
+    replica and every school runs the very image that was checked (the app's own image is built
+    here and carries a versioned tag)."""
+    for path in (DEPLOY / "docker-compose.yml", DEPLOY / "k8s" / "redis.yaml"):
+        for img in _images(path):
+            if img.startswith(("tokens-on-the-sphere", "registry.example.org/tokens-on-the-sphere")):
+                continue
+            assert re.fullmatch(r"[\w./-]+:\d+\.\d+\.\d+[\w.-]*@sha256:[0-9a-f]{64}", img), f"{path.name}: {img}"
 
 
 def _env_value(lines: list[str], name: str) -> str:

@@ -195,14 +195,22 @@ def _trusted(remote: str, environ=os.environ) -> bool:
 
 
 def client_address(headers, remote: str | None) -> str:
-    """The client's address: ``X-Real-IP`` when the connection comes from a trusted proxy (nginx
-    on this machine; :data:`TRUSTED_ENV` adds others), else the connection's own address (a
-    student on the LAN cannot choose the address it is counted under)."""
+    """The client's address: when the connection comes from a trusted proxy (nginx on this
+    machine; :data:`TRUSTED_ENV` adds others), its ``X-Real-IP`` (nginx sets it), else the last
+    entry of ``X-Forwarded-For`` (the address that proxy itself saw: Envoy and the Gateway API
+    example of deploy/k8s append it; entries before it are the client's to choose); else the
+    connection's own address (a student on the LAN cannot choose the address it is counted under)."""
     remote = remote or "?"
     if _trusted(remote):
+        forwarded = ""
         for k, v in headers:
             if k.lower() == "x-real-ip" and v.strip():
                 return v.strip()[:64]
+            if k.lower() == "x-forwarded-for":
+                forwarded = v                     # the last such header: the nearest proxy's
+        last = forwarded.rsplit(",", 1)[-1].strip()
+        if last:
+            return last[:64]
     return remote
 
 
