@@ -96,7 +96,7 @@ def test_usa_is_first_order_only_once_dt_e_beta_is_small(beta, dt, usa_below):
 
 
 @pytest.mark.parametrize("beta,theta0,horizon,dt,usa_gap", [
-    (5.0, 0.2, 20.0, 0.05, 0.0619),      # issue 51: shown 0.0010 (the 150 recorded layers only)
+    (5.0, 0.2, 20.0, 0.05, 0.0619),      # shown before 0.0010 (the 150 recorded layers only)
     (8.0, 0.3, 10.0, 0.02, 0.1877),      # shown 3.6e-5
 ])
 def test_largest_gap_is_over_every_layer_not_the_drawn_markers(beta, theta0, horizon, dt, usa_gap):

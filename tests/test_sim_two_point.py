@@ -264,7 +264,7 @@ def test_discretisation_error_values_match_independent_computation(flow, beta, t
     ("SA", 3.0, 1.0, 5.0, 0.1 / 16),         # K = 800 (no thinning then either): SA too
 ])
 def test_discretisation_error_is_the_largest_over_every_layer(flow, beta, theta0, horizon, dt):
-    """Issue 51: with K > 2000 layers the error was taken at every ceil(K/2000)-th layer only and
+    """With K > 2000 layers the error was taken at every ceil(K/2000)-th layer only and
     missed the USA peak in the first layers (β = 10, ϑ0 = 0.05: local slopes 4.3 and 6.2 where
     the dense errors give -0.49 and -0.63). Now every layer, against the hand-reduced map."""
     got = tp.discretisation_error(beta, theta0, horizon, [dt], flow)[0]
