@@ -127,3 +127,28 @@ def test_paper_size_texts_say_the_time_in_both_languages():
     assert "2048" in zh("params.phase_size.options.paper") and "分钟" in zh("params.phase_size.options.paper")
     for t, word in ((en, "float32"), (zh, "float32")):
         assert word in t("phase.paper_note") and "99" in t("phase.paper_note")
+
+
+def test_values_at_the_end_are_at_the_last_layer_and_the_title_follows_the_cap():
+    """With 3999 layers recorded every 10th, "min rᵢ at the end" and the cluster count
+    were read at layer 3990 (the last record); the last layer is now always a record. A cap of
+    90° or more gets a title that does not claim monotonicity."""
+    import math
+
+    from pages.hemisphere.figures import rmin_figure
+    from pages.hemisphere.views import contrast_data, hemi_data
+    from sim import hemisphere as hs
+    from sim.attention import simulate_reference
+    from ui.kit.i18n import Text
+
+    n, d, beta, horizon, dt = 6, 3, 2.0, 39.99, 0.01          # 3999 layers, one record every 10
+    h = hemi_data(n, d, beta, horizon, dt, 80, "identity", 0, 1)
+    assert h["steps"] == 3999 and h["tau"][-1] == pytest.approx(39.99)
+    ref = simulate_reference(hs.cap_uniform(n, d, math.radians(80), seed=1), beta, dt, 3999)
+    assert h["rmin"][-1] == pytest.approx(ref[-1, :, -1].min(), abs=1e-12)
+    c = contrast_data(n, d, beta, horizon, dt, "identity", 0, 1)
+    assert c["tau"][-1] == pytest.approx(39.99) and c["clusters"].size == c["tau"].size
+    t = Text("hemisphere", "en")
+    for cap, key in ((80, "fig.rmin_title"), (90, "fig.rmin_title_wide"), (150, "fig.rmin_title_wide")):
+        fig = rmin_figure(t, n, d, beta, 5.0, 0.1, cap, "identity", 0, 1)
+        assert t(key) in str(fig.to_dict()["layout"]["title"])

@@ -129,7 +129,9 @@ def contrast_sphere_figure(t, *cp):
 @cached_figure
 def rmin_figure(t, *hp):
     h = hemi_data(*hp)
-    fig = figure(t("fig.x_depth_short"), t("fig.y_rmin"), t("fig.rmin_title"), height=320)
+    # the title states monotonicity only where the theorem gives it (a cap under 90°)
+    title = t("fig.rmin_title") if hp[5] < 90 else t("fig.rmin_title_wide")
+    fig = figure(t("fig.x_depth_short"), t("fig.y_rmin"), title, height=320)
     k = thin(h["tau"].size, DIAM_POINTS)
     r0 = float(h["rmin"][0])
     shapes = [hline(r0, color=COLORS["bound"], width=2)]

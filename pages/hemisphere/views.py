@@ -52,6 +52,10 @@ def _run(Z0, beta, horizon, dt, A):
     every = max(1, -(-steps // records))
     traj = simulate(Z0, beta, dt_used, steps, A=A, record_every=every)
     tau = np.arange(traj.shape[0]) * every * dt_used
+    rest = steps - (traj.shape[0] - 1) * every     # the last layer is always a record: the values
+    if rest:                                       # "at the end" are at layer `steps`, not before it
+        last = simulate(traj[-1], beta, dt_used, rest, A=A, record_every=rest)[-1:]
+        traj, tau = np.concatenate([traj, last]), np.append(tau, steps * dt_used)
     w = np.eye(d)[-1]
     P = np.eye(3) if d == 3 else hs.projection_basis(d, w)   # displayed coordinates: (.., .., <w, z>)
     kf = thin(traj.shape[0], FRAMES)
