@@ -445,12 +445,12 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     tt, ts = T(teacher_lang), T(student_lang)
     teacher = signed_in_tab(tabs, teacher_server, teacher_lang)
     link, code = open_class(teacher, teacher_server, teacher_lang)
-    qr = teacher.locator(f'{SB} [data-testid="stImage"] img').first
+    qr = teacher.locator(f'{SB} .tos-class-qr img').first
     qr.wait_for()
     assert qr.bounding_box()["width"] >= 100
     b.wait_ready(teacher)
     panel = teacher.locator(f'{SB} [data-testid="stExpander"]',
-                            has=teacher.locator('[data-testid="stImage"] img')).last
+                            has=teacher.locator('.tos-class-qr img')).last
     panel.screenshot(path=str(shots / f"instructor_class_panel_{teacher_lang}.png"), animations="disabled")
 
     student = _student_joins(tabs, link, student_lang, code)

@@ -436,7 +436,7 @@ BARS_JS = """() => [...document.querySelectorAll('[data-testid="stSidebar"] [ari
 
 def bars(pg, lang: str) -> list[tuple[str, int]]:
     """``[(answer, count), ...]`` as the histogram draws them (its axis titles in ``lang``)."""
-    a, n = T(lang)("class.hist_answer"), T(lang)("class.hist_count")
+    a, n = C(lang)("hist.answer"), C(lang)("hist.count")   # the students' words too
     return [(d.get(a), int(d[n])) for d in pg.evaluate(BARS_JS) if n in d]
 
 

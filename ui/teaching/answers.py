@@ -84,14 +84,27 @@ def released_pages() -> frozenset:
         return _seen["pages"]
 
 
-def release(stem: str, on: bool) -> None:
-    """Release (or withdraw) page ``stem``'s answers for everyone, on every replica."""
+def release(stem: str, on: bool, code: str | None = None) -> None:
+    """Release (or withdraw) page ``stem``'s answers for everyone, on every replica. ``code``: the
+    class the instructor has open, which notes it (its end withdraws what it released:
+    :func:`withdraw_class`)."""
     cs.get_store().set_released(stem, on)
+    if code:
+        cs.get_store().note_release(code, stem, on)
     with _seen_lock:  # this process knows the new state at once; reads already under way are dropped
         _seen["gen"] = _seen.get("gen", 0) + 1
         pages = _seen["pages"]
         _seen["pages"] = pages | {stem} if on else pages - {stem}
         _seen["at"] = -math.inf  # and the next read takes every other replica's switches too
+
+
+def withdraw_class(code: str) -> list[str]:
+    """Withdraw every page's answers released while class ``code`` was open (called as it ends:
+    released answers do not stay public after the class); the pages withdrawn."""
+    stems = sorted(cs.get_store().released_in(code))
+    for stem in stems:
+        release(stem, False)
+    return stems
 
 
 def preset_shows_answers(stem: str, preset: str | None) -> bool:
@@ -112,8 +125,10 @@ def public(ctx) -> bool:
 
 
 def _toggle(stem: str) -> None:
+    from ui.teaching.live import _TEACH
+
     try:
-        release(stem, bool(st.session_state.get(f"_release_{stem}")))
+        release(stem, bool(st.session_state.get(f"_release_{stem}")), st.session_state.get(_TEACH))
     except cs.STORE_ERRORS as exc:  # the switch shows the stored state again on this run
         _log.warning("released answers: store unreachable (%s); switch not changed", type(exc).__name__)
 

@@ -90,6 +90,9 @@ class Store:
     # the pages whose worked answers an instructor released to everyone (ui/teaching/answers.py; not per class)
     def released_pages(self) -> set[str]: ...
     def set_released(self, stem: str, on: bool) -> None: ...
+    # the pages released while class ``code`` was open (withdrawn when it ends: ui/teaching/teacher.py)
+    def note_release(self, code: str, stem: str, on: bool) -> None: ...
+    def released_in(self, code: str) -> set[str]: ...
     # signed-out instructor cookies (ui/kit/safe.py), by nonce, until the cookie's own expiry
     def revoke(self, nonce: str, until: float) -> None: ...
     def revoked(self, nonce: str) -> bool: ...
@@ -137,13 +140,25 @@ class MemoryStore(Store):
         with self._lock:
             (self._released.add if on else self._released.discard)(str(stem))
 
+    def note_release(self, code: str, stem: str, on: bool) -> None:
+        with self._lock:
+            c = self._classes.get(code)
+            if c is not None:
+                (c["rel"].add if on else c["rel"].discard)(str(stem))
+
+    def released_in(self, code: str) -> set[str]:
+        with self._lock:
+            c = self._classes.get(code)
+            return set() if c is None else set(c["rel"])
+
     def create(self) -> str:
         with self._lock:
             code = new_code()
             while code in self._classes:
                 code = new_code()
             self._classes[code] = {"version": 0, "view": None, "at": 0.0, "qid": 0, "question": None,
-                                   "answers": {}, "reveal": {}, "rv": 0, "qs": {}, "here": {}}
+                                   "answers": {}, "reveal": {}, "rv": 0, "qs": {}, "here": {},
+                                   "rel": set()}
             return code
 
     def _get(self, code):
@@ -234,7 +249,8 @@ class RedisStore(Store):
     """Keys: ``cls:<code>`` (hash: version, view, at, qid, question, rv = number of reveals),
     ``cls:<code>:a:<qid>`` (hash: anonymous student id -> answer), ``cls:<code>:r`` (hash: qid ->
     revealed value), ``cls:<code>:q`` (hash: qid -> question), ``cls:<code>:p`` (sorted set:
-    anonymous id -> time last here), ``end:<code>`` (closed by its instructor, for an hour),
+    anonymous id -> time last here), ``cls:<code>:rel`` (set: the pages released while it was open),
+    ``end:<code>`` (closed by its instructor, for an hour),
     ``rel:pages`` (set: the pages whose answers are released; no expiry), ``rev:<nonce>`` (a
     signed-out instructor cookie, until the cookie's own expiry), ``fail:<who>:<window>`` (wrong
     sign-in keys counted for every replica)."""
@@ -261,7 +277,7 @@ class RedisStore(Store):
         return bool(self.r.exists(f"cls:{code}"))
 
     def close(self, code: str) -> None:
-        keys = [f"cls:{code}", f"cls:{code}:r", f"cls:{code}:q", f"cls:{code}:p",
+        keys = [f"cls:{code}", f"cls:{code}:r", f"cls:{code}:q", f"cls:{code}:p", f"cls:{code}:rel",
                 *self.r.scan_iter(f"cls:{code}:a:*")]
         with self.r.pipeline() as p:
             p.delete(*keys)
@@ -386,6 +402,17 @@ class RedisStore(Store):
 
     def set_released(self, stem: str, on: bool) -> None:
         (self.r.sadd if on else self.r.srem)("rel:pages", str(stem))
+
+    def note_release(self, code: str, stem: str, on: bool) -> None:
+        if not self.exists(code):
+            return
+        with self.r.pipeline() as p:
+            (p.sadd if on else p.srem)(f"cls:{code}:rel", str(stem))
+            p.expire(f"cls:{code}:rel", TTL_S)
+            p.execute()
+
+    def released_in(self, code: str) -> set[str]:
+        return set(self.r.smembers(f"cls:{code}:rel"))
 
 
 _store: Store | None = None

@@ -6,14 +6,13 @@ import streamlit as st
 
 from ui.teaching import answers as _answers
 from ui.teaching import class_store as cs
-from ui.teaching.live import (_CODE, _SLOT, _TEACH, POLL_S, _ct, _page, _short, _stems, _store, for_phones, join_link,
-                              qr_svg)
+from ui.teaching.live import _CODE, _SLOT, _TEACH, POLL_S, _ct, _page, _short, _stems, _store, context
 from ui.teaching.responses import q_prompt, q_value
 from ui.teaching.student import _student
-from ui.teaching.teacher import _live_answers, _pushed_bank, _results_and_close, _teacher, last_results
+from ui.teaching.teacher import (_live_answers, _pushed_bank, _results_and_close, _teacher, ask, join_box,
+                                 last_results)
 from ui.kit.i18n import Text
 from ui.kit.page import read_url_again
-from ui.kit.share import loopback_warning
 
 
 CONSOLE_PATH = "class_console"
@@ -49,12 +48,8 @@ def console() -> None:
             last_results(t, "console")   # the class this session just ended: its results stay here
             return
         left, right = st.columns([1, 2], gap="large")
-        with left:
-            link = join_link(code)
-            st.markdown(ct("console.code", code=code))
-            st.code(link, language=None, wrap_lines=True)
-            loopback_warning(link, Text("common", lang))
-            st.image(qr_svg(for_phones(link)), width=260)   # a phone cannot open localhost
+        with left:   # the code and the QR first: above the fold on a projector (1400 x 900)
+            join_box(code, lang, ct, 260)
         with right:
             _console_state(code, lang, ct, t)
             _live_answers(code, lang, t, height=260, prefix="_console")
@@ -89,7 +84,7 @@ def _console_state(code: str, lang: str, ct: Text, t: Text) -> None:
             st.rerun()
         rel = _answers.released(view["page"])
         if cols[2].button(ct("console.withdraw" if rel else "console.release"), key="_console_release"):
-            _answers.release(view["page"], not rel)
+            _answers.release(view["page"], not rel, code)   # tied to the class: its end withdraws it
             st.rerun()
     else:
         st.caption(ct("teacher.open_a_page"))
@@ -100,12 +95,11 @@ def _console_state(code: str, lang: str, ct: Text, t: Text) -> None:
         pick = st.selectbox(ct("teacher.bank"), list(qs), key="_console_qn",
                             format_func=lambda i: _short(q_prompt(qs[i], lang)))
         q = qs[pick]
+        context(q, lang, ct)   # what the students will read with it
         if q.get("truth") is not None:
             st.caption(ct("teacher.truth", value=q_value(q, lang, q["truth"])))
         if st.button(t("class.ask"), key="_console_ask"):
-            if not view or view.get("page") != bank["stem"] or view.get("query") != bank["query"]:
-                _store().push(code, {"page": bank["stem"], "query": bank["query"], "hold": False})
-            _store().ask(code, q)
+            ask(code, q, {"page": bank["stem"], "query": bank["query"], "hold": bool((view or {}).get("hold"))})
             st.rerun()
     c1, c2 = st.columns(2)
     _results_and_close(code, t, ct, "console", c1, c2)

@@ -26,7 +26,7 @@ _LEFT = "_class_left"        # session: a class that closed (its code may still 
 _GONE = "_class_gone"        # session: (code, ended by the teacher?) told in the banner until a new join
 _DOWN = "_class_down"        # session: the store could not be reached on the last try
 _PENDING = "_class_pending"  # session: {(code, qid): answer} sent while the store was down
-_TOASTS = "_class_toasts"    # session: text keys of toasts to show on the next full run
+_TOASTS = "_class_toasts"    # session: toasts to show on the next full run: (text key, its named values)
 _BEAT = "_class_beat"        # session: when this student last told the store it is here
 _SLOT = "_class_slot"        # session (one run): the teacher panel's place for push / ask
 _BANK = "_class_bank"        # session (instructor): the lesson page last shown, for the console
@@ -83,8 +83,53 @@ def _stems() -> set[str]:
     return {e.stem for e in PAGES}
 
 
-def _toast(key: str) -> None:
-    st.session_state.setdefault(_TOASTS, []).append(key)
+def _toast(key: str, **values: str) -> None:
+    st.session_state.setdefault(_TOASTS, []).append((key, tuple(sorted(values.items()))))
+
+
+def qr_html(link: str, size: int) -> str:
+    """The join QR code of ``link`` (it encodes :func:`for_phones` of it) as an ``<img>`` for
+    ``st.html``, ``size`` px wide, with a text alternative naming the address it opens (a screen
+    reader says where the code leads; ``st.image`` has no alternative text)."""
+    import html
+
+    from ui.kit.share import qr_data_uri
+
+    target = for_phones(link)
+    return (f'<div class="tos-class-qr"><img alt="QR: {html.escape(target, quote=True)}" width="{int(size)}" '
+            f'height="{int(size)}" src="{qr_data_uri(target)}"></div>')
+
+
+def show_code(code: str, label: str) -> None:
+    """The class code as an element of its own (large; larger still in projector mode, see
+    assets/styles), under its label: read from the back of a room, not a word inside a sentence."""
+    import html
+
+    st.html(f'<div class="tos-class-code"><span class="tos-class-code-label">{html.escape(label)}</span>'
+            f'<span class="tos-class-code-value" translate="no">{html.escape(code)}</span></div>')
+
+
+def context(q: dict, lang: str, ct: Text) -> None:
+    """A bank question's instruction and the parameters it is about, as the students read them
+    (the banner) and the instructor before asking (the panel, the console)."""
+    text = (q.get("instruction") or {}).get(lang) if isinstance(q.get("instruction"), dict) else None
+    if text:
+        st.markdown(text)
+    about = (q.get("about") or {}).get(lang) if isinstance(q.get("about"), dict) else None
+    if about:
+        st.caption(ct("banner.about", params=about))
+
+
+def plain(text: str, head: str = "") -> None:
+    """An instructor's own text (a question) shown literally as ordinary text: HTML text, never
+    Markdown, so no markup, link, LaTeX or directive comes out of it, and no grey code span either;
+    ``head`` (an app text, no markup) in bold before it."""
+    import html
+
+    from ui.kit.safe import inert_html
+
+    bold = f"<strong>{html.escape(head)}</strong>" if head else ""
+    st.html(f'<p class="tos-class-plain">{bold}{inert_html(text, MAX_PROMPT)}</p>')
 
 
 
@@ -92,6 +137,12 @@ def _literal(text: str) -> str:
     from ui.kit.safe import literal
 
     return literal(text, MAX_PROMPT)
+
+
+def titles(stems, lang: str) -> str:
+    """Pages by their titles in ``lang``, in one line (unknown stems left out)."""
+    known = _stems()
+    return ("、" if lang == "zh" else ", ").join(Text(x, lang)("title") for x in stems if x in known)
 
 
 def _short(text: str, n: int = 90) -> str:

@@ -198,6 +198,20 @@ def q_value(q: dict, lang: str, v) -> str:
         return "—"
     if q.get("kind") == "choice":
         return str(((q.get("labels") or {}).get(lang) or {}).get(v, v))
-    # here, not at the top: ui.kit.predict imports streamlit
-    unit = ((q.get("unit") or {}).get(lang) or "") if isinstance(q.get("unit"), dict) else ""
+    # a page's step carries its unit symbol (``sym``: "rad", or none): its ``unit`` is the answer
+    # box's description ("no unit", "slope on log-log axes"), which reads wrong after a number
+    units = q.get("sym") if isinstance(q.get("sym"), dict) else q.get("unit")
+    unit = ((units or {}).get(lang) or "") if isinstance(units, dict) else ""
     return f"{human(v, int(q.get('digits', 4)))}{' ' + unit if unit else ''}"
+
+
+def tolerance(q: dict, lang: str) -> str:
+    """How close a number answer to ``q`` must be, as a student reads it: ``5%`` (relative) or the
+    absolute bound (``0.5``, with the unit symbol if any), as :func:`verdict` judges it."""
+    try:
+        rtol, atol = float(q.get("rtol", ADHOC_RTOL) or 0.0), float(q.get("atol", 0.0) or 0.0)
+    except (TypeError, ValueError):
+        return ""
+    if atol > 0 and rtol == 0:
+        return q_value({**q, "kind": "number", "digits": 2}, lang, atol)
+    return f"{100 * rtol:g}%"

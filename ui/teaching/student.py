@@ -23,8 +23,9 @@ import streamlit as st
 from ui.teaching import answers as _answers
 from ui.teaching import class_store as cs
 from ui.teaching.live import (_BEAT, _CODE, _DOWN, _FOLLOW, _GO, _GONE, _LEFT, _PENDING, _REL, _SEEN, _STAMP,
-                              _TOASTS, _VIEW, _WHO, BEAT_S, POLL_S, _ct, _literal, _page, _stems, _store, _toast)
-from ui.teaching.responses import answer_id, histogram, parse_answer, q_prompt, q_value, verdict
+                              _TOASTS, _VIEW, _WHO, BEAT_S, POLL_S, _ct, _page, _stems, _store, _toast, context,
+                              plain, titles)
+from ui.teaching.responses import answer_id, histogram, parse_answer, q_prompt, q_value, tolerance, verdict
 from ui.kit.i18n import Text
 from ui.kit.page import page_shown, read_url_again
 
@@ -76,9 +77,10 @@ def _leave() -> None:
 
 
 def _show_toasts(lang: str) -> None:
+    """The toasts noted since the last full run, each once (the same toast noted twice: shown once)."""
     ct = _ct(lang)
-    for key in dict.fromkeys(st.session_state.pop(_TOASTS, [])):
-        st.toast(ct(f"toast.{key}"), icon=":material/notifications:")
+    for key, values in dict.fromkeys(st.session_state.pop(_TOASTS, [])):
+        st.toast(ct(f"toast.{key}", **dict(values)), icon=":material/notifications:")
 
 
 def _go(view: dict, lang: str, code: str) -> None:
@@ -174,9 +176,12 @@ def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
     stem = q.get("stem")
     page = Text(stem, lang)("title") if stem in _stems() else ""
     prompt = q_prompt(q, lang)
-    # an ad-hoc question is the instructor's own text: shown literally
-    shown = prompt if q.get("step") else _literal(prompt)
-    st.markdown(ct("banner.question", page=page, prompt=shown))
+    if q.get("step"):   # a page's step: its instruction (which experiment, which setting) and parameters
+        st.markdown(ct("banner.question", page=page, prompt=""))
+        context(q, lang, ct)
+        st.markdown(f"**{prompt}**")
+    else:   # the instructor's own text: shown literally, as ordinary text
+        plain(prompt, ct("banner.asked", page=page))
     rev = _store().revealed(code, qid)
     sent_key = f"_class_sent_{code}_{qid}"  # per class: question ids start at 1 in every class
     editing = s.get(f"_class_edit_{code}_{qid}", False)
@@ -192,7 +197,8 @@ def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
                          index=None, horizontal=True, format_func=lambda c: str(labels.get(c, c)))
             else:
                 unit = (q.get("unit") or {}).get(lang) if isinstance(q.get("unit"), dict) else ""
-                label = t("class.your_answer") + (f" ({unit})" if unit else "")
+                unit = "" if unit in ct("banner.no_unit").split("|") else unit   # "no unit": said by nothing
+                label = ct("banner.your_answer_unit", unit=unit) if unit else t("class.your_answer")
                 st.number_input(label, key=f"_class_ans_{qid}", value=None, format="%g", step=None,
                                 placeholder=ct("banner.placeholder"), width=220)
             st.button(t("class.send"), key=f"_class_send_{qid}", type="primary",
@@ -212,7 +218,10 @@ def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
         line = ct("banner.exact", value=q_value(q, lang, rev))
         if sent is not None:
             line += " " + ct("banner.your", value=q_value(q, lang, sent))
-            line += " " + ct("banner.right" if ok else "banner.wrong")
+            if q.get("kind") == "choice":   # a choice is right or not: no tolerance
+                line += " " + ct("banner.right_choice" if ok else "banner.wrong_choice")
+            else:
+                line += " " + ct("banner.right" if ok else "banner.wrong", tol=tolerance(q, lang))
         (st.success if ok else st.info)(line, icon=":material/check_circle:" if ok else ":material/info:")
         _distribution(code, q, ct)
 
@@ -263,16 +272,16 @@ def _poll(code: str, lang: str) -> None:
         view = s.get(_VIEW) or {}
         here = page_shown()
         if view.get("hold") and here is not None and here != view.get("page"):
-            _toast("held")
-            _go_next(view)
+            _go_next(view)   # no second toast: the banner says the class is held
     old = s.get(_STAMP)
     if old is not None and old[1:] != stamp[1:]:
         _toast("question" if stamp[1] != old[1] else "revealed")
         st.rerun()
     rel = _answers.released_pages()
     if s.get(_REL) is not None and rel != s.get(_REL):
-        if rel - s[_REL]:
-            _toast("released")
+        new = titles(sorted(rel - s[_REL]), lang)
+        if new:   # which pages: a student on another page knows where to look
+            _toast("released", pages=new)
         st.rerun()
 
 
@@ -299,7 +308,11 @@ def _box(code: str, lang: str, t: Text) -> None:
         return
     with st.container(horizontal=True, vertical_alignment="center", key="_class_head"):
         if s.get(_FOLLOW):
-            st.markdown(ct("banner.following", code=code))
+            view = s.get(_VIEW) or {}
+            if view.get("hold") and view.get("page") in _stems():   # said in the banner, not only in a toast
+                st.markdown(ct("banner.held", code=code, page=Text(view["page"], lang)("title")))
+            else:
+                st.markdown(ct("banner.following", code=code))
             if st.button(t("class.stop"), key="_class_stop", type="tertiary"):
                 s[_FOLLOW] = False
                 st.rerun(scope="fragment")
@@ -312,9 +325,22 @@ def _box(code: str, lang: str, t: Text) -> None:
                 st.rerun(scope="fragment")
     if q:
         try:
-            _answer_box(code, q, lang, t)
+            if _moved_on(code, q):   # revealed, and the class went on: folded away, not the first screen
+                with st.expander(ct("banner.earlier", n=q["id"]), icon=":material/history:"):
+                    _answer_box(code, q, lang, t)
+            else:
+                _answer_box(code, q, lang, t)
         except cs.STORE_ERRORS:
             st.warning(ct("banner.down", code=code), icon=":material/cloud_off:")
+
+
+def _moved_on(code: str, q: dict) -> bool:
+    """The live question was revealed and the class has been sent another view since it was asked
+    (its ``version``, the push it was asked at): what the student now looks at is elsewhere."""
+    version = q.get("version")
+    if not isinstance(version, int) or _store().revealed(code, q["id"]) is None:
+        return False
+    return _store().current(code)[0] > version
 
 
 def _student(lang: str, t: Text) -> None:

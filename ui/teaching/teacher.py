@@ -18,20 +18,23 @@ import math
 
 import streamlit as st
 
+from ui.teaching import answers as _answers
 from ui.teaching import class_store as cs
 from ui.teaching import instructor
 from ui.teaching.answers import LAST_VIEW
-from ui.teaching.live import (_BANK, _SLOT, _TEACH, _VIEW_BANK, MAX_PROMPT, POLL_S, _ct, _literal, _short, _stems,
-                              _store, for_phones, join_link, qr_svg)
+from ui.teaching.live import (_BANK, _SLOT, _TEACH, _VIEW_BANK, MAX_PROMPT, POLL_S, _ct, _short, _stems, _store,
+                              context, join_link, plain, qr_html, show_code,
+                              titles)
 from ui.teaching.responses import (ADHOC_RTOL, histogram, q_prompt, q_value, results_csv, split_options,
-                                   verdict)
+                                   tolerance, verdict)
 from ui.kit.i18n import Text
-from ui.kit.predict import live_question
+from ui.kit.predict import _param_text, live_question, snapshot
 from ui.kit.share import loopback_warning
 
 ADHOC = "_adhoc"
 _CONFIRM = "_class_confirm_close"   # session: the teacher asked to end the class; confirm it
 _LAST_RESULTS = "_class_last_results"  # session: (code, CSV) of the class this session ended
+_WITHDRAWN = "_class_withdrawn"     # session: the pages whose answers the end of this session's class withdrew
 
 
 def _teacher(lang: str, t: Text) -> None:
@@ -69,12 +72,8 @@ def _teacher(lang: str, t: Text) -> None:
                     st.rerun()
                 st.error(t("class.no_such_class"))
             return
-        link = join_link(code)
-        st.markdown(t("class.code_is", code=code))
-        st.code(link, language=None, wrap_lines=True)
-        loopback_warning(link, Text("common", lang))
-        st.image(qr_svg(for_phones(link)), width=180)   # a phone cannot open localhost
-        st.caption(ct("teacher.present", n=_store().present(code)))
+        join_box(code, lang, ct, 180)
+        present(code, ct)
         # push and ask: drawn by the page's intro (on_page), which knows the page being shown
         # Left empty here: until the page fills it, what the last run drew stays on screen (a full
         # rerun does not make the bank's menu blink away under the instructor's click)
@@ -87,11 +86,51 @@ def _teacher(lang: str, t: Text) -> None:
         _live_answers(code, lang, t)
 
 
+def join_box(code: str, lang: str, ct: Text, size: int) -> None:
+    """How students join: the code (its own large element), the QR code (with its text alternative),
+    the link (its copy icon beside it, not over it: assets/style.css) and, on a loopback link, the
+    warning naming the classroom addresses. The sidebar panel and the console draw the same."""
+    link = join_link(code)
+    show_code(code, ct("teacher.code_label"))
+    st.html(qr_html(link, size))   # it encodes the classroom address: a phone cannot open localhost
+    st.caption(ct("teacher.join_how"))
+    with st.container(key=f"tos_class_link_{size}"):
+        st.code(link, language=None, wrap_lines=True)
+    loopback_warning(link, Text("common", lang))
+
+
+def present(code: str, ct: Text) -> None:
+    """The students here now, read again every 2 s (as the console's count: both say the same)."""
+    @st.fragment(run_every=2 * POLL_S)
+    def here():
+        try:
+            st.caption(ct("teacher.present", n=_store().present(code)))
+        except cs.STORE_ERRORS:
+            st.caption(ct("teacher.down"))
+
+    here()
+
+
+def with_context(q: dict, step, stem: str, values: dict) -> dict:
+    """A bank question with what a student needs beside it, in every language: the step's own
+    instruction (as under "Predict first": which experiment, which setting) and the parameters
+    its answer depends on, as the sidebar names them (``about``)."""
+    from ui.kit.spec import LANGS
+
+    snap = snapshot(step, values)
+    texts = {lang: Text(stem, lang) for lang in LANGS}
+    q["instruction"] = {lang: t(f"predict.{step.id}.instruction", **step.args(values)) for lang, t in texts.items()}
+    q["about"] = {lang: _param_text(t, snap) for lang, t in texts.items()}
+    q["sym"] = {lang: (t(f"predict.{step.id}.sym") if t.has(f"predict.{step.id}.sym") else "")
+                for lang, t in texts.items()}   # the unit after a number (responses.q_value)
+    return q
+
+
 def _bank_of(steps, stem: str, values: dict) -> list[dict]:
     """Page ``stem``'s questions for the class (its "Predict first" steps), for ``values``;
     numbers first (their answers make a histogram), then choices, each in the page's order."""
     steps = sorted((x for x in (steps or ()) if x.kind in ("number", "choice")), key=lambda x: x.kind != "number")
-    return [live_question(x, stem, values) for x in steps]
+    return [with_context(live_question(x, stem, values), x, stem, values) for x in steps]
 
 
 def _bank(ctx) -> list[dict]:
@@ -181,17 +220,25 @@ def _push_ask(code: str, ctx, t: Text) -> None:
         ready = bool(prompt.strip()) and (kind != "choice" or len(opts) >= 2)
     else:
         q = qs[qn]
+        context(q, ctx.lang, ct)   # what the students will read with it
         if q.get("truth") is None:
             st.warning(ct("teacher.no_truth", msg=q.get("error", "")))
         else:
             st.caption(ct("teacher.truth", value=q_value(q, ctx.lang, q["truth"])))
         ready = True
     if st.button(t("class.ask"), key="_class_ask", disabled=not ready):
-        version, view, _ = _store().current(code)
-        if not view or view.get("page") != ctx.stem or view.get("query") != _query_of(ctx):
-            _push(code, ctx, hold)  # the class sees the parameters the exact value is for
-        _store().ask(code, q)
+        ask(code, q, {"page": ctx.stem, "query": _query_of(ctx), "hold": bool(hold)})
         s.pop("_class_rv_prev", None)
+
+
+def ask(code: str, q: dict, view: dict) -> int:
+    """Ask ``q`` of class ``code`` about ``view`` (pushed first unless the class sees it already: the
+    class sees the parameters the exact value is for). The question keeps the push it was asked at
+    (``version``): once the class has moved on, a student's banner folds it away."""
+    version, shown, _ = _store().current(code)
+    if not shown or shown.get("page") != view["page"] or shown.get("query") != view["query"]:
+        version = _store().push(code, view)
+    return _store().ask(code, {**q, "version": version})
 
 
 def _live_answers(code: str, lang: str, t: Text, height: int = 180, prefix: str = "") -> None:
@@ -213,7 +260,10 @@ def _live_answers(code: str, lang: str, t: Text, height: int = 180, prefix: str 
         qid = q["id"]
         # the count and Reveal first: nothing below them can take them away
         prompt = q_prompt(q, lang)[:120]
-        st.caption(ct("teacher.n_answers", n=len(values), q=qid, prompt=prompt if q.get("step") else _literal(prompt)))
+        if q.get("step"):
+            st.caption(ct("teacher.n_answers", n=len(values), q=qid, prompt=prompt))
+        else:   # the instructor's own text: literal, as ordinary text
+            plain(prompt, ct("teacher.n_answers", n=len(values), q=qid, prompt=""))
         if q.get("kind") == "choice":
             opts = list(q.get("options") or [])
             labels = (q.get("labels") or {}).get(lang) or {}
@@ -233,14 +283,15 @@ def _live_answers(code: str, lang: str, t: Text, height: int = 180, prefix: str 
                 st.warning(ct("teacher.down"), icon=":material/cloud_off:")
         if shown is not None:  # what the class sees (the box above may have changed since)
             right = sum(1 for v in values if verdict(q, v, shown))
-            st.caption(ct("teacher.revealed", value=q_value(q, lang, shown), right=right, n=len(values)))
+            st.caption(ct("teacher.revealed_choice" if q.get("kind") == "choice" else "teacher.revealed",
+                          value=q_value(q, lang, shown), right=right, n=len(values), tol=tolerance(q, lang)))
         try:
             h = histogram(values, q)
             if q.get("kind") == "choice":
                 h["answer"] = [q_value(q, lang, a) for a in h["answer"]]
             if h["answer"]:  # in the order asked (choices) / of the bins (numbers), labels readable across
                 st.bar_chart(h, x="answer", y="count", height=height, horizontal=True, sort=False,
-                             x_label=t("class.hist_answer"), y_label=t("class.hist_count"))
+                             x_label=ct("hist.answer"), y_label=ct("hist.count"))   # as the students read them
         except Exception:  # noqa: BLE001 - the chart is a bonus; count and Reveal above stand
             st.caption(ct("teacher.no_chart"))
 
@@ -268,6 +319,8 @@ def _results_and_close(code: str, t, ct, key: str, down, close) -> None:
     if yes.button(t("class.close_yes"), key=f"_{key}_close_yes", type="primary"):
         # the results as they are now, kept in this session: the store forgets the class at once
         s[_LAST_RESULTS] = (code, results_csv(_store(), code, ct.lang))
+        # worked answers released during the class do not stay public after it
+        s[_WITHDRAWN] = _answers.withdraw_class(code)
         _store().close(code)
         s.pop(_TEACH, None)
         s.pop(_CONFIRM, None)
@@ -278,10 +331,22 @@ def _results_and_close(code: str, t, ct, key: str, down, close) -> None:
 
 
 def last_results(t, key: str) -> None:
-    """After a class ended in this session: its results, still downloadable (until the tab closes)."""
-    kept = st.session_state.get(_LAST_RESULTS)
+    """After a class ended in this session: its results, still downloadable (until the tab closes),
+    and which pages' worked answers its end withdrew; then every page whose answers are still
+    public (released outside a class), each with a button that withdraws them."""
+    s = st.session_state
+    kept = s.get(_LAST_RESULTS)
+    ct = _ct(t.lang)
     if kept:
         code, text = kept
         st.download_button(t("class.last_results", code=code), data=text.encode("utf-8"),
                            file_name=f"class_{code}_results.csv", mime="text/csv", key=f"_{key}_last_csv",
                            on_click="ignore", icon=":material/download:")
+    if s.get(_WITHDRAWN):
+        st.caption(ct("teacher.withdrawn", pages=titles(s[_WITHDRAWN], t.lang)))
+    for stem in sorted(_answers.released_pages() & _stems()):
+        if st.button(ct("console.withdraw_page", page=titles([stem], t.lang)), key=f"_{key}_withdraw_{stem}",
+                     icon=":material/visibility_off:"):
+            _answers.release(stem, False)
+            st.rerun()
+
