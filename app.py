@@ -15,7 +15,7 @@ from sim import _interrupt, _ready
 from sim.warm import ensure_warm, start_background
 from ui.kit import compute, hooks, style
 from ui.server import adapters, budgets, runs
-from ui.teaching import answers, classroom, editor, instructor
+from ui.teaching import answers, classroom, editor, instructor, lesson_editor, lesson_run
 from ui.kit.i18n import Text
 from ui.kit.nav import PAGES, navigation, page_module, take_unknown_page, unknown_page_notice
 from ui.kit.lang import language_selector
@@ -60,7 +60,7 @@ with runs.settled(), runs.turn():
     # worked answers under a page's questions (and in its notebook once public), the class's push /
     # ask under its intro, the class code kept in every page's URL.
     hooks.register(after_section={"questions": answers.show_answers, "intro": classroom.on_page},
-                   url_flags=(classroom.url_flags,), answers_public=answers.public)
+                   url_flags=(classroom.url_flags, lesson_run.url_flags), answers_public=answers.public)
     lang = language_selector()
     style.projector_toggle(Text("common", lang)("view.projector"))
     style.inject()
@@ -73,12 +73,15 @@ with runs.settled(), runs.turn():
         classroom.sidebar(lang, teacher)
         if plain_run:   # started by a plain `streamlit run app.py`: say what is missing (docs/deploy.md)
             st.sidebar.caption(Text("instructor", lang)("server.plain_run"))
+    lesson_run.alone(lang)  # a lesson at the student's own pace (/?lesson=<run>&me=<token>), teacher online or not
     unknown = take_unknown_page()  # /nosuchpage: the home page with a notice, not Streamlit's English dialog
     # expanded: every page listed (Streamlit's own "View N more" button has no Chinese label)
     groups = editor.pages(navigation(lang), lang)  # the instructor's pages: the editor, the class console
     groups = classroom.pages(groups, lang, bool(teacher))
+    groups = lesson_editor.pages(groups, lang)  # the instructor's Lessons page (prepared lessons)
     page = st.navigation(groups, position="sidebar", expanded=True)
     if unknown is not None:
         st.warning(unknown_page_notice(unknown, lang), icon="⚠️")
     entering(page.url_path)  # another page than the last run's: it reads its URL again
-    page.run()
+    if not lesson_run.paused():  # a live lesson the teacher paused: eyes on the teacher, no page to drag
+        page.run()

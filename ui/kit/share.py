@@ -172,8 +172,9 @@ def glossary_link(stem: str, lang: str, label: str) -> None:
         st.markdown(f":material/translate: [{label}](glossary?lang={lang})")
 
 
-#: query entries a share link never carries: sharing a view must not share the class
-PRIVATE_QUERY = ("class",)
+#: query entries a share link never carries: sharing a view must not share the class, nor a
+#: student's own progress in a self-paced lesson (ui.teaching.lesson_run)
+PRIVATE_QUERY = ("class", "lesson", "me")
 
 
 def share_url(query: dict) -> str:

@@ -6,6 +6,7 @@ import streamlit as st
 
 from ui.teaching import answers as _answers
 from ui.teaching import class_store as cs
+from ui.teaching import dashboard as _lesson
 from ui.teaching.live import _CODE, _SLOT, _TEACH, POLL_S, _ct, _page, _short, _stems, _store, context
 from ui.teaching.responses import q_prompt, q_value
 from ui.teaching.student import _student
@@ -46,6 +47,7 @@ def console() -> None:
         if code is None or not _store().exists(code):
             st.info(ct("console.none"), icon=":material/groups:")
             last_results(t, "console")   # the class this session just ended: its results stay here
+            _lesson.console_start(lang)   # a prepared lesson: live, or at the students' pace
             return
         left, right = st.columns([1, 2], gap="large")
         with left:   # the code and the QR first: above the fold on a projector (1400 x 900)
@@ -53,6 +55,7 @@ def console() -> None:
         with right:
             _console_state(code, lang, ct, t)
             _live_answers(code, lang, t, height=260, prefix="_console")
+        _lesson.console_live(code, lang)   # the class's lesson: its controls and dashboard
     except cs.STORE_ERRORS:
         st.warning(ct("teacher.down"), icon=":material/cloud_off:")
 

@@ -28,11 +28,12 @@ import threading
 import time
 
 from ui.teaching import class_store as cs
+from ui.teaching import responses
 
 TTL_S = cs.TTL_S
 MODES = ("live", "self")
 MAX_NICK = 24
-MAX_TEXT = 500          # a free-text answer, in characters
+MAX_TEXT = responses.MAX_TEXT   # a free-text answer, in characters
 MAX_SNAPSHOT = 6        # answers the teacher may show at once
 RUN_ID_RE = re.compile(r"^[A-Za-z0-9_-]{6,32}$")
 TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -339,3 +340,11 @@ def get_lessons() -> Lessons:
             _lessons = RedisLessons(store.r) if isinstance(store, cs.RedisStore) else MemoryLessons()
             _of = store
         return _lessons
+
+
+def anon(who: str) -> str:
+    """A participant's anonymous label (``#`` and six hex digits of a hash of their id): the same
+    on every screen and in the CSV, and it does not give away a self-paced student's token."""
+    import hashlib
+
+    return "#" + hashlib.sha256(str(who).encode()).hexdigest()[:6]

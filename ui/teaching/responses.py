@@ -17,6 +17,7 @@ import re
 from ui.kit.numbers import human, within
 
 ADHOC_RTOL = 0.05
+MAX_TEXT = 500   # a free-text answer (kind "text"), in characters
 
 
 def xsrf_token(raw: str) -> str:
@@ -51,6 +52,8 @@ def parse_answer(q: dict, v):
     a number must be finite, a choice one of the question's."""
     if v is None or (isinstance(v, str) and not v.strip()):
         return None, "answer_missing"
+    if q.get("kind") == "text":   # free text (a lesson's own question): kept as typed, no verdict
+        return (v.strip(), None) if isinstance(v, str) and len(v.strip()) <= MAX_TEXT else (None, "answer_bad")
     if q.get("kind") == "choice":
         return (v, None) if v in (q.get("options") or []) else (None, "answer_bad")
     try:
@@ -62,7 +65,7 @@ def parse_answer(q: dict, v):
 
 def verdict(q: dict, x, y) -> bool | None:
     """Whether answer ``x`` is right for the exact value ``y`` (None when either is missing)."""
-    if x is None or y is None:
+    if x is None or y is None or q.get("kind") == "text":
         return None
     if q.get("kind") == "choice":
         return x == y
@@ -196,6 +199,8 @@ def q_value(q: dict, lang: str, v) -> str:
     """An answer or exact value as a student reads it: a choice's label, a number with its unit."""
     if v is None:
         return "—"
+    if q.get("kind") == "text":   # a free text: as typed (the caller shows it literally)
+        return str(v)
     if q.get("kind") == "choice":
         return str(((q.get("labels") or {}).get(lang) or {}).get(v, v))
     # a page's step carries its unit symbol (``sym``: "rad", or none): its ``unit`` is the answer

@@ -22,6 +22,7 @@ import streamlit as st
 
 from ui.teaching import answers as _answers
 from ui.teaching import class_store as cs
+from ui.teaching import lesson_run
 from ui.teaching.live import (_BEAT, _CODE, _DOWN, _FOLLOW, _GO, _GONE, _LEFT, _PENDING, _REL, _SEEN, _STAMP,
                               _TOASTS, _VIEW, _WHO, BEAT_S, POLL_S, _ct, _page, _stems, _store, _toast, context,
                               plain, titles)
@@ -371,6 +372,7 @@ def _student(lang: str, t: Text) -> None:
         return
     # the main area, above the page: on a phone the sidebar is closed
     with st.container(border=True, key="class_banner"):
-        st.fragment(_box)(code, lang, t)
+        box, poll = lesson_run.banner(code, _box, _poll, _who)   # a class running a lesson: its step view
+        st.fragment(box)(code, lang, t)
         if s.get(_CODE) == code:
-            st.fragment(run_every=POLL_S)(_poll)(code, lang)
+            st.fragment(run_every=POLL_S)(poll)(code, lang)
