@@ -29,7 +29,8 @@ def test_the_payload_is_st_plotly_chart_s_json_with_the_config():
         frozen = F.Frozen(_fig(k))
         for fig in (live, frozen):
             msg = json.loads(chart.payload(fig, F.CONFIG).decode())
-            assert msg["config"] == F.CONFIG and msg["url"] == chart.plotly_url()
+            # the toolbar reduced to the app's buttons; the bundle with every trace type (3-D here)
+            assert msg["config"] == chart.toolbar(F.CONFIG, scene=True) and msg["url"] == chart.plotly_url("3d")
             assert msg["fig"] == json.loads(pio.to_json(fig, validate=False))
             assert len(msg["fig"]["frames"]) == 3
 

@@ -32,5 +32,5 @@ def test_every_page_asks_the_browser_to_load_plotly_while_idle():
         bodies = [el.proto.body for el in at.get("html") if "tosPlotly(" in el.proto.body]
         assert len(bodies) == 1, stem
         body = bodies[0]
-        assert f'"{chart.plotly_url()}"' in body
+        assert f'"{chart.plotly_url("2d")}"' in body   # the 2-D bundle (assets/vendor/plotly)
         assert "requestIdleCallback" in body and "<script>" in body

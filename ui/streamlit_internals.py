@@ -109,6 +109,9 @@ client_websocket  read  1.67.0  61295a0d040eb9ff
 running_app  read  1.67.0  9ac1368f83fd511f
     ~st.starlette_app.create_starlette_app
     a plain `streamlit run app.py`: the sign-in and chart routes are added to the running Starlette app
+middleware_stack  read  1.67.0  2b5f0a4acd3a4f78
+    starlette.applications.Starlette.middleware_stack  <- starlette.applications.Starlette.__call__
+    a plain `streamlit run app.py`: text assets compressed by a middleware put around the built stack (Starlette 1.10.0)
 cli  read  1.67.0  0271ac060c50952a
     streamlit.web.cli.main
     the served process runs `streamlit run app.py [options]` in-process
@@ -381,9 +384,20 @@ def add_routes_now(routes: list) -> bool:
     """Put ``routes`` first in the running server's Starlette application (a plain ``streamlit run
     app.py``, where nothing was installed before the server started: it is found among the live
     objects, once). False when there is none, or this Streamlit builds it differently."""
+    app = _running_app()
+    if app is None:
+        return False
+    have = {getattr(r, "path", None) for r in app.router.routes}
+    app.router.routes[:0] = [r for r in routes if getattr(r, "path", None) not in have]
+    APPLIED["running_app"] = True
+    return True
+
+
+def _running_app():
+    """The running server's Starlette application (found among the live objects), or None."""
     if not fingerprint_ok("running_app"):
         NOT_APPLIED["running_app"] = "create_starlette_app differs from the verified one"
-        return False
+        return None
     import gc
 
     from starlette.applications import Starlette
@@ -391,11 +405,26 @@ def add_routes_now(routes: list) -> bool:
     apps = [o for o in gc.get_objects() if isinstance(o, Starlette)]
     if len(apps) != 1:
         NOT_APPLIED["running_app"] = f"{len(apps)} Starlette applications in this process"
+        return None
+    return apps[0]
+
+
+def wrap_running_app(middleware) -> bool:
+    """Put ``middleware`` (an ASGI middleware class) outside the running server's middleware stack,
+    once (a plain ``streamlit run app.py``: the stack was built before the app's code ran, and
+    Starlette refuses ``add_middleware`` then). False when there is no running application, or
+    this Starlette builds its stack differently (``middleware_stack``: the verified entry)."""
+    app = _running_app()
+    if app is None or not fingerprint_ok("middleware_stack"):
+        NOT_APPLIED["middleware_stack"] = "no running application, or Starlette.__call__ differs"
         return False
-    app = apps[0]
-    have = {getattr(r, "path", None) for r in app.router.routes}
-    app.router.routes[:0] = [r for r in routes if getattr(r, "path", None) not in have]
-    APPLIED["running_app"] = True
+    stack = app.middleware_stack
+    if stack is None:                       # not built yet: it is built on the first request
+        stack = app.middleware_stack = app.build_middleware_stack()
+    if isinstance(stack, middleware):
+        return True
+    app.middleware_stack = middleware(stack)
+    APPLIED["middleware_stack"] = True
     return True
 
 

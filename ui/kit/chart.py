@@ -37,23 +37,30 @@ import plotly
 import plotly.io as pio
 import streamlit as st
 
+from ui import streamlit_internals as internals
+from ui.kit import bundles
+
 NAME = "tos_plot"
 TESTID = "appPlotlyChart"
 
-# The loader is the same code in the chart and in the preload (one script element per tab).
+# The loader is the same code in the chart and in the preload (one script element per bundle and
+# tab). A figure names the bundle it needs and the bundles that also have its trace types (the 3-D
+# bundle has every 2-D type, the full one every type): one already loaded or loading is used, so a
+# page whose first figure is 3-D loads one bundle only. Each bundle is its own Plotly (the UMD
+# bundle sets window.Plotly as it runs; the load event follows at once): a chart keeps the one it
+# was drawn with (gd.__tosP) for its resizes and purge.
 _LOADER = r"""
-function tosPlotly(url) {
-  if (window.Plotly && window.Plotly.react) return Promise.resolve(window.Plotly);
-  if (!window.__tosPlotly) {
-    window.__tosPlotly = new Promise((resolve, reject) => {
-      const s = document.createElement('script');
-      s.src = url; s.async = true; s.dataset.tosPlotly = '1';
-      s.onload = () => resolve(window.Plotly);
-      s.onerror = (e) => { window.__tosPlotly = null; s.remove(); reject(e); };
-      document.head.appendChild(s);
-    });
-  }
-  return window.__tosPlotly;
+function tosPlotly(url, also) {
+  const at = (window.__tosPlotlyAt = window.__tosPlotlyAt || {});
+  for (const u of [url].concat(also || [])) if (at[u]) return at[u];
+  at[url] = new Promise((resolve, reject) => {
+    const s = document.createElement('script');
+    s.src = url; s.async = true; s.dataset.tosPlotly = '1';
+    s.onload = () => resolve(window.Plotly);
+    s.onerror = (e) => { delete at[url]; s.remove(); reject(e); };
+    document.head.appendChild(s);
+  });
+  return at[url];
 }
 """
 
@@ -82,7 +89,7 @@ export default function (component) {
         clearTimeout(timer);
         timer = setTimeout(() => {
           const gd = host.firstChild;
-          if (window.Plotly && gd && gd._fullLayout) window.Plotly.Plots.resize(gd);
+          if (gd && gd.__tosP && gd._fullLayout) gd.__tosP.Plots.resize(gd);
         }, 100);
       }).observe(host);
     }
@@ -94,13 +101,13 @@ export default function (component) {
   // one draw at a time per chart; a figure superseded while it waited is not drawn
   gd.__tosChain = (gd.__tosChain || Promise.resolve()).then(() => {
     if (gd.__tosSeq !== seq) return null;
-    return tosPlotly(msg.url).then((P) => P.react(gd, {
+    return tosPlotly(msg.url, msg.also).then((P) => (gd.__tosP = P).react(gd, {
       data: fig.data || [], layout: fig.layout || {}, frames: fig.frames, config: msg.config}));
   }).catch((e) => { console.error('chart', e); }).finally(() => {
     if (gd.__tosSeq === seq) delete host.dataset.drawing;
   });
   return () => {  // unmounted (not merely updated): free the chart, its WebGL contexts too
-    setTimeout(() => { if (!host.isConnected && window.Plotly) window.Plotly.purge(gd); }, 0);
+    setTimeout(() => { if (!host.isConnected && gd.__tosP) gd.__tosP.purge(gd); }, 0);
   };
 }
 """ % {"testid": TESTID}  # noqa: UP031 - JavaScript braces
@@ -135,56 +142,116 @@ def plotly_js_version() -> str:
     return m.group(1) if m else "0"
 
 
-def asset_path() -> str:
-    """The address plotly.js is served at, below the server's base path."""
-    return f"/_app/plotly-{plotly_js_version()}.min.js"
+def asset_path(bundle: str | None = None) -> str:
+    """The address a plotly.js bundle is served at, below the server's base path: the plotly
+    package's full bundle (``None``) or a partial one (``ui.kit.bundles``: "2d", "3d")."""
+    return f"/_app/plotly-{bundle + '-' if bundle else ''}{plotly_js_version()}.min.js"
 
 
-def plotly_url() -> str:
-    """plotly.js's address as the browser asks for it (with ``server.baseUrlPath``)."""
+def plotly_url(bundle: str | None = None) -> str:
+    """That address as the browser asks for it (with ``server.baseUrlPath``)."""
     base = str(st.get_option("server.baseUrlPath") or "").strip("/")
-    return (f"/{base}" if base else "") + asset_path()
+    return (f"/{base}" if base else "") + asset_path(bundle)
 
 
 def asset_routes(base: str = "") -> list:
-    """``GET /_app/plotly-<version>.min.js``: the bundle, cacheable for a year (immutable: a new
-    version has a new address)."""
+    """``GET /_app/plotly-<version>.min.js`` (the full bundle) and ``/_app/plotly-<name>-<version>.min.js``
+    (each partial bundle of ``assets/vendor/plotly``; the full one in its place when it is not
+    usable): cacheable for a year (immutable: a new version has a new address). Compressed by
+    ``ui.server.compress`` once per server."""
     from starlette.responses import FileResponse, Response
     from starlette.routing import Route
 
     base = f"/{base.strip('/')}" if base.strip("/") else ""
 
-    async def serve(request):
-        path = plotly_js()
-        if not path.is_file():
-            return Response("plotly.js is not installed", status_code=404)
-        return FileResponse(path, media_type="text/javascript",
-                            headers={"Cache-Control": "public, max-age=31536000, immutable"})
+    def serving(name: str | None):
+        async def serve(request):
+            path = (name and bundles.path_of(name, plotly_js_version())) or plotly_js()
+            if not path.is_file():
+                return Response("plotly.js is not installed", status_code=404)
+            return FileResponse(path, media_type="text/javascript",
+                                headers={"Cache-Control": "public, max-age=31536000, immutable"})
+        return serve
 
-    return [Route(f"{base}{asset_path()}", serve, methods=["GET", "HEAD"])]
+    names = [None, *(bundles.manifest().get("bundles") or {})]
+    return [Route(f"{base}{asset_path(n)}", serving(n), methods=["GET", "HEAD"]) for n in names]
 
 
-_PRELOAD = ("<script>(() => {%s\n  if (window.__tosChartsPreloaded) return;\n  window.__tosChartsPreloaded = true;\n"
-            "  const go = () => tosPlotly(%s).then(() => { window.__tosChartsLoaded = true; }, () => {});\n"
-            "  (window.requestIdleCallback || ((f) => setTimeout(f, 300)))(go, {timeout: 4000});\n})();</script>")
+#: the chart toolbar's buttons: download as image and reset (the one that fits the figure's axes);
+#: nothing else (no zoom/pan mode buttons, no hover toggles; nothing that posts to another host)
+TOOLBAR = ("toImage", "resetScale2d", "resetCameraDefault3d")
+_TOOLBAR_3D = {"resetCameraDefault3d"}
+_NO_OUTSIDE = {"showSendToCloud": False, "showEditInChartStudio": False, "showLink": False,
+               "displaylogo": False}
+
+
+def toolbar(config: dict, scene: bool) -> dict:
+    """``config`` with the toolbar reduced to :data:`TOOLBAR` (the buttons of this kind of figure)."""
+    keep = [b for b in TOOLBAR if (b in _TOOLBAR_3D) == scene or b == "toImage"]
+    out = {k: v for k, v in config.items() if k != "modeBarButtonsToRemove"}
+    return {**out, **_NO_OUTSIDE, "modeBarButtons": [keep]}
+
+
+_PRELOAD = r"""<script>(() => {%s
+  if (window.__tosChartsPreloaded) return;
+  window.__tosChartsPreloaded = true;
+  const go = () => {
+    if (Object.keys(window.__tosPlotlyAt || {}).length) return;  // a chart loads what it needs
+    tosPlotly(%s).then(() => { window.__tosChartsLoaded = true; }, () => {});
+  };
+  let n = 0;
+  const wait = () => {  // once the page's run has ended, on a page that drew no chart
+    const app = document.querySelector('[data-testid="stApp"]');
+    const state = app && app.getAttribute('data-test-script-state');
+    if (++n < 120 && state !== 'notRunning') return setTimeout(wait, 250);
+    if (document.querySelector('[data-testid="%s"]')) return;
+    (window.requestIdleCallback || ((f) => setTimeout(f, 300)))(go, {timeout: 4000});
+  };
+  setTimeout(wait, 250);
+})();</script>"""
 
 
 def preload_html() -> str:
-    """A script that loads plotly.js once the browser is idle (nothing is drawn)."""
-    return _PRELOAD % (_LOADER, json.dumps(plotly_url()))
+    """A script that loads the 2-D plotly.js bundle once the page's run has ended and the browser
+    is idle, on a page that drew no chart (the home page, the glossary: the student reads and the
+    next lesson finds plotly.js loaded); on a lesson page its charts load what they need."""
+    return _PRELOAD % (_LOADER, json.dumps(plotly_url(_first_bundle())), TESTID)
+
+
+def _first_bundle() -> str | None:
+    usable = bundles.usable(plotly_js_version())
+    return usable[0][0] if usable else None
 
 
 # --------------------------------------------------------------------------- drawing
+def _figure(fig) -> dict:
+    return plotly.tools.return_figure_from_figure_or_data(fig, validate_figure=True)
+
+
 def figure_json(fig) -> str:
     """The figure's JSON exactly as ``st.plotly_chart`` makes it."""
-    figure = plotly.tools.return_figure_from_figure_or_data(fig, validate_figure=True)
-    return pio.to_json(figure, validate=False)
+    return pio.to_json(_figure(fig), validate=False)
+
+
+#: pages (script hashes) that have drawn a 3-D scene in this process: every figure of theirs asks for
+#: the 3-D bundle, so that a 2-D figure drawn before the scene does not load the 2-D one as well
+_SCENE_PAGES: set[str] = set()
 
 
 def payload(fig, config: dict) -> bytes:
-    """What the chart's JavaScript receives: plotly.js's address, the config, the figure."""
-    head = json.dumps({"url": plotly_url(), "config": config})[:-1]
-    return f'{head}, "fig": {figure_json(fig)}}}'.encode()
+    """What the chart's JavaScript receives: the address of the plotly.js bundle the figure needs
+    (``url``) and of the others that would do (``also``, a bundle already loaded is used), the
+    config with the app's toolbar (:func:`toolbar`), the figure."""
+    figure = _figure(fig)
+    types = bundles.trace_types(figure)
+    scene = bundles.has_scene(figure, types)
+    page = internals.page_script_hash(internals.run_ctx())
+    if scene and page and len(_SCENE_PAGES) < 256:
+        _SCENE_PAGES.add(page)
+    fits = bundles.choose(types | ({"scatter3d"} if page in _SCENE_PAGES else set()), plotly_js_version())
+    urls = [plotly_url(n) for n in fits] + [plotly_url()]
+    head = json.dumps({"url": urls[0], "also": urls[1:], "config": toolbar(config, scene)})
+    return f'{head[:-1]}, "fig": {pio.to_json(figure, validate=False)}}}'.encode()
 
 
 _sent = threading.local()

@@ -235,9 +235,11 @@ def install_guards(guard: Guard | None = None, late: bool = False) -> None:
 
     from starlette.middleware import Middleware
 
+    from ui.server.compress import CompressedAssets
+
     def wrap_middleware(make_mw):
-        def with_browser_cookie(*a, **k):
-            return [*make_mw(*a, **k), Middleware(BrowserCookie)]
+        def with_browser_cookie(*a, **k):   # and text assets compressed once (ui.server.compress)
+            return [*make_mw(*a, **k), Middleware(BrowserCookie), Middleware(CompressedAssets)]
 
         return with_browser_cookie
 
@@ -300,6 +302,9 @@ def install_late() -> tuple[str, ...]:
 
     from ui.kit.chart import asset_routes
 
+    from ui.server.compress import CompressedAssets
+
     base = str(st.get_option("server.baseUrlPath") or "")
     added = internals.add_routes_now(signin_routes(base) + asset_routes(base))
-    return LATE_MISSING + (() if added else ("routes",))
+    compressed = internals.wrap_running_app(CompressedAssets)
+    return LATE_MISSING + (() if added else ("routes",)) + (() if compressed else ("middleware_stack",))

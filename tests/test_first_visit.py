@@ -1,0 +1,166 @@
+"""A first visit that is small (issue 52): text assets compressed by the app's own server (once, on
+a real server: ``make run`` and a plain ``streamlit run app.py``), the partial plotly.js bundles
+pinned by hash and holding every trace type the pages send, the chart toolbar reduced.
+(The browser's side, bytes by page and the same figures drawn: tests/e2e/test_first_visit.py.)"""
+from __future__ import annotations
+
+import asyncio
+import gzip
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+from harness.apptest import STEMS
+from harness.server import ROOT, Server, first_visit, free_port, serve_flags, wait_healthy
+from tests.conftest import app_test, charts
+from ui.kit import bundles, chart
+from ui.server import compress
+
+STATIC = ROOT / ".venv/lib/python3.11/site-packages/streamlit/static"
+
+
+# --------------------------------------------------------------------------- the vendored bundles
+def test_the_vendored_bundles_are_the_pinned_plotly_js_with_the_recorded_hashes():
+    m = bundles.manifest()
+    assert m["plotly.js"] == chart.plotly_js_version(), "re-vendor after a plotly upgrade: scripts/vendor_plotly.sh"
+    lock = json.loads((bundles.VENDOR / "package-lock.json").read_text())
+    assert lock["packages"]["node_modules/plotly.js"]["version"] == m["plotly.js"]
+    assert lock["packages"]["node_modules/esbuild"]["version"] == m["esbuild"]
+    assert lock["packages"]["node_modules/plotly.js"]["integrity"].startswith("sha512-")
+    for name, b in m["bundles"].items():
+        data = (bundles.VENDOR / b["file"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == b["sha256"], name
+        assert len(data) == b["bytes"]
+        assert f"plotly.js v{m['plotly.js']}" in data[:300].decode()
+        assert len(data) < 0.4 * chart.plotly_js().stat().st_size, name   # the point of it
+    assert [n for n, _, _ in bundles.usable(chart.plotly_js_version())] == list(m["bundles"])
+
+
+def test_a_missing_or_altered_bundle_falls_back_to_the_full_one(tmp_path, monkeypatch):
+    m = bundles.manifest()
+    b2 = m["bundles"]["2d"]
+    (tmp_path / "manifest.json").write_text(json.dumps(m))
+    (tmp_path / b2["file"]).write_bytes((bundles.VENDOR / b2["file"]).read_bytes() + b"\n// altered")
+    monkeypatch.setattr(bundles, "VENDOR", tmp_path)
+    monkeypatch.setattr(bundles, "MANIFEST", tmp_path / "manifest.json")
+    bundles.manifest.cache_clear()
+    bundles.usable.cache_clear()
+    try:
+        assert bundles.usable(chart.plotly_js_version()) == ()      # 2d altered, 3d missing
+        assert bundles.choose({"scatter"}, chart.plotly_js_version()) == []
+        assert bundles.usable("0.0.1") == ()                        # another plotly.js
+        from starlette.applications import Starlette
+        from starlette.testclient import TestClient
+
+        with TestClient(Starlette(routes=chart.asset_routes(""))) as c:
+            r = c.get(chart.asset_path("2d"))
+            assert r.status_code == 200 and r.content == chart.plotly_js().read_bytes()
+    finally:
+        bundles.manifest.cache_clear()
+        bundles.usable.cache_clear()
+
+
+def _page_charts(stem: str):
+    at = app_test(stem, {"lang": "en"})
+    at.run()   # a second run: the page is known to draw a 3-D scene (ui.kit.chart._SCENE_PAGES)
+    assert not at.exception, stem
+    return [json.loads(el.proto.bytes.decode()) for el in charts(at)]
+
+
+@pytest.mark.parametrize("stem", [s for s in STEMS if s not in ("home", "glossary")])
+def test_every_trace_type_a_page_sends_is_in_the_one_bundle_it_loads(stem):
+    msgs = _page_charts(stem)
+    assert msgs, stem
+    m = bundles.manifest()["bundles"]
+    urls = {msg["url"] for msg in msgs}
+    assert len(urls) == 1, f"{stem}: its charts ask for {urls}"
+    name = next(n for n in m if chart.plotly_url(n) in urls)
+    sent = set().union(*(bundles.trace_types(msg["fig"]) for msg in msgs))
+    assert sent <= set(m[name]["traces"]), f"{stem} sends {sent - set(m[name]['traces'])}, not in {name}"
+    scene = any(bundles.has_scene(msg["fig"]) for msg in msgs)
+    assert name == ("3d" if scene else "2d"), stem
+    for msg in msgs:   # the toolbar: download and the reset that fits, nothing that posts elsewhere
+        buttons = msg["config"]["modeBarButtons"]
+        assert buttons == [["toImage", "resetCameraDefault3d" if bundles.has_scene(msg["fig"]) else "resetScale2d"]]
+        assert msg["config"]["showSendToCloud"] is False and msg["config"]["showEditInChartStudio"] is False
+
+
+def test_the_toolbar_buttons_kept_exist_in_the_bundles():
+    for b in bundles.manifest()["bundles"].values():
+        text = (bundles.VENDOR / b["file"]).read_text(encoding="utf-8")
+        for name in chart.TOOLBAR:
+            if name != "resetCameraDefault3d" or "scatter3d" in b["traces"]:
+                assert re.search(rf'name:"{name}"', text), (b["file"], name)
+
+
+# --------------------------------------------------------------------------- compression
+def test_each_asset_is_compressed_once_however_many_ask_at_once():
+    cache = compress.Cache()
+    raw = b"function f(){return 1}\n" * 5000
+
+    async def many():
+        return await asyncio.gather(*(cache.compressed(("/a.js", '"1"'), raw) for _ in range(30)))
+
+    out = asyncio.run(many())
+    assert cache.compressions == 1 and all(o == out[0] for o in out)
+    assert gzip.decompress(out[0]) == raw and len(out[0]) < len(raw) / 20
+    assert compress.compressible("text/javascript; charset=utf-8") and compress.compressible("image/svg+xml")
+    assert not compress.compressible("font/woff2") and not compress.compressible("image/png")
+    assert compress.accepts_gzip([(b"accept-encoding", b"gzip, deflate, br")])
+    assert not compress.accepts_gzip([(b"accept-encoding", b"br, gzip;q=0")])
+
+
+def _get(url: str, enc: str = "gzip, deflate, br"):
+    with urllib.request.urlopen(urllib.request.Request(url, headers={"Accept-Encoding": enc}), timeout=120) as r:
+        return r.status, r.headers, r.read()
+
+
+def _check_compressed(url: str) -> dict[str, int]:
+    """Every text asset of a first visit compressed, byte for byte the file; sizes on the wire."""
+    status, h, body = _get(url + "/")
+    assert status == 200 and h["Content-Encoding"] == "gzip" and h["Cache-Control"] == "no-cache"
+    html = gzip.decompress(body).decode()
+    main_js = re.search(r'src="\.?(/static/js/index\.[^"]+\.js)"', html).group(1)
+    css = re.search(r'href="\.?(/static/css/[^"]+\.css)"', html).group(1)
+    sizes = {}
+    two_d = bundles.VENDOR / bundles.manifest()["bundles"]["2d"]["file"]
+    for path, raw in ((main_js, (STATIC / main_js.lstrip("/")).read_bytes()),
+                      (css, (STATIC / css.lstrip("/")).read_bytes()),
+                      (chart.asset_path("2d"), two_d.read_bytes()),
+                      (chart.asset_path(), chart.plotly_js().read_bytes())):
+        status, h, body = _get(url + path)
+        assert status == 200 and h["Content-Encoding"] == "gzip", path
+        assert gzip.decompress(body) == raw, path
+        assert int(h["Content-Length"]) == len(body) < 0.45 * len(raw), path
+        assert "immutable" in h["Cache-Control"] and "max-age=31536000" in h["Cache-Control"], path
+        assert h["Vary"] == "Accept-Encoding" and h["ETag"].startswith('W/"'), path
+        sizes[path] = len(body)
+        _, h, plain = _get(url + path, "identity")    # a client that does not accept gzip
+        assert "Content-Encoding" not in h and plain == raw, path
+    return sizes
+
+
+def test_make_run_compresses_text_assets():
+    with Server(warm=False) as s:
+        sizes = _check_compressed(s.url)
+        _check_compressed(s.url)      # the second time from the cache: the same bytes
+    assert sizes[chart.asset_path("2d")] < 450_000
+
+
+def test_a_plain_streamlit_run_compresses_them_after_its_first_page_run():
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", *serve_flags(port)], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_healthy(url, proc)
+        first_visit(url)              # the app's code runs: install_late wraps the running server
+        _check_compressed(url)
+    finally:
+        proc.terminate()
+        proc.wait(20)
