@@ -23,9 +23,17 @@ def test_shipped_lessons_have_no_problems(lid):
     assert lesson.problems == ()
     assert lesson.id == lid and 6 <= len(lesson.steps) <= 10
     assert len({s.page for s in lesson.steps}) >= 3
-    for s in lesson.steps:
-        for text in (s.instruction, s.note):
-            assert set(text) == {"en", "zh"} and all(v.strip() for v in text.values())
+    import tomllib
+
+    raw = tomllib.loads((L.BUILTIN_DIR / f"{lid}.toml").read_text(encoding="utf-8"))
+    for s in raw["step"]:   # written in both languages (a teacher's own lesson may have one)
+        for key in ("instruction", "note"):
+            assert set(s[key]) == {"en", "zh"} and all(v.strip() for v in s[key].values())
+        q = s.get("question", {})
+        for key in ("prompt", "unit"):
+            assert key not in q or set(q[key]) == {"en", "zh"}
+        assert all(set(o) == {"en", "zh"} for o in q.get("options", []))
+    assert set(raw["lesson"]["title"]) == set(raw["lesson"]["description"]) == {"en", "zh"}
     kinds = {s.question.kind for s in lesson.steps if s.question}
     assert kinds == {"bank", "number", "choice", "text"}
 

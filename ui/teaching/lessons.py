@@ -177,10 +177,8 @@ def _texts(value, where: str, key: str, w: _Where, limit: int, required: bool = 
             out[k] = v[:limit]
         elif v.strip():
             out[k] = v
-    if out and len(out) < len(LANGS):
+    if out and len(out) < len(LANGS):   # a lesson in one language: that text in both (not a problem)
         have = next(iter(out))
-        missing = [lang for lang in LANGS if lang not in out]
-        w.add(where, f"{key}: no {', '.join(missing)} text; the {have} text is shown instead")
         out = {lang: out.get(lang, out[have]) for lang in LANGS}
     if not out and required:
         w.add(where, f"{key}: empty")

@@ -300,13 +300,14 @@ def locked(path: Path):
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
-def save(path: Path, text: str, expected: str) -> str:
+def save(path: Path, text: str, expected: str, check=None) -> str:
     """Write ``text`` if the file still has hash ``expected`` (compare-and-swap under
     :func:`locked`: of two saves from the same version one wins, the other gets
-    :class:`Conflict`); returns the new hash.
+    :class:`Conflict`); returns the new hash. ``check(text, source)`` lists the text's problems
+    (default :func:`validate_text`; the lesson editor passes the lesson file's own).
 
     Raises :class:`Conflict` (file changed on disk) or ``ValueError`` (text invalid)."""
-    errors = validate_text(text, source=str(path))
+    errors = (check or validate_text)(text, source=str(path))
     if errors:
         raise ValueError("\n".join(errors))
     with locked(path):
@@ -318,7 +319,7 @@ def save(path: Path, text: str, expected: str) -> str:
     return digest(text)
 
 
-def undo(path: Path, expected: str) -> str:
+def undo(path: Path, expected: str, check=None) -> str:
     """Swap the file and its backup (undo the last save; again to redo). Returns the new hash."""
     bak = backup_path(path)
     if not bak.exists():
@@ -328,7 +329,7 @@ def undo(path: Path, expected: str) -> str:
         if h != expected:
             raise Conflict(str(path))
         previous, _ = read(bak)
-        errors = validate_text(previous, source=str(bak))
+        errors = (check or validate_text)(previous, source=str(bak))
         if errors:
             raise ValueError("\n".join(errors))
         _atomic_write(bak, current)
