@@ -170,13 +170,83 @@ def _same(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
+_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_-]+)")   # a table header and the first part of its key
+_NOTE = re.compile(r"^\s*(#.*)?$")                       # a comment or a blank line
+
+
+def _blocks(text: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """``(preamble, [(stem, block), ...])``: the file cut into one block per page section, each block
+    beginning with the comments right above its first table (its banner: tomlkit would make them the
+    end of the previous page's last table) and ending with the blank lines before the next banner;
+    None when the file is not laid out that way (a key outside every table, a page in two places)."""
+    lines = text.splitlines(keepends=True)
+    cuts, seen = [], []
+    for i, line in enumerate(lines):
+        m = _HEADER.match(line)
+        if m is None:
+            continue
+        if seen and seen[-1] == m.group(1):
+            continue
+        if m.group(1) in seen:
+            return None
+        seen.append(m.group(1))
+        k = i
+        while k and lines[k - 1].strip().startswith("#"):
+            k -= 1
+        cuts.append(k)
+    if not cuts or any(not _NOTE.match(x) for x in lines[:cuts[0]]):
+        return None
+    ends = [*cuts[1:], len(lines)]
+    return "".join(lines[:cuts[0]]), [(st, "".join(lines[a:e])) for st, a, e in zip(seen, cuts, ends)]
+
+
+def _blank_before_tables(text: str) -> str:
+    """A blank line between a table's last value and the next table's header (tomlkit writes a
+    table added after another one right under it)."""
+    return re.sub(r"(?m)^(?!\s*(?:#|$)).*\n(?=\s*\[)", lambda m: m.group(0) + "\n", text)
+
+
+def _tidy(block: str) -> str:
+    """A page's rewritten block as the file writes one: its banner comments right above its first
+    table, one blank line between tables (never two), no blank line at its ends."""
+    lines = _blank_before_tables(block).strip("\n").splitlines()
+    k = 0
+    while k < len(lines) and lines[k].strip().startswith("#"):
+        k += 1
+    rest = "\n".join(lines[k:]).lstrip("\n")
+    return re.sub(r"\n{3,}", "\n\n", "\n".join([*lines[:k], rest] if rest else lines[:k]))
+
+
 def apply_edits(text: str, stem: str, params: dict, presets: list[dict] | None) -> str:
     """Return ``text`` with page ``stem``'s parameters and (if not None) presets replaced.
 
     ``params``: ``{name: {field: value}}`` — only fields whose value differs from the file's (or
     that the file lacks) are written. ``presets``: the complete ordered list
     ``[{"id", "title": {"en", "zh"}, "values": {...}, "answers": bool}]``; None leaves them alone.
+
+    Only the page's own block of the file (:func:`_blocks`: its banner comments and its tables) is
+    rewritten: every other page's block, comments and blank lines included, stays byte for byte, and
+    a page new to the file is added at its end after a blank line.
     """
+    cut = _blocks(text)
+    if cut is None:
+        return _blank_before_tables(_apply_doc(text, stem, params, presets))
+    head, blocks = cut
+    for i, (st, block) in enumerate(blocks):
+        if st == stem:
+            body = block.rstrip("\n")
+            new = _tidy(_apply_doc(body + "\n", stem, params, presets))
+            blocks[i] = (st, new + "\n" + block[len(body) + 1:] if new else block[len(body) + 1:])
+            return head + "".join(b for _, b in blocks)
+    new = _tidy(_apply_doc("", stem, params, presets))
+    if not new:
+        return text
+    rest = head + "".join(b for _, b in blocks)
+    return rest.rstrip("\n") + ("\n\n" if rest.strip() else "") + new + "\n"
+
+
+def _apply_doc(text: str, stem: str, params: dict, presets: list[dict] | None) -> str:
+    """:func:`apply_edits` on a whole TOML text with tomlkit (a page's block, or a file laid out otherwise)."""
     doc = tomlkit.parse(text)
     section = _super(doc, stem)
     # The file holds only what it overrides: the first override of a page adds its [params] tables
