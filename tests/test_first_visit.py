@@ -164,3 +164,15 @@ def test_a_plain_streamlit_run_compresses_them_after_its_first_page_run():
     finally:
         proc.terminate()
         proc.wait(20)
+
+
+def test_the_shipped_nginx_compresses_what_arrives_plain():
+    from tests.test_security_deploy import parse_nginx
+
+    text = (ROOT / "deploy" / "nginx.conf").read_text()
+    parse_nginx(text)   # well formed (tests/test_security_deploy.py also runs nginx -t on it)
+    conf = " ".join(line.split("#", 1)[0] for line in text.splitlines())
+    assert re.search(r"\bgzip on;", conf) and re.search(r"\bgzip_proxied any;", conf)
+    types = re.search(r"\bgzip_types ([^;]+);", conf).group(1).split()
+    assert {"text/css", "application/javascript", "text/javascript", "application/json", "image/svg+xml"} <= set(types)
+    assert not {"font/woff2", "image/png"} & set(types)
