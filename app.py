@@ -18,7 +18,7 @@ from ui.server import adapters, budgets, runs
 from ui.teaching import answers, classroom, editor, instructor, lesson_editor, lesson_run
 from ui.kit.i18n import Text
 from ui.kit.nav import PAGES, navigation, page_module, take_unknown_page, unknown_page_notice
-from ui.kit.lang import language_selector
+from ui.kit.lang import language_selector, mark_document
 from ui.kit.page import entering
 
 
@@ -80,6 +80,7 @@ with runs.settled(), runs.turn():
     groups = classroom.pages(groups, lang, bool(teacher))
     groups = lesson_editor.pages(groups, lang)  # the instructor's Lessons page (prepared lessons)
     page = st.navigation(groups, position="sidebar", expanded=True)
+    mark_document(lang, getattr(page, "title", None))  # <html lang> and the tab's title follow the page and its language
     if unknown is not None:
         st.warning(unknown_page_notice(unknown, lang), icon="⚠️")
     entering(page.url_path)  # another page than the last run's: it reads its URL again

@@ -244,7 +244,7 @@ def test_rope_notice_quotes_the_drawn_bands_and_the_sliders_range(page):
         x, y = _xy(tr)
         tops.append(f"{y[x >= lo].max():.2f}")
     p = SCHEMA.param("rope_k")
-    notice = next(m.value for m in at.markdown if m.value.startswith("### " + Text("block", lang)("notice.title")))
+    notice = next(m.value for m in at.markdown if m.value.startswith("## " + Text("block", lang)("notice.title")))
     for piece in (f"$k = {k}$", f"$4k = {4 * k}$", f"$16k = {16 * k}$", *tops,
                   f"{16 * p.min} ", f"{16 * p.max} "):
         assert piece in notice, (piece, notice[:400])

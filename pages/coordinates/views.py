@@ -160,10 +160,11 @@ def ab_figure(t, a0, b0, y, horizon, dt):
 def loops_figure(t, n, pair):
     d = loop_data(n, pair)
     fig = figure(t("fig.x_loop1"), t("fig.y_loop2"), t("fig.loops_title"))
-    for k, col in zip(d["shown"], (COLORS["sa"], COLORS["other"], COLORS["usa"])):
+    # a dash as well as a colour for each loop: orange and vermilion are close for a colour-blind eye
+    for k, col, dash in zip(d["shown"], (COLORS["sa"], COLORS["other"], COLORS["usa"]), ("solid", "dash", "dot")):
         x = d["loops"][k]
         exact_line(fig, x[:, 0], x[:, 1], t("fig.loop_n", n=k, area=f"{d['loop_areas'][k]:.4f}"), color=col,
-                   line=dict(width=1.5))
+                   line=dict(width=1.5, dash=dash))
     fig.update_layout(hovermode="closest", **equal_axes(1.1))
     return tall_legend(fig)
 

@@ -106,7 +106,7 @@ def kappa_s_figure(t, M: float, eps: float, s_max: float):
     fig = figure(t("fig.x_s_short"), t("fig.y_norm"), t("fig.kappa_title", eps=f"{eps:g}"), log_y=True, **_LOW)
     exact_line(fig, k["s"], k["norm_eps"], t("fig.norm_eps"), color=COLORS["exact"])
     exact_line(fig, k["s"], k["bound"], t("fig.kappa_bound"), color=COLORS["bound"])
-    fig.add_trace(line(k["s"], k["norm_jordan"], t("fig.norm_jordan"), color=COLORS["other"], width=1.5))
+    fig.add_trace(line(k["s"], k["norm_jordan"], t("fig.norm_jordan"), color=COLORS["other"], width=1.5, dash="dash"))
     exact_line(fig, k["s"], k["eig"], t("fig.eig_only"), color=COLORS["ref"], line=dict(dash="dot"))
     return fig
 

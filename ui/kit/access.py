@@ -10,6 +10,7 @@ frozen figure is made once and kept beside it; the CSV is built only when clicke
 from __future__ import annotations
 
 import base64
+import functools
 import re
 
 import numpy as np
@@ -164,3 +165,40 @@ def describe_below(fig, key: str | None, alt: str | None = None) -> None:
 def _escape(s: str) -> str:
     """Markdown-inert: the description is shown literally (no emphasis, no LaTeX)."""
     return re.sub(r"([\\`*_{}\[\]<>$#|~])", r"\\\1", s)
+
+
+# --------------------------------------------------------------------------- names read aloud
+_MATH = re.compile(r"(?<!\\)\$(.+?)(?<!\\)\$", re.S)
+
+
+@functools.lru_cache(maxsize=1024)
+def readable(text: str) -> str:
+    """A label or help text as assistive technology should read it: each ``$…$`` formula as plain
+    text (``$\\tau_{\\max}$`` -> ``τ_max``, pylatexenc's LaTeX-to-text), Markdown's ``**`` and
+    backticks dropped; the rest as it is. On screen Streamlit still draws the formula."""
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    conv = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+
+    def one(m: re.Match) -> str:
+        try:
+            return conv.latex_to_text(m.group(1)).strip()
+        except Exception:  # noqa: BLE001 - a formula it cannot read stays as it was typed
+            return m.group(1)
+
+    out = _MATH.sub(one, str(text))
+    return re.sub(r"\*\*|`", "", out)
+
+
+def name_controls(texts) -> None:
+    """Give assistive technology the readable form (:func:`readable`) of every control text in
+    ``texts`` that holds a formula: Streamlit draws a label's Markdown and LaTeX on screen but uses
+    the raw text as the slider's ``aria-label`` (and "Help for <label>"); the document script
+    (``ui.kit.lang.mark_document``) replaces it wherever it appears."""
+    import json
+
+    pairs = sorted({(s, readable(s)) for s in texts if s and "$" in s}, key=lambda p: -len(p[0]))
+    data = json.dumps(pairs, ensure_ascii=False).replace("<", "\\u003c")
+    with st.container(key="tos_names"):
+        st.html(f"<script>(() => {{ const d = window.__tosDoc = window.__tosDoc || {{names: []}}; d.names = {data};"
+                " if (window.__tosApply) window.__tosApply(); })();</script>", unsafe_allow_javascript=True)

@@ -278,3 +278,80 @@ def sent_figure(proto) -> dict | None:
     if getattr(proto, "component_name", None) != NAME or proto.WhichOneof("data") != "bytes":
         return None
     return json.loads(proto.bytes.decode())["fig"]
+
+
+# --------------------------------------------------------------------------- for assistive technology
+#: plotly.js's own English words on the kept toolbar, by their key in common.toml ``[chart]``
+_TOOLBAR_WORDS = {"download": "Download plot as a PNG", "reset": "Reset axes",
+                  "reset_camera": "Reset camera to default"}
+#: plotly.js's locale of each of the app's languages other than English
+PLOTLY_LOCALE = {"zh": "zh-CN"}
+
+
+def localized(config: dict, lang: str) -> dict:
+    """``config`` with the toolbar's words in ``lang``: plotly.js's ``locale`` and an inline
+    ``locales`` dictionary (nothing else of plotly.js's locale files is loaded; numbers and dates
+    keep plotly.js's default format)."""
+    loc = PLOTLY_LOCALE.get(lang)
+    if loc is None:
+        return config
+    from ui.kit.i18n import Text
+
+    t = Text("common", lang)
+    words = {en: t(f"chart.{k}") for k, en in _TOOLBAR_WORDS.items()}
+    return {**config, "locale": loc, "locales": {loc: {"dictionary": words, "format": {}}}}
+
+
+#: Each chart as one figure for assistive technology (run by the document script,
+#: ``ui.kit.lang.mark_document``, whenever the page changed): the chart's element gets
+#: role="figure", its title as its name (``words.chart`` when it has none) and its "In words"
+#: caption (``ui.kit.access.describe_below``, the container ``tos_alt_<key>`` under it) as its
+#: description; plotly.js's drawing (SVG layers, WebGL canvases) is hidden from the accessibility
+#: tree; the toolbar is a named toolbar whose buttons are buttons with a name and a Tab stop
+#: (plotly.js draws them as links without an address: a keyboard could not reach them).
+ARIA_JS = r"""
+function tosChartAria(words) {
+  let n = 0;
+  for (const host of document.querySelectorAll('[data-testid="%(testid)s"]')) {
+    n++;
+    const gd = host.querySelector('.js-plotly-plot');
+    if (!gd || !gd._fullLayout) continue;
+    const title = (gd._fullLayout.title && gd._fullLayout.title.text) || '';
+    // (no "<" in this code: st.html takes it as the start of a tag)
+    const name = title.replace(/\x3cbr\s*\/?>/gi, ' ').replace(/\x3c[^>]+>/g, '').replace(/\s+/g, ' ').trim()
+      || words.chart;
+    if (host.getAttribute('role') !== 'figure') host.setAttribute('role', 'figure');
+    if (host.getAttribute('aria-label') !== name) host.setAttribute('aria-label', name);
+    const box = host.closest('[class*="st-key-"]');
+    const key = box && (box.className.match(/(?:^|\s)st-key-(\S+)/) || [])[1];
+    const alt = key && document.querySelector('.st-key-tos_alt_' + CSS.escape(key));
+    const cap = alt && alt.querySelector('[data-testid="stCaptionContainer"]');
+    if (cap) {
+      if (!cap.id) cap.id = 'tos-alt-' + key;
+      if (host.getAttribute('aria-describedby') !== cap.id) host.setAttribute('aria-describedby', cap.id);
+    }
+    for (const el of gd.querySelectorAll('svg.main-svg, canvas, .gl-container')) {
+      if (el.getAttribute('aria-hidden') !== 'true') el.setAttribute('aria-hidden', 'true');
+    }
+    const bar = gd.querySelector('.modebar');
+    if (bar && bar.getAttribute('role') !== 'toolbar') {
+      bar.setAttribute('role', 'toolbar');
+      bar.setAttribute('aria-label', words.toolbar);
+    }
+    for (const b of gd.querySelectorAll('.modebar-btn')) {
+      const label = b.getAttribute('data-title') || '';
+      if (b.getAttribute('aria-label') !== label) b.setAttribute('aria-label', label);
+      if (b.getAttribute('role') !== 'button') {
+        b.setAttribute('role', 'button');
+        b.tabIndex = 0;
+        b.addEventListener('keydown', (e) => {
+          if (e.key !== 'Enter' && e.key !== ' ') return;
+          e.preventDefault();
+          b.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+        });
+      }
+    }
+  }
+  return n;
+}
+""" % {"testid": TESTID}  # noqa: UP031 - JavaScript braces

@@ -22,7 +22,11 @@ from ui.kit.finish import fewer_points_spec, fit_legend, fit_log_ticks, log_tick
 from ui.kit.frozen import Frozen, cached_figure, freeze, spec_dict, typed, unchecked  # noqa: F401 (what pages use)
 from ui.kit.lang import current_lang
 
-# Okabe–Ito palette, by role.
+# Okabe–Ito palette, by role; the three light ones (orange #E69F00 2.25:1, sky blue #56B4E9 2.31:1,
+# yellow #F0E442 1.32:1 on white) darkened in hue to the 3:1 that WCAG 2.2 asks of a line or marker
+# against the figure's white (tests/test_access_contrast.py computes every ratio). Where two series
+# would still be told apart by colour alone (orange next to vermilion), pages give them a dash or a
+# marker symbol too.
 COLORS = {
     "sa": "#0072B2",       # blue: normalised attention / the main exact curve
     "usa": "#D55E00",      # vermillion: unnormalised attention / the contrast
@@ -31,11 +35,12 @@ COLORS = {
     "bound": "#009E73",    # bluish green: bounds and envelopes
     "ref": "#7F7F7F",      # grey: reference lines (slopes, eigenvalue-only predictions)
     "accent": "#CC79A7",   # reddish purple
-    "other": "#E69F00",    # orange
-    "sky": "#56B4E9",
+    "other": "#BF7300",    # orange, darkened (3.71:1)
+    "sky": "#1A9BB5",      # sky blue, darkened towards cyan (3.28:1): ΔE 31 from the blue, as far as before
     "black": "#000000",
 }
-SEQUENCE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
+SEQUENCE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", COLORS["other"], COLORS["sky"], "#867600", "#000000"]
+# (#867600: the yellow, darkened to an olive, 4.56:1)
 # Plotly's toolbar sits over the top right of a figure once it is touched or hovered; on a phone its
 # seven buttons covered half of the title. Kept: download, box zoom, pan, reset (double-click resets too).
 CONFIG = {"displaylogo": False, "responsive": True,
@@ -293,7 +298,8 @@ def show(fig: go.Figure | Frozen, key: str | None = None, alt: str | None = None
     if not isinstance(fig, Frozen):
         fit_log_ticks(fig)
         fit_legend(fig)
-    chart.draw(style.for_screen(screen_points(fig)), key, CONFIG)   # updated in place (ui/kit/chart.py)
+    # updated in place (ui/kit/chart.py); the toolbar in the page's language
+    chart.draw(style.for_screen(screen_points(fig)), key, chart.localized(CONFIG, current_lang()))
     access.describe_below(fig, key, alt)
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from ui.kit import cover, files, hooks, notebook, predict
+from ui.kit import access, cover, files, hooks, notebook, predict
 from ui.kit import share as _share
 from ui.kit import spec as _spec
 from ui.kit import style as _style
@@ -110,15 +110,16 @@ class Ctx:
         st.caption(text)
 
     def section(self, key: str, **fmt) -> None:
-        """A titled text section: ``<key>.title`` and ``<key>.body``, one Markdown element (a level-3
-        heading, as ``st.subheader`` draws it, then the body): every element is a message to the
+        """A titled text section: ``<key>.title`` and ``<key>.body``, one Markdown element (a level-2
+        heading under the page's h1, no level skipped for a screen reader's list of headings, drawn at
+        the size of ``st.subheader`` by assets/style.css; then the body): every element is a message to the
         browser and server CPU on every rerun, and a page has about ten sections. ``fmt``: numbers
         of this view filled into the body (its own braces then written twice: ``N_{{\\max}}``)."""
         if cover.text_covered(f"{key}.body"):  # it states a step's answer: the title, and a note
-            st.markdown(f"### {self.t(f'{key}.title')}")
+            st.markdown(f"## {self.t(f'{key}.title')}")
             cover.cover_note(self.lang, "ui.covered_text")
         else:
-            st.markdown(f"### {self.t(f'{key}.title')}\n\n{self.t(f'{key}.body', **fmt)}")
+            st.markdown(f"## {self.t(f'{key}.title')}\n\n{self.t(f'{key}.body', **fmt)}")
         hooks.after_section(key, self)  # what a feature registered under this section (ui/kit/hooks.py)
 
     def controls(self, names, *, per_row: int = 2) -> None:
@@ -454,6 +455,9 @@ def setup(schema: PageSchema, *, header: bool = True, placed: tuple = ()) -> Ctx
                 _widget(p, t)
         if placed:
             st.caption(t("ui.controls_placed"))
+        # the controls' names as a screen reader should say them (τ_max, not "$\\tau_{\\max}$")
+        access.name_controls([t(f"params.{n}.{k}") for n in res.params for k in ("label", "help")
+                              if t.has(f"params.{n}.{k}")])
         if res.params and st.button(t("ui.reset"), key="_reset", width="stretch"):
             state[_ACTIVE] = None
             state.get(_REMEMBERED, {}).pop(schema.stem, None)

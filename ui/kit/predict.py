@@ -134,7 +134,7 @@ def _submit(stem: str, step: Step, values: dict) -> None:
     x = st.session_state.get(_input_key(stem, step.id))
     rec = _store(stem)
     if x is None:
-        rec[step.id] = {"missing": True, "snap": snapshot(step, values)}
+        rec[step.id] = {"missing": True, "snap": snapshot(step, values), "focus": "said"}
         return
     try:
         y = step.answer(values)
@@ -147,13 +147,14 @@ def _submit(stem: str, step: Step, values: dict) -> None:
     # the first wrong answer for these parameters gets a hint and a second try; the value waits
     hint = err is None and not verdict["ok"] and prev.get("hint_for") != snap
     rec[step.id] = {"x": x, "y": y, "error": err, "snap": snap, "tries": prev.get("tries", 0) + 1,
-                    "hint": hint, "hint_for": snap if hint else prev.get("hint_for"), **verdict}
+                    "hint": hint, "hint_for": snap if hint else prev.get("hint_for"), **verdict,
+                    "focus": "said"}  # the next run moves keyboard focus to what it says (_focus)
 
 
 def _again(stem: str, sid: str) -> None:
     rec = _store(stem)
     prev = rec.get(sid, {})
-    rec[sid] = {"tries": prev.get("tries", 0), "cleared": True, "hint_for": prev.get("hint_for")}
+    rec[sid] = {"tries": prev.get("tries", 0), "cleared": True, "hint_for": prev.get("hint_for"), "focus": "input"}
     st.session_state.pop(_input_key(stem, sid), None)
 
 
@@ -162,6 +163,7 @@ def _give_up(stem: str, sid: str) -> None:
     r = _store(stem).get(sid)
     if r is not None:
         r["hint"] = False
+        r["focus"] = "said"
 
 
 def answered(r: dict | None) -> bool:
@@ -231,6 +233,42 @@ def _verdict(p: Text, t: Text, step: Step, r: dict, key: str) -> None:
     (st.success if r["ok"] else st.error)(msg, icon=":material/check_circle:" if r["ok"] else ":material/cancel:")
 
 
+def _said_key(stem: str, sid: str) -> str:
+    return f"tos_said_{stem}_{sid}"
+
+
+# Keyboard focus follows the student: a checked answer moves it to its verdict (or hint, or the
+# note that no answer was given), "Try again" to the answer field; otherwise a rerun leaves focus
+# on the page's body and a screen reader says nothing of the verdict. Once per action: the callback
+# sets the record's "focus", the run that draws the result takes it. The script waits for its
+# target (at most 2 s) and carries the try number, so that each action runs it anew.
+_FOCUS_JS = """<script>(() => {{ /* {nonce} */
+  const sel = {sel}; let n = 0;
+  const go = () => {{
+    const el = document.querySelector(sel);
+    if (!el) {{ if (++n < 40) setTimeout(go, 50); return; }}
+    if (!el.matches('input, button, [tabindex]')) el.tabIndex = -1;
+    el.focus();
+  }};
+  go();
+}})();</script>"""
+
+
+def _focus(stem: str, sid: str, r: dict) -> None:
+    import json
+
+    what = r.pop("focus", None)
+    if what is None:
+        return
+    if what == "input":
+        sel = f'.st-key-{_input_key(stem, sid)} input'
+    else:
+        sel = f'.st-key-{_said_key(stem, sid)} [data-testid="stAlert"]'
+    nonce = st.session_state["_predict_focus_n"] = st.session_state.get("_predict_focus_n", 0) + 1
+    with st.container(key=f"tos_focus_js_{stem}_{sid}"):
+        st.html(_FOCUS_JS.format(nonce=nonce, sel=json.dumps(sel)), unsafe_allow_javascript=True)
+
+
 def _reveal(ctx, step: Step, values: dict, key: str) -> None:
     t = ctx.t
     st.markdown(t(f"{key}.explain", **step.args(values)))
@@ -253,20 +291,27 @@ def _step(p: Text, ctx, i: int, step: Step, values: dict) -> None:
         st.warning(p("ui.stale", old=_param_text(page_t, r["snap"], changed),
                      new=_param_text(page_t, now, changed)), icon=":material/update:")
     if current and "x" in r and r.get("hint"):
-        _hint(p, step, r)
+        with st.container(key=_said_key(stem, step.id)):
+            _hint(p, step, r)
+        _focus(stem, step.id, r)
         _form(p, page_t, stem, step, values, key)
         st.button(p("ui.give_up"), key=f"_predict_give_up_{stem}_{step.id}", on_click=_give_up,
                   args=(stem, step.id), type="tertiary")
         return
     if current and "x" in r:
-        _verdict(p, page_t, step, r, key)
+        with st.container(key=_said_key(stem, step.id)):
+            _verdict(p, page_t, step, r, key)
+        _focus(stem, step.id, r)
         _reveal(ctx, step, values, key)
         st.button(p("ui.again"), key=f"_predict_again_{stem}_{step.id}", on_click=_again,
                   args=(stem, step.id))
         return
     if current and r.get("missing"):
-        st.info(p("ui.missing"))
+        with st.container(key=_said_key(stem, step.id)):
+            st.info(p("ui.missing"))
     _form(p, page_t, stem, step, values, key)
+    if r is not None:
+        _focus(stem, step.id, r)  # "Try again": the answer field; "missing": the note
 
 
 def progress(stem: str, steps_: tuple[Step, ...], values: dict) -> tuple[int, int, int]:
