@@ -270,3 +270,17 @@ def test_random_shapes_never_raise():
             assert q is None or q["kind"] == s.question.kind
 
     check()
+
+
+def test_the_documented_example_is_a_valid_lesson():
+    doc = (L.BUILTIN_DIR.parent.parent / "docs" / "lessons.md").read_text(encoding="utf-8")
+    example = doc.split("```toml\n", 1)[1].split("```", 1)[0]
+    lesson = L.parse(example, "week3.toml")
+    assert lesson.problems == () and [s.question.kind for s in lesson.steps] == ["bank", "number", "choice", "text"]
+    assert lesson.steps[1].preset == "strong" and lesson.steps[2].question.correct == 1
+    # the messages the doc shows are the ones written
+    bad = example.replace("params = { beta = 2.5, theta0 = 1.0 }", "params = { beta = 99.0 }", 1)
+    assert "week3.toml: step 1: params.beta: 99.0 is outside [0.1, 10.0]" in L.parse(bad, "week3.toml").problems
+    bad = example.replace("correct = 2", "correct = 3")
+    assert ("week3.toml: step 3: question: correct: the number of the right option, 1 to 2 (leave it out for a "
+            "poll), got 3") in L.parse(bad, "week3.toml").problems

@@ -119,7 +119,7 @@ def _preview(lesson: L.Lesson, lang: str, t: Text) -> None:
                  format_func=lambda k: str(k + 1))
     step = lesson.steps[i]
     st.subheader(t("step_of", k=i + 1, n=n, page=Text(step.page, lang)("title")))
-    st.caption(t("params"))
+    st.caption(t("view_params"))
     st.text(", ".join(f"{k} = {v}" for k, v in step.values().items()))
     if st.button(t("open_view"), key="_le_open", icon=":material/open_in_new:", help=t("open_view_help")):
         read_url_again()
@@ -436,6 +436,12 @@ def _take_home(lesson: L.Lesson, lang: str, t: Text) -> None:
     from ui.teaching import lesson_export as X
 
     st.markdown(t("home_intro"))
+    try:   # the app's address, for the handout's links to each view (none when unknown)
+        from ui.kit.share import share_base
+
+        base = share_base("", st.context.headers.get("Host"), st.context.headers.get("X-Forwarded-Proto"))
+    except Exception:  # noqa: BLE001 - no browser context (tests)
+        base = ""
     if not lesson.steps:
         st.info(t("no_steps"))
         return
@@ -443,10 +449,10 @@ def _take_home(lesson: L.Lesson, lang: str, t: Text) -> None:
                        file_name=f"{lesson.id}.ipynb", mime="application/x-ipynb+json", key="_le_nb",
                        on_click="ignore", icon=":material/description:")
     c = st.columns(2)
-    c[0].download_button(t("home_handout"), data=lambda: X.handout(lesson, lang, teacher=False).encode("utf-8"),
-                         file_name=f"{lesson.id}_{lang}.html", mime="text/html", key="_le_handout",
-                         on_click="ignore", icon=":material/print:")
-    c[1].download_button(t("home_teacher"), data=lambda: X.handout(lesson, lang, teacher=True).encode("utf-8"),
-                         file_name=f"{lesson.id}_{lang}_answers.html", mime="text/html", key="_le_handout_t",
-                         on_click="ignore", icon=":material/key:")
+    for col, teacher, label, end, icon in ((c[0], False, "home_handout", "", "print"),
+                                           (c[1], True, "home_teacher", "_answers", "key")):
+        col.download_button(t(label), data=lambda teacher=teacher: X.handout(lesson, lang, teacher=teacher,
+                                                                             base=base).encode("utf-8"),
+                            file_name=f"{lesson.id}_{lang}{end}.html", mime="text/html", key=f"_le_{label}",
+                            on_click="ignore", icon=f":material/{icon}:")
     st.caption(t("home_print"))

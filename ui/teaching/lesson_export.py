@@ -152,7 +152,7 @@ def handout(lesson: L.Lesson, lang: str, *, teacher: bool = False, base: str = "
         out.append(f'<p class="meta">{_h(t("handout.step", k=k, n=n))}</p>')
         out.append(f"<h2>{_h(Text(step.page, lang)('title'))}</h2>")
         params = ", ".join(f"{a} = {v}" for a, v in step.values().items())
-        out.append(f'<p class="params">{_h(t("handout.params"))}: {_h(params)}</p>')
+        out.append(f'<p class="params">{_h(t("handout.parameters"))}: {_h(params)}</p>')
         link = _link(base, step, lang)
         if link:
             out.append(f'<p class="small"><a href="{_h(link)}">{_h(t("handout.open"))}</a>: {_h(link)}</p>')
