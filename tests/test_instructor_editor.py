@@ -3,6 +3,7 @@ atomically keeping comments, backup + undo, detects a file edited meanwhile."""
 from __future__ import annotations
 
 import difflib
+import re
 import pytest
 
 from tests._instructor import (KEY, comments as _comments, params_copy, router_only,  # noqa: F401
@@ -120,3 +121,21 @@ def test_problems_explained_in_the_instructors_language(lang):
             assert all(any("\u4e00" <= c <= "\u9fff" for c in w) for w in why), why
     assert editor.explain(["min is missing"], t) == [t("editor.why.missing", field=t("editor.min"))]
     assert editor.explain(["something else: *bold* <b>"], t) == []  # unknown: only the literal message
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_parser_messages_said_in_the_instructors_language(lang):
+    """Issue 49, item 9: tomllib's English message ("Expected '=' after a key ... (at line 1, column 3)")
+    is said in the editor's language, where and what (before: only the parser's English)."""
+    from ui.kit.i18n import Text
+
+    t = Text("instructor", lang)
+    for text, where, what in (("a b", t("editor.toml.at", line=1, column=3), "equals"),
+                              ('a = "x', t("editor.toml.at_end"), "string"),
+                              ("[a]\n[a]", t("editor.toml.at", line=2, column=3), "twice"),
+                              ("a = 1 2", t("editor.toml.at", line=1, column=7), "newline")):
+        (msg,) = pf.validate_text(text, source="params.toml")
+        said = editor._toml_problem(msg, t)
+        assert said == t("editor.toml.sentence", where=where, what=t(f"editor.toml.{what}")), (msg, said)
+        assert ("TOML" in said) and (lang == "en" or not re.search(r"[A-Za-z]{4,}", said.replace("TOML", "")))
+    assert editor._toml_problem("params.toml: [x] min 2 > max 1", t) is None

@@ -150,6 +150,23 @@ def test_route_wrong_key_and_open_redirects_refused(client):
     assert r.status_code == 403
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_route_wrong_key_page_stays_and_speaks_the_pages_language(client, lang):
+    """Issue 49, item 9: a wrong key gets a page in the form's language with a title, the message and
+    a link back that says what it does, and it stays (before: a bare page that went back after 4 s)."""
+    from ui.kit.i18n import Text
+
+    t = Text("instructor", lang)
+    r = client.post("/_app/signin", data={"key": "wrong", "next": "/two_point", "ui_lang": lang},
+                    follow_redirects=False, headers={"x-forwarded-for": "203.0.113.9"})
+    assert r.status_code == 403
+    body = r.text
+    assert "refresh" not in body.lower()
+    assert f'lang="{"zh-Hans" if lang == "zh" else "en"}"' in body
+    assert f"<h1>{t('signin.title')}</h1>" in body and t("signin.wrong") in body
+    assert f'<a href="/two_point?lang={lang}">{t("signin.back")}</a>' in body
+
+
 def test_route_wrong_keys_make_only_their_browser_wait(client):
     """A student at the school's one address who mistypes waits; the teacher's browser at the same
     address signs in at once."""

@@ -121,8 +121,7 @@ def sign_in(pg, lang: str, key: str = KEY) -> None:
 def refused(pg, text: str) -> None:
     """The route's refusal page shows ``text``; follow its link back to the app."""
     pg.get_by_text(text).first.wait_for(state="visible", timeout=WAIT_MS)
-    # The page also refreshes to the app after 4 s: under load that may already have happened, and
-    # "the first link" would then be one of the app's own. Go to the back link's address instead.
+    # The page stays until its link is followed (it used to refresh after 4 s): go to the link's address.
     try:
         href = pg.evaluate("() => document.querySelector('[data-testid=\"stApp\"]') ? null"
                            " : (document.querySelector('a') || {}).href || null")

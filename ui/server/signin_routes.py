@@ -44,18 +44,29 @@ def safe_next(value) -> str:
     return v
 
 
+_PAGE = """<!doctype html><html lang="{lang}"><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>
+<style>body{{font-family:system-ui,"Noto Sans CJK SC",sans-serif;max-width:36rem;margin:12vh auto;padding:0 1.25rem;
+color:#1f1f1f;line-height:1.5}}h1{{font-size:1.5rem}}p.msg{{font-size:1.15rem}}
+a{{display:inline-block;margin-top:1rem;padding:.55rem 1rem;border:1px solid #0b57d0;border-radius:.5rem;
+color:#0b57d0;text-decoration:none}}a:focus-visible{{outline:2px solid #0072B2;outline-offset:2px}}</style>
+<main><h1>{title}</h1><p class="msg" role="alert">{msg}</p><a href="{link}">{back}</a></main></html>"""
+
+
 def _reply(status: int, lang: str, text_key: str, back: str, **fmt):
-    """A small page in the sign-in's language with its message and a link back."""
+    """A small page in the sign-in's language: its title, the message and a link back to the app. It
+    stays until the instructor follows the link (no refresh that takes the message away unread)."""
     import html
 
     from starlette.responses import HTMLResponse
 
     from ui.kit.i18n import Text
 
-    t = Text("instructor", lang if lang in ("en", "zh") else "en")
-    msg, link = html.escape(t(text_key, **fmt)), html.escape(back, quote=True)
-    body = (f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="4;url={link}">'
-            f'<title>{html.escape(t("signin.title"))}</title><p>{msg}</p><p><a href="{link}">←</a></p>')
+    lang = lang if lang in ("en", "zh") else "en"
+    t = Text("instructor", lang)
+    body = _PAGE.format(lang="zh-Hans" if lang == "zh" else "en", title=html.escape(t("signin.title")),
+                        msg=html.escape(t(text_key, **fmt)), link=html.escape(back, quote=True),
+                        back=html.escape(t("signin.back")))
     return HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
 
 

@@ -11,6 +11,7 @@ is checked once more before it is written. Writing, backup, undo and conflict de
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 import streamlit as st
@@ -83,7 +84,45 @@ def explain(msgs: list[str], t: Text) -> list[str]:
     return out
 
 
-def _show_problems(msgs: list[str]) -> None:
+def _uploader_words(t: Text) -> None:
+    """The uploader in the page's language: Streamlit 1.67 offers no label for its button ("Upload")
+    nor for its line "1MB per file • TOML"; the line is not drawn (the caption under the uploader
+    says it) and the button shows our word instead of its own (CSS, this container only)."""
+    word = json.dumps(t("editor.upload_button"))   # a CSS string: quoted and escaped as JSON is
+    st.html("<style>.st-key-tos_ed_upload [data-testid=\"stFileUploaderDropzoneInstructions\"] { display: none; }"
+            ".st-key-tos_ed_upload [data-testid=\"stFileUploaderDropzone\"] button { font-size: 0; }"
+            ".st-key-tos_ed_upload [data-testid=\"stFileUploaderDropzone\"] button::after"
+            f" {{ content: {word}; font-size: 1rem; }}</style>")
+
+
+_TOML_WHAT = {  # tomllib's messages (Python 3.11) -> editor.toml.<key>
+    "Invalid value": "value", "Cannot overwrite a value": "overwrite", "Unterminated string": "string",
+    "Expected ']' at the end of a table declaration": "table", "Expected '=' after a key in a key/value pair": "equals",
+    "Expected newline or end of document after a statement": "newline", "Invalid statement": "statement",
+    "Unclosed inline table": "inline", "Unclosed array": "array", "Illegal character": "character",
+}
+_TOML = re.compile(r"^.*: not valid TOML \((.*?)(?: \(at line (\d+), column (\d+)\)| \(at end of document\))?\)$")
+
+
+def _toml_problem(m: str, t: Text) -> str | None:
+    """The parser's message (``params_file.parse``) as a sentence in ``t``'s language: where (line and
+    column, or the end of the file) and what, for the messages tomllib gives; None for others."""
+    g = _TOML.match(m)
+    if g is None:
+        return None
+    what, line, col = g.groups()
+    key = _TOML_WHAT.get(what) or ("twice" if what.startswith("Cannot declare") else "other")
+    where = t("editor.toml.at", line=line, column=col) if line else t("editor.toml.at_end")
+    return t("editor.toml.sentence", where=where, what=t(f"editor.toml.{key}"))
+
+
+def _show_problems(msgs: list[str], t: Text | None = None) -> None:
+    """Messages that may quote the instructor's own text: shown literally, never as Markdown; with
+    ``t``, a parser's message is said first in the instructor's language."""
+    for m in msgs if t is not None else ():
+        said = _toml_problem(m, t)
+        if said:
+            st.markdown(said)
     """Messages that may quote the instructor's own text: shown literally, never as Markdown."""
     if msgs:
         st.code("\n".join(msgs), language=None, wrap_lines=True)
@@ -340,7 +379,7 @@ def render() -> None:
     file_errors = pf.validate_text(base["text"], source=path.name)
     if file_errors:
         st.error(t("editor.file_errors"))
-        _show_problems(file_errors)
+        _show_problems(file_errors, t)
     data, unparsable = pf.parse(base["text"], path.name)
 
     stems = [e.stem for e in PAGES if page_module(e.stem).SCHEMA.params]
@@ -381,7 +420,7 @@ def render() -> None:
                 new_text = None
             if new_text is None or unparsable:
                 st.error(t("editor.refused"))
-                _show_problems([unparsable or f"{path.name}: cannot be edited in place"])
+                _show_problems([unparsable or f"{path.name}: cannot be edited in place"], t)
             elif new_text == base["text"]:
                 st.info(t("editor.nothing"))
             else:
@@ -408,9 +447,12 @@ def render() -> None:
     st.download_button(t("editor.export"), data=disk_text.encode("utf-8"), file_name=path.name,
                        mime="application/toml", key="_ed_export", on_click="ignore")
     n_up = st.session_state.get(_UPLOADS, 0)
-    # max_upload_size: the browser refuses a larger file, and the uploader states this limit (not 200 MB)
-    up = st.file_uploader(t("editor.import"), type=["toml"], key="_ed_upload" if not n_up else f"_ed_upload_{n_up}",
-                          max_upload_size=pf.MAX_IMPORT_BYTES // 2**20)
+    with st.container(key="tos_ed_upload"):
+        _uploader_words(t)
+        # max_upload_size: the browser refuses a larger file (our caption states the limit, not 200 MB)
+        up = st.file_uploader(t("editor.import"), type=["toml"], max_upload_size=pf.MAX_IMPORT_BYTES // 2**20,
+                              key="_ed_upload" if not n_up else f"_ed_upload_{n_up}")
+        st.caption(t("editor.import_help", mb=pf.MAX_IMPORT_BYTES // 2**20))
     if up is not None:
         raw = up.getvalue()
         if len(raw) > pf.MAX_IMPORT_BYTES:
@@ -425,7 +467,7 @@ def render() -> None:
         problems = pf.validate_text(text, source=up.name[:80] or "upload")
         if problems:
             st.error(t("editor.import_invalid"))
-            _show_problems(problems)
+            _show_problems(problems, t)
             return
         st.success(t("editor.import_ok"))
         if st.button(t("editor.import_apply"), key="_ed_import_apply"):
