@@ -7,6 +7,7 @@ page's adapters (every layer of a layer map, closed forms, solvers other than th
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -180,3 +181,123 @@ def check_coordinates(got, v):
 
 
 CHECKS["coordinates"] = check_coordinates
+
+
+# --------------------------------------------------------------------------- hemisphere
+def _attention_map(Z, beta, dt, steps, A):
+    """``steps`` SA layers z ← (z + Δ Σⱼ softmaxⱼ(β zᵢᵀA zⱼ) zⱼ) / ‖·‖ (V = I), written out here."""
+    for _ in range(steps):
+        S = beta * (Z @ A @ Z.T)
+        W = np.exp(S - S.max(axis=1, keepdims=True))
+        Y = Z + dt * (W / W.sum(axis=1, keepdims=True)) @ Z
+        Z = Y / np.linalg.norm(Y, axis=1, keepdims=True)
+    return Z
+
+
+def _diameter(Z):
+    """The largest angle between two tokens (atan2 form: accurate for tiny angles)."""
+    diff = np.linalg.norm(Z[:, None] - Z[None], axis=-1)
+    summ = np.linalg.norm(Z[:, None] + Z[None], axis=-1)
+    return float(np.max(np.arctan2(diff, summ))) * 2
+
+
+def check_hemisphere(got, v):
+    """min rᵢ and the diameter at τ = 0 and after the last layer, the layers run here (when
+    n² × layers ≤ 3e7; the start's numbers always)."""
+    from pages.hemisphere.views import _layers
+    from sim import hemisphere as hs
+
+    t = Text("hemisphere", "en")
+    n, d = v["n"], v["d"]
+    Z0 = hs.cap_uniform(n, d, math.radians(v["cap"]), seed=v["seed"])       # the page's start
+    Z0 = Z0 / np.linalg.norm(Z0, axis=1, keepdims=True)
+    out = [_agree(t("metrics.rmin0"), got[t("metrics.rmin0")], float(Z0[:, -1].min()), 0, 6e-5),
+           _agree(t("metrics.diam0"), got[t("metrics.diam0")], _diameter(Z0), 0, 6e-5)]
+    steps, dt = _layers(v["horizon"], v["dt"], n, d)
+    if n * n * steps <= 3e7:
+        Z = _attention_map(Z0, v["beta"], dt, steps, hs.random_matrix(d, v["A"], v["A_seed"]))
+        out += [_agree(t("metrics.rmin_end"), got[t("metrics.rmin_end")], float(Z[:, -1].min()), 0, 6e-5),
+                _agree(t("metrics.diam_end"), got[t("metrics.diam_end")], _diameter(Z), 6e-3, 1e-9)]
+    return out
+
+
+CHECKS["hemisphere"] = check_hemisphere
+
+
+# --------------------------------------------------------------------------- block
+@functools.lru_cache(maxsize=64)
+def _rope_top(k, n_from, n_to, base=10000.0):
+    """max and argmax of sim(N) = (1/k) Σⱼ cos(N b^{−j/k}) over every integer N in [n_from, n_to],
+    summed directly (chunks of 20000 distances)."""
+    theta = base ** (-np.arange(k) / k)
+    best, where = -math.inf, -1
+    for lo in range(n_from, n_to + 1, 20000):
+        N = np.arange(lo, min(lo + 20000, n_to + 1), dtype=float)
+        sim = np.cos(np.outer(N, theta)).mean(axis=1)
+        i = int(np.argmax(sim))
+        if sim[i] > best:
+            best, where = float(sim[i]), int(N[i])
+    return best, where
+
+
+def check_block(got, v):
+    """RoPE: the largest return at k = 64 and where, and the slope fitted over k = 8…64, from sim(N)
+    at every distance of the window; sink: N_max, the weight at N = 1000 and the gap needed, in
+    closed form."""
+    t = Text("block", "en")
+    n_to = v["rope_to"]
+    n_from = min(v["rope_from"], n_to - 1)                 # the page's rule for an empty window
+    top, at = _rope_top(64, n_from, n_to)
+    ks = np.array([8, 16, 32, 64])
+    h = np.array([_rope_top(int(k), n_from, n_to)[0] for k in ks])
+    out = [_agree(t("metrics.rope_top"), got[t("metrics.rope_top")], top, 0, 6e-4),
+           _agree(t("metrics.rope_top_at"), got[t("metrics.rope_top_at")], at, 0, 0.5)]
+    if np.all(h > 0):
+        slope = float(np.polyfit(np.log(ks), np.log(h), 1)[0])
+        out.append(_agree(t("metrics.rope_slope"), got[t("metrics.rope_slope")], slope, 0, 6e-3))
+    g, c = v["sink_delta"], v["sink_share"]
+    out += [_agree(t("metrics.nmax"), got[t("metrics.nmax")], 1 + (1 - c) / c * math.exp(g), 1e-6, 0.06),
+            _agree(t("metrics.mass_at_1000"), got[t("metrics.mass_at_1000")],
+                   math.exp(g) / (math.exp(g) + 999), 0, 6e-5),
+            _agree(t("metrics.gap_needed"), got[t("metrics.gap_needed")], math.log(999 * c / (1 - c)), 0, 6e-3)]
+    return out
+
+
+CHECKS["block"] = check_block
+
+
+# --------------------------------------------------------------------------- nonnormal
+@functools.lru_cache(maxsize=64)
+def _nonnormal_peak(M):
+    """(s*, max) of ‖e^{sA}‖₂ for A = [[−1, M], [0, −1]]: e^{sA} = e^{−s}[[1, sM], [0, 1]] (A = −I + N,
+    N² = 0), its largest singular value by NumPy's SVD at 20001 depths of [0, 2] (the peak is at
+    s* < 1), refined by a bounded scalar search."""
+    from scipy.optimize import minimize_scalar
+
+    def mats(s):
+        s = np.atleast_1d(s)
+        E = np.zeros((s.size, 2, 2))
+        E[:, 0, 0] = E[:, 1, 1] = 1.0
+        E[:, 0, 1] = s * M
+        return E * np.exp(-s)[:, None, None]
+
+    s = np.linspace(0.0, 2.0, 20001)
+    sig = np.linalg.svd(mats(s), compute_uv=False)[:, 0]
+    i = int(np.argmax(sig))
+    if i == 0:
+        return 0.0, 1.0
+    r = minimize_scalar(lambda x: -np.linalg.svd(mats(x), compute_uv=False)[0, 0], bounds=(s[i - 1], s[i + 1]),
+                        method="bounded", options={"xatol": 1e-11})
+    return float(r.x), -float(r.fun)
+
+
+def check_nonnormal(got, v):
+    """The peak time and value of ‖e^{sA}‖₂ (dense SVD), ‖e^{A}e₂‖ = e^{−1}√(1 + M²)."""
+    t = Text("nonnormal", "en")
+    s_star, peak = _nonnormal_peak(v["M"])
+    return [_agree(t("metrics.s_star"), got[t("metrics.s_star")], s_star, 0, 1e-4),
+            _agree(t("metrics.peak"), got[t("metrics.peak")], peak, 0, 6e-5),
+            _agree(t("metrics.e2_at_1"), got[t("metrics.e2_at_1")], math.exp(-1) * math.hypot(1.0, v["M"]), 0, 6e-5)]
+
+
+CHECKS["nonnormal"] = check_nonnormal
