@@ -71,7 +71,7 @@ def render() -> None:
     if flash:
         st.success(t(flash[0], **flash[1]), icon=":material/check:")
     st.caption(t("own_dir"))
-    st.code(str(L.own_dir()), language=None)
+    st.code(str(L.own_dir()), language=None, wrap_lines=True)
     lessons = L.load_all()
     by_src = {x.source: x for x in lessons}
     if st.session_state.get(_NEXT) in by_src:
@@ -91,7 +91,7 @@ def render() -> None:
         lesson = None
     if lesson is not None:
         st.caption(t("file", id=lesson.id))
-        st.code(lesson.source, language=None)
+        st.code(lesson.source, language=None, wrap_lines=True)
         if lesson.description:
             st.text(_tr(lesson.description, lang))
         if lesson.problems:
@@ -224,9 +224,9 @@ def _edit(lesson: L.Lesson, lang: str, t: Text) -> None:
         for key in ("title", "description"):
             cur = head.get(key) if isinstance(head.get(key), dict) else {}
             for lg in L.LANGS:
-                vals[(key, lg)] = st.text_input(t(f"{key}_{lg}"), value=str(cur.get(lg, "")),
-                                                key=f"_le:{gen}:{key}:{lg}",
-                                                max_chars=L.MAX_TITLE if key == "title" else L.MAX_TEXT)
+                box = st.text_input if key == "title" else st.text_area
+                vals[(key, lg)] = box(t(f"{key}_{lg}"), value=str(cur.get(lg, "")), key=f"_le:{gen}:{key}:{lg}",
+                                      max_chars=L.MAX_TITLE if key == "title" else L.MAX_TEXT)
         if st.button(t("apply"), key=f"_le:{gen}:head"):
             _changed(D.set_head(w["text"], title={lg: vals[("title", lg)] for lg in L.LANGS},
                                 description={lg: vals[("description", lg)] for lg in L.LANGS}))
