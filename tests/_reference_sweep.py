@@ -301,3 +301,80 @@ def check_nonnormal(got, v):
 
 
 CHECKS["nonnormal"] = check_nonnormal
+
+
+# --------------------------------------------------------------------------- gaussian_width
+def _max_abs_mean(M, rho):
+    """E maxᵢ |√ρ Z + √(1−ρ) Yᵢ| (Z, Yᵢ iid standard normal) by nested adaptive quadrature:
+    ∫φ(z) ∫₀^∞ 1 − (Φ((r − a)/b) − Φ((−r − a)/b))^M dr dz, a = √ρ z, b = √(1−ρ)."""
+    from scipy.integrate import quad
+    from scipy.stats import norm
+
+    if rho > 1 - 1e-12:
+        return math.sqrt(2 / math.pi)
+    b = math.sqrt(1 - rho)
+
+    def inner(z):
+        a = math.sqrt(rho) * z
+        return quad(lambda r: 1 - (norm.cdf((r - a) / b) - norm.cdf((-r - a) / b)) ** M, 0, np.inf,
+                    epsabs=1e-11, epsrel=1e-10, limit=200)[0]
+    if rho == 0:
+        return inner(0.0)
+    return quad(lambda z: norm.pdf(z) * inner(z), -np.inf, np.inf, epsabs=1e-10, epsrel=1e-9, limit=200)[0]
+
+
+def check_gaussian_width(got, v):
+    """The exact width of the chosen set: E‖g_k‖ as SciPy's chi mean (subspace, adaptive: k = D),
+    D·E|g₁|/√D as SciPy's half-normal mean (hypercube), √(π/2) (circle), and for directions
+    (M <= D, the page's equicorrelated set) the nested quadrature above."""
+    from scipy.stats import chi, halfnorm
+
+    from sim.gaussian_width import MAX_BASIS
+
+    t = Text("gaussian_width", "en")
+    fam, D = v["family"], v["D"]
+    k, M = min(v["k"], D), min(v["M"], int(MAX_BASIS // D))
+    if fam == "subspace":
+        ref = float(chi(k).mean())
+    elif fam == "adaptive":
+        ref = float(chi(D).mean())
+    elif fam == "hypercube":
+        ref = D * float(halfnorm.mean()) / math.sqrt(D)
+    elif fam == "circle":
+        ref = math.sqrt(math.pi / 2)
+    elif fam == "directions" and M <= D:
+        ref = _max_abs_mean(M, v["correlation"])
+    else:
+        return []
+    return [_agree(t("metrics.exact"), got[t("metrics.exact")], ref, 0, 6e-5)]
+
+
+CHECKS["gaussian_width"] = check_gaussian_width
+
+
+# --------------------------------------------------------------------------- width
+def check_width(got, v):
+    """The loss at t = T of both scalings: the gradient flow θ' = −γ∇L (γ = 1 lazy, N mean-field)
+    with the gradient written out (tests/_reference_width.py) and SciPy's adaptive DOP853
+    (rtol 1e-10) instead of the page's fixed-step RK4."""
+    from sim import width as W
+    from tests._reference_width import loss_gradient, network
+
+    t = Text("width", "en")
+    N = v["N"]
+    xs, ys = W.dataset(v["data"])
+    w0, a0 = (W.paired_init if v["start"] == "paired" else W.random_init)(N, v["seed"])
+    out = []
+    for s in W.SCALINGS:
+        gamma = 1.0 if s == "lazy" else float(N)
+
+        def f(_, th, s=s, gamma=gamma):
+            gw, ga = loss_gradient(th[:N], th[N:], xs, ys, s)
+            return -gamma * np.concatenate([gw, ga])
+        sol = solve_ivp(f, (0.0, v["T"]), np.concatenate([w0, a0]), method="DOP853", rtol=1e-10, atol=1e-12)
+        r = network(sol.y[:N, -1], sol.y[N:, -1], xs, s) - ys
+        out.append(_agree(t(f"metrics.loss_{s}"), got[t(f"metrics.loss_{s}")], 0.5 * float(r @ r), 6e-3, 1e-12))
+    return out
+
+
+CHECKS["width"] = check_width

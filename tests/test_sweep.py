@@ -39,12 +39,13 @@ OPEN = {"two_point": ("_two_point_simplex_open",),
         "nonnormal": ("_nonnormal_pseudo_open", "_nonnormal_jacobians_open", "_nonnormal_euler_open"),
         "depth_sum": ("_depth_sum_variants_open", "_depth_sum_step_open")}
 #: the cases whose printed numbers are compared with a reference (every case is checked to render):
-#: these, the pairwise rows, the hard limits and the page's own corners in EXTRA
+#: these, each choice of a select, the pairwise rows, the hard limits and the page's own corners
 CHECKED = ("defaults", "all-min", "all-max")
 #: corners where a page's numbers went wrong before (numbers from thinned records), checked too
 EXTRA = {"two_point": [dict(beta=5.0, theta0=0.2, horizon=20.0, dt=0.05),
                        dict(beta=8.0, theta0=0.3, horizon=10.0, dt=0.02),
-                       dict(beta=10.0, theta0=0.05, horizon=5.0, dt=0.01)]}
+                       dict(beta=10.0, theta0=0.05, horizon=5.0, dt=0.01)],
+         "gaussian_width": [dict(family="directions", correlation=0.5), dict(family="directions", M=64, D=64)]}
 
 
 def covering_rows(k: int) -> list[tuple[int, ...]]:
@@ -77,7 +78,7 @@ def cases(stem: str) -> list[tuple[str, dict]]:
         if p.kind in ("float", "int"):
             out += [(f"{k}=min", {**base, k: p.min}), (f"{k}=max", {**base, k: p.max})]
         elif p.kind == "select":
-            out += [(f"{k}={o}", {**base, k: o}) for o in p.options if o != p.default]
+            out += [(f"choice {k}={o}", {**base, k: o}) for o in p.options if o != p.default]
         elif p.kind == "bool":
             out.append((f"{k}={not p.default}", {**base, k: not p.default}))
     for pid in res.presets:
@@ -153,7 +154,8 @@ def _sweep(at, stem, named_cases, bad, counts):
         at.run()
         counts["runs"] += 1
         p = problems(at, stem, "en")
-        if not p and (name in CHECKED or name.split()[0] in ("pairwise", "hard", "extra")) and stem in refs.CHECKS:
+        checked = name in CHECKED or name.split()[0] in ("choice", "pairwise", "hard", "extra")
+        if not p and checked and stem in refs.CHECKS:
             # the values the page shows (a slider opened to its hard limits keeps its step from
             # the new minimum: the default β = 1.0 becomes 1.01 when β opens down to 0.01)
             found = refs.CHECKS[stem](refs.shown(at), {k: _widget(at, k).value for k in values})
