@@ -143,3 +143,33 @@ def test_the_page_in_chinese(own, lang):
     at = signed_in(E.URL_PATH, {"lang": lang})
     assert [t.value for t in at.title] == ["课程"] and not at.exception
     assert any("第 1 步，共 8 步" in s.value for s in at.subheader)
+
+
+SHAPES = {   # own lesson files of every broken shape: the page shows their problems and stays usable
+    "not_toml": "[lesson\ntitle = 'x'\n",
+    "deep": "x = " + "[" * 3000 + "]" * 3000 + "\n",
+    "steps_table": "[lesson]\ntitle = 'x'\n[step]\npage = 'two_point'\n",
+    "question_string": "[lesson]\ntitle = 'x'\n[[step]]\npage = 'two_point'\nquestion = 'why?'\n",
+    "everything_wrong": "lesson = 3\n[[step]]\npage = 5\nparams = [1]\n[[step]]\nquestion = {kind = 'choice', "
+                        "options = 'ab', correct = true}\n",
+    "binary": "\x00\x01\ufffe",
+}
+
+
+def test_broken_own_lessons_are_listed_with_their_problems_and_the_page_stays_usable(own):
+    own.mkdir()
+    for name, text in SHAPES.items():
+        (own / f"{name}.toml").write_text(text, encoding="utf-8")
+    (own / "latin1.toml").write_bytes("title = 'caf\xe9'".encode("latin-1"))   # "latin1.toml: not UTF-8 text"
+    at = signed_in(E.URL_PATH)
+    for name in [*SHAPES, "latin1"]:
+        _choose(at, own / f"{name}.toml")
+        assert any(c.value.startswith(f"{name}.toml: ") for c in at.code), (name, [c.value[:80] for c in at.code])
+        assert not at.exception, name
+        # the Edit tab is drawn in the same run: each of its edits leaves the page usable
+        for b in at.button:
+            if b.key and b.key.startswith("_le:") and b.key.endswith((":down", ":del")) and not b.disabled:
+                b.click().run()
+                assert not at.exception, (name, b.key)
+                break
+        assert at.button(key="_le_save").disabled   # a lesson with problems is never written

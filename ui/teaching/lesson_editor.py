@@ -34,6 +34,7 @@ _NEXT = "_le_next"        # session: the lesson to show on the next run (one jus
 _WORK = "_le_work"        # session: {"path", "text", "hash"}: the working copy of an own lesson
 _GEN = "_le_gen"          # session: bumped after each edit, so that the step fields start from the new text
 _FLASH = "_le_flash"      # session: a message for the next run
+_FLASH_ERR = "_le_flash_err"  # session: the last edit could not be applied to the file's text
 _UPLOADS = "_le_uploads"  # session: uploads taken (a new uploader key after each)
 
 
@@ -54,6 +55,16 @@ def _show(msgs) -> None:
 
 def _tr(d: dict, lang: str) -> str:
     return str((d or {}).get(lang) or (d or {}).get("en") or "")
+
+
+def _read(path: Path) -> tuple[str, str]:
+    """``(text, sha256 of the bytes)`` of a lesson file (``params_file.read``'s pair), whatever its
+    bytes: a file that is not UTF-8 reads with replacement characters, a missing one as empty."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError:
+        raw = b""
+    return raw.decode("utf-8", "replace"), pf.digest(raw)
 
 
 def _flash(key: str, **fmt) -> None:
@@ -81,7 +92,8 @@ def render() -> None:
 
     def label(src: str) -> str:
         x = by_src[src]
-        return t("item", title=_tr(x.title, lang), kind=t("builtin" if x.builtin else "own"), n=len(x.steps))
+        return t("item", title=_tr(x.title, lang) or x.id, id=x.id, kind=t("builtin" if x.builtin else "own"),
+                 n=len(x.steps))
 
     if lessons:
         src = st.selectbox(t("choose"), list(by_src), key=_SEL, format_func=label)
@@ -178,13 +190,21 @@ def _work(lesson: L.Lesson) -> dict:
     """The working copy of an own lesson (read again when another lesson is chosen)."""
     w = st.session_state.get(_WORK)
     if w is None or w["path"] != lesson.source:
-        text, h = pf.read(Path(lesson.source))
+        text, h = _read(Path(lesson.source))
         w = st.session_state[_WORK] = {"path": lesson.source, "text": text, "hash": h, "base": text}
     return w
 
 
-def _changed(text: str) -> None:
-    st.session_state[_WORK]["text"] = text
+def _op(fn, *args, **kw) -> None:
+    """Apply ``fn(working text, *args)`` (a :mod:`ui.teaching.lesson_doc` edit) to the working copy;
+    a text it cannot edit stays as it is, with a message (the page stays usable: undo, upload)."""
+    w = st.session_state[_WORK]
+    try:
+        text = fn(w["text"], *args, **kw)
+    except Exception:  # noqa: BLE001 - tomlkit refuses a text: said, not raised
+        st.session_state[_FLASH_ERR] = True
+        return
+    w["text"] = text
     st.session_state[_GEN] = st.session_state.get(_GEN, 0) + 1
 
 
@@ -197,7 +217,7 @@ def _raw_steps(text: str) -> list:
 
 
 def _edit(lesson: L.Lesson, lang: str, t: Text) -> None:
-    on_disk, _ = pf.read(Path(lesson.source))
+    on_disk, _ = _read(Path(lesson.source))
     st.download_button(t("download"), data=on_disk.encode("utf-8"), file_name=f"{lesson.id}.toml",
                        mime="application/toml", key="_le_download", on_click="ignore", icon=":material/download:")
     if lesson.builtin:
@@ -207,18 +227,29 @@ def _edit(lesson: L.Lesson, lang: str, t: Text) -> None:
             _create(new_id, on_disk, t)
         return
     w = _work(lesson)
-    _, disk = pf.read(Path(w["path"]))
+    _, disk = _read(Path(w["path"]))
     if disk != w["hash"]:
         st.warning(t("changed_on_disk"), icon=":material/sync_problem:")
         if st.button(t("reload"), key="_le_reload"):
             st.session_state.pop(_WORK, None)
             st.rerun()
     gen = st.session_state.get(_GEN, 0)
+    if st.session_state.pop(_FLASH_ERR, None):
+        st.error(t("not_editable"))
     try:
         head = tomllib.loads(w["text"]).get("lesson", {})
     except (tomllib.TOMLDecodeError, RecursionError):
-        head = {}
-    head = head if isinstance(head, dict) else {}
+        head = None
+    if head is None:   # not TOML: nothing to edit field by field; undo, discard, upload or fix by hand
+        st.error(t("not_editable"))
+    else:
+        _fields(w, head if isinstance(head, dict) else {}, gen, lang, t)
+    st.divider()
+    _save_row(w, D.check(w["text"], Path(w["path"]).name), t)
+
+
+def _fields(w: dict, head: dict, gen: int, lang: str, t: Text) -> None:
+    """The title, the description and every step of the working copy, each editable."""
     with st.expander(t("head"), icon=":material/title:"):
         vals = {}
         for key in ("title", "description"):
@@ -228,19 +259,21 @@ def _edit(lesson: L.Lesson, lang: str, t: Text) -> None:
                 vals[(key, lg)] = box(t(f"{key}_{lg}"), value=str(cur.get(lg, "")), key=f"_le:{gen}:{key}:{lg}",
                                       max_chars=L.MAX_TITLE if key == "title" else L.MAX_TEXT)
         if st.button(t("apply"), key=f"_le:{gen}:head"):
-            _changed(D.set_head(w["text"], title={lg: vals[("title", lg)] for lg in L.LANGS},
-                                description={lg: vals[("description", lg)] for lg in L.LANGS}))
+            _op(D.set_head, title={lg: vals[("title", lg)] for lg in L.LANGS},
+                description={lg: vals[("description", lg)] for lg in L.LANGS})
             st.rerun()
     raw = _raw_steps(w["text"])
     for i, s in enumerate(raw):
-        _step_editor(w, i, len(raw), s, gen, lang, t)
+        _step_editor(i, len(raw), s, gen, lang, t)
     view = st.session_state.get(LAST_VIEW) or {}
     here = view.get("stem")
     st.button(t("add_view", page=Text(here, lang)("title") if here else "—"), key="_le_add_view",
               disabled=not here, help=t("add_view_help"), icon=":material/add_photo_alternate:",
-              on_click=lambda: _changed(D.add_step(w["text"], here, dict(view.get("values") or {}))))
-    st.divider()
-    problems = D.check(w["text"], Path(w["path"]).name)
+              on_click=_op, args=(D.add_step, here, dict(view.get("values") or {})))
+
+
+def _save_row(w: dict, problems: list[str], t: Text) -> None:
+    """The lesson's problems, then Save (refused while there are any), Undo and Discard."""
     if problems:
         st.error(t("cannot_save", n=len(problems)))
         _show(problems)
@@ -265,17 +298,17 @@ def _edit(lesson: L.Lesson, lang: str, t: Text) -> None:
         st.rerun()
 
 
-def _step_editor(w: dict, i: int, n: int, s: dict, gen: int, lang: str, t: Text) -> None:
+def _step_editor(i: int, n: int, s: dict, gen: int, lang: str, t: Text) -> None:
     page = s.get("page") if isinstance(s.get("page"), str) else "?"
     title = Text(page, lang)("title") if page in L._stems() else page
     k = f"_le:{gen}:{i}"
     with st.expander(t("step_head", k=i + 1, page=title)):
         b = st.columns(3)
         b[0].button("↑", key=f"{k}:up", disabled=i == 0, help=t("up"),
-                    on_click=lambda: _changed(D.move(w["text"], i, -1)))
+                    on_click=_op, args=(D.move, i, -1))
         b[1].button("↓", key=f"{k}:down", disabled=i == n - 1, help=t("down"),
-                    on_click=lambda: _changed(D.move(w["text"], i, 1)))
-        b[2].button("✕", key=f"{k}:del", help=t("delete"), on_click=lambda: _changed(D.delete(w["text"], i)))
+                    on_click=_op, args=(D.move, i, 1))
+        b[2].button("✕", key=f"{k}:del", help=t("delete"), on_click=_op, args=(D.delete, i))
         params = s.get("params") if isinstance(s.get("params"), dict) else {}
         st.text(", ".join(f"{a} = {v}" for a, v in params.items()) + (f"  preset = {s['preset']}" if s.get("preset")
                                                                       else ""))
@@ -287,8 +320,8 @@ def _step_editor(w: dict, i: int, n: int, s: dict, gen: int, lang: str, t: Text)
                                                 max_chars=L.MAX_TEXT, height=80)
         q = _question_fields(s.get("question") if isinstance(s.get("question"), dict) else {}, page, k, lang, t)
         if st.button(t("apply"), key=f"{k}:apply", type="primary"):
-            _changed(D.set_step(w["text"], i, {lg: texts[("instruction", lg)] for lg in L.LANGS},
-                                {lg: texts[("note", lg)] for lg in L.LANGS}, q))
+            _op(D.set_step, i, {lg: texts[("instruction", lg)] for lg in L.LANGS},
+                                {lg: texts[("note", lg)] for lg in L.LANGS}, q)
             st.rerun()
 
 
@@ -384,7 +417,7 @@ def _create(lid: str, text: str, t: Text, replace: bool = False) -> None:
         _show([str(exc)])
         return
     path = folder / f"{lid}.toml"
-    old, h = pf.read(path)
+    old, h = _read(path)
     if old and not replace:
         st.error(t("exists", id=lid))
         return

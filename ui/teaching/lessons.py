@@ -420,13 +420,16 @@ _lock = threading.Lock()
 _cache: dict = {}
 
 
-def _read(path: Path) -> str:
+def _load(path: Path, builtin: bool) -> Lesson:
+    """The lesson in file ``path``; a file that cannot be read, or is not UTF-8, is a problem too."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)
-        return raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        return f"# unreadable\n[lesson]\nid = 1\n# {type(exc).__name__}"
+        why = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else f"cannot be read ({exc.strerror})"
+        return Lesson(_fallback_id(str(path)), {}, {}, (), str(path), builtin, (f"{path.name}: {why}",))
+    return parse(text, str(path), builtin=builtin)
 
 
 def load_all() -> list[Lesson]:
@@ -440,10 +443,10 @@ def load_all() -> list[Lesson]:
     if got is not None and got[0] == key:
         return list(got[1])
     with _lock:
-        out = [parse(_read(p), str(p), builtin=True) for p in builtin]
+        out = [_load(p, True) for p in builtin]
         ids = {x.id for x in out}
         for p in own:
-            lesson = parse(_read(p), str(p), builtin=False)
+            lesson = _load(p, False)
             if lesson.id in ids:
                 lesson = _with_problem(lesson, f"{p.name}: has the id of a built-in lesson; this copy is "
                                                "the one opened by that id")
