@@ -150,3 +150,21 @@ def test_typed_choices_split_on_any_comma():
     assert r.split_options("only one") == ["only one"] and r.split_options("，，") == []
     assert r.split_options("x" * 100 + ",b", max_len=10) == ["x" * 10, "b"]
     assert len(r.split_options(",".join(str(i) for i in range(20)))) == 8
+
+
+def test_numbers_read_without_a_missing_unit_and_the_tolerance_as_judged():
+    """Issue 49, item 9: a page step's number is followed by its unit symbol, or by nothing when it
+    has none (before: "1.905 无单位", the answer box's description after the number); the tolerance
+    is said as :func:`verdict` judges it."""
+    from ui.teaching.responses import q_value, tolerance, verdict
+
+    bank = {"kind": "number", "digits": 4, "rtol": 0.25, "atol": 0.0,
+            "unit": {"en": "no unit", "zh": "无单位"}, "sym": {"en": "", "zh": ""}}
+    assert q_value(bank, "zh", 1.90512) == "1.905" and q_value(bank, "en", 1.90512) == "1.905"
+    rad = {**bank, "unit": {"en": "arc length, rad", "zh": "弧长，rad"}, "sym": {"en": "rad", "zh": "rad"}}
+    assert q_value(rad, "zh", 0.5) == "0.5 rad"
+    own = {"kind": "number", "unit": {"en": "m", "zh": "米"}}   # a lesson's own question: its unit
+    assert q_value(own, "zh", 2.0) == "2 米"
+    assert tolerance(bank, "zh") == "25%" and verdict(bank, 1.25, 1.0) and not verdict(bank, 1.26, 1.0)
+    clusters = {"kind": "number", "rtol": 0.0, "atol": 0.5, "sym": {"en": "", "zh": ""}}
+    assert tolerance(clusters, "en") == "0.5" and verdict(clusters, 3.4, 3.0) and not verdict(clusters, 3.6, 3.0)

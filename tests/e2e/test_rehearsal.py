@@ -4,8 +4,9 @@ The instructor (desktop, Chinese) signs in, opens a class on the home page and g
 "Push" and the question bank are there at once. Two phone students (390 px, Chinese and English)
 and a laptop student (English) join by the link and see, in the main area of the page (the phone's
 sidebar stays closed), each push, each question and each reveal. Two questions come from the page's
-bank, their exact values computed; one student answers ``1e16`` (the count, the histogram and
-Reveal stay), one reloads and changes their answer (counted once). The instructor reveals,
+bank, their exact values computed (each reaching the students with its step's instruction: issue
+49, item 2); one student answers ``1e16`` (the count, the histogram and Reveal stay), one reloads
+and changes their answer (counted once). The instructor reveals,
 releases the page's worked answers (they reach the students without a reload), reloads, opens the
 class console, downloads the results there and ends the class; every student is told.
 Screenshots: ``screenshots/rehearsal_*``.
@@ -23,6 +24,7 @@ from tests.e2e.conftest import ROOT
 from tests.e2e.test_instructor import MAIN, SB, STEM, T, button, open_class, open_nav_link, see, sign_in
 from tests.e2e.test_instructor_more import flip, pick, release_switch
 from ui.teaching import live, responses
+from ui.teaching.teacher import with_context
 from ui.kit.i18n import Text
 from ui.kit.predict import human, live_question
 from pages.two_point.predict import STEPS
@@ -166,11 +168,12 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     # question 1 from the bank: the SA half-angle, its exact value computed for the view
     values = {n: p.default for n, p in b.resolved(STEM).params.items()}
     steps = {s.id: s for s in STEPS}
-    q1 = live_question(steps["sa_end"], STEM, values)
+    q1 = with_context(live_question(steps["sa_end"], STEM, values), steps["sa_end"], STEM, values)
     _ask(teacher, q1, 1)
     truth = q1["truth"]
-    for pg, lang, _ in students:
+    for pg, lang, _ in students:   # with its instruction and its parameters, in each student's language
         _in_banner(pg, q1["prompt"][lang][:20])
+        _in_banner(pg, q1["instruction"][lang][:20])
     for pg, lang, name in students[:1]:
         _shot(pg, shots / f"rehearsal_{name}_question.png")
     (z, _, _), (e, _, _), (lap, _, _) = students

@@ -7,6 +7,8 @@ answers, pure); state in ``ui.teaching.class_store`` (in memory, or Redis with `
 """
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 from ui.teaching import class_store as cs
@@ -118,6 +120,36 @@ def context(q: dict, lang: str, ct: Text) -> None:
     about = (q.get("about") or {}).get(lang) if isinstance(q.get("about"), dict) else None
     if about:
         st.caption(ct("banner.about", params=about))
+
+
+_FOLD_JS = r"""
+export default function (component) {
+  // On a phone the open sidebar is a sheet over the page (assets/style.css): after joining a class or
+  // opening another page it is folded, once per new value of this element's data (per element key).
+  const msg = JSON.parse(typeof component.data === 'string' ? component.data : '{}');
+  const seen = (window.__tosFolded = window.__tosFolded || {});
+  if (seen[msg.key] === msg.token) return;
+  seen[msg.key] = msg.token;
+  if (!window.matchMedia('(max-width: 640px)').matches) return;
+  const side = document.querySelector('section[data-testid="stSidebar"]');
+  const fold = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+  if (side && fold && side.getAttribute('data-collapsed') === 'false') fold.click();
+}
+"""
+_fold = None
+
+
+def fold_sheet(key: str, token: str) -> None:
+    """On a phone, fold the sidebar sheet when ``token`` is new for ``key`` (a class joined, a page
+    opened): Streamlit keeps it open where the student opened it, over half of the screen. Streamlit
+    offers no public call for it (``st.set_page_config(initial_sidebar_state=...)`` gives way to the
+    state the browser stored when the student opened the sheet); a tiny component (public
+    ``st.components.v2``, no iframe) clicks the sidebar's own fold button; a wide screen: nothing."""
+    global _fold
+    if _fold is None:
+        _fold = st.components.v2.component("tos_fold_sheet", js=_FOLD_JS)
+    with st.container(key=f"tos_fold_{key}"):   # not drawn (assets/style.css)
+        _fold(key=f"_tos_fold_{key}", data=json.dumps({"key": key, "token": token}), width="stretch", height="content")
 
 
 def plain(text: str, head: str = "") -> None:

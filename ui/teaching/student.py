@@ -25,7 +25,7 @@ from ui.teaching import class_store as cs
 from ui.teaching import lesson_run
 from ui.teaching.live import (_BEAT, _CODE, _DOWN, _FOLLOW, _GO, _GONE, _LEFT, _PENDING, _REL, _SEEN, _STAMP,
                               _TOASTS, _VIEW, _WHO, BEAT_S, POLL_S, _ct, _page, _stems, _store, _toast, context,
-                              plain, titles)
+                              fold_sheet, plain, titles)
 from ui.teaching.responses import answer_id, histogram, parse_answer, q_prompt, q_value, tolerance, verdict
 from ui.kit.i18n import Text
 from ui.kit.page import page_shown, read_url_again
@@ -178,7 +178,7 @@ def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
     page = Text(stem, lang)("title") if stem in _stems() else ""
     prompt = q_prompt(q, lang)
     if q.get("step"):   # a page's step: its instruction (which experiment, which setting) and parameters
-        st.markdown(ct("banner.question", page=page, prompt=""))
+        st.markdown(ct("banner.head", page=page))
         context(q, lang, ct)
         st.markdown(f"**{prompt}**")
     else:   # the instructor's own text: shown literally, as ordinary text
@@ -372,6 +372,7 @@ def _student(lang: str, t: Text) -> None:
         return
     # the main area, above the page: on a phone the sidebar is closed
     with st.container(border=True, key="class_banner"):
+        fold_sheet("join", code)   # a phone: the sheet the code was typed in folds away
         box, poll = lesson_run.banner(code, _box, _poll, _who)   # a class running a lesson: its step view
         st.fragment(box)(code, lang, t)
         if s.get(_CODE) == code:

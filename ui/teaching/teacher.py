@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import streamlit as st
 
@@ -22,8 +23,8 @@ from ui.teaching import answers as _answers
 from ui.teaching import class_store as cs
 from ui.teaching import instructor
 from ui.teaching.answers import LAST_VIEW
-from ui.teaching.live import (_BANK, _SLOT, _TEACH, _VIEW_BANK, MAX_PROMPT, POLL_S, _ct, _short, _stems, _store,
-                              context, join_link, plain, qr_html, show_code,
+from ui.teaching.live import (_BANK, _CODE, _SLOT, _TEACH, _VIEW_BANK, MAX_PROMPT, POLL_S, _ct, _short, _stems, _store,
+                              context, fold_sheet, join_link, plain, qr_html, show_code,
                               titles)
 from ui.teaching.responses import (ADHOC_RTOL, histogram, q_prompt, q_value, results_csv, split_options,
                                    tolerance, verdict)
@@ -111,6 +112,21 @@ def present(code: str, ct: Text) -> None:
     here()
 
 
+class _Symbols:
+    """A page's texts whose parameter labels are cut to their symbol ("β：逆温度" -> "β"), for the
+    one-line list of a question's parameters (``ui.kit.predict._param_text`` cuts at dashes only)."""
+
+    def __init__(self, t: Text):
+        self.t = t
+
+    def has(self, key: str) -> bool:
+        return self.t.has(key)
+
+    def __call__(self, key: str, **fmt) -> str:
+        text = self.t(key, **fmt)
+        return re.split(r"：|: ", text)[0].strip() if key.endswith(".label") else text
+
+
 def with_context(q: dict, step, stem: str, values: dict) -> dict:
     """A bank question with what a student needs beside it, in every language: the step's own
     instruction (as under "Predict first": which experiment, which setting) and the parameters
@@ -120,7 +136,7 @@ def with_context(q: dict, step, stem: str, values: dict) -> dict:
     snap = snapshot(step, values)
     texts = {lang: Text(stem, lang) for lang in LANGS}
     q["instruction"] = {lang: t(f"predict.{step.id}.instruction", **step.args(values)) for lang, t in texts.items()}
-    q["about"] = {lang: _param_text(t, snap) for lang, t in texts.items()}
+    q["about"] = {lang: _param_text(_Symbols(t), snap) for lang, t in texts.items()}
     q["sym"] = {lang: (t(f"predict.{step.id}.sym") if t.has(f"predict.{step.id}.sym") else "")
                 for lang, t in texts.items()}   # the unit after a number (responses.q_value)
     return q
@@ -170,6 +186,8 @@ def on_page(ctx) -> None:
     instructor with an open class, draw "Push" and the question box in the panel's place, for
     this page, in this very run (the panel is drawn before the page)."""
     st.session_state[LAST_VIEW] = {"stem": ctx.stem, "values": dict(ctx.values), "query": dict(ctx.query)}
+    if st.session_state.get(_CODE):   # a student in a class, on a phone: the sheet folds on a new page
+        fold_sheet("page", ctx.stem)
     got = st.session_state.pop(_SLOT, None)
     if not got:
         return
