@@ -284,3 +284,25 @@ def test_the_documented_example_is_a_valid_lesson():
     bad = example.replace("correct = 2", "correct = 3")
     assert ("week3.toml: step 3: question: correct: the number of the right option, 1 to 2 (leave it out for a "
             "poll), got 3") in L.parse(bad, "week3.toml").problems
+
+
+def test_editing_the_text_keeps_comments_and_reports_what_no_longer_fits():
+    from ui.teaching import lesson_doc as D
+
+    text = (L.BUILTIN_DIR / "depth_width.toml").read_text(encoding="utf-8")
+    comments = [x for x in text.splitlines() if x.startswith("#")]
+    t2 = D.set_view(text, 0, "two_point", {"beta": 2.0, "theta0": 0.5})
+    lesson = L.parse(t2, "depth_width.toml")
+    assert "depth_width.toml: step 1: question: bank: 'variance' is not a question of two_point " \
+           "(its questions: smaller, sa_end, energy0); question left out" in lesson.problems
+    assert lesson.steps[0].values()["theta0"] == 0.5
+    assert lesson.steps[0].instruction == _shipped("depth_width").steps[0].instruction
+    t3 = D.set_step(t2, 0, {"en": "a"}, {}, {"kind": "bank", "bank": "energy0"})
+    assert L.parse(t3, "depth_width.toml").problems == ()
+    t4 = D.move(D.delete(t3, 8), 0, 1)
+    steps = L.parse(t4, "depth_width.toml").steps
+    assert [s.page for s in steps[:2]] == ["depth_sum", "two_point"] and len(steps) == 8
+    assert [x for x in t4.splitlines() if x.startswith("#")] == comments
+    assert D.move(t4, 0, -1) == t4 and D.delete(t4, 99) == t4   # out of range: nothing changes
+    assert D.check(D.set_head(t4, title={"en": "", "zh": ""}), "x.toml") == ["x.toml: lesson: title: missing (give "
+                                                                             "title.en and title.zh)"]

@@ -88,6 +88,23 @@ def add_step(text: str, page: str, params: dict, at: int | None = None) -> str:
     return tomlkit.dumps(doc)
 
 
+def set_view(text: str, i: int, page: str, params: dict) -> str:
+    """Step ``i`` shows ``page`` at ``params`` (its preset, if any, dropped); texts and question kept
+    (a bank question of another page is then reported by :func:`check`)."""
+    doc = _doc(text)
+    steps = _steps(doc)
+    if not 0 <= i < len(steps):
+        return text
+    tbl = steps[i]
+    tbl["page"] = page
+    vals = tomlkit.inline_table()
+    vals.update({k: v for k, v in params.items() if isinstance(v, (bool, int, float, str))})
+    tbl["params"] = vals
+    if "preset" in tbl:
+        del tbl["preset"]
+    return tomlkit.dumps(doc)
+
+
 def move(text: str, i: int, d: int) -> str:
     """Step ``i`` moved by ``d`` places (its own comments go with it)."""
     doc = _doc(text)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -65,6 +66,18 @@ def _read(path: Path) -> tuple[str, str]:
     except OSError:
         raw = b""
     return raw.decode("utf-8", "replace"), pf.digest(raw)
+
+
+def _root() -> str:
+    """The app's address ending in ``/`` (as the share link builds it: ``ui.kit.share.share_base``),
+    or "" when unknown (no browser, a Host header that is not a host)."""
+    from ui.kit.share import share_base
+
+    try:
+        base = share_base("", st.context.headers.get("Host"), st.context.headers.get("X-Forwarded-Proto"))
+    except Exception:  # noqa: BLE001 - no browser context (tests)
+        base = ""
+    return base if base.endswith("/") else ""
 
 
 def _flash(key: str, **fmt) -> None:
@@ -133,9 +146,14 @@ def _preview(lesson: L.Lesson, lang: str, t: Text) -> None:
     st.subheader(t("step_of", k=i + 1, n=n, page=Text(step.page, lang)("title")))
     st.caption(t("view_params"))
     st.text(", ".join(f"{k} = {v}" for k, v in step.values().items()))
-    if st.button(t("open_view"), key="_le_open", icon=":material/open_in_new:", help=t("open_view_help")):
+    c = st.columns(2)
+    if c[0].button(t("open_view"), key="_le_open", icon=":material/open_in_new:", help=t("open_view_help")):
         read_url_again()
         st.switch_page(_page(step.page, lang), query_params={**step.query(), "lang": lang})
+    root = _root()
+    if root:   # the same view in a new tab (or on another device): its link, every parameter in it
+        c[1].link_button(t("open_link"), f"{root}{step.page}?{urlencode({**step.query(), 'lang': lang})}",
+                         icon=":material/link:")
     with st.container(border=True):
         st.caption(t("student_sees"))
         if step.instruction:
@@ -303,7 +321,10 @@ def _step_editor(i: int, n: int, s: dict, gen: int, lang: str, t: Text) -> None:
     title = Text(page, lang)("title") if page in L._stems() else page
     k = f"_le:{gen}:{i}"
     with st.expander(t("step_head", k=i + 1, page=title)):
-        b = st.columns(3)
+        b = st.columns(4)
+        view = st.session_state.get(LAST_VIEW) or {}
+        b[3].button(t("use_view"), key=f"{k}:view", disabled=not view.get("stem"), help=t("use_view_help"),
+                    on_click=_op, args=(D.set_view, i, view.get("stem"), dict(view.get("values") or {})))
         b[0].button("↑", key=f"{k}:up", disabled=i == 0, help=t("up"),
                     on_click=_op, args=(D.move, i, -1))
         b[1].button("↓", key=f"{k}:down", disabled=i == n - 1, help=t("down"),
@@ -469,12 +490,7 @@ def _take_home(lesson: L.Lesson, lang: str, t: Text) -> None:
     from ui.teaching import lesson_export as X
 
     st.markdown(t("home_intro"))
-    try:   # the app's address, for the handout's links to each view (none when unknown)
-        from ui.kit.share import share_base
-
-        base = share_base("", st.context.headers.get("Host"), st.context.headers.get("X-Forwarded-Proto"))
-    except Exception:  # noqa: BLE001 - no browser context (tests)
-        base = ""
+    base = _root()   # the app's address, for the handout's links to each view (none when unknown)
     if not lesson.steps:
         st.info(t("no_steps"))
         return
