@@ -56,12 +56,22 @@ def test_attention_first_truths():
     e = -(math.exp(2.5) + math.exp(2.5 * math.cos(2.0))) / (4 * 2.5)
     assert abs(q[2]["truth"] - e) <= 1e-12 * abs(e)
     assert q[3]["kind"] == "text" and q[3]["truth"] is None and q[3]["step"] is None
+    # 6: "its hypothesis does not hold": no open hemisphere holds these 64 starting tokens. The margin
+    # max_w min_i <w, z_i> from sim's linear programme is negative, and no token direction does better
+    from sim import hemisphere as hs
+
+    assert q[5]["truth"] == "c" and "hypothesis" in q[5]["labels"]["en"]["c"]
+    v = s[5].values()
+    Z0 = hs.cap_uniform(v["n"], v["d"], math.radians(v["cap"]), seed=v["seed"])
+    assert hs.hemisphere_direction(Z0)[1] < -0.1
+    assert np.max(np.min(Z0 @ Z0.T, axis=1)) < 0     # a simple check: no token's own hemisphere holds all
     # 7: n evenly spaced points are at pi/(2n) from the uniform measure
     assert abs(q[6]["truth"] - math.pi / 64) <= 1e-12
     # 8: the stability constant ((1+b) + (1+2b)e^{2b})/(1-dt) at b = 1, dt = 0.1
     c = (2 + 3 * np.exp(2.0)) / 0.9
     assert abs(ms.stability_constant(1.0, 0.1) - c) <= 1e-12 * c
     assert abs(q[7]["truth"] - c) <= 1e-3 * c
+    assert round(c * 4) == 107 and f"{math.pi / 64:.3f}" == "0.049"   # the notes' e^{107} and 0.049
     assert [x["lesson_step"] for x in q] == list(range(len(s)))
 
 
@@ -81,7 +91,7 @@ def test_depth_width_truths():
     assert abs(q[2]["truth"] - math.log2(13.7 / 7.3)) <= 1e-12
     # (1 + 1/L)^L -> e: option 2 ("e")
     assert q[3]["truth"] == "b" and q[3]["labels"]["en"]["b"] == "e"
-    assert abs((1 + 1 / 64) ** 64 - math.e) < 0.05
+    assert abs((1 + 1 / 64) ** 64 - math.e) < 0.05 and f"{(1 + 1 / 64) ** 64:.2f}" == "2.70"   # the note's value
     # the lazy parameter slope: the same sweep run here through sim/ and fitted by NumPy
     xs, ys = W.dataset("three_points")
     sw = W.width_sweep(WV.SWEEP_NS, 4.0, WV.sweep_step(4.0, xs.size), 0, xs, ys, start="paired")
