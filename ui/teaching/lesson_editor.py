@@ -28,6 +28,7 @@ from ui.teaching.responses import q_prompt, q_value
 from ui.kit.i18n import Text
 from ui.kit.lang import current_lang
 from ui.kit.page import read_url_again
+from ui.kit.safe import literal
 
 URL_PATH = "instructor_lessons"
 _SEL = "_le_sel"          # session: the source (file path) of the lesson shown
@@ -190,7 +191,7 @@ def _question(step: L.Step, lang: str, t: Text) -> None:
         st.text("\n".join(f"{k + 1}. {q_value(q, lang, o)}" for k, o in enumerate(q["options"])))
     unit = _tr(q.get("unit") or {}, lang)
     if unit:
-        st.caption(t("unit", unit=unit))
+        st.text(t("unit", unit=unit))   # an own question's unit is typed: shown literally
     with st.expander(t("answer"), icon=":material/visibility:"):
         if kind == "text":
             st.caption(t("answer_text"))
@@ -317,8 +318,8 @@ def _save_row(w: dict, problems: list[str], t: Text) -> None:
 
 
 def _step_editor(i: int, n: int, s: dict, gen: int, lang: str, t: Text) -> None:
-    page = s.get("page") if isinstance(s.get("page"), str) else "?"
-    title = Text(page, lang)("title") if page in L._stems() else page
+    page = s.get("page") if isinstance(s.get("page"), str) else repr(s.get("page"))
+    title = Text(page, lang)("title") if page in L._stems() else literal(page)   # a label renders Markdown
     k = f"_le:{gen}:{i}"
     with st.expander(t("step_head", k=i + 1, page=title)):
         b = st.columns(4)
