@@ -178,3 +178,33 @@ def test_broken_own_lessons_are_listed_with_their_problems_and_the_page_stays_us
         assert at.button(key="_le_save").disabled   # a lesson with problems is never written
         # a typed value in a label (they render Markdown) is one inert code span
         assert not any("http://e.org" in x.label and "`" not in x.label for x in at.expander), name
+
+
+def test_new_lesson_from_the_current_view_and_upload(own):
+    at = signed_in("measures")
+    at.slider(key="n").set_value(64).run()
+    open_page(at, E.URL_PATH)
+    at.run()
+    at.text_input(key="_le_new_id").input("week3")
+    at.text_input(key="_le_new_title").input("Week 3 <b>").run()
+    at.button(key="_le_create").click().run()
+    assert not at.exception
+    mine = L.get("week3")
+    assert mine is not None and not mine.builtin and mine.problems == () and mine.title["zh"] == "Week 3 <b>"
+    assert [s.page for s in mine.steps] == ["measures"] and mine.steps[0].values()["n"] == 64
+    assert at.selectbox(key=E._SEL).value == mine.source
+    at.button(key="_le_create").click().run()        # the same name again: refused, the file kept
+    assert any("already have a lesson named week3" in e.value for e in at.error)
+    # an upload with a problem: named by the uploaded file's name, nothing written
+    good = (L.BUILTIN_DIR / "attention_first.toml").read_text(encoding="utf-8").replace(
+        'id = "attention_first"', 'id = "week3"')
+    bad = good.replace("beta = 2.5", "beta = 99.0", 1)
+    at.file_uploader(key="_le_upload_0").upload("from_colleague.toml", bad.encode(), "application/toml").run()
+    assert any(c.value.startswith("from_colleague.toml: step 3: params.beta: 99.0 is outside") for c in at.code)
+    assert not [b for b in at.button if b.key == "_le_upload_save"]
+    at.file_uploader(key="_le_upload_0").upload("from_colleague.toml", good.encode(), "application/toml").run()
+    before = (own / "week3.toml").read_text(encoding="utf-8")
+    at.button(key="_le_upload_save").click().run()    # replaces my week3, the old one is the backup
+    assert not at.exception
+    assert L.get("week3").title["en"] == "Attention moves tokens: a first lesson" and len(L.get("week3").steps) == 8
+    assert pf.backup_path(own / "week3.toml").read_text(encoding="utf-8") == before
