@@ -25,9 +25,12 @@ from ui.teaching import instructor
 from ui.teaching import lesson_store as ls
 from ui.teaching import lessons as _lessons
 from ui.teaching.lesson_run import ENTRY, _said, _text, final, question_of
-from ui.teaching.live import _TEACH, _store, for_phones, join_link, qr_svg
+from ui.teaching.live import _TEACH, POLL_S, _store, for_phones, join_link, qr_svg
 from ui.teaching.responses import histogram, q_prompt, q_value
 from ui.kit.i18n import Text
+
+
+BOARD_S = 3 * POLL_S   # the dashboard's redraw
 
 
 def _bt(lang: str) -> Text:
@@ -100,7 +103,7 @@ def console_start(lang: str) -> None:
     left.markdown(bt("board.self_link", title=_text(lesson.title, lang)[:80].replace("*", "")))
     left.code(link, language=None, wrap_lines=True)
     right.image(qr_svg(for_phones(link)), width=200)
-    board(pick, run, lesson, lang)
+    board(pick, lesson, lang)
 
 
 def console_live(code: str, lang: str) -> None:
@@ -116,7 +119,7 @@ def console_live(code: str, lang: str) -> None:
                 st.rerun()
         return
     _controls(code, run, lesson, lang)
-    board(code, run, lesson, lang)
+    board(code, lesson, lang)
 
 
 def _controls(code: str, run: dict, lesson, lang: str) -> None:
@@ -183,9 +186,17 @@ def _cell(q: dict | None, rec: dict | None, here: bool) -> str:
     return ("▶ " if here else "") + mark
 
 
-def board(rid: str, run: dict, lesson, lang: str) -> None:
-    """Students × steps, each step's answers, snapshots and the CSV (live and self-paced alike)."""
+def board(rid: str, lesson, lang: str) -> None:
+    """Students × steps, each step's answers, snapshots and the CSV (live and self-paced alike);
+    redrawn every ``BOARD_S`` seconds (a fragment: answers arrive without a click)."""
+    st.fragment(run_every=BOARD_S)(_board)(rid, lesson, lang)
+
+
+def _board(rid: str, lesson, lang: str) -> None:
     bt = _bt(lang)
+    run = _runs().run(rid)
+    if run is None:
+        return
     people, nicks, pos, recs = _people(rid)
     qs = {s.index: question_of(lesson, s, lang) for s in lesson.steps}
     st.markdown(bt("board.title", n=len(people)))
@@ -200,7 +211,10 @@ def board(rid: str, run: dict, lesson, lang: str) -> None:
         rows = {bt("board.student"): [label(w) for w in people]}
         for k, c in enumerate(cols):
             rows[c] = [_cell(qs[k], recs.get(k, {}).get(w), pos.get(w, where) == k) for w in people]
-        st.dataframe(rows, hide_index=True, key="lsn_grid", width="stretch")
+        import pandas as pd
+
+        with st.container(key="lsn_grid"):   # a plain table: large on a projector, text in the page
+            st.table(pd.DataFrame(rows).set_index(bt("board.student")))
         st.caption(bt("board.legend"))
     _step_answers(rid, run, lesson, qs, recs, nicks, lang)
     st.download_button(bt("board.csv"), data=lambda: lesson_csv(rid, lesson, qs, lang), key=f"_lsn_csv_{rid}",
@@ -228,12 +242,14 @@ def _step_answers(rid, run, lesson, qs, recs, nicks, lang) -> None:
     if not items:
         st.caption(bt("board.no_answers"))
         return
-    if q.get("kind") == "text":
-        for w, text in items.items():
-            st.caption(nicks[w] if run["names"] and nicks.get(w) else ls.anon(w))
+    st.caption(bt("board.pick"))
+    picked = []
+    for w, text in items.items():   # each answer as typed (inert), and a box to pick it for the snapshot
+        who = nicks[w] if run["names"] and nicks.get(w) else ls.anon(w)
+        with st.container(horizontal=True, vertical_alignment="center", key=f"lsn_ans_{k}_{ls.anon(w)[1:]}"):
+            if st.checkbox(bt("board.pick_one", who=ls.clean_nick(who)), key=f"_lsn_snap_{rid}_{k}_{ls.anon(w)[1:]}"):
+                picked.append(w)
             _said(text)
-    picked = st.multiselect(bt("board.pick"), list(items), key=f"_lsn_pick_{rid}_{k}", max_selections=ls.MAX_SNAPSHOT,
-                            format_func=lambda w: items[w][:60])
     c1, c2 = st.columns(2)
     if c1.button(bt("board.show"), key=f"_lsn_show_{rid}_{k}", disabled=not picked, icon=":material/slideshow:"):
         shown = [f"{nicks[w]}: {items[w]}" if run["names"] and nicks.get(w) else items[w] for w in picked]
