@@ -11,7 +11,7 @@ from ui.teaching.live import _CODE, _SLOT, _TEACH, POLL_S, _ct, _page, _short, _
 from ui.teaching.responses import q_prompt, q_value
 from ui.teaching.student import _student
 from ui.teaching.teacher import (_live_answers, _pushed_bank, _results_and_close, _teacher, ask, join_box,
-                                 last_results)
+                                 last_results, params_line)
 from ui.kit.i18n import Text
 from ui.kit.page import read_url_again
 
@@ -72,7 +72,8 @@ def _console_state(code: str, lang: str, ct: Text, t: Text) -> None:
     version, view, _ = _store().current(code)
     if view and view.get("page") in _stems():
         title = Text(view["page"], lang)("title")
-        params = ", ".join(f"{k} = {v}" for k, v in (view.get("query") or {}).items() if k != "preset")
+        params = params_line(Text(view["page"], lang), ((k, v) for k, v in (view.get("query") or {}).items()
+                                                        if k not in ("preset", "lang", "class")))
         st.markdown(ct("console.pushed", page=title, v=version))
         st.caption(params)
         cols = st.columns(3)

@@ -127,6 +127,12 @@ class _Symbols:
         return re.split(r"：|: ", text)[0].strip() if key.endswith(".label") else text
 
 
+def params_line(t: Text, items) -> str:
+    """``β = 9, τ = 60, …``: parameters ``(name, value)`` of the page whose texts are ``t``, by their
+    symbols, options by their menu text (a question's parameters, the console's pushed view)."""
+    return _param_text(_Symbols(t), tuple(items))
+
+
 def with_context(q: dict, step, stem: str, values: dict) -> dict:
     """A bank question with what a student needs beside it, in every language: the step's own
     instruction (as under "Predict first": which experiment, which setting) and the parameters
@@ -136,7 +142,7 @@ def with_context(q: dict, step, stem: str, values: dict) -> dict:
     snap = snapshot(step, values)
     texts = {lang: Text(stem, lang) for lang in LANGS}
     q["instruction"] = {lang: t(f"predict.{step.id}.instruction", **step.args(values)) for lang, t in texts.items()}
-    q["about"] = {lang: _param_text(_Symbols(t), snap) for lang, t in texts.items()}
+    q["about"] = {lang: params_line(t, snap) for lang, t in texts.items()}
     q["sym"] = {lang: (t(f"predict.{step.id}.sym") if t.has(f"predict.{step.id}.sym") else "")
                 for lang, t in texts.items()}   # the unit after a number (responses.q_value)
     return q

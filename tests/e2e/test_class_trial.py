@@ -1,0 +1,176 @@
+"""What a teacher met in a class trial (issue 49), in Chromium: one Chinese teacher at 1400 x 900, one
+Chinese student on a phone (390 x 844, touch), one server (memory store).
+
+Each step names the point of the issue it checks and what it caught on the code before the fix:
+
+* item 6 — the phone's sidebar sheet folds after joining by the typed code and after opening a page
+  from the sidebar (before: it stayed open over the lower half of the screen); the teacher's sidebar
+  counts the student without a rerun (before: "0" until the panel was drawn again);
+* item 8 — a held class is said in the banner, and the hold's toast shows once (before: a toast
+  only, and shown a second time by the poll's trip back to the held page);
+* item 2 — a bank question reaches the student with its step's instruction and the parameters it is
+  about, and the teacher sees the same before asking (before: the bare question);
+* item 3 — the release toast names the page; answers released during the class are withdrawn when it
+  ends and the console says so (before: "a page's answers", and they stayed public);
+* item 6 — once the class was sent another view, the revealed question and its histogram are folded
+  away on the phone's first screen (before: they filled it);
+* item 7 — the console in projector mode at 1400 x 900: the QR code above the fold with a text
+  alternative naming its address, the code as its own large element, the link box's copy icon beside
+  the link (before: the QR below the fold, no alternative text, a ~20 px word in a sentence, the icon
+  over the port).
+
+Screenshots: ``screenshots/class_trial_*`` (the phone during a question, the console on a projector).
+"""
+from __future__ import annotations
+
+from harness import browser as b
+from harness.browser import WAIT_MS
+from tests.e2e.test_instructor import MAIN, SB, STEM, T, button, open_class, open_nav_link, see, sign_in
+from tests.e2e.test_instructor_more import flip, release_switch
+from tests.e2e.test_rehearsal import BANNER, PHONE, C, _answer, _ask, _in_banner, _reveal, _shot, people  # noqa: F401
+from ui.teaching import responses
+from ui.kit.i18n import Text
+from ui.kit.predict import live_question
+from ui.teaching.teacher import with_context
+from pages.two_point.predict import STEPS
+
+OTHER = "hemisphere"
+
+#: every toast the page shows, by its text, as it is added (the count of a toast shown twice is 2)
+TOASTS_JS = """
+window.__toasts = [];
+new MutationObserver((ms) => {
+  for (const m of ms) for (const n of m.addedNodes) {
+    if (n.nodeType !== 1) continue;
+    const found = n.matches('[data-testid="stToast"]') ? [n] : [...n.querySelectorAll('[data-testid="stToast"]')];
+    for (const t of found) window.__toasts.push(t.innerText);
+  }
+}).observe(document, {subtree: true, childList: true});
+"""
+
+SHEET_OPEN_JS = """() => { const s = document.querySelector('section[data-testid="stSidebar"]');
+  return !!s && s.getAttribute('data-collapsed') === 'false'; }"""
+
+
+def _sheet_folds(pg) -> None:
+    pg.wait_for_function(f"() => !({SHEET_OPEN_JS})()", timeout=WAIT_MS)
+
+
+def _open_sheet(pg) -> None:
+    if not pg.evaluate(SHEET_OPEN_JS):
+        pg.locator('[data-testid="stExpandSidebarButton"]').first.click()
+    pg.wait_for_function(SHEET_OPEN_JS, timeout=WAIT_MS)
+
+
+def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots):  # noqa: F811 - the fixture
+    tz, cz, pz = T("zh"), C("zh"), Text(STEM, "zh")
+    teacher = people(viewport={"width": 1400, "height": 900})
+    b.goto(teacher, f"{teacher_server}/?lang=zh")
+    sign_in(teacher, "zh")
+    see(teacher, tz("signin.signed_in"), SB)
+    link, code = open_class(teacher, teacher_server, "zh")
+    open_nav_link(teacher, pz("title"))
+    teacher.locator(".st-key-_class_qn").wait_for(timeout=WAIT_MS)
+
+    # item 6: the phone joins by typing the code in the sidebar sheet; the sheet folds
+    phone = people(viewport=PHONE, is_mobile=True, has_touch=True)
+    phone.add_init_script(TOASTS_JS)
+    b.goto(phone, f"{teacher_server}/?lang=zh")
+    _open_sheet(phone)
+    phone.locator(f'{SB} [data-testid="stExpander"] summary', has_text=tz("class.join_title")).click()
+    box = phone.locator(".st-key-_class_join_code input")
+    box.fill(code)
+    box.press("Enter")
+    b.wait_ready(phone)
+    button(phone, tz("class.join"), SB).click()
+    _in_banner(phone, code)
+    _sheet_folds(phone)
+    # item 6: the teacher's sidebar counts the student (before: the count read once, 0, until a rerun)
+    see(teacher, cz("teacher.present", n=1), SB)
+    # ... and after opening another page from the sheet
+    _open_sheet(phone)
+    open_nav_link(phone, Text(OTHER, "zh")("title"))
+    phone.wait_for_function(f"() => location.pathname.endsWith('/{OTHER}')", timeout=WAIT_MS)
+    _sheet_folds(phone)
+
+    # item 8: the teacher holds the class on the lesson page: the banner says so; one toast
+    teacher.locator(".st-key-_class_hold label").first.click()
+    b.wait_ready(teacher)
+    button(teacher, tz("class.push"), SB).click()
+    phone.wait_for_function(f"() => location.pathname.endsWith('/{STEM}')", timeout=WAIT_MS)
+    held = cz("banner.held", code=code, page=pz("title")).split("**")[-1].strip()
+    _in_banner(phone, held[:12])
+    phone.wait_for_timeout(6_000)   # the poll's trips meanwhile: no second toast
+    toasts = phone.evaluate("() => window.__toasts")
+    assert sum(cz("toast.held") in x for x in toasts) == 1, toasts
+    teacher.locator(".st-key-_class_hold label").first.click()   # hold off again
+    b.wait_ready(teacher)
+
+    # item 2: a bank question with its instruction and parameters, for the teacher and the student
+    values = {n: p.default for n, p in b.resolved(STEM).params.items()}
+    step = next(s for s in STEPS if s.id == "sa_end")
+    q = with_context(live_question(step, STEM, values), step, STEM, values)
+    _ask(teacher, q, 1)
+    see(teacher, q["instruction"]["zh"][:12], SB)
+    _in_banner(phone, q["prompt"]["zh"][:12])
+    _in_banner(phone, q["instruction"]["zh"][:12])
+    _in_banner(phone, q["about"]["zh"][:12])
+    b.wait_ready(phone)
+    _shot(phone, shots / "class_trial_phone_zh_question.png")
+    _answer(phone, "zh", 1, q["truth"])
+    _reveal(teacher, 1)
+    _in_banner(phone, cz("banner.right", tol=responses.tolerance(q, "zh")))
+
+    # item 3: the release toast names the page
+    release_switch(teacher).scroll_into_view_if_needed()
+    flip(teacher, True, "zh")
+    phone.wait_for_function("(t) => window.__toasts.some((x) => x.includes(t))",
+                            arg=cz("toast.released", pages=pz("title")), timeout=WAIT_MS)
+
+    # item 6: the class moves on to another page: the revealed question folds away on the phone
+    open_nav_link(teacher, Text(OTHER, "zh")("title"))
+    teacher.locator(".st-key-_class_push button").wait_for(timeout=WAIT_MS)
+    b.wait_ready(teacher)
+    button(teacher, tz("class.push"), SB).click()
+    phone.wait_for_function(f"() => location.pathname.endsWith('/{OTHER}')", timeout=WAIT_MS)
+    _in_banner(phone, cz("banner.earlier", n=1))
+    b.wait_ready(phone)
+    banner = phone.locator(BANNER).first
+    assert not banner.locator("text=" + q["prompt"]["zh"][:12]).first.is_visible()
+    chart = banner.locator('[data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]').first
+    assert not chart.is_visible()
+
+    # item 7: the console on a projector at 1400 x 900
+    open_nav_link(teacher, cz("title"))
+    qr = teacher.locator(f"{MAIN} .tos-class-qr img").first
+    qr.wait_for(timeout=WAIT_MS)
+    teacher.locator(".st-key-projector label").first.click()          # the sidebar's projector switch
+    teacher.wait_for_function("() => parseFloat(getComputedStyle(document.documentElement).fontSize) > 20",
+                              timeout=WAIT_MS)
+    b.wait_ready(teacher)
+    teacher.evaluate("() => window.scrollTo(0, 0)")
+    box = qr.bounding_box()
+    assert box["y"] + box["height"] <= 900, box                      # above the fold
+    assert code in (qr.get_attribute("alt") or "")                   # a text alternative: its address
+    value = teacher.locator(f"{MAIN} .tos-class-code-value").first
+    assert value.inner_text().strip() == code
+    assert float(value.evaluate("(e) => parseFloat(getComputedStyle(e).fontSize)")) >= 60
+    assert value.evaluate("(e) => e.getBoundingClientRect().right"
+                          " <= e.closest('[data-testid=\"stColumn\"]').getBoundingClientRect().right + 1")  # fits
+    gap = teacher.locator(f'{MAIN} [class*="st-key-tos_class_link"] [data-testid="stCode"]').first.evaluate(
+        """(e) => { const pre = e.querySelector('pre'), btn = e.querySelector('button');
+                    if (!btn) return 1e9;
+                    const r = document.createRange(); r.selectNodeContents(pre.querySelector('code') || pre);
+                    const text = [...r.getClientRects()].reduce((m, x) => Math.max(m, x.right), 0);
+                    return btn.getBoundingClientRect().left - text; }""")
+    assert gap >= 0, gap                                               # the copy icon beside the text
+    _shot(teacher, shots / "class_trial_console_zh_projector_1400x900.png")
+
+    # item 3: ending the class withdraws the answers released during it, and says so
+    button(teacher, tz("class.close"), MAIN).click()
+    button(teacher, tz("class.close_yes"), MAIN).click()
+    see(teacher, cz("teacher.withdrawn", pages=pz("title"))[:10], MAIN)
+    b.goto(phone, f"{teacher_server}/{STEM}?lang=zh")
+    b.wait_ready(phone)
+    assert phone.locator(f'{MAIN} [data-testid="stExpander"] summary',
+                         has_text=T("zh")("answers.title", i=1)).count() == 0
