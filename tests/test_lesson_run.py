@@ -3,7 +3,7 @@ the shipped lesson "attention_first" live from the class console, students follo
 answer (a wrong number gets a second try; the truth is not in what a student's page holds before
 the reveal), pacing, pause (the page is not drawn), nicknames hidden until shown, a snapshot, the
 CSV; and a student alone at their own pace, whose progress survives a new session (a reload,
-another device) and is on the teacher's dashboard. Memory store."""
+another device) and is on the teacher's dashboard (memory store), and a replica change (Redis)."""
 from __future__ import annotations
 
 import csv
@@ -12,6 +12,7 @@ import io
 import pytest
 
 from tests._instructor import router_only, teacher_with_class  # noqa: F401 - fixture
+from tests.test_instructor_class import redis_url  # noqa: F401 - fixture
 from tests.conftest import app_test, open_page
 from ui.teaching import class_store as cs
 from ui.teaching import console, dashboard, lesson_run
@@ -247,3 +248,35 @@ def test_pacing_range():
     assert not lesson_run.final({"kind": "number", "truth": 1.0}, {"tries": 1, "right": False})
     assert lesson_run.final({"kind": "number", "truth": 1.0}, {"tries": 2, "right": False})
     assert lesson_run.final({"kind": "choice", "truth": "a"}, {"tries": 1, "right": False})
+
+
+def test_self_paced_progress_survives_a_replica_change(monkeypatch, redis_url):  # noqa: F811
+    """Redis: a student starts alone (no teacher online, no instructor mode), answers, moves on;
+    another replica (its own connection, a new session from the same link with the token) goes
+    on at the same step with the answer kept and revealed."""
+    monkeypatch.setenv(cs.REDIS_ENV, redis_url)
+    first = ls.get_lessons()
+    assert isinstance(first, ls.RedisLessons)
+    rid = ls.new_run_id()
+    first.start(rid, LESSON, "self")
+    lesson = lessons.get(LESSON)
+    s = app_test("home", {"lesson": rid, "lang": "zh"})
+    s.button(key="FormSubmitter:_lsn_start_form-开始课程").click().run()
+    tok = s.session_state["_lsn_self"][1]
+    q = lessons.step_question(lesson.steps[0], "zh")
+    s.radio(key=f"_lsn_in_{rid}_0").set_value(q["truth"])
+    s.button(key=f"_lsn_send_{rid}_0").click().run()
+    assert any(responses.q_value(q, "zh", q["truth"]) in x.value for x in s.success)
+    s.button(key="_lsn_next").click().run()
+    assert "第 2 步，共 8 步" in _md(s)
+
+    monkeypatch.setattr(cs, "_store", None)        # another replica: nothing of this process's state
+    monkeypatch.setattr(ls, "_lessons", None)
+    again = app_test("home", {"lesson": rid, "me": tok, "lang": "zh"})
+    assert not again.exception and ls.get_lessons() is not first
+    assert "第 2 步，共 8 步" in _md(again)
+    again.button(key="_lsn_back").click().run()
+    assert "第 1 步，共 8 步" in _md(again)
+    assert any(responses.q_value(q, "zh", q["truth"]) in x.value for x in again.success)   # kept, no new try
+    assert not [w for w in again.button if w.key == f"_lsn_send_{rid}_0"]
+    assert ls.get_lessons().mine(rid, 0, tok)["tries"] == 1

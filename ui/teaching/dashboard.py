@@ -21,6 +21,7 @@ import io
 
 import streamlit as st
 
+from ui.teaching import class_store as cs
 from ui.teaching import instructor
 from ui.teaching import lesson_store as ls
 from ui.teaching import lessons as _lessons
@@ -28,6 +29,7 @@ from ui.teaching.lesson_run import ENTRY, _said, _text, final, question_of
 from ui.teaching.live import _TEACH, POLL_S, _store, for_phones, join_link, qr_svg
 from ui.teaching.responses import histogram, q_prompt, q_value
 from ui.kit.i18n import Text
+from ui.kit.safe import literal
 
 
 BOARD_S = 3 * POLL_S   # the dashboard's redraw
@@ -100,7 +102,9 @@ def console_start(lang: str) -> None:
         return
     link = join_link("X").split("?", 1)[0] + f"?{ENTRY}={pick}"
     left, right = st.columns([2, 1])
-    left.markdown(bt("board.self_link", title=_text(lesson.title, lang)[:80].replace("*", "")))
+    with left:
+        _said(_text(lesson.title, lang), 120, "tos-lesson-title")   # the teacher's text: inert
+        st.markdown(bt("board.self_link"))
     left.code(link, language=None, wrap_lines=True)
     right.image(qr_svg(for_phones(link)), width=200)
     board(pick, lesson, lang)
@@ -125,7 +129,8 @@ def console_live(code: str, lang: str) -> None:
 def _controls(code: str, run: dict, lesson, lang: str) -> None:
     bt, n, i = _bt(lang), len(lesson.steps), min(run["step"], len(lesson.steps) - 1)
     step = lesson.steps[i]
-    st.subheader(bt("board.live_title", title=_text(lesson.title, lang)[:80].replace("*", "")))
+    st.subheader(bt("board.live_title"))
+    _said(_text(lesson.title, lang), 120, "tos-lesson-title")
     with st.container(horizontal=True, vertical_alignment="center", key="lsn_controls"):
         if st.button(bt("back"), key="_lsn_t_back", icon=":material/arrow_back:", disabled=i == 0):
             push_step(code, lesson, i - 1, lang)
@@ -193,6 +198,13 @@ def board(rid: str, lesson, lang: str) -> None:
 
 
 def _board(rid: str, lesson, lang: str) -> None:
+    try:
+        _board_now(rid, lesson, lang)
+    except cs.STORE_ERRORS:   # the store unreachable: said in words; the next redraw tries again
+        st.warning(Text("console", lang)("teacher.down"), icon=":material/cloud_off:")
+
+
+def _board_now(rid: str, lesson, lang: str) -> None:
     bt = _bt(lang)
     run = _runs().run(rid)
     if run is None:
@@ -245,9 +257,9 @@ def _step_answers(rid, run, lesson, qs, recs, nicks, lang) -> None:
     st.caption(bt("board.pick"))
     picked = []
     for w, text in items.items():   # each answer as typed (inert), and a box to pick it for the snapshot
-        who = nicks[w] if run["names"] and nicks.get(w) else ls.anon(w)
-        with st.container(horizontal=True, vertical_alignment="center", key=f"lsn_ans_{k}_{ls.anon(w)[1:]}"):
-            if st.checkbox(bt("board.pick_one", who=ls.clean_nick(who)), key=f"_lsn_snap_{rid}_{k}_{ls.anon(w)[1:]}"):
+        who, tag = (nicks[w] if run["names"] and nicks.get(w) else ls.anon(w)), ls.anon(w)[1:]
+        with st.container(horizontal=True, vertical_alignment="center", key=f"lsn_ans_{k}_{tag}"):
+            if st.checkbox(bt("board.pick_one", who=literal(who, ls.MAX_NICK)), key=f"_lsn_snap_{rid}_{k}_{tag}"):
                 picked.append(w)
             _said(text)
     c1, c2 = st.columns(2)

@@ -205,7 +205,10 @@ def _nickname(rid: str, who: str, lang: str) -> None:
         skip = c2.form_submit_button(lt("nick_skip"), type="tertiary")
     if save or skip:
         if save:
-            _runs().set_nick(rid, who, s.get("_lsn_nick", ""))
+            try:
+                _runs().set_nick(rid, who, s.get("_lsn_nick", ""))
+            except KeyError:   # the run ended meanwhile: nothing to name
+                pass
         s.setdefault(_NICKED, set()).add(rid)
         st.rerun()
 
@@ -279,7 +282,8 @@ def _live(code: str, lang: str, box, t: Text, who: str) -> None:
         return
     s.setdefault(_STAMP, {})[code] = run["stamp"]
     lt = _lt(lang)
-    st.markdown(lt("live_head", code=code, title=_text(lesson.title, lang)[:80].replace("*", "")))
+    st.markdown(lt("live_head", code=code))
+    _said(_text(lesson.title, lang), 120, "tos-lesson-title")
     if run["paused"]:
         st.info(lt("paused"), icon=":material/front_hand:")
         return
@@ -386,7 +390,8 @@ def alone(lang: str) -> None:
                 s["_lsn_entered"] = (rid, token)
                 _open_self(rid, token, lesson.steps[pos], lang)
             s["_lsn_entered"] = (rid, token)
-            st.markdown(lt("self_head", title=_text(lesson.title, lang)[:80].replace("*", "")))
+            st.markdown(lt("self_head"))
+            _said(_text(lesson.title, lang), 120, "tos-lesson-title")
 
             def go(i: int) -> None:
                 s[_POS][rid] = i
