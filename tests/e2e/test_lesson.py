@@ -1,4 +1,4 @@
-"""A prepared lesson rehearsed in Chromium (issue 50): the shipped lesson "attention_first", run live by a
+"""A prepared lesson rehearsed in Chromium: the shipped lesson "attention_first", run live by a
 teacher (1400 px, Chinese) with two students (a phone, 390 px, Chinese; a laptop, English), then
 given at the students' own pace to a third student who goes through it to the end alone.
 
