@@ -133,6 +133,7 @@ class Recorder:
         out["wire"] = sum(r["wire"] for r in http)
         out["decoded"] = sum(r["decoded"] for r in http)
         out["requests"] = len(http)
+        out["requests_in_order"] = [(r["url"], r.get("status")) for r in http]
         out["ws"] = self.ws_bytes
         out["uncompressed_text"] = sorted(
             urlsplit(r["url"]).path for r in http

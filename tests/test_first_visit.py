@@ -69,12 +69,13 @@ def _page_charts(stem: str):
     at = app_test(stem, {"lang": "en"})
     at.run()   # a second run: the page is known to draw a 3-D scene (ui.kit.chart._SCENE_PAGES)
     assert not at.exception, stem
-    return [json.loads(el.proto.bytes.decode()) for el in charts(at)]
+    preload = [el.proto.body for el in at.get("html") if "tosPlotly(" in el.proto.body]
+    return [json.loads(el.proto.bytes.decode()) for el in charts(at)], preload
 
 
 @pytest.mark.parametrize("stem", [s for s in STEMS if s not in ("home", "glossary")])
 def test_every_trace_type_a_page_sends_is_in_the_one_bundle_it_loads(stem):
-    msgs = _page_charts(stem)
+    msgs, preload = _page_charts(stem)
     assert msgs, stem
     m = bundles.manifest()["bundles"]
     urls = {msg["url"] for msg in msgs}
@@ -84,6 +85,8 @@ def test_every_trace_type_a_page_sends_is_in_the_one_bundle_it_loads(stem):
     assert sent <= set(m[name]["traces"]), f"{stem} sends {sent - set(m[name]['traces'])}, not in {name}"
     scene = any(bundles.has_scene(msg["fig"]) for msg in msgs)
     assert name == ("3d" if scene else "2d"), stem
+    # the page fetches that bundle ahead, while its run goes on (once it is known to draw a scene)
+    assert len(preload) == 1 and f'"{chart.plotly_url(name)}"' in preload[0], stem
     for msg in msgs:   # the toolbar: download and the reset that fits, nothing that posts elsewhere
         buttons = msg["config"]["modeBarButtons"]
         assert buttons == [["toImage", "resetCameraDefault3d" if bundles.has_scene(msg["fig"]) else "resetScale2d"]]

@@ -196,31 +196,29 @@ _PRELOAD = r"""<script>(() => {%s
   if (window.__tosChartsPreloaded) return;
   window.__tosChartsPreloaded = true;
   const go = () => {
-    if (Object.keys(window.__tosPlotlyAt || {}).length) return;  // a chart loads what it needs
+    if (Object.keys(window.__tosPlotlyAt || {}).length) return;  // a chart is loading one already
     tosPlotly(%s).then(() => { window.__tosChartsLoaded = true; }, () => {});
   };
-  let n = 0;
-  const wait = () => {  // once the page's run has ended, on a page that drew no chart
-    const app = document.querySelector('[data-testid="stApp"]');
-    const state = app && app.getAttribute('data-test-script-state');
-    if (++n < 120 && state !== 'notRunning') return setTimeout(wait, 250);
-    if (document.querySelector('[data-testid="%s"]')) return;
-    (window.requestIdleCallback || ((f) => setTimeout(f, 300)))(go, {timeout: 4000});
-  };
-  setTimeout(wait, 250);
+  (window.requestIdleCallback || ((f) => setTimeout(f, 300)))(go, {timeout: 4000});
 })();</script>"""
 
 
 def preload_html() -> str:
-    """A script that loads the 2-D plotly.js bundle once the page's run has ended and the browser
-    is idle, on a page that drew no chart (the home page, the glossary: the student reads and the
-    next lesson finds plotly.js loaded); on a lesson page its charts load what they need."""
-    return _PRELOAD % (_LOADER, json.dumps(plotly_url(_first_bundle())), TESTID)
+    """A script that loads plotly.js once the browser is idle, before any chart asks for it: while
+    the server runs a lesson page (the download and the evaluation overlap the run) or while the
+    student reads a page without charts. The bundle is the one the page's charts will ask for: the
+    3-D one on a page that has drawn a 3-D scene in this process, else the 2-D one."""
+    scene = bool(_page_keys(internals.run_ctx()) & _SCENE_PAGES)
+    usable = [n for n, _, traces in bundles.usable(plotly_js_version()) if not scene or traces & bundles.SCENE_TYPES]
+    return _PRELOAD % (_LOADER, json.dumps(plotly_url(usable[0] if usable else None)))
 
 
-def _first_bundle() -> str | None:
-    usable = bundles.usable(plotly_js_version())
-    return usable[0][0] if usable else None
+def _page_keys(ctx) -> set[str]:
+    """What names the page of a run: its script hash and the page its request asked for (by name on
+    a first request by address, by hash from the sidebar: before the navigation has resolved the
+    page, the run's script hash is app.py's)."""
+    intended = (internals.intended_page(ctx) if ctx is not None else None) or ("", "")
+    return {k for k in (internals.page_script_hash(ctx), *intended) if k}
 
 
 # --------------------------------------------------------------------------- drawing
@@ -245,10 +243,10 @@ def payload(fig, config: dict) -> bytes:
     figure = _figure(fig)
     types = bundles.trace_types(figure)
     scene = bundles.has_scene(figure, types)
-    page = internals.page_script_hash(internals.run_ctx())
-    if scene and page and len(_SCENE_PAGES) < 256:
-        _SCENE_PAGES.add(page)
-    fits = bundles.choose(types | ({"scatter3d"} if page in _SCENE_PAGES else set()), plotly_js_version())
+    page = _page_keys(internals.run_ctx())
+    if scene and len(_SCENE_PAGES) < 256:
+        _SCENE_PAGES.update(page)
+    fits = bundles.choose(types | ({"scatter3d"} if page & _SCENE_PAGES else set()), plotly_js_version())
     urls = [plotly_url(n) for n in fits] + [plotly_url()]
     head = json.dumps({"url": urls[0], "also": urls[1:], "config": toolbar(config, scene)})
     return f'{head[:-1]}, "fig": {pio.to_json(figure, validate=False)}}}'.encode()
