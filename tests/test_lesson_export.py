@@ -98,7 +98,21 @@ def test_handout_one_step_per_page_answers_only_in_the_instructors_copy(lang):
     c = f"{(2 + 3 * 2.718281828459045 ** 2) / 0.9:.4g}"
     assert "26.85" in teacher and "26.85" not in student and c == "26.85"
     assert "0.04909" in teacher and "0.04909" not in student
+    want = " (counted right within 2 %)" if lang == "en" else "（误差在 2 % 以内判为正确）"
+    unit = "rad per unit depth" if lang == "en" else "弧度/单位深度"
+    assert f"-0.1776 {unit}{want}" in teacher   # an own number: its value, unit and tolerance
     for step in lesson.steps:
         if step.note:
             assert html.escape(step.note[lang], quote=True) in teacher
             assert html.escape(step.note[lang], quote=True) not in student
+
+
+def test_tolerances_and_the_pages_formulas_read_as_text_in_print():
+    lesson = L.get("depth_width")
+    h = X.handout(lesson, "en", teacher=True)
+    assert "$" not in h   # the page's LaTeX as text: nothing to render in print
+    assert "The exponent p with Var S_2L = 2^p Var S_L" in h
+    assert "0.908 exponent (counted right within ± 0.05)" in h
+    t = X.Text("lessons", "en")
+    assert X.tolerance({"rtol": 0.25, "atol": 0.002}, t) == "25 % or ± 0.002"
+    assert X.tolerance({"rtol": 0.0, "atol": 0.0}, t) == "exactly"

@@ -201,7 +201,9 @@ def _question(step: L.Step, lang: str, t: Text) -> None:
         else:
             st.text(q_value(q, lang, q["truth"]))
             if kind == "number":
-                st.caption(t("tolerance", pct=f"{100 * q['rtol']:g}", atol=f"{q['atol']:g}"))
+                from ui.teaching.lesson_export import tolerance
+
+                st.caption(t("tolerance", tol=tolerance(q, t)))
 
 
 # --------------------------------------------------------------------------- editing

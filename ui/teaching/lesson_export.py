@@ -16,6 +16,7 @@ import re
 from urllib.parse import urlencode
 
 from ui.kit import notebook as nbk
+from ui.kit.access import readable
 from ui.kit.i18n import Text
 from ui.teaching import lessons as L
 from ui.teaching.responses import q_prompt, q_value
@@ -121,6 +122,13 @@ h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { font-size: 1.25rem; margin:
 """
 
 
+def tolerance(q: dict, t: Text) -> str:
+    """How far an answer may be from the exact value: "10 %", "± 0.05" or "25 % or ± 0.002"."""
+    rel, ab = float(q.get("rtol") or 0), float(q.get("atol") or 0)
+    parts = ([f"{100 * rel:g} %"] if rel > 0 else []) + ([f"± {ab:g}"] if ab > 0 else [])
+    return t("handout.or").join(parts) if parts else t("handout.exactly")
+
+
 def _h(x) -> str:
     return html.escape(str(x), quote=True)
 
@@ -177,15 +185,15 @@ def handout(lesson: L.Lesson, lang: str, *, teacher: bool = False, base: str = "
 def _question_html(step: L.Step, lang: str, t: Text) -> str:
     q = step.question
     out = ['<div class="question">']
-    if q.kind == "bank":
-        instr, question = _bank_texts(step, lang)
+    if q.kind == "bank":   # the page's own texts: their formulas as text (print has no LaTeX)
+        instr, question = (readable(x) for x in _bank_texts(step, lang))
         if instr:
             out.append(f'<p class="instruction">{_h(instr)}</p>')
         out.append(f'<p class="prompt">{_h(question)}</p>')
         kind = L.bank_step(step.page, q.bank).kind
         pt = Text(step.page, lang)
-        choices = [pt(f"predict.{q.bank}.choices.{c}") for c in L.bank_step(step.page, q.bank).choices]
-        unit = pt(f"predict.{q.bank}.unit") if pt.has(f"predict.{q.bank}.unit") else ""
+        choices = [readable(pt(f"predict.{q.bank}.choices.{c}")) for c in L.bank_step(step.page, q.bank).choices]
+        unit = readable(pt(f"predict.{q.bank}.unit")) if pt.has(f"predict.{q.bank}.unit") else ""
     else:
         out.append(f'<p class="prompt">{_h(_tr(q.prompt, lang))}</p>')
         kind = q.kind
@@ -219,7 +227,8 @@ def _answer_html(step: L.Step, k: int, lang: str, t: Text) -> str:
     else:
         text = q_value(q, lang, q["truth"])
         if q["kind"] == "number":
-            pct = f"{100 * q['rtol']:g}"
-            text += f" ({t('handout.answer_tol', pct=pct)})"
+            text += t("handout.answer_tol", tol=tolerance(q, t))
     prompt = q_prompt(q, lang) if q.get("prompt") else ""
+    if q.get("step"):   # a bank question's prompt is the page's text (own prompts stay as typed)
+        prompt, text = readable(prompt), readable(text)
     return f'<li value="{k}"><span class="small">{_h(prompt)}</span><br><b>{_h(text)}</b></li>'
