@@ -8,6 +8,7 @@ import numpy as np
 import streamlit as st
 
 from ui.kit.figures import show, show_pair
+from ui.kit.numbers import fmt
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
 from pages.two_point.views import (angle_figure, energy_figure, error_figure, simplex_data, simplex_figure,
@@ -26,10 +27,11 @@ def render() -> None:
     with ctx.guard():
         d = two_point_data(v["beta"], v["theta0"], v["horizon"], v["dt"])
 
-    ctx.metrics([(t("metrics.sa_final"), f"{d['SA']['exact'][-1]:.4g}"),
-                 (t("metrics.usa_final"), f"{d['USA']['exact'][-1]:.4g}"),
-                 (t("metrics.sa_gap"), f"{d['SA']['gap']:.2e}"),
-                 (t("metrics.usa_gap"), f"{d['USA']['gap']:.2e}")],
+    # one number style on the page (ui.kit.numbers.fmt, %g): 0.0574 beside 0.02854, not 5.74e-02
+    ctx.metrics([(t("metrics.sa_final"), fmt(d['SA']['exact'][-1], 4)),
+                 (t("metrics.usa_final"), fmt(d['USA']['exact'][-1], 4)),
+                 (t("metrics.sa_gap"), fmt(d['SA']['gap'], 3)),
+                 (t("metrics.usa_gap"), fmt(d['USA']['gap'], 3))],
                 t("metrics.caption", layers=d["steps"], dt=v["dt"], tau=f"{d['tau_end']:g}"))
 
     key = (v["beta"], v["theta0"], v["horizon"], v["dt"])
@@ -38,7 +40,7 @@ def render() -> None:
         show(angle_figure(t, *key), key="fig_angle")
     with c2:
         show(time_figure(t, *key), key="fig_time")
-        st.caption(t("timechange.residual", gap=f"{d['retime_gap']:.1e} rad"))
+        st.caption(t("timechange.residual", gap=f"{fmt(d['retime_gap'], 2)} rad"))
     ctx.section("timechange")
 
     show_pair((energy_figure(t, *key), "fig_energy"), (error_figure(t, *key), "fig_error"))
