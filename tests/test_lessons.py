@@ -41,8 +41,15 @@ def test_shipped_lessons_have_no_problems(lid):
 def test_attention_first_truths():
     s = _shipped("attention_first").steps
     q = [L.step_question(x, "en") for x in s]
-    # 1: which half-angle is smaller at the end of the window (tau = 5): USA's (Z/n >= 1)
-    assert q[0]["truth"] == "usa"
+    # 1: which half-angle is smaller at the end of the window (tau = 5): the two scalar equations of
+    # docs/constructions.md integrated here by SciPy (not the page's solver): USA's
+    from scipy.integrate import solve_ivp
+
+    sa = solve_ivp(lambda t, y: -np.sin(2 * y) / (1 + np.exp(1.0 * (1 - np.cos(2 * y)))), (0, 5), [1.0],
+                   rtol=1e-10, atol=1e-12).y[0, -1]
+    usa = solve_ivp(lambda t, y: -0.5 * np.exp(1.0 * np.cos(2 * y)) * np.sin(2 * y), (0, 5), [1.0],
+                    rtol=1e-10, atol=1e-12).y[0, -1]
+    assert usa < sa * (1 - 1e-3) and q[0]["truth"] == "usa"
     # 2: the SA rate at tau = 0, beta = 1, theta = 1, from the closed form
     rate = -math.sin(2.0) / (1 + math.exp(1.0 * (1 - math.cos(2.0))))
     assert abs(q[1]["truth"] - rate) <= 1e-4 * abs(rate)
@@ -56,9 +63,18 @@ def test_attention_first_truths():
     e = -(math.exp(2.5) + math.exp(2.5 * math.cos(2.0))) / (4 * 2.5)
     assert abs(q[2]["truth"] - e) <= 1e-12 * abs(e)
     assert q[3]["kind"] == "text" and q[3]["truth"] is None and q[3]["step"] is None
+    # 5: the 64 tokens of the 80° cap after 100 layers of dt = 0.1 (beta = 2, A = V = I), by sim's plain
+    # NumPy layer map: the largest angle between two of them below 0.01 rad ("one point", the page's rule)
+    from sim.attention.reference import simulate_reference
+    from sim import hemisphere as hs
+
+    v = s[4].values()
+    Z = simulate_reference(hs.cap_uniform(v["n"], v["d"], math.radians(v["cap"]), seed=v["seed"]), v["beta"],
+                           v["dt"], round(v["horizon"] / v["dt"]))[-1]
+    diam = float(np.arccos(np.clip(np.min(Z @ Z.T), -1, 1)))
+    assert diam < 1e-2 and q[4]["truth"] == "one"
     # 6: "its hypothesis does not hold": no open hemisphere holds these 64 starting tokens. The margin
     # max_w min_i <w, z_i> from sim's linear programme is negative, and no token direction does better
-    from sim import hemisphere as hs
 
     assert q[5]["truth"] == "c" and "hypothesis" in q[5]["labels"]["en"]["c"]
     v = s[5].values()
