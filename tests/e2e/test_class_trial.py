@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from harness import browser as b
 from harness.browser import WAIT_MS
-from tests.e2e.test_instructor import MAIN, SB, STEM, T, button, open_class, open_nav_link, see, sign_in
-from tests.e2e.test_instructor_more import flip, release_switch
+from tests.e2e.test_instructor import (MAIN, SB, STEM, T, _wait_param, button, open_class, open_nav_link, see,
+                                       sign_in)
+from tests.e2e.test_instructor_more import flip, pick, release_switch
 from tests.e2e.test_rehearsal import BANNER, PHONE, C, _answer, _ask, _in_banner, _reveal, _shot, people  # noqa: F401
 from ui.teaching import responses
 from ui.kit.i18n import Text
@@ -174,3 +175,79 @@ def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots)
     b.wait_ready(phone)
     assert phone.locator(f'{MAIN} [data-testid="stExpander"] summary',
                          has_text=T("zh")("answers.title", i=1)).count() == 0
+
+
+def test_pushed_view_opens_exactly_ime_choices_and_settings_kept(teacher_server, people):  # noqa: F811 - the fixture
+    """Items 1, 5 and 8 (first half) of issue 49 in Chromium, each failing on the code before its fix:
+
+    * 8 — a slider's value survives a visit to the glossary and back by the sidebar (before: the
+      default again, beta = 1.5 came back as 1);
+    * 1 — the console's "open the pushed page" opens exactly the pushed view, not this session's own
+      later value of the page (before: a link whose page kept the session's values; a question asked
+      there pushed them to the class);
+    * 5 — an own choice question typed with an input method's full-width commas ("更快，更慢，差不多")
+      can be asked and reaches the student as three choices (before: Ask greyed out, no message).
+    """
+    tz, cz, pz = T("zh"), C("zh"), Text(STEM, "zh")
+    teacher = people(viewport={"width": 1400, "height": 900})
+    b.goto(teacher, f"{teacher_server}/?lang=zh")
+    sign_in(teacher, "zh")
+    see(teacher, tz("signin.signed_in"), SB)
+    link, code = open_class(teacher, teacher_server, "zh")
+    laptop = people(viewport={"width": 1280, "height": 800})
+    laptop.goto(f"{link}&lang=zh", wait_until="domcontentloaded")
+    _in_banner(laptop, code)
+    open_nav_link(teacher, pz("title"))
+    teacher.locator(".st-key-_class_qn").wait_for(timeout=WAIT_MS)
+    b.wait_ready(teacher)
+
+    p_beta = b.resolved(STEM).params["beta"]
+    before = b.widget_value(teacher, STEM, p_beta, "zh")
+    b.nudge(teacher, p_beta)
+    pushed = b.step_target(p_beta, before)[1]
+    _wait_param(teacher, "beta", pushed)
+    b.wait_ready(teacher)
+    button(teacher, tz("class.push"), SB).click()
+    _wait_param(laptop, "beta", pushed)
+
+    # item 8: the teacher moves beta again, visits the glossary and comes back by the sidebar
+    b.nudge(teacher, p_beta)
+    later = b.step_target(p_beta, pushed)[1]
+    _wait_param(teacher, "beta", later)
+    b.wait_ready(teacher)
+    open_nav_link(teacher, Text("glossary", "zh")("title"))
+    teacher.wait_for_function("() => location.pathname.endsWith('/glossary')", timeout=WAIT_MS)
+    b.wait_ready(teacher)
+    open_nav_link(teacher, pz("title"))
+    _wait_param(teacher, "beta", later)
+    b.wait_ready(teacher)
+    assert b.same(b.widget_value(teacher, STEM, p_beta, "zh"), later)
+
+    # item 1: the console opens the pushed view (beta as pushed), not the session's later value
+    open_nav_link(teacher, cz("title"))
+    button(teacher, cz("console.go"), MAIN).click()
+    teacher.wait_for_function(f"() => location.pathname.endsWith('/{STEM}')", timeout=WAIT_MS)
+    _wait_param(teacher, "beta", pushed)
+    b.wait_ready(teacher)
+    assert b.same(b.widget_value(teacher, STEM, p_beta, "zh"), pushed)
+
+    # item 5: an own choice question typed with full-width commas
+    teacher.locator(".st-key-_class_qn").wait_for(timeout=WAIT_MS)
+    pick(teacher, "_class_qn", cz("teacher.adhoc"))
+    prompt = teacher.locator(".st-key-_class_prompt input")
+    b.commit_text(teacher, prompt, "β 变大时，收拢会？")
+    pick(teacher, "_class_kind", tz("class.kind_choice"))
+    opts = teacher.locator(".st-key-_class_opts input")
+    opts.wait_for(timeout=WAIT_MS)
+    b.commit_text(teacher, opts, "更快，更慢，差不多")
+    b.wait_ready(teacher)
+    ask = button(teacher, tz("class.ask"), SB)
+    assert ask.is_enabled()
+    ask.click()
+    radio = laptop.locator(".st-key-_class_ans_1")
+    radio.wait_for(timeout=WAIT_MS)
+    for label in ("更快", "更慢", "差不多"):
+        radio.locator("label", has_text=label).first.wait_for(timeout=WAIT_MS)
+    assert radio.locator('input[type="radio"]').count() == 3
+    _in_banner(laptop, "β 变大时，收拢会？")     # the teacher's own words, as typed, as plain text
+    assert laptop.locator(f"{BANNER} code", has_text="收拢会").count() == 0

@@ -80,7 +80,8 @@ def _leave() -> None:
 def _show_toasts(lang: str) -> None:
     """The toasts noted since the last full run, each once (the same toast noted twice: shown once)."""
     ct = _ct(lang)
-    for key, values in dict.fromkeys(st.session_state.pop(_TOASTS, [])):
+    for item in dict.fromkeys(st.session_state.pop(_TOASTS, [])):
+        key, values = (item, ()) if isinstance(item, str) else item   # a bare text key: no values
         st.toast(ct(f"toast.{key}", **dict(values)), icon=":material/notifications:")
 
 
