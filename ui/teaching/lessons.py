@@ -256,7 +256,10 @@ def _question(raw, page: str, where: str, w: _Where) -> Question | None:
         return Question("bank", bank=raw["bank"])
     prompt = _texts(raw.get("prompt"), where, "prompt", w, MAX_PROMPT, required=True)
     if kind == "text":
-        return Question("text", prompt=prompt) if prompt else None
+        if not prompt:
+            w.add(where, "question left out")
+            return None
+        return Question("text", prompt=prompt)
     if kind == "number":
         value = _number(raw.get("value"))
         if value is None:
