@@ -189,12 +189,13 @@ CHECKS["coordinates"] = check_coordinates
 
 
 # --------------------------------------------------------------------------- hemisphere
-def _attention_map(Z, beta, dt, steps, A):
-    """``steps`` SA layers z ← (z + Δ Σⱼ softmaxⱼ(β zᵢᵀA zⱼ) zⱼ) / ‖·‖ (V = I), written out here."""
+def _attention_map(Z, beta, dt, steps, A, V=None):
+    """``steps`` SA layers z ← (z + Δ Σⱼ softmaxⱼ(β zᵢᵀA zⱼ) V zⱼ) / ‖·‖, written out here."""
+    V = np.eye(Z.shape[1]) if V is None else V
     for _ in range(steps):
         S = beta * (Z @ A @ Z.T)
         W = np.exp(S - S.max(axis=1, keepdims=True))
-        Y = Z + dt * (W / W.sum(axis=1, keepdims=True)) @ Z
+        Y = Z + dt * (W / W.sum(axis=1, keepdims=True)) @ (Z @ V.T)
         Z = Y / np.linalg.norm(Y, axis=1, keepdims=True)
     return Z
 
@@ -387,3 +388,81 @@ def check_width(got, v):
 
 
 CHECKS["width"] = check_width
+
+
+# --------------------------------------------------------------------------- measures
+def _w1_circle(a, b):
+    """W₁ on the unit circle between the uniform empirical measures of the angles ``a`` and ``b``:
+    with D = F − G on the arcs between consecutive points, W₁ = min_c Σ |arc| |D − c|, the minimum
+    at a weighted median of D (written out here, sorting the merged points)."""
+    a, b = np.mod(a, 2 * math.pi), np.mod(b, 2 * math.pi)
+    x = np.concatenate([a, b])
+    w = np.concatenate([np.full(a.size, 1 / a.size), np.full(b.size, -1 / b.size)])
+    order = np.argsort(x)
+    x, D = x[order], np.cumsum(w[order])
+    arc = np.diff(np.append(x, x[0] + 2 * math.pi))
+    o = np.argsort(D)
+    cw = np.cumsum(arc[o])
+    c = D[o][np.searchsorted(cw, 0.5 * cw[-1])]
+    return float(np.sum(arc * np.abs(D - c)))
+
+
+def check_measures(got, v):
+    """W₁ at depth 0 between the page's n tokens and its reference system (their starting angles
+    from sim.measures.initial_quantile, the transport written out above), the bound's constant
+    C = ((1 + β) + (1 + 2β)e^{2β})/(1 − Δ) and τ* = log(π/W₁(0))/C."""
+    from pages.measures.views import N_REF
+    from sim.measures import initial_quantile
+
+    t = Text("measures", "en")
+    th0 = initial_quantile(np.random.default_rng(v["seed"]).random(v["n"]))
+    ref0 = initial_quantile((np.arange(N_REF) + 0.5) / N_REF)
+    w0 = _w1_circle(th0, ref0)
+    beta, dt = v["beta"], v["dt"]
+    C = ((1 + beta) + (1 + 2 * beta) * math.exp(2 * beta)) / (1 - dt)
+    return [_agree(t("metrics.w1_start"), got[t("metrics.w1_start")], w0, 0, 6e-5),
+            _agree(t("metrics.C"), got[t("metrics.C")], C, 6e-4),
+            _agree(t("metrics.tau_star"), got[t("metrics.tau_star")], math.log(math.pi / w0) / C, 6e-3)]
+
+
+CHECKS["measures"] = check_measures
+
+
+# --------------------------------------------------------------------------- low_temperature
+_LT = {"axis": (np.eye(3), lambda g: np.diag([1.0, 1.0 - g, 1.0 - g]), lambda Z: np.sign(Z[:, :1]) * np.eye(3)[0]),
+       "plane": (np.eye(3), lambda g: np.diag([1.0, 1.0, 1.0 - g]), lambda Z: Z * [1.0, 1.0, 0.0]),
+       "drift": (None, lambda g: np.diag([1.0, 0.9, 0.5]), lambda Z: np.sign(Z[:, 1:2]) * np.eye(3)[1])}
+
+
+def check_low_temperature(got, v):
+    """The final mean W₂ to Π♯ρ₀ at the largest β: every seed's tokens run through all layers of
+    the attention map above (scores zᵢᵀBzⱼ, values V zⱼ), the targets Π(zᵢ(0)) (the pole ±e₁, the
+    great circle z₃ = 0, the pole ±e₂), W₂ by an optimal assignment (SciPy); when n² × layers ×
+    seeds <= 2e7."""
+    from scipy.optimize import linear_sum_assignment
+
+    from pages.low_temperature.views import BETA_FACTORS, plan
+    from sim.low_temperature import start_tokens
+
+    t = Text("low_temperature", "en")
+    B, Vf, proj = _LT[v["model"]]
+    g, n, seeds = v["gap"], v["n"], v["seeds"]
+    B = np.diag([1.0, (1.0 + g) / 0.9, 1.0]) if B is None else B
+    steps, dt = plan(v["T"], v["dt"], n, len(BETA_FACTORS) * seeds)
+    if n * n * steps * seeds > 2e7:
+        return []
+    beta = 10.0 ** v["log10_beta"] * BETA_FACTORS[-1]
+    w2 = []
+    for s in range(seeds):
+        Z0 = start_tokens(n, 3, s)
+        Y = proj(Z0)
+        Y = Y / np.linalg.norm(Y, axis=1, keepdims=True)
+        Z = _attention_map(Z0, beta, dt, steps, B, Vf(g))
+        C = ((Z[:, None] - Y[None]) ** 2).sum(-1)
+        r, c = linear_sum_assignment(C)
+        w2.append(math.sqrt(C[r, c].mean()))
+    label = t("metrics.w2_end", beta=f"{beta:.4g}")
+    return [_agree(label, got[label], float(np.mean(w2)), 0, 6e-4)]
+
+
+CHECKS["low_temperature"] = check_low_temperature
