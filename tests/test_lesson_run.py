@@ -97,21 +97,24 @@ def test_live_lesson_steps_answers_pacing_pause_snapshot_csv(live):
     q = lessons.step_question(lesson.steps[k], "en")
     truth = q["truth"]
     human = responses.q_value(q, "en", truth)
-    assert human not in _everything(b)
+    said = lesson_run.shown(q, "en", truth)   # as the Markdown source holds it (a teacher's unit: escaped)
+    assert human not in _everything(b) and said not in _everything(b)
     b.number_input(key=f"_lsn_in_{code}_{k}").set_value(truth * 3)
     b.button(key=f"_lsn_send_{code}_{k}").click().run()
-    assert any("one more try" in w.value for w in b.warning) and human not in _everything(b)
+    assert any("one more try" in w.value for w in b.warning)
+    assert human not in _everything(b) and said not in _everything(b)
     b.number_input(key=f"_lsn_in_{code}_{k}").set_value(truth * 1.001)
     b.button(key=f"_lsn_send_{code}_{k}").click().run()
     rec = ls.get_lessons().mine(code, k, b.session_state["_class_who"][1])
     assert rec["tries"] == 2 and rec["right"] is True
-    assert any("reveals" in i.value for i in b.info) and human not in _everything(b)   # live: the teacher reveals
+    assert any("reveals" in i.value for i in b.info)   # live: the teacher reveals
+    assert human not in _everything(b) and said not in _everything(b)
     # the class's own count got the answer too (the open question is this step's)
     qid = cs.get_store().question(code)["id"]
     assert cs.get_store().answers(code, qid) == [pytest.approx(truth * 1.001)]
     teacher.button(key=f"_console_class_reveal_{qid}").click().run()
     b.run()
-    assert any(human in x.value and "Right" in x.value for x in b.success)
+    assert any(said in x.value and "Right" in x.value for x in b.success)
 
     # the free-text step: shown literally on the dashboard, picked as an anonymous snapshot
     t = _step_of("text")
@@ -199,7 +202,9 @@ def test_self_paced_alone_survives_a_new_session_and_shows_on_the_dashboard(live
         if q is not None:
             key = f"_lsn_in_{rid}_{step.index}"
             if q["kind"] == "number":
-                assert responses.q_value(q, "en", q["truth"]) not in _everything(s)
+                page = _everything(s)
+                assert lesson_run.shown(q, "en", q["truth"]) not in page
+                assert responses.q_value(q, "en", q["truth"]) not in page
                 s.number_input(key=key).set_value(q["truth"])
             elif q["kind"] == "choice":
                 s.radio(key=key).set_value(q["truth"] or q["options"][0])
@@ -207,7 +212,7 @@ def test_self_paced_alone_survives_a_new_session_and_shows_on_the_dashboard(live
                 s.text_area(key=key).set_value("because")
             s.button(key=f"_lsn_send_{rid}_{step.index}").click().run()
             if q["kind"] == "number":
-                assert any(responses.q_value(q, "en", q["truth"]) in x.value for x in s.success)
+                assert any(lesson_run.shown(q, "en", q["truth"]) in x.value for x in s.success)
         s.button(key="_lsn_next").click().run()
     assert "Step 4 of 8" in _md(s)
     # another device / a reload: a new session with the resume link goes on at step 4
@@ -280,3 +285,15 @@ def test_self_paced_progress_survives_a_replica_change(monkeypatch, redis_url): 
     assert any(responses.q_value(q, "zh", q["truth"]) in x.value for x in again.success)   # kept, no new try
     assert not [w for w in again.button if w.key == f"_lsn_send_{rid}_0"]
     assert ls.get_lessons().mine(rid, 0, tok)["tries"] == 1
+
+
+def test_a_teachers_own_labels_are_shown_as_typed():
+    """A teacher's own choice labels and units are drawn inside Markdown (a radio's options, the
+    verdict line): every character Markdown or LaTeX acts on is escaped; a page's own are not."""
+    own = {"step": None, "kind": "choice", "labels": {"en": {"a": "**A** [x](http://e.example) $y$"}}}
+    got = lesson_run.shown(own, "en", "a")
+    assert got == r"\*\*A\*\* \[x\]\(http://e\.example\) \$y\$"
+    bank = {**own, "step": "smaller"}
+    assert lesson_run.shown(bank, "en", "a") == "**A** [x](http://e.example) $y$"
+    assert lesson_run.md_plain("rad\nper  unit") == "rad per unit"
+    assert lesson_run.md_plain("弧度/单位深度") == "弧度/单位深度"

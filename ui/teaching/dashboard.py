@@ -25,7 +25,7 @@ from ui.teaching import class_store as cs
 from ui.teaching import instructor
 from ui.teaching import lesson_store as ls
 from ui.teaching import lessons as _lessons
-from ui.teaching.lesson_run import ENTRY, _said, _text, final, question_of
+from ui.teaching.lesson_run import ENTRY, _said, _text, final, question_of, shown
 from ui.teaching.live import _TEACH, POLL_S, _store, for_phones, join_link, qr_svg
 from ui.teaching.responses import histogram, q_prompt, q_value
 from ui.kit.i18n import Text
@@ -170,7 +170,7 @@ def _controls(code: str, run: dict, lesson, lang: str) -> None:
         _said(_text(step.note, lang), cls="tos-lesson-note")
     q = question_of(lesson, step, lang)
     if q is not None and q.get("truth") is not None:
-        st.caption(bt("board.truth", value=q_value(q, lang, q["truth"])))
+        st.caption(bt("board.truth", value=shown(q, lang, q["truth"])))
 
 
 def _people(rid: str) -> tuple[list[str], dict, dict, dict]:

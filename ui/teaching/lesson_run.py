@@ -23,6 +23,7 @@ student typed (instructions, own prompts, free text, snapshots) is shown as iner
 """
 from __future__ import annotations
 
+import re
 from urllib.parse import urlparse
 
 import streamlit as st
@@ -64,6 +65,15 @@ def _text(d: dict, lang: str) -> str:
     return str((d or {}).get(lang) or (d or {}).get("en") or "")
 
 
+_MD_ACTIVE = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>$~^&])")
+
+
+def md_plain(text) -> str:
+    """``text`` with every character Markdown (or Streamlit's LaTeX) would act on escaped: shown
+    exactly as typed where a label or a sentence is Markdown (a radio's option, an answer's unit)."""
+    return _MD_ACTIVE.sub(r"\\\1", " ".join(str(text or "").split()))
+
+
 def question_of(lesson, step, lang: str) -> dict | None:
     """The step's question with its truth, computed once per session (kept in session state, on
     the server; never drawn before the reveal)."""
@@ -72,6 +82,13 @@ def question_of(lesson, step, lang: str) -> dict | None:
     if key not in cache:
         cache[key] = _lessons.step_question(step, lang)
     return cache[key]
+
+
+def shown(q: dict, lang: str, v) -> str:
+    """An answer or exact value for a Markdown sentence: a teacher's own question's unit and choice
+    labels are the teacher's text, escaped (:func:`md_plain`); a page's own are the app's."""
+    text = q_value(q, lang, v)
+    return text if q.get("step") else md_plain(text)
 
 
 def allowed(run: dict, n: int) -> range:
@@ -140,7 +157,7 @@ def _question_box(rid: str, run: dict, lesson, step, who: str, lang: str, code: 
         rec = _runs().mine(rid, step.index, who)
         if not final(q, rec):
             if rec is not None:
-                st.warning(lt("try_again", value=q_value(q, lang, rec["value"])), icon=":material/replay:")
+                st.warning(lt("try_again", value=shown(q, lang, rec["value"])), icon=":material/replay:")
             _answer_form(rid, step.index, q, who, code, lang)
             return
         if q.get("kind") == "text":
@@ -148,7 +165,7 @@ def _question_box(rid: str, run: dict, lesson, step, who: str, lang: str, code: 
             _said(rec["value"])
             st.caption(lt("no_verdict"))
             return
-        st.caption(lt("yours", value=q_value(q, lang, rec["value"])))
+        st.caption(lt("yours", value=shown(q, lang, rec["value"])))
         truth = q.get("truth") if run["mode"] == "self" else _class_reveal(code, step.index)
         if run["mode"] == "live" and truth is None:
             st.info(lt("wait_reveal"), icon=":material/hourglass_top:")
@@ -157,7 +174,7 @@ def _question_box(rid: str, run: dict, lesson, step, who: str, lang: str, code: 
             st.caption(lt("poll"))
             return
         ok = verdict(q, rec["value"], truth)
-        line = lt("exact", value=q_value(q, lang, truth)) + " " + lt("right" if ok else "wrong")
+        line = lt("exact", value=shown(q, lang, truth)) + " " + lt("right" if ok else "wrong")
         (st.success if ok else st.info)(line, icon=":material/check_circle:" if ok else ":material/info:")
 
 
@@ -167,12 +184,14 @@ def _answer_form(rid: str, index: int, q: dict, who: str, code: str | None, lang
     with st.container(horizontal=True, vertical_alignment="bottom", key=f"lsn_row_{index}"):
         if q.get("kind") == "choice":
             labels = (q.get("labels") or {}).get(lang) or {}
+            own = not q.get("step")   # a teacher's own labels: as typed (a radio's options are Markdown)
             st.radio(lt("your_answer"), list(q.get("options") or []), key=key, index=None,
-                     format_func=lambda c: str(labels.get(c, c)))
+                     format_func=lambda c: md_plain(labels.get(c, c)) if own else str(labels.get(c, c)))
         elif q.get("kind") == "text":
             st.text_area(lt("your_answer"), key=key, max_chars=MAX_TEXT, height=90, placeholder=lt("text_ph"))
         else:
             unit = (q.get("unit") or {}).get(lang) if isinstance(q.get("unit"), dict) else ""
+            unit = unit if q.get("step") else md_plain(unit)
             st.number_input(lt("your_answer") + (f" ({unit})" if unit else ""), key=key, value=None,
                             format="%g", step=None, placeholder=lt("number_ph"), width=220)
         st.button(lt("send"), key=f"_lsn_send_{rid}_{index}", type="primary", on_click=_send,
