@@ -40,8 +40,8 @@ def two_point_data(beta: float, theta0: float, horizon: float, dt: float) -> dic
         }
         out[flow]["E_exact"] = tp.energy_two_point(beta, out[flow]["exact"])
     # USA re-timed onto the SA clock, inside the plotted SA depth window: the clock runs at
-    # Z/n >= cosh β, so USA depth tau_end / cosh β already reaches SA depth tau_end (at β = 50 the
-    # whole USA collapse takes a depth of ~1e-21; a grid up to tau_end would leave one point)
+    # Z/n >= cosh β, so USA depth tau_end / cosh β already reaches SA depth tau_end (at β = 50 that
+    # is ~2e-21: a USA grid up to tau_end put every point but the first far beyond the SA window)
     tu = np.linspace(0.0, tau_end / math.cosh(beta), 4 * FINE)
     ts = tp.usa_on_sa_clock(beta, theta0, tu)
     keep = ts <= tau_end
