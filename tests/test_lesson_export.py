@@ -39,6 +39,9 @@ def test_the_lesson_notebook_runs_and_each_section_reproduces_its_page(lid, kern
     nbformat.validate(nb)
     setup = [c for c in nb.cells if c.cell_type == "code" and "import plotly.graph_objects" in c.source]
     assert len(setup) == 1   # the set-up once, before the first section
+    statements = [c for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("## ")
+                  and not c.source.startswith("## 第 ")]
+    assert len(statements) == len({s.page for s in lesson.steps}) * 2   # each page's two sections, once
     NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
                    resources={"metadata": {"path": str(ROOT)}}).execute()
     got = _numbers_per_step(nb)

@@ -47,14 +47,15 @@ def _bank_texts(step: L.Step, lang: str) -> tuple[str, str]:
 # --------------------------------------------------------------------------- the notebook
 def notebook(lesson: L.Lesson, lang: str) -> dict:
     """The lesson as one notebook (nbformat v4 dict): the lesson's title and description, the set-up
-    cell once, then per step a heading, the instruction, the page's statement, its parameters cell,
-    texts, ``sim/`` computation and figures (its recipe's cells), and the question (no answers)."""
+    cell once, then per step a heading, the instruction, the page's statement (at its first step),
+    its parameters cell, texts, ``sim/`` computation and figures (its recipe's cells), and the
+    question (no answers)."""
     t = Text("lessons", lang)
     title = _md_literal(_tr(lesson.title, lang))
     cells: list[tuple[str, str]] = [("markdown", f"# {title}\n\n{t('notebook.intro', title=title)}")]
     if lesson.description:
         cells.append(("markdown", _md_literal(_tr(lesson.description, lang))))
-    setup_done = False
+    setup_done, stated = False, set()
     n = len(lesson.steps)
     for k, step in enumerate(lesson.steps, 1):
         page = Text(step.page, lang)("title")
@@ -67,9 +68,14 @@ def notebook(lesson: L.Lesson, lang: str) -> dict:
             cells.append(("markdown", t("notebook.no_recipe")))
         else:
             one = nbk.build(rec, L._resolved(step.page), step.values(), lang, answers=False)["cells"]
+            last_code = max(j for j, c in enumerate(one) if c["cell_type"] == "code")
             code_seen = 0
             for j, c in enumerate(one):
-                if j in (0, 1):   # the page notebook's own title and "how to run" intro: the lesson's are above
+                # left out: the page notebook's own title and "how to run" intro (the lesson's are above)
+                # and the page's list of questions after its code (the step's own question follows)
+                if j in (0, 1) or j > last_code:
+                    continue
+                if c["cell_type"] == "markdown" and step.page in stated:   # its statement: once per page
                     continue
                 if c["cell_type"] == "code":
                     code_seen += 1
@@ -77,6 +83,7 @@ def notebook(lesson: L.Lesson, lang: str) -> dict:
                         continue
                     setup_done = True
                 cells.append((c["cell_type"], c["source"]))
+            stated.add(step.page)
         if step.question is not None:
             cells.append(("markdown", f"**{t('notebook.question')}.** {_question_md(step, lang)}"))
     return {
