@@ -1,4 +1,4 @@
-"""A first visit that is small (issue 52): text assets compressed by the app's own server (once, on
+"""A first visit that is small: text assets compressed by the app's own server (once, on
 a real server: ``make run`` and a plain ``streamlit run app.py``), the partial plotly.js bundles
 pinned by hash and holding every trace type the pages send, the chart toolbar reduced.
 (The browser's side, bytes by page and the same figures drawn: tests/e2e/test_first_visit.py.)"""

@@ -1,4 +1,4 @@
-"""A student's first visit in a real browser (issue 52): what it transfers, that every text asset
+"""A student's first visit in a real browser: what it transfers, that every text asset
 comes compressed, that no request leaves 127.0.0.1, that a lesson page loads one partial plotly.js
 bundle, and that the figures drawn with it are the figures the full bundle draws.
 
