@@ -185,6 +185,8 @@ def test_self_paced_alone_survives_a_new_session_and_shows_on_the_dashboard(live
     teacher.button(key="_lsn_start_self").click().run()
     rid = teacher.session_state["_lsn_board_run"]
     assert ls.valid_run_id(rid) and ls.get_lessons().run(rid)["mode"] == "self"
+    runs = teacher.selectbox(key="_lsn_runs").options[:2]
+    assert runs == [f"{rid}: at each student's pace", f"{code}: a class, ended"]   # the ended class's board stays
     assert any(f"?lesson={rid}" in c.value for c in teacher.code)
     lesson = lessons.get(LESSON)
 
@@ -228,6 +230,9 @@ def test_self_paced_alone_survives_a_new_session_and_shows_on_the_dashboard(live
     grid = teacher.table[0].value.to_dict()
     assert ls.anon(tok) in str(grid) and "Ana" not in str(grid)
     assert "▶" in str(grid[str(4)]) and "✓" in str(grid[str(2)])
+    # the ended class's lesson: its board and CSV are still there (nobody joined it in this test)
+    teacher.selectbox(key="_lsn_runs").set_value(code).run()
+    assert not teacher.exception and teacher.download_button(key=f"_lsn_csv_{code}")
     # a bad or unknown link: said, no traceback
     for bad in ("x", "../../etc/passwd", "AAAAAAAAAAAA"):
         at = app_test("home", {"lesson": bad, "lang": "en"})

@@ -68,7 +68,8 @@ def _pick_lesson(lang: str, key: str):
 
 
 def console_start(lang: str) -> None:
-    """No class open: start a lesson live, or give one at the students' pace; the self-paced runs."""
+    """No class open: start a lesson live, or give one at the students' pace; your runs (self-paced
+    ones, and live ones whose class has ended: their dashboard and CSV stay while the store keeps them)."""
     bt, s = _bt(lang), st.session_state
     st.subheader(bt("board.start_title"))
     lesson = _pick_lesson(lang, "_lsn_pick")
@@ -85,20 +86,26 @@ def console_start(lang: str) -> None:
             rid = ls.new_run_id()
             _runs().start(rid, lesson.id, "self", owner=instructor.identity() or "")
             s["_lsn_board_run"] = s["_lsn_runs"] = rid
-    own = [r for r in _runs().runs_of(instructor.identity() or "") if (_runs().run(r) or {}).get("mode") == "self"]
+    modes = {r: (_runs().run(r) or {}).get("mode") for r in _runs().runs_of(instructor.identity() or "")}
+    own = [r for r, m in modes.items() if m == "self" or (m == "live" and not _store().exists(r))]
     typed = st.text_input(bt("board.open_run"), key="_lsn_open_run", max_chars=40).strip()
     typed = typed.rsplit(f"{ENTRY}=", 1)[-1].split("&")[0] if typed else ""
     pick = s.get("_lsn_board_run")
-    if ls.valid_run_id(typed) and _runs().run(typed):
+    if ls.valid_run_id(typed) and (_runs().run(typed) or {}).get("mode") == "self":
         pick = typed
     elif own:
-        pick = st.selectbox(bt("board.runs"), own, key="_lsn_runs", index=own.index(pick) if pick in own else 0)
+        pick = st.selectbox(bt("board.runs"), own, key="_lsn_runs", index=own.index(pick) if pick in own else 0,
+                            format_func=lambda r: bt(f"board.run_{modes[r]}", id=r))
     run = _runs().run(pick) if pick else None
-    if run is None or run["mode"] != "self":
+    if run is None:
         return
     lesson = _lessons.get(run["lesson"])
     if lesson is None:
         st.warning(bt("board.lesson_gone", id=run["lesson"]))
+        return
+    if run["mode"] == "live":   # its class has ended: what the students did, and the CSV
+        _said(_text(lesson.title, lang), 120, "tos-lesson-title")
+        board(pick, lesson, lang)
         return
     link = join_link("X").split("?", 1)[0] + f"?{ENTRY}={pick}"
     left, right = st.columns([2, 1])
