@@ -412,10 +412,10 @@ def _key(paths: list[Path]) -> tuple:
     out = []
     for p in paths:
         try:
-            s = p.stat()
-            out.append((str(p), s.st_mtime_ns, s.st_size))
+            s = p.stat()   # an atomic save is a new file (inode): seen even within the clock's resolution
+            out.append((str(p), s.st_mtime_ns, s.st_size, s.st_ino, s.st_ctime_ns))
         except OSError:
-            out.append((str(p), None, None))
+            out.append((str(p), None, None, None, None))
     return tuple(out)
 
 
