@@ -146,6 +146,18 @@ def test_live_lesson_steps_answers_pacing_pause_snapshot_csv(live):
     b.run()
     assert f"Step {t + 2} of 8" in _md(b)
     assert ls.get_lessons().positions(code)[b.session_state["_class_who"][1]] == t + 1
+    # ahead of the teacher (pacing), the student answers; the dashboard reveals that step
+    qn = lessons.step_question(lesson.steps[t + 1], "en")
+    b.radio(key=f"_lsn_in_{code}_{t + 1}").set_value(qn["truth"])
+    b.button(key=f"_lsn_send_{code}_{t + 1}").click().run()
+    right_line = lesson_run.shown(qn, "en", qn["truth"])
+    assert any("reveals" in i.value for i in b.info) and not [x for x in b.success if right_line in x.value]
+    teacher.selectbox(key=f"_lsn_step_{code}_{t}").set_value(t + 1).run()
+    teacher.button(key=f"_lsn_reveal_{code}_{t + 1}").click().run()
+    assert ls.get_lessons().run(code)["revealed"] == [t + 1]
+    b.run()
+    b.run()
+    assert any(right_line in x.value and "Right" in x.value for x in b.success)
 
     # pause: the page is not drawn (no slider to drag); resume: it is back
     sliders = len(b.slider)

@@ -55,6 +55,9 @@ def test_a_run_and_its_stamp(lessons):
     assert lessons.run(rid)["snap"] == {"step": 0, "items": ["<b>x</b>", "y"]} and lessons.stamp(rid) == s2 + 1
     lessons.show(rid, None, [])
     assert lessons.run(rid)["snap"] is None
+    assert lessons.run(rid)["revealed"] == []
+    lessons.update(rid, revealed=[3, 1, 3])
+    assert lessons.run(rid)["revealed"] == [1, 3]
     lessons.end(rid)
     assert lessons.run(rid) is None and lessons.stamp(rid) is None and lessons.records(rid) == {}
 
@@ -67,6 +70,7 @@ def test_nicknames_positions_and_records(lessons):
     lessons.set_nick(rid, "c", "小明")
     nicks = lessons.nicks(rid)
     assert set(nicks) == {"a", "c"}   # no nickname: anonymous
+    assert set(lessons.nicks(rid, everyone=True)) == {"a", "b", "c"}   # b was asked and stayed anonymous
     assert nicks["c"] == "小明"
     assert "<" not in nicks["a"] and ">" not in nicks["a"] and len(nicks["a"]) <= ls.MAX_NICK
     assert nicks["a"].startswith("Li Wei script")

@@ -181,8 +181,9 @@ def _controls(code: str, run: dict, lesson, lang: str) -> None:
 
 
 def _people(rid: str) -> tuple[list[str], dict, dict, dict]:
-    nicks, pos, recs = _runs().nicks(rid), _runs().positions(rid), _runs().records(rid)
-    who = set(nicks) | set(pos) | {w for per in recs.values() for w in per}
+    asked, pos, recs = _runs().nicks(rid, everyone=True), _runs().positions(rid), _runs().records(rid)
+    nicks = {w: n for w, n in asked.items() if n}
+    who = set(asked) | set(pos) | {w for per in recs.values() for w in per}   # everyone who joined
     return sorted(who, key=lambda w: (nicks.get(w, "") == "", nicks.get(w, ""), ls.anon(w))), nicks, pos, recs
 
 
@@ -257,6 +258,12 @@ def _step_answers(rid, run, lesson, qs, recs, nicks, lang) -> None:
         if h["answer"]:
             st.bar_chart(h, x="answer", y="count", height=200, horizontal=True, sort=False,
                          x_label=bt("board.answer"), y_label=bt("board.count"))
+    if run["mode"] == "live" and q.get("truth") is not None and k not in run["revealed"]:
+        if st.button(bt("board.reveal", step=k + 1), key=f"_lsn_reveal_{rid}_{k}", icon=":material/visibility:"):
+            _runs().update(rid, revealed=[*run["revealed"], k])   # every student who answered step k sees it
+            st.rerun()
+    elif run["mode"] == "live" and k in run["revealed"]:
+        st.caption(bt("board.revealed", step=k + 1))
     items = {w: q_value(q, lang, r["value"]) for w, r in got.items()}
     if not items:
         st.caption(bt("board.no_answers"))

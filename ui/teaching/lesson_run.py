@@ -166,7 +166,10 @@ def _question_box(rid: str, run: dict, lesson, step, who: str, lang: str, code: 
             st.caption(lt("no_verdict"))
             return
         st.caption(lt("yours", value=shown(q, lang, rec["value"])))
-        truth = q.get("truth") if run["mode"] == "self" else _class_reveal(code, step.index)
+        if run["mode"] == "self" or step.index in run.get("revealed", ()):
+            truth = q.get("truth")
+        else:   # live: once the teacher revealed it (the dashboard's reveal, or the class's own Reveal)
+            truth = _class_reveal(code, step.index)
         if run["mode"] == "live" and truth is None:
             st.info(lt("wait_reveal"), icon=":material/hourglass_top:")
             return
@@ -214,7 +217,7 @@ def _snapshot(run: dict, lang: str) -> None:
 def _nickname(rid: str, who: str, lang: str) -> None:
     """Once per session and run: an optional nickname (the teacher's dashboard; never other students)."""
     s = st.session_state
-    if rid in s.get(_NICKED, ()) or _runs().nicks(rid).get(who):
+    if rid in s.get(_NICKED, ()) or who in _runs().nicks(rid, everyone=True):   # asked before a reload
         return
     lt = _lt(lang)
     with st.form(key=f"_lsn_nick_form_{rid}", border=False):
@@ -223,11 +226,10 @@ def _nickname(rid: str, who: str, lang: str) -> None:
         save = c1.form_submit_button(lt("nick_save"))
         skip = c2.form_submit_button(lt("nick_skip"), type="tertiary")
     if save or skip:
-        if save:
-            try:
-                _runs().set_nick(rid, who, s.get("_lsn_nick", ""))
-            except KeyError:   # the run ended meanwhile: nothing to name
-                pass
+        try:   # skipped: an empty nickname (anonymous), so that a reload does not ask again
+            _runs().set_nick(rid, who, s.get("_lsn_nick", "") if save else "")
+        except KeyError:   # the run ended meanwhile: nothing to name
+            pass
         s.setdefault(_NICKED, set()).add(rid)
         st.rerun()
 

@@ -10,7 +10,8 @@ gets a random id of its own (:func:`new_run_id`). It holds the lesson's id, the 
 ``0 .. pace - 1``; 0: only the current step), the paused flag, the teacher's show-names switch, a
 nickname per participant, where each participant is, one answer record per participant and step
 (``{"value", "tries", "right", "at"}``: the latest try, how many tries, its verdict, when), and the
-snapshot the teacher shows the class. :meth:`Lessons.stamp` changes whenever anything a student sees
+snapshot the teacher shows the class, the steps whose exact value the teacher revealed.
+:meth:`Lessons.stamp` changes whenever anything a student sees
 of the run changes (step, pacing, pause, names, snapshot); answers do not change it.
 
 Participants are keyed by an id: in a live class the anonymous answer id of the class
@@ -38,7 +39,7 @@ MAX_SNAPSHOT = 6        # answers the teacher may show at once
 RUN_ID_RE = re.compile(r"^[A-Za-z0-9_-]{6,32}$")
 TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 _NICK_BAD = re.compile(r"[\x00-\x1f\x7f<>`*_\[\]{}\\|#$&~^]")
-_FIELDS = ("lesson", "mode", "step", "pace", "paused", "names", "owner", "created", "stamp", "snap")
+_FIELDS = ("lesson", "mode", "step", "pace", "paused", "names", "owner", "created", "stamp", "snap", "revealed")
 
 
 def new_run_id() -> str:
@@ -82,7 +83,14 @@ def _run_dict(raw: dict) -> dict:
             "paused": bool(int(raw.get("paused", 0) or 0)), "names": bool(int(raw.get("names", 0) or 0)),
             "owner": str(raw.get("owner", "")), "created": float(raw.get("created", 0) or 0),
             "stamp": int(raw.get("stamp", 0) or 0),
-            "snap": raw["snap"] if isinstance(raw.get("snap"), dict) else json.loads(raw.get("snap") or "null")}
+            "snap": raw["snap"] if isinstance(raw.get("snap"), dict) else json.loads(raw.get("snap") or "null"),
+            "revealed": _steps(raw.get("revealed"))}
+
+
+def _steps(raw) -> list[int]:
+    """The revealed steps as stored (a list, or its JSON in Redis)."""
+    got = json.loads(raw) if isinstance(raw, str) else (raw or [])
+    return sorted({int(x) for x in got if isinstance(x, int) and not isinstance(x, bool)})
 
 
 class Lessons:
@@ -94,7 +102,7 @@ class Lessons:
     def update(self, run_id: str, **fields) -> None: ...
     def stamp(self, run_id: str) -> int | None: ...
     def set_nick(self, run_id: str, who: str, nick: str) -> None: ...
-    def nicks(self, run_id: str) -> dict[str, str]: ...
+    def nicks(self, run_id: str, everyone: bool = False) -> dict[str, str]: ...
     def move(self, run_id: str, who: str, step: int) -> None: ...
     def positions(self, run_id: str) -> dict[str, int]: ...
     def record(self, run_id: str, step: int, who: str, value, right: bool | None) -> dict: ...
@@ -117,11 +125,11 @@ def _new(lesson_id, mode, owner) -> dict:
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
     return {"lesson": str(lesson_id), "mode": mode, "step": 0, "pace": 0, "paused": 0, "names": 0,
-            "owner": str(owner or ""), "created": time.time(), "stamp": 0, "snap": None}
+            "owner": str(owner or ""), "created": time.time(), "stamp": 0, "snap": None, "revealed": []}
 
 
 def _fields(fields: dict) -> dict:
-    bad = set(fields) - {"step", "pace", "paused", "names", "snap"}
+    bad = set(fields) - {"step", "pace", "paused", "names", "snap", "revealed"}
     if bad:
         raise ValueError(f"not a run field: {sorted(bad)}")
     out = {}
@@ -130,6 +138,8 @@ def _fields(fields: dict) -> dict:
             out[k] = max(0, int(v))
         elif k in ("paused", "names"):
             out[k] = int(bool(v))
+        elif k == "revealed":
+            out[k] = sorted({int(x) for x in v})
         else:
             out[k] = v
     return out
@@ -189,9 +199,9 @@ class MemoryLessons(Lessons):
             r["nicks"][str(who)] = clean_nick(nick)
             r["touched"] = time.time()
 
-    def nicks(self, run_id):
+    def nicks(self, run_id, everyone=False):
         r = self._runs.get(run_id)
-        return {} if r is None else {k: v for k, v in r["nicks"].items() if v}
+        return {} if r is None else {k: v for k, v in r["nicks"].items() if v or everyone}
 
     def move(self, run_id, who, step):
         with self._lock:
@@ -251,7 +261,7 @@ class RedisLessons(Lessons):
 
     def start(self, run_id, lesson_id, mode, owner=""):
         new = _new(lesson_id, mode, owner)
-        new["snap"] = json.dumps(None)
+        new["snap"], new["revealed"] = json.dumps(None), json.dumps([])
         with self.r.pipeline() as p:
             p.delete(*self._keys(run_id))
             p.hset(f"lsn:{run_id}", mapping=new)
@@ -268,8 +278,9 @@ class RedisLessons(Lessons):
 
     def update(self, run_id, **fields):
         fields = _fields(fields)
-        if "snap" in fields:
-            fields["snap"] = json.dumps(fields["snap"])
+        for k in ("snap", "revealed"):
+            if k in fields:
+                fields[k] = json.dumps(fields[k])
         self._need(run_id)
         with self.r.pipeline() as p:
             if fields:
@@ -292,8 +303,8 @@ class RedisLessons(Lessons):
     def set_nick(self, run_id, who, nick):
         self._write(run_id, f"lsn:{run_id}:n", str(who), clean_nick(nick))
 
-    def nicks(self, run_id):
-        return {k: v for k, v in self.r.hgetall(f"lsn:{run_id}:n").items() if v}
+    def nicks(self, run_id, everyone=False):
+        return {k: v for k, v in self.r.hgetall(f"lsn:{run_id}:n").items() if v or everyone}
 
     def move(self, run_id, who, step):
         self._write(run_id, f"lsn:{run_id}:p", str(who), int(step))
