@@ -34,7 +34,11 @@ steps = min(steps, cap_layers)
 records = max(50, min(400, int(1e8 // (n * n * d))))
 every = max(1, -(-steps // records))
 traj = simulate(Z0, beta, dt_used, steps, A=Amat, record_every=every)
-tau = np.arange(traj.shape[0]) * every * dt_used       # depth tau = layer index x dt
+layers = np.arange(traj.shape[0]) * every
+if layers[-1] != steps:                                 # the last layer is always kept
+    traj = np.concatenate([traj, simulate(traj[-1], beta, dt_used, steps - layers[-1], A=Amat)[-1:]])
+    layers = np.append(layers, steps)
+tau = layers * dt_used                                  # depth tau = layer index x dt
 w = np.eye(d)[-1]
 rmin = hs.min_projection(traj, w)
 k = np.unique(np.linspace(0, traj.shape[0] - 1, 80).round().astype(int))   # the diameter at 80 layers
