@@ -25,14 +25,15 @@ ARG LIBGOMP1_VERSION=12.2.0-14+deb12u1
 # libgomp1 gives Numba its OpenMP threading layer, which is safe when several
 # sessions run parallel kernels at the same time; without it Numba falls back
 # to "workqueue", which aborts the whole server on concurrent use.
-# One unprivileged user owns the only writable paths: the Numba cache and HOME.
+# One unprivileged user owns the only writable paths: the Numba cache, HOME and the folder of the
+# instructors' own lessons (APP_LESSONS_DIR; a volume mounted there starts with this owner).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends "libgomp1=${LIBGOMP1_VERSION}" \
     && apt-get clean \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --create-home --home-dir /home/app --shell /usr/sbin/nologin --uid 10001 --user-group app \
-    && mkdir -p /var/cache/numba \
-    && chown app:app /var/cache/numba
+    && mkdir -p /var/cache/numba /var/lib/tokens-on-the-sphere/lessons \
+    && chown app:app /var/cache/numba /var/lib/tokens-on-the-sphere/lessons
 
 ENV VIRTUAL_ENV=/opt/venv \
     PATH=/opt/venv/bin:$PATH \
