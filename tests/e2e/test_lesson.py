@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 import statistics
 import time
@@ -184,7 +185,8 @@ def test_a_prepared_lesson_live_and_at_each_students_pace(teacher_server, people
             _shot(phone, shots / "lesson_phone_zh_snapshot.png")
     per = [x[2] for x in latency]
     line = (f"Next -> student sees the step: median {statistics.median(per):.2f} s, max {max(per):.2f} s over "
-            f"{len(per)} (" + ", ".join(f"step {i + 1} {n} {s:.2f} s" for i, n, s in latency) + ")")
+            f"{len(per)} (" + ", ".join(f"step {i + 1} {n} {s:.2f} s" for i, n, s in latency) + ")"
+            f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print("\n" + line)
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "lesson_next_latency.txt").write_text(line + "\n")
