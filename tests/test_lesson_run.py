@@ -210,6 +210,13 @@ def test_self_paced_alone_survives_a_new_session_and_shows_on_the_dashboard(live
     assert ls.valid_token(tok) and ls.get_lessons().nicks(rid) == {tok: "Ana"}
     assert "Step 1 of 8" in _md(s)
     assert s.query_params.get("me") == [tok] or s.query_params.get("me") == tok
+    assert any(f"?lesson={rid}&me={tok}" in c.value for c in s.main.code)   # the student's own resume link
+    from ui.kit.share import share_url
+
+    query = {k: (v[0] if isinstance(v, list) else v) for k, v in s.query_params.items()}
+    assert query["lesson"] == rid and query["me"] == tok
+    shared = share_url(query)
+    assert "beta=" in shared and tok not in shared and rid not in shared   # never in "Share this view"
     # every step: answer (right) and Next; the truth appears only after the answer
     for step in lesson.steps[:3]:
         q = lessons.step_question(step, "en")
