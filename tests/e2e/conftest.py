@@ -37,9 +37,10 @@ SHOTS = ROOT / "screenshots"
 
 #: Tests that take much longer than the rest (several sessions, a whole class): run first. Matched
 #: against the node id; the rest keep their order after these.
-LONG_FIRST = ("test_rehearsal.py", "test_anywhere.py", "test_class_open_join_push", "test_choice_question",
-              "test_import_refuses", "test_released_answers", "test_presets_edited", "test_oidc.py",
-              "test_editor_", "test_sign_in_", "test_classroom.py", "test_link_language_slider_preset[hemisphere]")
+LONG_FIRST = ("test_rehearsal.py", "test_lesson.py", "test_anywhere.py", "test_class_open_join_push",
+              "test_choice_question", "test_import_refuses", "test_released_answers", "test_presets_edited",
+              "test_oidc.py", "test_editor_", "test_sign_in_", "test_classroom.py",
+              "test_link_language_slider_preset[hemisphere]")
 
 
 def pytest_collection_modifyitems(items):
