@@ -204,7 +204,7 @@ def test_class_flow_push_follow_bank_question_reveal(monkeypatch, router_only): 
     student.run()
     qid = q["id"]
     assert q["prompt"]["zh"][:8] in _md(student)
-    # issue 49, item 2: the step's instruction and the parameters it is about come with it
+    # class trial, item 2: the step's instruction and the parameters it is about come with it
     assert q["instruction"]["zh"] in _md(student) and q["about"]["zh"] and "β" in q["about"]["zh"]
     assert any(q["about"]["zh"] in c.value for c in student.caption)
     student.number_input(key=f"_class_ans_{qid}").set_value(q["truth"] * 1.01)
@@ -318,7 +318,7 @@ def test_console_for_instructors_only(monkeypatch, router_only):  # noqa: F811
     assert teacher.button(key=f"_console_class_reveal_{q['id']}") and teacher.button(key=f"_class_reveal_{q['id']}")
     teacher.button(key=f"_console_class_reveal_{q['id']}").click().run()
     assert cs.get_store().revealed(code, q["id"]) == pytest.approx(q["truth"])
-    # issue 49, item 3: answers released during the class are withdrawn when it ends, and said so
+    # class trial, item 3: answers released during the class are withdrawn when it ends, and said so
     teacher.button(key="_console_release").click().run()
     assert "two_point" in cs.get_store().released_pages()
     cs.get_store().set_released("glossary", True)   # released outside this class: not this class's

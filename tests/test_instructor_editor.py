@@ -125,7 +125,7 @@ def test_problems_explained_in_the_instructors_language(lang):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_parser_messages_said_in_the_instructors_language(lang):
-    """Issue 49, item 9: tomllib's English message ("Expected '=' after a key ... (at line 1, column 3)")
+    """Class trial, item 9: tomllib's English message ("Expected '=' after a key ... (at line 1, column 3)")
     is said in the editor's language, where and what (before: only the parser's English)."""
     from ui.kit.i18n import Text
 

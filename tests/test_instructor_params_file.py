@@ -1,4 +1,4 @@
-"""Saving the parameter file keeps every comment with its section (issue 49, item 9): on the shipped
+"""Saving the parameter file keeps every comment with its section (class trial, item 9): on the shipped
 assets/params.toml, an edit of any one page (a parameter changed, its presets reordered, one
 removed) leaves each page's banner comment directly above that page's first table, a blank line
 before every table, every other page byte for byte, and the data exactly as edited.

@@ -152,7 +152,7 @@ def test_route_wrong_key_and_open_redirects_refused(client):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_route_wrong_key_page_stays_and_speaks_the_pages_language(client, lang):
-    """Issue 49, item 9: a wrong key gets a page in the form's language with a title, the message and
+    """Class trial, item 9: a wrong key gets a page in the form's language with a title, the message and
     a link back that says what it does, and it stays (before: a bare page that went back after 4 s)."""
     from ui.kit.i18n import Text
 

@@ -153,7 +153,7 @@ def test_typed_choices_split_on_any_comma():
 
 
 def test_numbers_read_without_a_missing_unit_and_the_tolerance_as_judged():
-    """Issue 49, item 9: a page step's number is followed by its unit symbol, or by nothing when it
+    """Class trial, item 9: a page step's number is followed by its unit symbol, or by nothing when it
     has none (before: "1.905 无单位", the answer box's description after the number); the tolerance
     is said as :func:`verdict` judges it."""
     from ui.teaching.responses import q_value, tolerance, verdict

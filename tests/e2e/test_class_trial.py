@@ -1,4 +1,4 @@
-"""What a teacher met in a class trial (issue 49), in Chromium: one Chinese teacher at 1400 x 900, one
+"""What a teacher met in a class trial, in Chromium: one Chinese teacher at 1400 x 900, one
 Chinese student on a phone (390 x 844, touch), one server (memory store).
 
 Each step names the point of the issue it checks and what it caught on the code before the fix:
@@ -178,7 +178,7 @@ def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots)
 
 
 def test_pushed_view_opens_exactly_ime_choices_and_settings_kept(teacher_server, people):  # noqa: F811 - the fixture
-    """Items 1, 5 and 8 (first half) of issue 49 in Chromium, each failing on the code before its fix:
+    """Items 1, 5 and 8 (first half) of the class trial in Chromium, each failing on the code before its fix:
 
     * 8 — a slider's value survives a visit to the glossary and back by the sidebar (before: the
       default again, beta = 1.5 came back as 1);

@@ -4,8 +4,8 @@ The instructor (desktop, Chinese) signs in, opens a class on the home page and g
 "Push" and the question bank are there at once. Two phone students (390 px, Chinese and English)
 and a laptop student (English) join by the link and see, in the main area of the page (the phone's
 sidebar stays closed), each push, each question and each reveal. Two questions come from the page's
-bank, their exact values computed (each reaching the students with its step's instruction: issue
-49, item 2); one student answers ``1e16`` (the count, the histogram and Reveal stay), one reloads
+bank, their exact values computed (each reaching the students with its step's instruction: the class
+trial, item 2); one student answers ``1e16`` (the count, the histogram and Reveal stay), one reloads
 and changes their answer (counted once). The instructor reveals,
 releases the page's worked answers (they reach the students without a reload), reloads, opens the
 class console, downloads the results there and ends the class; every student is told.
