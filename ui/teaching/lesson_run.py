@@ -281,6 +281,10 @@ def banner(code: str, box, poll, who):
             box(code, lang, t)
 
     def lesson_poll(code: str, lang: str) -> None:
+        # the class's own poll first: a push (the teacher's Next) opens its view at once, and that
+        # full run draws the run's new state too (checked first, the run's stamp cost one more
+        # full run before the push was seen: about a poll period more per Next)
+        poll(code, lang)
         s = st.session_state
         try:
             stamp = _runs().stamp(code)
@@ -289,7 +293,6 @@ def banner(code: str, box, poll, who):
         if stamp is not None and stamp != s.setdefault(_STAMP, {}).get(code, stamp):
             s[_STAMP][code] = stamp
             st.rerun()   # the whole page: a pause hides it, a resume draws it again
-        poll(code, lang)
 
     return lesson_box, lesson_poll
 
