@@ -31,12 +31,16 @@ def visits(browser, server):
 def test_a_first_visit_is_small_compressed_and_stays_on_the_server(visits, stem):
     rows = visits[stem]
     first = rows[0]
-    assert first["wire"] <= LIMITS[stem], f"{stem}: {first['wire'] / KB:.0f} kB on the wire"
+    ahead = sum(a["wire"] for a in first["assets"] if "/_app/plotly" in a["path"]) if stem == "home" else 0
+    # (home: plotly.js fetched ahead once the browser is idle, for the next lesson, sometimes within
+    # the visit: the 2-D bundle, counted apart)
+    assert first["wire"] - ahead <= LIMITS[stem], f"{stem}: {(first['wire'] - ahead) / KB:.0f} kB on the wire"
     for r in rows:
         assert r["uncompressed_text"] == [], f"{r['page']}: sent uncompressed {r['uncompressed_text']}"
         assert r["hosts"] == [], f"{r['page']}: asked other hosts {r['hosts']}"
     bundles = sorted(a["path"] for a in first["assets"] if "/_app/plotly" in a["path"])
     if stem == "home":
+        assert bundles in ([], [chart.asset_path("2d")]), bundles
         return
     want = chart.asset_path("3d" if stem == "hemisphere" else "2d")
     assert bundles == [want], f"{stem} loaded {bundles}"
@@ -58,14 +62,40 @@ FULL_JS = """([urls, full]) => {
 }"""
 
 
-# harness.browser.SIGNATURE_JS without the random ids plotly.js gives each chart (its clip paths)
-# and trace (a class name): the same figure drawn twice has the same signature
-DRAWN_JS = b.SIGNATURE_JS.replace(
-    "let s = [...c.querySelectorAll('.main-svg')].map((m) => m.innerHTML).join('|');",
-    "const uid = (c.querySelector('.js-plotly-plot')._fullLayout || {})._uid || '#';\n"
-    "    let s = [...c.querySelectorAll('.main-svg')].map((m) => m.innerHTML.split(uid).join('U')"
-    ".replace(/\\btrace[0-9a-f]{6}\\b/g, 'T')).join('|');")
-assert DRAWN_JS != b.SIGNATURE_JS
+# One short hash per chart of what it draws: its SVG layers with each element's attributes sorted
+# (the order depends on how often plotly.js has redrawn an element), without the random ids
+# plotly.js gives each chart (its clip paths) and trace (a class name); plus, for WebGL traces that
+# draw on a canvas, the plotted data. The same figure drawn twice has the same signature.
+DRAWN_JS = r"""() => {
+  const h = (s) => { let x = 0x811c9dc5; for (let i = 0; i < s.length; i++) {
+      x ^= s.charCodeAt(i); x = Math.imul(x, 0x01000193); } return (x >>> 0).toString(16); };
+  const ser = (n) => n.nodeType === 3 ? n.nodeValue : n.nodeType !== 1 ? '' :
+    '<' + n.tagName + [...n.attributes].map((a) => a.name + '=' + a.value).sort().join(' ') + '>'
+    + [...n.childNodes].map(ser).join('') + '</>';
+  return [...document.querySelectorAll('[data-testid="appPlotlyChart"]')].map((c) => {
+    const gd = c.querySelector('.js-plotly-plot');
+    const uid = (gd && gd._fullLayout && gd._fullLayout._uid) || '#';
+    let s = [...c.querySelectorAll('.main-svg')].map(ser).join('|').split(uid).join('U')
+      .replace(/\btrace[0-9a-f]{6}\b/g, 'T');
+    if (c.querySelector('canvas')) {
+      try { s += JSON.stringify(gd && gd.data); } catch (e) { /* circular: ignore */ }
+    }
+    return h(s);
+  });
+}"""
+
+
+def settled(page, tries: int = 20) -> list[str]:
+    """The drawing's signature once it stays the same for half a second (a chart drawn while the
+    page's column was still settling is drawn again at its final width, 100 ms later)."""
+    last = page.evaluate(DRAWN_JS)
+    for _ in range(tries):
+        page.wait_for_timeout(500)
+        now = page.evaluate(DRAWN_JS)
+        if now == last:
+            return now
+        last = now
+    return last
 
 
 @pytest.mark.parametrize("stem", ["two_point", "hemisphere"])
@@ -82,7 +112,7 @@ def test_the_partial_bundle_draws_what_the_full_one_draws(browser, server, stem)
             loaded = page.evaluate("() => [...document.querySelectorAll('script[src*=\"/_app/plotly\"]')]"
                                    ".map((s) => new URL(s.src).pathname)")
             assert (chart.asset_path() in loaded) == (how == "full"), loaded
-            drawn[how] = (page.evaluate(DRAWN_JS), page.evaluate(
+            drawn[how] = (settled(page), page.evaluate(
                 "() => [...document.querySelectorAll('.js-plotly-plot')].map((g) => g._fullData.map((t) => t.type))"))
             assert not b.exceptions(page)
         finally:
