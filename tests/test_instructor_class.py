@@ -459,3 +459,33 @@ def test_a_reload_keeps_the_teacher_in_charge_of_the_class(monkeypatch, router_o
     again.button(key="_class_close_yes").click().run()
     assert not cs.get_store().exists(code)
     assert "_class_teach" not in reload(same).session_state
+
+
+def test_held_class_said_in_the_banner_and_a_revealed_question_folds_once_the_class_moves_on(
+        monkeypatch, router_only):  # noqa: F811
+    """Class trial, items 8 and 6: a held class is said in the banner (before: a toast only); once the
+    class was sent another view, the revealed question is folded into an expander (before: it and its
+    histogram stayed at the top of the student's screen)."""
+    from ui.kit.i18n import Text
+
+    ce = Text("console", "en")
+    teacher, code = teacher_with_class(monkeypatch)
+    teacher.toggle(key="_class_hold").set_value(True).run()
+    teacher.button(key="_class_push").click().run()
+    student = app_test("home", {"class": code, "lang": "en"})
+    student.run()   # the poll applies the held push
+    held = ce("banner.held", code=code, page=Text("two_point", "en")("title"))
+    assert any(held == m.value for m in student.markdown), [m.value for m in student.markdown][:6]
+    teacher.selectbox(key="_class_qn").set_value("sa_end").run()
+    teacher.button(key="_class_ask").click().run()
+    q = cs.get_store().question(code)
+    assert isinstance(q["version"], int) and q["version"] == cs.get_store().current(code)[0]
+    teacher.run()   # the live panel (a fragment) draws Reveal
+    teacher.button(key=f"_class_reveal_{q['id']}").click().run()
+    student.run()
+    earlier = ce("banner.earlier", n=q["id"])
+    assert not [e for e in student.expander if e.label == earlier]   # the class is still on it: shown
+    cs.get_store().push(code, {"page": "hemisphere", "query": {}, "hold": False})   # the class moves on
+    student.run()
+    student.run()
+    assert [e for e in student.expander if e.label == earlier]

@@ -512,7 +512,7 @@ def test_choice_question_counted_and_revealed(teacher_lang, student_lang, teache
     pick(teacher, "_class_rv_1", opts[1])
     teacher.wait_for_timeout(500)  # the live fragment reruns every 2 s: not "ready" for long
     button(teacher, tt("class.reveal"), SB).click()
-    see(teacher, C(teacher_lang)("teacher.revealed", value=opts[1], right=1, n=2), SB)  # what the class sees
+    see(teacher, C(teacher_lang)("teacher.revealed_choice", value=opts[1], right=1, n=2), SB)  # what the class sees
     shoot(teacher, shots / f"instructor_more_choice_histogram_{teacher_lang}.png",
           teacher.locator(f'{SB} [data-testid="stVegaLiteChart"], {SB} [data-testid="stArrowVegaLiteChart"]').first)
     for pg, lang in students:
