@@ -172,6 +172,15 @@ def test_live_lesson_steps_answers_pacing_pause_snapshot_csv(live):
     b.run()
     assert len(b.slider) == sliders
 
+    # pacing narrowed again: the student ahead is brought back to the teacher's step, its view included
+    teacher.number_input(key=f"_lsn_t_pace_{t + 2}").set_value(0).run()
+    b.run()
+    b.run()
+    assert f"Step {t + 1} of 8" in _md(b) and not [x for x in b.button if x.key in ("_lsn_next", "_lsn_back")]
+    assert b.session_state["_last_view"]["query"] == lesson.steps[t].query() | {"class": code, "lang": "en"}
+    where = ls.get_lessons().positions(code)
+    assert where[b.session_state["_class_who"][1]] == t and where[who_a] == t   # pushes moved them too
+
     # show names: the dashboard says the nickname
     teacher.toggle(key="_lsn_t_names_0").set_value(True).run()
     assert "小明b" in str(teacher.table[0].value.to_dict())

@@ -313,13 +313,14 @@ def _live(code: str, lang: str, box, t: Text, who: str) -> None:
         return
     _nickname(code, who, lang)
     seen = s.get(_SEEN)
-    pos = s.setdefault(_POS, {}).get(code)
+    was = pos = s.setdefault(_POS, {}).get(code)
     if s.setdefault(_SEEN_PUSH, {}).get(code) != seen:   # a new push: the teacher's step
         s[_SEEN_PUSH][code] = seen
         pushed = (s.get(_VIEW) or {}).get("lesson_step")
         pos = pushed if isinstance(pushed, int) else run["step"]
     n = len(lesson.steps)
-    if pos is None or pos not in allowed(run, n):
+    forced = pos is not None and pos not in allowed(run, n)   # ahead, and the teacher narrowed the pacing
+    if pos is None or forced:
         pos = min(run["step"], n - 1)
     s[_POS][code] = pos
 
@@ -329,6 +330,10 @@ def _live(code: str, lang: str, box, t: Text, who: str) -> None:
         st.session_state[_GO] = {"page": lesson.steps[i].page, "query": lesson.steps[i].query()}
         st.rerun()   # the whole app: ui.teaching.student.follow_push opens the step's view first
 
+    if forced:
+        go(pos)   # back to the teacher's step, its view included
+    if pos != was:
+        _runs().move(code, who, pos)   # where the dashboard shows the student (a push moved them)
     _step_view(code, run, lesson, pos, who, lang, go, code)
 
 
