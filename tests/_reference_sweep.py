@@ -217,12 +217,12 @@ def check_hemisphere(got, v):
     n, d = v["n"], v["d"]
     Z0 = hs.cap_uniform(n, d, math.radians(v["cap"]), seed=v["seed"])       # the page's start
     Z0 = Z0 / np.linalg.norm(Z0, axis=1, keepdims=True)
-    out = [_agree(t("metrics.rmin0"), got[t("metrics.rmin0")], float(Z0[:, -1].min()), 0, 6e-5),
-           _agree(t("metrics.diam0"), got[t("metrics.diam0")], _diameter(Z0), 0, 6e-5)]
+    out = [_agree(t("metrics.rmin0"), got[t("metrics.rmin0")], float(Z0[:, -1].min()), 6e-4, 1e-12),
+           _agree(t("metrics.diam0"), got[t("metrics.diam0")], _diameter(Z0), 6e-4, 1e-12)]
     steps, dt = _layers(v["horizon"], v["dt"], n, d)
     if n * n * steps <= 1e7:
         Z = _attention_map(Z0, v["beta"], dt, steps, hs.random_matrix(d, v["A"], v["A_seed"]))
-        out += [_agree(t("metrics.rmin_end"), got[t("metrics.rmin_end")], float(Z[:, -1].min()), 0, 6e-5),
+        out += [_agree(t("metrics.rmin_end"), got[t("metrics.rmin_end")], float(Z[:, -1].min()), 6e-4, 1e-12),
                 _agree(t("metrics.diam_end"), got[t("metrics.diam_end")], _diameter(Z), 6e-3, 1e-9)]
     return out
 

@@ -8,6 +8,7 @@ import streamlit as st
 
 from sim import hemisphere as hs
 from ui.kit.figures import freeze, show
+from ui.kit.numbers import fmt
 from ui.server.jobs import calls, heavy
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
@@ -81,8 +82,9 @@ def render() -> None:
               start=n * n * d * (v["horizon"] + v["contrast_horizon"]) / v["dt"] > LOAD_WORK)
         h = hemi_data(*hp)
 
-    ctx.metrics([(t("metrics.rmin0"), f"{h['rmin'][0]:.4f}"), (t("metrics.rmin_end"), f"{h['rmin'][-1]:.4f}"),
-                 (t("metrics.diam0"), f"{h['diam'][0]:.4f}"), (t("metrics.diam_end"), f"{h['diam'][-1]:.2e}")],
+    # one number style on the page (ui.kit.numbers.fmt, %g): the end diameter is 1.2e-15 or 0.3142
+    ctx.metrics([(t("metrics.rmin0"), fmt(h['rmin'][0], 4)), (t("metrics.rmin_end"), fmt(h['rmin'][-1], 4)),
+                 (t("metrics.diam0"), fmt(h['diam'][0], 4)), (t("metrics.diam_end"), fmt(h['diam'][-1], 3))],
                 t("metrics.caption", layers=h["steps"], dt=f"{h['dt']:.4g}", tau=f"{h['tau'][-1]:.4g}"))
     if h["dt"] != v["dt"]:
         st.info(t("notes.dt_adjusted", dt=f"{h['dt']:.4g}", layers=h["steps"]))
