@@ -184,7 +184,7 @@ def _people(rid: str) -> tuple[list[str], dict, dict, dict]:
     asked, pos, recs = _runs().nicks(rid, everyone=True), _runs().positions(rid), _runs().records(rid)
     nicks = {w: n for w, n in asked.items() if n}
     who = set(asked) | set(pos) | {w for per in recs.values() for w in per}   # everyone who joined
-    return sorted(who, key=lambda w: (nicks.get(w, "") == "", nicks.get(w, ""), ls.anon(w))), nicks, pos, recs
+    return sorted(who, key=ls.anon), nicks, pos, recs   # by anonymous label: the order tells no name
 
 
 def _cell(q: dict | None, rec: dict | None, here: bool) -> str:
@@ -218,6 +218,8 @@ def _board_now(rid: str, lesson, lang: str) -> None:
     if run is None:
         return
     people, nicks, pos, recs = _people(rid)
+    if run["names"]:   # names shown: in their order, the anonymous after them
+        people.sort(key=lambda w: (w not in nicks, nicks.get(w, "")))
     qs = {s.index: question_of(lesson, s, lang) for s in lesson.steps}
     st.markdown(bt("board.title", n=len(people)))
     if not people:
