@@ -179,3 +179,21 @@ def test_the_shipped_nginx_compresses_what_arrives_plain():
     types = re.search(r"\bgzip_types ([^;]+);", conf).group(1).split()
     assert {"text/css", "application/javascript", "text/javascript", "application/json", "image/svg+xml"} <= set(types)
     assert not {"font/woff2", "image/png"} & set(types)
+
+
+def test_every_trace_type_named_in_the_code_is_in_a_bundle():
+    """Beyond the defaults the AppTest runs draw: each trace type a page or the kit names anywhere
+    (``go.Heatmap(``, ``"type": "bar"``, ``type="contour"``) is in a vendored bundle."""
+    import plotly.graph_objects as go
+    from plotly.basedatatypes import BaseTraceType
+
+    classes = {n: getattr(go, n) for n in dir(go) if n[:1].isupper()}   # (plotly loads them lazily)
+    traces = {n.lower() for n, c in classes.items() if isinstance(c, type) and issubclass(c, BaseTraceType)}
+    named = set()
+    for path in [*(ROOT / "pages").rglob("*.py"), *(ROOT / "ui").rglob("*.py")]:
+        text = path.read_text(encoding="utf-8")
+        named |= {m.lower() for m in re.findall(r"\bgo\.([A-Z]\w*)\(", text)} & traces
+        named |= set(re.findall(r"""\btype["']?\s*[:=]\s*["'](\w+)["']""", text)) & traces
+    have = set().union(*(b["traces"] for b in bundles.manifest()["bundles"].values()))
+    assert {"scatter", "scatter3d", "heatmap"} <= named      # the scan finds what it is for
+    assert named <= have, f"no bundle has {named - have}: add them to assets/vendor/plotly/manifest.json"
