@@ -450,7 +450,7 @@ def check_measures(got, v):
     w0 = _w1_circle(th0, ref0)
     beta, dt = v["beta"], v["dt"]
     C = ((1 + beta) + (1 + 2 * beta) * math.exp(2 * beta)) / (1 - dt)
-    return [_agree(t("metrics.w1_start"), got[t("metrics.w1_start")], w0, 0, 6e-5),
+    return [_agree(t("metrics.w1_start"), got[t("metrics.w1_start")], w0, 6e-4, 1e-12),
             _agree(t("metrics.C"), got[t("metrics.C")], C, 6e-4),
             _agree(t("metrics.tau_star"), got[t("metrics.tau_star")], math.log(math.pi / w0) / C, 6e-3)]
 

@@ -9,6 +9,7 @@ from tests.conftest import app_test, chart_specs, decode
 from ui.kit.figures import thin
 from ui.kit.i18n import Text
 from ui.kit.compute import sub_seed
+from ui.kit.numbers import fmt
 from pages.measures import views as V
 
 SETS = [
@@ -56,7 +57,7 @@ def test_w1_over_depth_and_its_bound(page):
     np.testing.assert_allclose(by, want, rtol=1e-9)
     assert np.all(r["w1"] <= r["bound"] * (1 + 1e-12))
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics[t("metrics.w1_start")] == f"{r['w1'][0]:.4f}"
+    assert metrics[t("metrics.w1_start")] == fmt(r['w1'][0], 4)
     assert metrics[t("metrics.C")] == f"{C:.4g}"
     assert metrics[t("metrics.tau_star")] == f"{math.log(math.pi / r['w1'][0]) / C:.3g}"
 
@@ -114,4 +115,4 @@ def test_heads_plot(page):
     ax, ay, _ = _trace(spec, t("fig.head_asymptote"))
     np.testing.assert_allclose(ay, th["asymptote"] / np.sqrt(ax), rtol=1e-12)
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics[t("metrics.head_err", H=p["H"])] == f"{y[-1]:.2e}"
+    assert metrics[t("metrics.head_err", H=p["H"])] == fmt(y[-1], 3)

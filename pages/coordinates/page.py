@@ -10,6 +10,7 @@ import streamlit as st
 
 from sim import coordinates as co
 from ui.kit.figures import show, show_pair
+from ui.kit.numbers import fmt
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
 from pages.coordinates import views as vc
@@ -33,7 +34,7 @@ def render() -> None:
     end_pb = d["theta"]["pullback"][-1]
     ctx.metrics([(t("metrics.theta_euclidean"), f"{d['theta']['euclidean'][-1]:.4g}"),
                  (t("metrics.theta_pullback"), "—" if math.isnan(end_pb) else f"{end_pb:.4g}"),
-                 (t("metrics.c"), f"{d['c']:.4g}"), (t("metrics.step_gap"), f"{max(gaps):.2e}" if gaps else "—")],
+                 (t("metrics.c"), f"{d['c']:.4g}"), (t("metrics.step_gap"), fmt(max(gaps), 3) if gaps else "—")],
                 t("metrics.caption", steps=d["steps"], dt=v["dt"], t_end=f"{d['t_end']:g}"))
     if d["saddle"] is not None:
         st.info(t("notes.saddle", t_s=f"{d['saddle']:.3g}"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.kit.figures import figure_beside, show_pair
+from ui.kit.numbers import fmt
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
 from pages.measures.views import (HEAD_N, HEAD_TRIALS, N_REF, SAMPLE_TRIALS, heads_data, heads_figure,
@@ -27,7 +28,8 @@ def render() -> None:
     run = (v["n"], v["beta"], v["depth"], v["dt"], v["seed"])
     with ctx.guard():
         s = stability_data(*run)
-    ctx.metrics([(t("metrics.w1_start"), f"{s['w1'][0]:.4f}"), (t("metrics.w1_end"), f"{s['w1'][-1]:.4f}"),
+    # one number style on the page (ui.kit.numbers.fmt, %g)
+    ctx.metrics([(t("metrics.w1_start"), fmt(s['w1'][0], 4)), (t("metrics.w1_end"), fmt(s['w1'][-1], 4)),
                  (t("metrics.C"), f"{s['C']:.4g}"), (t("metrics.tau_star"), f"{s['tau_star']:.3g}")],
                 t("metrics.caption", layers=int(s["layers"][-1]), dt=v["dt"], tau=f"{s['t'][-1]:g}", n_ref=N_REF))
     show_pair((tokens_figure(t, *run), "fig_tokens"), (w1_figure(t, *run), "fig_w1"))
@@ -44,7 +46,7 @@ def render() -> None:
     with ctx.guard():
         h = heads_data(v["H"], v["beta"], v["seed"])
     figure_beside(heads_figure(t, v["H"], v["beta"], v["seed"]), "fig_heads", ctx,
-                  [(t("metrics.head_err", H=v["H"]), f"{h['mean'][-1]:.2e}")],
+                  [(t("metrics.head_err", H=v["H"]), fmt(h['mean'][-1], 3))],
                   t("heads.side", n=HEAD_N, trials=HEAD_TRIALS, asym=f"{h['asymptote_c']:.4f}",
                     bound=f"{h['bound_c']:.4f}"))
 
