@@ -108,6 +108,28 @@ def test_edits_take_effect_without_restart(tmp_path, monkeypatch):
     assert spec.resolve(SCHEMA).params["beta"].default == 3.5
 
 
+@pytest.mark.parametrize("entry,step", [
+    ({"min": 0.01}, 0.01),                     # opened to the hard limit: the built-in 0.1 grid missed 1.0
+    ({"min": 0.05, "step": 0.25}, 0.05),
+    ({"min": 0.5, "default": 2.0}, 0.1),       # already on the grid: the step stays
+    ({"min": 0.2, "default": 2.2, "step": 0.4}, 0.4),
+])
+def test_a_moved_minimum_keeps_default_and_presets_on_the_slider_grid(entry, step):
+    """A slider shows min + k*step: with β opened down to 0.01 (step 0.1), the default 1.0 was shown
+    as 1.01 and a preset's 3.0 as 3.01. The step becomes the largest one whose grid holds both."""
+    data = {"demo": {"params": {"beta": entry},
+                     "presets": {"p": {"title": "P", "values": {"beta": 3.0}}}}}
+    res = spec.resolve(SCHEMA, data, "f.toml")
+    assert res.errors == ()
+    b = res.params["beta"]
+    assert b.step == pytest.approx(step)
+    for v in (b.default, 3.0):
+        k = (v - b.min) / b.step
+        assert abs(k - round(k)) < 1e-9, (v, b.min, b.step)
+        assert b.clamp(v) == pytest.approx(v, abs=1e-12)
+    assert res.presets["p"].values["beta"] == pytest.approx(3.0, abs=1e-12)
+
+
 def test_clamp_snaps_to_grid():
     p = SCHEMA.param("beta")
     assert p.clamp(100.0) == 10.0 and p.clamp(-3.0) == 0.1 and p.clamp(1.04) == pytest.approx(1.0)

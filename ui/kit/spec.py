@@ -401,9 +401,29 @@ def _resolve_param(base: Param, entry: dict, where: str, errors: list[str], note
             errors.append(f"{where} {'; '.join(probs)}{note}")
             return base
         cast = int if base.kind == "int" else float
-        return replace(base, **{k: cast(fields[k]) for k in ("min", "max", "default")},
-                       step=None if fields["step"] is None else cast(fields["step"]))
+        step = None if fields["step"] is None else cast(_grid_step(fields["min"], fields["default"], fields["step"]))
+        return replace(base, **{k: cast(fields[k]) for k in ("min", "max", "default")}, step=step)
     return _resolve_choice(base, entry, set(upd), where, errors)
+
+
+def _grid_step(lo, default, step):
+    """A slider's values are ``min + k·step``: when the file moves ``min`` (or the default) off the
+    built-in grid (β opened down to 0.01 with step 0.05 would show the default 1.0 as 1.01, and
+    every preset shifted alike), the step becomes the largest one whose grid holds both ``min``
+    and the default: the greatest common divisor of ``default - min`` and ``step`` in their
+    decimal notation (0.01 there). A grid that holds them already keeps its step."""
+    from fractions import Fraction
+    from math import gcd
+
+    try:
+        a, s = Fraction(str(default)) - Fraction(str(lo)), Fraction(str(step))
+    except (ValueError, ZeroDivisionError):
+        return step
+    if s <= 0 or (a / s).denominator == 1:
+        return step
+    den = a.denominator * s.denominator // gcd(a.denominator, s.denominator)
+    g = Fraction(gcd(int(a * den), int(s * den)), den)
+    return float(g) if g > 0 and g >= s / 1000 else step   # not a grid of a thousand steps per step
 
 
 def _resolve_choice(base: Param, entry: dict, keys: set, where: str, errors: list[str]) -> Param:
