@@ -89,12 +89,12 @@ def _shot(pg, path) -> None:
     pg.screenshot(path=str(path), animations="disabled", full_page=False)
 
 
-def _console(teacher, server: str, reload: bool = False) -> None:
+def _console(teacher, server: str, reload: bool = False, query: str = "") -> None:
     """The class console, by its link in the navigation. ``reload``: a new session of the same
     signed-in browser first (the console's own address reloads to the home page: it is registered
     only once the run knows an instructor is there; the sidebar link is how a teacher gets back)."""
     if reload:
-        b.goto(teacher, f"{server}/?lang=zh")
+        b.goto(teacher, f"{server}/?lang=zh{query}")
     b.wait_ready(teacher)
     if reload or CONSOLE_PATH not in teacher.url:
         open_nav_link(teacher, Text("console", "zh")("title"))
@@ -169,9 +169,9 @@ def test_a_prepared_lesson_live_and_at_each_students_pace(teacher_server, people
                 value = q["options"][0]
             _answer(pg, lang, code, i, q, value)
         if i == 3:   # a snapshot of the phone's free answer, anonymous, shown literally
-            _shot(teacher, shots / "lesson_dashboard_zh_1400.png")
             teacher.locator(".st-key-lsn_grid", has_text="✎").first.wait_for()   # the board redraws itself
             b.wait_ready(teacher)
+            _shot(teacher, shots / "lesson_dashboard_zh_1400.png")
             box = teacher.locator('[class*="st-key-lsn_ans_3_"]', has_text="因为只有").first
             box.locator('[data-testid="stCheckbox"] label').first.click()
             box.locator("input:checked").wait_for(state="attached")
@@ -255,10 +255,11 @@ def test_a_prepared_lesson_live_and_at_each_students_pace(teacher_server, people
             _step_shown(alone, "en", 4, ".st-key-lesson_banner")
     see(alone, L("en")("end", done=sum(1 for q in qs.values() if q), right="")[:30], ".st-key-lesson_banner")
     _shot(alone, shots / "lesson_alone_en_end.png")
-    _console(teacher, teacher_server, reload=True)
+    _console(teacher, teacher_server, reload=True, query="&projector=1")   # the console on the projector
     grid = _key(teacher, "lsn_grid")
     grid.wait_for()
     text = grid.inner_text()
     assert "▶" in text and "✓" in text and "Ana" not in text   # names hidden on the projector
-    _shot(teacher, shots / "lesson_dashboard_self_zh.png")
+    grid.scroll_into_view_if_needed()
+    _shot(teacher, shots / "lesson_dashboard_self_zh_projector.png")
     assert not alone.js_errors and not teacher.js_errors
