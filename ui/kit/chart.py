@@ -315,7 +315,7 @@ function tosChartAria(words) {
     const gd = host.querySelector('.js-plotly-plot');
     if (!gd || !gd._fullLayout) continue;
     const title = (gd._fullLayout.title && gd._fullLayout.title.text) || '';
-    // (no "<" in this code: st.html takes it as the start of a tag)
+    // (no less-than sign in this code: st.html would take it as the start of a tag and drop the script)
     const name = title.replace(/\x3cbr\s*\/?>/gi, ' ').replace(/\x3c[^>]+>/g, '').replace(/\s+/g, ' ').trim()
       || words.chart;
     if (host.getAttribute('role') !== 'figure') host.setAttribute('role', 'figure');

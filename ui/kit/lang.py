@@ -45,7 +45,8 @@ HTML_LANG = {"en": "en", "zh": "zh-Hans"}
 # page_lang PR was closed) and its own page title wins over a title set once: this script, in a
 # hidden container, keeps the document's language and title what this run says, whatever Streamlit
 # draws later (a mutation observer, at most every 200 ms). It also mends, on each pass:
-# - the language switch: the option in the other language is marked as that language;
+# - the language switch: the option in the other language is marked as that language, and so are
+#   the words of the other language in the main area (the glossary's terms);
 # - Streamlit's sidebar page list, <ul> holding <div> groups of <li> (axe: "list", "listitem",
 #   serious): the <ul> becomes role="none" and each group a role="list";
 # - a table or display equation wider than its column (it scrolls sideways inside its box): a Tab
@@ -78,7 +79,7 @@ _DOC_JS = r"""<script>(() => {%(charts)s
       }
     }
     for (const el of d.querySelectorAll('[data-testid="stMarkdownContainer"] table, .katex-display')) {
-      const wide = el.scrollWidth > el.clientWidth + 1;
+      const wide = el.scrollWidth > el.clientWidth;  // as axe judges a region scrollable
       if (wide && !el.dataset.tosScroll) {
         el.dataset.tosScroll = '1';
         el.tabIndex = 0;
@@ -92,6 +93,19 @@ _DOC_JS = r"""<script>(() => {%(charts)s
       }
     }
     if (w.chart && window.tosChartAria) tosChartAria(w.chart);
+    // words of the other language inside the page (the glossary, the language link): marked as such
+    for (const el of d.querySelectorAll('[data-testid="stMain"] :is(strong, em, td, th, li, p, a span)')) {
+      if (el.children.length || el.closest('.katex')) continue;
+      const s = el.textContent.trim(), cjk = (s.match(/[\u3400-\u9fff]/g) || []).length;
+      const other = w.lang === 'en' ? (cjk && cjk >= (s.match(/[A-Za-z]/g) || []).length ? 'zh-Hans' : null)
+        : (!cjk && /^[A-Za-z][A-Za-z ()'\/-]{2,}$/.test(s) ? 'en' : null);
+      if (other && el.getAttribute('lang') !== other) el.setAttribute('lang', other);
+    }
+    // Streamlit names a help button "Help for" + its label, in English whatever the page's language
+    for (const el of d.querySelectorAll('[data-testid="stTooltipIcon"] button[aria-label^="Help for "]')) {
+      const v = w.help_for.split('{label}').join(el.getAttribute('aria-label').slice(9));
+      if (v !== el.getAttribute('aria-label')) el.setAttribute('aria-label', v);
+    }
     if (w.names.length) {
       const sel = '[data-testid="stSidebar"] [aria-label*="$"], [data-testid="stMain"] [aria-label*="$"]';
       for (const el of d.querySelectorAll(sel)) {
@@ -126,6 +140,7 @@ def mark_document(lang: str, page_title: str | None) -> None:
     title = f"{page_title} · {app}" if page_title and page_title != app else app
     want = {"lang": HTML_LANG.get(lang, "en"), "title": title,
             "scroll_table": t("view.scroll_table"), "scroll_equation": t("view.scroll_equation"),
+            "help_for": t("view.help_for", label="{label}"),
             "chart": {"chart": t("chart.figure"), "toolbar": t("chart.toolbar")}}
     # json.dumps escapes nothing of "</script>": "<" is written as \u003c so no text can end the script
     data = json.dumps(want, ensure_ascii=False).replace("<", "\\u003c")
