@@ -29,7 +29,7 @@ from ui.teaching.lesson_run import ENTRY, _said, _text, final, question_of, show
 from ui.teaching.live import _TEACH, POLL_S, _store, for_phones, join_link, qr_svg
 from ui.teaching.responses import histogram, q_prompt, q_value
 from ui.kit.i18n import Text
-from ui.kit.safe import literal
+from ui.kit.safe import inert_html, literal
 
 
 BOARD_S = 3 * POLL_S   # the dashboard's redraw
@@ -187,6 +187,23 @@ def _people(rid: str) -> tuple[list[str], dict, dict, dict]:
     return sorted(who, key=ls.anon), nicks, pos, recs   # by anonymous label: the order tells no name
 
 
+def grid_html(columns: dict[str, list[str]]) -> str:
+    """The students × steps table as inert HTML (``st.table`` draws its cells as Markdown: a
+    nickname such as ``http://…`` or ``**x**`` would turn into a link or bold): every cell escaped."""
+    heads = list(columns)
+    n = len(columns[heads[0]]) if heads else 0
+    css = 'style="border:1px solid #ccc;padding:0.25em 0.6em;text-align:left"'
+
+    def cell(tag: str, text, extra: str = "") -> str:
+        return f"<{tag}{extra} {css}>{inert_html(text, 40)}</{tag}>"
+
+    head = "".join(cell("th", h, ' scope="col"') for h in heads)
+    body = "".join("<tr>" + cell("th", columns[heads[0]][i], ' scope="row"')
+                   + "".join(cell("td", columns[h][i]) for h in heads[1:]) + "</tr>" for i in range(n))
+    return (f'<table class="tos-lesson-grid" style="border-collapse:collapse;width:100%">'
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+
 def _cell(q: dict | None, rec: dict | None, here: bool) -> str:
     mark = ""
     if rec is not None and q is not None:
@@ -196,7 +213,7 @@ def _cell(q: dict | None, rec: dict | None, here: bool) -> str:
             mark = "✓"
         else:
             mark = "✗" if final(q, rec) else "…"
-    return ("▶ " if here else "") + mark
+    return (("▶ " if here else "") + mark).strip()
 
 
 def board(rid: str, lesson, lang: str) -> None:
@@ -233,10 +250,8 @@ def _board_now(rid: str, lesson, lang: str) -> None:
         rows = {bt("board.student"): [label(w) for w in people]}
         for k, c in enumerate(cols):
             rows[c] = [_cell(qs[k], recs.get(k, {}).get(w), pos.get(w, where) == k) for w in people]
-        import pandas as pd
-
         with st.container(key="lsn_grid"):   # a plain table: large on a projector, text in the page
-            st.table(pd.DataFrame(rows).set_index(bt("board.student")))
+            st.html(grid_html(rows))
         st.caption(bt("board.legend"))
     _step_answers(rid, run, lesson, qs, recs, nicks, lang)
     st.download_button(bt("board.csv"), data=lambda: lesson_csv(rid, lesson, qs, lang), key=f"_lsn_csv_{rid}",
