@@ -158,6 +158,9 @@ def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots)
     assert float(value.evaluate("(e) => parseFloat(getComputedStyle(e).fontSize)")) >= 60
     assert value.evaluate("(e) => e.getBoundingClientRect().right"
                           " <= e.closest('[data-testid=\"stColumn\"]').getBoundingClientRect().right + 1")  # fits
+    side = teacher.locator(f"{SB} .tos-class-code-value").first    # and in the sidebar's panel
+    assert side.evaluate("(e) => e.getBoundingClientRect().right"
+                         " <= e.closest('[data-testid=\"stSidebarContent\"]').getBoundingClientRect().right")
     gap = teacher.locator(f'{MAIN} [class*="st-key-tos_class_link"] [data-testid="stCode"]').first.evaluate(
         """(e) => { const pre = e.querySelector('pre'), btn = e.querySelector('button');
                     if (!btn) return 1e9;
