@@ -31,7 +31,7 @@ import streamlit as st
 from ui.teaching import class_store as cs
 from ui.teaching import lesson_store as ls
 from ui.teaching import lessons as _lessons
-from ui.teaching.live import _CODE, _GO, _SEEN, _VIEW, _page, _stems, _store
+from ui.teaching.live import _CODE, _GO, _SEEN, _TOASTS, _VIEW, _page, _stems, _store
 from ui.teaching.responses import MAX_TEXT, parse_answer, q_prompt, q_value, verdict
 from ui.kit.i18n import Text
 from ui.kit.page import read_url_again
@@ -305,6 +305,7 @@ def _live(code: str, lang: str, box, t: Text, who: str) -> None:
         box(code, lang, t)
         return
     s.setdefault(_STAMP, {})[code] = run["stamp"]
+    s.pop(_TOASTS, None)   # the class poll's toasts ("a view was pushed", "a new question"): the step view says it
     lt = _lt(lang)
     st.markdown(lt("live_head", code=code))
     _said(_text(lesson.title, lang), 120, "tos-lesson-title")
