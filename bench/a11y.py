@@ -12,8 +12,9 @@ scanned with the whole of it in view: every expander open, the viewport as tall 
 off-screen), every chart drawn. A cell of the table is ``critical/serious/moderate/minor``: the
 number of elements (axe's nodes) failing a rule of that impact.
 
-Lighthouse (``npx --yes lighthouse@12``, needs the npm registry) runs against a server this script
-starts, with ``harness.browser.CHROMIUM`` and its flags; only the accessibility category.
+Lighthouse (12, from the npm registry, installed once under artifacts/lighthouse) runs in snapshot
+mode once the page is drawn (:func:`lighthouse`), in ``harness.browser.CHROMIUM`` with its flags;
+only the accessibility category.
 """
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ import json
 import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,27 +118,54 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def lighthouse(url: str, stems: list[str]) -> dict[str, float]:
+#: Lighthouse in snapshot mode on a page Streamlit has drawn: the CLI audits the page at its load
+#: event, when Streamlit has drawn nothing yet (every such run scores 100: no list, no text, no
+#: contrast to judge). Puppeteer (Lighthouse's own dependency) opens the page, waits for
+#: harness.browser.READY_JS, then Lighthouse's accessibility category runs on what is there.
+_SNAPSHOT_MJS = r"""
+import puppeteer from 'puppeteer-core';
+import {snapshot} from 'lighthouse';
+const [url, chrome, flags, readyJs] = [process.argv[2], process.argv[3], JSON.parse(process.argv[4]), process.argv[5]];
+const browser = await puppeteer.launch({executablePath: chrome, args: flags, headless: true});
+try {
+  const page = await browser.newPage();
+  await page.setViewport({width: 1400, height: 1000});
+  await page.goto(url, {waitUntil: 'domcontentloaded', timeout: 240000});
+  await page.waitForFunction('(' + readyJs + ')()', {timeout: 240000, polling: 250});
+  await new Promise((r) => setTimeout(r, 1500));
+  const res = await snapshot(page, {config: {extends: 'lighthouse:default',
+                                              settings: {onlyCategories: ['accessibility']}}});
+  const lhr = res.lhr;
+  const fails = Object.values(lhr.audits).filter((a) => a.score === 0 && a.scoreDisplayMode === 'binary')
+    .map((a) => a.id);
+  console.log(JSON.stringify({score: lhr.categories.accessibility.score, fails}));
+} finally { await browser.close(); }
+"""
+LIGHTHOUSE = "lighthouse@12"
+
+
+def lighthouse(url: str, stems: list[str], lang: str = "en") -> dict[str, float]:
+    """Lighthouse's accessibility score of each page (0-100) and the audits it fails. Lighthouse
+    (:data:`LIGHTHOUSE`, from the npm registry) is installed once under artifacts/lighthouse."""
+    home = ROOT / "artifacts" / "lighthouse"
+    home.mkdir(parents=True, exist_ok=True)
+    if not (home / "node_modules" / "lighthouse").is_dir():
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(home), LIGHTHOUSE],
+                       check=True, timeout=600, capture_output=True)
+    script = home / "snapshot.mjs"
+    script.write_text(_SNAPSHOT_MJS, encoding="utf-8")
     scores = {}
-    flags = " ".join(a for a in b.CHROMIUM_ARGS)
     for stem in stems:
-        with tempfile.TemporaryDirectory() as d:
-            out = Path(d) / "lh.json"
-            cmd = ["npx", "--yes", "lighthouse@12", f"{url}/{url_path(stem)}?lang=en", "--quiet",
-                   f"--chrome-path={b.CHROMIUM}", f"--chrome-flags={flags}",
-                   "--only-categories=accessibility", "--output=json", f"--output-path={out}",
-                   "--max-wait-for-load=120000"]
-            subprocess.run(cmd, check=False, timeout=600, capture_output=True)
-            try:
-                rep = json.loads(out.read_text())
-                scores[stem] = round(100 * rep["categories"]["accessibility"]["score"])
-                fails = [a for a in rep["audits"].values()
-                         if a.get("score") == 0 and a.get("scoreDisplayMode") == "binary"]
-                print(f"{stem:16} {scores[stem]:>4}  failing: {', '.join(a['id'] for a in fails) or '-'}",
-                      flush=True)
-            except (OSError, ValueError, KeyError, TypeError):
-                scores[stem] = float("nan")
-                print(f"{stem:16} lighthouse gave no report", flush=True)
+        r = subprocess.run(["node", str(script), f"{url}/{url_path(stem)}?lang={lang}", b.CHROMIUM,
+                            json.dumps(b.CHROMIUM_ARGS), b.READY_JS], capture_output=True, text=True,
+                           timeout=600, check=False)
+        try:
+            rep = json.loads(r.stdout.strip().splitlines()[-1])
+            scores[stem] = round(100 * rep["score"])
+            print(f"{stem:16} {scores[stem]:>4}  failing: {', '.join(rep['fails']) or '-'}", flush=True)
+        except (IndexError, ValueError, KeyError, TypeError):
+            scores[stem] = float("nan")
+            print(f"{stem:16} Lighthouse gave no score: {r.stderr.strip()[-300:]}", flush=True)
     return scores
 
 
