@@ -43,7 +43,7 @@ def test_formula_matches_wcag_examples():
     assert ratio("#FFFFFF", "#FFFFFF") == pytest.approx(1.0)
     assert ratio("#777777", "#FFFFFF") == pytest.approx(4.48, abs=0.01)   # the classic just-fails grey
     assert ratio("#767676", "#FFFFFF") == pytest.approx(4.54, abs=0.01)   # ... and just-passes
-    # the colours the audit (issue 53) measured, as it measured them
+    # the colours the accessibility audit measured, as it measured them
     assert ratio("#828180", WHITE) == pytest.approx(3.89, abs=0.01)
     assert ratio("#E69F00", WHITE) == pytest.approx(2.25, abs=0.01)
     assert ratio("#56B4E9", WHITE) == pytest.approx(2.31, abs=0.01)

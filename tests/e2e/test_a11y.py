@@ -1,4 +1,4 @@
-"""Every student can use it (issue 53): axe-core on every page, the document's language and title,
+"""Every student can use it: axe-core on every page, the document's language and title,
 each chart one figure for assistive technology, and a keyboard-only walk.
 
 - ``test_axe_pages[en|zh]``: the 13 pages (11 topics, home, glossary) at 1400 px and 390 px, each
