@@ -254,3 +254,7 @@ def test_pushed_view_opens_exactly_ime_choices_and_settings_kept(teacher_server,
     assert radio.locator('input[type="radio"]').count() == 3
     _in_banner(laptop, "β 变大时，收拢会？")     # the teacher's own words, as typed, as plain text
     assert laptop.locator(f"{BANNER} code", has_text="收拢会").count() == 0
+    # the class ends (the sign-in is shared by the tests of this server: the next one opens its own)
+    button(teacher, tz("class.close"), SB).click()
+    button(teacher, tz("class.close_yes"), SB).click()
+    _in_banner(laptop, cz("banner.ended", code=code)[-8:])
