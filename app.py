@@ -74,13 +74,15 @@ with runs.settled(), runs.turn():
         if plain_run:   # started by a plain `streamlit run app.py`: say what is missing (docs/deploy.md)
             st.sidebar.caption(Text("instructor", lang)("server.plain_run"))
     lesson_run.alone(lang)  # a lesson at the student's own pace (/?lesson=<run>&me=<token>), teacher online or not
-    unknown = take_unknown_page()  # /nosuchpage: the home page with a notice, not Streamlit's English dialog
     # expanded: every page listed (Streamlit's own "View N more" button has no Chinese label)
     groups = editor.pages(navigation(lang), lang)  # the instructor's pages: the editor, the class console
     groups = classroom.pages(groups, lang, bool(teacher))
     groups = lesson_editor.pages(groups, lang)  # the instructor's Lessons page (prepared lessons)
+    # /nosuchpage: the home page with a notice, not Streamlit's English dialog (an instructor's page
+    # registered in this run is known: a teacher reloading the console stays on it)
+    unknown = take_unknown_page({p.url_path for ps in groups.values() for p in ps})
     page = st.navigation(groups, position="sidebar", expanded=True)
-    mark_document(lang, getattr(page, "title", None))  # <html lang> and the tab's title follow the page and its language
+    mark_document(lang, getattr(page, "title", None))  # <html lang> and the tab title follow the page, its language
     if unknown is not None:
         st.warning(unknown_page_notice(unknown, lang), icon="⚠️")
     entering(page.url_path)  # another page than the last run's: it reads its URL again

@@ -67,9 +67,11 @@ def navigation(lang: str):
     return groups
 
 
-def take_unknown_page() -> str | None:
+def take_unknown_page(known: frozenset | set = frozenset()) -> str | None:
     """If the browser asked for a path that is no page (``/nosuchpage``), make this run open the
     home page quietly and return the path asked for (for a notice in the reader's language).
+    ``known``: the url paths of the pages registered in this run besides the topic pages (the
+    instructor's console, editor and Lessons page: a teacher reloading one of them stays there).
 
     Streamlit itself would open the home page too, but with its own English "Page not found"
     dialog. It resolves a first request by the URL path (``intended_page_name``); an empty intent
@@ -81,7 +83,7 @@ def take_unknown_page() -> str | None:
     if intent is None:  # no script context (bare mode) or another streamlit
         return None
     name, page_hash = intent
-    if page_hash or not name or name.strip("/") in {e.stem for e in PAGES}:
+    if page_hash or not name or name.strip("/") in {e.stem for e in PAGES} | set(known):
         return None
     streamlit_internals.clear_intent(ctx)
     return name
