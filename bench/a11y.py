@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from harness import browser as b  # noqa: E402
-from harness.server import Server, first_visit, quiet_streamlit, url_path  # noqa: E402
+from harness.server import quiet_streamlit, served, url_path  # noqa: E402
 
 IMPACTS = ("critical", "serious", "moderate", "minor")
 WIDTHS = (1400, 390)
@@ -180,21 +180,12 @@ def main(argv=None) -> None:
     ap.add_argument("--lighthouse", nargs="*", help="pages to score with Lighthouse instead of the axe table")
     args = ap.parse_args(argv)
     quiet_streamlit()
-    srv = None
-    url = args.url
-    if not url:
-        srv = Server(warm=False).start()
-        url = srv.url
-        first_visit(url)
-    try:
+    with served(args.url, warm=False) as (url, _):
         if args.lighthouse is not None:
             lighthouse(url, args.lighthouse or ["home", "two_point", "hemisphere"])
         else:
             print(f"axe-core {axe_version()}; cells: critical/serious/moderate/minor (elements)")
             print(markdown(axe_table(url, args.pages, args.langs, args.json)))
-    finally:
-        if srv is not None:
-            srv.stop()
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench._timing import save_json  # noqa: E402
-from harness.server import Server, cpu_s, first_visit, quiet_streamlit, url_path  # noqa: E402
+from harness.server import cpu_s, quiet_streamlit, served, url_path  # noqa: E402
 
 #: a browser's parallel connections to one host (HTTP/1.1)
 PER_HOST = 6
@@ -141,13 +141,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json")
     a = ap.parse_args(argv)
     quiet_streamlit()
-    server = None
-    url = a.url
-    if not url:
-        server = Server(warm=True).start()
-        url = server.url
-    try:
-        first_visit(url)
+    with served(a.url) as (url, server):
         assets = recorded_assets(url, a.page)
         pid = server.pid if server else a.pid
         c0 = cpu_s(pid) if pid else float("nan")
@@ -158,9 +152,6 @@ def main(argv=None) -> int:
         r1 = resource.getrusage(resource.RUSAGE_SELF)
         out = summary(results, cpu, (l0, os.getloadavg()[0]))
         out["client_cpu_s"] = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-    finally:
-        if server:
-            server.stop()
     out["page"], out["assets_per_client"] = a.page, len(assets)
     print(f"{out['clients']} clients on {a.page} within {a.window:g} s ({len(assets)} requests each + a websocket "
           f"run): done {out['done']}, lost {out['lost']}; until done p50 {out['p50_s']:.2f} s, p95 "

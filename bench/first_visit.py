@@ -44,7 +44,7 @@ if str(ROOT) not in sys.path:
 
 from bench._timing import save_json  # noqa: E402
 from harness import browser as b  # noqa: E402
-from harness.server import Server, first_visit, quiet_streamlit, url_path  # noqa: E402
+from harness.server import quiet_streamlit, served, url_path  # noqa: E402
 
 DEFAULT_PAGES = ("home", "two_point", "hemisphere")
 KINDS = ("js", "css", "font", "html", "json", "img", "other")
@@ -252,13 +252,7 @@ def main(argv=None) -> int:
         from ui.kit.nav import PAGES
 
         pages = ["home"] + [e.stem for e in PAGES if e.stem != "home"]
-    server = None
-    url = a.url
-    if not url:
-        server = Server(warm=True).start()
-        url = server.url
-    try:
-        first_visit(url)
+    with served(a.url) as (url, _):
         warm_pages(url, pages)
         with b.chromium() as browser:
             visit(browser, url, "home", None, a.lang)   # the browser's own first start, unmeasured
@@ -267,9 +261,6 @@ def main(argv=None) -> int:
                 second = a.second if a.second != stem else "two_point"
                 runs = [visit(browser, url, stem, second, a.lang) for _ in range(a.repeat)]
                 rows += median_rows(runs)
-    finally:
-        if server:
-            server.stop()
     print(table(rows))
     if a.assets:
         for r in rows:

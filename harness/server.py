@@ -6,6 +6,7 @@ the benchmarks make before they measure or test anything.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -158,6 +159,21 @@ class Server:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+@contextlib.contextmanager
+def served(url: str | None = None, *, warm: bool = True):
+    """What a benchmark measures: the server at ``url`` when one is given (already running), else
+    one started as ``make run`` starts it and stopped at the end; either way after the first
+    browser-less visit (:func:`first_visit`). Yields ``(url, the started Server or None)``."""
+    server = None if url else Server(warm=warm).start()
+    try:
+        url = url or server.url
+        first_visit(url)
+        yield url, server
+    finally:
+        if server is not None:
+            server.stop()
 
 
 def url_path(stem: str) -> str:

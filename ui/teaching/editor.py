@@ -454,14 +454,9 @@ def render() -> None:
                               key="_ed_upload" if not n_up else f"_ed_upload_{n_up}")
         st.caption(t("editor.import_help", mb=pf.MAX_IMPORT_BYTES // 2**20))
     if up is not None:
-        raw = up.getvalue()
-        if len(raw) > pf.MAX_IMPORT_BYTES:
-            st.error(t("editor.too_big", kb=pf.MAX_IMPORT_BYTES // 1024))
-            return
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            st.error(t("editor.not_utf8"))
+        text, why = pf.upload_text(up.getvalue(), pf.MAX_IMPORT_BYTES)
+        if why:
+            st.error(t(f"editor.{why}", kb=pf.MAX_IMPORT_BYTES // 1024))
             return
         # the messages name the uploaded file (shown literally, as every problem is)
         problems = pf.validate_text(text, source=up.name[:80] or "upload")

@@ -38,6 +38,20 @@ def _texts(d: dict):
     return t
 
 
+def _put_texts(tbl, fields) -> None:
+    """Each ``(key, {"en", "zh"})`` of ``fields`` into ``tbl``: an inline table, or the key removed
+    when both languages are empty (a value of None is left out: the key keeps what it has)."""
+    for key, value in fields:
+        if value is None:
+            continue
+        texts = _texts(value)
+        if texts is None:
+            if key in tbl:
+                del tbl[key]
+        else:
+            tbl[key] = texts
+
+
 def new(lid: str, title: dict, description: dict | None = None) -> str:
     """A new lesson file with its head and no step yet."""
     doc = tomlkit.document()
@@ -60,15 +74,7 @@ def set_head(text: str, lid: str | None = None, title: dict | None = None, descr
     head = doc["lesson"]
     if lid is not None:
         head["id"] = lid
-    for key, value in (("title", title), ("description", description)):
-        if value is None:
-            continue
-        t = _texts(value)
-        if t is None:
-            if key in head:
-                del head[key]
-        else:
-            head[key] = t
+    _put_texts(head, (("title", title), ("description", description)))
     return tomlkit.dumps(doc)
 
 
@@ -134,13 +140,7 @@ def set_step(text: str, i: int, instruction: dict, note: dict, question: dict | 
     if not 0 <= i < len(steps):
         return text
     tbl = steps[i]
-    for key, value in (("instruction", instruction), ("note", note)):
-        t = _texts(value)
-        if t is None:
-            if key in tbl:
-                del tbl[key]
-        else:
-            tbl[key] = t
+    _put_texts(tbl, (("instruction", instruction or {}), ("note", note or {})))
     if "question" in tbl:
         del tbl["question"]
     if question:

@@ -467,14 +467,9 @@ def _new_and_upload(lang: str, t: Text) -> None:
                           max_upload_size=max(1, L.MAX_BYTES // 2**20))
     if up is None:
         return
-    raw = up.getvalue()
-    if len(raw) > L.MAX_BYTES:
-        st.error(t("too_big", kb=L.MAX_BYTES // 1024))
-        return
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        st.error(t("not_utf8"))
+    text, why = pf.upload_text(up.getvalue(), L.MAX_BYTES)
+    if why:
+        st.error(t(why, kb=L.MAX_BYTES // 1024))
         return
     lesson = L.parse(text, (up.name or "upload")[:80])
     if lesson.problems:

@@ -29,6 +29,17 @@ MAX_IMPORT_BYTES = 2**20  # 1 MB (the shipped file is ~25 KB); the editor's uplo
 PRESET_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
 
 
+def upload_text(raw: bytes, max_bytes: int) -> tuple[str | None, str | None]:
+    """An uploaded file's text, or why there is none: ``"too_big"`` (over ``max_bytes``) or
+    ``"not_utf8"``; the editors say it in the page's language."""
+    if len(raw) > max_bytes:
+        return None, "too_big"
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError:
+        return None, "not_utf8"
+
+
 class Conflict(RuntimeError):
     """The file on disk is not the version the editor started from."""
 
