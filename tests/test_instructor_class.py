@@ -489,3 +489,28 @@ def test_held_class_said_in_the_banner_and_a_revealed_question_folds_once_the_cl
     student.run()
     student.run()
     assert [e for e in student.expander if e.label == earlier]
+
+
+def test_a_free_text_question_shows_its_answers_literally_and_no_reveal(monkeypatch, router_only):  # noqa: F811
+    """A lesson's free-text question asked in a class: the teacher's panel has no exact value to
+    reveal (it showed an empty number box and a greyed Reveal); it lists the newest answers as typed."""
+    teacher, code = teacher_with_class(monkeypatch)
+    qid = cs.get_store().ask(code, {"stem": "two_point", "step": None, "kind": "text", "options": [],
+                                    "prompt": "Why?", "truth": None})
+    for who, text in (("s1", "**bold** <i>x</i> $y$"), ("s2", "because")):
+        cs.get_store().answer(code, qid, who, text)
+    teacher.run()
+    assert not teacher.exception
+    assert _has_button(teacher, "_class_push") and not _has_button(teacher, f"_class_reveal_{qid}")
+    bodies = [h.proto.body for h in teacher.get("html")]
+    assert any("**bold** &lt;i&gt;x&lt;/i&gt; $y$" in body for body in bodies), bodies[-3:]
+    assert any("because" in body for body in bodies)
+    assert not any("bold" in m.value for m in teacher.markdown)
+
+
+def _has_button(at, key: str) -> bool:
+    try:
+        at.button(key=key)
+    except KeyError:
+        return False
+    return True

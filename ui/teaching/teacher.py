@@ -288,6 +288,12 @@ def _live_answers(code: str, lang: str, t: Text, height: int = 180, prefix: str 
             st.caption(ct("teacher.n_answers", n=len(values), q=qid, prompt=prompt))
         else:   # the instructor's own text: literal, as ordinary text
             plain(prompt, ct("teacher.n_answers", n=len(values), q=qid, prompt=""))
+        if q.get("kind") == "text":   # free text (a lesson's question): no value to reveal; the newest, literal
+            if values:
+                st.caption(ct("teacher.free_answers", n=min(len(values), 12)))
+            for v in values[-12:][::-1]:
+                plain(str(v))
+            return
         if q.get("kind") == "choice":
             opts = list(q.get("options") or [])
             labels = (q.get("labels") or {}).get(lang) or {}
