@@ -127,7 +127,7 @@ def test_captions_are_drawn_opaque():
 
 @pytest.mark.parametrize(("raw", "read"), [
     ("$\\tau_{\\max}$ — depth horizon", "τ_max — depth horizon"),
-    ("α — branch exponent (each layer is scaled by $L^{-\\alpha}$)", "α — branch exponent (each layer is scaled by L^-α)"),
+    ("α — branch exponent (scaled by $L^{-\\alpha}$)", "α — branch exponent (scaled by L^-α)"),
     ("$t_{\\max}$ — training time shown", "t_max — training time shown"),
     ("no formula, 50% and **bold**", "no formula, 50% and bold"),
     ("a price of \\$5", "a price of \\$5"),
