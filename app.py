@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sim import _interrupt, _ready
 from sim.warm import ensure_warm, start_background
-from ui.kit import compute, hooks, style
+from ui.kit import compute, cover, hooks, style
 from ui.server import adapters, budgets, runs
 from ui.teaching import answers, classroom, editor, instructor, lesson_editor, lesson_run
 from ui.kit.i18n import Text
@@ -64,6 +64,7 @@ with runs.settled(), runs.turn():
     lang = language_selector()
     style.projector_toggle(Text("common", lang)("view.projector"))
     style.inject()
+    cover.clear_open()  # a class or lesson question open on the page: said again by its box below
     if _ready.pending():  # the first visits after a start: the kernels are still being prepared (sim/warm.py)
         st.container(key="tos_warming").caption(Text("common", lang)("ui.warming"))
     if budgets.was_slowed():  # this browser went over its message budget (ui/server/budgets.py)

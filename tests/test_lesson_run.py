@@ -345,3 +345,41 @@ def test_the_grid_is_inert_html():
     html = dashboard.grid_html({"student": ["**x** http://e.example", "<b>y</b>"], "1": ["✓", "▶"]})
     assert "**x** http://e.example" in html and "&lt;b&gt;y&lt;/b&gt;" in html
     assert "<b>" not in html and "<a " not in html and html.count("<tr>") == 3
+
+
+def test_a_bank_step_covers_the_pages_answer_until_the_student_answered(live):
+    """A lesson step that asks one of the page's own "Predict first" questions: until the student
+    has answered it in the lesson box, the page's figures and its numbers are covered and the page's
+    own step cannot be answered there (its reveal would give the truth first); after it, they show."""
+    from tests.conftest import charts
+    from ui.kit.i18n import Text
+
+    teacher, code = live
+    teacher.button(key="_console_close").click().run()
+    teacher.button(key="_console_close_yes").click().run()
+    teacher.selectbox(key="_lsn_pick").set_value(lessons.get(LESSON)).run()
+    teacher.button(key="_lsn_start_self").click().run()
+    rid = teacher.session_state["_lsn_board_run"]
+    lesson = lessons.get(LESSON)
+    step = next(s for s in lesson.steps if s.question is not None and s.question.kind == "bank")
+    s = app_test("home", {"lesson": rid, "lang": "en"})
+    s.button(key="FormSubmitter:_lsn_start_form-Start the lesson").click().run()
+    for _ in range(step.index):
+        s.button(key="_lsn_next").click().run()
+    s.run()
+    assert not s.exception, [e.value for e in s.exception]
+    note = Text("predict", "en")("ui.asked_in_class")
+    assert any(note in i.value for i in s.info), [i.value for i in s.info]
+    assert charts(s) == [], "a figure showed before the lesson question was answered"
+    predict_box = Text("predict", "en")("ui.title", n=1).split("(")[0].strip()
+    assert not [e for e in s.get("expander") if predict_box in str(e.proto.label)]
+    q = lessons.step_question(step, "en")
+    key = f"_lsn_in_{rid}_{step.index}"
+    if q["kind"] == "choice":
+        s.radio(key=key).set_value(q["truth"] or q["options"][0])
+    else:
+        s.number_input(key=key).set_value(q["truth"])
+    s.button(key=f"_lsn_send_{rid}_{step.index}").click().run()
+    assert not s.exception
+    assert not any(note in i.value for i in s.info)
+    assert charts(s), "the page's figures show once the lesson question is answered"

@@ -15,6 +15,28 @@ TEXTS = "_predict_cover_texts"  # session_state[TEXTS]: text keys that state an 
 REVEAL_PREFIX = "fig_predict_"  # figures a step reveals are never covered
 
 
+OPEN = "_question_open"   # session_state[OPEN]: (stem, step id) of a class or lesson question still to answer
+
+
+def question_open(stem: str, step_id: str) -> None:
+    """Say that this student has a class or lesson question open on page ``stem``: the page's own
+    "Predict first" step ``step_id`` (set by the class box or the lesson box, drawn before the page;
+    :func:`clear_open` at the start of every run). Until it is answered, the page's figures and the
+    texts that state its answer are covered, and the page's own step cannot be answered (its reveal
+    would show the truth before the class's)."""
+    st.session_state[OPEN] = (stem, step_id)
+
+
+def open_question(stem: str) -> str | None:
+    """The step id of the question open on page ``stem`` (:func:`question_open`), or None."""
+    got = st.session_state.get(OPEN)
+    return got[1] if got and got[0] == stem else None
+
+
+def clear_open() -> None:
+    st.session_state.pop(OPEN, None)
+
+
 def set_cover(stem: str | None, texts=()) -> None:
     """Cover the figures of page ``stem`` (None: nothing is covered) and the page texts ``texts``
     (text keys: a section, e.g. ``"notice"``, covers every key under it, ``"notice.body"``)."""

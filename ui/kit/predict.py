@@ -349,6 +349,11 @@ def steps(ctx) -> None:
     if not page_steps:
         return
     p = Text("predict", ctx.lang)
+    asked = next((x for x in page_steps if x.id == cover.open_question(stem)), None)
+    if asked is not None:   # the class (or the lesson) asks this very step: answered there, first
+        cover.set_cover(stem, asked.covers)
+        st.info(p("ui.asked_in_class"), icon=":material/groups:")
+        return
     with st.expander(p("ui.title", n=len(page_steps)), icon=":material/psychology_alt:",
                      key=f"_predict_open_{stem}", on_change="rerun") as box:
         if not box.open:

@@ -33,6 +33,7 @@ from ui.teaching import lesson_store as ls
 from ui.teaching import lessons as _lessons
 from ui.teaching.live import _CODE, _GO, _SEEN, _TOASTS, _VIEW, _page, _stems, _store
 from ui.teaching.responses import MAX_TEXT, parse_answer, q_prompt, q_value, verdict
+from ui.kit import cover
 from ui.kit.i18n import Text
 from ui.kit.page import read_url_again
 from ui.kit.safe import inert_html
@@ -156,6 +157,8 @@ def _question_box(rid: str, run: dict, lesson, step, who: str, lang: str, code: 
             _said(prompt, 300)
         rec = _runs().mine(rid, step.index, who)
         if not final(q, rec):
+            if q.get("step"):   # a page's own step: its figures wait until it is answered
+                cover.question_open(step.page, q["step"])
             if rec is not None:
                 st.warning(lt("try_again", value=shown(q, lang, rec["value"])), icon=":material/replay:")
             _answer_form(rid, step.index, q, who, code, lang)

@@ -27,6 +27,7 @@ from ui.teaching.live import (_BEAT, _CODE, _DOWN, _FOLLOW, _GO, _GONE, _LEFT, _
                               _TOASTS, _VIEW, _WHO, BEAT_S, POLL_S, _ct, _page, _stems, _store, _toast, context,
                               fold_sheet, plain, titles)
 from ui.teaching.responses import answer_id, histogram, parse_answer, q_prompt, q_value, tolerance, verdict
+from ui.kit import cover
 from ui.kit.i18n import Text
 from ui.kit.page import page_shown, read_url_again
 
@@ -192,6 +193,8 @@ def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
         sent = _store().answered(code, qid, who)  # sent before a reload: not asked again
     pending = (code, qid) in (s.get(_PENDING) or {})
     if sent is None and rev is None and not pending:
+        if q.get("step") and stem:   # a page's own step: its figures wait until it is answered
+            cover.question_open(stem, q["step"])
         with st.container(horizontal=True, vertical_alignment="bottom", key=f"_class_row_{qid}"):
             if q.get("kind") == "choice":
                 labels = (q.get("labels") or {}).get(lang) or {}
