@@ -201,6 +201,8 @@ def test_large_cold_hemisphere_load_runs_in_the_load_lane(monkeypatch):
     v = {p.name: p.default for p in hp_page.SCHEMA.params}
     h = hp_page.hemi_data(400, v["d"], v["beta"], v["horizon"], v["dt"], v["cap"], v["A"], v["A_seed"], 11)
     shown = [m.value for m in at.metric]
-    assert f"{h['rmin'][0]:.4f}" in shown and f"{h['diam'][-1]:.2e}" in shown
+    from ui.kit.numbers import fmt
+
+    assert fmt(h["rmin"][0], 4) in shown and fmt(h["diam"][-1], 3) in shown    # as the page writes them
     at2 = app_test("hemisphere", q)                                   # another session: shared, no rerun
     assert not at2.exception and jobs.pool("load").status()["runs"] == 1

@@ -130,6 +130,16 @@ def test_a_moved_minimum_keeps_default_and_presets_on_the_slider_grid(entry, ste
     assert res.presets["p"].values["beta"] == pytest.approx(3.0, abs=1e-12)
 
 
+def test_a_grid_of_too_many_positions_moves_the_minimum_instead():
+    """Position 1..100000 with step 100 and default 10000 (block's RoPE window opened to its hard
+    limit): a step of 1 would make a slider of 100000 positions; the step stays and min moves up to
+    100, the first grid point through the default."""
+    assert spec._on_grid(1, 100000, 10000, 100) == (100, 100)
+    assert spec._on_grid(1000, 200000, 60000, 5000) == (1000, 1000)      # 199 positions: a finer step
+    lo, step = spec._on_grid(0.001, 1000.0, 1.0, 0.1)                    # 999,990 positions at 0.001
+    assert step == 0.1 and lo == pytest.approx(0.1) and lo >= 0.001
+
+
 def test_clamp_snaps_to_grid():
     p = SCHEMA.param("beta")
     assert p.clamp(100.0) == 10.0 and p.clamp(-3.0) == 0.1 and p.clamp(1.04) == pytest.approx(1.0)

@@ -401,29 +401,41 @@ def _resolve_param(base: Param, entry: dict, where: str, errors: list[str], note
             errors.append(f"{where} {'; '.join(probs)}{note}")
             return base
         cast = int if base.kind == "int" else float
-        step = None if fields["step"] is None else cast(_grid_step(fields["min"], fields["default"], fields["step"]))
-        return replace(base, **{k: cast(fields[k]) for k in ("min", "max", "default")}, step=step)
+        lo, step = fields["min"], fields["step"]
+        if step is not None:
+            lo, step = _on_grid(lo, fields["max"], fields["default"], step)
+        return replace(base, min=cast(lo), max=cast(fields["max"]), default=cast(fields["default"]),
+                       step=None if step is None else cast(step))
     return _resolve_choice(base, entry, set(upd), where, errors)
 
 
-def _grid_step(lo, default, step):
-    """A slider's values are ``min + k·step``: when the file moves ``min`` (or the default) off the
-    built-in grid (β opened down to 0.01 with step 0.05 would show the default 1.0 as 1.01, and
-    every preset shifted alike), the step becomes the largest one whose grid holds both ``min``
-    and the default: the greatest common divisor of ``default - min`` and ``step`` in their
-    decimal notation (0.01 there). A grid that holds them already keeps its step."""
+def _on_grid(lo, hi, default, step):
+    """``(min, step)`` of a slider whose grid ``min + k·step`` holds its default. A file that moves
+    ``min`` (or the default) off the built-in grid (β opened down to 0.01 with step 0.1 showed the
+    default 1.0 as 1.01, and every preset shifted alike) gets the largest step whose grid holds both
+    ``min`` and the default (their greatest common divisor in decimal notation: 0.01 there), unless
+    that makes more than :data:`MAX_POSITIONS` positions; then the step stays and ``min`` moves up
+    to the first grid point through the default (a position 1..100000 with step 100 starts at 100).
+    A grid that holds the default already is kept."""
     from fractions import Fraction
-    from math import gcd
+    from math import floor, gcd
 
     try:
         a, s = Fraction(str(default)) - Fraction(str(lo)), Fraction(str(step))
     except (ValueError, ZeroDivisionError):
-        return step
+        return lo, step
     if s <= 0 or (a / s).denominator == 1:
-        return step
+        return lo, step
     den = a.denominator * s.denominator // gcd(a.denominator, s.denominator)
     g = Fraction(gcd(int(a * den), int(s * den)), den)
-    return float(g) if g > 0 and g >= s / 1000 else step   # not a grid of a thousand steps per step
+    if g > 0 and (Fraction(str(hi)) - Fraction(str(lo))) / g <= MAX_POSITIONS:
+        return lo, float(g) if isinstance(step, float) else int(g)
+    d = Fraction(str(default))
+    return type(lo)(d - s * floor((d - Fraction(str(lo))) / s)), step
+
+
+#: the most positions a slider gets from :func:`_on_grid` by a finer step
+MAX_POSITIONS = 20_000
 
 
 def _resolve_choice(base: Param, entry: dict, keys: set, where: str, errors: list[str]) -> Param:
