@@ -116,6 +116,22 @@ def _toml_problem(m: str, t: Text) -> str | None:
     return t("editor.toml.sentence", where=where, what=t(f"editor.toml.{key}"))
 
 
+def undo_file(path, expected: str, say, show, **kw) -> bool:
+    """Undo the last save of ``path`` (``params_file.undo``: compare-and-swap on ``expected``); a
+    conflict or a failed write is said in words (``say("conflict")``, ``say("write_failed")`` and
+    the reasons through ``show``). True when the file was put back."""
+    try:
+        pf.undo(path, expected, **kw)
+    except pf.Conflict:
+        st.error(say("conflict"))
+    except (ValueError, OSError) as exc:
+        st.error(say("write_failed"))
+        show(str(exc).splitlines())
+    else:
+        return True
+    return False
+
+
 def _show_problems(msgs: list[str], t: Text | None = None) -> None:
     """Messages that may quote the instructor's own text: shown literally, never as Markdown; with
     ``t``, a parser's message is said first in the instructor's language."""
@@ -427,14 +443,7 @@ def render() -> None:
                 _save(path, new_text, base, t, "saved")
     if c[1].button(t("editor.undo"), key="_ed_undo", disabled=not pf.backup_path(path).exists(),
                    help=t("editor.undo_help")):
-        try:
-            pf.undo(path, base["hash"])
-        except pf.Conflict:
-            st.error(t("editor.conflict"))
-        except (ValueError, OSError) as exc:
-            st.error(t("editor.write_failed"))
-            _show_problems(str(exc).splitlines())
-        else:
+        if undo_file(path, base["hash"], lambda k: t(f"editor.{k}"), _show_problems):
             _reload()
             st.session_state[_FLASH] = "undone"
             st.rerun()

@@ -22,6 +22,7 @@ from ui.teaching import instructor
 from ui.teaching import lesson_doc as D
 from ui.teaching import lessons as L
 from ui.teaching import params_file as pf
+from ui.teaching.editor import undo_file
 from ui.teaching.answers import LAST_VIEW
 from ui.teaching.live import _page
 from ui.teaching.responses import q_prompt, q_value
@@ -303,14 +304,7 @@ def _save_row(w: dict, problems: list[str], t: Text) -> None:
         _save(Path(w["path"]), w["text"], w["hash"], t, "saved")
     if c[1].button(t("undo"), key="_le_undo", disabled=not pf.backup_path(Path(w["path"])).exists(),
                    help=t("undo_help")):
-        try:
-            pf.undo(Path(w["path"]), w["hash"], check=D.check)
-        except pf.Conflict:
-            st.error(t("conflict"))
-        except (ValueError, OSError) as exc:
-            st.error(t("write_failed"))
-            _show(str(exc).splitlines())
-        else:
+        if undo_file(Path(w["path"]), w["hash"], t, _show, check=D.check):
             st.session_state.pop(_WORK, None)
             _flash("undone")
             st.rerun()
