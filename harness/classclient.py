@@ -145,7 +145,11 @@ class Student(ClassSession):
 
     @property
     def poll_fragment(self) -> str | None:
-        return next(iter(self.auto_reruns), None)
+        """The timed fragment a browser polls now: the one registered last (its id can change
+        between runs, e.g. from a run on the home page to one on the pushed page; the server
+        answers a stale id with nothing, which left some students of the class check without the
+        question)."""
+        return next(reversed(self.auto_reruns), None)
 
     async def poll(self, timeout: float = 5.0) -> RunResult:
         """What the browser does every ``run_every`` seconds: rerun the timed fragment.
