@@ -31,6 +31,9 @@ _CJK = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
 #: the other forms (assets/glossary.toml is not checked against this list).
 VARIANTS = [
     ("zh", r"词元", "token（本应用的中文页面直接写 token）"),
+    # a page is one of the eleven topics, a lesson is a teacher's prepared sequence of views
+    ("en", r"\b[Ll]esson pages?\b", "topic page (a lesson is a prepared sequence of views)"),
+    ("zh", r"课程页", "主题页（课程是教师准备的一串视图与问题）"),
     ("zh", r"注意力汇(?!聚点)|(?<!注意力)汇(?=（sink）)", "注意力汇聚点 / 汇聚点"),
     ("zh", r"Hessian|黑塞(?!矩阵)|海森", "黑塞矩阵"),
     ("zh", r"Jacobian|雅可比(?!矩阵|行列式)", "雅可比矩阵"),
