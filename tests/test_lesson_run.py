@@ -50,6 +50,15 @@ def _step_of(kind: str) -> int:
     return next(s.index for s in lesson.steps if s.question is not None and s.question.kind == kind)
 
 
+def _self_paced_run(teacher) -> str:
+    """The teacher ends the live class and gives the shipped lesson at each student's pace: its run id."""
+    teacher.button(key="_console_close").click().run()
+    teacher.button(key="_console_close_yes").click().run()
+    teacher.selectbox(key="_lsn_pick").set_value(lessons.get(LESSON)).run()
+    teacher.button(key="_lsn_start_self").click().run()
+    return teacher.session_state["_lsn_board_run"]
+
+
 @pytest.fixture
 def live(monkeypatch, router_only):  # noqa: F811
     """A teacher on the class console who started the shipped lesson live: (teacher, code)."""
@@ -205,11 +214,7 @@ def test_live_lesson_steps_answers_pacing_pause_snapshot_csv(live):
 
 def test_self_paced_alone_survives_a_new_session_and_shows_on_the_dashboard(live):
     teacher, code = live
-    teacher.button(key="_console_close").click().run()
-    teacher.button(key="_console_close_yes").click().run()
-    teacher.selectbox(key="_lsn_pick").set_value(lessons.get(LESSON)).run()
-    teacher.button(key="_lsn_start_self").click().run()
-    rid = teacher.session_state["_lsn_board_run"]
+    rid = _self_paced_run(teacher)
     assert ls.valid_run_id(rid) and ls.get_lessons().run(rid)["mode"] == "self"
     runs = teacher.selectbox(key="_lsn_runs").options[:2]
     assert runs == [f"{rid}: at each student's pace", f"{code}: a class, ended"]   # the ended class's board stays
@@ -355,11 +360,7 @@ def test_a_bank_step_covers_the_pages_answer_until_the_student_answered(live):
     from ui.kit.i18n import Text
 
     teacher, code = live
-    teacher.button(key="_console_close").click().run()
-    teacher.button(key="_console_close_yes").click().run()
-    teacher.selectbox(key="_lsn_pick").set_value(lessons.get(LESSON)).run()
-    teacher.button(key="_lsn_start_self").click().run()
-    rid = teacher.session_state["_lsn_board_run"]
+    rid = _self_paced_run(teacher)
     lesson = lessons.get(LESSON)
     step = next(s for s in lesson.steps if s.question is not None and s.question.kind == "bank")
     s = app_test("home", {"lesson": rid, "lang": "en"})

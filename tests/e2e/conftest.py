@@ -117,15 +117,25 @@ def browser():
         yield b
 
 
-@pytest.fixture(scope="session")
-def _tab(browser):
-    ctx = browser.new_context(viewport=VIEWPORT, locale="en-US")
+@contextlib.contextmanager
+def watched_tab(browser, **context):
+    """A tab in a new browser context (``context``: Playwright's options) whose uncaught JavaScript
+    errors are kept in ``tab.js_errors``; closed at the end."""
+    ctx = browser.new_context(**context)
     ctx.set_default_timeout(WAIT_MS)
     pg = ctx.new_page()
     pg.js_errors = []  # uncaught errors in the page's JavaScript
     pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
-    yield pg
-    ctx.close()
+    try:
+        yield pg
+    finally:
+        ctx.close()
+
+
+@pytest.fixture(scope="session")
+def _tab(browser):
+    with watched_tab(browser, viewport=VIEWPORT, locale="en-US") as pg:
+        yield pg
 
 
 @pytest.fixture

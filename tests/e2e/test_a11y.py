@@ -31,6 +31,7 @@ from bench.a11y import IMPACTS, axe_script, axe_version, cell, counts, scan, who
 from harness import browser as b
 from harness.browser import VIEWPORT, WAIT_MS
 from harness.server import url_path
+from tests.e2e.conftest import watched_tab
 from ui.kit.i18n import Text
 from ui.kit.nav import PAGES
 
@@ -65,13 +66,8 @@ def own_serious(violations: list[dict]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def a11y_tab(browser):
-    ctx = browser.new_context(viewport=VIEWPORT, locale="en-US")
-    ctx.set_default_timeout(WAIT_MS)
-    pg = ctx.new_page()
-    pg.js_errors = []
-    pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
-    yield pg
-    ctx.close()
+    with watched_tab(browser, viewport=VIEWPORT, locale="en-US") as pg:
+        yield pg
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -63,13 +63,19 @@ def _open_sheet(pg) -> None:
     pg.wait_for_function(SHEET_OPEN_JS, timeout=WAIT_MS)
 
 
+def _teacher_with_class(open_tab, server: str):
+    """A Chinese teacher at 1400 x 900, signed in, with a class open: (tab, join link, code)."""
+    teacher = open_tab(viewport={"width": 1400, "height": 900})
+    b.goto(teacher, f"{server}/?lang=zh")
+    sign_in(teacher, "zh")
+    see(teacher, T("zh")("signin.signed_in"), SB)
+    link, code = open_class(teacher, server, "zh")
+    return teacher, link, code
+
+
 def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots):  # noqa: F811 - the fixture
     tz, cz, pz = T("zh"), C("zh"), Text(STEM, "zh")
-    teacher = people(viewport={"width": 1400, "height": 900})
-    b.goto(teacher, f"{teacher_server}/?lang=zh")
-    sign_in(teacher, "zh")
-    see(teacher, tz("signin.signed_in"), SB)
-    link, code = open_class(teacher, teacher_server, "zh")
+    teacher, link, code = _teacher_with_class(people, teacher_server)
     open_nav_link(teacher, pz("title"))
     teacher.locator(".st-key-_class_qn").wait_for(timeout=WAIT_MS)
 
@@ -192,11 +198,7 @@ def test_pushed_view_opens_exactly_ime_choices_and_settings_kept(teacher_server,
       can be asked and reaches the student as three choices (before: Ask greyed out, no message).
     """
     tz, cz, pz = T("zh"), C("zh"), Text(STEM, "zh")
-    teacher = people(viewport={"width": 1400, "height": 900})
-    b.goto(teacher, f"{teacher_server}/?lang=zh")
-    sign_in(teacher, "zh")
-    see(teacher, tz("signin.signed_in"), SB)
-    link, code = open_class(teacher, teacher_server, "zh")
+    teacher, link, code = _teacher_with_class(people, teacher_server)
     laptop = people(viewport={"width": 1280, "height": 800})
     laptop.goto(f"{link}&lang=zh", wait_until="domcontentloaded")
     _in_banner(laptop, code)

@@ -27,7 +27,7 @@ from harness.browser import WAIT_MS
 from tests.e2e.conftest import ROOT
 from tests.e2e.test_instructor import MAIN, open_nav_link, see, sign_in
 from tests.e2e.test_instructor_more import pick
-from tests.e2e.test_rehearsal import PHONE, people  # noqa: F401 - fixture
+from tests.e2e.test_rehearsal import PHONE, _until, people  # noqa: F401 - fixture
 from ui.teaching import lessons
 from ui.teaching.console import CONSOLE_PATH
 from ui.kit.i18n import Text
@@ -48,15 +48,7 @@ def _key(pg, key: str, inner: str = ""):
 def _click(pg, key: str, done, tries: int = 3) -> None:
     """Click the button of widget ``key`` and wait for ``done(ms)``; again when a fragment's redraw
     swallowed the click (as a person would)."""
-    for attempt in range(tries):
-        _key(pg, key, "button").click()
-        try:
-            done(WAIT_MS / tries)
-            return
-        except Exception:  # noqa: BLE001 - playwright's TimeoutError
-            if attempt == tries - 1:
-                raise
-            b.wait_ready(pg)
+    _until(pg, lambda: _key(pg, key, "button").click(), done, tries)
 
 
 def _step_shown(pg, lang: str, i: int, where: str = BANNER, timeout: float = WAIT_MS) -> None:

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from harness.browser import READY_JS, WAIT_MS, exceptions
-from tests.e2e.conftest import SHOTS
+from tests.e2e.conftest import SHOTS, watched_tab
 from ui.kit.i18n import Text
 from ui.kit.nav import PAGES
 
@@ -50,13 +50,8 @@ LAYOUT_JS = """() => {
 
 @pytest.fixture(scope="module")
 def phone(browser):
-    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=1)
-    ctx.set_default_timeout(WAIT_MS)
-    pg = ctx.new_page()
-    pg.js_errors = []
-    pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
-    yield pg
-    ctx.close()
+    with watched_tab(browser, viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=1) as pg:
+        yield pg
 
 
 def check_layout(phone, where: str) -> None:
