@@ -188,8 +188,7 @@ _NO_OUTSIDE = {"showSendToCloud": False, "showEditInChartStudio": False, "showLi
 def toolbar(config: dict, scene: bool) -> dict:
     """``config`` with the toolbar reduced to :data:`TOOLBAR` (the buttons of this kind of figure)."""
     keep = [b for b in TOOLBAR if (b in _TOOLBAR_3D) == scene or b == "toImage"]
-    out = {k: v for k, v in config.items() if k != "modeBarButtonsToRemove"}
-    return {**out, **_NO_OUTSIDE, "modeBarButtons": [keep]}
+    return {**config, **_NO_OUTSIDE, "modeBarButtons": [keep]}
 
 
 _PRELOAD = r"""<script>(() => {%s

@@ -41,10 +41,9 @@ COLORS = {
 }
 SEQUENCE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", COLORS["other"], COLORS["sky"], "#867600", "#000000"]
 # (#867600: the yellow, darkened to an olive, 4.56:1)
-# Plotly's toolbar sits over the top right of a figure once it is touched or hovered; on a phone its
-# seven buttons covered half of the title. Kept: download, box zoom, pan, reset (double-click resets too).
-CONFIG = {"displaylogo": False, "responsive": True,
-          "modeBarButtonsToRemove": ["lasso2d", "select2d", "zoomIn2d", "zoomOut2d", "autoScale2d"]}
+# The chart's config; its toolbar is ui.kit.chart.TOOLBAR (download and reset: on a phone the full
+# toolbar covered half of the title).
+CONFIG = {"displaylogo": False, "responsive": True}
 
 
 # Glyphs the text font lacks (‖ ⟨ ⟩ √ …) fall through this list in order: a math font before the
