@@ -109,12 +109,15 @@ test: prereqs-test $(VENV)/.installed-dev
 	  if [ $$rc = 5 ]; then echo "pytest collected no browser tests: that is a failure here" >&2; exit 1; fi; \
 	  exit $$rc
 
-# ruff's lint rules of pyproject.toml ([tool.ruff.lint]); `make lint-fix` applies its safe fixes.
+# ruff's lint rules and its formatter, as pyproject.toml sets them ([tool.ruff.*]); `make lint-fix`
+# applies the lint's safe fixes and formats the tree.
 lint: $(VENV)/.installed-dev
 	$(BIN)/python -m ruff check --no-cache .
+	$(BIN)/python -m ruff format --check --no-cache .
 
 lint-fix: $(VENV)/.installed-dev
 	$(BIN)/python -m ruff check --fix .
+	$(BIN)/python -m ruff format .
 
 # The whole suite with every core kept busy by a CPU hog at normal priority: it must pass so too.
 test-loaded: $(VENV)/.installed-dev

@@ -1,6 +1,7 @@
 """Tokens on the Sphere — entry point: ``make run`` (``python -m ui.server``: ``streamlit run app.py`` with
 every server fix installed before it starts), or a plain ``streamlit run app.py`` (what it cannot have
 then: docs/deploy.md)."""
+
 from ui.server import start as _env  # noqa: F401 - first: a thread-safe Numba layer, one BLAS thread (a plain streamlit run)
 from ui.server import prepare
 
@@ -53,14 +54,16 @@ classroom.follow_push()  # a push the class poll saw: its page opens before anyt
 with runs.settled(), runs.turn():
     # The icon is a file the server serves (a ":material/…:" icon is fetched from a font host on the
     # internet, which a school network may not reach).
-    st.set_page_config(page_title="Tokens on the Sphere", page_icon=str(ICON),
-                       layout="wide")
+    st.set_page_config(page_title="Tokens on the Sphere", page_icon=str(ICON), layout="wide")
     plain_run = st.cache_resource(show_spinner=False)(_start_up)()
     # The one place where the instructor and class features plug into the page kit (ui/kit/hooks.py):
     # worked answers under a page's questions (and in its notebook once public), the class's push /
     # ask under its intro, the class code kept in every page's URL.
-    hooks.register(after_section={"questions": answers.show_answers, "intro": classroom.on_page},
-                   url_flags=(classroom.url_flags, lesson_run.url_flags), answers_public=answers.public)
+    hooks.register(
+        after_section={"questions": answers.show_answers, "intro": classroom.on_page},
+        url_flags=(classroom.url_flags, lesson_run.url_flags),
+        answers_public=answers.public,
+    )
     lang = language_selector()
     style.projector_toggle(Text("common", lang)("view.projector"))
     style.inject()
@@ -72,7 +75,7 @@ with runs.settled(), runs.turn():
     teacher = instructor.sidebar(lang)  # draws nothing (None) unless instructor mode is configured
     if teacher is not None:
         classroom.sidebar(lang, teacher)
-        if plain_run:   # started by a plain `streamlit run app.py`: say what is missing (docs/deploy.md)
+        if plain_run:  # started by a plain `streamlit run app.py`: say what is missing (docs/deploy.md)
             st.sidebar.caption(Text("instructor", lang)("server.plain_run"))
     lesson_run.alone(lang)  # a lesson at the student's own pace (/?lesson=<run>&me=<token>), teacher online or not
     # expanded: every page listed (Streamlit's own "View N more" button has no Chinese label)

@@ -1,4 +1,5 @@
 """The timing and report helpers the benchmark scripts share (run them as ``python bench/<name>.py``)."""
+
 from __future__ import annotations
 
 import time

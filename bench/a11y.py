@@ -16,6 +16,7 @@ Lighthouse (12, from the npm registry, installed once under artifacts/lighthouse
 mode once the page is drawn (:func:`lighthouse`), in ``harness.browser.CHROMIUM`` with its flags;
 only the accessibility category.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -150,15 +151,30 @@ def lighthouse(url: str, stems: list[str], lang: str = "en") -> dict[str, float]
     home = ROOT / "artifacts" / "lighthouse"
     home.mkdir(parents=True, exist_ok=True)
     if not (home / "node_modules" / "lighthouse").is_dir():
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(home), LIGHTHOUSE],
-                       check=True, timeout=600, capture_output=True)
+        subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(home), LIGHTHOUSE],
+            check=True,
+            timeout=600,
+            capture_output=True,
+        )
     script = home / "snapshot.mjs"
     script.write_text(_SNAPSHOT_MJS, encoding="utf-8")
     scores = {}
     for stem in stems:
-        r = subprocess.run(["node", str(script), f"{url}/{url_path(stem)}?lang={lang}", b.CHROMIUM,
-                            json.dumps(b.CHROMIUM_ARGS), b.READY_JS], capture_output=True, text=True,
-                           timeout=600, check=False)
+        r = subprocess.run(
+            [
+                "node",
+                str(script),
+                f"{url}/{url_path(stem)}?lang={lang}",
+                b.CHROMIUM,
+                json.dumps(b.CHROMIUM_ARGS),
+                b.READY_JS,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         try:
             rep = json.loads(r.stdout.strip().splitlines()[-1])
             scores[stem] = round(100 * rep["score"])

@@ -10,6 +10,7 @@ and RSS during | outcome. Everything it starts is stopped at the end.
 Needs Debian ``nginx`` for the attacks through the proxy (``apt-get install nginx``; skipped
 without it). The timings are what this machine gives; the outcome column is what must hold.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -91,8 +92,9 @@ class Student:
         return out
 
 
-def raw_rerun(s: StreamlitSession, widgets: dict | None = None, extra_ids: dict | None = None,
-              url: str | None = None) -> bytes:
+def raw_rerun(
+    s: StreamlitSession, widgets: dict | None = None, extra_ids: dict | None = None, url: str | None = None
+) -> bytes:
     """The bytes of a rerun like :meth:`StreamlitSession.rerun` sends, for sending without waiting."""
     for k, v in (widgets or {}).items():
         s.set_widget(k, v)
@@ -136,8 +138,9 @@ http {{ access_log {tmp}/access.log; client_body_temp_path {tmp}/body; proxy_tem
 fastcgi_temp_path {tmp}/fcgi; uwsgi_temp_path {tmp}/uwsgi; scgi_temp_path {tmp}/scgi;
 {site}
 }}""")
-    proc = subprocess.Popen([exe, "-c", str(conf), "-p", tmp, "-g", "daemon off;"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [exe, "-c", str(conf), "-p", tmp, "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     for _ in range(50):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read()
@@ -172,15 +175,27 @@ class Bench:
         pid = self.srv.pid
         if prepare is not None:
             await prepare()
-        before = await student.move(self.seconds * 0.75)    # quiet, just before this attack
+        before = await student.move(self.seconds * 0.75)  # quiet, just before this attack
         self.quiet += before
         c0, t0 = cpu_s(pid), time.monotonic()
         task = asyncio.ensure_future(attack())
         during = await student.move(self.seconds, until=task)
         outcome = await task
         cpu, wall = cpu_s(pid) - c0, time.monotonic() - t0
-        self.rows.append((name, pct(before, .5), pct(before, .95), pct(during, .5),
-                          pct(during, .95), cpu / wall, cpu, rss_mb(pid), os.getloadavg()[0], outcome))
+        self.rows.append(
+            (
+                name,
+                pct(before, 0.5),
+                pct(before, 0.95),
+                pct(during, 0.5),
+                pct(during, 0.95),
+                cpu / wall,
+                cpu,
+                rss_mb(pid),
+                os.getloadavg()[0],
+                outcome,
+            )
+        )
         print(f"  {name}: {outcome}", flush=True)
 
     # 1: 4 sessions x 20 reruns/s from one browser, through nginx
@@ -243,7 +258,7 @@ class Bench:
         n, t0 = 0, time.monotonic()
         while not closed and n < 600:
             now = time.monotonic() - t0
-            if victim is None and now > 2:                     # the flood is on: the student loads
+            if victim is None and now > 2:  # the flood is on: the student loads
                 victim = asyncio.ensure_future(self._victim_load(502))
             if now > self.seconds and (victim is None or victim.done()):
                 break
@@ -259,9 +274,11 @@ class Bench:
         await asyncio.gather(d, return_exceptions=True)
         during, during_cpu = await victim if victim is not None else (float("nan"), float("nan"))
         ok = during <= 2 * quiet + 0.2
-        return (f"{n} loads asked by one session (one queued, one running at most); another student's "
-                f"own cold load: quiet {quiet:.1f} s (server CPU meanwhile {quiet_cpu:.1f} s), during {during:.1f} s "
-                f"({during_cpu:.1f} s): {'within' if ok else 'OVER'} 2x quiet + 0.2 s")
+        return (
+            f"{n} loads asked by one session (one queued, one running at most); another student's "
+            f"own cold load: quiet {quiet:.1f} s (server CPU meanwhile {quiet_cpu:.1f} s), during {during:.1f} s "
+            f"({during_cpu:.1f} s): {'within' if ok else 'OVER'} 2x quiet + 0.2 s"
+        )
 
     # 3: a huge client-reported address for the share box
     async def share_address(self) -> str:
@@ -280,8 +297,10 @@ class Bench:
             await asyncio.sleep(2)
             await s.close()
             await asyncio.gather(d, return_exceptions=True)
-            out.append(f"{size // 1000} kB: "
-                       f"{'closed ' + str(closed[0]) if closed and closed[0] else 'run, QR from the server address'}")
+            out.append(
+                f"{size // 1000} kB: "
+                f"{'closed ' + str(closed[0]) if closed and closed[0] else 'run, QR from the server address'}"
+            )
         return "; ".join(out)
 
     # 4: four 180 MiB websocket messages
@@ -306,17 +325,27 @@ class Bench:
     # 5: key guesses, each from a new connection, through nginx
     async def keys(self) -> str:
         base = self.proxy or self.srv.url
-        codes = await asyncio.to_thread(lambda: [post(f"{base}/_app/signin", f"key=guess{i}&next=/".encode(),
-                                                      {"Content-Type": "application/x-www-form-urlencoded"})
-                                                 for i in range(40)])
-        right = await asyncio.to_thread(post, f"{base}/_app/signin", f"key={KEY}&next=/".encode(),
-                                        {"Content-Type": "application/x-www-form-urlencoded"})
-        return (f"40 guesses: {codes.count(403)} checked, {codes.count(429)} refused (429); "
-                f"the right key then: {right}")
+        codes = await asyncio.to_thread(
+            lambda: [
+                post(
+                    f"{base}/_app/signin",
+                    f"key=guess{i}&next=/".encode(),
+                    {"Content-Type": "application/x-www-form-urlencoded"},
+                )
+                for i in range(40)
+            ]
+        )
+        right = await asyncio.to_thread(
+            post,
+            f"{base}/_app/signin",
+            f"key={KEY}&next=/".encode(),
+            {"Content-Type": "application/x-www-form-urlencoded"},
+        )
+        return f"40 guesses: {codes.count(403)} checked, {codes.count(429)} refused (429); the right key then: {right}"
 
     # 6: a session id alone
     async def session_id(self) -> str:
-        t = Instructor(self.srv.url, headers={"X-Real-IP": "192.0.2.50"})   # not the guesser's address
+        t = Instructor(self.srv.url, headers={"X-Real-IP": "192.0.2.50"})  # not the guesser's address
         await t.sign_in(KEY)
         sid = t.session_id
         thief = ClassSession(self.srv.url)
@@ -326,13 +355,15 @@ class Bench:
         teacher = any("Signed in as instructor" in x for x in thief.texts) or "_class_open" in thief.widget_values
         await thief.close()
         await t.close()
-        reload = ClassSession(self.srv.url, cookies=t.cookies)      # the teacher presses F5
+        reload = ClassSession(self.srv.url, cookies=t.cookies)  # the teacher presses F5
         await reload.connect()
         await reload.rerun(page="", query_string="lang=en")
         still = any("Signed in as instructor" in x for x in reload.texts)
         await reload.close()
-        return f"session id resumed without the cookie: {'INSTRUCTOR' if teacher else 'a student'}; " \
-               f"a reload with the cookie: {'instructor' if still else 'signed out'}"
+        return (
+            f"session id resumed without the cookie: {'INSTRUCTOR' if teacher else 'a student'}; "
+            f"a reload with the cookie: {'instructor' if still else 'signed out'}"
+        )
 
     # 7: two saves at once
     async def saves(self) -> str:
@@ -346,8 +377,10 @@ class Bench:
             wins = 0
             for i in range(8):
                 text, h = pf.read(self.params)
-                edits = [pf.apply_edits(text, "two_point", {"beta": {"default": 1.0 + i * 0.1 + d}}, None)
-                         for d in (0.01, 0.02)]
+                edits = [
+                    pf.apply_edits(text, "two_point", {"beta": {"default": 1.0 + i * 0.1 + d}}, None)
+                    for d in (0.01, 0.02)
+                ]
                 bar, out = threading.Barrier(2), []
 
                 def go(e):
@@ -357,11 +390,13 @@ class Bench:
                         out.append("saved")
                     except pf.Conflict:
                         out.append("conflict")
+
                 ths = [threading.Thread(target=go, args=(e,)) for e in edits]
                 [th.start() for th in ths]
                 [th.join() for th in ths]
                 wins += sorted(out) == ["conflict", "saved"]
             return wins
+
         wins = await asyncio.to_thread(rounds)
         return f"{wins}/8 rounds: one saved, the other told (no edit lost)"
 
@@ -389,8 +424,9 @@ class Bench:
 
     async def editor(self) -> str:
         orig = self.params.read_text()
-        self.params.write_text(orig + "".join(f"\n[hemisphere.presets.p{i}]\ntitle = 'p{i}'\nvalues = {{ n = 64 }}\n"
-                                              for i in range(2000)))
+        self.params.write_text(
+            orig + "".join(f"\n[hemisphere.presets.p{i}]\ntitle = 'p{i}'\nvalues = {{ n = 64 }}\n" for i in range(2000))
+        )
         try:
             t = Instructor(self.srv.url, timeout=300, headers={"X-Real-IP": "192.0.2.51"})
             await t.sign_in(KEY)
@@ -398,8 +434,10 @@ class Bench:
             t.set_widget("_ed_stem", "hemisphere")
             r2 = await t.rerun(timeout=300)
             await t.close()
-            return f"2000 presets: editor drawn in {r.seconds:.1f} s / hemisphere list {r2.seconds:.1f} s, " \
-                   f"{len(r2.exceptions)} exceptions"
+            return (
+                f"2000 presets: editor drawn in {r.seconds:.1f} s / hemisphere list {r2.seconds:.1f} s, "
+                f"{len(r2.exceptions)} exceptions"
+            )
         finally:
             self.params.write_text(orig)
 
@@ -408,10 +446,16 @@ class Bench:
         if not self.proxy:
             return "skipped (no nginx)"
         big = b"x" * (2**20)
-        up = await asyncio.to_thread(post, f"{self.proxy}/_stcore/upload_file/nosession/nofile", big,
-                                     {"Content-Type": "application/octet-stream"}, "PUT")
-        other = await asyncio.to_thread(post, f"{self.proxy}/_app/signin", big,
-                                        {"Content-Type": "application/x-www-form-urlencoded"})
+        up = await asyncio.to_thread(
+            post,
+            f"{self.proxy}/_stcore/upload_file/nosession/nofile",
+            big,
+            {"Content-Type": "application/octet-stream"},
+            "PUT",
+        )
+        other = await asyncio.to_thread(
+            post, f"{self.proxy}/_app/signin", big, {"Content-Type": "application/x-www-form-urlencoded"}
+        )
         return f"1 MB on the upload route: {up} (not 413); 1 MB elsewhere: {other}"
 
     # 13: a widget state keyed by a bare session-state name
@@ -429,17 +473,20 @@ class Bench:
         return f"3 reruns with ids '_instructor', 'preset': {ex} exceptions"
 
 
-SHAPES = {"presets = [\"hot\"]": '[two_point]\npresets = ["hot"]\n',
-          "[[two_point.params]]": "[[two_point.params]]\nbeta = 1\n",
-          "deep array": "x = " + "[" * 3000 + "]" * 3000 + "\n"}
+SHAPES = {
+    'presets = ["hot"]': '[two_point]\npresets = ["hot"]\n',
+    "[[two_point.params]]": "[[two_point.params]]\nbeta = 1\n",
+    "deep array": "x = " + "[" * 3000 + "]" * 3000 + "\n",
+}
 
 
 async def main_async(a) -> int:
     tmp = tempfile.mkdtemp(prefix="abuse-")
     params = Path(tmp) / "params.toml"
     shutil.copy(ROOT / "assets" / "params.toml", params)
-    srv = Server(warm=False, env={"APP_INSTRUCTOR_KEY": KEY, "APP_PARAMS_FILE": str(params),
-                                  "APP_SIGNIN_TOTAL_PER_MIN": "60"})
+    srv = Server(
+        warm=False, env={"APP_INSTRUCTOR_KEY": KEY, "APP_PARAMS_FILE": str(params), "APP_SIGNIN_TOTAL_PER_MIN": "60"}
+    )
     nginx = None
     try:
         srv.start(timeout=600)
@@ -448,7 +495,7 @@ async def main_async(a) -> int:
         b = Bench(srv, proxy, params, a.seconds)
         st = Student(srv.url)
         await st.start()
-        await st.move(2)                       # warm the page
+        await st.move(2)  # warm the page
         plan = {
             "1 rerun flood 4x20/s, one browser": b.flood,
             "2 cold loads from one session": (b.cold_loads, b.cold_loads_prepare),
@@ -460,8 +507,11 @@ async def main_async(a) -> int:
             "8 bad file shapes": lambda: _shapes(b),
             "9 2000 presets (editor)": b.editor,
             "10 bare URL in a preset title": lambda: b.bad_file(
-                "[two_point.presets.hot]\ntitle = \"see https://evil.example/x www.evil.example\"\n"
-                "values = { beta = 2.0 }\n", "title", check="evil.example"),
+                '[two_point.presets.hot]\ntitle = "see https://evil.example/x www.evil.example"\n'
+                "values = { beta = 2.0 }\n",
+                "title",
+                check="evil.example",
+            ),
             "11 1 MB upload via nginx": b.uploads,
             "12 OIDC without email_verified": _oidc,
             "13 widget state '_instructor'": b.widget_state,
@@ -478,17 +528,22 @@ async def main_async(a) -> int:
                 b.rows.append((name, *(float("nan"),) * 8, f"ERROR {type(exc).__name__}: {exc}"[:120]))
         await st.s.close()
         print()
-        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
-              f"({os.cpu_count()} CPUs)")
-        print("| attack | student p50/p95 before (s) | during (s) | within bound | server CPU: cores (s) "
-              "| RSS (MB) | load (1 min) | outcome |")
+        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)")
+        print(
+            "| attack | student p50/p95 before (s) | during (s) | within bound | server CPU: cores (s) "
+            "| RSS (MB) | load (1 min) | outcome |"
+        )
         print("|---|---|---|---|---|---|---|---|")
         for name, q50, q95, d50, d95, cores, cpu, rss, load, out in b.rows:
             ok = "yes" if d95 <= 2 * q95 + 0.2 else ("NO" if d95 == d95 else "–")
-            print(f"| {name} | {q50:.3f} / {q95:.3f} | {d50:.3f} / {d95:.3f} | {ok} | {cores:.2f} ({cpu:.1f} s) "
-                  f"| {rss:.0f} | {load:.1f} | {out} |")
-        print("\nthe bound for 'during': p95 <= 2 x its 'before' p95 + 0.2 s (server CPU seconds do not "
-              "depend on the machine's other load; the latencies do)")
+            print(
+                f"| {name} | {q50:.3f} / {q95:.3f} | {d50:.3f} / {d95:.3f} | {ok} | {cores:.2f} ({cpu:.1f} s) "
+                f"| {rss:.0f} | {load:.1f} | {out} |"
+            )
+        print(
+            "\nthe bound for 'during': p95 <= 2 x its 'before' p95 + 0.2 s (server CPU seconds do not "
+            "depend on the machine's other load; the latencies do)"
+        )
         return 0
     finally:
         if nginx is not None:

@@ -22,6 +22,7 @@ Protocol: a request ``{"z0": "<path.npy>", "beta": b, "eta": e, "steps": s, "out
 final configuration to ``out``;
 ``{"info": 1}`` answers the versions; end of input stops the process.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,7 +35,7 @@ import torch
 
 def step_1(M, M2, SM, beta, eta):
     """The authors' ``step_1`` for randomKQ = randomV = 0 and softmax (same calls, same order)."""
-    M2.copy_(M)                                        # "store M into M2"
+    M2.copy_(M)  # "store M into M2"
     torch.matmul(M2, M.transpose(1, 2), out=SM)
     SM *= beta
     SM = torch.nn.functional.softmax(SM, dim=2)
@@ -67,8 +68,7 @@ def serve() -> None:
         else:
             if "threads" in req:
                 torch.set_num_threads(int(req["threads"]))
-            out, sec, cpu = run(np.load(req["z0"]), float(req["beta"]), float(req["eta"]),
-                                int(req["steps"]))
+            out, sec, cpu = run(np.load(req["z0"]), float(req["beta"]), float(req["eta"]), int(req["steps"]))
             np.save(req["out"], out)
             ans = {"seconds": sec, "cpu_seconds": cpu}
         sys.stdout.write(json.dumps(ans) + "\n")

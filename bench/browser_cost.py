@@ -29,6 +29,7 @@ until the run has finished and every figure is drawn. Reports
 ``--figures`` also prints each figure's traces (type, points) and the size of its JSON as sent.
 Other work on the machine inflates every number: the table prints the load average.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -77,8 +78,18 @@ COUNTS_JS = """() => ({
   expanders: document.querySelectorAll('[data-testid="stMain"] [data-testid="stExpander"]').length,
 })"""
 
-GL_TYPES = {"scattergl", "scatter3d", "surface", "mesh3d", "cone", "streamtube", "heatmapgl",
-            "splom", "scatterpolargl", "parcoords"}
+GL_TYPES = {
+    "scattergl",
+    "scatter3d",
+    "surface",
+    "mesh3d",
+    "cone",
+    "streamtube",
+    "heatmapgl",
+    "splom",
+    "scatterpolargl",
+    "parcoords",
+}
 
 
 def loadavg() -> str:
@@ -115,7 +126,7 @@ def tree_cpu_s(root: int | None = None, name: str = "chrom") -> float:
             stat = open(f"/proc/{p}/stat").read()
         except OSError:
             continue
-        comm = stat[stat.index("(") + 1:stat.rindex(")")]
+        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
         if name in comm.lower():
             f = stat.rsplit(")", 1)[1].split()
             total += (int(f[11]) + int(f[12])) / _CLK
@@ -149,8 +160,7 @@ def profile_split(profile: dict) -> dict[str, float]:
     return out
 
 
-def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 3000,
-              preload: bool = True) -> dict:
+def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 3000, preload: bool = True) -> dict:
     """One page opened from the sidebar in a fresh context; see the module docstring."""
     ctx = browser.new_context(viewport=b.VIEWPORT, locale="en-US")
     msgs: list[tuple[float, int]] = []
@@ -160,6 +170,7 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
         def rec(payload):
             if counting["on"]:
                 msgs.append((time.perf_counter(), len(payload)))
+
         ws.on("framereceived", rec)
 
     path = url_path(stem)
@@ -170,8 +181,9 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
         cdp.send("Profiler.setSamplingInterval", {"interval": 200})
         page.wait_for_timeout(idle_ms)  # the previous page left alone a moment (a student reads it)
         try:  # ... long enough for the chart code fetched ahead to be ready (ui/kit/style.py)
-            page.wait_for_function("() => !window.__tosChartsPreloaded || window.__tosChartsLoaded === true",
-                                   timeout=30_000)
+            page.wait_for_function(
+                "() => !window.__tosChartsPreloaded || window.__tosChartsLoaded === true", timeout=30_000
+            )
         except Exception:  # noqa: BLE001 - measured as it is
             pass
         msgs.clear()
@@ -186,10 +198,16 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
         prof = cdp.send("Profiler.stop")["profile"]
         cdp.detach()
         split = profile_split(prof)
-        return {"open_s": open_s, "cpu_s": c1 - c0, "plotly_s": split.get("plotly", 0.0),
-                "katex_s": split.get("katex", 0.0), "md_s": split.get("md", 0.0),
-                "other_s": split.get("other", 0.0) + split.get("program", 0.0) + split.get("gc", 0.0),
-                "msgs": len(msgs), "kB": sum(n for _, n in msgs) / 1024}
+        return {
+            "open_s": open_s,
+            "cpu_s": c1 - c0,
+            "plotly_s": split.get("plotly", 0.0),
+            "katex_s": split.get("katex", 0.0),
+            "md_s": split.get("md", 0.0),
+            "other_s": split.get("other", 0.0) + split.get("program", 0.0) + split.get("gc", 0.0),
+            "msgs": len(msgs),
+            "kB": sum(n for _, n in msgs) / 1024,
+        }
 
     try:
         page = ctx.new_page()
@@ -201,7 +219,8 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
         cold["preloaded"] = page.evaluate(
             "() => performance.getEntriesByType('resource')"
             ".some((e) => /\\/_app\\/plotly-[0-9.]+\\.min\\.js$/.test(e.name))"
-            " && !!window.__tosChartsPreloaded")
+            " && !!window.__tosChartsPreloaded"
+        )
         figs = page.evaluate(FIGURES_JS)
         counts = page.evaluate(COUNTS_JS)
         errors = b.exceptions(page)
@@ -211,12 +230,21 @@ def open_cost(browser, url: str, stem: str, lang: str = "en", idle_ms: int = 300
     finally:
         ctx.close()
     traces = [t for f in figs for t in f["traces"]]
-    return {"page": stem, **cold, **{f"warm_{k}": v for k, v in warm.items()},
-            "figs": len(figs), "traces": len(traces), "points": sum(t["points"] for t in traces),
-            "max_trace": max((t["points"] for t in traces), default=0),
-            "gl": sum(1 for t in traces if t["type"] in GL_TYPES),
-            "katex": counts["katex"], "dom": counts["dom"], "expanders": counts["expanders"],
-            "figures": figs, "exceptions": errors}
+    return {
+        "page": stem,
+        **cold,
+        **{f"warm_{k}": v for k, v in warm.items()},
+        "figs": len(figs),
+        "traces": len(traces),
+        "points": sum(t["points"] for t in traces),
+        "max_trace": max((t["points"] for t in traces), default=0),
+        "gl": sum(1 for t in traces if t["type"] in GL_TYPES),
+        "katex": counts["katex"],
+        "dom": counts["dom"],
+        "expanders": counts["expanders"],
+        "figures": figs,
+        "exceptions": errors,
+    }
 
 
 def figure_bytes(stems: list[str]) -> dict[str, list[dict]]:
@@ -245,31 +273,50 @@ def figure_bytes(stems: list[str]) -> dict[str, list[dict]]:
                         n = max(n, len(v) if not (v and isinstance(v[0], list)) else len(v) * len(v[0]))
                 trs.append((tr.get("type", "scatter"), n, len(json.dumps(tr))))
             title = ((spec.get("layout", {}).get("title") or {}).get("text") or "")[:50]
-            rows.append({"title": re.sub(r"<[^>]+>", "", title), "bytes": len(el.proto.spec),
-                         "frames": len(spec.get("frames", []) or []), "traces": trs})
+            rows.append(
+                {
+                    "title": re.sub(r"<[^>]+>", "", title),
+                    "bytes": len(el.proto.spec),
+                    "frames": len(spec.get("frames", []) or []),
+                    "traces": trs,
+                }
+            )
         out[stem] = rows
     return out
 
 
 def table(rows: list[dict]) -> str:
-    head = (f"{'page':<16} {'open s':>6} {'cpu s':>6} {'plotly':>6} {'katex':>5} {'md':>5} {'other':>6} │ "
-            f"{'again':>5} {'cpu s':>5} {'plotly':>6} │ "
-            f"{'figs':>4} {'traces':>6} {'points':>7} {'max/tr':>6} {'gl':>3} {'katex#':>6} {'msgs':>4} "
-            f"{'kB':>6} {'dom':>5}")
+    head = (
+        f"{'page':<16} {'open s':>6} {'cpu s':>6} {'plotly':>6} {'katex':>5} {'md':>5} {'other':>6} │ "
+        f"{'again':>5} {'cpu s':>5} {'plotly':>6} │ "
+        f"{'figs':>4} {'traces':>6} {'points':>7} {'max/tr':>6} {'gl':>3} {'katex#':>6} {'msgs':>4} "
+        f"{'kB':>6} {'dom':>5}"
+    )
     lines = [head]
     for r in rows:
-        lines.append(f"{r['page']:<16} {r['open_s']:>6.2f} {r['cpu_s']:>6.2f} {r['plotly_s']:>6.2f} "
-                     f"{r['katex_s']:>5.2f} {r['md_s']:>5.2f} {r['other_s']:>6.2f} │ {r['warm_open_s']:>5.2f} "
-                     f"{r['warm_cpu_s']:>5.2f} {r['warm_plotly_s']:>6.2f} │ {r['figs']:>4} "
-                     f"{r['traces']:>6} {r['points']:>7} {r['max_trace']:>6} {r['gl']:>3} {r['katex']:>6} "
-                     f"{r['msgs']:>4} {r['kB']:>6.0f} {r['dom']:>5}")
+        lines.append(
+            f"{r['page']:<16} {r['open_s']:>6.2f} {r['cpu_s']:>6.2f} {r['plotly_s']:>6.2f} "
+            f"{r['katex_s']:>5.2f} {r['md_s']:>5.2f} {r['other_s']:>6.2f} │ {r['warm_open_s']:>5.2f} "
+            f"{r['warm_cpu_s']:>5.2f} {r['warm_plotly_s']:>6.2f} │ {r['figs']:>4} "
+            f"{r['traces']:>6} {r['points']:>7} {r['max_trace']:>6} {r['gl']:>3} {r['katex']:>6} "
+            f"{r['msgs']:>4} {r['kB']:>6.0f} {r['dom']:>5}"
+        )
     return "\n".join(lines)
 
 
 def _median_row(rs: list[dict]) -> dict:
     out = dict(rs[-1])
-    for k in ("open_s", "cpu_s", "plotly_s", "katex_s", "md_s", "other_s", "warm_open_s", "warm_cpu_s",
-              "warm_plotly_s"):
+    for k in (
+        "open_s",
+        "cpu_s",
+        "plotly_s",
+        "katex_s",
+        "md_s",
+        "other_s",
+        "warm_open_s",
+        "warm_cpu_s",
+        "warm_plotly_s",
+    ):
         out[k] = statistics.median(r[k] for r in rs)
     return out
 
@@ -281,10 +328,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1, help="opens per page (the table shows medians)")
     ap.add_argument("--figures", action="store_true", help="also per figure: traces, points, JSON bytes")
     ap.add_argument("--lang", default="en")
-    ap.add_argument("--ab", action="store_true",
-                    help="also open each page without and with the chart code fetched ahead, interleaved")
-    ap.add_argument("--idle-ms", type=int, default=3000,
-                    help="how long the home page is left alone before the click (default 3000)")
+    ap.add_argument(
+        "--ab",
+        action="store_true",
+        help="also open each page without and with the chart code fetched ahead, interleaved",
+    )
+    ap.add_argument(
+        "--idle-ms", type=int, default=3000, help="how long the home page is left alone before the click (default 3000)"
+    )
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     from ui.kit.nav import PAGES
@@ -308,8 +359,11 @@ def main(argv: list[str] | None = None) -> int:
                     for _ in range(max(1, args.repeat)):
                         for pre in (False, True):
                             r = open_cost(br, url, stem, args.lang, args.idle_ms, preload=pre)
-                            print(f"  {stem} preload={pre}: open {r['open_s']:.2f} s, cpu {r['cpu_s']:.2f} s,"
-                                  f" plotly {r['plotly_s']:.2f} s; load {loadavg()}", flush=True)
+                            print(
+                                f"  {stem} preload={pre}: open {r['open_s']:.2f} s, cpu {r['cpu_s']:.2f} s,"
+                                f" plotly {r['plotly_s']:.2f} s; load {loadavg()}",
+                                flush=True,
+                            )
                             ab.setdefault((stem, pre), []).append(r)
                 rs = [open_cost(br, url, stem, args.lang, args.idle_ms) for _ in range(max(1, args.repeat))]
                 rows.append(_median_row(rs))
@@ -319,10 +373,12 @@ def main(argv: list[str] | None = None) -> int:
             srv.stop()
     print(table(rows))
     for (stem, pre), rs in sorted(ab.items()):
-        print(f"{stem:<16} chart code fetched ahead {'yes' if pre else 'no ':<3}: open median "
-              f"{statistics.median(r['open_s'] for r in rs):.2f} s, Chromium CPU median "
-              f"{statistics.median(r['cpu_s'] for r in rs):.2f} s, Plotly chunk "
-              f"{statistics.median(r['plotly_s'] for r in rs):.2f} s ({len(rs)} opens)")
+        print(
+            f"{stem:<16} chart code fetched ahead {'yes' if pre else 'no ':<3}: open median "
+            f"{statistics.median(r['open_s'] for r in rs):.2f} s, Chromium CPU median "
+            f"{statistics.median(r['cpu_s'] for r in rs):.2f} s, Plotly chunk "
+            f"{statistics.median(r['plotly_s'] for r in rs):.2f} s ({len(rs)} opens)"
+        )
     print(f"load average at start {la0}, at end {loadavg()} (2 cores; other work inflates the times)")
     for r in rows:
         if r["exceptions"]:

@@ -19,6 +19,7 @@ times) and the load average.
     .venv/bin/python bench/class_at_once.py                       # 30 clients, two_point, 10 s
     .venv/bin/python bench/class_at_once.py --clients 30 --page hemisphere --json out.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -71,12 +72,14 @@ async def one_client(url: str, stem: str, assets: list[tuple[str, int]], delay: 
     first = [a for a in assets if not a[0].startswith("/media/")]
     limits = httpx.Limits(max_connections=PER_HOST, max_keepalive_connections=PER_HOST)
     try:
-        async with httpx.AsyncClient(base_url=url, limits=limits, timeout=timeout,
-                                     headers={"Accept-Encoding": "gzip, deflate, br"}) as http:
+        async with httpx.AsyncClient(
+            base_url=url, limits=limits, timeout=timeout, headers={"Accept-Encoding": "gzip, deflate, br"}
+        ) as http:
+
             async def get(asset):
                 path, status = asset
                 for attempt in (0, 1):
-                    try:   # bodies as sent: not decoded (this process's CPU)
+                    try:  # bodies as sent: not decoded (this process's CPU)
                         async with http.stream("GET", path) as r:
                             async for _ in r.aiter_raw():
                                 pass
@@ -111,8 +114,9 @@ async def one_client(url: str, stem: str, assets: list[tuple[str, int]], delay: 
     return res
 
 
-async def class_at_once(url: str, stem: str, assets: list[tuple[str, int]], clients: int, window: float,
-                        timeout: float, seed: int = 1) -> list[dict]:
+async def class_at_once(
+    url: str, stem: str, assets: list[tuple[str, int]], clients: int, window: float, timeout: float, seed: int = 1
+) -> list[dict]:
     rng = random.Random(seed)
     delays = sorted(rng.uniform(0, window) for _ in range(clients))
     return await asyncio.gather(*(one_client(url, stem, assets, d, timeout) for d in delays))
@@ -121,13 +125,22 @@ async def class_at_once(url: str, stem: str, assets: list[tuple[str, int]], clie
 def summary(results: list[dict], cpu: float, load: tuple[float, float]) -> dict:
     done = [r["s"] for r in results if r["ok"]]
     q = statistics.quantiles(done, n=20) if len(done) >= 2 else [float("nan")] * 19
-    return {"clients": len(results), "done": len(done), "lost": len(results) - len(done),
-            "p50_s": statistics.median(done) if done else float("nan"), "p95_s": q[18],
-            "max_s": max(done) if done else float("nan"),
-            "http_MB": sum(r["http_bytes"] for r in results) / 1e6, "ws_MB": sum(r["ws_bytes"] for r in results) / 1e6,
-            "requests": sum(r["requests"] for r in results), "retries": sum(r["retries"] for r in results),
-            "server_cpu_s": cpu, "load_before": load[0],
-            "load_after": load[1], "errors": sorted({r["error"] for r in results if r["error"]})[:5]}
+    return {
+        "clients": len(results),
+        "done": len(done),
+        "lost": len(results) - len(done),
+        "p50_s": statistics.median(done) if done else float("nan"),
+        "p95_s": q[18],
+        "max_s": max(done) if done else float("nan"),
+        "http_MB": sum(r["http_bytes"] for r in results) / 1e6,
+        "ws_MB": sum(r["ws_bytes"] for r in results) / 1e6,
+        "requests": sum(r["requests"] for r in results),
+        "retries": sum(r["retries"] for r in results),
+        "server_cpu_s": cpu,
+        "load_before": load[0],
+        "load_after": load[1],
+        "errors": sorted({r["error"] for r in results if r["error"]})[:5],
+    }
 
 
 def main(argv=None) -> int:
@@ -153,12 +166,14 @@ def main(argv=None) -> int:
         out = summary(results, cpu, (l0, os.getloadavg()[0]))
         out["client_cpu_s"] = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     out["page"], out["assets_per_client"] = a.page, len(assets)
-    print(f"{out['clients']} clients on {a.page} within {a.window:g} s ({len(assets)} requests each + a websocket "
-          f"run): done {out['done']}, lost {out['lost']}; until done p50 {out['p50_s']:.2f} s, p95 "
-          f"{out['p95_s']:.2f} s, max {out['max_s']:.2f} s; on the wire {out['http_MB']:.1f} MB HTTP + "
-          f"{out['ws_MB']:.1f} MB websocket; server CPU {out['server_cpu_s']:.1f} s, this client's "
-          f"{out['client_cpu_s']:.1f} s; load {out['load_before']:.1f}"
-          f" -> {out['load_after']:.1f}")
+    print(
+        f"{out['clients']} clients on {a.page} within {a.window:g} s ({len(assets)} requests each + a websocket "
+        f"run): done {out['done']}, lost {out['lost']}; until done p50 {out['p50_s']:.2f} s, p95 "
+        f"{out['p95_s']:.2f} s, max {out['max_s']:.2f} s; on the wire {out['http_MB']:.1f} MB HTTP + "
+        f"{out['ws_MB']:.1f} MB websocket; server CPU {out['server_cpu_s']:.1f} s, this client's "
+        f"{out['client_cpu_s']:.1f} s; load {out['load_before']:.1f}"
+        f" -> {out['load_after']:.1f}"
+    )
     for e in out["errors"]:
         print("  lost:", e)
     return save_json(a.json, out)

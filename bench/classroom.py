@@ -25,6 +25,7 @@ compute), the link is the same for all (cache hits after the first).
 
 Targets: N = 50 with zero errors, p95 <= 2 s, RSS growth <= 5 MB per session.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -66,13 +67,22 @@ class Sample:
 class SessionReport:
     index: int
     samples: list[Sample] = field(default_factory=list)
-    dropped: str | None = None   # why the session was lost, if it was
+    dropped: str | None = None  # why the session was lost, if it was
     finished_at: float = 0.0
 
 
-async def student(i: int, url: str, plan: list[PagePlan], start: asyncio.Event,
-                  timeout: float, lang: str, hold: asyncio.Event | None = None,
-                  finished: list | None = None, think: float = 0.0, spread: float = 0.0) -> SessionReport:
+async def student(
+    i: int,
+    url: str,
+    plan: list[PagePlan],
+    start: asyncio.Event,
+    timeout: float,
+    lang: str,
+    hold: asyncio.Event | None = None,
+    finished: list | None = None,
+    think: float = 0.0,
+    spread: float = 0.0,
+) -> SessionReport:
     """One student: open the app, then every page three ways. With ``hold`` the websocket stays
     open until the event is set (so the server's memory is read with the whole class connected).
 
@@ -107,8 +117,9 @@ async def student(i: int, url: str, plan: list[PagePlan], start: asyncio.Event,
                 except KeyError as exc:  # the widget was not on the page
                     rep.samples.append(Sample(pp.stem, kind, 0.0, False, [f"missing widget: {exc}"], [], None))
                     continue
-                rep.samples.append(Sample(pp.stem, kind, r.seconds, r.ok and not r.error_alerts,
-                                          r.exceptions, r.error_alerts, r.error))
+                rep.samples.append(
+                    Sample(pp.stem, kind, r.seconds, r.ok and not r.error_alerts, r.exceptions, r.error_alerts, r.error)
+                )
                 if r.error:
                     rep.dropped = f"{pp.stem}/{kind}: {r.error}"
                     return rep
@@ -134,7 +145,7 @@ class ClassroomResult:
     rss_idle_mb: float
     sessions: list[SessionReport]
     stems: list[str]
-    cpu_s: float = float("nan")          # server CPU seconds while the class ran
+    cpu_s: float = float("nan")  # server CPU seconds while the class ran
     rss_rounds_mb: list = field(default_factory=list)  # RSS after each later round (same plan)
 
     @property
@@ -165,53 +176,81 @@ class ClassroomResult:
         rows = []
         for stem in self.stems:
             xs = [x for x in self.samples if x.stem == stem and x.error is None]
-            row = {"page": stem, "reruns": len(xs),
-                   "p50_s": percentile([x.seconds for x in xs], 50),
-                   "p95_s": percentile([x.seconds for x in xs], 95),
-                   "max_s": max((x.seconds for x in xs), default=float("nan")),
-                   "errors": sum(len(x.exceptions) + len(x.error_alerts) for x in xs)}
+            row = {
+                "page": stem,
+                "reruns": len(xs),
+                "p50_s": percentile([x.seconds for x in xs], 50),
+                "p95_s": percentile([x.seconds for x in xs], 95),
+                "max_s": max((x.seconds for x in xs), default=float("nan")),
+                "errors": sum(len(x.exceptions) + len(x.error_alerts) for x in xs),
+            }
             for k in KINDS:
                 row[f"p95_{k}_s"] = percentile([x.seconds for x in xs if x.kind == k], 95)
             rows.append(row)
         return rows
 
     def as_dict(self) -> dict:
-        return {"n": self.n, "wall_s": self.wall_s, "rss_before_mb": self.rss_before_mb,
-                "rss_after_mb": self.rss_after_mb, "rss_idle_mb": self.rss_idle_mb, "cpu_s": self.cpu_s,
-                "rss_rounds_mb": self.rss_rounds_mb,
-                "mb_per_session": self.mb_per_session, "pages": self.per_page(),
-                "dropped": self.dropped, "exceptions": self.exceptions, "error_alerts": self.error_alerts}
+        return {
+            "n": self.n,
+            "wall_s": self.wall_s,
+            "rss_before_mb": self.rss_before_mb,
+            "rss_after_mb": self.rss_after_mb,
+            "rss_idle_mb": self.rss_idle_mb,
+            "cpu_s": self.cpu_s,
+            "rss_rounds_mb": self.rss_rounds_mb,
+            "mb_per_session": self.mb_per_session,
+            "pages": self.per_page(),
+            "dropped": self.dropped,
+            "exceptions": self.exceptions,
+            "error_alerts": self.error_alerts,
+        }
 
     def table(self) -> str:
-        lines = [f"{'page':<16} {'reruns':>6} {'p50 s':>7} {'p95 s':>7} {'max s':>7} "
-                 f"{'p95 dflt':>8} {'p95 sldr':>8} {'p95 link':>8} {'errors':>6}"]
+        lines = [
+            f"{'page':<16} {'reruns':>6} {'p50 s':>7} {'p95 s':>7} {'max s':>7} "
+            f"{'p95 dflt':>8} {'p95 sldr':>8} {'p95 link':>8} {'errors':>6}"
+        ]
         for r in self.per_page():
-            lines.append(f"{r['page']:<16} {r['reruns']:>6} {r['p50_s']:>7.3f} {r['p95_s']:>7.3f} "
-                         f"{r['max_s']:>7.3f} {r['p95_defaults_s']:>8.3f} {r['p95_slider_s']:>8.3f} "
-                         f"{r['p95_link_s']:>8.3f} {r['errors']:>6}")
+            lines.append(
+                f"{r['page']:<16} {r['reruns']:>6} {r['p50_s']:>7.3f} {r['p95_s']:>7.3f} "
+                f"{r['max_s']:>7.3f} {r['p95_defaults_s']:>8.3f} {r['p95_slider_s']:>8.3f} "
+                f"{r['p95_link_s']:>8.3f} {r['errors']:>6}"
+            )
         allx = [x.seconds for x in self.samples if x.error is None and x.stem in self.stems]
-        lines.append(f"{'all pages':<16} {len(allx):>6} {percentile(allx, 50):>7.3f} "
-                     f"{percentile(allx, 95):>7.3f} {max(allx, default=float('nan')):>7.3f}")
+        lines.append(
+            f"{'all pages':<16} {len(allx):>6} {percentile(allx, 50):>7.3f} "
+            f"{percentile(allx, 95):>7.3f} {max(allx, default=float('nan')):>7.3f}"
+        )
         lines.append("")
-        lines.append(f"sessions {self.n}, wall {self.wall_s:.1f} s, dropped {len(self.dropped)}, "
-                     f"exceptions {len(self.exceptions)}, error alerts {len(self.error_alerts)}")
+        lines.append(
+            f"sessions {self.n}, wall {self.wall_s:.1f} s, dropped {len(self.dropped)}, "
+            f"exceptions {len(self.exceptions)}, error alerts {len(self.error_alerts)}"
+        )
         nrun = len(allx)
-        lines.append(f"server CPU {self.cpu_s:.1f} s for {nrun} reruns = {1e3 * self.cpu_s / max(nrun, 1):.0f} ms "
-                     f"per rerun (not inflated by other work on the machine; the wall time is)")
-        lines.append(f"server RSS: after one warm-up visit {self.rss_before_mb:.0f} MB, with {self.n} sessions "
-                     f"done {self.rss_after_mb:.0f} MB -> {self.mb_per_session:+.2f} MB/session "
-                     f"(target <= {TARGET_MB_PER_SESSION:g}); idle server before warm-up {self.rss_idle_mb:.0f} MB")
+        lines.append(
+            f"server CPU {self.cpu_s:.1f} s for {nrun} reruns = {1e3 * self.cpu_s / max(nrun, 1):.0f} ms "
+            f"per rerun (not inflated by other work on the machine; the wall time is)"
+        )
+        lines.append(
+            f"server RSS: after one warm-up visit {self.rss_before_mb:.0f} MB, with {self.n} sessions "
+            f"done {self.rss_after_mb:.0f} MB -> {self.mb_per_session:+.2f} MB/session "
+            f"(target <= {TARGET_MB_PER_SESSION:g}); idle server before warm-up {self.rss_idle_mb:.0f} MB"
+        )
         for k, r in enumerate(self.rss_rounds_mb, start=2):
-            lines.append(f"  round {k} (a new class of {self.n} sessions, same plan, previous class disconnected): "
-                         f"RSS {r:.0f} MB ({r - self.rss_after_mb:+.0f} MB vs round 1)")
+            lines.append(
+                f"  round {k} (a new class of {self.n} sessions, same plan, previous class disconnected): "
+                f"RSS {r:.0f} MB ({r - self.rss_after_mb:+.0f} MB vs round 1)"
+            )
         return "\n".join(lines)
 
 
 async def _warm_up(url: str, plan: list[PagePlan], timeout: float) -> list[str]:
     """One session visits every page once (imports, Numba, caches of the defaults)."""
     rep = await student(0, url, plan, _set_event(), timeout, "en")
-    return [*([rep.dropped] if rep.dropped else []),
-            *(f"{x.stem}/{x.kind}: {e}" for x in rep.samples for e in x.exceptions + x.error_alerts)]
+    return [
+        *([rep.dropped] if rep.dropped else []),
+        *(f"{x.stem}/{x.kind}: {e}" for x in rep.samples for e in x.exceptions + x.error_alerts),
+    ]
 
 
 def _set_event() -> asyncio.Event:
@@ -224,11 +263,21 @@ def _sum(f, pids) -> float:
     return sum(f(p) for p in pids) if pids else float("nan")
 
 
-async def run_classroom(url: str | list[str], n: int, pid: int | list[int] | None = None, *,
-                        stems: list[str] | None = None,
-                        timeout: float = 120.0, lang_mix: bool = True, warm_up: bool = True,
-                        rounds: int = 1, think: float = 0.0, spread: float = 0.0,
-                        same_values: bool = False, distinct: int | None = None) -> ClassroomResult:
+async def run_classroom(
+    url: str | list[str],
+    n: int,
+    pid: int | list[int] | None = None,
+    *,
+    stems: list[str] | None = None,
+    timeout: float = 120.0,
+    lang_mix: bool = True,
+    warm_up: bool = True,
+    rounds: int = 1,
+    think: float = 0.0,
+    spread: float = 0.0,
+    same_values: bool = False,
+    distinct: int | None = None,
+) -> ClassroomResult:
     """Drive ``n`` concurrent sessions against a running server; ``pid`` for RSS/CPU readings.
 
     ``url`` may be a list of replicas: student ``i`` then uses ``url[i % len(url)]`` for its whole
@@ -258,13 +307,34 @@ async def run_classroom(url: str | list[str], n: int, pid: int | list[int] | Non
     return ClassroomResult(n, wall, before, after, idle, list(sessions), [p.stem for p in plan], cpu, later)
 
 
-async def _one_class(urls: list[str], n: int, plan: list[PagePlan], timeout: float, lang_mix: bool,
-                     pids: list[int], think: float = 0.0,
-                     spread: float = 0.0) -> tuple[list[SessionReport], float, float]:
+async def _one_class(
+    urls: list[str],
+    n: int,
+    plan: list[PagePlan],
+    timeout: float,
+    lang_mix: bool,
+    pids: list[int],
+    think: float = 0.0,
+    spread: float = 0.0,
+) -> tuple[list[SessionReport], float, float]:
     start, hold, finished = asyncio.Event(), asyncio.Event(), []
-    tasks = [asyncio.create_task(student(i, urls[i % len(urls)], plan, start, timeout,
-                                         "zh" if (lang_mix and i % 2) else "en", hold, finished, think, spread))
-             for i in range(n)]
+    tasks = [
+        asyncio.create_task(
+            student(
+                i,
+                urls[i % len(urls)],
+                plan,
+                start,
+                timeout,
+                "zh" if (lang_mix and i % 2) else "en",
+                hold,
+                finished,
+                think,
+                spread,
+            )
+        )
+        for i in range(n)
+    ]
     await asyncio.sleep(0)
     t0 = time.perf_counter()
     start.set()
@@ -285,20 +355,37 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pid", type=int, help="server pid for RSS readings with --url")
     ap.add_argument("--pages", nargs="*", help="only these page stems")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds one rerun may take")
-    ap.add_argument("--think", type=float, default=0.0,
-                    help="mean pause in seconds before each action (default 0: worst case)")
-    ap.add_argument("--spread", type=float, default=0.0,
-                    help="students arrive within this many seconds (default 0: all at once)")
-    ap.add_argument("--same-values", action="store_true",
-                    help="every student moves the slider to the same value (cache hits)")
+    ap.add_argument(
+        "--think", type=float, default=0.0, help="mean pause in seconds before each action (default 0: worst case)"
+    )
+    ap.add_argument(
+        "--spread", type=float, default=0.0, help="students arrive within this many seconds (default 0: all at once)"
+    )
+    ap.add_argument(
+        "--same-values", action="store_true", help="every student moves the slider to the same value (cache hits)"
+    )
     ap.add_argument("--rounds", type=int, default=1, help="classes one after another (memory check)")
-    ap.add_argument("--flag", action="append", default=[], metavar="OPTION=VALUE",
-                    help="extra streamlit option for the server, e.g. runner.postScriptGC=true")
-    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
-                    help="environment variable for the server, e.g. NUMBA_NUM_THREADS=1")
-    ap.add_argument("--replicas", type=int, default=1,
-                    help="servers started side by side; student i stays on replica i mod K (what the "
-                         "sticky load balancer does, without the proxy)")
+    ap.add_argument(
+        "--flag",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="extra streamlit option for the server, e.g. runner.postScriptGC=true",
+    )
+    ap.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="environment variable for the server, e.g. NUMBA_NUM_THREADS=1",
+    )
+    ap.add_argument(
+        "--replicas",
+        type=int,
+        default=1,
+        help="servers started side by side; student i stays on replica i mod K (what the "
+        "sticky load balancer does, without the proxy)",
+    )
     ap.add_argument("--port", type=int, help="first server port (replica k uses port + k); default: free ports")
     ap.add_argument("--json", type=Path, help="also write the result as JSON here")
     args = ap.parse_args(argv)
@@ -306,21 +393,36 @@ def main(argv: list[str] | None = None) -> int:
     extra = [x for f in args.flag for x in (f"--{f.split('=', 1)[0]}", f.split("=", 1)[1])]
 
     def go(url: str, pid: int | None) -> ClassroomResult:
-        return asyncio.run(run_classroom(url, args.sessions, pid, stems=args.pages, timeout=args.timeout,
-                                         rounds=args.rounds, think=args.think, spread=args.spread,
-                                         same_values=args.same_values))
+        return asyncio.run(
+            run_classroom(
+                url,
+                args.sessions,
+                pid,
+                stems=args.pages,
+                timeout=args.timeout,
+                rounds=args.rounds,
+                think=args.think,
+                spread=args.spread,
+                same_values=args.same_values,
+            )
+        )
 
     if args.url:
         res = go(args.url, args.pid)
     else:
-        servers = [Server(args.port + k if args.port else None, extra_flags=extra, env=env, warm=(k == 0))
-                   for k in range(max(1, args.replicas))]
+        servers = [
+            Server(args.port + k if args.port else None, extra_flags=extra, env=env, warm=(k == 0))
+            for k in range(max(1, args.replicas))
+        ]
         try:
             for srv in servers:
                 srv.start()
-                print(f"server {srv.url} (pid {srv.pid}) up in {srv.startup_s:.1f} s"
-                      + (" incl. python -m sim.warm; " if srv.warm else "; ") +
-                      f"flags: {' '.join(serve_flags(srv.port) + extra)}" + (f"; env {env}" if env else ""))
+                print(
+                    f"server {srv.url} (pid {srv.pid}) up in {srv.startup_s:.1f} s"
+                    + (" incl. python -m sim.warm; " if srv.warm else "; ")
+                    + f"flags: {' '.join(serve_flags(srv.port) + extra)}"
+                    + (f"; env {env}" if env else "")
+                )
             res = go([s.url for s in servers], [s.pid for s in servers])
         finally:
             for srv in servers:
@@ -330,11 +432,12 @@ def main(argv: list[str] | None = None) -> int:
         print("  ERROR", e)
     rows = res.per_page()
     worst = max((r["p95_s"] for r in rows), default=float("nan"))
-    verdict = (not res.errors, worst <= TARGET_P95_S,
-               not res.mb_per_session > TARGET_MB_PER_SESSION)
-    print(f"targets: zero errors {'OK' if verdict[0] else 'MISS'}; p95 <= {TARGET_P95_S:g} s "
-          f"{'OK' if verdict[1] else 'MISS'} (worst {worst:.3f} s); memory "
-          f"{'OK' if verdict[2] else 'MISS'}")
+    verdict = (not res.errors, worst <= TARGET_P95_S, not res.mb_per_session > TARGET_MB_PER_SESSION)
+    print(
+        f"targets: zero errors {'OK' if verdict[0] else 'MISS'}; p95 <= {TARGET_P95_S:g} s "
+        f"{'OK' if verdict[1] else 'MISS'} (worst {worst:.3f} s); memory "
+        f"{'OK' if verdict[2] else 'MISS'}"
+    )
     if args.json:
         args.json.write_text(json.dumps(res.as_dict(), indent=1, default=float))
     return 0 if verdict[0] else 1

@@ -18,6 +18,7 @@ their loops; the references draw whole arrays), so the draws are included on bot
 Run: ``.venv/bin/python bench/depth_sum.py``. Times are CPU seconds of this process (other work
 on the machine inflates wall time, not these); min / median of the repeats.
 """
+
 from __future__ import annotations
 
 import os
@@ -69,8 +70,7 @@ def _fmt(t):
 
 def sums_table():
     print("Gaussian sums: unit_sums(L, trials, seed); ms CPU, min / median of 5")
-    print(f"{'L':>5} {'trials':>7} {'normals':>10} {'numba':>15} {'numpy ref':>15} {'ref/numba':>10} "
-          f"{'ns/normal':>10}")
+    print(f"{'L':>5} {'trials':>7} {'normals':>10} {'numba':>15} {'numpy ref':>15} {'ref/numba':>10} {'ns/normal':>10}")
     for L, T in [(1, 4000), (64, 4000), (512, 4000), (1024, 3906), (4096, 2000)]:
         nb = best(lambda: ds.unit_sums(L, T, 1, use_numba=True))
         rf = best(lambda: ds.unit_sums(L, T, 1, use_numba=False))
@@ -99,20 +99,23 @@ def moments_table():
 
 def residual_table():
     print("\nResidual network: _residual_norms (draws included); ms CPU, min / median of 3")
-    print(f"{'L':>5} {'N':>5} {'trials':>7} {'normals':>10} {'numba':>15} {'numpy ref':>15} {'ref/numba':>10} "
-          f"{'ns/normal':>10}")
+    print(
+        f"{'L':>5} {'N':>5} {'trials':>7} {'normals':>10} {'numba':>15} {'numpy ref':>15} {'ref/numba':>10} "
+        f"{'ns/normal':>10}"
+    )
     for L, N, T in RESIDUAL_SIZES:
         nb, rf = numba_and_ref(ds._residual_norms, 0.5, L, N, T, 1)
         n = T * (L * N * N + N)
-        print(f"{L:>5} {N:>5} {T:>7} {n:>10.2e} {_fmt(nb)} {_fmt(rf)} {rf[0] / nb[0]:10.2f} "
-              f"{nb[0] / n * 1e9:10.2f}")
+        print(f"{L:>5} {N:>5} {T:>7} {n:>10.2e} {_fmt(nb)} {_fmt(rf)} {rf[0] / nb[0]:10.2f} {nb[0] / n * 1e9:10.2f}")
 
 
 def residual_vector_table():
     print("\nResidual network, vector sampler (W z drawn as |z|/sqrt(N) g: same law, N normals a layer):")
     print("_residual_norms_vector vs its NumPy reference and vs the matrix kernel; ms CPU, min / median of 3")
-    print(f"{'L':>5} {'N':>5} {'trials':>7} {'vector':>15} {'numpy ref':>15} {'ref/vector':>10} {'matrix':>15} "
-          f"{'matrix/vector':>13}")
+    print(
+        f"{'L':>5} {'N':>5} {'trials':>7} {'vector':>15} {'numpy ref':>15} {'ref/vector':>10} {'matrix':>15} "
+        f"{'matrix/vector':>13}"
+    )
     for L, N, T in RESIDUAL_SIZES:
         vb, vr = numba_and_ref(ds._residual_norms_vector, 0.5, L, N, T, 1)
         mb = best(lambda: ds._residual_norms(0.5, L, N, T, 1, True), 3)
@@ -125,10 +128,10 @@ def rescale_table():
     trials = [int(min(4000, max(200, 4_000_000 // L))) for L in Ls]
     draw = best(lambda: [ds.unit_sums(int(L), n, i) for i, (L, n) in enumerate(zip(Ls, trials))], 3)
     units = [ds.unit_sums(int(L), n, i) for i, (L, n) in enumerate(zip(Ls, trials))]
-    res = best(lambda: [ds.sums_from_units(0.35, int(L), 1.3, c, E, 0.1, 0.2)
-                        for L, (c, E) in zip(Ls, units)], 5)
-    old = best(lambda: [_sums_drawn_whole(0.35, int(L), 1.3, n, i, 0.1, 0.2)
-                        for i, (L, n) in enumerate(zip(Ls, trials))], 3)
+    res = best(lambda: [ds.sums_from_units(0.35, int(L), 1.3, c, E, 0.1, 0.2) for L, (c, E) in zip(Ls, units)], 5)
+    old = best(
+        lambda: [_sums_drawn_whole(0.35, int(L), 1.3, n, i, 0.1, 0.2) for i, (L, n) in enumerate(zip(Ls, trials))], 3
+    )
     print(f"{'draw (numba)':>22} {_fmt(draw)}")
     print(f"{'rescale cached draws':>22} {_fmt(res)}")
     print(f"{'pieces drawn (numpy)':>22} {_fmt(old)}   (the page before: every move redrew them)")

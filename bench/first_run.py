@@ -22,6 +22,7 @@ checkout's server (``python -m ui.server.serve``, the cache as it is).
 
 Prints a table; nothing is asserted (a benchmark, not a test).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,8 +45,7 @@ from harness.server import Server, free_port  # noqa: E402
 def warm_s(cache: str) -> float:
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "sim.warm"], cwd=ROOT, env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "sim.warm"], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - t0
 
 
@@ -108,16 +108,19 @@ def render_pages(url: str, timeout: float = 600.0) -> list[tuple[str, float]]:
                 r = await s.rerun(page=page, query_string="lang=en")
                 charts = r.element_counts.get("plotly_chart", 0)
                 if not r.ok or r.error_alerts or (page and charts < 2):
-                    raise RuntimeError(f"page {page or 'home'} not rendered: {r.error or r.exceptions} "
-                                       f"{r.error_alerts} charts={charts}")
+                    raise RuntimeError(
+                        f"page {page or 'home'} not rendered: {r.error or r.exceptions} "
+                        f"{r.error_alerts} charts={charts}"
+                    )
                 done.append((page or "home", time.perf_counter()))
         return done
 
     return asyncio.run(go())
 
 
-def make_run(dst: Path, label: str, timeout: float = 900.0,
-             cmd: list[str] | None = None) -> list[tuple[str, float, float, str]]:
+def make_run(
+    dst: Path, label: str, timeout: float = 900.0, cmd: list[str] | None = None
+) -> list[tuple[str, float, float, str]]:
     """``make run`` in ``dst``; rows (phase, seconds since make started, load average then).
 
     Phases: install done (make prints the ``ui.server.serve`` command), server healthy, home page and
@@ -143,16 +146,27 @@ def make_run(dst: Path, label: str, timeout: float = 900.0,
             marks[name] = time.perf_counter() if t is None else t
             loads[name] = _load()
             cpu[name] = server_cpu(proc.pid)
-            print(f"  .. {label}: {name} after {marks[name] - t0:.1f} s (server CPU {cpu[name]:.1f} s, "
-                  f"load {loads[name]})", file=sys.stderr, flush=True)
+            print(
+                f"  .. {label}: {name} after {marks[name] - t0:.1f} s (server CPU {cpu[name]:.1f} s, "
+                f"load {loads[name]})",
+                file=sys.stderr,
+                flush=True,
+            )
 
     t0 = time.perf_counter()
-    if cmd is not None:   # this checkout's server (python -m ui.server.serve) instead of make run
+    if cmd is not None:  # this checkout's server (python -m ui.server.serve) instead of make run
         from harness.server import serve_flags
 
         cmd = [*cmd, *serve_flags(port)]
-    proc = subprocess.Popen(cmd or ["make", "run", f"PORT={port}"], cwd=dst, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True, env=env)
+    proc = subprocess.Popen(
+        cmd or ["make", "run", f"PORT={port}"],
+        cwd=dst,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+        env=env,
+    )
 
     def read() -> None:
         for line in proc.stdout:
@@ -183,15 +197,15 @@ def make_run(dst: Path, label: str, timeout: float = 900.0,
     finally:
         os.killpg(proc.pid, 15)
         proc.wait(30)
-    return [(f"{label}: {k}", v - t0, cpu[k], loads[k])
-            for k, v in sorted(marks.items(), key=lambda kv: kv[1])]
+    return [(f"{label}: {k}", v - t0, cpu[k], loads[k]) for k, v in sorted(marks.items(), key=lambda kv: kv[1])]
 
 
 def fresh_clone() -> list[tuple[str, float, str]]:
     """``git clone`` this branch into /tmp, ``make run`` there (empty venv, empty Numba cache; the
     installer's download cache of this machine is used), stop it, ``make run`` again."""
-    branch = subprocess.run(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=ROOT, check=True,
-                            capture_output=True, text=True).stdout.strip()
+    branch = subprocess.run(
+        ["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
     with tempfile.TemporaryDirectory() as tmp:
         dst = Path(tmp) / "app"
         t0 = time.perf_counter()
@@ -204,25 +218,30 @@ def fresh_clone() -> list[tuple[str, float, str]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--fresh-clone", action="store_true",
-                    help="time make run in a fresh clone (first and second start) instead")
+    ap.add_argument(
+        "--fresh-clone", action="store_true", help="time make run in a fresh clone (first and second start) instead"
+    )
     ap.add_argument("--repeat", type=int, default=1, help="repeat the fresh-clone measurement")
-    ap.add_argument("--later-start", type=int, default=0, metavar="N",
-                    help="start this checkout's server N times (its Numba cache as it is: current "
-                         "after one run) and time each start the same way")
+    ap.add_argument(
+        "--later-start",
+        type=int,
+        default=0,
+        metavar="N",
+        help="start this checkout's server N times (its Numba cache as it is: current "
+        "after one run) and time each start the same way",
+    )
     args = ap.parse_args()
     print(f"(load average {_load()} on {os.cpu_count()} cores at the start)", flush=True)
     if args.later_start:
-        print(f"{'phase (seconds since the server started)':<54s} {'wall s':>7s} {'server CPU s':>12s}"
-              "  load 1/5/15 min")
+        print(
+            f"{'phase (seconds since the server started)':<54s} {'wall s':>7s} {'server CPU s':>12s}  load 1/5/15 min"
+        )
         for i in range(args.later_start):
-            for name, sec, cpu, load in make_run(ROOT, f"start {i + 1}",
-                                                 cmd=[sys.executable, "-m", "ui.server.serve"]):
+            for name, sec, cpu, load in make_run(ROOT, f"start {i + 1}", cmd=[sys.executable, "-m", "ui.server.serve"]):
                 print(f"{name:<54s} {sec:7.1f} {cpu:12.1f}  {load}", flush=True)
         return
     if args.fresh_clone:
-        print(f"{'phase (seconds since make run started)':<54s} {'wall s':>7s} {'server CPU s':>12s}"
-              "  load 1/5/15 min")
+        print(f"{'phase (seconds since make run started)':<54s} {'wall s':>7s} {'server CPU s':>12s}  load 1/5/15 min")
         for _ in range(args.repeat):
             for name, sec, cpu, load in fresh_clone():
                 print(f"{name:<54s} {sec:7.1f} {cpu:12.1f}  {load}", flush=True)

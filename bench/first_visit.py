@@ -28,6 +28,7 @@ page) from the sidebar: what a second lesson costs once the app's code is loaded
     .venv/bin/python bench/first_visit.py --all --repeat 3    # every page, median of 3
     .venv/bin/python bench/first_visit.py --json out.json --assets   # also every asset's bytes
 """
+
 from __future__ import annotations
 
 import argparse
@@ -91,18 +92,31 @@ class Recorder:
         if host and host != "127.0.0.1" and not e["request"]["url"].startswith("data:"):
             self.hosts.add(host)
         if self.on:
-            self.reqs.setdefault(e["requestId"], {"url": e["request"]["url"], "wire": 0, "decoded": 0,
-                                                  "mime": "", "type": e.get("type", ""), "enc": "",
-                                                  "cached": False})
+            self.reqs.setdefault(
+                e["requestId"],
+                {
+                    "url": e["request"]["url"],
+                    "wire": 0,
+                    "decoded": 0,
+                    "mime": "",
+                    "type": e.get("type", ""),
+                    "enc": "",
+                    "cached": False,
+                },
+            )
 
     def _response(self, e):
         r = self.reqs.get(e["requestId"])
         if r is not None:
             resp = e["response"]
             h = {k.lower(): v for k, v in resp.get("headers", {}).items()}
-            r.update(mime=resp.get("mimeType", ""), type=e.get("type", r["type"]),
-                     enc=h.get("content-encoding", ""), cached=bool(resp.get("fromDiskCache")),
-                     status=resp.get("status"))
+            r.update(
+                mime=resp.get("mimeType", ""),
+                type=e.get("type", r["type"]),
+                enc=h.get("content-encoding", ""),
+                cached=bool(resp.get("fromDiskCache")),
+                status=resp.get("status"),
+            )
 
     def _data(self, e):
         r = self.reqs.get(e["requestId"])
@@ -124,8 +138,11 @@ class Recorder:
 
     def summary(self) -> dict:
         out = {f"{k}_wire": 0 for k in KINDS} | {f"{k}_decoded": 0 for k in KINDS}
-        http = [r for r in self.reqs.values() if not r["url"].startswith(("data:", "ws:", "wss:", "blob:"))
-                and r["type"] != "WebSocket"]
+        http = [
+            r
+            for r in self.reqs.values()
+            if not r["url"].startswith(("data:", "ws:", "wss:", "blob:")) and r["type"] != "WebSocket"
+        ]
         for r in http:
             k = kind_of(r["url"], r["mime"], r["type"])
             out[f"{k}_wire"] += r["wire"]
@@ -136,12 +153,25 @@ class Recorder:
         out["requests_in_order"] = [(r["url"], r.get("status")) for r in http]
         out["ws"] = self.ws_bytes
         out["uncompressed_text"] = sorted(
-            urlsplit(r["url"]).path for r in http
-            if not r["enc"] and r["decoded"] > 1024 and kind_of(r["url"], r["mime"], r["type"]) in
-            ("js", "css", "html", "json"))
-        out["assets"] = sorted(({"path": urlsplit(r["url"]).path, "wire": r["wire"], "decoded": r["decoded"],
-                                 "enc": r["enc"], "kind": kind_of(r["url"], r["mime"], r["type"])}
-                                for r in http), key=lambda a: -a["wire"])
+            urlsplit(r["url"]).path
+            for r in http
+            if not r["enc"]
+            and r["decoded"] > 1024
+            and kind_of(r["url"], r["mime"], r["type"]) in ("js", "css", "html", "json")
+        )
+        out["assets"] = sorted(
+            (
+                {
+                    "path": urlsplit(r["url"]).path,
+                    "wire": r["wire"],
+                    "decoded": r["decoded"],
+                    "enc": r["enc"],
+                    "kind": kind_of(r["url"], r["mime"], r["type"]),
+                }
+                for r in http
+            ),
+            key=lambda a: -a["wire"],
+        )
         return out
 
 
@@ -163,9 +193,17 @@ def visit(browser, url: str, stem: str, second: str | None, lang: str = "en") ->
         b.goto(page, f"{url}/{url_path(stem)}?lang={lang}")
         s = time.perf_counter() - t0
         m = metrics(cdp)
-        row = {"page": stem, "s": s, "script_s": m.get("ScriptDuration", 0.0), "task_s": m.get("TaskDuration", 0.0),
-               "dom": page.evaluate("() => document.getElementsByTagName('*').length"),
-               "charts": b.n_charts(page), "load": load, **rec.summary(), "hosts": sorted(rec.hosts)}
+        row = {
+            "page": stem,
+            "s": s,
+            "script_s": m.get("ScriptDuration", 0.0),
+            "task_s": m.get("TaskDuration", 0.0),
+            "dom": page.evaluate("() => document.getElementsByTagName('*').length"),
+            "charts": b.n_charts(page),
+            "load": load,
+            **rec.summary(),
+            "hosts": sorted(rec.hosts),
+        }
         rows.append(row)
         if second and stem != "home":
             page.wait_for_timeout(500)
@@ -173,16 +211,23 @@ def visit(browser, url: str, stem: str, second: str | None, lang: str = "en") ->
             m0 = metrics(cdp)
             load = os.getloadavg()[0]
             t0 = time.perf_counter()
-            b.click_and_wait(page, b.sidebar_link(page, url_path(second)), url_path(second),
-                             b.page_title(second, lang))
+            b.click_and_wait(page, b.sidebar_link(page, url_path(second)), url_path(second), b.page_title(second, lang))
             s = time.perf_counter() - t0
-            page.wait_for_timeout(300)   # late requests (fonts, the chart code) are counted too
+            page.wait_for_timeout(300)  # late requests (fonts, the chart code) are counted too
             m1 = metrics(cdp)
-            rows.append({"page": f"+{second}", "s": s,
-                         "script_s": m1.get("ScriptDuration", 0) - m0.get("ScriptDuration", 0),
-                         "task_s": m1.get("TaskDuration", 0) - m0.get("TaskDuration", 0),
-                         "dom": page.evaluate("() => document.getElementsByTagName('*').length"),
-                         "charts": b.n_charts(page), "load": load, **rec.summary(), "hosts": sorted(rec.hosts)})
+            rows.append(
+                {
+                    "page": f"+{second}",
+                    "s": s,
+                    "script_s": m1.get("ScriptDuration", 0) - m0.get("ScriptDuration", 0),
+                    "task_s": m1.get("TaskDuration", 0) - m0.get("TaskDuration", 0),
+                    "dom": page.evaluate("() => document.getElementsByTagName('*').length"),
+                    "charts": b.n_charts(page),
+                    "load": load,
+                    **rec.summary(),
+                    "hosts": sorted(rec.hosts),
+                }
+            )
         cdp.detach()
     finally:
         ctx.close()
@@ -216,8 +261,10 @@ def median_rows(runs: list[list[dict]]) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    head = (f"{'page':<18}{'wire kB':>9}{'decoded':>9}{'js':>8}{'css':>6}{'font':>7}{'html':>6}{'json':>6}"
-            f"{'other':>7}{'req':>5}{'ws kB':>7}{'s':>7}{'worst':>7}{'script':>8}{'task':>7}{'dom':>6}{'load':>6}")
+    head = (
+        f"{'page':<18}{'wire kB':>9}{'decoded':>9}{'js':>8}{'css':>6}{'font':>7}{'html':>6}{'json':>6}"
+        f"{'other':>7}{'req':>5}{'ws kB':>7}{'s':>7}{'worst':>7}{'script':>8}{'task':>7}{'dom':>6}{'load':>6}"
+    )
     lines = [head, "-" * len(head)]
     for r in rows:
         k = lambda n: r[n] / 1024  # noqa: E731
@@ -226,7 +273,8 @@ def table(rows: list[dict]) -> str:
             f"{k('font_wire'):>7.0f}{k('html_wire'):>6.0f}{k('json_wire'):>6.0f}"
             f"{(r['other_wire'] + r['img_wire']) / 1024:>7.0f}{r['requests']:>5.0f}{k('ws'):>7.0f}"
             f"{r['s']:>7.2f}{r.get('worst_s', r['s']):>7.2f}{r['script_s']:>8.2f}{r['task_s']:>7.2f}"
-            f"{r['dom']:>6.0f}{r['load']:>6.1f}")
+            f"{r['dom']:>6.0f}{r['load']:>6.1f}"
+        )
     bad = {r["page"]: r["uncompressed_text"] for r in rows if r["uncompressed_text"]}
     hosts = sorted({h for r in rows for h in r["hosts"]})
     said = "; ".join(f"{p}: {len(v)} ({', '.join(v[:4])} ...)" for p, v in bad.items())
@@ -255,7 +303,7 @@ def main(argv=None) -> int:
     with served(a.url) as (url, _):
         warm_pages(url, pages)
         with b.chromium() as browser:
-            visit(browser, url, "home", None, a.lang)   # the browser's own first start, unmeasured
+            visit(browser, url, "home", None, a.lang)  # the browser's own first start, unmeasured
             rows = []
             for stem in pages:
                 second = a.second if a.second != stem else "two_point"
@@ -266,8 +314,10 @@ def main(argv=None) -> int:
         for r in rows:
             print(f"\n{r['page']}:")
             for x in r["assets"][:25]:
-                print(f"  {x['wire'] / 1024:8.1f} {x['decoded'] / 1024:8.1f} {x['enc'] or '-':5} {x['kind']:5} "
-                      f"{x['path']}")
+                print(
+                    f"  {x['wire'] / 1024:8.1f} {x['decoded'] / 1024:8.1f} {x['enc'] or '-':5} {x['kind']:5} "
+                    f"{x['path']}"
+                )
     return save_json(a.json, rows)
 
 

@@ -13,6 +13,7 @@ and checks that both paths return the same sup values (max |difference|).
 Also times the quadratures behind exact("directions") and tail_exact.
 Not a test: numbers depend on the machine.
 """
+
 from __future__ import annotations
 
 import os
@@ -53,10 +54,14 @@ CASES = [
 def main():
     T = os.cpu_count() or 1
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"cpu_count = {T}; load average {load:.2f} (other work skews BLAS timings); "
-          f"times in ms (best of 3); ratio = numpy / path")
-    head = (f"{'kind':<11}{'params':<30}{'samples':>9}{'numpy':>9}{'numba x1':>10}"
-            f"{'ratio':>7}{'numba x' + str(T):>10}{'ratio':>7}{'ns/normal':>10}{'max|diff|':>11}")
+    print(
+        f"cpu_count = {T}; load average {load:.2f} (other work skews BLAS timings); "
+        f"times in ms (best of 3); ratio = numpy / path"
+    )
+    head = (
+        f"{'kind':<11}{'params':<30}{'samples':>9}{'numpy':>9}{'numba x1':>10}"
+        f"{'ratio':>7}{'numba x' + str(T):>10}{'ratio':>7}{'ns/normal':>10}{'max|diff|':>11}"
+    )
     print(head)
     print("-" * len(head))
     for kind, n, p in CASES:
@@ -66,9 +71,11 @@ def main():
         t_1 = best(lambda: gw.sup_samples(kind, n, 1, threads=1, **p))
         t_T = best(lambda: gw.sup_samples(kind, n, 1, threads=T, **p))
         ps = ", ".join(f"{k}={v}" for k, v in p.items())
-        print(f"{kind:<11}{ps:<30}{n:>9}{t_np * 1e3:>9.1f}{t_1 * 1e3:>10.1f}{t_np / t_1:>7.2f}"
-              f"{t_T * 1e3:>10.1f}{t_np / t_T:>7.2f}{t_T / (n * p['D']) * 1e9:>10.2f}"
-              f"{np.max(np.abs(ref - fast)):>11.1e}")
+        print(
+            f"{kind:<11}{ps:<30}{n:>9}{t_np * 1e3:>9.1f}{t_1 * 1e3:>10.1f}{t_np / t_1:>7.2f}"
+            f"{t_T * 1e3:>10.1f}{t_np / t_T:>7.2f}{t_T / (n * p['D']) * 1e9:>10.2f}"
+            f"{np.max(np.abs(ref - fast)):>11.1e}"
+        )
     print()
     print("quadratures (exact values; no NumPy alternative, times only):")
     for M, rho in [(100, 0.0), (100, 0.3), (10_000, 0.9)]:

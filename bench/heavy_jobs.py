@@ -16,6 +16,7 @@ count)::
     python bench/heavy_jobs.py -n 30 --seconds 45
     python bench/heavy_jobs.py -n 30 --seconds 45 --root /work/main     # before ui/server/jobs.py
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,8 +45,13 @@ def start_server(root: Path, port: int) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(root)}
     env.pop("APP_ALLOW_CLEAR_CACHE", None)
     subprocess.run([sys.executable, "-m", "sim.warm"], cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
-    proc = subprocess.Popen([sys.executable, "-m", "ui.server.serve", *serve_flags(port)], cwd=root, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ui.server.serve", *serve_flags(port)],
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     wait_healthy(f"http://127.0.0.1:{port}", proc, 120, poll=0.3)
     return proc
 
@@ -57,8 +63,14 @@ async def student(i: int, url: str, stop_at: float, out: list, errors: list) -> 
         async with StreamlitSession(url, timeout=120) as s:
             await s.rerun()
             r = await s.rerun(page=page, query_string="lang=en")
-            slider = next((widget_key(w) for w, kind in s._kinds.items()
-                           if kind == "slider" and widget_key(w) and not widget_key(w).startswith("_")), None)
+            slider = next(
+                (
+                    widget_key(w)
+                    for w, kind in s._kinds.items()
+                    if kind == "slider" and widget_key(w) and not widget_key(w).startswith("_")
+                ),
+                None,
+            )
             if slider is None:
                 errors.append(f"{page}: no slider")
                 return
@@ -85,8 +97,13 @@ async def heavy_user(size: str, url: str, out: dict) -> None:
             t1 = time.monotonic()
             r = await s.rerun(widgets={"_hemi_phase_btn": True}, timeout=900)
             charts = r.element_counts.get("plotly_chart", 0)
-            out[size] = {"click_to_figures_s": round(time.monotonic() - t1, 1), "ok": r.ok, "charts": charts,
-                         "error": r.error, "warnings": [b[:80] for f, b in r.alerts if f == "WARNING"]}
+            out[size] = {
+                "click_to_figures_s": round(time.monotonic() - t1, 1),
+                "ok": r.ok,
+                "charts": charts,
+                "error": r.error,
+                "warnings": [b[:80] for f, b in r.alerts if f == "WARNING"],
+            }
     except Exception as exc:  # noqa: BLE001
         out[size] = {"error": f"{type(exc).__name__}: {exc}", "after_s": round(time.monotonic() - t0, 1)}
 
@@ -102,9 +119,15 @@ async def phase(url: str, n: int, seconds: float, heavy: bool, heavy_wait: float
         await asyncio.sleep(2.0)
         htasks = [asyncio.create_task(heavy_user(sz, url, hv)) for sz in SIZES]
     await asyncio.gather(*tasks)
-    res = {"reruns": len(times), "p50_s": round(percentile(times, 50), 3), "p95_s": round(percentile(times, 95), 3),
-           "max_s": round(max(times, default=float("nan")), 3), "errors": len(errors), "first_errors": errors[:3],
-           "load_avg": round(os.getloadavg()[0], 1)}
+    res = {
+        "reruns": len(times),
+        "p50_s": round(percentile(times, 50), 3),
+        "p95_s": round(percentile(times, 95), 3),
+        "max_s": round(max(times, default=float("nan")), 3),
+        "errors": len(errors),
+        "first_errors": errors[:3],
+        "load_avg": round(os.getloadavg()[0], 1),
+    }
     if htasks:
         # the phase diagrams may outlast the phase: wait a while, then report what finished
         done, pending = await asyncio.wait(htasks, timeout=heavy_wait)
@@ -123,6 +146,7 @@ MAX_VIEW = "lang=en&n=512&d=8&horizon=40&dt=0.01&cap=180&contrast_horizon=200&co
 async def cold_seeds(url: str, k: int, first_seed: int = 100) -> dict:
     """``k`` students open the hemisphere page at its maximum parameters, each with a new seed, at
     the same instant: every one is a cold load. Seconds per student (sorted) and the wall time."""
+
     async def one(seed: int) -> float:
         async with StreamlitSession(url, timeout=600) as s:
             await s.rerun()
@@ -134,8 +158,12 @@ async def cold_seeds(url: str, k: int, first_seed: int = 100) -> dict:
 
     t0 = time.monotonic()
     secs = await asyncio.gather(*(one(first_seed + i) for i in range(k)))
-    return {"students": k, "seconds": sorted(round(x, 1) for x in secs), "wall_s": round(time.monotonic() - t0, 1),
-            "load_avg": round(os.getloadavg()[0], 1)}
+    return {
+        "students": k,
+        "seconds": sorted(round(x, 1) for x in secs),
+        "wall_s": round(time.monotonic() - t0, 1),
+        "load_avg": round(os.getloadavg()[0], 1),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,10 +172,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=45.0, help="length of each phase")
     ap.add_argument("--root", type=Path, default=ROOT, help="checkout to serve (default: this one)")
     ap.add_argument("--only", choices=("quiet", "heavy", "none"), help="run one phase only (none: neither)")
-    ap.add_argument("--heavy-wait", type=float, default=60.0,
-                    help="seconds the heavy sessions may still wait after the phase before they give up")
-    ap.add_argument("--cold-seeds", type=int, default=0,
-                    help="also: this many students open the hemisphere at its maximum with new seeds at once")
+    ap.add_argument(
+        "--heavy-wait",
+        type=float,
+        default=60.0,
+        help="seconds the heavy sessions may still wait after the phase before they give up",
+    )
+    ap.add_argument(
+        "--cold-seeds",
+        type=int,
+        default=0,
+        help="also: this many students open the hemisphere at its maximum with new seeds at once",
+    )
     ap.add_argument("--json", type=Path, help="write the results here too")
     args = ap.parse_args(argv)
     port = free_port()
@@ -161,14 +197,15 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             t0 = time.monotonic()
             c1 = cpu_s(proc.pid)
-            out[name] = asyncio.run(phase(url, args.n, args.seconds, heavy=(name == "heavy"),
-                                          heavy_wait=args.heavy_wait))
+            out[name] = asyncio.run(
+                phase(url, args.n, args.seconds, heavy=(name == "heavy"), heavy_wait=args.heavy_wait)
+            )
             out[name]["wall_s"] = round(time.monotonic() - t0, 1)
             out[name]["server_cpu_s"] = round(cpu_s(proc.pid) - c1, 1)
             print(name, json.dumps(out[name]), flush=True)
         if args.cold_seeds:
             c1 = cpu_s(proc.pid)
-            out["cold"] = asyncio.run(cold_seeds(url, 1, first_seed=900))    # one alone
+            out["cold"] = asyncio.run(cold_seeds(url, 1, first_seed=900))  # one alone
             out["cold_many"] = asyncio.run(cold_seeds(url, args.cold_seeds))
             out["cold_many"]["server_cpu_s"] = round(cpu_s(proc.pid) - c1, 1)
             print("cold", json.dumps(out["cold"]), "\ncold_many", json.dumps(out["cold_many"]), flush=True)
@@ -182,8 +219,10 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("quiet", "heavy"):
         if name in out:
             r = out[name]
-            print(f"{name:6s} reruns={r['reruns']} p50={r['p50_s']}s p95={r['p95_s']}s max={r['max_s']}s "
-                  f"errors={r['errors']} server_cpu={r['server_cpu_s']}s load_avg={r['load_avg']}")
+            print(
+                f"{name:6s} reruns={r['reruns']} p50={r['p50_s']}s p95={r['p95_s']}s max={r['max_s']}s "
+                f"errors={r['errors']} server_cpu={r['server_cpu_s']}s load_avg={r['load_avg']}"
+            )
     return save_json(args.json, out, indent=2)
 
 

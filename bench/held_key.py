@@ -12,6 +12,7 @@ stops at its next element, or, inside a long simulation, at the next stopping po
 chunks (``sim._interrupt``). ``--repeat`` bursts at fresh values give a median. The browser's side
 (drawing each value) is ``bench/latency.py``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,6 +38,7 @@ def _slider(stem: str):
     from ui.kit import spec
 
     from ui.kit import files
+
     res = spec.resolve(files.page_module(stem).SCHEMA)
     return next(p for p in res.params.values() if p.kind in ("float", "int"))
 
@@ -71,8 +73,9 @@ async def burst(s: StreamlitSession, pid: int, name: str, values: list, every: f
     while True:  # read until the server has been quiet for QUIET_S (longer than any one run here)
         r = await s._run(b"", QUIET_S)
         if VERBOSE:
-            print(f"  +{time.perf_counter() - t_last:.2f} s: finished={r.finished} error={r.error} "
-                  f"messages={r.messages}")
+            print(
+                f"  +{time.perf_counter() - t_last:.2f} s: finished={r.finished} error={r.error} messages={r.messages}"
+            )
         if r.finished == "ok":
             ok += 1
             finished_at = time.perf_counter()
@@ -81,8 +84,9 @@ async def burst(s: StreamlitSession, pid: int, name: str, values: list, every: f
     return {"settle_s": finished_at - t_last, "runs_ok": ok, "cpu_s": cpu_s(pid) - c0}
 
 
-async def main_async(url: str, pid: int, stem: str, steps: int, every: float, repeat: int, start,
-                     query: str = "") -> list[dict]:
+async def main_async(
+    url: str, pid: int, stem: str, steps: int, every: float, repeat: int, start, query: str = ""
+) -> list[dict]:
     p = _slider(stem)
     step = p.step or 1
     rows = []
@@ -92,22 +96,27 @@ async def main_async(url: str, pid: int, stem: str, steps: int, every: float, re
         v0 = p.clamp(start if start is not None else p.default)
         for k in range(repeat):
             vals = [p.clamp(v0 + step * (k * (steps + 1) + i + 1)) for i in range(steps)]
-            if len(set(vals)) < steps:   # ran into the end of the range: go down instead
+            if len(set(vals)) < steps:  # ran into the end of the range: go down instead
                 vals = [p.clamp(v0 - step * (k * (steps + 1) + i + 1)) for i in range(steps)]
             row = await burst(s, pid, p.name, vals, every)
             # the page shows the last value: one more plain rerun reads the widget back
             r = await s.rerun()
             el = s.widget(p.name)
             shown = list(getattr(el, "value", []) or [])
-            row["last_value_shown"] = r.ok and (shown[:1] == [vals[-1]] if shown else
-                                                s.widget_values.get(p.name) == vals[-1])
+            row["last_value_shown"] = r.ok and (
+                shown[:1] == [vals[-1]] if shown else s.widget_values.get(p.name) == vals[-1]
+            )
             if VERBOSE:
-                print(f"  slider value {shown or s.widget_values.get(p.name)!r}, last sent {vals[-1]!r}, "
-                      f"rerun ok {r.ok}")
+                print(
+                    f"  slider value {shown or s.widget_values.get(p.name)!r}, last sent {vals[-1]!r}, rerun ok {r.ok}"
+                )
             rows.append(row)
-            print(f"{stem} burst {k + 1}: settle {row['settle_s']:.2f} s after the last step, runs finished "
-                  f"{row['runs_ok']}/{steps}, server CPU {row['cpu_s']:.2f} s, last value shown: "
-                  f"{row['last_value_shown']}", flush=True)
+            print(
+                f"{stem} burst {k + 1}: settle {row['settle_s']:.2f} s after the last step, runs finished "
+                f"{row['runs_ok']}/{steps}, server CPU {row['cpu_s']:.2f} s, last value shown: "
+                f"{row['last_value_shown']}",
+                flush=True,
+            )
     return rows
 
 
@@ -127,13 +136,15 @@ def main(argv: list[str] | None = None) -> int:
     VERBOSE = args.verbose
     start = int(args.start) if args.start is not None and float(args.start).is_integer() else args.start
     if args.url:
-        rows = asyncio.run(main_async(args.url, args.pid or 0, args.stem, args.steps, args.every, args.repeat, start,
-                                          args.query))
+        rows = asyncio.run(
+            main_async(args.url, args.pid or 0, args.stem, args.steps, args.every, args.repeat, start, args.query)
+        )
     else:
         with Server() as srv:
             srv.wait_kernels_ready()
-            rows = asyncio.run(main_async(srv.url, srv.pid, args.stem, args.steps, args.every, args.repeat, start,
-                                          args.query))
+            rows = asyncio.run(
+                main_async(srv.url, srv.pid, args.stem, args.steps, args.every, args.repeat, start, args.query)
+            )
     print(f"median settle {statistics.median(r['settle_s'] for r in rows):.2f} s")
     return 0 if all(r["last_value_shown"] for r in rows) else 1
 

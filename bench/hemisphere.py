@@ -13,6 +13,7 @@ measured in the same run (median of a few calls, after a warm-up).
 
 Other work on the 2 cores inflates wall times; the CPU column does not grow with it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,7 +60,7 @@ async def server_part(url: str, pid: int) -> list[tuple[str, float, float]]:
         for label, key, values in MOVES:
             walls, cpus = [], []
             for v in values:
-                await s.rerun(widgets=DEFAULTS)          # back to the defaults (cached)
+                await s.rerun(widgets=DEFAULTS)  # back to the defaults (cached)
                 c0 = cpu_s(pid)
                 r = await s.rerun(widgets={key: v})
                 cpus.append((cpu_s(pid) - c0) * 1e3)
@@ -92,11 +93,21 @@ def kernel_part() -> list[tuple[str, float, float]]:
     for n in (64, 256, 512):
         traj = simulate(hs.sphere_uniform(n, 3, seed=1), 9.0, 0.1, 300, record_every=30)
         Z = np.ascontiguousarray(traj[-1])
-        rows.append((f"cluster_labels n={n}", _time(lambda: hs.cluster_labels(Z)),
-                     _time(lambda: hs.cluster_labels_reference(Z), 3)))
+        rows.append(
+            (
+                f"cluster_labels n={n}",
+                _time(lambda: hs.cluster_labels(Z)),
+                _time(lambda: hs.cluster_labels_reference(Z), 3),
+            )
+        )
         sub = traj[:4]
-        rows.append((f"pair_stats 4 layers n={n}", _time(lambda: hs.pair_stats(sub)),
-                     _time(lambda: hs.pair_stats_reference(sub), 3)))
+        rows.append(
+            (
+                f"pair_stats 4 layers n={n}",
+                _time(lambda: hs.pair_stats(sub)),
+                _time(lambda: hs.pair_stats_reference(sub), 3),
+            )
+        )
     return rows
 
 

@@ -41,6 +41,7 @@ the run finished (target <= 3 s), with the server's CPU during that visit.
 
 Other work on the machine inflates every number: the table prints the load average.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,7 +64,7 @@ from harness.server import Server, cpu_s, first_visit, quiet_streamlit, url_path
 from harness.wsclient import StreamlitSession  # noqa: E402
 
 TARGET_RERUN_MS = 100.0
-TARGET_SLIDER_MS = 600.0   # a page's settled step (the median over pages: <= 300 ms)
+TARGET_SLIDER_MS = 600.0  # a page's settled step (the median over pages: <= 300 ms)
 RERUNS = 7
 MOVES = 5
 
@@ -80,12 +81,12 @@ def _med(xs):
 
 
 # --------------------------------------------------------------------------- server side
-async def server_times(url: str, stem: str, reruns: int = RERUNS, moves: int = MOVES,
-                       pid: int | None = None) -> dict:
+async def server_times(url: str, stem: str, reruns: int = RERUNS, moves: int = MOVES, pid: int | None = None) -> dict:
 
     from ui.kit import spec
 
     from ui.kit import files
+
     res = spec.resolve(files.page_module(stem).SCHEMA)
     first = next((p for p in res.params.values() if p.kind in ("float", "int")), None)
     out: dict = {"page": stem}
@@ -121,8 +122,7 @@ async def server_times(url: str, stem: str, reruns: int = RERUNS, moves: int = M
 
 
 # --------------------------------------------------------------------------- bounded work
-async def worst_corner(url: str, stem: str, pid: int | None = None, passes: int = 2,
-                       timeout: float = 300.0) -> dict:
+async def worst_corner(url: str, stem: str, pid: int | None = None, passes: int = 2, timeout: float = 300.0) -> dict:
     """The slowest rerun the slider ranges allow, found by coordinate ascent ("bounded work").
 
     Starting from the defaults, each numeric parameter in turn is tried at its min and its max
@@ -140,10 +140,18 @@ async def worst_corner(url: str, stem: str, pid: int | None = None, passes: int 
     from ui.kit.page import fmt_value
 
     from ui.kit import files
+
     res = spec.resolve(files.page_module(stem).SCHEMA)
     nums = [p for p in res.params.values() if p.kind in ("float", "int")]
-    out: dict = {"page": stem, "corner": {}, "worst_ms": float("nan"), "worst_cpu_ms": float("nan"),
-                 "probes": 0, "alerts": [], "problems": []}
+    out: dict = {
+        "page": stem,
+        "corner": {},
+        "worst_ms": float("nan"),
+        "worst_cpu_ms": float("nan"),
+        "probes": 0,
+        "alerts": [],
+        "problems": [],
+    }
     if not nums:
         return out
     async with StreamlitSession(url, timeout=timeout) as s:
@@ -177,11 +185,13 @@ async def worst_corner(url: str, stem: str, pid: int | None = None, passes: int 
         await s.rerun(page="", query_string="lang=en")
         c0 = cpu_s(pid) if pid else float("nan")
         r = await s.rerun(page=url_path(stem), query_string=urlencode({"lang": "en", **q}))
-        out.update(corner={k: v for k, v in corner.items() if v != res.params[k].default},
-                   default_cost_ms=default_cost,
-                   worst_ms=r.seconds * 1e3,
-                   worst_cpu_ms=(cpu_s(pid) - c0) * 1e3 if pid else float("nan"),
-                   alerts=[f"{fmt}: {body[:160]}" for fmt, body in r.alerts])
+        out.update(
+            corner={k: v for k, v in corner.items() if v != res.params[k].default},
+            default_cost_ms=default_cost,
+            worst_ms=r.seconds * 1e3,
+            worst_cpu_ms=(cpu_s(pid) - c0) * 1e3 if pid else float("nan"),
+            alerts=[f"{fmt}: {body[:160]}" for fmt, body in r.alerts],
+        )
         out["problems"].extend(list(r.exceptions) + r.error_alerts + ([r.error] if r.error else []))
     return out
 
@@ -220,12 +230,18 @@ def browser_times(browser, url: str, stem: str, moves: int = MOVES) -> dict:
                     f"(bf) => {{ const s = ({b.SIGNATURE_JS})();"
                     " if (s.some((h, i) => h !== bf[i]) || s.length !== bf.length) {"
                     " window.__tfig = window.__tfig ?? performance.now(); return true; } return false; }",
-                    arg=before, polling="raf", timeout=120_000)
+                    arg=before,
+                    polling="raf",
+                    timeout=120_000,
+                )
                 page.wait_for_function(
                     f"() => {{ if (({b.READY_JS})()"
                     f" && new URLSearchParams(location.search).get({json.dumps(first.name)})"
                     f" === {json.dumps(_fmt(first, want))}) {{ window.__tdone = performance.now(); return true; }}"
-                    " return false; }", polling="raf", timeout=120_000)
+                    " return false; }",
+                    polling="raf",
+                    timeout=120_000,
+                )
                 t = page.evaluate("() => [window.__t0, window.__tfig, window.__tdone]")
                 if None in t:
                     continue
@@ -237,8 +253,6 @@ def browser_times(browser, url: str, stem: str, moves: int = MOVES) -> dict:
     finally:
         ctx.close()
     return out
-
-
 
 
 def sidebar_times(browser, url: str, stem: str) -> dict:
@@ -257,8 +271,15 @@ def sidebar_times(browser, url: str, stem: str) -> dict:
         click_and_wait(page, link, url_path(stem), page_title(stem))
         out["open_s"] = time.perf_counter() - t0
         out["open_cpu_s"] = tree_cpu_s() - c0
-        p = next((q for q in res.params.values() if q.kind in ("float", "int")
-                  and q.clamp(q.default + 10 * (q.step or 1)) == round(q.default + 10 * (q.step or 1), 12)), None)
+        p = next(
+            (
+                q
+                for q in res.params.values()
+                if q.kind in ("float", "int")
+                and q.clamp(q.default + 10 * (q.step or 1)) == round(q.default + 10 * (q.step or 1), 12)
+            ),
+            None,
+        )
         if p is not None and b.n_charts(page):
             v = b.widget_value(page, stem, p)
             want = _fmt(p, p.clamp(v + 10 * (p.step or 1)))
@@ -267,7 +288,10 @@ def sidebar_times(browser, url: str, stem: str) -> dict:
                 f"(v) => {{ if (new URLSearchParams(location.search).get({json.dumps(p.name)}) === v"
                 f" && ({b.READY_JS})())"
                 " { window.__tsettled = performance.now(); return true; } return false; }",
-                arg=want, polling="raf", timeout=b.WAIT_MS)
+                arg=want,
+                polling="raf",
+                timeout=b.WAIT_MS,
+            )
             out["held_ms"] = page.evaluate("() => window.__tsettled - window.__tlast")
             out["held_slider"] = p.name
     finally:
@@ -288,13 +312,19 @@ def first_visits(stems: list[str], idle_s: float = 10.0, extra: list[str] | None
                     time.sleep(idle_s)
                     c0, t0 = cpu_s(srv.pid), time.perf_counter()
                     b.goto(page, f"{srv.url}/{url_path(stem)}?lang=en")
-                    row = {"page": stem, "first_visit_s": time.perf_counter() - t0,
-                           "first_visit_server_cpu_s": cpu_s(srv.pid) - c0}
+                    row = {
+                        "page": stem,
+                        "first_visit_s": time.perf_counter() - t0,
+                        "first_visit_server_cpu_s": cpu_s(srv.pid) - c0,
+                    }
                 finally:
                     ctx.close()
             rows.append(row)
-            print(f"{stem:<16} first visit {row['first_visit_s']:5.2f} s (server CPU "
-                  f"{row['first_visit_server_cpu_s']:.2f} s) after {idle_s:g} s idle", flush=True)
+            print(
+                f"{stem:<16} first visit {row['first_visit_s']:5.2f} s (server CPU "
+                f"{row['first_visit_server_cpu_s']:.2f} s) after {idle_s:g} s idle",
+                flush=True,
+            )
     xs = [r["first_visit_s"] for r in rows]
     print(f"first visit: median {statistics.median(xs):.2f} s, worst {max(xs):.2f} s (target <= 3 s)")
     return rows
@@ -308,10 +338,18 @@ def _fmt(p, v) -> str:
 
 # --------------------------------------------------------------------------- report
 #: the columns of :func:`table` after the page's name: (key, heading, width, format); "|" separates groups
-TABLE_COLUMNS = (("first_ms", "first ms", 8, ".0f"), ("rerun_ms", "rerun ms", 8, ".0f"),
-                 ("rerun_cpu_ms", "cpu ms", 6, ".0f"), ("slider_ms", "slider ms", 9, ".0f"), "|",
-                 ("load_s", "load s", 6, ".2f"), ("reload_s", "reload s", 8, ".2f"), ("fig_ms", "fig ms", 7, ".0f"),
-                 ("settled_ms", "settled ms", 10, ".0f"), "|")
+TABLE_COLUMNS = (
+    ("first_ms", "first ms", 8, ".0f"),
+    ("rerun_ms", "rerun ms", 8, ".0f"),
+    ("rerun_cpu_ms", "cpu ms", 6, ".0f"),
+    ("slider_ms", "slider ms", 9, ".0f"),
+    "|",
+    ("load_s", "load s", 6, ".2f"),
+    ("reload_s", "reload s", 8, ".2f"),
+    ("fig_ms", "fig ms", 7, ".0f"),
+    ("settled_ms", "settled ms", 10, ".0f"),
+    "|",
+)
 
 
 def _cells(r: dict | None) -> str:
@@ -327,15 +365,15 @@ def _cells(r: dict | None) -> str:
 
 
 def table(rows: list[dict]) -> str:
-    head = (f"{'page':<16} {_cells(None)} "
-            f"targets (rerun<={TARGET_RERUN_MS:g} ms, settled<={TARGET_SLIDER_MS:g} ms)")
+    head = f"{'page':<16} {_cells(None)} targets (rerun<={TARGET_RERUN_MS:g} ms, settled<={TARGET_SLIDER_MS:g} ms)"
     lines = [head]
     for r in rows:
         ok_r = r.get("rerun_ms", float("nan")) <= TARGET_RERUN_MS
         st_ = r.get("settled_ms", float("nan"))
         ok_f = st_ <= TARGET_SLIDER_MS if st_ == st_ else None
         verdict = ("rerun OK" if ok_r else "rerun MISS") + (
-            "" if ok_f is None else (", settled OK" if ok_f else ", settled MISS"))
+            "" if ok_f is None else (", settled OK" if ok_f else ", settled MISS")
+        )
         if r.get("problems"):
             verdict += f", {len(r['problems'])} problem(s)"
         lines.append(f"{r['page']:<16} {_cells(r)} {verdict}")
@@ -343,11 +381,15 @@ def table(rows: list[dict]) -> str:
 
 
 def sidebar_table(rows: list[dict]) -> str:
-    lines = [f"{'page':<16} {'open s':>6} {'cpu s':>6} {'held ms':>8}  (targets: open <= 1.5 s median, <= 3 s worst;"
-             " held <= 1500 ms)"]
+    lines = [
+        f"{'page':<16} {'open s':>6} {'cpu s':>6} {'held ms':>8}  (targets: open <= 1.5 s median, <= 3 s worst;"
+        " held <= 1500 ms)"
+    ]
     for r in rows:
-        lines.append(f"{r['page']:<16} {r.get('open_s', float('nan')):>6.2f} {r.get('open_cpu_s', float('nan')):>6.2f} "
-                     f"{r.get('held_ms', float('nan')):>8.0f}")
+        lines.append(
+            f"{r['page']:<16} {r.get('open_s', float('nan')):>6.2f} {r.get('open_cpu_s', float('nan')):>6.2f} "
+            f"{r.get('held_ms', float('nan')):>8.0f}"
+        )
     opens = [r["open_s"] for r in rows if "open_s" in r]
     if opens:
         lines.append(f"open: median {statistics.median(opens):.2f} s, worst {max(opens):.2f} s")
@@ -360,14 +402,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pid", type=int, help="server pid with --url (for the CPU column)")
     ap.add_argument("--pages", nargs="*", help="only these page stems")
     ap.add_argument("--no-browser", action="store_true", help="server times only")
-    ap.add_argument("--sidebar", action="store_true",
-                    help="also: open from the sidebar, and a held arrow key (Chromium)")
-    ap.add_argument("--flag", action="append", default=[], metavar="OPTION=VALUE",
-                    help="extra streamlit option for the server, e.g. runner.postScriptGC=true")
-    ap.add_argument("--worst", action="store_true",
-                    help="instead: the slowest rerun the slider ranges allow, per page (bounded work)")
-    ap.add_argument("--first-visit", action="store_true",
-                    help="instead: the first visit after a server starts, a fresh server per page")
+    ap.add_argument(
+        "--sidebar", action="store_true", help="also: open from the sidebar, and a held arrow key (Chromium)"
+    )
+    ap.add_argument(
+        "--flag",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="extra streamlit option for the server, e.g. runner.postScriptGC=true",
+    )
+    ap.add_argument(
+        "--worst",
+        action="store_true",
+        help="instead: the slowest rerun the slider ranges allow, per page (bounded work)",
+    )
+    ap.add_argument(
+        "--first-visit",
+        action="store_true",
+        help="instead: the first visit after a server starts, a fresh server per page",
+    )
     ap.add_argument("--idle", type=float, default=10.0, help="with --first-visit: seconds the server is idle first")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
@@ -396,9 +450,12 @@ def main(argv: list[str] | None = None) -> int:
             for stem in stems:
                 w = asyncio.run(worst_corner(url, stem, pid=srv.pid if srv else args.pid))
                 rows.append(w)
-                print(f"{stem:<16} cold rerun at the defaults {w.get('default_cost_ms', float('nan')):6.0f} ms CPU; "
-                      f"worst corner {w['worst_ms']:7.0f} ms wall, {w['worst_cpu_ms']:7.0f} ms CPU "
-                      f"({w['probes']} probes) at {w['corner']}", flush=True)
+                print(
+                    f"{stem:<16} cold rerun at the defaults {w.get('default_cost_ms', float('nan')):6.0f} ms CPU; "
+                    f"worst corner {w['worst_ms']:7.0f} ms wall, {w['worst_cpu_ms']:7.0f} ms CPU "
+                    f"({w['probes']} probes) at {w['corner']}",
+                    flush=True,
+                )
                 for a in w["alerts"][:4]:
                     print(f"{'':<18}notice {a}")
                 for pr in w["problems"][:4]:

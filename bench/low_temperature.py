@@ -8,6 +8,7 @@ its four figures, plus the layers and Δ actually used (``pages.low_temperature.
 No Numba kernel of its own: the layers are :func:`sim.attention.simulate`, benchmarked in
 ``bench/engine.py``. Not a test.
 """
+
 from __future__ import annotations
 
 import logging
@@ -35,7 +36,7 @@ VIEWS = {
 
 def main() -> None:
     t = Text("low_temperature", "en")
-    vw.lowtemp_data("axis", 0.3, 1.0, 16, 1, 2.0, 0.1)      # load the engine's kernels first
+    vw.lowtemp_data("axis", 0.3, 1.0, 16, 1, 2.0, 0.1)  # load the engine's kernels first
     print(f"{'view':30s} {'layers':>6s} {'Δ used':>7s} {'data s':>7s} {'sweep s':>7s} {'figs s':>7s} {'total s':>7s}")
     for name, v in VIEWS.items():
         rv = (v[0], v[1], v[3], v[4], v[6])

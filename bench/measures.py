@@ -8,6 +8,7 @@ turns; compilation excluded. Entries/s = H * n * n / time.
 
 Run:  .venv/bin/python bench/measures.py [--quick]
 """
+
 from __future__ import annotations
 
 import os
@@ -42,8 +43,7 @@ def main(quick: bool = False) -> None:
         M._head_sum(Z, A[:2], 1.0, acc)
         t_np = _best(lambda: M._head_sum_numpy(Z, A, 1.0, np.zeros((n, d))), repeats)
         t_nb = _best(lambda: M._head_sum(Z, A, 1.0, np.zeros((n, d))), repeats)
-        print(f"{n:5d} {d:2d} {H:6d} {1e3 * t_np:10.2f} {1e3 * t_nb:10.2f} {t_np / t_nb:7.1f} "
-              f"{H * n * n / t_nb:17.3g}")
+        print(f"{n:5d} {d:2d} {H:6d} {1e3 * t_np:10.2f} {1e3 * t_nb:10.2f} {t_np / t_nb:7.1f} {H * n * n / t_nb:17.3g}")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ their ratio and the largest relative difference; then the Euler iterates of
 :func:`sim.nonnormal.euler_flow` (compiled loop) against the plain Python loop
 ``x = step @ x`` it replaced. Not a test.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,16 +28,19 @@ GRIDS = [(101, 101), (201, 201), (401, 401), (801, 801), (1601, 1601)]
 M = 6.0
 
 
-
 def main():
     A = nn.matrix(M)
     t0 = time.perf_counter()
     nn.pseudospectrum(A, [0.0], [0.0])
     warm = time.perf_counter() - t0
-    print(f"pseudospectrum of A = [[-1, {M:g}], [0, -1]]; numba threads = {get_num_threads()}; "
-          f"first call (compile or cache load) {warm * 1e3:.0f} ms")
-    print(f"{'grid':>11} {'points':>9} {'numba ms':>9} {'numpy svd ms':>13} {'speed-up':>9} "
-          f"{'ns/point':>9} {'max rel diff':>13}")
+    print(
+        f"pseudospectrum of A = [[-1, {M:g}], [0, -1]]; numba threads = {get_num_threads()}; "
+        f"first call (compile or cache load) {warm * 1e3:.0f} ms"
+    )
+    print(
+        f"{'grid':>11} {'points':>9} {'numba ms':>9} {'numpy svd ms':>13} {'speed-up':>9} "
+        f"{'ns/point':>9} {'max rel diff':>13}"
+    )
     for nx, ny in GRIDS:
         re = np.linspace(-4.0, 2.0, nx)
         im = np.linspace(-3.0, 3.0, ny)
@@ -45,8 +49,10 @@ def main():
         t_ref, ref = best_time(lambda: nn.pseudospectrum_reference(A, re, im), max(1, reps // 4))
         mask = ref > 1e-12
         rel = np.max(np.abs(fast[mask] - ref[mask]) / ref[mask])
-        print(f"{nx:>5}x{ny:<5} {nx * ny:>9} {t_fast * 1e3:>9.2f} {t_ref * 1e3:>13.1f} "
-              f"{t_ref / t_fast:>8.0f}x {t_fast / (nx * ny) * 1e9:>9.2f} {rel:>13.1e}")
+        print(
+            f"{nx:>5}x{ny:<5} {nx * ny:>9} {t_fast * 1e3:>9.2f} {t_ref * 1e3:>13.1f} "
+            f"{t_ref / t_fast:>8.0f}x {t_fast / (nx * ny) * 1e9:>9.2f} {rel:>13.1e}"
+        )
 
 
 def euler_table():

@@ -6,13 +6,15 @@ of that check, run in a fresh interpreter by ``tests/test_security_serve.py`` an
 image, by ``scripts/image_check.sh`` (``python -m bench.numba_threads`` prints it). Its last line
 of output is ``LAYER <threading layer>``.
 """
+
 from __future__ import annotations
 
 import sys
 
 
-def concurrent_kernels_script(prelude: str = "", size: int = 200_000, loops: int = 5, threads: int = 4,
-                              cache: bool = False) -> str:
+def concurrent_kernels_script(
+    prelude: str = "", size: int = 200_000, loops: int = 5, threads: int = 4, cache: bool = False
+) -> str:
     """``prelude`` runs first (e.g. ``import ui.server.serve``, which picks a thread-safe layer)."""
     return f"""
 import threading, numba, numpy as np

@@ -5,6 +5,7 @@ of :func:`sim.width.train_from` with ``engine="numba"`` (one fused loop per run)
 ``engine="numpy"`` (the reference: vectorised over units, one Python iteration per RK4 step), their
 ratio and the largest difference of the recorded residuals. Not a test.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,13 +23,14 @@ WIDTHS = [16, 64, 256, 1024]
 T, DT, DATA = 4.0, 0.01, "three_points"
 
 
-
 def main():
     xs, ys = W.dataset(DATA)
     t0 = time.perf_counter()
     W.warm()
-    print(f"train_from, data '{DATA}' (M = {xs.size}), T = {T}, dt = {DT}, lazy scaling; "
-          f"first call (compile or cache load) {(time.perf_counter() - t0) * 1e3:.0f} ms")
+    print(
+        f"train_from, data '{DATA}' (M = {xs.size}), T = {T}, dt = {DT}, lazy scaling; "
+        f"first call (compile or cache load) {(time.perf_counter() - t0) * 1e3:.0f} ms"
+    )
     print(f"{'N':>6} {'steps':>6} {'numba ms':>9} {'numpy ms':>9} {'speed-up':>9} {'max |diff|':>11}")
     for N in WIDTHS:
         w, a = W.paired_init(N, 0)

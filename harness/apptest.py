@@ -5,6 +5,7 @@ and the scripts that measure a script run (``scripts/rerun_breakdown.py``, ``pro
 to the working directory: callers ``os.chdir(ROOT)`` first, as ``tests/conftest.py`` and the
 scripts do.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -30,6 +31,7 @@ STEMS = _stems()
 def page_schema(stem: str):
     """The PageSchema declared at the top of pages/<stem>.py (importing does not render)."""
     from ui.kit import files
+
     return files.page_module(stem).SCHEMA
 
 

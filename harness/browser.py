@@ -6,6 +6,7 @@ Widgets are found by their key: Streamlit gives every keyed widget's container t
 class ``st-key-<key>``. Slider values are read from the DOM (the range input's
 ``value``, i.e. its ``aria-valuenow``), exactly what the student sees.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -17,9 +18,17 @@ from harness.server import url_path
 
 #: The system's Debian Chromium (``scripts/ensure_chromium.sh``) and the flags it is started with.
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-                 "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-dev-shm-usage",
+]
 VIEWPORT = {"width": 1400, "height": 1000}
 
 
@@ -36,8 +45,9 @@ def chromium():
         finally:
             br.close()
 
+
 PLOT = '[data-testid="appPlotlyChart"]'
-PLOT_SVG = f'{PLOT} .main-svg'
+PLOT_SVG = f"{PLOT} .main-svg"
 EXCEPTION = '[data-testid="stException"]'
 
 #: How long a browser test waits for something that must happen (a page drawn, a value shown). A
@@ -62,11 +72,15 @@ _DRAWN = """
 """
 # The page has been drawn: a title, no placeholder, every chart drawn (whether or not a script runs).
 DRAWN_JS = "() => {" + _DRAWN + "}"
-READY_JS = """() => {
+READY_JS = (
+    """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
-  if (document.querySelector('[data-stale="true"]')) return false;""" + _DRAWN + "}"
+  if (document.querySelector('[data-stale="true"]')) return false;"""
+    + _DRAWN
+    + "}"
+)
 
 # One short hash per chart of what it draws: the SVG (paths' d, markers, heatmap images) and,
 # for WebGL traces that draw on a canvas, the plotted data. Changes when the figure changes.
@@ -86,6 +100,7 @@ SIGNATURE_JS = """() => {
 
 def schema(stem: str):
     from ui.kit import files
+
     return files.page_module(stem).SCHEMA
 
 
@@ -167,11 +182,17 @@ def commit_text(page, box, text: str, timeout: float = WAIT_MS, tries: int = 4) 
             if box.evaluate(COMMITTED_JS, text):
                 break
             if attempt == tries - 1:
-                pending = box.evaluate(COMMITTED_JS.replace("if (hint && hint.innerText.trim()) return false;",
-                                                            "return !!(hint && hint.innerText.trim());"), text)
-                raise AssertionError(f"the app did not take {text!r} after {tries} tries (typed, Enter, "
-                                     f"focus left); the field shows {box.input_value()!r}"
-                                     f"{' with its edit pending' if pending else ''}") from None
+                pending = box.evaluate(
+                    COMMITTED_JS.replace(
+                        "if (hint && hint.innerText.trim()) return false;", "return !!(hint && hint.innerText.trim());"
+                    ),
+                    text,
+                )
+                raise AssertionError(
+                    f"the app did not take {text!r} after {tries} tries (typed, Enter, "
+                    f"focus left); the field shows {box.input_value()!r}"
+                    f"{' with its edit pending' if pending else ''}"
+                ) from None
     wait_ready(page, timeout)
 
 
@@ -211,8 +232,7 @@ def open_page(page, server: str, stem: str, lang: str = "en", timeout: float = W
 
 def sidebar_link(page, url_path: str):
     """The page's link in the sidebar (opening "View more" when the list is collapsed)."""
-    sel = f'[data-testid="stSidebarNav"] a[href$="/{url_path}"]' if url_path else \
-        '[data-testid="stSidebarNav"] a'
+    sel = f'[data-testid="stSidebarNav"] a[href$="/{url_path}"]' if url_path else '[data-testid="stSidebarNav"] a'
     link = page.locator(sel).first
     if not link.count() or not link.is_visible():
         more = page.locator('[data-testid="stSidebarNavViewButton"]')
@@ -231,7 +251,10 @@ def click_and_wait(page, link, path: str, title: str) -> None:
     page.wait_for_function(
         "([p, t]) => { if (!(location.pathname.replace(/\\/$/, '').endsWith('/' + p) || !p)) return false;"
         " const h = document.querySelector('[data-testid=\"stMain\"] h1');"
-        " return !!h && h.innerText.trim() === t; }", arg=[path, title], timeout=WAIT_MS)
+        " return !!h && h.innerText.trim() === t; }",
+        arg=[path, title],
+        timeout=WAIT_MS,
+    )
     wait_ready(page)
 
 
@@ -251,8 +274,9 @@ def signature(page) -> list[str]:
 
 
 def wait_signature_change(page, before: list[str], timeout: float = WAIT_MS) -> list[str]:
-    page.wait_for_function(f"(b) => JSON.stringify(({SIGNATURE_JS})()) !== JSON.stringify(b)",
-                           arg=before, timeout=timeout)
+    page.wait_for_function(
+        f"(b) => JSON.stringify(({SIGNATURE_JS})()) !== JSON.stringify(b)", arg=before, timeout=timeout
+    )
     return signature(page)
 
 
@@ -270,7 +294,8 @@ def n_charts(page) -> int:
 
 def n_drawn(page) -> int:
     return page.locator(PLOT_SVG).evaluate_all(
-        "els => new Set(els.map(e => e.closest('[data-testid=\"appPlotlyChart\"]'))).size")
+        "els => new Set(els.map(e => e.closest('[data-testid=\"appPlotlyChart\"]'))).size"
+    )
 
 
 # --------------------------------------------------------------------------- widgets
@@ -287,8 +312,7 @@ def widget_value(page, stem: str, p, lang: str = "en"):
     """The value the page shows for parameter ``p`` (a ui.kit.spec.Param), as a Python value."""
     box = page.locator(f".st-key-{p.name}").first
     if p.kind in ("float", "int"):
-        raw = box.locator('input[type="range"]').evaluate(
-            "e => e.getAttribute('aria-valuenow') ?? e.value")
+        raw = box.locator('input[type="range"]').evaluate("e => e.getAttribute('aria-valuenow') ?? e.value")
         x = float(raw)
         return int(round(x)) if p.kind == "int" else x
     if p.kind == "bool":
@@ -347,8 +371,8 @@ def url_param(page, name: str) -> str | None:
 
 def wait_url_param(page, name: str, value: str, timeout: float = WAIT_MS) -> None:
     page.wait_for_function(
-        "([n, v]) => new URLSearchParams(location.search).get(n) === v", arg=[name, value],
-        timeout=timeout)
+        "([n, v]) => new URLSearchParams(location.search).get(n) === v", arg=[name, value], timeout=timeout
+    )
 
 
 # --------------------------------------------------------------------------- screenshots
@@ -361,8 +385,7 @@ def open_expanders(page) -> None:
             pass
 
 
-def full_screenshot(page, path: Path, width: int = 1400, min_height: int = 1000,
-                    max_height: int = 16_000) -> None:
+def full_screenshot(page, path: Path, width: int = 1400, min_height: int = 1000, max_height: int = 16_000) -> None:
     """The whole page: Streamlit scrolls inside its main container, so grow the viewport to fit."""
     h = page.evaluate("""() => {
       const m = document.querySelector('[data-testid="stMain"]');

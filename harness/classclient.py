@@ -3,6 +3,7 @@ who signs in with the key, opens a class, moves a slider, pushes the view, asks 
 reads the answer count; students who join with the link, poll like the browser's fragment timer
 and answer. Used by ``bench/abuse.py``, ``scripts/class_latency.py`` (one server) and ``scripts/scale_class.py``
 (replicas behind nginx, one killed)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -67,8 +68,7 @@ class Instructor(ClassSession):
             raise SessionError(f"sign-in refused (HTTP {status}; is APP_INSTRUCTOR_KEY set?)")
         await self.connect()
         await self.checked(self.rerun("", query_string=query), "home page")
-        if "_class_open" not in self.widget_values and not any(
-                w.endswith("_class_open") for w in self._elements):
+        if "_class_open" not in self.widget_values and not any(w.endswith("_class_open") for w in self._elements):
             raise SessionError(f"signed in but no 'Open a class' button: {self.texts[:5]}")
 
     def _post_key(self, key: str) -> tuple[int, list[str]]:
@@ -81,8 +81,9 @@ class Instructor(ClassSession):
         if self.cookies:
             hdrs["Cookie"] = self.cookie_header()
         try:
-            conn.request("POST", (u.path.rstrip("/") or "") + "/_app/signin",
-                         urlencode({"key": key, "next": "/"}), hdrs)
+            conn.request(
+                "POST", (u.path.rstrip("/") or "") + "/_app/signin", urlencode({"key": key, "next": "/"}), hdrs
+            )
             r = conn.getresponse()
             r.read()
             return r.status, r.headers.get_all("Set-Cookie") or []
@@ -108,8 +109,7 @@ class Instructor(ClassSession):
 
     async def show(self, page: str, **values: float) -> None:
         """Open ``page`` (if not on it) and set slider values (one rerun each, like a user)."""
-        if not any(info["page_script_hash"] == self.page_script_hash and p == page
-                   for p, info in self.pages.items()):
+        if not any(info["page_script_hash"] == self.page_script_hash and p == page for p, info in self.pages.items()):
             await self.checked(self.rerun(page=page), f"open {page}")
         if values:
             await self.checked(self.rerun(widgets=values), f"move {values}")

@@ -1,6 +1,7 @@
 """What every browser-less student does on each page (``bench/classroom.py``, ``scripts/rerun_cpu.py``,
 ``scripts/rerun_breakdown.py``): open it at its defaults, move its first slider to a value of its
 own, open it from a shared link with every parameter changed."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -11,9 +12,9 @@ from harness.server import quiet_streamlit
 @dataclass
 class PagePlan:
     stem: str
-    slider: str | None = None          # first numeric parameter
+    slider: str | None = None  # first numeric parameter
     slider_values: list = field(default_factory=list)  # grid values, one picked per session
-    link_query: dict = field(default_factory=dict)     # every parameter away from its default
+    link_query: dict = field(default_factory=dict)  # every parameter away from its default
 
 
 def _grid(p, k: int) -> list:
@@ -28,8 +29,9 @@ def _grid(p, k: int) -> list:
     return vals or [p.clamp(p.max)]
 
 
-def plans(n_sessions: int, stems: list[str] | None = None, same_values: bool = False,
-          distinct: int | None = None) -> list[PagePlan]:
+def plans(
+    n_sessions: int, stems: list[str] | None = None, same_values: bool = False, distinct: int | None = None
+) -> list[PagePlan]:
     """What every student does on each page. ``same_values``: everyone moves the first slider
     to the same value (cache hits after the first: isolates per-session cost and memory);
     ``distinct``: the sessions share that many values (student ``i`` takes value ``i % distinct``:
@@ -45,6 +47,7 @@ def plans(n_sessions: int, stems: list[str] | None = None, same_values: bool = F
         if stems and e.stem not in stems:
             continue
         from ui.kit import files
+
         res = spec.resolve(files.page_module(e.stem).SCHEMA)
         plan = PagePlan(e.stem)
         first = next((p for p in res.params.values() if p.kind in ("float", "int")), None)

@@ -4,6 +4,7 @@ as ``make run`` starts it (the Makefile's ``SERVE_FLAGS``), and what is read off
 Also the first browser-less visit after a start (:func:`first_visit`), which the browser tests and
 the benchmarks make before they measure or test anything.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -25,8 +26,10 @@ def serve_flags(port: int, address: str = "127.0.0.1") -> list[str]:
     text = (ROOT / "Makefile").read_text()
     m = re.search(r"^SERVE_FLAGS\s*:?=\s*((?:.*\\\n)*.*)$", text, re.M)
     if not m:  # pragma: no cover - Makefile changed shape: fall back to the documented flags
-        raw = ("--server.port $(PORT) --server.address $(ADDRESS) --server.headless true "
-               "--server.fileWatcherType none --browser.gatherUsageStats false")
+        raw = (
+            "--server.port $(PORT) --server.address $(ADDRESS) --server.headless true "
+            "--server.fileWatcherType none --browser.gatherUsageStats false"
+        )
     else:
         raw = m.group(1).replace("\\\n", " ")
     raw = raw.replace("$(PORT)", str(port)).replace("$(ADDRESS)", address)
@@ -67,8 +70,9 @@ class ServerExited(RuntimeError):
     """The server process ended before it became healthy."""
 
 
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120.0, poll: float = 0.2,
-                 kill: bool = True) -> None:
+def wait_healthy(
+    url: str, proc: subprocess.Popen, timeout: float = 120.0, poll: float = 0.2, kill: bool = True
+) -> None:
     """Return once ``url/_stcore/health`` answers 200. Raises :class:`ServerExited` when ``proc``
     ends first; after ``timeout`` seconds kills ``proc`` (unless ``kill`` is False: the caller stops
     it) and raises RuntimeError. Shared by :class:`Server`, ``bench/heavy_jobs.py``,
@@ -93,8 +97,14 @@ class Server:
     """``python -m ui.server.serve`` (``streamlit run app.py``) as ``make run`` starts it, on loopback;
     a context manager."""
 
-    def __init__(self, port: int | None = None, *, warm: bool = True, env: dict | None = None,
-                 extra_flags: list[str] | None = None):
+    def __init__(
+        self,
+        port: int | None = None,
+        *,
+        warm: bool = True,
+        env: dict | None = None,
+        extra_flags: list[str] | None = None,
+    ):
         self.port = port or free_port()
         self.extra_flags = list(extra_flags or [])  # e.g. ["--runner.postScriptGC", "true"]
         self.url = f"http://127.0.0.1:{self.port}"
@@ -114,11 +124,11 @@ class Server:
     def start(self, timeout: float = 120.0) -> Server:
         t0 = time.perf_counter()
         if self.warm:
-            subprocess.run([sys.executable, "-m", "sim.warm"], cwd=ROOT, env=self.env, check=True,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [sys.executable, "-m", "sim.warm"], cwd=ROOT, env=self.env, check=True, stdout=subprocess.DEVNULL
+            )
         cmd = [sys.executable, "-m", "ui.server.serve", *serve_flags(self.port), *self.extra_flags]
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self._wait_healthy(timeout)
         self.startup_s = time.perf_counter() - t0
         return self

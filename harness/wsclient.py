@@ -304,14 +304,10 @@ class StreamlitSession:
             self._ws = None
             raise SessionError(f"connect {self._ws_url}: {type(exc).__name__}: {exc}") from exc
         resp = getattr(self._ws, "response", None)
-        self.response_headers = (
-            {k.lower(): v for k, v in resp.headers.raw_items()} if resp is not None else {}
-        )
+        self.response_headers = {k.lower(): v for k, v in resp.headers.raw_items()} if resp is not None else {}
         self.connects += 1
 
-    async def reconnect(
-        self, *, attempts: int = 20, delay: float = 0.25, max_delay: float = 2.0
-    ) -> int:
+    async def reconnect(self, *, attempts: int = 20, delay: float = 0.25, max_delay: float = 2.0) -> int:
         """Reconnect after a dropped websocket, with backoff like the frontend.
 
         Returns the number of attempts used; raises :class:`SessionError` if
@@ -369,9 +365,7 @@ class StreamlitSession:
         for wid in self._elements:
             if wid == key or widget_key(wid) == key:
                 return wid
-        raise KeyError(
-            f"no widget with key {key!r}; known: {sorted(k for k in map(widget_key, self._elements) if k)}"
-        )
+        raise KeyError(f"no widget with key {key!r}; known: {sorted(k for k in map(widget_key, self._elements) if k)}")
 
     def set_widget(self, key: str, value: Any) -> None:
         """Set a widget's value for the next rerun, as a user's input would."""
@@ -693,8 +687,10 @@ async def _probe(args: argparse.Namespace) -> int:
         print(json.dumps(out, default=str))
     else:
         for i, x in enumerate(out.get("runs", [])):
-            print(f"run {i}: ok={x['ok']} {x['seconds']*1000:.0f} ms elements={x['elements']} "
-                  f"exceptions={x['exceptions']} error={x['error']}")
+            print(
+                f"run {i}: ok={x['ok']} {x['seconds'] * 1000:.0f} ms elements={x['elements']} "
+                f"exceptions={x['exceptions']} error={x['error']}"
+            )
         print(f"pages={out.get('pages')} widgets={out.get('widgets')} error={out.get('error')}")
     return 0 if ok else 1
 

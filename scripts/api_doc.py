@@ -8,6 +8,7 @@ name does not start with ``_``; the modules are ``sim/*.py`` and the packages ``
 package re-exports from its own files is listed under the package, as callers import it); modules
 whose name starts with ``_`` are private. tests/test_notebook_api.py checks the file is up to date.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,16 +36,25 @@ to date: run `.venv/bin/python scripts/api_doc.py` after changing a docstring).
 def modules() -> list[str]:
     import sim
 
-    return ["sim", *sorted(m.name for m in pkgutil.iter_modules(sim.__path__, "sim.")
-                           if not m.name.split(".")[-1].startswith("_"))]
+    return [
+        "sim",
+        *sorted(
+            m.name for m in pkgutil.iter_modules(sim.__path__, "sim.") if not m.name.split(".")[-1].startswith("_")
+        ),
+    ]
 
 
 def public(mod) -> list[tuple[str, object]]:
     """``(name, object)`` of the public functions and classes of ``mod``, in source order."""
     names = getattr(mod, "__all__", None)
     if names is None:
-        names = [n for n, o in vars(mod).items() if not n.startswith("_") and
-                 (inspect.isfunction(o) or inspect.isclass(o)) and getattr(o, "__module__", "") == mod.__name__]
+        names = [
+            n
+            for n, o in vars(mod).items()
+            if not n.startswith("_")
+            and (inspect.isfunction(o) or inspect.isclass(o))
+            and getattr(o, "__module__", "") == mod.__name__
+        ]
     out = []
     for n in names:
         o = getattr(mod, n)
@@ -54,7 +64,7 @@ def public(mod) -> list[tuple[str, object]]:
 
 
 def _signature(name: str, obj) -> str:
-    fn = getattr(obj, "py_func", obj)        # a Numba dispatcher: its Python function's signature
+    fn = getattr(obj, "py_func", obj)  # a Numba dispatcher: its Python function's signature
     try:
         return f"{name}{inspect.signature(fn)}"
     except (TypeError, ValueError):

@@ -19,6 +19,7 @@ CPU (load-independent): the server's CPU seconds (``/proc/PID/stat``) over an id
 Prints one line per push and a summary; exit status 0 only if every push reached every student
 with p95 <= 2 s and every answer was counted once. Not part of ``make test`` (about a minute).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,8 +60,11 @@ async def drive(n: int, pushes: int, url: str, key: str, pid: int, idle_s: float
     for s in students:  # joins one after the other, as a class arriving
         await s.join(code)
     joined = sum(1 for s in students if s.poll_fragment)
-    print(f"{n} students joined class {code}: {joined} poll on a timer "
-          f"({sorted({v for s in students for v in s.auto_reruns.values()})} s)", flush=True)
+    print(
+        f"{n} students joined class {code}: {joined} poll on a timer "
+        f"({sorted({v for s in students for v in s.auto_reruns.values()})} s)",
+        flush=True,
+    )
     if joined < n:
         out["fails"].append(f"only {joined}/{n} students poll")
         return out
@@ -104,9 +108,12 @@ async def drive(n: int, pushes: int, url: str, key: str, pid: int, idle_s: float
     out["idle_polls"] = p1 - p0
     out["idle_cpu_per_poll_ms"] = 1000 * (c1 - c0) / max(1, p1 - p0)
     out["idle_cpu_frac"] = (c1 - c0) / (t1 - t0)
-    print(f"idle: {p1 - p0} polls in {t1 - t0:.1f} s, server CPU {1000 * (c1 - c0):.0f} ms = "
-          f"{out['idle_cpu_per_poll_ms']:.2f} ms per poll ({100 * out['idle_cpu_frac']:.0f} % of a core); "
-          f"load {load()}", flush=True)
+    print(
+        f"idle: {p1 - p0} polls in {t1 - t0:.1f} s, server CPU {1000 * (c1 - c0):.0f} ms = "
+        f"{out['idle_cpu_per_poll_ms']:.2f} ms per poll ({100 * out['idle_cpu_frac']:.0f} % of a core); "
+        f"load {load()}",
+        flush=True,
+    )
 
     lat: list[float] = []
     push_cpu: list[float] = []
@@ -124,10 +131,13 @@ async def drive(n: int, pushes: int, url: str, key: str, pid: int, idle_s: float
         await asyncio.sleep(0.3)
         push_cpu.append((cpu_s(pid) - c0) / n)
         out.setdefault("client_cpu", []).append((time.process_time() - cc0) / n)
-        print(f"push {k} (beta={beta}): {len(got)}/{n} students on it; latency p50={percentile(ls, 50):.2f} s "
-              f"p95={percentile(ls, 95):.2f} s max={max(ls, default=float('nan')):.2f} s; server CPU per "
-              f"student {1000 * push_cpu[-1]:.0f} ms (this client's own CPU per student "
-              f"{1000 * out['client_cpu'][-1]:.0f} ms, on the same cores); load {load()}", flush=True)
+        print(
+            f"push {k} (beta={beta}): {len(got)}/{n} students on it; latency p50={percentile(ls, 50):.2f} s "
+            f"p95={percentile(ls, 95):.2f} s max={max(ls, default=float('nan')):.2f} s; server CPU per "
+            f"student {1000 * push_cpu[-1]:.0f} ms (this client's own CPU per student "
+            f"{1000 * out['client_cpu'][-1]:.0f} ms, on the same cores); load {load()}",
+            flush=True,
+        )
         await asyncio.sleep(POLL_S)
 
     # live answers: a question; every student answers twice (a retry): counted once each
@@ -152,8 +162,17 @@ async def drive(n: int, pushes: int, url: str, key: str, pid: int, idle_s: float
             errors.append(f"answer: {exc}")
     counted = await teacher.n_answers()
     print(f"poll ticks without an answer (dropped during a full run): {unanswered[0]} of {polls[0]}", flush=True)
-    out.update(code=code, lat=lat, n=n, pushes=pushes, push_cpu=push_cpu, shown=shown, sent=sent,
-               counted=counted[1] if counted else None, errors=errors)
+    out.update(
+        code=code,
+        lat=lat,
+        n=n,
+        pushes=pushes,
+        push_cpu=push_cpu,
+        shown=shown,
+        sent=sent,
+        counted=counted[1] if counted else None,
+        errors=errors,
+    )
     for s in students:
         await s.close()
     await teacher.close()
@@ -170,8 +189,11 @@ def run() -> int:
     ap.add_argument("--url", help="drive a server already running (with --pid and --key)")
     ap.add_argument("--pid", type=int)
     ap.add_argument("--key")
-    ap.add_argument("--mark-idle", action="store_true",
-                    help="send SIGUSR1 to --pid at the start and end of the idle phase (a sampling profiler)")
+    ap.add_argument(
+        "--mark-idle",
+        action="store_true",
+        help="send SIGUSR1 to --pid at the start and end of the idle phase (a sampling profiler)",
+    )
     a = ap.parse_args()
     if a.url:
         out = asyncio.run(drive(a.n, a.pushes, a.url, a.key, a.pid, a.idle, a.mark_idle))
@@ -186,9 +208,11 @@ def run() -> int:
                 print("redis-server missing: run scripts/ensure_redis.sh", file=sys.stderr)
                 return 2
             sock = Path(d) / "redis.sock"
-            redis = subprocess.Popen([exe, "--port", "0", "--unixsocket", str(sock), "--save", "",
-                                      "--appendonly", "no", "--dir", d],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            redis = subprocess.Popen(
+                [exe, "--port", "0", "--unixsocket", str(sock), "--save", "", "--appendonly", "no", "--dir", d],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             while not sock.exists():
                 time.sleep(0.05)
             env[cs.REDIS_ENV] = f"unix://{sock}"
@@ -214,11 +238,14 @@ def report(a: argparse.Namespace, out: dict) -> int:
     for f in fails:
         print("FAIL", f)
     pc = out.get("push_cpu") or [float("nan")]
-    print(f"class_latency: {'PASS' if not fails else 'FAIL'} store={a.store} students={n} pushes={pushes} "
-          f"applied={len(lat)}/{n * pushes} p50={percentile(lat, 50):.2f}s p95={percentile(lat, 95):.2f}s "
-          f"max={max(lat, default=float('nan')):.2f}s answers_counted={out.get('counted')}/{n} "
-          f"(each sent twice) idle_cpu_per_poll={out.get('idle_cpu_per_poll_ms', float('nan')):.2f}ms "
-          f"push_cpu_per_student={1000 * sum(pc) / len(pc):.0f}ms poll={POLL_S:g}s load={load()}", flush=True)
+    print(
+        f"class_latency: {'PASS' if not fails else 'FAIL'} store={a.store} students={n} pushes={pushes} "
+        f"applied={len(lat)}/{n * pushes} p50={percentile(lat, 50):.2f}s p95={percentile(lat, 95):.2f}s "
+        f"max={max(lat, default=float('nan')):.2f}s answers_counted={out.get('counted')}/{n} "
+        f"(each sent twice) idle_cpu_per_poll={out.get('idle_cpu_per_poll_ms', float('nan')):.2f}ms "
+        f"push_cpu_per_student={1000 * sum(pc) / len(pc):.0f}ms poll={POLL_S:g}s load={load()}",
+        flush=True,
+    )
     return 0 if not fails else 1
 
 

@@ -8,6 +8,7 @@ URL's would: types, ranges, steps, options); a value the page would refuse is re
 default, with a note on stderr. Writes ``notebooks/<stem>.ipynb`` (ignored by git) unless ``-o``.
 ``--answers`` adds the worked answers (a page shows them once the instructor releases them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,15 +41,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--answers", action="store_true", help="include the worked answers")
     ap.add_argument("-o", "--output", type=Path, help="default: notebooks/<page>.ipynb")
     a = ap.parse_intermixed_args(argv)
-    a.values += os.environ.get("NOTEBOOK_ARGS", "").split()   # make notebook ARGS="…", split on blanks
+    a.values += os.environ.get("NOTEBOOK_ARGS", "").split()  # make notebook ARGS="…", split on blanks
     schema = files.page_module(a.page).SCHEMA
     res = spec.resolve(schema, known_pages=tuple(e.stem for e in PAGES))
     raw = {}
     for item in a.values:
         name, sep, value = item.partition("=")
         if not sep or name not in res.params:
-            print(f"ignored {item[:60]!r}: expected name=value, name one of {', '.join(res.params)}",
-                  file=sys.stderr)
+            print(f"ignored {item[:60]!r}: expected name=value, name one of {', '.join(res.params)}", file=sys.stderr)
             continue
         raw[name] = value
     values = notebook.validated(res, raw)

@@ -70,6 +70,7 @@ def make(src: str, dst: str) -> dict[str, dict[str, Any]]:
     expect: dict[str, dict[str, Any]] = {}
     for stem in stems:
         from ui.kit import files
+
         schema = files.page_module(stem).SCHEMA
         res = spec.resolve(schema, base, "src", stems)
         for name, p in res.params.items():

@@ -5,6 +5,7 @@
 Runs the page once (warm caches), optionally changes URL parameters, then profiles the next
 rerun of the page script (cProfile on the script thread) and prints the top functions by
 cumulative and by own time. A developer tool, not a test."""
+
 from __future__ import annotations
 
 import argparse

@@ -37,8 +37,9 @@ from harness.wsclient import SessionError, StreamlitSession, percentile  # noqa:
 from scale_check import HOST, SERVE_FLAGS, Procs, log, pick_slider, port_free, rss_mb, wait_healthy  # noqa: E402
 
 
-async def student(url: str, pages: list[str], until: float, rng: random.Random,
-                  think: tuple[float, float], out: dict) -> None:
+async def student(
+    url: str, pages: list[str], until: float, rng: random.Random, think: tuple[float, float], out: dict
+) -> None:
     s = StreamlitSession(url, timeout=60)
     try:
         await s.connect()
@@ -72,8 +73,9 @@ async def student(url: str, pages: list[str], until: float, rng: random.Random,
         await s.close()
 
 
-async def run_size(url: str, pid: int, n: int, seconds: float, pages: list[str], think: tuple[float, float],
-                   seed: int) -> dict:
+async def run_size(
+    url: str, pid: int, n: int, seconds: float, pages: list[str], think: tuple[float, float], seed: int
+) -> dict:
     rng = random.Random(seed)
     out: dict = {"times": [], "errors": []}
     rss0 = rss_mb(pid)
@@ -88,10 +90,18 @@ async def run_size(url: str, pid: int, n: int, seconds: float, pages: list[str],
     cpu = cpu_s(pid) - c0
     xs = out["times"]
     return {
-        "n": n, "reruns": len(xs), "errors": len(out["errors"]), "first_errors": out["errors"][:3],
-        "p50": percentile(xs, 50), "p95": percentile(xs, 95), "max": max(xs, default=float("nan")),
-        "cores": cpu / wall, "cpu_per_rerun": cpu / max(1, len(xs)), "rate": len(xs) / wall,
-        "rss_mb": rss_mb(pid), "rss_growth_mb": rss_mb(pid) - rss0,
+        "n": n,
+        "reruns": len(xs),
+        "errors": len(out["errors"]),
+        "first_errors": out["errors"][:3],
+        "p50": percentile(xs, 50),
+        "p95": percentile(xs, 95),
+        "max": max(xs, default=float("nan")),
+        "cores": cpu / wall,
+        "cpu_per_rerun": cpu / max(1, len(xs)),
+        "rate": len(xs) / wall,
+        "rss_mb": rss_mb(pid),
+        "rss_growth_mb": rss_mb(pid) - rss0,
     }
 
 
@@ -113,9 +123,21 @@ def main(argv: list[str] | None = None) -> int:
     line = "replica-capacity: FAIL (did not finish)"
     try:
         env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=secrets.token_hex(16))
-        p = procs.start("replica", [args.python, "-m", "ui.server.serve", "--server.port",
-                                    str(args.port), *SERVE_FLAGS, "--server.address", HOST],
-                        os.path.join(tmp, "replica.log"), env=env)
+        p = procs.start(
+            "replica",
+            [
+                args.python,
+                "-m",
+                "ui.server.serve",
+                "--server.port",
+                str(args.port),
+                *SERVE_FLAGS,
+                "--server.address",
+                HOST,
+            ],
+            os.path.join(tmp, "replica.log"),
+            env=env,
+        )
         wait_healthy(args.port, p, 120)
         url = f"http://{HOST}:{args.port}"
 
@@ -133,21 +155,25 @@ def main(argv: list[str] | None = None) -> int:
         for i, n in enumerate(args.sizes):
             row = asyncio.run(run_size(url, p.pid, n, args.seconds, pages, (args.think_min, args.think_max), i))
             rows.append(row)
-            log(f"N={n:3d}: reruns {row['reruns']:4d} ({row['rate']:.1f}/s)  p50 {row['p50']:.2f} s  "
+            log(
+                f"N={n:3d}: reruns {row['reruns']:4d} ({row['rate']:.1f}/s)  p50 {row['p50']:.2f} s  "
                 f"p95 {row['p95']:.2f} s  max {row['max']:.2f} s  errors {row['errors']}  "
                 f"server {row['cores']:.2f} cores, {row['cpu_per_rerun'] * 1000:.0f} ms CPU/rerun  "
-                f"RSS {row['rss_mb']:.0f} MB  load {os.getloadavg()[0]:.1f}")
+                f"RSS {row['rss_mb']:.0f} MB  load {os.getloadavg()[0]:.1f}"
+            )
             for e in row["first_errors"]:
                 log(f"   error: {e}")
         cpu_rerun = percentile([r["cpu_per_rerun"] for r in rows], 50)
         per_student = 1.0 / ((args.think_min + args.think_max) / 2)  # reruns/s of one student
         estimate = int(0.7 * args.cores / (cpu_rerun * per_student))
         ok_sizes = [r["n"] for r in rows if r["errors"] == 0 and r["p95"] <= 2.0]
-        line = ("replica-capacity: " + " ".join(f"N={r['n']}:p95={r['p95']:.2f}s,err={r['errors']},"
-                                               f"cpu={r['cores']:.2f}" for r in rows)
-                + f" cpu_per_rerun={cpu_rerun * 1000:.0f}ms largest_N_p95<=2s={max(ok_sizes, default=0)}"
-                + f" estimate={estimate} students/replica at 70% of {args.cores:g} core, one action per "
-                  f"{(args.think_min + args.think_max) / 2:g} s")
+        line = (
+            "replica-capacity: "
+            + " ".join(f"N={r['n']}:p95={r['p95']:.2f}s,err={r['errors']},cpu={r['cores']:.2f}" for r in rows)
+            + f" cpu_per_rerun={cpu_rerun * 1000:.0f}ms largest_N_p95<=2s={max(ok_sizes, default=0)}"
+            + f" estimate={estimate} students/replica at 70% of {args.cores:g} core, one action per "
+            f"{(args.think_min + args.think_max) / 2:g} s"
+        )
     except Exception as exc:  # noqa: BLE001
         line = f"replica-capacity: FAIL {type(exc).__name__}: {exc}"
     finally:

@@ -14,6 +14,7 @@ process CPU (``time.process_time``) during the ``data`` misses, so it includes w
 hands to other threads (Numba ``parallel`` kernels, thread pools, BLAS threads, spinning ones
 too), which ``data`` (the script thread only) does not see. A developer tool, not a test;
 ``tests/test_rerun_cpu.py`` guards the totals and ``scripts/rerun_cpu.py`` measures a real server."""
+
 import os
 import statistics
 import sys
@@ -58,6 +59,7 @@ def timed(kind, f):
             if stack:
                 stack[-1][1] += dt
                 stack[-1][2] += dp
+
     return w
 
 
@@ -92,7 +94,7 @@ def main() -> None:
         at.run()
         pp = pl[stem]
         res = []
-        vals = pp.slider_values[:moves + 1] if pp.slider else [None] * (moves + 1)
+        vals = pp.slider_values[: moves + 1] if pp.slider else [None] * (moves + 1)
         for i, v in enumerate(vals):
             if v is not None:
                 at.slider(key=pp.slider).set_value(v)
@@ -105,9 +107,12 @@ def main() -> None:
                 res.append((acc["run"], acc["data"], acc["fig"], acc["freeze"], tot, acc["data_p"]))
             assert not at.exception, at.exception
         med = [statistics.median(x[j] for x in res) * 1e3 for j in range(6)]
-        print(f"{stem:<16} {str(pp.slider):<8} script {med[0]:6.0f}  data {med[1]:6.0f}  figfn {med[2]:6.0f}  "
-              f"freeze {med[3]:6.0f}  rest {med[0] - med[1] - med[2] - med[3]:6.0f}  process {med[4]:6.0f}  "
-              f"data_all_threads {med[5]:6.0f}", flush=True)
+        print(
+            f"{stem:<16} {str(pp.slider):<8} script {med[0]:6.0f}  data {med[1]:6.0f}  figfn {med[2]:6.0f}  "
+            f"freeze {med[3]:6.0f}  rest {med[0] - med[1] - med[2] - med[3]:6.0f}  process {med[4]:6.0f}  "
+            f"data_all_threads {med[5]:6.0f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

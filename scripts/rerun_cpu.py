@@ -20,6 +20,7 @@ loads it from Numba's cache (0.1-3 s of CPU, once per process). Neither is a per
 by default the script waits until the server reports every kernel ready, and the warm-up moves
 go to both ends of the slider (a page may pick another kernel for large sizes) before the
 measured moves. ``--cold`` measures right after the start instead (the earlier way)."""
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,14 @@ async def measure(url: str, pid: int, stems: list[str] | None, moves: int, cold:
         for pp in plan:
             r = await s.rerun(page=url_path(pp.stem), query_string="lang=en")
             await s.rerun()  # a same-state rerun: caches of the defaults filled
-            row = {"page": pp.stem, "slider": pp.slider, "ms": [], "wall_ms": [], "bytes": [],
-                   "errors": list(r.exceptions) + r.error_alerts}
+            row = {
+                "page": pp.stem,
+                "slider": pp.slider,
+                "ms": [],
+                "wall_ms": [],
+                "bytes": [],
+                "errors": list(r.exceptions) + r.error_alerts,
+            }
             if not pp.slider:  # text-only page: a same-state rerun is its cost
                 vals = [None] * moves
             else:
@@ -76,6 +83,7 @@ def _ends(stem: str, name: str) -> list:
     from ui.kit import spec
 
     from ui.kit import files
+
     p = spec.resolve(files.page_module(stem).SCHEMA).params[name]
     return [p.clamp(p.min), p.clamp(p.max)]
 
@@ -92,13 +100,16 @@ def main(argv: list[str] | None = None) -> int:
         if not args.cold:
             print(f"every kernel ready after {srv.wait_kernels_ready():.0f} s", flush=True)
         rows = asyncio.run(measure(srv.url, srv.pid, args.pages, args.moves, args.cold))
-    print(f"{'page':<16} {'slider':<10} {'CPU ms mean':>11} {'med':>5} {'max':>6} "
-          f"{'wall ms med':>11} {'kB':>6}  errors")
+    print(
+        f"{'page':<16} {'slider':<10} {'CPU ms mean':>11} {'med':>5} {'max':>6} {'wall ms med':>11} {'kB':>6}  errors"
+    )
     for r in rows:
-        print(f"{r['page']:<16} {str(r['slider']):<10} {statistics.mean(r['ms']):>11.0f} "
-              f"{statistics.median(r['ms']):>5.0f} {max(r['ms']):>6.0f} "
-              f"{statistics.median(r['wall_ms']):>11.0f} {statistics.median(r['bytes']) / 1e3:>6.0f}  "
-              f"{len(r['errors'])}")
+        print(
+            f"{r['page']:<16} {str(r['slider']):<10} {statistics.mean(r['ms']):>11.0f} "
+            f"{statistics.median(r['ms']):>5.0f} {max(r['ms']):>6.0f} "
+            f"{statistics.median(r['wall_ms']):>11.0f} {statistics.median(r['bytes']) / 1e3:>6.0f}  "
+            f"{len(r['errors'])}"
+        )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, default=float))
     return 0

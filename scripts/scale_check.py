@@ -71,9 +71,12 @@ from harness.wsclient import SessionError, StreamlitSession, http_get, percentil
 HOST = "127.0.0.1"
 REPLICA_HEADER = "x-streamlit-replica"
 SERVE_FLAGS = [  # as `make run`; --server.address is added per replica
-    "--server.headless", "true",
-    "--server.fileWatcherType", "none",
-    "--browser.gatherUsageStats", "false",
+    "--server.headless",
+    "true",
+    "--server.fileWatcherType",
+    "none",
+    "--browser.gatherUsageStats",
+    "false",
 ]
 
 
@@ -88,11 +91,19 @@ class Procs:
     def __init__(self) -> None:
         self.items: list[tuple[str, subprocess.Popen]] = []
 
-    def start(self, name: str, argv: list[str], logfile: str, env: dict[str, str] | None = None,
-              cwd: str = ROOT) -> subprocess.Popen:
+    def start(
+        self, name: str, argv: list[str], logfile: str, env: dict[str, str] | None = None, cwd: str = ROOT
+    ) -> subprocess.Popen:
         fh = open(logfile, "wb")
-        p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL, start_new_session=True)
+        p = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         fh.close()
         self.items.append((name, p))
         return p
@@ -160,8 +171,9 @@ def prepare_run(name: str, args: argparse.Namespace, servers: list[tuple[str, in
     scripts/scale_class.py."""
     verbatim = not args.rewrite_servers and can_unshare()
     replicas = make_replicas(servers, verbatim, first_host, args.first_port)
-    busy = [f"{h}:{p}" for h, p in [(HOST, args.nginx_port)] + [(r.host, r.port) for r in replicas]
-            if not port_free(p, h)]
+    busy = [
+        f"{h}:{p}" for h, p in [(HOST, args.nginx_port)] + [(r.host, r.port) for r in replicas] if not port_free(p, h)
+    ]
     if busy:
         print(f"{name}: FAIL ports busy: {busy}", flush=True)
         return None
@@ -203,8 +215,7 @@ def ensure_nginx() -> str:
     sudo = [] if os.geteuid() == 0 else ["sudo"]
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive", RUNLEVEL="1")  # do not start the service
     subprocess.run(sudo + ["apt-get", "update", "-qq"], check=True, env=env)
-    subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "nginx"], check=True, env=env,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "nginx"], check=True, env=env, stdout=subprocess.DEVNULL)
     exe = shutil.which("nginx") or "/usr/sbin/nginx"
     if not os.path.exists(exe):
         raise RuntimeError("nginx not found after apt-get install")
@@ -237,7 +248,8 @@ def deploy_replicas(text: str, src: str) -> list[tuple[str, int]]:
     if len(servers) < 2 or len(set(names)) != len(names):
         raise RuntimeError(
             f"{src}: the upstream must list each replica under its own name (got {names}); with one "
-            "name for all replicas nginx's consistent hash round-robins between them: no stickiness")
+            "name for all replicas nginx's consistent hash round-robins between them: no stickiness"
+        )
     return servers
 
 
@@ -261,11 +273,12 @@ def render_nginx(text: str, src: str, tmp: str, listen: int, replicas: list[Repl
         new, n1 = _BLOCK_RE.subn("    # replicas (scale-check, rewritten)\n" + servers, new)
         assert n1 == 1
     new, n2 = re.subn(r"(?m)^([ \t]*)listen [^;]*;[^\n]*# LISTEN[^\n]*$", rf"\1listen {HOST}:{listen};", new)
-    new, n3 = re.subn(r"(?m)^([ \t]*)# DEBUG[^\n]*$",
-                      r"\1add_header X-Streamlit-Replica $upstream_addr always;", new)
+    new, n3 = re.subn(r"(?m)^([ \t]*)# DEBUG[^\n]*$", r"\1add_header X-Streamlit-Replica $upstream_addr always;", new)
     if (n2, n3) != (1, 1):
-        raise RuntimeError(f"{src}: markers LISTEN and DEBUG not found once each ({n2}, {n3}); "
-                           "scale-check must use the deploy configuration")
+        raise RuntimeError(
+            f"{src}: markers LISTEN and DEBUG not found once each ({n2}, {n3}); "
+            "scale-check must use the deploy configuration"
+        )
     site = os.path.join(tmp, "streamlit.conf")
     with open(site, "w", encoding="utf-8") as fh:
         fh.write(new)
@@ -290,8 +303,7 @@ http {{
     return main
 
 
-def nginx_argv(nginx: str, tmp: str, conf: str, replicas: list[Replica], verbatim: bool,
-               extra: list[str]) -> list[str]:
+def nginx_argv(nginx: str, tmp: str, conf: str, replicas: list[Replica], verbatim: bool, extra: list[str]) -> list[str]:
     """nginx, in a private mount namespace whose /etc/hosts maps app1.. to loopback addresses."""
     argv = [nginx, "-p", tmp, "-c", conf, *extra]
     if not verbatim:
@@ -299,7 +311,7 @@ def nginx_argv(nginx: str, tmp: str, conf: str, replicas: list[Replica], verbati
     hosts = os.path.join(tmp, "hosts")
     with open(hosts, "w", encoding="utf-8") as fh:
         fh.write("127.0.0.1 localhost\n" + "".join(f"{r.host} {r.name}\n" for r in replicas))
-    inner = "mount --bind \"$0\" /etc/hosts && exec \"$@\""
+    inner = 'mount --bind "$0" /etc/hosts && exec "$@"'
     return ["unshare", "-m", "sh", "-c", inner, hosts, *argv]
 
 
@@ -366,8 +378,9 @@ def pick_slider(s: StreamlitSession) -> tuple[str, float] | None:
     return None
 
 
-async def drive(sess: Sess, pages: list[str], until: float, t0: float, rng: random.Random,
-                think: tuple[float, float]) -> None:
+async def drive(
+    sess: Sess, pages: list[str], until: float, t0: float, rng: random.Random, think: tuple[float, float]
+) -> None:
     s = sess.s
     try:
         status, rh = await s.load_index("/")
@@ -435,7 +448,8 @@ async def drive(sess: Sess, pages: list[str], until: float, t0: float, rng: rand
                     hdrs = {"Cookie": s.cookie_header()} if s.cookies else {}
                     mu = r.media_urls[rng.randrange(len(r.media_urls))]
                     st_, mh, _, _ = await asyncio.to_thread(
-                        http_get, s.base_url + "/" + mu.lstrip("/"), headers=hdrs, timeout=10)
+                        http_get, s.base_url + "/" + mu.lstrip("/"), headers=hdrs, timeout=10
+                    )
                     sess.media.append((time.monotonic() - t0, st_, replica_of(mh), rep))
                 break
             if r is not None and r.error is None:
@@ -484,8 +498,7 @@ async def flood(url: str, n: int, keep_cookie: bool, concurrency: int = 32) -> d
     async def worker() -> None:
         for _ in todo:
             try:
-                status, _, _, _ = await asyncio.to_thread(http_get, url + "/_stcore/health", headers=hdrs,
-                                                          timeout=10)
+                status, _, _, _ = await asyncio.to_thread(http_get, url + "/_stcore/health", headers=hdrs, timeout=10)
             except OSError:
                 status = 0
             counts[status] = counts.get(status, 0) + 1
@@ -512,8 +525,11 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
     for k in range(args.sessions):
         sess = Sess(k, "initial", StreamlitSession(url, timeout=60))
         sessions.append(sess)
-        tasks.append(asyncio.create_task(drive(sess, pages, until, t0, random.Random(rng.random()),
-                                               (args.think_min, args.think_max))))
+        tasks.append(
+            asyncio.create_task(
+                drive(sess, pages, until, t0, random.Random(rng.random()), (args.think_min, args.think_max))
+            )
+        )
         await asyncio.sleep(args.ramp / max(1, args.sessions))
 
     floods: dict[str, tuple[dict[int, int], float]] = {}
@@ -524,8 +540,10 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
             t1 = time.monotonic()
             counts = await flood(url, args.flood, keep)
             floods[name] = (counts, time.monotonic() - t1)
-            log(f"flood from one client ({name}): {args.flood} requests in {floods[name][1]:.1f} s, "
-                f"statuses {dict(sorted(counts.items()))}")
+            log(
+                f"flood from one client ({name}): {args.flood} requests in {floods[name][1]:.1f} s, "
+                f"statuses {dict(sorted(counts.items()))}"
+            )
 
     flood_task = asyncio.create_task(run_floods()) if args.flood else None
 
@@ -537,8 +555,10 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
     by_name = {r.name: r for r in replicas}
     victim = max(before, key=lambda p: before[p]) if before else replicas[1].name
     t_kill = time.monotonic() - t0
-    log(f"sessions per replica before the kill: {dict(sorted(before.items()))}; killing {victim} "
-        f"({by_name[victim].addr}, pid {by_name[victim].proc.pid}) with SIGKILL")
+    log(
+        f"sessions per replica before the kill: {dict(sorted(before.items()))}; killing {victim} "
+        f"({by_name[victim].addr}, pid {by_name[victim].proc.pid}) with SIGKILL"
+    )
     Procs.kill(by_name[victim].proc, signal.SIGKILL)
 
     await asyncio.sleep(max(0.0, t0 + 2 * args.duration / 3 - time.monotonic()))
@@ -546,8 +566,11 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
     for k in range(args.new_sessions):
         sess = Sess(args.sessions + k, "new", StreamlitSession(url, timeout=60))
         sessions.append(sess)
-        tasks.append(asyncio.create_task(drive(sess, pages, until, t0, random.Random(rng.random()),
-                                               (args.think_min, args.think_max))))
+        tasks.append(
+            asyncio.create_task(
+                drive(sess, pages, until, t0, random.Random(rng.random()), (args.think_min, args.think_max))
+            )
+        )
     await asyncio.wait_for(asyncio.gather(*tasks), timeout=args.duration + 120)
     if flood_task is not None:
         await asyncio.wait_for(flood_task, timeout=120)
@@ -577,11 +600,13 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
         if ok:
             sticky_ok += 1
         else:
-            fails.append(f"session {x.idx}: not sticky: page load -> {x.http_replica}, websocket -> "
-                         f"{x.ws_replica}, later requests {x.checks}, replicas {x.replicas_seen}")
+            fails.append(
+                f"session {x.idx}: not sticky: page load -> {x.http_replica}, websocket -> "
+                f"{x.ws_replica}, later requests {x.checks}, replicas {x.replicas_seen}"
+            )
     media_n = media_bad = 0
     for x in sessions:
-        for (t, status, got, expected) in x.media:
+        for t, status, got, expected in x.media:
             if expected == victim and t >= t_kill - 1.0:
                 continue  # its replica may be gone already: that is the failover case
             media_n += 1
@@ -591,12 +616,17 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
     surv_err = [x for x in on_surv if x.errors or x.drops]
     for x in surv_err:
         fails.append(f"session {x.idx} on surviving replica {x.ws_replica}: drops={x.drops} errors={x.errors}")
-    reconnected = [x for x in on_victim if x.drops and x.after_reconnect in survivors and not x.errors
-                   and x.replicas_seen[-1] in survivors]
+    reconnected = [
+        x
+        for x in on_victim
+        if x.drops and x.after_reconnect in survivors and not x.errors and x.replicas_seen[-1] in survivors
+    ]
     for x in on_victim:
         if x not in reconnected:
-            fails.append(f"session {x.idx} on killed replica: drops={x.drops} errors={x.errors} "
-                         f"replicas={x.replicas_seen} after={x.after_reconnect}")
+            fails.append(
+                f"session {x.idx} on killed replica: drops={x.drops} errors={x.errors} "
+                f"replicas={x.replicas_seen} after={x.after_reconnect}"
+            )
     new_ok = [x for x in new if not x.errors and x.reruns and x.ws_replica in survivors and x.done]
     for x in new:
         if x not in new_ok:
@@ -613,18 +643,26 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
     for x in reconnected:
         moved[x.after_reconnect] = moved.get(x.after_reconnect, 0) + 1
 
-    log(f"reruns: {len(all_times)} in total, p50 {percentile(all_times, 50):.3f} s, "
-        f"p95 {percentile(all_times, 95):.3f} s, max {max(all_times, default=float('nan')):.3f} s")
-    log(f"survivors' sessions: {len(on_surv)}, reruns {len(surv_times)}, p95 {p95:.3f} s "
-        f"(after the kill {p95_after:.3f} s), sessions with errors {len(surv_err)}")
-    log(f"killed replica's sessions: {len(on_victim)}, reconnected to a survivor {len(reconnected)} "
+    log(
+        f"reruns: {len(all_times)} in total, p50 {percentile(all_times, 50):.3f} s, "
+        f"p95 {percentile(all_times, 95):.3f} s, max {max(all_times, default=float('nan')):.3f} s"
+    )
+    log(
+        f"survivors' sessions: {len(on_surv)}, reruns {len(surv_times)}, p95 {p95:.3f} s "
+        f"(after the kill {p95_after:.3f} s), sessions with errors {len(surv_err)}"
+    )
+    log(
+        f"killed replica's sessions: {len(on_victim)}, reconnected to a survivor {len(reconnected)} "
         f"(to {dict(sorted(moved.items()))}), reconnect-to-rerun max "
-        f"{max(rec, default=float('nan')):.2f} s, median {percentile(rec, 50):.2f} s")
+        f"{max(rec, default=float('nan')):.2f} s, median {percentile(rec, 50):.2f} s"
+    )
     restored = sum(x.restored for x in on_victim)
     restored_url = sum(x.restored_url for x in on_victim)
-    log(f"failovers during a slider move: {restored} showed the moved value on the new replica, "
+    log(
+        f"failovers during a slider move: {restored} showed the moved value on the new replica, "
         f"{restored_url} the view of the last completed rerun (from the URL; the move in flight was lost), "
-        f"0 allowed to lose more")
+        f"0 allowed to lose more"
+    )
     log(f"new sessions after the kill: {len(new_ok)}/{len(new)} ok on survivors")
     log(f"download files fetched through nginx: {media_n - media_bad}/{media_n} served by the session's replica")
     limited_s = ""
@@ -641,22 +679,28 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica]) 
             allowed = 1.25 * (burst + rate * secs) + 10
             parts.append(f"{name}:{c.get(429, 0)}/{sum(c.values())}")
             if not c.get(429) or c.get(200, 0) > allowed:
-                fails.append(f"flood from one client ({name}) not limited: statuses {c} in {secs:.1f} s "
-                             f"(the limit allows about {allowed:.0f})")
+                fails.append(
+                    f"flood from one client ({name}) not limited: statuses {c} in {secs:.1f} s "
+                    f"(the limit allows about {allowed:.0f})"
+                )
         if class_429:
             fails.append(f"the class was rate-limited: {class_429} requests answered 429")
-        limited_s = (f" flood_limited={','.join(parts)} class_429={class_429} "
-                     f"newcomer_reloads={sum(waits)}({len(waits)} sessions)")
+        limited_s = (
+            f" flood_limited={','.join(parts)} class_429={class_429} "
+            f"newcomer_reloads={sum(waits)}({len(waits)} sessions)"
+        )
     for f in fails[:20]:
         log("FAIL " + f)
     ok = not fails
     spread_s = "/".join(str(spread[r.name]) for r in replicas)
-    line = (f"scale-check: {'PASS' if ok else 'FAIL'} replicas={len(replicas)} sessions={len(initial)} "
-            f"spread={spread_s} sticky={sticky_ok}/{len(sessions)} downloads={media_n - media_bad}/{media_n} "
-            f"killed={victim}({len(on_victim)} sessions) "
-            f"survivors_errors={len(surv_err)}/{len(on_surv)} reconnected={len(reconnected)}/{len(on_victim)}"
-            f"(max {max(rec, default=float('nan')):.1f}s) new_sessions={len(new_ok)}/{len(new)} "
-            f"survivors_p95={p95:.2f}s(after kill {p95_after:.2f}s) reruns={len(all_times)}{limited_s}")
+    line = (
+        f"scale-check: {'PASS' if ok else 'FAIL'} replicas={len(replicas)} sessions={len(initial)} "
+        f"spread={spread_s} sticky={sticky_ok}/{len(sessions)} downloads={media_n - media_bad}/{media_n} "
+        f"killed={victim}({len(on_victim)} sessions) "
+        f"survivors_errors={len(surv_err)}/{len(on_surv)} reconnected={len(reconnected)}/{len(on_victim)}"
+        f"(max {max(rec, default=float('nan')):.1f}s) new_sessions={len(new_ok)}/{len(new)} "
+        f"survivors_p95={p95:.2f}s(after kill {p95_after:.2f}s) reruns={len(all_times)}{limited_s}"
+    )
     return ok, line
 
 
@@ -698,14 +742,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--think-max", type=float, default=5.0)
     ap.add_argument("--nginx-port", type=int, default=8610)
     ap.add_argument("--first-port", type=int, default=8611, help="replica ports in --rewrite-servers mode")
-    ap.add_argument("--rewrite-servers", action="store_true",
-                    help="replace the upstream server lines by 127.0.0.1:PORT instead of resolving the "
-                         "deployed names to loopback addresses in a private /etc/hosts (needs unshare)")
+    ap.add_argument(
+        "--rewrite-servers",
+        action="store_true",
+        help="replace the upstream server lines by 127.0.0.1:PORT instead of resolving the "
+        "deployed names to loopback addresses in a private /etc/hosts (needs unshare)",
+    )
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--flood", type=int, default=600,
-                    help="requests of the one flooding client, with and without its cookie (0: no flood)")
-    ap.add_argument("--nginx-conf", default=os.path.join(ROOT, "deploy", "nginx.conf"),
-                    help="the site configuration to test (default: the deploy one)")
+    ap.add_argument(
+        "--flood",
+        type=int,
+        default=600,
+        help="requests of the one flooding client, with and without its cookie (0: no flood)",
+    )
+    ap.add_argument(
+        "--nginx-conf",
+        default=os.path.join(ROOT, "deploy", "nginx.conf"),
+        help="the site configuration to test (default: the deploy one)",
+    )
     ap.add_argument("--python", default=os.path.join(ROOT, ".venv", "bin", "python"))
     args = ap.parse_args(argv)
 
@@ -735,23 +789,42 @@ def main(argv: list[str] | None = None) -> int:
 
     def body() -> tuple[bool, str]:
         nginx = ensure_nginx()
-        log(f"nginx with {os.path.relpath(args.nginx_conf, ROOT)}: "
-            + ("upstream block as deployed, " + ", ".join(f"{r.name} -> {r.addr}" for r in replicas)
-               + " (private /etc/hosts)" if verbatim else
-               "server lines rewritten to " + ", ".join(r.addr for r in replicas)))
+        log(
+            f"nginx with {os.path.relpath(args.nginx_conf, ROOT)}: "
+            + (
+                "upstream block as deployed, "
+                + ", ".join(f"{r.name} -> {r.addr}" for r in replicas)
+                + " (private /etc/hosts)"
+                if verbatim
+                else "server lines rewritten to " + ", ".join(r.addr for r in replicas)
+            )
+        )
         env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=secrets.token_hex(32), PYTHONUNBUFFERED="1")
         for r in replicas:
             r.proc = procs.start(
-                f"replica {r.name}", [args.python, "-m", "ui.server.serve", "--server.port",
-                                      str(r.port), *SERVE_FLAGS, "--server.address", r.host],
-                os.path.join(tmp, f"replica-{r.name}.log"), env=env)
+                f"replica {r.name}",
+                [
+                    args.python,
+                    "-m",
+                    "ui.server.serve",
+                    "--server.port",
+                    str(r.port),
+                    *SERVE_FLAGS,
+                    "--server.address",
+                    r.host,
+                ],
+                os.path.join(tmp, f"replica-{r.name}.log"),
+                env=env,
+            )
         conf = render_nginx(conf_text, args.nginx_conf, tmp, args.nginx_port, replicas, verbatim)
-        t = subprocess.run(nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-t"]), capture_output=True,
-                           text=True)
+        t = subprocess.run(nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-t"]), capture_output=True, text=True)
         if t.returncode != 0:
             raise RuntimeError(f"nginx -t: {t.stderr.strip()}")
-        ng = procs.start("nginx", nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-g", "daemon off;"]),
-                         os.path.join(tmp, "nginx.out"))
+        ng = procs.start(
+            "nginx",
+            nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-g", "daemon off;"]),
+            os.path.join(tmp, "nginx.out"),
+        )
         for r in replicas:
             sec = wait_healthy(r.port, r.proc, 120, r.host)
             log(f"replica {r.name} ({r.addr}) healthy after {sec:.1f} s")
@@ -778,8 +851,12 @@ def main(argv: list[str] | None = None) -> int:
         rss0 = {r.name: rss_mb(r.proc.pid) for r in replicas}
         ok, line = asyncio.run(scenario(args, f"http://{HOST}:{args.nginx_port}", replicas))
         rss1 = {r.name: rss_mb(r.proc.pid) for r in replicas if r.proc.poll() is None}
-        log("replica RSS after warm-up: " + ", ".join(f"{k} {v:.0f} MB" for k, v in rss0.items())
-            + "; at the end (survivors): " + ", ".join(f"{k} {v:.0f} MB" for k, v in rss1.items()))
+        log(
+            "replica RSS after warm-up: "
+            + ", ".join(f"{k} {v:.0f} MB" for k, v in rss0.items())
+            + "; at the end (survivors): "
+            + ", ".join(f"{k} {v:.0f} MB" for k, v in rss1.items())
+        )
         with open(os.path.join(tmp, "nginx-error.log"), encoding="utf-8", errors="replace") as fh:
             errs = [ln for ln in fh if "[emerg]" in ln or "[alert]" in ln]
         if errs:

@@ -28,6 +28,7 @@ passed. ``--nginx-port`` / replica addresses differ from scale_check.py's so the
 
     .venv/bin/python scripts/scale_class.py [--students 30]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,10 +48,21 @@ if ROOT not in sys.path:
 
 from harness.classclient import ClassSession, Instructor, Student  # noqa: E402
 from harness.wsclient import SessionError, percentile  # noqa: E402
+
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from scale_check import (  # noqa: E402
-    HOST, SERVE_FLAGS, Procs, Replica, deploy_replicas, ensure_nginx, nginx_argv,
-    prepare_run, render_nginx, replica_of, run_check, wait_healthy,
+    HOST,
+    SERVE_FLAGS,
+    Procs,
+    Replica,
+    deploy_replicas,
+    ensure_nginx,
+    nginx_argv,
+    prepare_run,
+    render_nginx,
+    replica_of,
+    run_check,
+    wait_healthy,
 )
 from ui.teaching import class_store as cs  # noqa: E402
 from ui.teaching.live import POLL_S  # noqa: E402
@@ -134,23 +146,27 @@ async def wait_for(cond, timeout: float, step: float = 0.05) -> bool:
     return cond()
 
 
-async def push_round(teacher: Instructor, members: list[Member], beta: float, fails: list[str],
-                     label: str) -> list[float]:
+async def push_round(
+    teacher: Instructor, members: list[Member], beta: float, fails: list[str], label: str
+) -> list[float]:
     await teacher.show("two_point", beta=beta)
     key = f"{beta:.1f}"
     t0 = await teacher.push()
     ok = await wait_for(lambda: all(key in m.seen for m in members), 30)
     lat = [m.seen[key] - t0 for m in members if key in m.seen]
-    log(f"{label}: push beta={key} reached {len(lat)}/{len(members)} students; latency p50 "
+    log(
+        f"{label}: push beta={key} reached {len(lat)}/{len(members)} students; latency p50 "
         f"{percentile(lat, 50):.2f} s, p95 {percentile(lat, 95):.2f} s, max {max(lat, default=float('nan')):.2f} s; "
-        f"load {load()}")
+        f"load {load()}"
+    )
     if not ok:
         fails.append(f"{label}: push reached {len(lat)}/{len(members)} students")
     return lat
 
 
-async def answer_round(teacher: Instructor, members: list[Member], store: cs.RedisStore, code: str,
-                       fails: list[str], label: str) -> tuple[int, int]:
+async def answer_round(
+    teacher: Instructor, members: list[Member], store: cs.RedisStore, code: str, fails: list[str], label: str
+) -> tuple[int, int]:
     await teacher.ask()
     qid = store.question(code)["id"]
     if not await wait_for(lambda: all(m.s.question_shown() == qid for m in members), 20):
@@ -175,8 +191,10 @@ async def answer_round(teacher: Instructor, members: list[Member], store: cs.Red
     shown = await teacher.n_answers()
     stored = store.answers(code, qid)
     n = len(members)
-    log(f"{label}: question {qid}: {sent}/{n} students sent (each twice), stored {len(stored)}, "
-        f"instructor's panel shows {shown[1] if shown else '?'}")
+    log(
+        f"{label}: question {qid}: {sent}/{n} students sent (each twice), stored {len(stored)}, "
+        f"instructor's panel shows {shown[1] if shown else '?'}"
+    )
     if len(stored) != n or sorted(stored) != sorted(round(m.i + 0.25, 2) for m in members):
         fails.append(f"{label}: {len(stored)} answers stored for {n} students")
     if not shown or shown[1] != n:
@@ -205,8 +223,12 @@ def post_signout(url: str, cookie_header: str) -> int:
     u = urlsplit(url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
     try:
-        conn.request("POST", "/_app/signout", "next=/", {"Cookie": cookie_header,
-                                                         "Content-Type": "application/x-www-form-urlencoded"})
+        conn.request(
+            "POST",
+            "/_app/signout",
+            "next=/",
+            {"Cookie": cookie_header, "Content-Type": "application/x-www-form-urlencoded"},
+        )
         r = conn.getresponse()
         r.read()
         return r.status
@@ -214,8 +236,9 @@ def post_signout(url: str, cookie_header: str) -> int:
         conn.close()
 
 
-async def signout_everywhere(teacher: Instructor, url: str, replicas: list[Replica], victim: str,
-                             fails: list[str]) -> str:
+async def signout_everywhere(
+    teacher: Instructor, url: str, replicas: list[Replica], victim: str, fails: list[str]
+) -> str:
     own = replica_of(teacher.response_headers)
     other = next((r for r in replicas if r.name not in (victim, own)), None)
     cookie = teacher.cookies.get("app_instructor")
@@ -225,16 +248,18 @@ async def signout_everywhere(teacher: Instructor, url: str, replicas: list[Repli
     before = await teacher_on(other.addr, cookie)
     status = await asyncio.to_thread(post_signout, url, teacher.cookie_header())
     after = await teacher_on(other.addr, cookie)
-    log(f"sign-out through nginx on {own}: HTTP {status}; the cookie on {other.name} before: "
-        f"{'instructor' if before else 'student'}, after: {'instructor' if after else 'student'}")
+    log(
+        f"sign-out through nginx on {own}: HTTP {status}; the cookie on {other.name} before: "
+        f"{'instructor' if before else 'student'}, after: {'instructor' if after else 'student'}"
+    )
     if not before or status != 303 or after:
-        fails.append(f"sign-out on {own} does not hold on {other.name} (before={before}, HTTP {status}, "
-                     f"after={after})")
+        fails.append(f"sign-out on {own} does not hold on {other.name} (before={before}, HTTP {status}, after={after})")
     return f"signout={'held' if before and not after and status == 303 else 'FAILED'}({own}->{other.name})"
 
 
-async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica], key: str,
-                   store: cs.RedisStore) -> tuple[bool, str]:
+async def scenario(
+    args: argparse.Namespace, url: str, replicas: list[Replica], key: str, store: cs.RedisStore
+) -> tuple[bool, str]:
     fails: list[str] = []
     teacher = Instructor(url, timeout=90)
     await teacher.sign_in(key)
@@ -263,18 +288,26 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica], 
     victim = max(spread, key=lambda k: spread[k])
     by_name = {r.name: r for r in replicas}
     on_victim = [m for m in members if m.replica == victim]
-    log(f"killing {victim} ({by_name[victim].addr}, {len(on_victim)} students"
-        f"{', the instructor' if t_rep == victim else ''}) with SIGKILL")
+    log(
+        f"killing {victim} ({by_name[victim].addr}, {len(on_victim)} students"
+        f"{', the instructor' if t_rep == victim else ''}) with SIGKILL"
+    )
     t_kill = time.monotonic()
     Procs.kill(by_name[victim].proc, signal.SIGKILL)
-    back = await wait_for(lambda: all(m.drops and m.sent_after_failover is not None for m in on_victim)
-                          or any(m.errors for m in on_victim), 60)
+    back = await wait_for(
+        lambda: (
+            all(m.drops and m.sent_after_failover is not None for m in on_victim) or any(m.errors for m in on_victim)
+        ),
+        60,
+    )
     rec_s = time.monotonic() - t_kill
     moved = [m for m in on_victim if m.drops and m.replicas[-1] not in (victim, "?")]
     recognised = sum(1 for m in on_victim if m.sent_after_failover)
-    log(f"{len(moved)}/{len(on_victim)} students of {victim} reconnected to survivors "
+    log(
+        f"{len(moved)}/{len(on_victim)} students of {victim} reconnected to survivors "
         f"({sorted({m.replicas[-1] for m in moved})}) within {rec_s:.1f} s; their round-1 answer recognised "
-        f"(box says sent): {recognised}/{len(on_victim)}")
+        f"(box says sent): {recognised}/{len(on_victim)}"
+    )
     if not back or len(moved) != len(on_victim):
         fails.append(f"{len(on_victim) - len(moved)} students of the killed replica did not come back")
     if recognised != len(on_victim):
@@ -304,18 +337,22 @@ async def scenario(args: argparse.Namespace, url: str, replicas: list[Replica], 
     await teacher2.close()
     signout = await signout_everywhere(teacher2, url, replicas, victim, fails)
     lat = lat1 + lat2
-    log(f"poll ticks without an answer (dropped by the server during a full run; the next tick follows): "
-        f"{sum(m.unanswered for m in members)}")
+    log(
+        f"poll ticks without an answer (dropped by the server during a full run; the next tick follows): "
+        f"{sum(m.unanswered for m in members)}"
+    )
     for f in fails[:20]:
         log("FAIL " + f)
     n = len(members)
-    line = (f"scale-class: {'PASS' if not fails else 'FAIL'} replicas={len(replicas)} students={n} "
-            f"spread={'/'.join(str(spread[r.name]) for r in replicas)} killed={victim}({len(on_victim)} students"
-            f"{'+instructor' if t_rep == victim else ''}) reconnected={len(moved)}/{len(on_victim)} "
-            f"push1 p50={percentile(lat1, 50):.2f}s p95={percentile(lat1, 95):.2f}s "
-            f"push2(after kill) p50={percentile(lat2, 50):.2f}s p95={percentile(lat2, 95):.2f}s "
-            f"max={max(lat, default=float('nan')):.2f}s reached={len(lat)}/{2 * n} "
-            f"answers q1={n1}->{n1_after}/{n} q2={n2}/{n} (each sent twice) {signout} load={load()}")
+    line = (
+        f"scale-class: {'PASS' if not fails else 'FAIL'} replicas={len(replicas)} students={n} "
+        f"spread={'/'.join(str(spread[r.name]) for r in replicas)} killed={victim}({len(on_victim)} students"
+        f"{'+instructor' if t_rep == victim else ''}) reconnected={len(moved)}/{len(on_victim)} "
+        f"push1 p50={percentile(lat1, 50):.2f}s p95={percentile(lat1, 95):.2f}s "
+        f"push2(after kill) p50={percentile(lat2, 50):.2f}s p95={percentile(lat2, 95):.2f}s "
+        f"max={max(lat, default=float('nan')):.2f}s reached={len(lat)}/{2 * n} "
+        f"answers q1={n1}->{n1_after}/{n} q2={n2}/{n} (each sent twice) {signout} load={load()}"
+    )
     if lat and percentile(lat, 95) > TARGET_P95_S:
         line += f" (p95 above the {TARGET_P95_S:g} s target)"
     return not fails, line
@@ -348,26 +385,63 @@ def main(argv: list[str] | None = None) -> int:
     def body() -> tuple[bool, str]:
         nginx = ensure_nginx()
         sock = os.path.join(tmp, "redis.sock")
-        procs.start("redis", [redis_exe, "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
-                              "--save", "", "--appendonly", "no", "--dir", tmp], os.path.join(tmp, "redis.log"))
+        procs.start(
+            "redis",
+            [
+                redis_exe,
+                "--port",
+                "0",
+                "--unixsocket",
+                sock,
+                "--unixsocketperm",
+                "700",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                tmp,
+            ],
+            os.path.join(tmp, "redis.log"),
+        )
         t0 = time.monotonic()
         while not os.path.exists(sock):
             if time.monotonic() - t0 > 10:
                 raise RuntimeError("redis-server did not start")
             time.sleep(0.05)
         key = secrets.token_hex(16)
-        env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=secrets.token_hex(32), PYTHONUNBUFFERED="1",
-                   APP_INSTRUCTOR_KEY=key, **{cs.REDIS_ENV: f"unix://{sock}"})
+        env = dict(
+            os.environ,
+            STREAMLIT_SERVER_COOKIE_SECRET=secrets.token_hex(32),
+            PYTHONUNBUFFERED="1",
+            APP_INSTRUCTOR_KEY=key,
+            **{cs.REDIS_ENV: f"unix://{sock}"},
+        )
         for r in replicas:
-            r.proc = procs.start(f"replica {r.name}", [args.python, "-m", "ui.server.serve", "--server.port",
-                                                       str(r.port), *SERVE_FLAGS, "--server.address", r.host],
-                                 os.path.join(tmp, f"replica-{r.name}.log"), env=env)
+            r.proc = procs.start(
+                f"replica {r.name}",
+                [
+                    args.python,
+                    "-m",
+                    "ui.server.serve",
+                    "--server.port",
+                    str(r.port),
+                    *SERVE_FLAGS,
+                    "--server.address",
+                    r.host,
+                ],
+                os.path.join(tmp, f"replica-{r.name}.log"),
+                env=env,
+            )
         conf = render_nginx(conf_text, args.nginx_conf, tmp, args.nginx_port, replicas, verbatim)
         t = subprocess.run(nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-t"]), capture_output=True, text=True)
         if t.returncode != 0:
             raise RuntimeError(f"nginx -t: {t.stderr.strip()}")
-        ng = procs.start("nginx", nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-g", "daemon off;"]),
-                         os.path.join(tmp, "nginx.out"))
+        ng = procs.start(
+            "nginx",
+            nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-g", "daemon off;"]),
+            os.path.join(tmp, "nginx.out"),
+        )
         for r in replicas:
             wait_healthy(r.port, r.proc, 120, r.host)
         wait_healthy(args.nginx_port, ng, 20)
@@ -383,8 +457,10 @@ def main(argv: list[str] | None = None) -> int:
                 await s.close()
 
         asyncio.run(warm())
-        log(f"redis + {len(replicas)} replicas + nginx on {HOST}:{args.nginx_port} up and warm "
-            f"({time.perf_counter() - t_all:.0f} s); load {load()}")
+        log(
+            f"redis + {len(replicas)} replicas + nginx on {HOST}:{args.nginx_port} up and warm "
+            f"({time.perf_counter() - t_all:.0f} s); load {load()}"
+        )
         store = cs.RedisStore(f"unix://{sock}")
         ok, line = asyncio.run(scenario(args, f"http://{HOST}:{args.nginx_port}", replicas, key, store))
         return ok, line

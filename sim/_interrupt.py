@@ -13,6 +13,7 @@ chunked run performs the same operations in the same order (tested bitwise).
 ``sim`` stays free of any UI library: the hook is a plain callable. It is called from whichever
 thread runs the computation; a hook that only concerns some threads decides that itself.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

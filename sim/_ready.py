@@ -7,6 +7,7 @@ kernels are loaded in the server process that module is *pending*, and its publi
 their plain NumPy reference path, which returns the same numbers (each pair is tested equal), so
 no student waits for a compilation. One check is a set lookup.
 """
+
 from __future__ import annotations
 
 import threading

@@ -5,6 +5,7 @@ work starts, so bad input (wrong type, NaN, inf, out of range, absurdly large
 sizes) raises ``ValueError`` naming the argument instead of crashing a kernel
 or starting unbounded compute.
 """
+
 from __future__ import annotations
 
 import math
@@ -15,8 +16,9 @@ import numpy as np
 __all__ = ["real", "integer", "choice", "finite_array"]
 
 
-def real(name: str, value, lo: float | None = None, hi: float | None = None,
-         *, lo_open: bool = False, hi_open: bool = False) -> float:
+def real(
+    name: str, value, lo: float | None = None, hi: float | None = None, *, lo_open: bool = False, hi_open: bool = False
+) -> float:
     """Return ``value`` as a finite float in ``[lo, hi]`` (open ends optional)."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise ValueError(f"{name} must be a real number, got {value!r}")
@@ -36,8 +38,7 @@ def integer(name: str, value, lo: int | None = None, hi: int | None = None) -> i
         raise ValueError(f"{name} must be an integer, got {value!r}")
     if isinstance(value, (numbers.Integral, np.integer)):
         v = int(value)
-    elif isinstance(value, (numbers.Real, np.floating)) and math.isfinite(float(value)) \
-            and float(value).is_integer():
+    elif isinstance(value, (numbers.Real, np.floating)) and math.isfinite(float(value)) and float(value).is_integer():
         v = int(value)
     else:
         raise ValueError(f"{name} must be an integer, got {value!r}")
@@ -55,8 +56,7 @@ def choice(name: str, value, options) -> str:
     return value
 
 
-def finite_array(name: str, value, ndim: int | None = None, shape=None,
-                 max_size: int | None = None) -> np.ndarray:
+def finite_array(name: str, value, ndim: int | None = None, shape=None, max_size: int | None = None) -> np.ndarray:
     """Return ``value`` as a finite float64 array with the given ndim/shape.
 
     ``shape`` may contain ``None`` for free axes.
@@ -64,10 +64,11 @@ def finite_array(name: str, value, ndim: int | None = None, shape=None,
     try:
         cplx = np.iscomplexobj(value)
     except (TypeError, ValueError):
-        cplx = False               # ragged or odd input: the float conversion below reports it
+        cplx = False  # ragged or odd input: the float conversion below reports it
     if cplx:
-        raise ValueError(f"{name} must be real: complex entries are refused (the imaginary "
-                         "part would be silently dropped)")
+        raise ValueError(
+            f"{name} must be real: complex entries are refused (the imaginary part would be silently dropped)"
+        )
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -76,8 +77,7 @@ def finite_array(name: str, value, ndim: int | None = None, shape=None,
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
     if shape is not None:
         if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape)):
-            raise ValueError(f"{name} must have shape {tuple('*' if s is None else s for s in shape)}, "
-                             f"got {arr.shape}")
+            raise ValueError(f"{name} must have shape {tuple('*' if s is None else s for s in shape)}, got {arr.shape}")
     if max_size is not None and arr.size > max_size:
         raise ValueError(f"{name} is too large ({arr.size} entries > {max_size})")
     if not np.all(np.isfinite(arr)):

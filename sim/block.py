@@ -37,6 +37,7 @@ NOT claim: that trained models show visible RoPE resonances, run at the RMSNorm
 worst case, or have sinks *because of* the capacity formula; those are readings of
 the source article, not consequences of these formulas.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,26 +48,35 @@ from scipy.linalg import expm
 from sim import _validate as _v
 
 __all__ = [
-    "rope_similarity", "rope_largest_return", "rope_window_extremes",
-    "rmsnorm_jacobian", "rmsnorm_gain",
-    "splitting_defect", "trotter_defect", "commutator_norm", "splitting_example",
-    "attention", "sink_mass", "sink_capacity", "sink_example",
+    "rope_similarity",
+    "rope_largest_return",
+    "rope_window_extremes",
+    "rmsnorm_jacobian",
+    "rmsnorm_gain",
+    "splitting_defect",
+    "trotter_defect",
+    "commutator_norm",
+    "splitting_example",
+    "attention",
+    "sink_mass",
+    "sink_capacity",
+    "sink_example",
 ]
 
 #: default bound on the elementary operations of one call (≈ a second or less on one core)
 MAX_WORK = 5.0e7
-K_MAX = 4096            # rotation planes
-BASE_MAX = 1.0e9        # RoPE base
-N_ABS_MAX = 1.0e9       # |N| for RoPE: phases N θ stay accurate to ~1e-7 rad
-D_MAX = 4096            # vector dimension (RMSNorm, attention)
-X_ABS_MAX = 1.0e100     # entries of x (so ‖x‖² cannot overflow)
+K_MAX = 4096  # rotation planes
+BASE_MAX = 1.0e9  # RoPE base
+N_ABS_MAX = 1.0e9  # |N| for RoPE: phases N θ stay accurate to ~1e-7 rad
+D_MAX = 4096  # vector dimension (RMSNorm, attention)
+X_ABS_MAX = 1.0e100  # entries of x (so ‖x‖² cannot overflow)
 EPS_MAX = 1.0e100
-SPLIT_D_MAX = 256       # matrices of the splitting functions
-ALPHA_NORM_MAX = 50.0   # α·(‖A‖+‖B‖): e^{50} ≈ 5e21 keeps products finite
+SPLIT_D_MAX = 256  # matrices of the splitting functions
+ALPHA_NORM_MAX = 50.0  # α·(‖A‖+‖B‖): e^{50} ≈ 5e21 keeps products finite
 N_ALPHAS_MAX = 10_000
-TOKENS_MAX = 10_000     # n for attention
+TOKENS_MAX = 10_000  # n for attention
 BETA_MAX = 1.0e6
-DELTA_MAX = 700.0       # |Δ| (e^Δ finite)
+DELTA_MAX = 700.0  # |Δ| (e^Δ finite)
 SINK_N_MAX = 1.0e300
 SEED_MAX = 2**63 - 1
 
@@ -76,8 +86,9 @@ def _work(what: str, work: float, max_work) -> None:
         return
     cap = _v.real("max_work", max_work, 0.0, lo_open=True)
     if work > cap:
-        raise ValueError(f"{what} needs about {work:.3g} operations, above max_work={cap:.3g}; "
-                         "use fewer points or raise max_work")
+        raise ValueError(
+            f"{what} needs about {work:.3g} operations, above max_work={cap:.3g}; use fewer points or raise max_work"
+        )
 
 
 def _vector(name: str, value, max_size: int) -> np.ndarray:
@@ -133,12 +144,12 @@ def rope_similarity(N, k, base=10000.0, *, max_work=MAX_WORK) -> np.ndarray:
     out = np.empty(N.size)
     step = max(1, int(2**20 // k))  # chunks of about a million cosines
     for s in range(0, N.size, step):
-        out[s:s + step] = np.cos(np.outer(N[s:s + step], th)).mean(axis=1)
+        out[s : s + step] = np.cos(np.outer(N[s : s + step], th)).mean(axis=1)
     return out
 
 
-RANGE_MAX = 2**22       # distances in one rope_similarity_range / rope_window_extremes call
-_RANGE_CHUNK = 2**18     # distances per block of the fast evaluation (bounds its memory)
+RANGE_MAX = 2**22  # distances in one rope_similarity_range / rope_window_extremes call
+_RANGE_CHUNK = 2**18  # distances per block of the fast evaluation (bounds its memory)
 
 
 def _rope_range(n_from: int, n_to: int, th: np.ndarray) -> np.ndarray:
@@ -150,16 +161,16 @@ def _rope_range(n_from: int, n_to: int, th: np.ndarray) -> np.ndarray:
     k = th.size
     B = int(min(n, max(16, math.isqrt(n) + 1)))
     m = np.arange(B, dtype=np.float64)
-    cm, sm = np.cos(np.outer(th, m)), np.sin(np.outer(th, m))           # (k, B)
+    cm, sm = np.cos(np.outer(th, m)), np.sin(np.outer(th, m))  # (k, B)
     out = np.empty(n)
     rows = max(1, _RANGE_CHUNK // B)
     for q0 in range(0, -(-n // B), rows):
         q = np.arange(q0, min(q0 + rows, -(-n // B)), dtype=np.float64)
-        a = np.outer(n_from + q * B, th)                                    # (Q, k) phases N0·θ
+        a = np.outer(n_from + q * B, th)  # (Q, k) phases N0·θ
         # einsum, not @: no BLAS threads (under load OpenBLAS's spinning threads waste the CPU)
         blk = (np.einsum("qk,kb->qb", np.cos(a), cm) - np.einsum("qk,kb->qb", np.sin(a), sm)).ravel()
         s = q0 * B
-        out[s:s + blk.size] = blk[:n - s]
+        out[s : s + blk.size] = blk[: n - s]
     out /= k
     return out
 
@@ -167,7 +178,7 @@ def _rope_range(n_from: int, n_to: int, th: np.ndarray) -> np.ndarray:
 def _rope_range_error(n_to: int, k: int) -> float:
     """A bound on |fast - direct| for distances <= n_to: each way rounds the phases N·θ_j
     (|N θ_j| <= n_to, θ_1 = 1 the fastest plane), to ≤ n_to·2^-53 each, and sums k terms."""
-    return 4.0 * (abs(n_to) + k + 8) * 2.0 ** -52
+    return 4.0 * (abs(n_to) + k + 8) * 2.0**-52
 
 
 def _range_args(k, n_from, n_to, base, max_work, what):
@@ -194,7 +205,7 @@ def _pick(sim_fast, N0, edges, k, base, sign):
     idx = np.flatnonzero(y >= top[win] - 2.0 * eps)
     val = sign * rope_similarity((N0 + idx).astype(np.float64), k, base, max_work=math.inf)
     w = win[idx]
-    order = np.lexsort((idx, -val, w))              # per window: largest value, then smallest N
+    order = np.lexsort((idx, -val, w))  # per window: largest value, then smallest N
     first = order[np.r_[True, w[order][1:] != w[order][:-1]]]
     return (N0 + idx[first]).astype(np.float64), sign * val[first]
 
@@ -280,8 +291,9 @@ def _rms_args(x, eps, max_work):
     d = x.size
     r = math.sqrt(float(x @ x) / d + eps)
     if r == 0.0 or not math.isfinite(1.0 / r):
-        raise ValueError("x is (numerically) 0 and eps is 0: x/r is singular at the origin "
-                         "(RMSNorm needs eps > 0 there)")
+        raise ValueError(
+            "x is (numerically) 0 and eps is 0: x/r is singular at the origin (RMSNorm needs eps > 0 there)"
+        )
     return x, eps, d, r
 
 
@@ -351,8 +363,10 @@ def _split_args(A, B, x, alphas, max_work):
         raise ValueError("alphas must be > 0 (the defect is divided by alpha²)")
     scale = np.linalg.norm(A, 2) + np.linalg.norm(B, 2)
     if al.size and np.max(al) * scale > ALPHA_NORM_MAX:
-        raise ValueError(f"alphas must satisfy alpha·(‖A‖+‖B‖) <= {ALPHA_NORM_MAX:g} "
-                         f"(here alpha <= {ALPHA_NORM_MAX / scale:.3g}), else e^(alpha A) overflows")
+        raise ValueError(
+            f"alphas must satisfy alpha·(‖A‖+‖B‖) <= {ALPHA_NORM_MAX:g} "
+            f"(here alpha <= {ALPHA_NORM_MAX / scale:.3g}), else e^(alpha A) overflows"
+        )
     _work("splitting", 60.0 * al.size * (2 * d) ** 3, max_work)
     return A, B, x, al, d
 

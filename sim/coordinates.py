@@ -37,6 +37,7 @@ References
 ----------
 ``docs/constructions.md``, section "Coordinates, metrics and limits" (metrics, limits of loops).
 """
+
 from __future__ import annotations
 
 import math
@@ -47,16 +48,15 @@ from scipy.linalg import expm
 
 from sim import _validate as _v
 
-__all__ = ["theta_flow", "ab_flow", "levy_area", "driven_endpoint", "area_limit",
-           "gradient_steps", "loop"]
+__all__ = ["theta_flow", "ab_flow", "levy_area", "driven_endpoint", "area_limit", "gradient_steps", "loop"]
 
 METRICS = ("euclidean", "pullback")
-VALUE_MAX = 1e3           # |a0|, |b0|, |y|: beyond this the flow is a numerical stunt, not a lesson
-MAX_TIMES = 1_000_000     # default work bound: entries of t, samples of a loop, steps
-DIM_MAX = 16              # y0 in R^d, d <= DIM_MAX
-MATRIX_MAX = 50.0         # largest |entry| of A, B
-N_MAX = 1_000_000         # loops x_n with n <= N_MAX turns
-PER_TURN = 1024           # default samples per turn of x_n in levy_area
+VALUE_MAX = 1e3  # |a0|, |b0|, |y|: beyond this the flow is a numerical stunt, not a lesson
+MAX_TIMES = 1_000_000  # default work bound: entries of t, samples of a loop, steps
+DIM_MAX = 16  # y0 in R^d, d <= DIM_MAX
+MATRIX_MAX = 50.0  # largest |entry| of A, B
+N_MAX = 1_000_000  # loops x_n with n <= N_MAX turns
+PER_TURN = 1024  # default samples per turn of x_n in levy_area
 _RTOL, _ATOL = 1e-13, 1e-15
 
 
@@ -79,11 +79,11 @@ def _riccati_square(s0: float, y: float, c2: float, t: np.ndarray) -> np.ndarray
     :math:`w_+ w_- = -c^2` taken from the larger one), hence accurate to rounding.
     """
     R = math.hypot(2.0 * y, math.sqrt(c2))
-    if R == 0.0:                              # y = 0 and c = 0: w' = -w²/2
+    if R == 0.0:  # y = 0 and c = 0: w' = -w²/2
         return s0 / (1.0 + 0.5 * s0 * t)
-    big = R + 2.0 * abs(y)                    # the root of larger modulus, > 0
-    small = c2 / big                          # the other one's modulus
-    wp, mwm = (big, small) if y >= 0 else (small, big)   # w_+ and -w_-
+    big = R + 2.0 * abs(y)  # the root of larger modulus, > 0
+    small = c2 / big  # the other one's modulus
+    wp, mwm = (big, small) if y >= 0 else (small, big)  # w_+ and -w_-
     E = np.exp(-R * t)
     one_m_E = -np.expm1(-R * t)
     num = s0 * (wp + mwm * E) + c2 * one_m_E
@@ -160,8 +160,7 @@ def ab_flow(a0, b0, y, t, *, max_work: int = MAX_TIMES) -> np.ndarray:
     return np.column_stack([0.5 * (p + q), 0.5 * (p - q)])
 
 
-def gradient_steps(a0, b0, y, dt, steps, metric="euclidean", *, max_work: int = MAX_TIMES
-                   ) -> np.ndarray:
+def gradient_steps(a0, b0, y, dt, steps, metric="euclidean", *, max_work: int = MAX_TIMES) -> np.ndarray:
     r"""The explicit step-size-Δ iteration of either flow, in the coordinates (a, b).
 
     Euclidean: :math:`(a, b) \leftarrow (a, b) - \Delta\,(ab - y)\,(b, a)`. Pullback
@@ -192,7 +191,7 @@ def gradient_steps(a0, b0, y, dt, steps, metric="euclidean", *, max_work: int = 
         raise ValueError("a0 and b0 must not both be 0 for the pullback step (H = 0 there)")
     out = np.empty((steps + 1, 3))
     a, b = a0, b0
-    for k in range(steps + 1):          # Python floats: an overflow becomes inf/nan, caught below
+    for k in range(steps + 1):  # Python floats: an overflow becomes inf/nan, caught below
         out[k] = a, b, a * b
         g = a * b - y
         if metric == "pullback":
@@ -310,8 +309,7 @@ def driven_endpoint(n, A, B, y0) -> np.ndarray:
         P = z.reshape(d, d)
         return (eps * (-math.sin(u) * A + math.cos(u) * B) @ P).ravel()
 
-    sol = solve_ivp(rhs, (0.0, 2.0 * math.pi), np.eye(d).ravel(), method="DOP853",
-                    rtol=_RTOL, atol=_ATOL)
+    sol = solve_ivp(rhs, (0.0, 2.0 * math.pi), np.eye(d).ravel(), method="DOP853", rtol=_RTOL, atol=_ATOL)
     if not sol.success:  # pragma: no cover - DOP853 on a bounded smooth field
         raise ValueError(f"the one-turn propagator could not be computed: {sol.message}")
     Phi = sol.y[:, -1].reshape(d, d)

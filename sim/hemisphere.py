@@ -28,6 +28,7 @@ tokens in one open hemisphere; spread-out starts may stay in several clusters fo
 depth (metastability), and a finite-depth picture cannot tell "stuck" from "slow". Cluster
 counts depend on the chosen threshold.
 """
+
 from __future__ import annotations
 
 import math
@@ -43,10 +44,21 @@ from sim import _validate as _v
 from sim import attention as _att
 
 __all__ = [
-    "sphere_uniform", "cap_uniform", "random_matrix", "MATRIX_KINDS",
-    "min_projection", "diameter", "cluster_count", "cluster_labels", "cluster_labels_reference",
-    "pair_stats", "pair_stats_reference",
-    "hemisphere_direction", "projection_basis", "PhaseDiagram", "phase_diagram",
+    "sphere_uniform",
+    "cap_uniform",
+    "random_matrix",
+    "MATRIX_KINDS",
+    "min_projection",
+    "diameter",
+    "cluster_count",
+    "cluster_labels",
+    "cluster_labels_reference",
+    "pair_stats",
+    "pair_stats_reference",
+    "hemisphere_direction",
+    "projection_basis",
+    "PhaseDiagram",
+    "phase_diagram",
 ]
 
 MAX_N = 100_000
@@ -104,7 +116,7 @@ def _cap_angles(rng, n, d, alpha):
     """
     u = rng.random(n)
     if d == 2:
-        return alpha * u                       # signed side chosen by the caller's direction
+        return alpha * u  # signed side chosen by the caller's direction
     a = 0.5 * (d - 1)
     x_alpha = math.sin(0.5 * alpha) ** 2
     c = special.betainc(a, a, x_alpha) if alpha < math.pi else 1.0
@@ -121,8 +133,7 @@ def _cap_angles(rng, n, d, alpha):
         target = np.log(u) + g(alpha)
         theta = alpha * u ** (1.0 / (m + 1))
         for _ in range(4):
-            theta = np.where(u > 0, theta * np.exp((target - g(np.maximum(theta, 1e-300)))
-                                                   / (m + 1)), 0.0)
+            theta = np.where(u > 0, theta * np.exp((target - g(np.maximum(theta, 1e-300))) / (m + 1)), 0.0)
     return np.minimum(theta, alpha)
 
 
@@ -193,7 +204,7 @@ def random_matrix(d, kind="gaussian", seed=0):
     S /= np.linalg.norm(S, 2)
     if kind == "symmetric":
         return S
-    M = np.eye(d) + 0.9 * S                 # eigenvalues in [0.1, 1.9]; the top one is 1.9 only if S's is +1
+    M = np.eye(d) + 0.9 * S  # eigenvalues in [0.1, 1.9]; the top one is 1.9 only if S's is +1
     return M / np.linalg.norm(M, 2)
 
 
@@ -222,8 +233,7 @@ def hemisphere_direction(Z):
     c = np.zeros(d + 1)
     c[-1] = -1.0
     A_ub = np.hstack([-Z, np.ones((n, 1))])
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(n), bounds=[(-1, 1)] * d + [(-2, 2)],
-                  method="highs")
+    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(n), bounds=[(-1, 1)] * d + [(-2, 2)], method="highs")
     w = res.x[:d] if res.status == 0 else np.zeros(d)
     nrm = np.linalg.norm(w)
     if nrm < 1e-12:
@@ -366,16 +376,16 @@ def _components_kernel(Z, tol2, comps):
                     if ri != rj:
                         parent[ri] = rj
                         count -= 1
-            if count == 1:    # one component: no pair can change that
+            if count == 1:  # one component: no pair can change that
                 break
         comps[k] = count
 
 
 class PairStats(NamedTuple):
-    diameter: np.ndarray        # max_{i,j} angle(z_i, z_j), radians
-    clusters: np.ndarray        # connected components of the graph <z_i, z_j> > threshold
+    diameter: np.ndarray  # max_{i,j} angle(z_i, z_j), radians
+    clusters: np.ndarray  # connected components of the graph <z_i, z_j> > threshold
     close_fraction: np.ndarray  # fraction of pairs i<j with <z_i, z_j> > threshold
-    one_cluster: np.ndarray     # all pairs have <z_i, z_j> > threshold
+    one_cluster: np.ndarray  # all pairs have <z_i, z_j> > threshold
 
 
 def _threshold(threshold):
@@ -581,7 +591,7 @@ def cluster_count(Z, threshold=0.999):
     """
     thr = _threshold(threshold)
     Z = _v.finite_array("Z", Z)
-    if Z.ndim < 2 or Z.ndim > 4 or min(Z.shape) < 1:   # (B, T, n, d) too, as pair_stats
+    if Z.ndim < 2 or Z.ndim > 4 or min(Z.shape) < 1:  # (B, T, n, d) too, as pair_stats
         raise ValueError(f"Z must have shape (n, d) or (T, n, d), got {Z.shape}")
     n, d = Z.shape[-2:]
     flat = np.ascontiguousarray(Z.reshape((-1, n, d)))
@@ -594,12 +604,12 @@ def cluster_count(Z, threshold=0.999):
 
 # --------------------------------------------------------------------------- phase diagram
 class PhaseDiagram(NamedTuple):
-    betas: np.ndarray            # (nb,)
-    times: np.ndarray            # (nt,) depth tau of the checkpoints
-    one_cluster: np.ndarray      # (nb, nt) fraction of systems with all pairs close
-    close_pairs: np.ndarray      # (nb, nt) fraction of close pairs i != j (the paper's colour)
+    betas: np.ndarray  # (nb,)
+    times: np.ndarray  # (nt,) depth tau of the checkpoints
+    one_cluster: np.ndarray  # (nb, nt) fraction of systems with all pairs close
+    close_pairs: np.ndarray  # (nb, nt) fraction of close pairs i != j (the paper's colour)
     median_clusters: np.ndarray  # (nb, nt) median over systems of the cluster count
-    seconds: float               # wall time of the computation
+    seconds: float  # wall time of the computation
 
 
 #: default size: small enough for a page to wait for
@@ -609,10 +619,23 @@ PRECISIONS = ("float64", "float32")
 MAX_PHASE_WORK = 4e10
 
 
-def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.1, T=30.0,
-                  n_times=31, threshold=0.999, seed=0,
-                  progress: Callable[[float], None] | None = None, *, max_work=MAX_PHASE_WORK,
-                  precision="float64"):
+def phase_diagram(
+    B=32,
+    n_betas=18,
+    beta_max=9.0,
+    beta_min=0.1,
+    n=32,
+    d=2,
+    dt=0.1,
+    T=30.0,
+    n_times=31,
+    threshold=0.999,
+    seed=0,
+    progress: Callable[[float], None] | None = None,
+    *,
+    max_work=MAX_PHASE_WORK,
+    precision="float64",
+):
     r"""Clustering phase diagram over (depth :math:`\tau`, :math:`\beta`).
 
     Protocol of Geshkovski et al.'s ``phase-diagrams.py`` (defaults of that script except the
@@ -688,14 +711,18 @@ def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.
     max_work = _v.real("max_work", max_work, 0.0)
     precision = _v.choice("precision", precision, PRECISIONS)
     if precision == "float32" and beta_max > _att.LANES_SCORE_MAX:
-        raise ValueError(f"beta_max = {beta_max:g} is too large for precision='float32' (at most "
-                         f"{_att.LANES_SCORE_MAX:g}: beyond it float32 weights could underflow); "
-                         "use precision='float64'")
+        raise ValueError(
+            f"beta_max = {beta_max:g} is too large for precision='float32' (at most "
+            f"{_att.LANES_SCORE_MAX:g}: beyond it float32 weights could underflow); "
+            "use precision='float64'"
+        )
     work = float(B) * n_betas * steps * n * n * d
     if work > max_work:
-        raise ValueError(f"phase diagram too large: B*n_betas*steps*n*n*d = {work:.3g} > "
-                         f"max_work = {max_work:.3g}; lower B or n_betas, or pass a larger "
-                         "max_work=")
+        raise ValueError(
+            f"phase diagram too large: B*n_betas*steps*n*n*d = {work:.3g} > "
+            f"max_work = {max_work:.3g}; lower B or n_betas, or pass a larger "
+            "max_work="
+        )
     t0 = time.perf_counter()
     rec = max(1, steps // (n_times - 1))
     steps = rec * (n_times - 1)
@@ -708,9 +735,10 @@ def phase_diagram(B=32, n_betas=18, beta_max=9.0, beta_min=0.1, n=32, d=2, dt=0.
     med = np.empty((n_betas, n_times))
     for b, beta in enumerate(betas):
         run = _att.simulate_batch_float32 if precision == "float32" else _att.simulate_batch
-        traj = run(Z0s, beta, dt, steps, flow="SA", record_every=rec,
-                   max_work=max_work)                  # one beta: part of the work checked above
-        st = pair_stats(traj, thr)                     # (B, n_times)
+        traj = run(
+            Z0s, beta, dt, steps, flow="SA", record_every=rec, max_work=max_work
+        )  # one beta: part of the work checked above
+        st = pair_stats(traj, thr)  # (B, n_times)
         one[b] = st.one_cluster.mean(axis=0)
         close[b] = st.close_fraction.mean(axis=0)
         med[b] = np.median(st.clusters, axis=0)

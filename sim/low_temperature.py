@@ -45,6 +45,7 @@ eigenspace) with a k that depends on the seed. The late drift towards the domina
 eigenspace of V itself is a numerical observation and a conjecture of the source, not a
 theorem.
 """
+
 from __future__ import annotations
 
 import math
@@ -55,8 +56,18 @@ from scipy.optimize import linear_sum_assignment
 from sim import _validate as _v
 from sim import attention as _att
 
-__all__ = ["projection", "w2", "run", "start_tokens", "zero_temperature_map",
-           "pole_imbalance", "dominant_basis", "check_pair", "MAX_WORK", "W2_MAX_WORK"]
+__all__ = [
+    "projection",
+    "w2",
+    "run",
+    "start_tokens",
+    "zero_temperature_map",
+    "pole_imbalance",
+    "dominant_basis",
+    "check_pair",
+    "MAX_WORK",
+    "W2_MAX_WORK",
+]
 
 #: default bound on the work of :func:`run`: steps*n*n*d (layers) + record*n**3 (assignments)
 MAX_WORK = 2e10
@@ -121,8 +132,10 @@ def check_pair(B, V) -> np.ndarray:
     V = _square("V", V, d)
     cond = np.linalg.cond(B)
     if not np.isfinite(cond) or cond > MAX_COND:
-        raise ValueError(f"B must be invertible (the construction needs B = Q^T K invertible); "
-                         f"its condition number is {cond:.3g} > {MAX_COND:.0e}")
+        raise ValueError(
+            f"B must be invertible (the construction needs B = Q^T K invertible); "
+            f"its condition number is {cond:.3g} > {MAX_COND:.0e}"
+        )
     return _symmetric("V B^T", V @ B.T, " (the zero-temperature limit Pi needs it)")
 
 
@@ -198,8 +211,10 @@ def projection(Z, S) -> np.ndarray:
     bad = npz <= NULL_TOL * nz
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"Z row {i} has P1 z = 0 (it is orthogonal to the dominant eigenspace of S): "
-                         "Pi(z) = P1 z / ||P1 z|| is undefined there")
+        raise ValueError(
+            f"Z row {i} has P1 z = 0 (it is orthogonal to the dominant eigenspace of S): "
+            "Pi(z) = P1 z / ||P1 z|| is undefined there"
+        )
     return P / npz[:, None]
 
 
@@ -231,15 +246,18 @@ def w2(X, Y, *, max_work: float = W2_MAX_WORK) -> float:
     X = _v.finite_array("X", X, ndim=2)
     Y = _v.finite_array("Y", Y, ndim=2)
     if X.shape != Y.shape:
-        raise ValueError(f"X and Y must have the same shape (same number of points, same d), "
-                         f"got {X.shape} and {Y.shape}")
+        raise ValueError(
+            f"X and Y must have the same shape (same number of points, same d), got {X.shape} and {Y.shape}"
+        )
     n, d = X.shape
     if n < 1 or d < 1:
         raise ValueError(f"X and Y must hold at least one point, got shape {X.shape}")
     max_work = _v.real("max_work", max_work, 1.0)
     if float(n) ** 3 > max_work:
-        raise ValueError(f"X has {n} points: the exact assignment costs ~n^3 = {float(n) ** 3:.3g} "
-                         f"> max_work = {max_work:.3g}; raise max_work or use fewer points")
+        raise ValueError(
+            f"X has {n} points: the exact assignment costs ~n^3 = {float(n) ** 3:.3g} "
+            f"> max_work = {max_work:.3g}; raise max_work or use fewer points"
+        )
     return _w2(X, Y)
 
 
@@ -249,8 +267,11 @@ def _w2_many(Xs: np.ndarray, Y: np.ndarray) -> np.ndarray:
     scale = np.maximum(np.maximum(np.abs(Xs).max(axis=(1, 2)), float(np.max(np.abs(Y)))), 1e-300)
     X = Xs / scale[:, None, None]
     Ys = Y[None] / scale[:, None, None]
-    C = np.einsum("rid,rid->ri", X, X)[:, :, None] + np.einsum("rjd,rjd->rj", Ys, Ys)[:, None, :] \
+    C = (
+        np.einsum("rid,rid->ri", X, X)[:, :, None]
+        + np.einsum("rjd,rjd->rj", Ys, Ys)[:, None, :]
         - 2.0 * np.einsum("rid,rjd->rij", X, Ys)
+    )
     np.maximum(C, 0.0, out=C)
     out = np.empty(Xs.shape[0])
     for r in range(Xs.shape[0]):
@@ -263,7 +284,7 @@ def _w2_many(Xs: np.ndarray, Y: np.ndarray) -> np.ndarray:
 def _w2(X: np.ndarray, Y: np.ndarray) -> float:
     """:func:`w2` of validated float arrays of equal shape (n >= 1): no checks, for loops of many."""
     scale = max(float(np.max(np.abs(X))), float(np.max(np.abs(Y))), 1e-300)
-    Xs, Ys = X / scale, Y / scale          # no overflow in the squared distances
+    Xs, Ys = X / scale, Y / scale  # no overflow in the squared distances
     C = (Xs * Xs).sum(1)[:, None] + (Ys * Ys).sum(1)[None, :] - 2.0 * (Xs @ Ys.T)
     rows, cols = linear_sum_assignment(np.maximum(C, 0.0))
     diff = Xs[rows] - Ys[cols]
@@ -363,9 +384,11 @@ def run(n, beta, B, V, T, dt, seed, record=60, *, max_work: float = MAX_WORK) ->
     max_work = _v.real("max_work", max_work, 1.0)
     work = float(steps) * n * n * d + float(record) * float(n) ** 3
     if work > max_work:
-        raise ValueError(f"too much work: steps*n*n*d + record*n^3 = {work:.3g} > max_work = "
-                         f"{max_work:.3g} (steps = {steps}, n = {n}, d = {d}); fewer tokens, a "
-                         "shorter depth, a larger dt or fewer records")
+        raise ValueError(
+            f"too much work: steps*n*n*d + record*n^3 = {work:.3g} > max_work = "
+            f"{max_work:.3g} (steps = {steps}, n = {n}, d = {d}); fewer tokens, a "
+            "shorter depth, a larger dt or fewer records"
+        )
     Z0 = _start(n, d, seed)
     target = projection(Z0, S)
     layers = np.rint(np.linspace(0.0, steps, record)).astype(np.int64)
@@ -373,23 +396,23 @@ def run(n, beta, B, V, T, dt, seed, record=60, *, max_work: float = MAX_WORK) ->
     if (steps // g + 1) * n * d <= _ONE_CALL_MAX:
         # one engine call recording every g-th layer (g divides every gap): the same layers as
         # a call per gap, without the per-call set-up of the engine 20 times over
-        Zs = _att.simulate(Z0, beta, dt, steps, A=B, V=V, flow="SA", record_every=g,
-                           max_work=max(_att.MAX_WORK, max_work))[layers // g]
-        Zs[0] = Z0                          # the start itself (the engine re-normalises it)
-    else:                                   # long runs: a call per gap keeps only the records
+        Zs = _att.simulate(
+            Z0, beta, dt, steps, A=B, V=V, flow="SA", record_every=g, max_work=max(_att.MAX_WORK, max_work)
+        )[layers // g]
+        Zs[0] = Z0  # the start itself (the engine re-normalises it)
+    else:  # long runs: a call per gap keeps only the records
         Zs = np.empty((record, n, d))
         Zs[0] = Z0
         for r in range(1, record):
             gr = int(layers[r] - layers[r - 1])
             Zs[r] = _att.simulate(Zs[r - 1], beta, dt, gr, A=B, V=V, flow="SA", record_every=gr)[-1]
-    if float(n) ** 3 > max(W2_MAX_WORK, max_work):   # pragma: no cover - bounded by the work check above
+    if float(n) ** 3 > max(W2_MAX_WORK, max_work):  # pragma: no cover - bounded by the work check above
         raise ValueError(f"{n} tokens: the exact assignment costs ~n^3 = {float(n) ** 3:.3g} > max_work")
-    if record * n * n <= _ONE_CALL_MAX:     # the cost matrices of all records in one array
+    if record * n * n <= _ONE_CALL_MAX:  # the cost matrices of all records in one array
         w = _w2_many(Zs, target)
     else:
         w = np.array([_w2(Zs[r], target) for r in range(record)])
-    return {"t": layers * dt, "w2": w, "Z": Zs, "layers": layers, "target": target, "S": S,
-            "steps": steps}
+    return {"t": layers * dt, "w2": w, "Z": Zs, "layers": layers, "target": target, "S": S, "steps": steps}
 
 
 # --------------------------------------------------------------------------- zero temperature
@@ -441,7 +464,7 @@ def zero_temperature_map(Z0, B, V, dt, steps, record_every=1, *, max_work: float
         raise ValueError(f"steps*n*d*d = {float(steps) * n * d * d:.3g} > max_work = {max_work:.3g}")
     out = np.empty((steps // record_every + 1, n, d))
     out[0] = Z
-    unit_speed = np.allclose(B @ B.T, np.eye(d), atol=1e-13, rtol=0)   # ||B^T z|| = 1 on the sphere
+    unit_speed = np.allclose(B @ B.T, np.eye(d), atol=1e-13, rtol=0)  # ||B^T z|| = 1 on the sphere
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         for st in range(1, steps + 1):
             F = Z @ S
@@ -453,8 +476,9 @@ def zero_temperature_map(Z0, B, V, dt, steps, record_every=1, *, max_work: float
             if st % record_every == 0:
                 out[st // record_every] = Z
     if not np.all(np.isfinite(out)):
-        raise ValueError("dt too large: some z + dt*Sz/||B^T z|| vanished (S has an eigenvalue "
-                         "at or below -1/dt); use a smaller dt")
+        raise ValueError(
+            "dt too large: some z + dt*Sz/||B^T z|| vanished (S has an eigenvalue at or below -1/dt); use a smaller dt"
+        )
     return out
 
 
@@ -492,9 +516,9 @@ def pole_imbalance(Z0, Z, S) -> int:
         raise ValueError(f"Z0 and Z must have the same shape, got {Z0.shape} and {Z.shape}")
     Q1, _ = dominant_basis(_square("S", S, Z0.shape[1]))
     if Q1.shape[1] != 1:
-        raise ValueError(f"the dominant eigenspace of S has dimension {Q1.shape[1]}; "
-                         "k (tokens at the wrong pole) is defined only for a simple top eigenvalue")
+        raise ValueError(
+            f"the dominant eigenspace of S has dimension {Q1.shape[1]}; "
+            "k (tokens at the wrong pole) is defined only for a simple top eigenvalue"
+        )
     q = Q1[:, 0]
     return abs(int(np.count_nonzero(Z @ q > 0)) - int(np.count_nonzero(Z0 @ q > 0)))
-
-

@@ -33,6 +33,7 @@ References
 ----------
 ``docs/constructions.md``, section "Rotation without equilibrium" (SGD's stationary current, the FFN's curl).
 """
+
 from __future__ import annotations
 
 import math
@@ -43,14 +44,25 @@ from scipy.linalg import solve_continuous_lyapunov, solve_discrete_lyapunov
 
 from sim import _validate as _v
 
-__all__ = ["stationary_covariance", "area_rate", "simulate_ou", "simulate_ou_reference", "area_mc",
-           "em_covariance", "em_area_rate", "current_field", "ffn_field", "ffn_curl", "area_increments",
-           "batch_means"]
+__all__ = [
+    "stationary_covariance",
+    "area_rate",
+    "simulate_ou",
+    "simulate_ou_reference",
+    "area_mc",
+    "em_covariance",
+    "em_area_rate",
+    "current_field",
+    "ffn_field",
+    "ffn_curl",
+    "area_increments",
+    "batch_means",
+]
 
 DIM_MAX = 8
-ENTRY_MAX = 1e3           # |entries| of H and D
-MAX_STEPS = 2_000_000     # default work bound of one path
-MAX_POINTS = 1_000_000    # default bound on evaluation points
+ENTRY_MAX = 1e3  # |entries| of H and D
+MAX_STEPS = 2_000_000  # default work bound of one path
+MAX_POINTS = 1_000_000  # default bound on evaluation points
 HIDDEN_MAX = 4096
 
 
@@ -80,8 +92,9 @@ def _check_HD(H, D, two_d: bool = False):
         raise ValueError("D must be positive semi-definite (a covariance)")
     re = np.linalg.eigvals(H).real.min()
     if re <= 1e-9 * max(1.0, np.abs(H).max()):
-        raise ValueError(f"every eigenvalue of H must have positive real part (a stable minimum), "
-                         f"got min Re λ = {re:.3g}")
+        raise ValueError(
+            f"every eigenvalue of H must have positive real part (a stable minimum), got min Re λ = {re:.3g}"
+        )
     return H, D
 
 
@@ -89,8 +102,10 @@ def _check_dt(H, dt) -> float:
     dt = _v.real("dt", dt, 0.0, None, lo_open=True)
     rho = np.abs(np.linalg.eigvals(np.eye(H.shape[0]) - dt * H)).max()
     if rho >= 1.0:
-        raise ValueError(f"dt = {dt:g} is too large: the Euler–Maruyama chain is unstable "
-                         f"(spectral radius of I − dt·H is {rho:.4g} >= 1)")
+        raise ValueError(
+            f"dt = {dt:g} is too large: the Euler–Maruyama chain is unstable "
+            f"(spectral radius of I − dt·H is {rho:.4g} >= 1)"
+        )
     return dt
 
 
@@ -250,7 +265,7 @@ def _prepare(H, D, dt, steps, seed, x0, max_work):
         if np.abs(x0).max() > 1e6:
             raise ValueError(f"x0 must have entries of size <= 1e6, got {np.abs(x0).max():g}")
     w, V = np.linalg.eigh(D)
-    S = math.sqrt(2.0 * dt) * (V * np.sqrt(np.clip(w, 0.0, None))) @ V.T   # √(2 dt D), symmetric
+    S = math.sqrt(2.0 * dt) * (V * np.sqrt(np.clip(w, 0.0, None))) @ V.T  # √(2 dt D), symmetric
     M = np.eye(2) - dt * H
     xi = rng.standard_normal((steps, 2))
     return M, S, x0, xi
@@ -324,12 +339,13 @@ def area_increments(path) -> np.ndarray:
     ndarray, shape (K,)
         The increments; their cumulative sum is the swept area :math:`\mathcal A(t_k)`.
     """
-    path = _v.finite_array("path", path, ndim=2, shape=(None, 2))   # already in memory: no bound
+    path = _v.finite_array("path", path, ndim=2, shape=(None, 2))  # already in memory: no bound
     return 0.5 * (path[:-1, 0] * path[1:, 1] - path[:-1, 1] * path[1:, 0])
 
 
-def area_mc(H, D, T, dt, seed, *, burn_in: float = 0.1, batches: int = 20,
-            max_work: int = MAX_STEPS) -> tuple[float, float]:
+def area_mc(
+    H, D, T, dt, seed, *, burn_in: float = 0.1, batches: int = 20, max_work: int = MAX_STEPS
+) -> tuple[float, float]:
     r"""The Lévy-area rate estimated from one long Euler–Maruyama path, with a batch-means standard error.
 
     The first ``burn_in`` fraction of the path is discarded; the rest is cut into ``batches``
@@ -366,9 +382,11 @@ def area_mc(H, D, T, dt, seed, *, burn_in: float = 0.1, batches: int = 20,
     relax = 1.0 / np.linalg.eigvals(H).real.min()
     batch_time = (1.0 - burn_in) * steps * dt / batches
     if batch_time < 10.0 * relax:
-        raise ValueError(f"T = {T:g} is too short for {batches} batches: each would last {batch_time:.3g}, "
-                         f"less than 10 relaxation times ({10 * relax:.3g}); need T >= "
-                         f"{10 * relax * batches / (1 - burn_in):.3g}")
+        raise ValueError(
+            f"T = {T:g} is too short for {batches} batches: each would last {batch_time:.3g}, "
+            f"less than 10 relaxation times ({10 * relax:.3g}); need T >= "
+            f"{10 * relax * batches / (1 - burn_in):.3g}"
+        )
     inc = area_increments(simulate_ou(H, D, dt, steps, seed, max_work=max_work))
     return batch_means(inc, dt, burn_in=burn_in, batches=batches)
 
@@ -401,11 +419,11 @@ def batch_means(increments, dt, *, burn_in: float = 0.1, batches: int = 20) -> t
     dt = _v.real("dt", dt, 0.0, None, lo_open=True)
     burn_in = _v.real("burn_in", burn_in, 0.0, 0.5)
     batches = _v.integer("batches", batches, 5, 1000)
-    inc = inc[int(math.ceil(burn_in * inc.size)):]
+    inc = inc[int(math.ceil(burn_in * inc.size)) :]
     per = inc.size // batches
     if per < 1:
         raise ValueError(f"increments: {inc.size} after the burn-in, fewer than batches = {batches}")
-    inc = inc[inc.size - per * batches:]            # drop the remainder at the start
+    inc = inc[inc.size - per * batches :]  # drop the remainder at the start
     rates = inc.reshape(batches, per).sum(axis=1) / (per * dt)
     return float(rates.mean()), float(rates.std(ddof=1) / math.sqrt(batches))
 
@@ -469,7 +487,7 @@ def ffn_curl(W_in, W_out, X) -> np.ndarray:
     ndarray, shape (N,)
     """
     W_in, W_out, X = _check_ffn(W_in, W_out, X)
-    s = 1.0 - np.tanh(X @ W_in.T) ** 2                           # (N, m)
+    s = 1.0 - np.tanh(X @ W_in.T) ** 2  # (N, m)
     return s @ (W_out[1] * W_in[:, 0] - W_out[0] * W_in[:, 1])
 
 

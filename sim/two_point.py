@@ -22,6 +22,7 @@ Regular simplex (stretch): ``n`` tokens with equal pairwise inner product
 :math:`\rho` stay equiangular under SA with
 :math:`\dot\rho = 2(1-\rho)\,((n-1)\rho+1)/(e^{\beta(1-\rho)} + n - 1)`.
 """
+
 from __future__ import annotations
 
 import functools
@@ -33,11 +34,21 @@ from scipy.special import logsumexp
 
 from sim import _validate as _v
 
-__all__ = ["half_angle", "energy", "energies", "energy_two_point", "usa_on_sa_clock", "initial_pair",
-           "half_angle_of", "simplex_rho", "simplex_points", "discretisation_error"]
+__all__ = [
+    "half_angle",
+    "energy",
+    "energies",
+    "energy_two_point",
+    "usa_on_sa_clock",
+    "initial_pair",
+    "half_angle_of",
+    "simplex_rho",
+    "simplex_points",
+    "discretisation_error",
+]
 
 FLOWS = ("SA", "USA")
-BETA_MAX = 100.0          # beyond this the USA field e^{β} is astronomically stiff
+BETA_MAX = 100.0  # beyond this the USA field e^{β} is astronomically stiff
 TAU_MAX = 1e6
 MAX_POINTS = 1_000_000
 #: default bound on the layers run by one call of :func:`discretisation_error` (a few seconds)
@@ -55,18 +66,22 @@ def _rhs(flow: str, beta: float):
     τ = 20, and a slightly negative ϑ). In log ϑ the same field tends to the constant −c:
     a few dozen steps, ϑ > 0 by construction, and relative accuracy at tiny angles.
     """
+
     def s2(th):  # sin(2θ)/θ, → 2 as θ → 0 (θ may underflow to 0 deep in the collapse)
         return math.sin(2 * th) / th if th > 1e-150 else 2.0
 
     if flow == "SA":
+
         def f(_, y):
             th = math.exp(y[0])
             # 1 - cos 2θ = 2 sin²θ (no cancellation for small θ); sin 2θ / θ stays accurate
             return [-s2(th) / (1.0 + math.exp(2 * beta * math.sin(th) ** 2))]
     else:
+
         def f(_, y):
             th = math.exp(y[0])
             return [-0.5 * math.exp(beta * math.cos(2 * th)) * s2(th)]
+
     return f
 
 
@@ -101,8 +116,9 @@ def _horizon(t_max: float) -> float:
 @functools.lru_cache(maxsize=256)
 def _dense_log_theta(flow: str, beta: float, theta0: float, t_end: float):
     """The log ϑ trajectory on [0, t_end] as DOP853's dense output (7th-order interpolant)."""
-    sol = solve_ivp(_rhs(flow, beta), (0.0, t_end), [math.log(theta0)], method="DOP853",
-                    dense_output=True, rtol=_RTOL, atol=_ATOL)
+    sol = solve_ivp(
+        _rhs(flow, beta), (0.0, t_end), [math.log(theta0)], method="DOP853", dense_output=True, rtol=_RTOL, atol=_ATOL
+    )
     if not sol.success:  # pragma: no cover - DOP853 on these smooth 1-D fields
         raise ValueError(f"ODE integration failed: {sol.message}")
     return sol.sol
@@ -185,7 +201,7 @@ def usa_on_sa_clock(beta, theta0, taus_usa) -> np.ndarray:
     ts = np.asarray(sol.ts, dtype=float)
     eb = math.exp(beta)
 
-    def rate(s):                                          # Z/n along the USA solution
+    def rate(s):  # Z/n along the USA solution
         th = np.exp(np.asarray(sol(s.ravel()), dtype=float).reshape(-1))
         return (0.5 * (eb + np.exp(beta * np.cos(2.0 * th)))).reshape(s.shape)
 
@@ -225,14 +241,18 @@ def energy(Z, beta, A, *, max_work=25_000_000) -> float:
     A = np.eye(d) if A is None else _v.finite_array("A", A, shape=(d, d))
     max_work = _v.real("max_work", max_work, 1.0)
     if n * n > max_work:
-        raise ValueError(f"Z has too many points for the O(n^2) energy: n*n = {n * n} > max_work"
-                         f" = {max_work:.3g} (pass a larger max_work= to allow more)")
+        raise ValueError(
+            f"Z has too many points for the O(n^2) energy: n*n = {n * n} > max_work"
+            f" = {max_work:.3g} (pass a larger max_work= to allow more)"
+        )
     with np.errstate(over="ignore", invalid="ignore"):
-        S = beta * (Z @ A @ Z.T)                     # S_ij = beta z_i^T A z_j
+        S = beta * (Z @ A @ Z.T)  # S_ij = beta z_i^T A z_j
     log_abs = float(logsumexp(S)) - math.log(2 * beta * n * n) if np.all(np.isfinite(S)) else math.inf
-    if not log_abs < 709.78:                     # |E| = e^{log_abs} would overflow float64
-        raise ValueError(f"beta too large: the energy -e^{{{log_abs:.4g}}} is below the float64 "
-                         "range (the scores beta<z_i, A z_j> are too large)")
+    if not log_abs < 709.78:  # |E| = e^{log_abs} would overflow float64
+        raise ValueError(
+            f"beta too large: the energy -e^{{{log_abs:.4g}}} is below the float64 "
+            "range (the scores beta<z_i, A z_j> are too large)"
+        )
     return -math.exp(log_abs)
 
 
@@ -264,18 +284,22 @@ def energies(traj, beta, A=None, *, max_work=25_000_000) -> np.ndarray:
     A = np.eye(d) if A is None else _v.finite_array("A", A, shape=(d, d))
     max_work = _v.real("max_work", max_work, 1.0)
     if float(T) * n * n > max_work:
-        raise ValueError(f"traj has too many pairs for the O(T n^2) energies: T*n*n = {T * n * n} > "
-                         f"max_work = {max_work:.3g} (pass a larger max_work= to allow more)")
+        raise ValueError(
+            f"traj has too many pairs for the O(T n^2) energies: T*n*n = {T * n * n} > "
+            f"max_work = {max_work:.3g} (pass a larger max_work= to allow more)"
+        )
     if T == 0:
         return np.empty(0)
     with np.errstate(over="ignore", invalid="ignore"):
-        S = beta * np.einsum("rid,rjd->rij", X @ A, X)          # S_rij = beta z_i^T A z_j
+        S = beta * np.einsum("rid,rjd->rij", X @ A, X)  # S_rij = beta z_i^T A z_j
     log_abs = np.full(T, math.inf)
     ok = np.all(np.isfinite(S), axis=(1, 2))
     log_abs[ok] = logsumexp(S[ok], axis=(1, 2)) - math.log(2 * beta * n * n)
     if not np.all(log_abs < 709.78):
-        raise ValueError(f"beta too large: an energy -e^{{{float(np.max(log_abs)):.4g}}} is below the "
-                         "float64 range (the scores beta<z_i, A z_j> are too large)")
+        raise ValueError(
+            f"beta too large: an energy -e^{{{float(np.max(log_abs)):.4g}}} is below the "
+            "float64 range (the scores beta<z_i, A z_j> are too large)"
+        )
     return -np.exp(log_abs)
 
 
@@ -381,15 +405,17 @@ def discretisation_error(beta, theta0, horizon, dts, flow="SA", *, max_work=MAX_
     flow = _v.choice("flow", flow, FLOWS)
     layers = np.maximum(np.round(horizon / dts), 1.0)
     if layers.sum() > max_work:
-        raise ValueError(f"dts too small for this horizon: sum of horizon/dt = {layers.sum():.3g} "
-                         f"layers > max_work = {max_work:.3g} (about a second per 1.3e6 layers); "
-                         "use larger dts, a shorter horizon, or pass a larger max_work=")
+        raise ValueError(
+            f"dts too small for this horizon: sum of horizon/dt = {layers.sum():.3g} "
+            f"layers > max_work = {max_work:.3g} (about a second per 1.3e6 layers); "
+            "use larger dts, a shorter horizon, or pass a larger max_work="
+        )
     Z0 = initial_pair(theta0)
     out = np.empty(dts.size)
     for k, steps in enumerate(layers.astype(np.int64)):
         steps, h = int(steps), horizon / int(steps)
         Z, done, worst = Z0, 0, 0.0
-        while done < steps:                    # every layer, CHUNK layers at a time
+        while done < steps:  # every layer, CHUNK layers at a time
             m = min(CHUNK, steps - done)
             traj = simulate(Z, beta, h, m, flow=flow)
             tau = (done + np.arange(m + 1)) * h

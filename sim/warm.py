@@ -13,6 +13,7 @@ Each module of :mod:`sim` that owns kernels defines ``warm()``, which calls them
   take their NumPy reference path (the same numbers), so the first student never waits for a
   compilation, and a later start (cache current) answers at once.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,16 @@ log = logging.getLogger("sim.warm")
 
 #: relative cost of compiling each module's kernels (compile seconds, roughly; only the order
 #: matters: the largest first, each to the least loaded process)
-COST = {"attention": 30.0, "depth_sum": 3.0, "width": 2.0, "hemisphere": 1.5, "measures": 1.0,
-        "gaussian_width": 1.0, "nonnormal": 1.0, "rotation": 0.3}
+COST = {
+    "attention": 30.0,
+    "depth_sum": 3.0,
+    "width": 2.0,
+    "hemisphere": 1.5,
+    "measures": 1.0,
+    "gaussian_width": 1.0,
+    "nonnormal": 1.0,
+    "rotation": 0.3,
+}
 #: what a child process prints after each module (parsed by :func:`start_background`)
 READY_LINE = "sim.warm: ready "
 #: what the server prints (stderr) once every module's cache is current (bench/first_run.py waits for it)
@@ -44,7 +53,7 @@ ROOT = Path(sim.__file__).resolve().parent.parent
 
 _background: threading.Thread | None = None
 _children: list[subprocess.Popen] = []
-_failed: set[str] = set()   # modules whose child process did not make their cache current
+_failed: set[str] = set()  # modules whose child process did not make their cache current
 
 
 def modules() -> list[str]:
@@ -55,8 +64,7 @@ def modules() -> list[str]:
     list of str
         E.g. ``["attention", "two_point", ...]``.
     """
-    return sorted(m.name for m in pkgutil.iter_modules(sim.__path__)
-                  if not m.name.startswith("_") and m.name != "warm")
+    return sorted(m.name for m in pkgutil.iter_modules(sim.__path__) if not m.name.startswith("_") and m.name != "warm")
 
 
 def plan(jobs: int, names: list[str] | None = None) -> list[list[str]]:
@@ -86,8 +94,7 @@ def plan(jobs: int, names: list[str] | None = None) -> list[list[str]]:
     return [g for g in groups if g]
 
 
-def warm(verbose: bool = False, only: list[str] | None = None,
-         announce: bool = False) -> dict[str, float]:
+def warm(verbose: bool = False, only: list[str] | None = None, announce: bool = False) -> dict[str, float]:
     r"""Call ``warm()`` of every :mod:`sim` module (or of ``only``), in this process; return seconds
     per module. ``announce`` prints :data:`READY_LINE` + name after each (for the parent).
 
@@ -106,7 +113,7 @@ def warm(verbose: bool = False, only: list[str] | None = None,
         ``{module: seconds}``.
     """
     times = {}
-    for name in (modules() if only is None else only):
+    for name in modules() if only is None else only:
         t0 = time.perf_counter()
         mod = importlib.import_module(f"sim.{name}")
         fn = getattr(mod, "warm", None)
@@ -121,8 +128,18 @@ def warm(verbose: bool = False, only: list[str] | None = None,
 
 
 def _child(group: list[str], nice: int) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "sim.warm", "--jobs", "1", "--announce", "--nice", str(nice),
-           "--only", ",".join(group)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sim.warm",
+        "--jobs",
+        "1",
+        "--announce",
+        "--nice",
+        str(nice),
+        "--only",
+        ",".join(group),
+    ]
     return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
 
 
@@ -188,7 +205,7 @@ def _supervise(group: list[str], nice: int) -> None:
         _children.append(proc)
         for line in proc.stdout:
             if line.startswith(READY_LINE):
-                name = line[len(READY_LINE):].strip()
+                name = line[len(READY_LINE) :].strip()
                 if name in group and name not in done:
                     done.add(name)
                     _load(name)
@@ -198,7 +215,7 @@ def _supervise(group: list[str], nice: int) -> None:
             log.warning("sim.warm child for %s ended with %s", group, proc.returncode)
     except Exception:  # noqa: BLE001
         log.exception("sim.warm child for %s could not run", group)
-    for name in group:   # a child that failed: Numba compiles those kernels on first use
+    for name in group:  # a child that failed: Numba compiles those kernels on first use
         if name not in done:
             _failed.add(name)
             _load(name)
@@ -259,8 +276,9 @@ def start_background(jobs: int | None = None, nice: int = 10, on_ready=None) -> 
         file=sys.stderr,
         flush=True,
     )
-    threads = [threading.Thread(target=_supervise, args=(g, nice), name=f"sim.warm:{g[0]}",
-                                daemon=True) for g in groups]
+    threads = [
+        threading.Thread(target=_supervise, args=(g, nice), name=f"sim.warm:{g[0]}", daemon=True) for g in groups
+    ]
 
     def run() -> None:
         t0 = time.perf_counter()
@@ -270,8 +288,11 @@ def start_background(jobs: int | None = None, nice: int = 10, on_ready=None) -> 
             t.join()
         if on_ready is not None:
             on_ready()
-        print(f"{READY_ALL} after {time.perf_counter() - t0:.1f} s (pending: "
-              f"{sorted(_ready.pending()) or 'none'})", file=sys.stderr, flush=True)
+        print(
+            f"{READY_ALL} after {time.perf_counter() - t0:.1f} s (pending: {sorted(_ready.pending()) or 'none'})",
+            file=sys.stderr,
+            flush=True,
+        )
 
     atexit.register(_stop_children)
     _background = threading.Thread(target=run, name="sim.warm", daemon=True)
@@ -298,7 +319,7 @@ def cached_cpus(cache_dir: str | os.PathLike | None = None) -> set[str]:
     names: set[str] = set()
     for index in root.rglob("*.nbi"):
         try:
-            with open(index, "rb") as fh:   # numba.core.caching.IndexDataCacheFile's layout
+            with open(index, "rb") as fh:  # numba.core.caching.IndexDataCacheFile's layout
                 pickle.load(fh)
                 _stamp, overloads = pickle.loads(fh.read())
             names |= {key[1][1] for key in overloads}
@@ -336,9 +357,13 @@ def choose_target(environ=None) -> str | None:
     if "generic" not in cpus or ll.get_host_cpu_name() in cpus:
         return None
     environ["NUMBA_CPU_NAME"] = "generic"
-    print(f"sim.warm: the kernel cache holds no kernels for this CPU ({ll.get_host_cpu_name()}); using its "
-          "portable ones (NUMBA_CPU_NAME=generic). Set NUMBA_CPU_NAME to this CPU's name to compile for it "
-          "instead.", file=sys.stderr, flush=True)
+    print(
+        f"sim.warm: the kernel cache holds no kernels for this CPU ({ll.get_host_cpu_name()}); using its "
+        "portable ones (NUMBA_CPU_NAME=generic). Set NUMBA_CPU_NAME to this CPU's name to compile for it "
+        "instead.",
+        file=sys.stderr,
+        flush=True,
+    )
     return "generic"
 
 

@@ -50,6 +50,7 @@ What it does NOT claim: that wide networks in general are kernel machines.  The
 with a bounded start; the measured kernel change is often smaller (for the
 paired start and, on average, for random signs it is :math:`\sim N^{-1}`).
 """
+
 from __future__ import annotations
 
 import math
@@ -61,22 +62,30 @@ from sim import _ready
 from sim._validate import choice, finite_array, integer, real
 
 __all__ = [
-    "SCALINGS", "STARTS", "DATASETS", "dataset",
-    "paired_init", "random_init", "kernel",
-    "train", "train_from", "width_sweep", "slope",
+    "SCALINGS",
+    "STARTS",
+    "DATASETS",
+    "dataset",
+    "paired_init",
+    "random_init",
+    "kernel",
+    "train",
+    "train_from",
+    "width_sweep",
+    "slope",
 ]
 
 SCALINGS = ("lazy", "mean_field")
 STARTS = ("paired", "random")
 
-N_MAX = 1 << 16          # width
-M_MAX = 64               # data points
-T_MAX = 1.0e3            # training time
-X_MAX = 1.0e3            # |x_m|, |y_m|
+N_MAX = 1 << 16  # width
+M_MAX = 64  # data points
+T_MAX = 1.0e3  # training time
+X_MAX = 1.0e3  # |x_m|, |y_m|
 RECORD_MAX = 10_000
-MAX_WORK = 2.0e7         # default bound on steps * N * M (8e7 tanh evaluations: a few seconds)
-MAX_STEPS = 1_000_000    # RK4 steps of one run
-STABLE = 2.5             # RK4 is stable on the negative real axis for h*lambda < 2.785
+MAX_WORK = 2.0e7  # default bound on steps * N * M (8e7 tanh evaluations: a few seconds)
+MAX_STEPS = 1_000_000  # RK4 steps of one run
+STABLE = 2.5  # RK4 is stable on the negative real axis for h*lambda < 2.785
 
 
 # Small data sets (x_m, y_m) for the page presets: no two of them identical.
@@ -110,6 +119,7 @@ def dataset(name: str) -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------------------
 # argument helpers
 # ---------------------------------------------------------------------------
+
 
 def _width(N) -> int:
     N = integer("N", N, 2, N_MAX)
@@ -149,12 +159,13 @@ def _params(w, a):
 def _scale(scaling: str, N: int) -> tuple[float, float]:
     """Output factor c and training speed gamma of a scaling."""
     choice("scaling", scaling, SCALINGS)
-    return (N ** -0.5, 1.0) if scaling == "lazy" else (1.0 / N, float(N))
+    return (N**-0.5, 1.0) if scaling == "lazy" else (1.0 / N, float(N))
 
 
 # ---------------------------------------------------------------------------
 # starts, kernel, network, gradient
 # ---------------------------------------------------------------------------
+
 
 def paired_init(N, seed):
     r"""The paired start: units in pairs with the same :math:`w` and :math:`a = +1, -1`.
@@ -209,8 +220,8 @@ def random_init(N, seed):
 
 
 def _features(w, a, xs):
-    S = np.tanh(np.outer(w, xs))          # sigma(w_i x_m), (N, M)
-    D = (1.0 - S * S) * xs                # sigma'(w_i x_m) x_m
+    S = np.tanh(np.outer(w, xs))  # sigma(w_i x_m), (N, M)
+    D = (1.0 - S * S) * xs  # sigma'(w_i x_m) x_m
     return S, D
 
 
@@ -250,6 +261,7 @@ def kernel(w, a, xs):
 # training
 # ---------------------------------------------------------------------------
 
+
 def _velocity(w, a, xs, ys, c, gc):
     """(dw/dt, da/dt, S, D) at (w, a); gc = gamma * c."""
     S = np.tanh(np.outer(w, xs))
@@ -275,7 +287,7 @@ def _integrate_reference(w, a, xs, ys, c, gc, h, steps, k, K0):
     w0, a0 = w.copy(), a.copy()
     resid = np.empty((record, M))
     pshift = np.empty(record)
-    knorm = np.empty(steps + 1)              # ||K(s) - K(0)||_2 at every step s = n h
+    knorm = np.empty(steps + 1)  # ||K(s) - K(0)||_2 at every step s = n h
     buf = np.empty((min(steps, 256), M, M))  # K(s) - K(0), flushed through one batched eigvalsh
     resid[0], pshift[0] = c * (a @ np.tanh(np.outer(w, xs))) - ys, 0.0
     j, nb = 1, 0
@@ -284,7 +296,7 @@ def _integrate_reference(w, a, xs, ys, c, gc, h, steps, k, K0):
         buf[nb] = _kernel(S, D, a) - K0
         nb += 1
         if nb == buf.shape[0]:
-            knorm[n + 1 - nb:n + 1] = _spectral_norms(buf)
+            knorm[n + 1 - nb : n + 1] = _spectral_norms(buf)
             nb = 0
         dw2, da2, _, _ = _velocity(w + 0.5 * h * dw1, a + 0.5 * h * da1, xs, ys, c, gc)
         dw3, da3, _, _ = _velocity(w + 0.5 * h * dw2, a + 0.5 * h * da2, xs, ys, c, gc)
@@ -298,7 +310,7 @@ def _integrate_reference(w, a, xs, ys, c, gc, h, steps, k, K0):
             pshift[j] = max(np.max(np.abs(w - w0)), np.max(np.abs(a - a0)))
             j += 1
     if nb:
-        knorm[steps - nb:steps] = _spectral_norms(buf[:nb])
+        knorm[steps - nb : steps] = _spectral_norms(buf[:nb])
     S, D = _features(w, a, xs)
     knorm[steps] = _spectral_norms((_kernel(S, D, a) - K0)[None])[0]
     return resid, pshift, knorm, w, a, True
@@ -353,8 +365,7 @@ def _kernel_shift_norm(S, a, xs, K0, Kd):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _integrate_kernel(w, a, xs, ys, c, gc, h, steps, k, K0,
-                      resid, pshift, knorm):  # pragma: no cover - compiled
+def _integrate_kernel(w, a, xs, ys, c, gc, h, steps, k, K0, resid, pshift, knorm):  # pragma: no cover - compiled
     """The loop of :func:`_integrate_reference`, fused (same arithmetic order per unit)."""
     N, M = w.size, xs.size
     w0 = w.copy()
@@ -374,7 +385,7 @@ def _integrate_kernel(w, a, xs, ys, c, gc, h, steps, k, K0,
         resid[0, m] = r[m]
     pshift[0] = 0.0
     j = 1
-    fresh = True                 # k1 and S hold the velocity at the current state
+    fresh = True  # k1 and S hold the velocity at the current state
     for n in range(steps):
         if not fresh:
             _stage(w, a, xs, ys, c, gc, S, f, r, k1w, k1a)
@@ -401,7 +412,7 @@ def _integrate_kernel(w, a, xs, ys, c, gc, h, steps, k, K0,
                 if not (math.isfinite(w[i]) and math.isfinite(a[i])):
                     return False
                 shift = max(shift, abs(w[i] - w0[i]), abs(a[i] - a0[i]))
-            _stage(w, a, xs, ys, c, gc, S, f, r, k1w, k1a)   # also the next step's first stage
+            _stage(w, a, xs, ys, c, gc, S, f, r, k1w, k1a)  # also the next step's first stage
             for m in range(M):
                 resid[j, m] = r[m]
             pshift[j] = shift
@@ -418,8 +429,7 @@ def _integrate_numba(w, a, xs, ys, c, gc, h, steps, k, K0):
     resid = np.empty((record, M))
     pshift = np.empty(record)
     knorm = np.empty(steps + 1)
-    ok = _integrate_kernel(w, a, xs, ys, c, gc, h, steps, k, np.ascontiguousarray(K0),
-                           resid, pshift, knorm)
+    ok = _integrate_kernel(w, a, xs, ys, c, gc, h, steps, k, np.ascontiguousarray(K0), resid, pshift, knorm)
     return resid, pshift, knorm, w, a, ok
 
 
@@ -459,29 +469,34 @@ def train_from(w, a, scaling, T, dt, xs, ys, record=50, *, max_work=MAX_WORK, en
     if steps > MAX_STEPS:
         raise ValueError(f"T/dt needs {steps} steps, more than {MAX_STEPS}: raise dt or lower T")
     if work > max_work:
-        raise ValueError(f"steps x N x M = {steps} x {N} x {M} = {work:.3g} exceeds max_work = "
-                         f"{max_work:.3g}: lower N or T, or raise dt")
+        raise ValueError(
+            f"steps x N x M = {steps} x {N} x {M} = {work:.3g} exceeds max_work = "
+            f"{max_work:.3g}: lower N or T, or raise dt"
+        )
     h = T / steps
 
     S, D = _features(w, a, xs)
     K0 = _kernel(S, D, a)
     lam0, Q = np.linalg.eigh(K0)
-    lam0 = np.clip(lam0, 0.0, None)    # K0 is PSD; clip rounding below zero
+    lam0 = np.clip(lam0, 0.0, None)  # K0 is PSD; clip rounding below zero
     if h * lam0[-1] > STABLE:
-        raise ValueError(f"dt = {dt:g} is too large for a stable step: dt x (largest eigenvalue of "
-                         f"K(0) = {lam0[-1]:.3g}) must stay below {STABLE}")
+        raise ValueError(
+            f"dt = {dt:g} is too large for a stable step: dt x (largest eigenvalue of "
+            f"K(0) = {lam0[-1]:.3g}) must stay below {STABLE}"
+        )
     r0 = c * (a @ S) - ys
-    if engine == "numba" and not _ready.ready("width"):   # compiling at server start (sim._ready)
+    if engine == "numba" and not _ready.ready("width"):  # compiling at server start (sim._ready)
         engine = "numpy"
-    resid, pshift, knorm, w_end, a_end, ok = _ENGINES[engine](
-        w.copy(), a.copy(), xs, ys, c, gamma * c, h, steps, k, K0)
-    knorm[0] = 0.0                     # K(0) - K(0); the engines' own sums differ by rounding
+    resid, pshift, knorm, w_end, a_end, ok = _ENGINES[engine](w.copy(), a.copy(), xs, ys, c, gamma * c, h, steps, k, K0)
+    knorm[0] = 0.0  # K(0) - K(0); the engines' own sums differ by rounding
     if not ok or not (np.all(np.isfinite(resid)) and np.all(np.isfinite(knorm))):
         raise ValueError(f"the integration diverged (dt = {dt:g}): lower dt")
-    lam_max = lam0[-1] + np.max(knorm)                             # >= ||K(s)|| for all s
+    lam_max = lam0[-1] + np.max(knorm)  # >= ||K(s)|| for all s
     if h * lam_max > STABLE:
-        raise ValueError(f"dt = {dt:g} is too large for a stable step: the kernel grew to norm "
-                         f"{lam_max:.3g} during training, dt x norm must stay below {STABLE}")
+        raise ValueError(
+            f"dt = {dt:g} is too large for a stable step: the kernel grew to norm "
+            f"{lam_max:.3g} during training, dt x norm must stay below {STABLE}"
+        )
     t_rec = np.linspace(0.0, T, record)
     idx = np.arange(record) * k
     running = np.maximum.accumulate(knorm)
@@ -572,6 +587,7 @@ def train(N, scaling, T, dt, seed, xs, ys, record=50, *, max_work=MAX_WORK):
 # motion against width
 # ---------------------------------------------------------------------------
 
+
 def width_sweep(Ns, T, dt, seed, xs, ys, start="paired", *, max_work=MAX_WORK):
     r"""Parameter and kernel motion at the final time ``T`` for each width in ``Ns``.
 
@@ -607,8 +623,10 @@ def width_sweep(Ns, T, dt, seed, xs, ys, start="paired", *, max_work=MAX_WORK):
     steps = _steps_per_record(T, dt, 2)
     total = float(steps) * xs.size * sum(Ns_int) * len(SCALINGS)
     if total > max_work:
-        raise ValueError(f"the sweep needs {total:.3g} > max_work = {max_work:.3g} units of work: "
-                         f"fewer or smaller widths, or a larger dt")
+        raise ValueError(
+            f"the sweep needs {total:.3g} > max_work = {max_work:.3g} units of work: "
+            f"fewer or smaller widths, or a larger dt"
+        )
     init = paired_init if start == "paired" else random_init
     out = {"N": np.array(Ns_int)}
     for s in SCALINGS:

@@ -1,4 +1,5 @@
 """Helpers shared by the tests of instructor mode (tests/test_instructor_*.py)."""
+
 from __future__ import annotations
 
 import pytest
@@ -6,7 +7,7 @@ import pytest
 from tests.conftest import ROOT, app_test, open_page
 from ui.teaching import instructor
 
-KEY = "tq8Vn2-Xk4pLw9Rz_Hm3Yb6Jc1Fs5Dg7"   # strong enough for ui.teaching.signin.weak_key
+KEY = "tq8Vn2-Xk4pLw9Rz_Hm3Yb6Jc1Fs5Dg7"  # strong enough for ui.teaching.signin.weak_key
 
 #: AppTest cannot send cookies: a test session "presents" the cookies kept under this session-state
 #: key. Only the tests read cookies from there (the served app reads ``st.context.cookies``).

@@ -1,5 +1,5 @@
-"""Test-only references for sim/block.py.
-"""
+"""Test-only references for sim/block.py."""
+
 from __future__ import annotations
 
 

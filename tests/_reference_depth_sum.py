@@ -7,6 +7,7 @@ matrix). The app uses the fast paths of sim/depth_sum.py (``unit_sums`` + ``sums
 ``path_moments``, ``column_moments``), which keep only the sums of the same draws; the tests check
 both give the same numbers on the same seeds. Same validation and work bounds as the module.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,8 +15,17 @@ import math
 import numpy as np
 
 from sim import _validate as _v
-from sim.depth_sum import (L_MAX_COV, MAX_COV_WORK, MAX_PATH_OUTPUT, _block_rows, _check_work, _sum_args,
-                           _trials, _variance, sample)
+from sim.depth_sum import (
+    L_MAX_COV,
+    MAX_COV_WORK,
+    MAX_PATH_OUTPUT,
+    _block_rows,
+    _check_work,
+    _sum_args,
+    _trials,
+    _variance,
+    sample,
+)
 
 
 def _unit_terms(rng, rows: int, L: int, rho: float) -> np.ndarray:
@@ -42,8 +52,6 @@ def _unit_terms(rng, rows: int, L: int, rho: float) -> np.ndarray:
     e *= math.sqrt(1.0 - rho)
     e += math.sqrt(max(1.0 + (L - 1) * rho, 0.0)) * ebar
     return e
-
-
 
 
 def _term_blocks(alpha, L, sigma, trials, seed, rho, mu):
@@ -114,12 +122,13 @@ def partial_sums(alpha, L, sigma, trials, seed, rho=0.0, mu=0.0) -> np.ndarray:
         :data:`MAX_PATH_OUTPUT`.
     """
     alpha, L, sigma, trials, seed, rho, mu = _sum_args(alpha, L, sigma, trials, seed, rho, mu)
-    _check_work("trials * (L+1)", float(trials) * (L + 1), MAX_PATH_OUTPUT,
-                "lower trials or L (the whole paths are returned)")
+    _check_work(
+        "trials * (L+1)", float(trials) * (L + 1), MAX_PATH_OUTPUT, "lower trials or L (the whole paths are returned)"
+    )
     out = np.zeros((trials, L + 1))
     i = 0
     for y in _term_blocks(alpha, L, sigma, trials, seed, rho, mu):
-        np.cumsum(y, axis=1, out=out[i:i + y.shape[0], 1:])
+        np.cumsum(y, axis=1, out=out[i : i + y.shape[0], 1:])
         i += y.shape[0]
     return out
 
@@ -155,8 +164,12 @@ def covariance_decomposition(alpha, L, sigma, trials, seed, rho=0.0, mu=0.0) -> 
     alpha, L, sigma, trials, seed, rho, mu = _sum_args(alpha, L, sigma, trials, seed, rho, mu, 2)
     if L > L_MAX_COV:
         raise ValueError(f"L must be <= {L_MAX_COV} here (an L x L matrix is returned), got {L}")
-    _check_work("trials * L * L", float(trials) * L * L, MAX_COV_WORK,
-                "lower trials or L (the sample covariance costs trials * L^2)")
+    _check_work(
+        "trials * L * L",
+        float(trials) * L * L,
+        MAX_COV_WORK,
+        "lower trials or L (the sample covariance costs trials * L^2)",
+    )
     # one pass: accumulate first and second moments, centred on the first block's mean
     shift = None
     s1 = np.zeros(L)

@@ -1,5 +1,6 @@
 """Test-only helpers for sim/gaussian_width.py: explicit equicorrelated directions, to check the
 law that the module's Monte Carlo uses without building them."""
+
 from __future__ import annotations
 
 import numpy as np

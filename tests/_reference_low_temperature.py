@@ -1,6 +1,7 @@
 """Test-only references for sim/low_temperature.py: the zero-temperature flow and the RMS distance
 between token sets, to check the page numbers against.
 """
+
 from __future__ import annotations
 
 import math
@@ -51,10 +52,10 @@ def zero_temperature_flow(Z0, B, V, t, *, max_work: float = MAX_WORK) -> np.ndar
         raise ValueError("t must be nonnegative and nondecreasing")
     n, d = Z0.shape
     mu, Q = np.linalg.eigh(S)
-    C0 = Z0 @ Q                                           # coordinates in the eigenbasis
-    shift = mu - mu[-1]                                   # <= 0
+    C0 = Z0 @ Q  # coordinates in the eigenbasis
+    shift = mu - mu[-1]  # <= 0
 
-    def path(s):                                          # s: (n,) -> y(s): (n, d)
+    def path(s):  # s: (n,) -> y(s): (n, d)
         Y = (C0 * np.exp(np.outer(s, shift))) @ Q.T
         return Y / np.linalg.norm(Y, axis=1, keepdims=True)
 
@@ -68,18 +69,16 @@ def zero_temperature_flow(Z0, B, V, t, *, max_work: float = MAX_WORK) -> np.ndar
     max_work = _v.real("max_work", max_work, 1.0)
     est = (tmax * max(1.0, float(np.max(np.abs(mu)))) * np.linalg.cond(B) + 1.0) * 1e3 * n * d
     if est > max_work:
-        raise ValueError(f"t up to {tmax:.3g} for {n} tokens: estimated work {est:.3g} > "
-                         f"max_work = {max_work:.3g}")
+        raise ValueError(f"t up to {tmax:.3g} for {n} tokens: estimated work {est:.3g} > max_work = {max_work:.3g}")
 
     def rate(_, s):
-        return 1.0 / np.linalg.norm(path(s) @ B, axis=1)   # ds/dt = 1 / ||B^T y(s)||
+        return 1.0 / np.linalg.norm(path(s) @ B, axis=1)  # ds/dt = 1 / ||B^T y(s)||
 
     if tmax == 0.0:
         out[:] = Z0
         return out
-    sol = solve_ivp(rate, (0.0, tmax), np.zeros(n), method="DOP853", t_eval=t,
-                    rtol=_RTOL, atol=_RTOL)
-    if not sol.success:                      # pragma: no cover - smooth, bounded right-hand side
+    sol = solve_ivp(rate, (0.0, tmax), np.zeros(n), method="DOP853", t_eval=t, rtol=_RTOL, atol=_RTOL)
+    if not sol.success:  # pragma: no cover - smooth, bounded right-hand side
         raise ValueError(f"the time change could not be integrated: {sol.message}")
     for k in range(t.size):
         out[k] = path(sol.y[:, k])

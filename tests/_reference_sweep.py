@@ -5,6 +5,7 @@ the numbers page ``stem`` printed at ``values``: computed here in plain NumPy/Sc
 page's adapters (every layer of a layer map, closed forms, solvers other than the page's),
 ``ok`` when they agree within what the printed digits allow.
 """
+
 from __future__ import annotations
 
 import functools
@@ -39,19 +40,28 @@ def _agree(label, s, ref, rel, abs_=0.0):
 # --------------------------------------------------------------------------- two_point
 def _pair_rate(flow, beta):
     """d(log ϑ)/dτ of the symmetric pair (SA, USA), written here from the ODE of the page text."""
+
     def f(_, y):
         th = math.exp(y[0])
         s2 = math.sin(2 * th) / th if th > 1e-150 else 2.0
         if flow == "SA":
             return [-s2 / (1.0 + math.exp(min(2 * beta * math.sin(th) ** 2, 700.0)))]
         return [-0.5 * math.exp(beta * math.cos(2 * th)) * s2]
+
     return f
 
 
 def _pair_exact(flow, beta, theta0, tau):
     """ϑ(τ) at the depths ``tau`` (increasing) by LSODA (switching to a stiff method) on log ϑ."""
-    sol = solve_ivp(_pair_rate(flow, beta), (0.0, float(tau[-1])), [math.log(theta0)], method="LSODA",
-                    t_eval=tau, rtol=1e-11, atol=1e-13)
+    sol = solve_ivp(
+        _pair_rate(flow, beta),
+        (0.0, float(tau[-1])),
+        [math.log(theta0)],
+        method="LSODA",
+        t_eval=tau,
+        rtol=1e-11,
+        atol=1e-13,
+    )
     return np.exp(sol.y[0])
 
 
@@ -97,11 +107,13 @@ def check_rotation(got, v):
     c, s = math.cos(phi), math.sin(phi)
     D = np.array([[c * c + r * s * s, (1 - r) * c * s], [(1 - r) * c * s, s * s + r * c * c]])
     M = np.eye(2) - dt * np.diag([1.0, kappa])
-    S = solve_discrete_lyapunov(M, 2 * dt * D)            # Σ = M Σ Mᵀ + 2Δ D
-    MS = M @ S                                             # E[x_k x_{k+1}ᵀ]ᵀ
-    scheme = (MS[1, 0] - MS[0, 1]) / (2 * dt)              # E[½(x¹_k x²_{k+1} − x²_k x¹_{k+1})] / Δ
-    return [_agree(t("metrics.rate_exact"), got[t("metrics.rate_exact")], exact, 0, 6e-5),
-            _agree(t("metrics.rate_scheme"), got[t("metrics.rate_scheme")], scheme, 0, 6e-5)]
+    S = solve_discrete_lyapunov(M, 2 * dt * D)  # Σ = M Σ Mᵀ + 2Δ D
+    MS = M @ S  # E[x_k x_{k+1}ᵀ]ᵀ
+    scheme = (MS[1, 0] - MS[0, 1]) / (2 * dt)  # E[½(x¹_k x²_{k+1} − x²_k x¹_{k+1})] / Δ
+    return [
+        _agree(t("metrics.rate_exact"), got[t("metrics.rate_exact")], exact, 0, 6e-5),
+        _agree(t("metrics.rate_scheme"), got[t("metrics.rate_scheme")], scheme, 0, 6e-5),
+    ]
 
 
 CHECKS["rotation"] = check_rotation
@@ -115,25 +127,29 @@ def check_depth_sum(got, v):
 
     t = Text("depth_sum", "en")
     alpha, L, sigma, rho, mu, a, c = (v[k] for k in ("alpha", "L", "sigma", "rho", "mu", "a", "c"))
-    C = sigma ** 2 * (rho * np.ones((L, L)) + (1 - rho) * np.eye(L)) * float(L) ** (-2 * alpha)
+    C = sigma**2 * (rho * np.ones((L, L)) + (1 - rho) * np.eye(L)) * float(L) ** (-2 * alpha)
     var = float(C.sum())
     m = mu * L * float(L) ** (-alpha)
     p = float(norm.cdf(a, m, math.sqrt(var)) - norm.cdf(-a, m, math.sqrt(var)))
     energy = float(np.prod(np.full(L, 1.0 + float(L) ** (-2 * alpha))))
     step = float(np.prod(np.full(L, 1.0 - c / L)))
-    return [_agree(t("metrics.var", L=L), got[t("metrics.var", L=L)], var, 6e-4),
-            _agree(t("metrics.prob", a=f"{a:g}"), got[t("metrics.prob", a=f"{a:g}")], p, 0, 6e-5),
-            _agree(t("metrics.energy"), got[t("metrics.energy")], energy, 6e-4),
-            _agree(t("metrics.step"), got[t("metrics.step")], step, 0, 6e-5)]
+    return [
+        _agree(t("metrics.var", L=L), got[t("metrics.var", L=L)], var, 6e-4),
+        _agree(t("metrics.prob", a=f"{a:g}"), got[t("metrics.prob", a=f"{a:g}")], p, 0, 6e-5),
+        _agree(t("metrics.energy"), got[t("metrics.energy")], energy, 6e-4),
+        _agree(t("metrics.step"), got[t("metrics.step")], step, 0, 6e-5),
+    ]
 
 
 CHECKS["depth_sum"] = check_depth_sum
 
 
 # --------------------------------------------------------------------------- coordinates
-_PAIRS = {"rotation_shear": (0.5 * np.array([[0.0, 1.0], [-1.0, 0.0]]), 0.5 * np.array([[1.0, 0.0], [0.0, -1.0]])),
-          "nilpotent": (np.array([[0.0, 1.0], [0.0, 0.0]]), np.array([[0.0, 0.0], [1.0, 0.0]])),
-          "commuting": (np.array([[0.5, 0.2], [0.2, -0.3]]), np.array([[0.0, 0.4], [0.4, -1.6]]))}
+_PAIRS = {
+    "rotation_shear": (0.5 * np.array([[0.0, 1.0], [-1.0, 0.0]]), 0.5 * np.array([[1.0, 0.0], [0.0, -1.0]])),
+    "nilpotent": (np.array([[0.0, 1.0], [0.0, 0.0]]), np.array([[0.0, 0.0], [1.0, 0.0]])),
+    "commuting": (np.array([[0.5, 0.2], [0.2, -0.3]]), np.array([[0.0, 0.4], [0.4, -1.6]])),
+}
 _Y0 = np.array([1.0, 0.5])
 
 
@@ -144,8 +160,10 @@ def _driven_cached(n, pair):
 
 def _driven(n, A, B):
     """y(2π) of dy = (A dx¹ + B dx²) y along x_n, by LSODA on the whole loop (every turn)."""
+
     def f(s, y):
         return math.sqrt(n) * (-math.sin(n * s) * A + math.cos(n * s) * B) @ y
+
     sol = solve_ivp(f, (0.0, 2 * math.pi), _Y0, method="LSODA", rtol=1e-11, atol=1e-13)
     return sol.y[:, -1]
 
@@ -165,23 +183,49 @@ def check_coordinates(got, v):
 
     t = Text("coordinates", "en")
     a0, b0, y, n = v["a0"], v["b0"], v["y"], v["n"]
-    T = max(int(round(v["horizon"] / v["dt"])), 1) * v["dt"]      # tₘₐₓ: a whole number of steps
-    sol = solve_ivp(lambda _, z: [-(z[0] * z[1] - y) * z[1], -(z[0] * z[1] - y) * z[0]], (0.0, T), [a0, b0],
-                    method="LSODA", rtol=1e-11, atol=1e-13)
-    out = [_agree(t("metrics.theta_euclidean"), got[t("metrics.theta_euclidean")],
-                  sol.y[0, -1] * sol.y[1, -1], 6e-4, 1e-9),
-           _agree(t("metrics.c"), got[t("metrics.c")], a0 * a0 - b0 * b0, 6e-4, 1e-12),
-           _agree(t("metrics.area", n=n), got[t("metrics.area", n=n)], _polygon_area(n), 0, 6e-7)]
-    if number(got[t("metrics.theta_pullback")]) == number(got[t("metrics.theta_pullback")]):   # no saddle
-        out.append(_agree(t("metrics.theta_pullback"), got[t("metrics.theta_pullback")],
-                          y + (a0 * b0 - y) * math.exp(-T), 6e-4, 1e-9))
+    T = max(int(round(v["horizon"] / v["dt"])), 1) * v["dt"]  # tₘₐₓ: a whole number of steps
+    sol = solve_ivp(
+        lambda _, z: [-(z[0] * z[1] - y) * z[1], -(z[0] * z[1] - y) * z[0]],
+        (0.0, T),
+        [a0, b0],
+        method="LSODA",
+        rtol=1e-11,
+        atol=1e-13,
+    )
+    out = [
+        _agree(
+            t("metrics.theta_euclidean"), got[t("metrics.theta_euclidean")], sol.y[0, -1] * sol.y[1, -1], 6e-4, 1e-9
+        ),
+        _agree(t("metrics.c"), got[t("metrics.c")], a0 * a0 - b0 * b0, 6e-4, 1e-12),
+        _agree(t("metrics.area", n=n), got[t("metrics.area", n=n)], _polygon_area(n), 0, 6e-7),
+    ]
+    if number(got[t("metrics.theta_pullback")]) == number(got[t("metrics.theta_pullback")]):  # no saddle
+        out.append(
+            _agree(
+                t("metrics.theta_pullback"),
+                got[t("metrics.theta_pullback")],
+                y + (a0 * b0 - y) * math.exp(-T),
+                6e-4,
+                1e-9,
+            )
+        )
     A, B = _PAIRS[v["pair"]]
     limit = expm(math.pi * (B @ A - A @ B)) @ _Y0
-    out.append(_agree(t("metrics.gap_limit_y0"), got[t("metrics.gap_limit_y0")],
-                      float(np.linalg.norm(limit - _Y0)), 6e-4, 1e-12))
+    out.append(
+        _agree(
+            t("metrics.gap_limit_y0"), got[t("metrics.gap_limit_y0")], float(np.linalg.norm(limit - _Y0)), 6e-4, 1e-12
+        )
+    )
     if n <= 64:
-        out.append(_agree(t("metrics.err_limit", n=n), got[t("metrics.err_limit", n=n)],
-                          float(np.linalg.norm(_driven_cached(n, v["pair"]) - limit)), 6e-4, 1e-8))
+        out.append(
+            _agree(
+                t("metrics.err_limit", n=n),
+                got[t("metrics.err_limit", n=n)],
+                float(np.linalg.norm(_driven_cached(n, v["pair"]) - limit)),
+                6e-4,
+                1e-8,
+            )
+        )
     return out
 
 
@@ -215,15 +259,19 @@ def check_hemisphere(got, v):
 
     t = Text("hemisphere", "en")
     n, d = v["n"], v["d"]
-    Z0 = hs.cap_uniform(n, d, math.radians(v["cap"]), seed=v["seed"])       # the page's start
+    Z0 = hs.cap_uniform(n, d, math.radians(v["cap"]), seed=v["seed"])  # the page's start
     Z0 = Z0 / np.linalg.norm(Z0, axis=1, keepdims=True)
-    out = [_agree(t("metrics.rmin0"), got[t("metrics.rmin0")], float(Z0[:, -1].min()), 6e-4, 1e-12),
-           _agree(t("metrics.diam0"), got[t("metrics.diam0")], _diameter(Z0), 6e-4, 1e-12)]
+    out = [
+        _agree(t("metrics.rmin0"), got[t("metrics.rmin0")], float(Z0[:, -1].min()), 6e-4, 1e-12),
+        _agree(t("metrics.diam0"), got[t("metrics.diam0")], _diameter(Z0), 6e-4, 1e-12),
+    ]
     steps, dt = _layers(v["horizon"], v["dt"], n, d)
     if n * n * steps <= 1e7:
         Z = _attention_map(Z0, v["beta"], dt, steps, hs.random_matrix(d, v["A"], v["A_seed"]))
-        out += [_agree(t("metrics.rmin_end"), got[t("metrics.rmin_end")], float(Z[:, -1].min()), 6e-4, 1e-12),
-                _agree(t("metrics.diam_end"), got[t("metrics.diam_end")], _diameter(Z), 6e-3, 1e-9)]
+        out += [
+            _agree(t("metrics.rmin_end"), got[t("metrics.rmin_end")], float(Z[:, -1].min()), 6e-4, 1e-12),
+            _agree(t("metrics.diam_end"), got[t("metrics.diam_end")], _diameter(Z), 6e-3, 1e-9),
+        ]
     return out
 
 
@@ -242,7 +290,7 @@ def _rope_tops(n_from, n_to, base=10000.0):
         N = np.arange(lo, min(lo + 20000, n_to + 1), dtype=float)
         cos = np.cos(np.outer(N, theta))
         for k in best:
-            sim = cos[:, ::64 // k].mean(axis=1)
+            sim = cos[:, :: 64 // k].mean(axis=1)
             i = int(np.argmax(sim))
             if sim[i] > best[k][0]:
                 best[k] = (float(sim[i]), int(N[i]))
@@ -255,21 +303,24 @@ def check_block(got, v):
     closed form."""
     t = Text("block", "en")
     n_to = v["rope_to"]
-    n_from = min(v["rope_from"], n_to - 1)                 # the page's rule for an empty window
+    n_from = min(v["rope_from"], n_to - 1)  # the page's rule for an empty window
     tops = _rope_tops(n_from, n_to)
     top, at = tops[64]
     ks = np.array([8, 16, 32, 64])
     h = np.array([tops[int(k)][0] for k in ks])
-    out = [_agree(t("metrics.rope_top"), got[t("metrics.rope_top")], top, 0, 6e-4),
-           _agree(t("metrics.rope_top_at"), got[t("metrics.rope_top_at")], at, 0, 0.5)]
+    out = [
+        _agree(t("metrics.rope_top"), got[t("metrics.rope_top")], top, 0, 6e-4),
+        _agree(t("metrics.rope_top_at"), got[t("metrics.rope_top_at")], at, 0, 0.5),
+    ]
     if np.all(h > 0):
         slope = float(np.polyfit(np.log(ks), np.log(h), 1)[0])
         out.append(_agree(t("metrics.rope_slope"), got[t("metrics.rope_slope")], slope, 0, 6e-3))
     g, c = v["sink_delta"], v["sink_share"]
-    out += [_agree(t("metrics.nmax"), got[t("metrics.nmax")], 1 + (1 - c) / c * math.exp(g), 1e-6, 0.06),
-            _agree(t("metrics.mass_at_1000"), got[t("metrics.mass_at_1000")],
-                   math.exp(g) / (math.exp(g) + 999), 0, 6e-5),
-            _agree(t("metrics.gap_needed"), got[t("metrics.gap_needed")], math.log(999 * c / (1 - c)), 0, 6e-3)]
+    out += [
+        _agree(t("metrics.nmax"), got[t("metrics.nmax")], 1 + (1 - c) / c * math.exp(g), 1e-6, 0.06),
+        _agree(t("metrics.mass_at_1000"), got[t("metrics.mass_at_1000")], math.exp(g) / (math.exp(g) + 999), 0, 6e-5),
+        _agree(t("metrics.gap_needed"), got[t("metrics.gap_needed")], math.log(999 * c / (1 - c)), 0, 6e-3),
+    ]
     return out
 
 
@@ -296,8 +347,12 @@ def _nonnormal_peak(M):
     i = int(np.argmax(sig))
     if i == 0:
         return 0.0, 1.0
-    r = minimize_scalar(lambda x: -np.linalg.svd(mats(x), compute_uv=False)[0, 0], bounds=(s[i - 1], s[i + 1]),
-                        method="bounded", options={"xatol": 1e-11})
+    r = minimize_scalar(
+        lambda x: -np.linalg.svd(mats(x), compute_uv=False)[0, 0],
+        bounds=(s[i - 1], s[i + 1]),
+        method="bounded",
+        options={"xatol": 1e-11},
+    )
     return float(r.x), -float(r.fun)
 
 
@@ -329,11 +384,16 @@ def check_nonnormal(got, v):
     pseudospectra panel's true sup of ‖e^{sA_ε}‖₂ (dense SVD)."""
     t = Text("nonnormal", "en")
     s_star, peak = _nonnormal_peak(v["M"])
-    sup = [] if t("metrics.sup_eps") not in got else [
-        _agree(t("metrics.sup_eps"), got[t("metrics.sup_eps")], _nonnormal_sup(v["M"], v["eps"]), 0, 6e-5)]
-    return sup + [_agree(t("metrics.s_star"), got[t("metrics.s_star")], s_star, 0, 1e-4),
-            _agree(t("metrics.peak"), got[t("metrics.peak")], peak, 0, 6e-5),
-            _agree(t("metrics.e2_at_1"), got[t("metrics.e2_at_1")], math.exp(-1) * math.hypot(1.0, v["M"]), 0, 6e-5)]
+    sup = (
+        []
+        if t("metrics.sup_eps") not in got
+        else [_agree(t("metrics.sup_eps"), got[t("metrics.sup_eps")], _nonnormal_sup(v["M"], v["eps"]), 0, 6e-5)]
+    )
+    return sup + [
+        _agree(t("metrics.s_star"), got[t("metrics.s_star")], s_star, 0, 1e-4),
+        _agree(t("metrics.peak"), got[t("metrics.peak")], peak, 0, 6e-5),
+        _agree(t("metrics.e2_at_1"), got[t("metrics.e2_at_1")], math.exp(-1) * math.hypot(1.0, v["M"]), 0, 6e-5),
+    ]
 
 
 CHECKS["nonnormal"] = check_nonnormal
@@ -353,14 +413,20 @@ def _max_abs_mean(M, rho):
 
     def inner(z):
         a = math.sqrt(rho) * z
-        return quad(lambda r: 1 - (ndtr((r - a) / b) - ndtr((-r - a) / b)) ** M, 0, np.inf,
-                    epsabs=1e-11, epsrel=1e-10, limit=200)[0]
+        return quad(
+            lambda r: 1 - (ndtr((r - a) / b) - ndtr((-r - a) / b)) ** M,
+            0,
+            np.inf,
+            epsabs=1e-11,
+            epsrel=1e-10,
+            limit=200,
+        )[0]
+
     if rho == 0:
         return inner(0.0)
     phi = 1 / math.sqrt(2 * math.pi)
     # the integrand is even in z (a ↦ −a leaves the inner integral unchanged)
-    return 2 * quad(lambda z: phi * math.exp(-z * z / 2) * inner(z), 0, np.inf, epsabs=1e-10, epsrel=1e-9,
-                    limit=200)[0]
+    return 2 * quad(lambda z: phi * math.exp(-z * z / 2) * inner(z), 0, np.inf, epsabs=1e-10, epsrel=1e-9, limit=200)[0]
 
 
 def check_gaussian_width(got, v):
@@ -411,6 +477,7 @@ def check_width(got, v):
         def f(_, th, s=s, gamma=gamma):
             gw, ga = loss_gradient(th[:N], th[N:], xs, ys, s)
             return -gamma * np.concatenate([gw, ga])
+
         sol = solve_ivp(f, (0.0, v["T"]), np.concatenate([w0, a0]), method="DOP853", rtol=1e-10, atol=1e-12)
         r = network(sol.y[:N, -1], sol.y[N:, -1], xs, s) - ys
         out.append(_agree(t(f"metrics.loss_{s}"), got[t(f"metrics.loss_{s}")], 0.5 * float(r @ r), 6e-3, 1e-12))
@@ -450,18 +517,22 @@ def check_measures(got, v):
     w0 = _w1_circle(th0, ref0)
     beta, dt = v["beta"], v["dt"]
     C = ((1 + beta) + (1 + 2 * beta) * math.exp(2 * beta)) / (1 - dt)
-    return [_agree(t("metrics.w1_start"), got[t("metrics.w1_start")], w0, 6e-4, 1e-12),
-            _agree(t("metrics.C"), got[t("metrics.C")], C, 6e-4),
-            _agree(t("metrics.tau_star"), got[t("metrics.tau_star")], math.log(math.pi / w0) / C, 6e-3)]
+    return [
+        _agree(t("metrics.w1_start"), got[t("metrics.w1_start")], w0, 6e-4, 1e-12),
+        _agree(t("metrics.C"), got[t("metrics.C")], C, 6e-4),
+        _agree(t("metrics.tau_star"), got[t("metrics.tau_star")], math.log(math.pi / w0) / C, 6e-3),
+    ]
 
 
 CHECKS["measures"] = check_measures
 
 
 # --------------------------------------------------------------------------- low_temperature
-_LT = {"axis": (np.eye(3), lambda g: np.diag([1.0, 1.0 - g, 1.0 - g]), lambda Z: np.sign(Z[:, :1]) * np.eye(3)[0]),
-       "plane": (np.eye(3), lambda g: np.diag([1.0, 1.0, 1.0 - g]), lambda Z: Z * [1.0, 1.0, 0.0]),
-       "drift": (None, lambda g: np.diag([1.0, 0.9, 0.5]), lambda Z: np.sign(Z[:, 1:2]) * np.eye(3)[1])}
+_LT = {
+    "axis": (np.eye(3), lambda g: np.diag([1.0, 1.0 - g, 1.0 - g]), lambda Z: np.sign(Z[:, :1]) * np.eye(3)[0]),
+    "plane": (np.eye(3), lambda g: np.diag([1.0, 1.0, 1.0 - g]), lambda Z: Z * [1.0, 1.0, 0.0]),
+    "drift": (None, lambda g: np.diag([1.0, 0.9, 0.5]), lambda Z: np.sign(Z[:, 1:2]) * np.eye(3)[1]),
+}
 
 
 def check_low_temperature(got, v):

@@ -1,6 +1,7 @@
 """Test-only references for sim/width.py: the network output and the loss gradient written out
 plainly, to check the training engines against.
 """
+
 from __future__ import annotations
 
 

@@ -1,4 +1,5 @@
 """Shared test helpers: page discovery, AppTest factory, Plotly spec decoding."""
+
 from __future__ import annotations
 
 import base64

@@ -9,6 +9,7 @@ of sRGB, ratio (L1 + 0.05) / (L2 + 0.05)):
 
 The formula itself is checked against the ratios WCAG's own examples give (black/white 21:1).
 """
+
 from __future__ import annotations
 
 import re
@@ -20,15 +21,15 @@ from ui.kit import figures as F
 
 ROOT = Path(__file__).resolve().parents[1]
 WHITE = "#FFFFFF"
-SIDEBAR = "#F8F8F7"          # Streamlit's light theme: the sidebar's background
-SELECTED = "#F3E5E6"         # the selected language button: primary red at 10 % over the sidebar
+SIDEBAR = "#F8F8F7"  # Streamlit's light theme: the sidebar's background
+SELECTED = "#F3E5E6"  # the selected language button: primary red at 10 % over the sidebar
 
 
 def luminance(hex_: str) -> float:
     h = hex_.lstrip("#")
     if len(h) == 3:
         h = "".join(c * 2 for c in h)
-    rgb = [int(h[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    rgb = [int(h[i : i + 2], 16) / 255 for i in (0, 2, 4)]
     lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
     return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
 
@@ -41,8 +42,8 @@ def ratio(a: str, b: str) -> float:
 def test_formula_matches_wcag_examples():
     assert ratio("#000000", "#FFFFFF") == pytest.approx(21.0)
     assert ratio("#FFFFFF", "#FFFFFF") == pytest.approx(1.0)
-    assert ratio("#777777", "#FFFFFF") == pytest.approx(4.48, abs=0.01)   # the classic just-fails grey
-    assert ratio("#767676", "#FFFFFF") == pytest.approx(4.54, abs=0.01)   # ... and just-passes
+    assert ratio("#777777", "#FFFFFF") == pytest.approx(4.48, abs=0.01)  # the classic just-fails grey
+    assert ratio("#767676", "#FFFFFF") == pytest.approx(4.54, abs=0.01)  # ... and just-passes
     # the colours the accessibility audit measured, as it measured them
     assert ratio("#828180", WHITE) == pytest.approx(3.89, abs=0.01)
     assert ratio("#E69F00", WHITE) == pytest.approx(2.25, abs=0.01)
@@ -53,8 +54,10 @@ def test_formula_matches_wcag_examples():
 def test_every_figure_colour_is_3_to_1_on_the_figure_background():
     bg = F.TEMPLATE["layout"]["plot_bgcolor"]
     assert bg in ("white", WHITE)
-    colours = {**{f"COLORS[{k!r}]": v for k, v in F.COLORS.items()},
-               **{f"SEQUENCE[{i}]": v for i, v in enumerate(F.SEQUENCE)}}
+    colours = {
+        **{f"COLORS[{k!r}]": v for k, v in F.COLORS.items()},
+        **{f"SEQUENCE[{i}]": v for i, v in enumerate(F.SEQUENCE)},
+    }
     low = {k: round(ratio(v, WHITE), 2) for k, v in colours.items() if ratio(v, WHITE) < 3.0}
     assert not low, f"under 3:1 on white: {low}"
 
@@ -62,10 +65,13 @@ def test_every_figure_colour_is_3_to_1_on_the_figure_background():
 def _lab(hex_: str) -> tuple[float, float, float]:
     """CIE L*a*b* (D65) of an sRGB colour."""
     h = hex_.lstrip("#")
-    rgb = [int(h[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    rgb = [int(h[i : i + 2], 16) / 255 for i in (0, 2, 4)]
     r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb)
-    xyz = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b, \
-        (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+    xyz = (
+        (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
+        0.2126 * r + 0.7152 * g + 0.0722 * b,
+        (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883,
+    )
     f = [t ** (1 / 3) if t > (6 / 29) ** 3 else t / (3 * (6 / 29) ** 2) + 4 / 29 for t in xyz]
     return 116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
 
@@ -73,10 +79,12 @@ def _lab(hex_: str) -> tuple[float, float, float]:
 def test_palette_colours_stay_distinct():
     """Darkening must not merge two palette colours: every pair of the sequence is at least
     ΔE*ab = 20 apart (CIE76; 2.3 is a just-noticeable difference)."""
+
     def de(a, b):
         return sum((x - y) ** 2 for x, y in zip(_lab(a), _lab(b))) ** 0.5
+
     seq = F.SEQUENCE
-    close = [(a, b, round(de(a, b), 1)) for i, a in enumerate(seq) for b in seq[i + 1:] if de(a, b) < 20]
+    close = [(a, b, round(de(a, b), 1)) for i, a in enumerate(seq) for b in seq[i + 1 :] if de(a, b) < 20]
     assert not close, close
 
 
@@ -85,7 +93,7 @@ _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
 
 def _css_rules(text: str):
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    text = re.sub(r"@media[^{]*\{", "", text)     # the rules inside media queries, as rules
+    text = re.sub(r"@media[^{]*\{", "", text)  # the rules inside media queries, as rules
     for sel, body in _RULE.findall(text):
         yield " ".join(sel.split()), body
 
@@ -115,7 +123,7 @@ def test_every_text_colour_of_the_app_css_is_4_5_to_1():
                     r = ratio(m.group(0), bg)
                     assert r >= need, f"{name}: {sel} {{{prop}: {value.strip()}}} is {r:.2f}:1 on {bg}"
                     checked += 1
-    assert checked >= 5   # the captions, the selected language, the focus rings at least
+    assert checked >= 5  # the captions, the selected language, the focus rings at least
 
 
 def test_captions_are_drawn_opaque():
@@ -125,13 +133,16 @@ def test_captions_are_drawn_opaque():
     assert re.search(r"opacity\s*:\s*1\b", rule), rule
 
 
-@pytest.mark.parametrize(("raw", "read"), [
-    ("$\\tau_{\\max}$ — depth horizon", "τ_max — depth horizon"),
-    ("α — branch exponent (scaled by $L^{-\\alpha}$)", "α — branch exponent (scaled by L^-α)"),
-    ("$t_{\\max}$ — training time shown", "t_max — training time shown"),
-    ("no formula, 50% and **bold**", "no formula, 50% and bold"),
-    ("a price of \\$5", "a price of \\$5"),
-])
+@pytest.mark.parametrize(
+    ("raw", "read"),
+    [
+        ("$\\tau_{\\max}$ — depth horizon", "τ_max — depth horizon"),
+        ("α — branch exponent (scaled by $L^{-\\alpha}$)", "α — branch exponent (scaled by L^-α)"),
+        ("$t_{\\max}$ — training time shown", "t_max — training time shown"),
+        ("no formula, 50% and **bold**", "no formula, 50% and bold"),
+        ("a price of \\$5", "a price of \\$5"),
+    ],
+)
 def test_readable_names(raw, read):
     from ui.kit.access import readable
 

@@ -2,6 +2,7 @@
 (``ui.kit.access.name_controls``) as the browser gets them: no "<" inside the script (``st.html``
 takes one as the start of a tag and the script is dropped: the page then keeps ``lang="en"``), the
 run's language, title and words in it, and readable names for a page's LaTeX labels."""
+
 from __future__ import annotations
 
 import contextlib
@@ -15,8 +16,10 @@ import streamlit as st
 
 def _html_of(fn, *args) -> str:
     got = []
-    with mock.patch.object(st, "html", lambda s, **k: got.append((s, k))), \
-            mock.patch.object(st, "container", lambda **k: contextlib.nullcontext()):
+    with (
+        mock.patch.object(st, "html", lambda s, **k: got.append((s, k))),
+        mock.patch.object(st, "container", lambda **k: contextlib.nullcontext()),
+    ):
         fn(*args)
     assert len(got) == 1
     html, kw = got[0]
@@ -50,8 +53,9 @@ def test_title_is_the_app_alone_without_a_page_title():
     from ui.kit.lang import mark_document
 
     body = _body(_html_of(mark_document, "en", None))
-    assert json.loads(re.search(r"const want = (\{.*?\});\n", body).group(1))["title"] == \
-        Text("common", "en")("app_title")
+    assert json.loads(re.search(r"const want = (\{.*?\});\n", body).group(1))["title"] == Text("common", "en")(
+        "app_title"
+    )
 
 
 def test_a_title_cannot_end_the_script():
@@ -68,4 +72,4 @@ def test_control_names_script():
     assert "<" not in body
     pairs = json.loads(re.search(r"d\.names = (\[.*?\]);", body).group(1))
     assert ["$\\tau_{\\max}$ — depth horizon", "τ_max — depth horizon"] in pairs
-    assert all(raw != "plain" for raw, _ in pairs)      # only texts with a formula
+    assert all(raw != "plain" for raw, _ in pairs)  # only texts with a formula

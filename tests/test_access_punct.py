@@ -5,6 +5,7 @@ title, axis titles and curve names. In Chinese its own separators are 。：；�
 "从 0.1 到 5"). ``cjk_punct_errors`` is used on every page's rendered Chinese descriptions by
 tests/test_pages.py (defaults) and tests/test_predict.py (the revealed figures).
 """
+
 from __future__ import annotations
 
 import re
@@ -21,7 +22,7 @@ _BAD = re.compile(rf"{_CJK} ?[,.:;]|[,.:;] ?{_CJK}")
 
 def cjk_punct_errors(text: str) -> list[str]:
     """The places in ``text`` where ASCII punctuation touches Chinese characters (with context)."""
-    return [text[max(m.start() - 6, 0):m.end() + 6] for m in _BAD.finditer(text)]
+    return [text[max(m.start() - 6, 0) : m.end() + 6] for m in _BAD.finditer(text)]
 
 
 def alt_captions(at, lang: str = "zh") -> list[str]:
@@ -31,23 +32,27 @@ def alt_captions(at, lang: str = "zh") -> list[str]:
 
 
 def _spec(title, x, y, names):
-    return {"layout": {"title": {"text": title}, "xaxis": {"title": {"text": x}},
-                       "yaxis": {"title": {"text": y}}},
-            "data": [{"type": "scatter", "name": n, "x": np.arange(3.0), "y": np.arange(3.0) * (i + 1) / 10}
-                     for i, n in enumerate(names)]}
+    return {
+        "layout": {"title": {"text": title}, "xaxis": {"title": {"text": x}}, "yaxis": {"title": {"text": y}}},
+        "data": [
+            {"type": "scatter", "name": n, "x": np.arange(3.0), "y": np.arange(3.0) * (i + 1) / 10}
+            for i, n in enumerate(names)
+        ],
+    }
 
 
 def test_the_checker_finds_ascii_punctuation_next_to_chinese():
     assert cjk_punct_errors("横轴: 从 0 到 5") and cjk_punct_errors("度量. 纵轴") and cjk_punct_errors("精确解, 梯度步")
-    assert cjk_punct_errors("图中有；a；b.") == []            # "b." touches no CJK character
+    assert cjk_punct_errors("图中有；a；b.") == []  # "b." touches no CJK character
     assert cjk_punct_errors("从 0.1 到 2.5，(a, b) 中的轨迹") == []
 
 
 def test_chinese_summary_uses_chinese_punctuation():
     spec = _spec("θ(t)：同一函数，两种度量", "训练时间 t", "θ = a·b", ["欧氏流，精确解", "拉回度量"])
     got = summary(spec, _words("zh"))["text"]
-    assert got == ("θ(t)：同一函数，两种度量。训练时间 t：从 0 到 2；θ = a·b：从 0 到 0.4。"
-                   "图中有：欧氏流，精确解；拉回度量。"), got
+    assert got == (
+        "θ(t)：同一函数，两种度量。训练时间 t：从 0 到 2；θ = a·b：从 0 到 0.4。图中有：欧氏流，精确解；拉回度量。"
+    ), got
     assert cjk_punct_errors(got) == []
     # a title with its own full stop is not doubled; curve names that are plain letters are kept
     got = summary(_spec("两点。", "", "", ["SA", "USA"]), _words("zh"))["text"]
@@ -56,15 +61,18 @@ def test_chinese_summary_uses_chinese_punctuation():
 
 def test_english_summary_keeps_english_punctuation():
     got = summary(_spec("Two points.", "depth τ", "half-angle ϑ (rad)", ["SA", "USA"]), _words("en"))["text"]
-    assert got == ("Two points. depth τ: from 0 to 2; half-angle ϑ (rad): from 0 to 0.4. "
-                   "Shown: SA; USA."), got
+    assert got == ("Two points. depth τ: from 0 to 2; half-angle ϑ (rad): from 0 to 0.4. Shown: SA; USA."), got
 
 
 def test_superscripts_stay_exponents_in_words():
     """A curve name or axis title with <sup> reads as an exponent, not a factor: depth_sum's exact
     ratio (1+L<sup>−2α</sup>)<sup>ℓ</sup> was described as "(1+L−2α)ℓ"."""
-    spec = _spec("Energy ratio", "layer ℓ", "|z<sub>ℓ</sub>|<sup>2</sup> / |z<sub>0</sub>|<sup>2</sup>",
-                 ["exact (1+L<sup>−2α</sup>)<sup>ℓ</sup>", "Monte Carlo"])
+    spec = _spec(
+        "Energy ratio",
+        "layer ℓ",
+        "|z<sub>ℓ</sub>|<sup>2</sup> / |z<sub>0</sub>|<sup>2</sup>",
+        ["exact (1+L<sup>−2α</sup>)<sup>ℓ</sup>", "Monte Carlo"],
+    )
     got = summary(spec, _words("en"))["text"]
     assert "|zℓ|^2 / |z0|^2: from 0 to 0.4" in got, got
     assert got.endswith("Shown: exact (1+L^(−2α))^ℓ; Monte Carlo."), got

@@ -5,6 +5,7 @@ answer's own closed form where it is arithmetic) and asserts that the answer, in
 shows them as rounded. ``test_every_answer_with_a_number_is_checked`` fails on a new answer with a
 decimal number that has no check here (or no line in ``NOT_RESULTS`` saying why it needs none).
 """
+
 from __future__ import annotations
 
 import math
@@ -36,8 +37,11 @@ def close(value: float, quoted: str, rel: float | None = None) -> None:
     if rel is None:
         mant = quoted.split("\\times")[0]
         digits = len(mant.split(".")[1]) if "." in mant else 0
-        scale = 10.0 ** (math.floor(math.log10(abs(want))) - len(mant.replace(".", "").lstrip("0")) + 1) \
-            if "times" in quoted else 10.0 ** -digits
+        scale = (
+            10.0 ** (math.floor(math.log10(abs(want))) - len(mant.replace(".", "").lstrip("0")) + 1)
+            if "times" in quoted
+            else 10.0**-digits
+        )
         assert abs(value - want) <= 0.5 * scale * (1 + 1e-9), (value, quoted)
     else:
         assert abs(value - want) <= rel * abs(want), (value, quoted)
@@ -67,8 +71,9 @@ def check_width_q5():
     from sim import width as W
 
     xs, _ = W.dataset("close_pair")
-    lam = {N: np.array([np.linalg.eigvalsh(W.kernel(*W.paired_init(N, s), xs)) for s in range(100)])
-           for N in (128, 512)}
+    lam = {
+        N: np.array([np.linalg.eigvalsh(W.kernel(*W.paired_init(N, s), xs)) for s in range(100)]) for N in (128, 512)
+    }
     l0 = lam[128][0]
     close(l0[1], "1.71", rel=0.005)
     close(l0[0], "2.7\\times10^{-3}")
@@ -84,7 +89,7 @@ def check_width_q5():
 def check_coordinates_q1():
     from sim import coordinates as co
 
-    a0 = 0.1                                     # a₀ = b₀, θ₀ = 0.01
+    a0 = 0.1  # a₀ = b₀, θ₀ = 0.01
     eu = co.theta_flow(a0, a0, 1.0, [1.0, 3.0], "euclidean")
     pb = co.theta_flow(a0, a0, 1.0, [1.0, 3.0], "pullback")
     close(eu[0], "0.069")
@@ -180,8 +185,13 @@ def check_hemisphere_q5():
     assert abs(t[np.argmax(th <= math.radians(1.0))] - 335) < 1
     # β = 36 lies beyond sim's depth limit (10⁶): the same equation's depth by quadrature
     from scipy.integrate import quad
-    T = quad(lambda x: (1 + math.exp(36.0 * (1 - math.cos(x)))) / (2 * math.sin(x)), math.radians(1.0),
-             math.pi / 3, limit=200)[0]
+
+    T = quad(
+        lambda x: (1 + math.exp(36.0 * (1 - math.cos(x)))) / (2 * math.sin(x)),
+        math.radians(1.0),
+        math.pi / 3,
+        limit=200,
+    )[0]
     close(T, "1.3\\times10^{6}")
     shows("hemisphere", "q5", "0.011", "0.019", "12", "335", "1.3\\times10^{6}")
 
@@ -196,7 +206,7 @@ def check_nonnormal_q4():
     i = int(np.argmax(norms))
     close(s[i], "0.94", rel=0.02)
     close(norms[i], "2.26")
-    assert abs(k * math.exp(-s[i]) - 470) < 5           # κ(V)·max|e^{sλ}| at the peak
+    assert abs(k * math.exp(-s[i]) - 470) < 5  # κ(V)·max|e^{sλ}| at the peak
     assert abs(k * math.exp(-s[i]) / norms[i] - 200) < 10
     shows("nonnormal", "q4", "1200", "0.94", "2.26", "470", "200")
 
@@ -230,7 +240,7 @@ def _max_abs_width(M: float) -> float:
     """E max_{i<=M} |g_i| for iid N(0,1) (quadrature of 1 - P(|g| <= r)^M), as the page's exact width."""
     from scipy import integrate, special
 
-    f = lambda r: -math.expm1(M * math.log(special.erf(r / math.sqrt(2))))   # noqa: E731
+    f = lambda r: -math.expm1(M * math.log(special.erf(r / math.sqrt(2))))  # noqa: E731
     return integrate.quad(f, 0.0, 60.0, limit=400, points=[math.sqrt(2 * math.log(2 * M))])[0]
 
 
@@ -241,8 +251,8 @@ def check_depth_sum_q3():
 
 def check_measures_q5():
     # W₁ ∝ n^(−1/10): halving it takes n × 2¹⁰ = 1024; with n^(−1/2) a factor 4
-    assert 2 ** 10 == 1024 and 1024.0 ** (-1 / 10) == pytest.approx(0.5, rel=1e-12)
-    assert 4.0 ** (-1 / 2) == 0.5 and 3.0 ** (-1 / 2) > 0.5   # and no smaller whole factor does it
+    assert 2**10 == 1024 and 1024.0 ** (-1 / 10) == pytest.approx(0.5, rel=1e-12)
+    assert 4.0 ** (-1 / 2) == 0.5 and 3.0 ** (-1 / 2) > 0.5  # and no smaller whole factor does it
     assert 1023.0 ** (-1 / 10) > 0.5
     shows("measures", "q5", "1024", "$4$")
 
@@ -255,14 +265,14 @@ def check_low_temperature_q3():
     e1 = np.eye(d)[0]
     for a, a2 in ((5, 2), (3, 3), (0, 7), (4, 5)):
         X = np.array([e1] * a + [-e1] * (n - a))
-        Y = np.array([-e1] * (n - a2) + [e1] * a2)       # another order: only the net number counts
+        Y = np.array([-e1] * (n - a2) + [e1] * a2)  # another order: only the net number counts
         k = abs(a - a2)
         assert lt.w2(X, Y) == pytest.approx(math.sqrt(4 * k / n), abs=1e-12), (a, a2)
     assert np.linalg.norm(e1 - (-e1)) == 2.0
     shows("low_temperature", "q3", "= 2$", "\\cdot 4$", "\\sqrt{4k/n}")
 
 
-CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
+CHECKS = {name[len("check_") :]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 #: answers whose decimal numbers are parameter values or exact fractions, not computed results
 NOT_RESULTS = {

@@ -1,6 +1,7 @@
 """Charts drawn through ui/kit/chart.py: what the browser receives equals what st.plotly_chart sends,
 and a chart keeps its element (its identity is its key) when its figure changes, which is what
 lets the browser update it with Plotly.react instead of drawing a new chart."""
+
 from __future__ import annotations
 
 import json

@@ -2,6 +2,7 @@
 per student (idempotent, keyed by an id from the browser's cookie), the class code kept in the
 URL, and a second instructor session taking a class over. Memory store and a real redis-server
 (started by the fixture of tests/test_instructor_class.py; scripts/ensure_redis.sh installs it)."""
+
 from __future__ import annotations
 
 import threading
@@ -193,10 +194,27 @@ def _redis(d, sock):
     import shutil
     import subprocess
 
-    proc = subprocess.Popen([shutil.which("redis-server"), "--port", "0", "--unixsocket", str(sock),
-                             "--unixsocketperm", "700", "--appendonly", "yes", "--appendfsync", "always",
-                             "--save", "", "--dir", str(d)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            shutil.which("redis-server"),
+            "--port",
+            "0",
+            "--unixsocket",
+            str(sock),
+            "--unixsocketperm",
+            "700",
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "always",
+            "--save",
+            "",
+            "--dir",
+            str(d),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     t0 = time.monotonic()
     while True:
         try:
@@ -211,8 +229,9 @@ def _redis(d, sock):
 
 
 def _words(at) -> str:
-    return "\n".join(x.value for kind in ("warning", "info", "caption", "markdown", "success")
-                     for x in getattr(at, kind))
+    return "\n".join(
+        x.value for kind in ("warning", "info", "caption", "markdown", "success") for x in getattr(at, kind)
+    )
 
 
 def test_redis_stopped_and_restarted_mid_class(tmp_path, monkeypatch, router_only):  # noqa: F811
@@ -234,8 +253,7 @@ def test_redis_stopped_and_restarted_mid_class(tmp_path, monkeypatch, router_onl
         code = store.create()
         store.push(code, {"page": "two_point", "query": {"beta": "2.0"}})
         step = next(x for x in STEPS if x.id == "sa_end")
-        qid = store.ask(code, live_question(step, "two_point", {"beta": 2.0, "theta0": 1.0, "horizon": 5.0,
-                                                                 "dt": 0.1}))
+        qid = store.ask(code, live_question(step, "two_point", {"beta": 2.0, "theta0": 1.0, "horizon": 5.0, "dt": 0.1}))
         student = app_test("two_point", {"class": code, "lang": "en"})
         student.run()
         assert not student.exception and not student.error

@@ -3,6 +3,7 @@ its default (``Param.other_value``, the others at their defaults) changes what t
 with the page as it opens (collapsed sections closed) — a figure, a number, a caption, a text or a
 button's label — or, for a control that drives only a collapsed section, sits inside that section
 (``ctx.controls``), where it is seen with what it moves."""
+
 from __future__ import annotations
 
 import json
@@ -25,7 +26,7 @@ def drawn(at) -> str:
     parts += [f"{m.label}={m.value}" for m in main.metric]
     from ui.kit.i18n import Text
 
-    printed = Text("common", "en")("view.print_params")    # the print-only line of all values: not on screen
+    printed = Text("common", "en")("view.print_params")  # the print-only line of all values: not on screen
     for kind in ("markdown", "caption", "info", "warning", "success", "latex", "code"):
         parts += [str(e.value) for e in main.get(kind) if printed not in str(e.value)]
     parts += [b.label for b in main.button] + [e.label for e in main.expander]
@@ -50,8 +51,7 @@ def _set(at, name, value):
 
 def _in_main(at, name) -> bool:
     """The control is drawn in the main area (beside what it drives), not in the sidebar."""
-    return any(getattr(w, "key", None) == name for kind in ("slider", "selectbox", "toggle")
-               for w in at.main.get(kind))
+    return any(getattr(w, "key", None) == name for kind in ("slider", "selectbox", "toggle") for w in at.main.get(kind))
 
 
 @pytest.mark.parametrize("stem", LESSONS)

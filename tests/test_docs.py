@@ -9,6 +9,7 @@
 - every lesson page of the registry has its section in docs/constructions.md, headed by the page's
   English title and its stem: ``## <title> (`<stem>`)``.
 """
+
 from __future__ import annotations
 
 import re
@@ -65,8 +66,11 @@ def test_readme_is_short():
 @pytest.mark.parametrize("path", MARKDOWN, ids=_rel)
 def test_no_pointer_outside_the_repository_and_no_issue_numbers(path):
     text = path.read_text(encoding="utf-8")
-    bad = [f"line {i}: {line.strip()[:80]}" for i, line in enumerate(text.splitlines(), 1)
-           if "../shared" in line or re.search(r"\bissues?\s*#?\d", line, re.I)]
+    bad = [
+        f"line {i}: {line.strip()[:80]}"
+        for i, line in enumerate(text.splitlines(), 1)
+        if "../shared" in line or re.search(r"\bissues?\s*#?\d", line, re.I)
+    ]
     assert not bad, f"{_rel(path)} cites ../shared or an issue number:\n" + "\n".join(bad)
 
 
@@ -118,9 +122,13 @@ def test_code_and_config_point_nowhere_outside_the_repository():
     specification is docs/constructions.md) and no issue numbers (the tracker is not in the clone)."""
     import subprocess
 
-    files = subprocess.run(["git", "ls-files", "*.py", "*.sh", "*.toml", "*.yml", "*.yaml", "*.conf",
-                            "Makefile", "Dockerfile", ".ci/run"], cwd=ROOT, capture_output=True,
-                           text=True, check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "ls-files", "*.py", "*.sh", "*.toml", "*.yml", "*.yaml", "*.conf", "Makefile", "Dockerfile", ".ci/run"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     me = Path(__file__).resolve()
     bad = []
     for name in files:
@@ -128,7 +136,6 @@ def test_code_and_config_point_nowhere_outside_the_repository():
         if path.resolve() == me or not path.is_file():
             continue
         for i, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-            if ("../shared" in line or "CONSTRUCTIONS.md" in line
-                    or re.search(r"\bissues?\s*#?\d", line, re.I)):
+            if "../shared" in line or "CONSTRUCTIONS.md" in line or re.search(r"\bissues?\s*#?\d", line, re.I):
                 bad.append(f"{name}:{i}: {line.strip()[:80]}")
     assert not bad, "points outside the repository:\n" + "\n".join(bad[:20])

@@ -2,6 +2,7 @@
 a real server: ``make run`` and a plain ``streamlit run app.py``), the partial plotly.js bundles
 pinned by hash and holding every trace type the pages send, the chart toolbar reduced.
 (The browser's side, bytes by page and the same figures drawn: tests/e2e/test_first_visit.py.)"""
+
 from __future__ import annotations
 
 import asyncio
@@ -37,7 +38,7 @@ def test_the_vendored_bundles_are_the_pinned_plotly_js_with_the_recorded_hashes(
         assert hashlib.sha256(data).hexdigest() == b["sha256"], name
         assert len(data) == b["bytes"]
         assert f"plotly.js v{m['plotly.js']}" in data[:300].decode()
-        assert len(data) < 0.4 * chart.plotly_js().stat().st_size, name   # the point of it
+        assert len(data) < 0.4 * chart.plotly_js().stat().st_size, name  # the point of it
     assert [n for n, _, _ in bundles.usable(chart.plotly_js_version())] == list(m["bundles"])
 
 
@@ -51,9 +52,9 @@ def test_a_missing_or_altered_bundle_falls_back_to_the_full_one(tmp_path, monkey
     bundles.manifest.cache_clear()
     bundles.usable.cache_clear()
     try:
-        assert bundles.usable(chart.plotly_js_version()) == ()      # 2d altered, 3d missing
+        assert bundles.usable(chart.plotly_js_version()) == ()  # 2d altered, 3d missing
         assert bundles.choose({"scatter"}, chart.plotly_js_version()) == []
-        assert bundles.usable("0.0.1") == ()                        # another plotly.js
+        assert bundles.usable("0.0.1") == ()  # another plotly.js
         from starlette.applications import Starlette
         from starlette.testclient import TestClient
 
@@ -67,7 +68,7 @@ def test_a_missing_or_altered_bundle_falls_back_to_the_full_one(tmp_path, monkey
 
 def _page_charts(stem: str):
     at = app_test(stem, {"lang": "en"})
-    at.run()   # a second run: the page is known to draw a 3-D scene (ui.kit.chart._SCENE_PAGES)
+    at.run()  # a second run: the page is known to draw a 3-D scene (ui.kit.chart._SCENE_PAGES)
     assert not at.exception, stem
     preload = [el.proto.body for el in at.get("html") if "tosPlotly(" in el.proto.body]
     return [json.loads(el.proto.bytes.decode()) for el in charts(at)], preload
@@ -87,7 +88,7 @@ def test_every_trace_type_a_page_sends_is_in_the_one_bundle_it_loads(stem):
     assert name == ("3d" if scene else "2d"), stem
     # the page fetches that bundle ahead, while its run goes on (once it is known to draw a scene)
     assert len(preload) == 1 and f'"{chart.plotly_url(name)}"' in preload[0], stem
-    for msg in msgs:   # the toolbar: download and the reset that fits, nothing that posts elsewhere
+    for msg in msgs:  # the toolbar: download and the reset that fits, nothing that posts elsewhere
         buttons = msg["config"]["modeBarButtons"]
         assert buttons == [["toImage", "resetCameraDefault3d" if bundles.has_scene(msg["fig"]) else "resetScale2d"]]
         assert msg["config"]["showSendToCloud"] is False and msg["config"]["showEditInChartStudio"] is False
@@ -132,10 +133,12 @@ def _check_compressed(url: str) -> dict[str, int]:
     css = re.search(r'href="\.?(/static/css/[^"]+\.css)"', html).group(1)
     sizes = {}
     two_d = bundles.VENDOR / bundles.manifest()["bundles"]["2d"]["file"]
-    for path, raw in ((main_js, (STATIC / main_js.lstrip("/")).read_bytes()),
-                      (css, (STATIC / css.lstrip("/")).read_bytes()),
-                      (chart.asset_path("2d"), two_d.read_bytes()),
-                      (chart.asset_path(), chart.plotly_js().read_bytes())):
+    for path, raw in (
+        (main_js, (STATIC / main_js.lstrip("/")).read_bytes()),
+        (css, (STATIC / css.lstrip("/")).read_bytes()),
+        (chart.asset_path("2d"), two_d.read_bytes()),
+        (chart.asset_path(), chart.plotly_js().read_bytes()),
+    ):
         status, h, body = _get(url + path)
         assert status == 200 and h["Content-Encoding"] == "gzip", path
         assert gzip.decompress(body) == raw, path
@@ -143,7 +146,7 @@ def _check_compressed(url: str) -> dict[str, int]:
         assert "immutable" in h["Cache-Control"] and "max-age=31536000" in h["Cache-Control"], path
         assert h["Vary"] == "Accept-Encoding" and h["ETag"].startswith('W/"'), path
         sizes[path] = len(body)
-        _, h, plain = _get(url + path, "identity")    # a client that does not accept gzip
+        _, h, plain = _get(url + path, "identity")  # a client that does not accept gzip
         assert "Content-Encoding" not in h and plain == raw, path
     return sizes
 
@@ -151,18 +154,22 @@ def _check_compressed(url: str) -> dict[str, int]:
 def test_make_run_compresses_text_assets():
     with Server(warm=False) as s:
         sizes = _check_compressed(s.url)
-        _check_compressed(s.url)      # the second time from the cache: the same bytes
+        _check_compressed(s.url)  # the second time from the cache: the same bytes
     assert sizes[chart.asset_path("2d")] < 450_000
 
 
 def test_a_plain_streamlit_run_compresses_them_after_its_first_page_run():
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", *serve_flags(port)], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", *serve_flags(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_healthy(url, proc)
-        first_visit(url)              # the app's code runs: install_late wraps the running server
+        first_visit(url)  # the app's code runs: install_late wraps the running server
         _check_compressed(url)
     finally:
         proc.terminate()
@@ -173,7 +180,7 @@ def test_the_shipped_nginx_compresses_what_arrives_plain():
     from tests.test_security_deploy import parse_nginx
 
     text = (ROOT / "deploy" / "nginx.conf").read_text()
-    parse_nginx(text)   # well formed (tests/test_security_deploy.py also runs nginx -t on it)
+    parse_nginx(text)  # well formed (tests/test_security_deploy.py also runs nginx -t on it)
     conf = " ".join(line.split("#", 1)[0] for line in text.splitlines())
     assert re.search(r"\bgzip on;", conf) and re.search(r"\bgzip_proxied any;", conf)
     types = re.search(r"\bgzip_types ([^;]+);", conf).group(1).split()
@@ -187,7 +194,7 @@ def test_every_trace_type_named_in_the_code_is_in_a_bundle():
     import plotly.graph_objects as go
     from plotly.basedatatypes import BaseTraceType
 
-    classes = {n: getattr(go, n) for n in dir(go) if n[:1].isupper()}   # (plotly loads them lazily)
+    classes = {n: getattr(go, n) for n in dir(go) if n[:1].isupper()}  # (plotly loads them lazily)
     traces = {n.lower() for n, c in classes.items() if isinstance(c, type) and issubclass(c, BaseTraceType)}
     named = set()
     for path in [*(ROOT / "pages").rglob("*.py"), *(ROOT / "ui").rglob("*.py")]:
@@ -195,5 +202,5 @@ def test_every_trace_type_named_in_the_code_is_in_a_bundle():
         named |= {m.lower() for m in re.findall(r"\bgo\.([A-Z]\w*)\(", text)} & traces
         named |= set(re.findall(r"""\btype["']?\s*[:=]\s*["'](\w+)["']""", text)) & traces
     have = set().union(*(b["traces"] for b in bundles.manifest()["bundles"].values()))
-    assert {"scatter", "scatter3d", "heatmap"} <= named      # the scan finds what it is for
+    assert {"scatter", "scatter3d", "heatmap"} <= named  # the scan finds what it is for
     assert named <= have, f"no bundle has {named - have}: add them to assets/vendor/plotly/manifest.json"

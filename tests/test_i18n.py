@@ -1,4 +1,5 @@
 """Both languages have the same keys, no empty strings, and real Chinese."""
+
 import re
 import tomllib
 
@@ -68,7 +69,7 @@ def test_fallback_and_format():
 
 
 # ----------------------------------------------------------------------------- from the numerical review
-STUDENT_FILES = [n for n in FILES if n not in ("common", "home")]   # home: instructors
+STUDENT_FILES = [n for n in FILES if n not in ("common", "home")]  # home: instructors
 
 
 def _values(lang, name):
@@ -87,8 +88,10 @@ def test_plot_labels_write_inner_products_without_angle_brackets(name):
 
 @pytest.mark.parametrize("name", STUDENT_FILES)
 def test_no_code_names_in_student_text(name):
-    bad = re.compile(r"\bsim\.\w|`samples`|√samples|samples —|trials —|\\text\{\{trials\}\}|"
-                     r"scipy\.|bench/|\.py\b")
+    bad = re.compile(
+        r"\bsim\.\w|`samples`|√samples|samples —|trials —|\\text\{\{trials\}\}|"
+        r"scipy\.|bench/|\.py\b"
+    )
     for lang in ("en", "zh"):
         for key, v in _values(lang, name).items():
             assert not bad.search(v), f"{lang}/{name}: {key} = {v[:120]!r}"
@@ -144,13 +147,13 @@ def test_predict_steps_have_their_texts_in_both_languages():
             schema = page_schema(stem)
             d = _load(lang, stem).get("predict", {})
             values = {p.name: p.default for p in schema.params}
-            steps = schema.steps + _alternate_steps(stem)   # e.g. coordinates' step at the saddle
+            steps = schema.steps + _alternate_steps(stem)  # e.g. coordinates' step at the saddle
             assert set(d) == {s.id for s in steps}, f"{lang}/{stem}"
             for s in steps:
                 t = d[s.id]
                 args = s.args(values)
                 for k in ("instruction", "question", "explain"):
-                    t[k].format(**args)          # raises on a stray single brace or unknown name
+                    t[k].format(**args)  # raises on a stray single brace or unknown name
                 if s.kind == "choice":
                     assert set(t["choices"]) == set(s.choices), f"{lang}/{stem}.{s.id}"
                     assert "unit" not in t

@@ -1,5 +1,6 @@
 """Worked answers: one per question in both languages; hidden from students, shown to instructors,
 released to the class by the instructor or by a preset flag."""
+
 from __future__ import annotations
 
 import re
@@ -14,6 +15,7 @@ from ui.kit.i18n import Text
 from ui.kit.spec import DEFAULT_PARAMS_FILE, PARAMS_ENV
 
 from tests._instructor import KEY, TEST_COOKIES, cookie
+
 PAGE = "two_point"
 
 
@@ -82,8 +84,10 @@ def test_preset_flag_shows_answers_in_chinese(tmp_path, monkeypatch):
     f = tmp_path / "params.toml"
     shutil.copy(DEFAULT_PARAMS_FILE, f)
     with open(f, "a", encoding="utf-8") as fh:
-        fh.write('\n[two_point.presets.solutions]\ntitle = { en = "With answers", zh = "附答案" }\n'
-                 'values = { beta = 1.0 }\nanswers = true\n')
+        fh.write(
+            '\n[two_point.presets.solutions]\ntitle = { en = "With answers", zh = "附答案" }\n'
+            "values = { beta = 1.0 }\nanswers = true\n"
+        )
     monkeypatch.setenv(PARAMS_ENV, str(f))
     at = app_test(PAGE, {"preset": "solutions", "lang": "zh"})
     assert not at.exception and not at.error
@@ -106,9 +110,9 @@ def test_a_read_begun_before_the_switch_does_not_undo_it(monkeypatch):
     real = store.released_pages
 
     def slow_read():
-        old = real()          # the state before the switch ...
+        old = real()  # the state before the switch ...
         began.set()
-        finish.wait(10)       # ... delivered after it
+        finish.wait(10)  # ... delivered after it
         return old
 
     monkeypatch.setattr(cs, "get_store", lambda: store)

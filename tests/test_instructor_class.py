@@ -1,5 +1,6 @@
 """Class sessions: the store (in memory and in a real redis-server started here), 30 simulated
 followers (push latency, every answer counted), and the sidebar flow in AppTest."""
+
 from __future__ import annotations
 
 import os
@@ -28,9 +29,25 @@ def redis_url(tmp_path_factory):
         pytest.fail("redis-server is not installed: run scripts/ensure_redis.sh (make test does)")
     d = tmp_path_factory.mktemp("redis")
     sock = d / "redis.sock"
-    proc = subprocess.Popen([exe, "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
-                             "--save", "", "--appendonly", "no", "--dir", str(d)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            exe,
+            "--port",
+            "0",
+            "--unixsocket",
+            str(sock),
+            "--unixsocketperm",
+            "700",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(d),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         t0 = time.monotonic()
         while not sock.exists():
@@ -101,15 +118,18 @@ def test_thirty_followers_push_latency_and_answers(store, capsys):
     assert lat.size == N_STUDENTS * pushes
     p50, p95 = np.percentile(lat, [50, 95])
     with capsys.disabled():
-        print(f"\n[{type(store).__name__}] {N_STUDENTS} followers x {pushes} pushes: store latency "
-              f"p50={p50:.3f}s p95={p95:.3f}s max={lat.max():.3f}s (poll every {live.POLL_S}s)")
+        print(
+            f"\n[{type(store).__name__}] {N_STUDENTS} followers x {pushes} pushes: store latency "
+            f"p50={p50:.3f}s p95={p95:.3f}s max={lat.max():.3f}s (poll every {live.POLL_S}s)"
+        )
     assert p95 < 2.0
 
     # live answers: 30 sessions answer at once; one changes its mind; all counted once
     qid = store.ask(code, {"stem": "two_point", "q": 1, "kind": "number", "options": []})
     values = rng.normal(1.0, 0.2, N_STUDENTS)
-    ths = [threading.Thread(target=store.answer, args=(code, qid, f"s{i}", float(values[i])))
-           for i in range(N_STUDENTS)]
+    ths = [
+        threading.Thread(target=store.answer, args=(code, qid, f"s{i}", float(values[i]))) for i in range(N_STUDENTS)
+    ]
     for th in ths:
         th.start()
     for th in ths:
@@ -129,8 +149,10 @@ def test_thirty_followers_push_latency_and_answers(store, capsys):
     store.reveal(code, qid, 1.0)
     assert store.revealed(code, qid) == 1.0 and store.answers(code, qid)  # the first question's answers stay
     with capsys.disabled():
-        print(f"[{type(store).__name__}] answers counted: {len(got)}/{N_STUDENTS} (number), "
-              f"{sum(h['count'])}/{N_STUDENTS} (choice)")
+        print(
+            f"[{type(store).__name__}] answers counted: {len(got)}/{N_STUDENTS} (number), "
+            f"{sum(h['count'])}/{N_STUDENTS} (choice)"
+        )
 
 
 def test_redis_class_survives_a_replica(redis_url):
@@ -198,6 +220,7 @@ def test_class_flow_push_follow_bank_question_reveal(monkeypatch, router_only): 
     teacher.button(key="_class_ask").click().run()
     q = cs.get_store().question(code)
     from pages.two_point.predict import tp_sa_end
+
     vals = teacher.session_state["_last_view"]["values"]
     assert q["truth"] == pytest.approx(tp_sa_end(vals), rel=1e-12)
     assert q["prompt"]["zh"] != q["prompt"]["en"] and q["kind"] == "number"
@@ -221,7 +244,7 @@ def test_class_flow_push_follow_bank_question_reveal(monkeypatch, router_only): 
     rows = responses.results_csv(cs.get_store(), code).splitlines()
     assert rows[0].startswith("\ufeffquestion,asked_utc,page,prompt,") and len(rows) == 2
     teacher.button(key="_class_close").click().run()
-    assert cs.get_store().exists(code)                     # one click never ends a class: it asks
+    assert cs.get_store().exists(code)  # one click never ends a class: it asks
     assert [w for w in teacher.warning if "CSV" in w.value]
     teacher.button(key="_class_close_cancel").click().run()
     assert cs.get_store().exists(code) and teacher.button(key="_class_close")
@@ -239,9 +262,17 @@ def test_class_flow_push_follow_bank_question_reveal(monkeypatch, router_only): 
 
 def test_histogram_copes_with_any_answers():
     q = {"kind": "number"}
-    for vals in ([1e16, 1.0, 2.0], [2.0, 2.0000000000000004], [2.0] * 5, [-1e308, 1e308, 0.0],
-                 list(np.linspace(0, 1, 40)) + [1e16], [5e-324, 0.0], [float("nan"), float("inf"), "x", 3.0],
-                 [], list(range(100))):
+    for vals in (
+        [1e16, 1.0, 2.0],
+        [2.0, 2.0000000000000004],
+        [2.0] * 5,
+        [-1e308, 1e308, 0.0],
+        list(np.linspace(0, 1, 40)) + [1e16],
+        [5e-324, 0.0],
+        [float("nan"), float("inf"), "x", 3.0],
+        [],
+        list(range(100)),
+    ):
         h = responses.histogram(vals, q)
         finite = [v for v in vals if isinstance(v, float | int) and np.isfinite(v)]
         assert sum(h["count"]) == len(finite), (vals, h)
@@ -321,7 +352,7 @@ def test_console_for_instructors_only(monkeypatch, router_only):  # noqa: F811
     # class trial, item 3: answers released during the class are withdrawn when it ends, and said so
     teacher.button(key="_console_release").click().run()
     assert "two_point" in cs.get_store().released_pages()
-    cs.get_store().set_released("glossary", True)   # released outside this class: not this class's
+    cs.get_store().set_released("glossary", True)  # released outside this class: not this class's
     teacher.button(key="_console_close").click().run()
     teacher.button(key="_console_close_yes").click().run()
     assert not cs.get_store().exists(code)
@@ -386,18 +417,19 @@ def test_console_bank_is_the_pushed_views(monkeypatch, router_only):  # noqa: F8
     version, view, _ = cs.get_store().current(code)
     pushed = dict(teacher.session_state["_last_view"]["values"])
     assert view["page"] == "two_point" and pushed["beta"] == 2.0
-    teacher.slider(key="beta").set_value(3.0).run()   # moved on the sidebar, not pushed
-    open_page(teacher, "hemisphere")                  # and another lesson page looked at
+    teacher.slider(key="beta").set_value(3.0).run()  # moved on the sidebar, not pushed
+    open_page(teacher, "hemisphere")  # and another lesson page looked at
     teacher.run()
     assert teacher.session_state["_last_view"]["stem"] == "hemisphere"
     open_page(teacher, console.CONSOLE_PATH)
     teacher.run()
     assert not teacher.exception, [e.value for e in teacher.exception]
-    assert any(m.value.startswith("**Questions of “Two points") for m in teacher.markdown), \
-        [m.value for m in teacher.markdown]
+    assert any(m.value.startswith("**Questions of “Two points") for m in teacher.markdown), [
+        m.value for m in teacher.markdown
+    ]
     box = teacher.selectbox(key="_console_qn")
     prompts = {responses.q_prompt(q, "en")[:40] for q in panel.view_bank(view)}
-    assert len(box.options) == 3 and {o[:40] for o in box.options} == prompts, box.options   # two_point's
+    assert len(box.options) == 3 and {o[:40] for o in box.options} == prompts, box.options  # two_point's
     box.set_value("sa_end").run()
     teacher.button(key="_console_ask").click().run()
     assert not teacher.exception
@@ -406,7 +438,7 @@ def test_console_bank_is_the_pushed_views(monkeypatch, router_only):  # noqa: F8
     assert q["values"]["beta"] == 2.0
     assert q["truth"] == pytest.approx(tp_sa_end(pushed), rel=1e-12)
     assert q["truth"] != pytest.approx(tp_sa_end({**pushed, "beta": 3.0}), rel=1e-3)
-    assert cs.get_store().current(code)[0] == version   # asked for the pushed view: no new push
+    assert cs.get_store().current(code)[0] == version  # asked for the pushed view: no new push
 
 
 def test_view_bank_reads_the_query_as_a_page_does():
@@ -416,7 +448,7 @@ def test_view_bank_reads_the_query_as_a_page_does():
     qs = {q["step"]: q for q in panel.view_bank({"page": "two_point", "query": {"beta": "2", "theta0": "junk"}})}
     assert list(qs)[:1] == ["sa_end"] and set(qs) == {"smaller", "sa_end", "energy0"}  # numbers first
     v = qs["sa_end"]["values"]
-    assert v["beta"] == 2.0 and v["theta0"] == 1.0   # the default where the query cannot be read
+    assert v["beta"] == 2.0 and v["theta0"] == 1.0  # the default where the query cannot be read
     assert qs["sa_end"]["truth"] == pytest.approx(tp_sa_end(v), rel=1e-12)
     assert panel.view_bank({"page": "home", "query": {}}) == []
 
@@ -453,7 +485,7 @@ def test_a_reload_keeps_the_teacher_in_charge_of_the_class(monkeypatch, router_o
     assert again.session_state["_class_teach"] == code
     assert any(f"?class={code}" in c.value for c in again.code)
     assert not again.button(key="_class_push").disabled
-    other = reload(cookie())                      # a second sign-in: its own cookie, no class
+    other = reload(cookie())  # a second sign-in: its own cookie, no class
     assert "_class_teach" not in other.session_state
     again.button(key="_class_close").click().run()
     again.button(key="_class_close_yes").click().run()
@@ -461,8 +493,7 @@ def test_a_reload_keeps_the_teacher_in_charge_of_the_class(monkeypatch, router_o
     assert "_class_teach" not in reload(same).session_state
 
 
-def test_held_class_said_in_the_banner_and_a_revealed_question_folds_once_the_class_moves_on(
-        monkeypatch, router_only):  # noqa: F811
+def test_held_class_said_in_the_banner_and_a_revealed_question_folds_once_the_class_moves_on(monkeypatch, router_only):  # noqa: F811
     """Class trial, items 8 and 6: a held class is said in the banner (before: a toast only); once the
     class was sent another view, the revealed question is folded into an expander (before: it and its
     histogram stayed at the top of the student's screen)."""
@@ -473,19 +504,19 @@ def test_held_class_said_in_the_banner_and_a_revealed_question_folds_once_the_cl
     teacher.toggle(key="_class_hold").set_value(True).run()
     teacher.button(key="_class_push").click().run()
     student = app_test("home", {"class": code, "lang": "en"})
-    student.run()   # the poll applies the held push
+    student.run()  # the poll applies the held push
     held = ce("banner.held", code=code, page=Text("two_point", "en")("title"))
     assert any(held == m.value for m in student.markdown), [m.value for m in student.markdown][:6]
     teacher.selectbox(key="_class_qn").set_value("sa_end").run()
     teacher.button(key="_class_ask").click().run()
     q = cs.get_store().question(code)
     assert isinstance(q["version"], int) and q["version"] == cs.get_store().current(code)[0]
-    teacher.run()   # the live panel (a fragment) draws Reveal
+    teacher.run()  # the live panel (a fragment) draws Reveal
     teacher.button(key=f"_class_reveal_{q['id']}").click().run()
     student.run()
     earlier = ce("banner.earlier", n=q["id"])
-    assert not [e for e in student.expander if e.label == earlier]   # the class is still on it: shown
-    cs.get_store().push(code, {"page": "hemisphere", "query": {}, "hold": False})   # the class moves on
+    assert not [e for e in student.expander if e.label == earlier]  # the class is still on it: shown
+    cs.get_store().push(code, {"page": "hemisphere", "query": {}, "hold": False})  # the class moves on
     student.run()
     student.run()
     assert [e for e in student.expander if e.label == earlier]
@@ -495,8 +526,9 @@ def test_a_free_text_question_shows_its_answers_literally_and_no_reveal(monkeypa
     """A lesson's free-text question asked in a class: the teacher's panel has no exact value to
     reveal (it showed an empty number box and a greyed Reveal); it lists the newest answers as typed."""
     teacher, code = teacher_with_class(monkeypatch)
-    qid = cs.get_store().ask(code, {"stem": "two_point", "step": None, "kind": "text", "options": [],
-                                    "prompt": "Why?", "truth": None})
+    qid = cs.get_store().ask(
+        code, {"stem": "two_point", "step": None, "kind": "text", "options": [], "prompt": "Why?", "truth": None}
+    )
     for who, text in (("s1", "**bold** <i>x</i> $y$"), ("s2", "because")):
         cs.get_store().answer(code, qid, who, text)
     teacher.run()

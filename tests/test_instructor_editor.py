@@ -1,13 +1,19 @@
 """The instructor's parameter editor: refuses invalid entries, saves
 atomically keeping comments, backup + undo, detects a file edited meanwhile."""
+
 from __future__ import annotations
 
 import difflib
 import re
 import pytest
 
-from tests._instructor import (KEY, comments as _comments, params_copy, router_only,  # noqa: F401
-                               signed_in, two_point_beta as _beta)
+from tests._instructor import (
+    comments as _comments,
+    params_copy,  # noqa: F401 - a fixture
+    router_only,  # noqa: F401 - a fixture
+    signed_in,
+    two_point_beta as _beta,
+)
 from ui.teaching import editor
 from ui.teaching import params_file as pf
 from ui.kit.spec import resolve
@@ -56,7 +62,7 @@ def test_save_keeps_comments_backup_and_undo(setup_env):
     at.button(key="_ed_save").click().run()
     assert not at.exception
     saved = setup_env.read_text()
-    assert _beta(setup_env) == {"max": 8.0, "default": 2.5}   # the file holds only what it overrides
+    assert _beta(setup_env) == {"max": 8.0, "default": 2.5}  # the file holds only what it overrides
     assert _comments(saved) == _comments(original) and len(_comments(saved)) > 10
     # only the two edited values were added, at the end of the page's section
     added = list(difflib.ndiff(original.splitlines(), saved.splitlines()))
@@ -79,8 +85,9 @@ def test_save_keeps_comments_backup_and_undo(setup_env):
 
 def test_file_edited_by_hand_meanwhile_is_not_overwritten(setup_env):
     at = signed_in(editor.URL_PATH)
-    hand = setup_env.read_text().replace("# Instructor parameter file",
-                                         "# Edited by hand.\n# Instructor parameter file")
+    hand = setup_env.read_text().replace(
+        "# Instructor parameter file", "# Edited by hand.\n# Instructor parameter file"
+    )
     setup_env.write_text(hand)
     at.number_input(key="ed:two_point:beta:default").set_value(3.0).run()
     assert any("has changed since you opened" in w.value for w in at.warning)
@@ -105,12 +112,12 @@ def test_problems_explained_in_the_instructors_language(lang):
     t = Text("instructor", lang)
     p = TWO_POINT.param("beta")
     cases = {  # fields -> a number the sentence must quote
-        (6.0, 5.0, 1.0, 0.1): "6.0",      # min > max
-        (0.1, 10.0, 50.0, 0.1): "50.0",   # default outside
+        (6.0, 5.0, 1.0, 0.1): "6.0",  # min > max
+        (0.1, 10.0, 50.0, 0.1): "50.0",  # default outside
         (0.001, 10.0, 1.0, 0.1): "0.001",  # below the hard limit
-        (0.1, 99.0, 1.0, 0.1): "99.0",    # above the hard limit
-        (0.1, 10.0, 1.0, 0.0): "0.0",     # step <= 0
-        (0.1, 10.0, 1.0, 20.0): "20.0",   # step larger than the range
+        (0.1, 99.0, 1.0, 0.1): "99.0",  # above the hard limit
+        (0.1, 10.0, 1.0, 0.0): "0.0",  # step <= 0
+        (0.1, 10.0, 1.0, 20.0): "20.0",  # step larger than the range
     }
     for (lo, hi, d, s), num in cases.items():
         msgs = _check_numeric("float", {"min": lo, "max": hi, "default": d, "step": s, "lo": p.lo, "hi": p.hi})
@@ -130,10 +137,12 @@ def test_parser_messages_said_in_the_instructors_language(lang):
     from ui.kit.i18n import Text
 
     t = Text("instructor", lang)
-    for text, where, what in (("a b", t("editor.toml.at", line=1, column=3), "equals"),
-                              ('a = "x', t("editor.toml.at_end"), "string"),
-                              ("[a]\n[a]", t("editor.toml.at", line=2, column=3), "twice"),
-                              ("a = 1 2", t("editor.toml.at", line=1, column=7), "newline")):
+    for text, where, what in (
+        ("a b", t("editor.toml.at", line=1, column=3), "equals"),
+        ('a = "x', t("editor.toml.at_end"), "string"),
+        ("[a]\n[a]", t("editor.toml.at", line=2, column=3), "twice"),
+        ("a = 1 2", t("editor.toml.at", line=1, column=7), "newline"),
+    ):
         (msg,) = pf.validate_text(text, source="params.toml")
         said = editor._toml_problem(msg, t)
         assert said == t("editor.toml.sentence", where=where, what=t(f"editor.toml.{what}")), (msg, said)

@@ -5,6 +5,7 @@ incomplete ``[auth]`` block reported in words.
 
 ``AppTest.user`` seeds ``st.user`` for a run; ``AppTest.secrets`` seeds ``st.secrets``.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,9 +17,13 @@ from tests.conftest import APPTEST_TIMEOUT, ROOT, open_page
 from ui.teaching import instructor
 from ui.kit.i18n import Text
 
-AUTH = {"redirect_uri": "http://127.0.0.1:8501/oauth2callback", "cookie_secret": "x" * 40,
-        "client_id": "tots", "client_secret": "s" * 20,
-        "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration"}
+AUTH = {
+    "redirect_uri": "http://127.0.0.1:8501/oauth2callback",
+    "cookie_secret": "x" * 40,
+    "client_id": "tots",
+    "client_secret": "s" * 20,
+    "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration",
+}
 TEACHER, STUDENT = "teacher@example.org", "student@example.org"
 PAGE = "two_point"
 pytestmark = pytest.mark.usefixtures("router_only")
@@ -32,8 +37,14 @@ def _clean(monkeypatch):
     instructor._secrets_cache = None
 
 
-def make(user: dict | None = None, emails=(TEACHER,), lang: str = "en", stem: str = "home",
-         auth: dict | None = AUTH, key: str | None = None):
+def make(
+    user: dict | None = None,
+    emails=(TEACHER,),
+    lang: str = "en",
+    stem: str = "home",
+    auth: dict | None = AUTH,
+    key: str | None = None,
+):
     """An AppTest of app.py with the given secrets and signed-in account (None: signed out)."""
     from streamlit.testing.v1 import AppTest
 
@@ -85,13 +96,13 @@ def _key_form(at) -> bool:
 
 
 def test_mode_follows_the_secrets(monkeypatch):
-    at = make(None)                                  # [auth]: OIDC, even with a key in the secrets
+    at = make(None)  # [auth]: OIDC, even with a key in the secrets
     assert "_instructor_login" in buttons(at)
     assert not _key_form(at)
     at = make(None, auth=None, emails=None, key="Kq3-vX9_mP2wL7zR4tY8nB6c")
     assert "_instructor_login" not in buttons(at)
     assert _key_form(at)
-    at = make(None, auth=None, emails=(TEACHER,))    # an instructor list without [auth]: still off
+    at = make(None, auth=None, emails=(TEACHER,))  # an instructor list without [auth]: still off
     assert not buttons(at) and not _key_form(at)
     assert not [e for e in at.sidebar.expander if e.label == "Instructor"]
 
@@ -113,10 +124,12 @@ def test_named_provider_is_used_when_auth_has_no_default(monkeypatch):
     monkeypatch.setattr(instructor, "_secrets_section", lambda name: sections.get(name))
     assert instructor._oidc_provider() is None
     base = {k: AUTH[k] for k in ("redirect_uri", "cookie_secret")}
-    sections["auth"] = {**base, "microsoft": {"client_id": "a", "client_secret": "b",
-                                              "server_metadata_url": "http://x"},
-                        "google": {"client_id": "c", "client_secret": "d", "server_metadata_url": "http://y"}}
-    assert instructor._oidc_provider() == "microsoft"   # the first in the file
+    sections["auth"] = {
+        **base,
+        "microsoft": {"client_id": "a", "client_secret": "b", "server_metadata_url": "http://x"},
+        "google": {"client_id": "c", "client_secret": "d", "server_metadata_url": "http://y"},
+    }
+    assert instructor._oidc_provider() == "microsoft"  # the first in the file
 
 
 # --------------------------------------------------------------------------- who is an instructor
@@ -154,7 +167,7 @@ def test_unlisted_account_is_a_student_and_can_sign_out(lang):
     assert "_instructor_login" not in buttons(at)
     at.sidebar.button(key="_instructor_out").click().run()
     assert not at.exception
-    assert at.user.get("is_logged_in") is False   # st.logout() ran
+    assert at.user.get("is_logged_in") is False  # st.logout() ran
     assert not is_teacher(at, lang)
 
 
@@ -196,9 +209,9 @@ def test_teacher_signs_out():
     assert is_teacher(at)
     at.sidebar.button(key="_instructor_out").click().run()
     assert not at.exception
-    assert at.user.get("is_logged_in") is False   # st.logout() ran; the browser now goes to
-    assert t("editor.nav") not in nav_titles(at)    # /auth/logout, the cookie is cleared
-    at.run()                                       # and a new session starts signed out
+    assert at.user.get("is_logged_in") is False  # st.logout() ran; the browser now goes to
+    assert t("editor.nav") not in nav_titles(at)  # /auth/logout, the cookie is cleared
+    at.run()  # and a new session starts signed out
     assert not is_teacher(at)
     assert "_instructor_login" in buttons(at)
 

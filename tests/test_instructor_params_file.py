@@ -7,6 +7,7 @@ On the code before the fix (tomlkit's whole-document edit) this failed: tomlkit 
 above a table as the end of the previous table, so a page's rewritten presets carried the next
 page's banner along (the shipped file itself had five banners above another page's presets), and
 tables it added were written right under the previous table, without a blank line."""
+
 from __future__ import annotations
 
 import re
@@ -48,8 +49,11 @@ def _pages_in_order(text: str) -> list[str]:
 
 def _blank_before_every_table(text: str) -> list[str]:
     lines = text.splitlines()
-    return [line for i, line in enumerate(lines) if line.startswith("[") and i
-            and lines[i - 1].strip() and not lines[i - 1].startswith("#")]
+    return [
+        line
+        for i, line in enumerate(lines)
+        if line.startswith("[") and i and lines[i - 1].strip() and not lines[i - 1].startswith("#")
+    ]
 
 
 def test_the_shipped_file_has_each_banner_above_its_own_page():
@@ -61,11 +65,11 @@ def test_the_shipped_file_has_each_banner_above_its_own_page():
 def test_an_edit_of_one_page_keeps_every_comment_with_its_section(stem):
     presets = pf.file_presets(DATA, stem)
     assert len(presets) >= 2
-    edited = [*presets[::-1][:-1]]   # reordered, the first one removed
-    first = page_module(stem).SCHEMA.params[0]   # its first override: a [params] table is added
+    edited = [*presets[::-1][:-1]]  # reordered, the first one removed
+    first = page_module(stem).SCHEMA.params[0]  # its first override: a [params] table is added
     out = pf.apply_edits(TEXT, stem, {first.name: {"default": first.default}}, edited)
 
-    assert _banners(out) == _banners(TEXT)                   # every banner above its own page
+    assert _banners(out) == _banners(TEXT)  # every banner above its own page
     assert _pages_in_order(out) == _pages_in_order(TEXT)
     assert not _blank_before_every_table(out), _blank_before_every_table(out)
     assert "\n\n\n" not in out
@@ -79,7 +83,7 @@ def test_an_edit_of_one_page_keeps_every_comment_with_its_section(stem):
 
 
 def test_a_page_new_to_the_file_goes_at_its_end_after_a_blank_line():
-    text = TEXT.replace("[block.", "[blockx.")   # "block" is not in the file any more
+    text = TEXT.replace("[block.", "[blockx.")  # "block" is not in the file any more
     out = pf.apply_edits(text, "block", {"eps": {"default": 0.5}}, None)
     assert out.startswith(text.rstrip("\n") + "\n\n[block.params.eps]\n"), out[-200:]
     assert tomllib.loads(out)["block"] == {"params": {"eps": {"default": 0.5}}}
@@ -87,6 +91,10 @@ def test_a_page_new_to_the_file_goes_at_its_end_after_a_blank_line():
 
 def test_a_file_laid_out_otherwise_still_edits():
     text = 'two_point.presets.a = { title = { en = "A", zh = "甲" }, values = { beta = 1.0 } }\n'
-    out = pf.apply_edits(text, "two_point", {}, [{"id": "b", "title": {"en": "B", "zh": "乙"}, "values": {"beta": 2.0},
-                                                   "answers": False}])
+    out = pf.apply_edits(
+        text,
+        "two_point",
+        {},
+        [{"id": "b", "title": {"en": "B", "zh": "乙"}, "values": {"beta": 2.0}, "answers": False}],
+    )
     assert pf.file_presets(tomllib.loads(out), "two_point")[0]["id"] == "b"

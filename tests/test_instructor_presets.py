@@ -1,13 +1,17 @@
 """The instructor's parameter editor, second part: only instructors reach it, presets (add, rename,
 reorder, delete, save the current view), import validation and export."""
+
 from __future__ import annotations
 
 import tomllib
 
 import pytest
 
-from tests._instructor import (KEY, comments as _comments, params_copy, router_only,  # noqa: F401
-                               signed_in, two_point_beta as _beta)
+from tests._instructor import (
+    params_copy,  # noqa: F401 - a fixture
+    router_only,  # noqa: F401 - a fixture
+    signed_in,
+)
 from tests.conftest import app_test, open_page
 from ui.teaching import editor
 from ui.teaching import params_file as pf
@@ -52,9 +56,9 @@ def test_presets_add_rename_reorder_delete_and_current_view(setup_env):
     at.text_input(key=f"{k}:en").input("My view")
     at.checkbox(key=f"{k}:answers").check().run()
     uid_hot = at.session_state["_ed_presets:two_point"][1]["uid"]
-    at.button(key=f"edp:two_point:{uid_hot}:up").click().run()           # hot first
+    at.button(key=f"edp:two_point:{uid_hot}:up").click().run()  # hot first
     uid_cold = at.session_state["_ed_presets:two_point"][2]["uid"]
-    at.button(key=f"edp:two_point:{uid_cold}:del").click().run()         # cold_wide gone
+    at.button(key=f"edp:two_point:{uid_cold}:del").click().run()  # cold_wide gone
     uid_seed = at.session_state["_ed_presets:two_point"][1]["uid"]
     at.text_input(key=f"edp:two_point:{uid_seed}:id").input("essay").run()  # renamed
     assert not at.button(key="_ed_save").disabled

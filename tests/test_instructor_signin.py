@@ -2,6 +2,7 @@
 server's route, which limits attempts per address and server-wide and sets a signed, HttpOnly,
 expiring cookie; every run checks the cookie, so a reload keeps the teacher signed in and a
 session id alone (or a forged session-state entry) does not; sign-out clears and revokes it."""
+
 from __future__ import annotations
 
 import pytest
@@ -40,15 +41,14 @@ def test_nothing_visible_without_configuration(no_config):
     assert not [e for e in at.expander if e.label in ("Instructor", "教师")]
 
 
-@pytest.mark.parametrize("weak", ["short", "correct horse battery staple", "x" * 40,
-                                  "my-instructor-password-2026"])
+@pytest.mark.parametrize("weak", ["short", "correct horse battery staple", "x" * 40, "my-instructor-password-2026"])
 def test_weak_key_counts_as_not_configured_and_stops_the_server(weak, monkeypatch):
     monkeypatch.setenv(instructor.KEY_ENV, weak)
     assert not _forms(app_test("home"))
     with pytest.raises(SystemExit) as e:
         start.check_key_strength({"APP_INSTRUCTOR_KEY": weak})
     assert "secrets.token_urlsafe(24)" in str(e.value)
-    start.check_key_strength({"APP_INSTRUCTOR_KEY": KEY})      # a strong one passes
+    start.check_key_strength({"APP_INSTRUCTOR_KEY": KEY})  # a strong one passes
 
 
 def test_the_form_posts_to_the_route_and_never_holds_the_key(key_env):
@@ -64,7 +64,7 @@ def test_the_cookie_signs_in_on_every_run_and_a_session_alone_does_not(key_env):
     at.session_state[TEST_COOKIES] = cookie()
     at.run()
     assert _signed_in(at) and 'action="/_app/signout"' in _forms(at)[0]
-    at.run()                                   # a reload presents the same cookie: still signed in
+    at.run()  # a reload presents the same cookie: still signed in
     assert _signed_in(at)
     # the same session without the cookie (a session id resumed by another client): signed out
     at.session_state[TEST_COOKIES] = {}
@@ -78,7 +78,7 @@ def test_expired_forged_or_old_key_cookies_do_not_count(key_env):
     assert not signin.token_ok(signin.make_token(KEY + "-old"), KEY)
     good = signin.make_token(KEY)
     exp, nonce, mac = good.split(".")
-    assert not signin.token_ok(f"{int(exp) + 10 ** 6}.{nonce}.{mac}", KEY)
+    assert not signin.token_ok(f"{int(exp) + 10**6}.{nonce}.{mac}", KEY)
     assert not signin.token_ok("garbage", KEY) and not signin.token_ok(None, KEY)
     assert signin.token_ok(good, KEY)
     signin.revoke(good)
@@ -112,9 +112,8 @@ def client(monkeypatch):
     from starlette.testclient import TestClient
 
     monkeypatch.setenv(instructor.KEY_ENV, KEY)
-    monkeypatch.setattr(signin_routes, "SIGNIN_ATTEMPTS",
-                        signin.Attempts(per_browser=5, per_address=30, total=120))
-    monkeypatch.setattr(budgets, "TRUSTED_PROXIES", ("testclient",))   # as nginx on loopback is
+    monkeypatch.setattr(signin_routes, "SIGNIN_ATTEMPTS", signin.Attempts(per_browser=5, per_address=30, total=120))
+    monkeypatch.setattr(budgets, "TRUSTED_PROXIES", ("testclient",))  # as nginx on loopback is
     return TestClient(Starlette(routes=signin_routes.signin_routes()), base_url="http://app.test")
 
 
@@ -122,8 +121,7 @@ def _post(client, key, addr="198.51.100.7", nxt="/two_point?lang=en", path="/_ap
     headers = {"X-Real-IP": addr}
     if browser:
         headers["Cookie"] = f"{budgets.BROWSER_COOKIE}={browser}"
-    return client.post(path, data={"key": key, "next": nxt, "lang": "en"}, follow_redirects=False,
-                       headers=headers)
+    return client.post(path, data={"key": key, "next": nxt, "lang": "en"}, follow_redirects=False, headers=headers)
 
 
 def test_route_right_key_sets_a_signed_httponly_expiring_cookie(client):
@@ -135,8 +133,8 @@ def test_route_right_key_sets_a_signed_httponly_expiring_cookie(client):
     token = r.cookies.get(signin.COOKIE) or client.cookies.get(signin.COOKIE)
     assert signin.token_ok(token, KEY)
     out = client.post("/_app/signout", data={"next": "/"}, follow_redirects=False)
-    assert out.status_code == 303 and 'max-age=0' in out.headers["set-cookie"].lower()
-    assert not signin.token_ok(token, KEY)            # revoked: another tab's websocket still has it
+    assert out.status_code == 303 and "max-age=0" in out.headers["set-cookie"].lower()
+    assert not signin.token_ok(token, KEY)  # revoked: another tab's websocket still has it
 
 
 def test_route_wrong_key_and_open_redirects_refused(client):
@@ -145,8 +143,9 @@ def test_route_wrong_key_and_open_redirects_refused(client):
     # the home page, in the form's language
     assert _post(client, KEY, nxt="//evil.example/x").headers["location"] == "/?lang=en"
     assert _post(client, KEY, nxt="https://evil.example").headers["location"] == "/?lang=en"
-    r = client.post("/_app/signin", data={"key": KEY}, headers={"Origin": "https://evil.example"},
-                    follow_redirects=False)
+    r = client.post(
+        "/_app/signin", data={"key": KEY}, headers={"Origin": "https://evil.example"}, follow_redirects=False
+    )
     assert r.status_code == 403
 
 
@@ -157,8 +156,12 @@ def test_route_wrong_key_page_stays_and_speaks_the_pages_language(client, lang):
     from ui.kit.i18n import Text
 
     t = Text("instructor", lang)
-    r = client.post("/_app/signin", data={"key": "wrong", "next": "/two_point", "ui_lang": lang},
-                    follow_redirects=False, headers={"x-forwarded-for": "203.0.113.9"})
+    r = client.post(
+        "/_app/signin",
+        data={"key": "wrong", "next": "/two_point", "ui_lang": lang},
+        follow_redirects=False,
+        headers={"x-forwarded-for": "203.0.113.9"},
+    )
     assert r.status_code == 403
     body = r.text
     assert "refresh" not in body.lower()
@@ -172,7 +175,7 @@ def test_route_wrong_keys_make_only_their_browser_wait(client):
     address signs in at once."""
     for i in range(5):
         assert _post(client, f"wrong-{i}", browser="student").status_code == 403
-    r = _post(client, KEY, browser="student")            # that browser waits, even with the right key
+    r = _post(client, KEY, browser="student")  # that browser waits, even with the right key
     assert r.status_code == 429 and "Too many attempts" in r.text
     assert _post(client, KEY, browser="teacher").status_code == 303
 
@@ -186,9 +189,9 @@ def test_route_wrong_keys_limited_per_address_and_server_wide(client):
     """A stream of guesses from fresh browsers runs into the address's allowance, then the server's."""
     for i in range(30):
         assert _post(client, f"wrong-{i}", browser=f"guesser-{i}").status_code == 403
-    assert _post(client, KEY, browser="new").status_code == 429      # that address, deliberately flooded
-    assert _post(client, KEY, addr="203.0.113.9", browser="t").status_code == 303   # another address
-    for i in range(90):                                  # many addresses: the server-wide ceiling
+    assert _post(client, KEY, browser="new").status_code == 429  # that address, deliberately flooded
+    assert _post(client, KEY, addr="203.0.113.9", browser="t").status_code == 303  # another address
+    for i in range(90):  # many addresses: the server-wide ceiling
         _post(client, "wrong", addr=f"192.0.2.{i}", browser=f"g{i}")
     assert _post(client, KEY, addr="203.0.113.10", browser="t2").status_code == 429
 
@@ -205,7 +208,7 @@ def test_wrong_keys_are_counted_for_every_replica(redis_url):  # noqa: F811
         a.failed("198.51.100.9", "s", now)
     assert 0 < b.wait("198.51.100.9", "s", now + 1) <= 60
     assert b.wait("198.51.100.9", "teacher", now + 1) == 0.0
-    assert b.wait("198.51.100.9", "s", now + 61) == 0.0          # the next minute
+    assert b.wait("198.51.100.9", "s", now + 61) == 0.0  # the next minute
 
 
 def test_attempts_count_in_this_process_when_the_store_is_down():
@@ -224,9 +227,17 @@ def test_attempts_count_in_this_process_when_the_store_is_down():
 def test_route_sends_back_in_the_forms_language(client):
     """The form's hidden field is ``ui_lang`` (Streamlit's HTML sanitizer drops ``name="lang"``, a
     DOM property); a Chinese form comes back to the Chinese page, signed in."""
-    r = client.post("/_app/signin", data={"key": KEY, "next": "/two_point", "ui_lang": "zh"},
-                    follow_redirects=False, headers={"X-Real-IP": "198.51.100.8"})
+    r = client.post(
+        "/_app/signin",
+        data={"key": KEY, "next": "/two_point", "ui_lang": "zh"},
+        follow_redirects=False,
+        headers={"X-Real-IP": "198.51.100.8"},
+    )
     assert r.status_code == 303 and r.headers["location"] == "/two_point?lang=zh"
-    r = client.post("/_app/signin", data={"key": KEY, "next": "/two_point?lang=en&beta=2", "ui_lang": "zh"},
-                    follow_redirects=False, headers={"X-Real-IP": "198.51.100.8"})
+    r = client.post(
+        "/_app/signin",
+        data={"key": KEY, "next": "/two_point?lang=en&beta=2", "ui_lang": "zh"},
+        follow_redirects=False,
+        headers={"X-Real-IP": "198.51.100.8"},
+    )
     assert r.headers["location"] == "/two_point?lang=en&beta=2"  # the page's own query wins

@@ -11,7 +11,9 @@ directly or round a longer loop (bench/, scripts/, harness/ and tests/ included,
 too). The class features reach the kit only through ``ui.kit.hooks`` (registered by app.py), never
 the other way.
 """
+
 import ast
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,21 +25,32 @@ _APP = {"sim", "ui", "ui.kit", "ui.teaching", "ui.server", "pages", "app"}
 #: layer -> the layers it may import (its own included)
 MAY_IMPORT = {
     "sim": {"sim"},
-    "ui": {"ui"},                                        # the door: streamlit_internals
+    "ui": {"ui"},  # the door: streamlit_internals
     "ui.kit": {"ui", "ui.kit"},
     "ui.teaching": {"ui", "ui.kit", "ui.teaching"},
     "ui.server": {"ui", "ui.kit", "ui.teaching", "ui.server", "sim"},  # the sign-out route writes to the class store
-    "pages": {"ui.kit", "ui.server", "pages", "sim"},   # ui.server: the shared heavy jobs (ui.server.jobs)
+    "pages": {"ui.kit", "ui.server", "pages", "sim"},  # ui.server: the shared heavy jobs (ui.server.jobs)
     "app": _APP,
-    "harness": _APP | {"harness"},                       # what tests and benchmarks share
+    "harness": _APP | {"harness"},  # what tests and benchmarks share
     "scripts": _APP | {"harness", "scripts"},
     "bench": _APP | {"harness", "scripts", "bench"},
     "tests": _APP | {"harness", "scripts", "bench", "tests"},
 }
 #: a layer of the app: what runs in the server (never bench/, scripts/, harness/, tests/)
 APP_LAYERS = frozenset(_APP)
-LAYER_ORDER = ("sim", "ui", "ui.kit", "ui.teaching", "ui.server", "pages", "app", "harness", "scripts", "bench",
-               "tests")
+LAYER_ORDER = (
+    "sim",
+    "ui",
+    "ui.kit",
+    "ui.teaching",
+    "ui.server",
+    "pages",
+    "app",
+    "harness",
+    "scripts",
+    "bench",
+    "tests",
+)
 
 
 def layer_of(mod: str) -> str:
@@ -83,12 +96,20 @@ def test_pages_are_thin():
     """A page file is its SCHEMA and a render() that reads like the page (README, *A new page*);
     its data adapters and figure builders live beside it, in views.py (and figures.py)."""
     for f in sorted((ROOT / "pages").glob("*/page.py")):
-        n = len(f.read_text(encoding="utf-8").splitlines())
-        assert n <= 250, f"{f.relative_to(ROOT)}: {n} lines; data and figures belong in views.py"
+        n = _logical_lines(f)
+        assert n <= MAX_LINES_PAGE_FILE, f"{f.relative_to(ROOT)}: {n} lines; data and figures belong in views.py"
 
 
-#: the longest a file of a page folder may be (page, views, figures, predict, notebook)
-MAX_LINES_PAGE_FILE = 250
+#: the longest a file of a page folder may be (page, views, figures, predict, notebook), in logical
+#: lines: a statement the formatter wraps over several lines counts once, so the limit measures
+#: how much a file does, not how its calls are wrapped (the longest today: 160)
+MAX_LINES_PAGE_FILE = 170
+
+
+def _logical_lines(path: Path) -> int:
+    """Python's logical lines in a file (its NEWLINE tokens): statements and clause headers."""
+    with path.open(encoding="utf-8") as fh:
+        return sum(tok.type == tokenize.NEWLINE for tok in tokenize.generate_tokens(fh.readline))
 
 
 def test_page_files_are_short():
@@ -96,10 +117,12 @@ def test_page_files_are_short():
     builders to figures.py beside it (pages/depth_sum/ is the model)."""
     long = []
     for f in sorted((ROOT / "pages").glob("*/**/*.py")):
-        n = len(f.read_text(encoding="utf-8").splitlines())
+        n = _logical_lines(f)
         if n > MAX_LINES_PAGE_FILE:
-            long.append(f"{f.relative_to(ROOT)}: {n} lines (at most {MAX_LINES_PAGE_FILE}; figure builders "
-                        "belong in figures.py)")
+            long.append(
+                f"{f.relative_to(ROOT)}: {n} logical lines (at most {MAX_LINES_PAGE_FILE}; figure builders "
+                "belong in figures.py)"
+            )
     assert long == []
 
 
@@ -141,8 +164,11 @@ def test_show_code_shows_the_page_and_its_views():
     got = page_sources("two_point")
     assert [p for p, _ in got] == ["pages/two_point/page.py", "pages/two_point/views.py"]
     files.page_module("depth_sum")
-    assert [p for p, _ in page_sources("depth_sum")] == ["pages/depth_sum/page.py", "pages/depth_sum/views.py",
-                                                         "pages/depth_sum/figures.py"]
+    assert [p for p, _ in page_sources("depth_sum")] == [
+        "pages/depth_sum/page.py",
+        "pages/depth_sum/views.py",
+        "pages/depth_sum/figures.py",
+    ]
     assert "def render" in got[0][1] and "@cached_figure" in got[1][1]
 
 
@@ -175,7 +201,7 @@ def _targets(name: str, path: Path, node, mods) -> set[str]:
     if isinstance(node, ast.Import):
         return {m for a in node.names if (m := known(a.name))}
     if node.level:  # relative: from its package, up level - 1
-        pkg = here[:len(here) - (node.level - 1)]
+        pkg = here[: len(here) - (node.level - 1)]
         base = ".".join(pkg + ([node.module] if node.module else []))
     else:
         base = known(node.module) or node.module
@@ -255,8 +281,9 @@ def test_each_layer_imports_only_what_is_below_it():
     bad = []
     for mod, deps in import_graph().items():
         allowed = MAY_IMPORT[layer_of(mod)]
-        bad += [f"{mod} ({layer_of(mod)}) imports {d} ({layer_of(d)})" for d in sorted(deps)
-                if layer_of(d) not in allowed]
+        bad += [
+            f"{mod} ({layer_of(mod)}) imports {d} ({layer_of(d)})" for d in sorted(deps) if layer_of(d) not in allowed
+        ]
     assert bad == []
 
 
@@ -282,8 +309,11 @@ IMPORT_BY_NAME = {
 def test_import_module_only_where_a_module_is_found_by_name():
     """``importlib.import_module`` only where a module is found by name (above); pages are found
     through ui.kit.files, never by building their dotted names elsewhere."""
-    users = {str(p.relative_to(ROOT)) for m, p in _project_modules().items()
-             if layer_of(m) in APP_LAYERS and "import_module(" in p.read_text(encoding="utf-8")}
+    users = {
+        str(p.relative_to(ROOT))
+        for m, p in _project_modules().items()
+        if layer_of(m) in APP_LAYERS and "import_module(" in p.read_text(encoding="utf-8")
+    }
     assert users == set(IMPORT_BY_NAME)
 
 
@@ -295,12 +325,23 @@ def test_class_features_reach_the_kit_through_one_hook():
 
 
 def test_import_graph_resolves_sub_packages_relative_and_sibling_imports():
-    mods = {"sim.p": Path("sim/p/__init__.py"), "sim.p.a": Path("sim/p/a.py"), "sim.p.b": Path("sim/p/b.py"),
-            "sim.q": Path("sim/q.py"), "scripts.x": Path("scripts/x.py"), "scripts.y": Path("scripts/y.py")}
+    mods = {
+        "sim.p": Path("sim/p/__init__.py"),
+        "sim.p.a": Path("sim/p/a.py"),
+        "sim.p.b": Path("sim/p/b.py"),
+        "sim.q": Path("sim/q.py"),
+        "scripts.x": Path("scripts/x.py"),
+        "scripts.y": Path("scripts/y.py"),
+    }
 
     def t(name, src):
-        return set().union(*(_targets(name, mods[name], n, mods) for n in ast.walk(ast.parse(src))
-                             if isinstance(n, (ast.Import, ast.ImportFrom))))
+        return set().union(
+            *(
+                _targets(name, mods[name], n, mods)
+                for n in ast.walk(ast.parse(src))
+                if isinstance(n, (ast.Import, ast.ImportFrom))
+            )
+        )
 
     assert t("sim.p.a", "from . import b\nfrom ..q import x") == {"sim.p.b", "sim.q"}
     assert t("sim.p", "from .a import f\nfrom sim.p.b import g") == {"sim.p.a", "sim.p.b"}
@@ -332,8 +373,11 @@ def layer_table() -> str:
         else:
             shown = f"{len(mods)} module{'s' if len(mods) != 1 else ''}"
         allowed = ", ".join(x for x in LAYER_ORDER if x in MAY_IMPORT[layer] and x != layer) or "—"
-        rows.append(f"| {layer} | {_folder_of(layer)} | {shown} | itself, {allowed} |" if allowed != "—"
-                    else f"| {layer} | {_folder_of(layer)} | {shown} | itself |")
+        rows.append(
+            f"| {layer} | {_folder_of(layer)} | {shown} | itself, {allowed} |"
+            if allowed != "—"
+            else f"| {layer} | {_folder_of(layer)} | {shown} | itself |"
+        )
     return "\n".join(rows)
 
 
@@ -344,7 +388,7 @@ def page_files_table() -> str:
     from ui.kit import files
 
     doc = files.__doc__
-    body = doc[doc.index("====="):]
+    body = doc[doc.index("=====") :]
     width = len(body.split()[0])  # the first column of the reST table
     rows = ["   | file | what it holds |", "   | --- | --- |"]
     for ln in body.splitlines()[1:]:

@@ -2,6 +2,7 @@
 it; a lesson previewed as students see it (teacher texts literally, notes and answers only here);
 a built-in lesson copied into the instructor's folder, edited in place (reorder, delete, the current
 view added, a question written), saved with backup and undo, a file edited meanwhile not overwritten."""
+
 from __future__ import annotations
 
 import shutil
@@ -38,7 +39,7 @@ def test_students_never_reach_the_lessons_page():
     teacher = signed_in("home")
     hashes = [h for h, info in teacher._registered_pages.items() if info.get("url_pathname") == E.URL_PATH]
     assert len(hashes) == 1
-    at._page_hash = hashes[0]   # what a browser sends for /instructor_lessons
+    at._page_hash = hashes[0]  # what a browser sends for /instructor_lessons
     at.run()
     assert not at.exception and not [t for t in at.title if t.value == "Lessons"]
 
@@ -50,11 +51,11 @@ def test_preview_as_students_see_it_with_notes_and_answers_for_the_teacher(own):
     lesson = L.get("attention_first")
     text = _texts(at)
     assert lesson.steps[0].instruction["en"] in text and lesson.steps[0].note["en"] in text
-    assert "USA (unnormalised attention)" in text          # the bank question's computed answer
+    assert "USA (unnormalised attention)" in text  # the bank question's computed answer
     at.radio(key=f"_le_prev:{lesson.source}").set_value(1).run()
     text = _texts(at)
     assert lesson.steps[1].question.prompt["en"] in text and "-0.1776" in text
-    assert "Counted right within 2 %." in [c.value for c in at.caption]   # its tolerance
+    assert "Counted right within 2 %." in [c.value for c in at.caption]  # its tolerance
     at.radio(key=f"_le_prev:{lesson.source}").set_value(5).run()
     assert "Nothing: its hypothesis does not hold" in _texts(at)
 
@@ -71,7 +72,7 @@ def test_copy_edit_save_undo_and_a_conflict(own):
     assert path.exists() and not at.exception
     copy = path.read_text(encoding="utf-8")
     assert 'id = "dw_ours"' in copy and copy.count("#") == (L.BUILTIN_DIR / "depth_width.toml").read_text().count("#")
-    assert at.selectbox(key=E._SEL).value == str(path)    # the copy is the lesson shown
+    assert at.selectbox(key=E._SEL).value == str(path)  # the copy is the lesson shown
     assert L.get("dw_ours").problems == () and not L.get("dw_ours").builtin
     gen = lambda: at.session_state[E._GEN] if E._GEN in at.session_state else 0  # noqa: E731
     # reorder: step 1 down; delete the last step; add the view last seen (two_point, beta = 2)
@@ -97,8 +98,9 @@ def test_copy_edit_save_undo_and_a_conflict(own):
     assert saved.problems == () and saved.steps[-1].question.kind == "text"
     assert saved.steps[-1].instruction["en"] == "Drag **β** <b>now</b> $x$"
     assert pf.backup_path(path).read_text(encoding="utf-8") == copy
-    assert [c for c in path.read_text().splitlines() if c.startswith("#")] == \
-           [c for c in copy.splitlines() if c.startswith("#")]
+    assert [c for c in path.read_text().splitlines() if c.startswith("#")] == [
+        c for c in copy.splitlines() if c.startswith("#")
+    ]
     # the preview shows the teacher's text literally (st.text), never as Markdown
     last = saved.steps[-1]
     at.radio(key=f"_le_prev:{saved.source}").set_value(8).run()
@@ -123,7 +125,7 @@ def test_an_invalid_edit_cannot_be_saved_and_names_the_step(own):
     at = signed_in(E.URL_PATH)
     _choose(at, own / "attention_first.toml")
     k = "_le:0:6"
-    at.selectbox(key=f"{k}:kind").set_value("choice").run()   # step 7: a choice with one option only
+    at.selectbox(key=f"{k}:kind").set_value("choice").run()  # step 7: a choice with one option only
     at.text_input(key=f"{k}:prompt:en").input("Pick")
     at.text_input(key=f"{k}:prompt:zh").input("选")
     at.text_area(key=f"{k}:options:en").input("only one")
@@ -133,7 +135,7 @@ def test_an_invalid_edit_cannot_be_saved_and_names_the_step(own):
     assert "attention_first.toml: step 7: question: options: give 2 to 8" in msgs
     assert at.button(key="_le_save").disabled
     before = (own / "attention_first.toml").read_bytes()
-    at.button(key="_le_save").proto.disabled = False   # a forged click writes nothing
+    at.button(key="_le_save").proto.disabled = False  # a forged click writes nothing
     at.button(key="_le_save").click().run()
     assert (own / "attention_first.toml").read_bytes() == before
 
@@ -145,13 +147,13 @@ def test_the_page_in_chinese(own, lang):
     assert any("第 1 步，共 8 步" in s.value for s in at.subheader)
 
 
-SHAPES = {   # own lesson files of every broken shape: the page shows their problems and stays usable
+SHAPES = {  # own lesson files of every broken shape: the page shows their problems and stays usable
     "not_toml": "[lesson\ntitle = 'x'\n",
     "deep": "x = " + "[" * 3000 + "]" * 3000 + "\n",
     "steps_table": "[lesson]\ntitle = 'x'\n[step]\npage = 'two_point'\n",
     "question_string": "[lesson]\ntitle = 'x'\n[[step]]\npage = 'two_point'\nquestion = 'why?'\n",
     "everything_wrong": "lesson = 3\n[[step]]\npage = 5\nparams = [1]\n[[step]]\nquestion = {kind = 'choice', "
-                        "options = 'ab', correct = true}\n",
+    "options = 'ab', correct = true}\n",
     "binary": "\x00\x01\ufffe",
     "markdown_page": "[lesson]\ntitle = '**T** [x](http://e.org)'\n[[step]]\npage = '**bad** [x](http://e.org) $y$'\n",
 }
@@ -161,13 +163,13 @@ def test_broken_own_lessons_are_listed_with_their_problems_and_the_page_stays_us
     own.mkdir()
     for name, text in SHAPES.items():
         (own / f"{name}.toml").write_text(text, encoding="utf-8")
-    (own / "latin1.toml").write_bytes("title = 'caf\xe9'".encode("latin-1"))   # "latin1.toml: not UTF-8 text"
+    (own / "latin1.toml").write_bytes("title = 'caf\xe9'".encode("latin-1"))  # "latin1.toml: not UTF-8 text"
     at = signed_in(E.URL_PATH)
     for name in [*SHAPES, "latin1"]:
         _choose(at, own / f"{name}.toml")
         assert any(c.value.startswith(f"{name}.toml: ") for c in at.code), (name, [c.value[:80] for c in at.code])
         assert not at.exception, name
-        if name == "markdown_page":   # a typed value in a label (labels render Markdown): one inert code span
+        if name == "markdown_page":  # a typed value in a label (labels render Markdown): one inert code span
             assert any(x.label.endswith("`**bad** [x](http://e.org) $y$`") for x in at.expander)
         # the Edit tab is drawn in the same run: each of its edits leaves the page usable
         for b in at.button:
@@ -175,7 +177,7 @@ def test_broken_own_lessons_are_listed_with_their_problems_and_the_page_stays_us
                 b.click().run()
                 assert not at.exception, (name, b.key)
                 break
-        assert at.button(key="_le_save").disabled   # a lesson with problems is never written
+        assert at.button(key="_le_save").disabled  # a lesson with problems is never written
         # a typed value in a label (they render Markdown) is one inert code span
         assert not any("http://e.org" in x.label and "`" not in x.label for x in at.expander), name
 
@@ -193,18 +195,21 @@ def test_new_lesson_from_the_current_view_and_upload(own):
     assert mine is not None and not mine.builtin and mine.problems == () and mine.title["zh"] == "Week 3 <b>"
     assert [s.page for s in mine.steps] == ["measures"] and mine.steps[0].values()["n"] == 64
     assert at.selectbox(key=E._SEL).value == mine.source
-    at.button(key="_le_create").click().run()        # the same name again: refused, the file kept
+    at.button(key="_le_create").click().run()  # the same name again: refused, the file kept
     assert any("already have a lesson named week3" in e.value for e in at.error)
     # an upload with a problem: named by the uploaded file's name, nothing written
-    good = (L.BUILTIN_DIR / "attention_first.toml").read_text(encoding="utf-8").replace(
-        'id = "attention_first"', 'id = "week3"')
+    good = (
+        (L.BUILTIN_DIR / "attention_first.toml")
+        .read_text(encoding="utf-8")
+        .replace('id = "attention_first"', 'id = "week3"')
+    )
     bad = good.replace("beta = 2.5", "beta = 99.0", 1)
     at.file_uploader(key="_le_upload_0").upload("from_colleague.toml", bad.encode(), "application/toml").run()
     assert any(c.value.startswith("from_colleague.toml: step 3: params.beta: 99.0 is outside") for c in at.code)
     assert not [b for b in at.button if b.key == "_le_upload_save"]
     at.file_uploader(key="_le_upload_0").upload("from_colleague.toml", good.encode(), "application/toml").run()
     before = (own / "week3.toml").read_text(encoding="utf-8")
-    at.button(key="_le_upload_save").click().run()    # replaces my week3, the old one is the backup
+    at.button(key="_le_upload_save").click().run()  # replaces my week3, the old one is the backup
     assert not at.exception
     assert L.get("week3").title["en"] == "Attention moves tokens: a first lesson" and len(L.get("week3").steps) == 8
     assert pf.backup_path(own / "week3.toml").read_text(encoding="utf-8") == before

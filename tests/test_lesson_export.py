@@ -1,6 +1,7 @@
 """Take-home copies of a lesson (ui/teaching/lesson_export.py): the whole lesson as one notebook that
 runs and reproduces every step's page numbers, and the printable handout (one step per page, answers
 only in the instructor's copy, a teacher's text shown literally)."""
+
 from __future__ import annotations
 
 import html
@@ -24,7 +25,7 @@ def _numbers_per_step(nb) -> list[dict]:
         for o in cell.get("outputs", ()):
             for line in "".join(o.get("text", "")).splitlines():
                 if line.startswith(nbk.NUMBERS_TAG):
-                    out.append(__import__("json").loads(line[len(nbk.NUMBERS_TAG):]))
+                    out.append(__import__("json").loads(line[len(nbk.NUMBERS_TAG) :]))
     return out
 
 
@@ -38,27 +39,35 @@ def test_the_lesson_notebook_runs_and_each_section_reproduces_its_page(lid, kern
     nb = nbformat.from_dict(X.notebook(lesson, "zh"))
     nbformat.validate(nb)
     setup = [c for c in nb.cells if c.cell_type == "code" and "import plotly.graph_objects" in c.source]
-    assert len(setup) == 1   # the set-up once, before the first section
-    statements = [c for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("## ")
-                  and not c.source.startswith("## 第 ")]
-    assert len(statements) == len({s.page for s in lesson.steps}) * 2   # each page's two sections, once
-    NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
-                   resources={"metadata": {"path": str(ROOT)}}).execute()
+    assert len(setup) == 1  # the set-up once, before the first section
+    statements = [
+        c
+        for c in nb.cells
+        if c.cell_type == "markdown" and c.source.startswith("## ") and not c.source.startswith("## 第 ")
+    ]
+    assert len(statements) == len({s.page for s in lesson.steps}) * 2  # each page's two sections, once
+    NotebookClient(
+        nb, timeout=CELL_TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+    ).execute()
     got = _numbers_per_step(nb)
     steps = [s for s in lesson.steps if nbk.recipe(s.page) is not None]
     assert len(got) == len(steps) == len(lesson.steps)
     for s, numbers in zip(steps, got):
         rec = nbk.recipe(s.page)
         want = {k: float(v) for k, v in rec.expected(s.values()).items()}
-        bad = {k: (numbers.get(k), want[k]) for k in want if k not in numbers
-               or not _close(numbers[k], want[k], rec.rtol, rec.atol)}
+        bad = {
+            k: (numbers.get(k), want[k])
+            for k in want
+            if k not in numbers or not _close(numbers[k], want[k], rec.rtol, rec.atol)
+        }
         assert not bad, f"{lid} step {s.index + 1} ({s.page}): notebook vs page {bad}"
     from ui.kit.i18n import Text
 
     heads = [c.source.split("\n")[0] for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("## ")]
     n = len(lesson.steps)
-    assert [h for h in heads if h.startswith("## 第 ")] == \
-        [f"## 第 {k} 步，共 {n} 步：{Text(s.page, 'zh')('title')}" for k, s in enumerate(lesson.steps, 1)]
+    assert [h for h in heads if h.startswith("## 第 ")] == [
+        f"## 第 {k} 步，共 {n} 步：{Text(s.page, 'zh')('title')}" for k, s in enumerate(lesson.steps, 1)
+    ]
 
 
 def test_teacher_text_is_literal_in_the_notebook_and_the_handout():
@@ -70,8 +79,8 @@ def test_teacher_text_is_literal_in_the_notebook_and_the_handout():
     nb = X.notebook(lesson, "en")
     md = "\n".join(c["source"] for c in nb["cells"] if c["cell_type"] == "markdown")
     typed = [c["source"].split(".** ", 1)[1] for c in nb["cells"] if "onerror" in c["source"]]
-    assert len(typed) == 2   # the instruction and the question
-    for cell in typed:       # every Markdown character of the typed text escaped
+    assert len(typed) == 2  # the instruction and the question
+    for cell in typed:  # every Markdown character of the typed text escaped
         assert not re.search(r"(?<!\\)[<\[\]`*$]", cell.split("\n")[0]), cell
     assert "\\<img" in md and "\\$" in md
     # every escaped character comes back: the Markdown shows exactly the typed text
@@ -98,12 +107,12 @@ def test_handout_one_step_per_page_answers_only_in_the_instructors_copy(lang):
     link = "http://127.0.0.1:8501/measures?n=32&amp;beta=1&amp;depth=4&amp;dt=0.1&amp;seed=0&amp;H=256"
     assert f"{link}&amp;lang={lang}" in student
     # answers: computed values only in the instructor's copy
-    c = f"{(2 + 3 * 2.718281828459045 ** 2) / 0.9:.4g}"
+    c = f"{(2 + 3 * 2.718281828459045**2) / 0.9:.4g}"
     assert "26.85" in teacher and "26.85" not in student and c == "26.85"
     assert "0.04909" in teacher and "0.04909" not in student
     want = " (counted right within 2 %)" if lang == "en" else "（误差在 2 % 以内判为正确）"
     unit = "rad per unit depth" if lang == "en" else "弧度/单位深度"
-    assert f"-0.1776 {unit}{want}" in teacher   # an own number: its value, unit and tolerance
+    assert f"-0.1776 {unit}{want}" in teacher  # an own number: its value, unit and tolerance
     for step in lesson.steps:
         if step.note:
             assert html.escape(step.note[lang], quote=True) in teacher
@@ -113,7 +122,7 @@ def test_handout_one_step_per_page_answers_only_in_the_instructors_copy(lang):
 def test_tolerances_and_the_pages_formulas_read_as_text_in_print():
     lesson = L.get("depth_width")
     h = X.handout(lesson, "en", teacher=True)
-    assert "$" not in h   # the page's LaTeX as text: nothing to render in print
+    assert "$" not in h  # the page's LaTeX as text: nothing to render in print
     assert "The exponent p with Var S_2L = 2^p Var S_L" in h
     assert "0.908 exponent (counted right within ± 0.05)" in h
     t = X.Text("lessons", "en")

@@ -4,6 +4,7 @@ answer (a wrong number gets a second try; the truth is not in what a student's p
 the reveal), pacing, pause (the page is not drawn), nicknames hidden until shown, a snapshot, the
 CSV; and a student alone at their own pace, whose progress survives a new session (a reload,
 another device) and is on the teacher's dashboard (memory store), and a replica change (Redis)."""
+
 from __future__ import annotations
 
 import csv
@@ -64,7 +65,7 @@ def live(monkeypatch, router_only):  # noqa: F811
     """A teacher on the class console who started the shipped lesson live: (teacher, code)."""
     teacher, code = teacher_with_class(monkeypatch)
     teacher.button(key="_class_close").click().run()
-    teacher.button(key="_class_close_yes").click().run()     # the console's own start opens a class
+    teacher.button(key="_class_close_yes").click().run()  # the console's own start opens a class
     open_page(teacher, console.CONSOLE_PATH)
     teacher.run()
     teacher.selectbox(key="_lsn_pick").set_value(lessons.get(LESSON)).run()
@@ -87,7 +88,7 @@ def test_live_lesson_steps_answers_pacing_pause_snapshot_csv(live):
 
     a = app_test("home", {"class": code, "lang": "zh"})
     assert not a.exception, [e.value for e in a.exception]
-    a.run()   # the poll applied the push: the step's page
+    a.run()  # the poll applied the push: the step's page
     assert "第 1 步，共 8 步" in _md(a)
     # a nickname (optional), cleaned
     a.text_input(key="_lsn_nick").set_value("小明<b>")
@@ -112,7 +113,7 @@ def test_live_lesson_steps_answers_pacing_pause_snapshot_csv(live):
     q = lessons.step_question(lesson.steps[k], "en")
     truth = q["truth"]
     human = responses.q_value(q, "en", truth)
-    said = lesson_run.shown(q, "en", truth)   # as the Markdown source holds it (a teacher's unit: escaped)
+    said = lesson_run.shown(q, "en", truth)  # as the Markdown source holds it (a teacher's unit: escaped)
     assert human not in _everything(b) and said not in _everything(b)
     b.number_input(key=f"_lsn_in_{code}_{k}").set_value(truth * 3)
     b.button(key=f"_lsn_send_{code}_{k}").click().run()
@@ -122,7 +123,7 @@ def test_live_lesson_steps_answers_pacing_pause_snapshot_csv(live):
     b.button(key=f"_lsn_send_{code}_{k}").click().run()
     rec = ls.get_lessons().mine(code, k, b.session_state["_class_who"][1])
     assert rec["tries"] == 2 and rec["right"] is True
-    assert any("reveals" in i.value for i in b.info)   # live: the teacher reveals
+    assert any("reveals" in i.value for i in b.info)  # live: the teacher reveals
     assert human not in _everything(b) and said not in _everything(b)
     # the class's own count got the answer too (the open question is this step's)
     qid = cs.get_store().question(code)["id"]
@@ -142,8 +143,8 @@ def test_live_lesson_steps_answers_pacing_pause_snapshot_csv(live):
     teacher.run()
     assert "&lt;img" in _html(teacher) and "<img src=x" not in _html(teacher)
     shown = _grid(teacher)
-    assert "小明b" not in shown and ls.anon(who_a) in shown   # names hidden by default
-    assert teacher.selectbox(key=f"_lsn_step_{code}_{t}").value == t   # the step's answers follow the teacher's step
+    assert "小明b" not in shown and ls.anon(who_a) in shown  # names hidden by default
+    assert teacher.selectbox(key=f"_lsn_step_{code}_{t}").value == t  # the step's answers follow the teacher's step
     teacher.checkbox(key=f"_lsn_snap_{code}_{t}_{ls.anon(who_a)[1:]}").check().run()
     teacher.button(key=f"_lsn_show_{code}_{t}").click().run()
     assert ls.get_lessons().run(code)["snap"] == {"step": t, "items": [evil]}
@@ -193,7 +194,7 @@ def test_live_lesson_steps_answers_pacing_pause_snapshot_csv(live):
     assert f"Step {t + 1} of 8" in _md(b) and not [x for x in b.button if x.key in ("_lsn_next", "_lsn_back")]
     assert b.session_state["_last_view"]["query"] == lesson.steps[t].query() | {"class": code, "lang": "en"}
     where = ls.get_lessons().positions(code)
-    assert where[b.session_state["_class_who"][1]] == t and where[who_a] == t   # pushes moved them too
+    assert where[b.session_state["_class_who"][1]] == t and where[who_a] == t  # pushes moved them too
 
     # show names: the dashboard says the nickname
     teacher.toggle(key="_lsn_t_names_0").set_value(True).run()
@@ -217,7 +218,7 @@ def test_self_paced_alone_survives_a_new_session_and_shows_on_the_dashboard(live
     rid = _self_paced_run(teacher)
     assert ls.valid_run_id(rid) and ls.get_lessons().run(rid)["mode"] == "self"
     runs = teacher.selectbox(key="_lsn_runs").options[:2]
-    assert runs == [f"{rid}: at each student's pace", f"{code}: a class, ended"]   # the ended class's board stays
+    assert runs == [f"{rid}: at each student's pace", f"{code}: a class, ended"]  # the ended class's board stays
     assert any(f"?lesson={rid}" in c.value for c in teacher.code)
     lesson = lessons.get(LESSON)
 
@@ -229,13 +230,13 @@ def test_self_paced_alone_survives_a_new_session_and_shows_on_the_dashboard(live
     assert ls.valid_token(tok) and ls.get_lessons().nicks(rid) == {tok: "Ana"}
     assert "Step 1 of 8" in _md(s)
     assert s.query_params.get("me") == [tok] or s.query_params.get("me") == tok
-    assert any(f"?lesson={rid}&me={tok}" in c.value for c in s.main.code)   # the student's own resume link
+    assert any(f"?lesson={rid}&me={tok}" in c.value for c in s.main.code)  # the student's own resume link
     from ui.kit.share import share_url
 
     query = {k: (v[0] if isinstance(v, list) else v) for k, v in s.query_params.items()}
     assert query["lesson"] == rid and query["me"] == tok
     shared = share_url(query)
-    assert "beta=" in shared and tok not in shared and rid not in shared   # never in "Share this view"
+    assert "beta=" in shared and tok not in shared and rid not in shared  # never in "Share this view"
     # every step: answer (right) and Next; the truth appears only after the answer
     for step in lesson.steps[:3]:
         q = lessons.step_question(step, "en")
@@ -320,14 +321,14 @@ def test_self_paced_progress_survives_a_replica_change(monkeypatch, redis_url): 
     s.button(key="_lsn_next").click().run()
     assert "第 2 步，共 8 步" in _md(s)
 
-    monkeypatch.setattr(cs, "_store", None)        # another replica: nothing of this process's state
+    monkeypatch.setattr(cs, "_store", None)  # another replica: nothing of this process's state
     monkeypatch.setattr(ls, "_lessons", None)
     again = app_test("home", {"lesson": rid, "me": tok, "lang": "zh"})
     assert not again.exception and ls.get_lessons() is not first
     assert "第 2 步，共 8 步" in _md(again)
     again.button(key="_lsn_back").click().run()
     assert "第 1 步，共 8 步" in _md(again)
-    assert any(responses.q_value(q, "zh", q["truth"]) in x.value for x in again.success)   # kept, no new try
+    assert any(responses.q_value(q, "zh", q["truth"]) in x.value for x in again.success)  # kept, no new try
     assert not [w for w in again.button if w.key == f"_lsn_send_{rid}_0"]
     assert ls.get_lessons().mine(rid, 0, tok)["tries"] == 1
 

@@ -2,6 +2,7 @@
 (the fixture of tests/test_instructor_class.py): the run's fields and its stamp, nicknames cleaned,
 positions and answer records per participant and step (tries counted, the latest kept), snapshots,
 a second replica reading the same run, expiry as classes expire, tokens not guessable."""
+
 from __future__ import annotations
 
 import re
@@ -30,8 +31,15 @@ def test_a_run_and_its_stamp(lessons):
     rid = ls.new_run_id()
     lessons.start(rid, "first_lesson", "self", owner="teacher-a")
     r = lessons.run(rid)
-    assert (r["lesson"], r["mode"], r["step"], r["pace"], r["paused"], r["names"], r["snap"]) == \
-        ("first_lesson", "self", 0, 0, False, False, None)
+    assert (r["lesson"], r["mode"], r["step"], r["pace"], r["paused"], r["names"], r["snap"]) == (
+        "first_lesson",
+        "self",
+        0,
+        0,
+        False,
+        False,
+        None,
+    )
     s0 = lessons.stamp(rid)
     lessons.update(rid, step=2, pace=3)
     s1 = lessons.stamp(rid)
@@ -40,10 +48,10 @@ def test_a_run_and_its_stamp(lessons):
     assert lessons.run(rid)["paused"] is True and lessons.stamp(rid) == s1 + 1
     lessons.update(rid, paused=False, names=True)
     assert lessons.run(rid)["paused"] is False and lessons.run(rid)["names"] is True
-    lessons.update(rid, step=-4)   # never below the first step
+    lessons.update(rid, step=-4)  # never below the first step
     assert lessons.run(rid)["step"] == 0
     with pytest.raises(ValueError):
-        lessons.update(rid, lesson="other")    # the lesson of a run is fixed
+        lessons.update(rid, lesson="other")  # the lesson of a run is fixed
     with pytest.raises(ValueError):
         lessons.start("x" * 8, "l", "sometimes")
     # answers do not change what students see: no stamp change
@@ -69,8 +77,8 @@ def test_nicknames_positions_and_records(lessons):
     lessons.set_nick(rid, "b", "")
     lessons.set_nick(rid, "c", "小明")
     nicks = lessons.nicks(rid)
-    assert set(nicks) == {"a", "c"}   # no nickname: anonymous
-    assert set(lessons.nicks(rid, everyone=True)) == {"a", "b", "c"}   # b was asked and stayed anonymous
+    assert set(nicks) == {"a", "c"}  # no nickname: anonymous
+    assert set(lessons.nicks(rid, everyone=True)) == {"a", "b", "c"}  # b was asked and stayed anonymous
     assert nicks["c"] == "小明"
     assert "<" not in nicks["a"] and ">" not in nicks["a"] and len(nicks["a"]) <= ls.MAX_NICK
     assert nicks["a"].startswith("Li Wei script")
@@ -130,15 +138,15 @@ def test_ids_and_tokens():
     toks = {ls.new_token() for _ in range(2000)}
     assert len(ids) == 2000 and len(toks) == 2000
     assert all(ls.valid_run_id(i) for i in ids) and all(ls.valid_token(t) for t in toks)
-    assert all(len(t) >= 22 for t in toks)    # 128 random bits
+    assert all(len(t) >= 22 for t in toks)  # 128 random bits
     for bad in ("", "short", "a/b" * 5, "../../etc", None, 5, "x" * 80, "tok en with spaces"):
         assert not ls.valid_run_id(bad) and not ls.valid_token(bad)
-    assert ls.valid_run_id("ABCDEF")   # a class code is a live run's id
+    assert ls.valid_run_id("ABCDEF")  # a class code is a live run's id
 
 
 def test_redis_keys_expire_and_a_second_replica_reads_the_run(redis_url):  # noqa: F811
     one = ls.RedisLessons(cs.RedisStore(redis_url).r)
-    two = ls.RedisLessons(cs.RedisStore(redis_url).r)   # another replica: its own connection
+    two = ls.RedisLessons(cs.RedisStore(redis_url).r)  # another replica: its own connection
     one.r.flushdb()
     rid = ls.new_run_id()
     one.start(rid, "l1", "self", owner="t")

@@ -1,5 +1,6 @@
 """Lesson files (ui/teaching/lessons.py): the shipped lessons load without a problem and the truth of
 every question is the one an independent computation gives."""
+
 from __future__ import annotations
 
 import math
@@ -26,7 +27,7 @@ def test_shipped_lessons_have_no_problems(lid):
     import tomllib
 
     raw = tomllib.loads((L.BUILTIN_DIR / f"{lid}.toml").read_text(encoding="utf-8"))
-    for s in raw["step"]:   # written in both languages (a teacher's own lesson may have one)
+    for s in raw["step"]:  # written in both languages (a teacher's own lesson may have one)
         for key in ("instruction", "note"):
             assert set(s[key]) == {"en", "zh"} and all(v.strip() for v in s[key].values())
         q = s.get("question", {})
@@ -45,10 +46,12 @@ def test_attention_first_truths():
     # docs/constructions.md integrated here by SciPy (not the page's solver): USA's
     from scipy.integrate import solve_ivp
 
-    sa = solve_ivp(lambda t, y: -np.sin(2 * y) / (1 + np.exp(1.0 * (1 - np.cos(2 * y)))), (0, 5), [1.0],
-                   rtol=1e-10, atol=1e-12).y[0, -1]
-    usa = solve_ivp(lambda t, y: -0.5 * np.exp(1.0 * np.cos(2 * y)) * np.sin(2 * y), (0, 5), [1.0],
-                    rtol=1e-10, atol=1e-12).y[0, -1]
+    sa = solve_ivp(
+        lambda t, y: -np.sin(2 * y) / (1 + np.exp(1.0 * (1 - np.cos(2 * y)))), (0, 5), [1.0], rtol=1e-10, atol=1e-12
+    ).y[0, -1]
+    usa = solve_ivp(
+        lambda t, y: -0.5 * np.exp(1.0 * np.cos(2 * y)) * np.sin(2 * y), (0, 5), [1.0], rtol=1e-10, atol=1e-12
+    ).y[0, -1]
     assert usa < sa * (1 - 1e-3) and q[0]["truth"] == "usa"
     # 2: the SA rate at tau = 0, beta = 1, theta = 1, from the closed form
     rate = -math.sin(2.0) / (1 + math.exp(1.0 * (1 - math.cos(2.0))))
@@ -56,7 +59,7 @@ def test_attention_first_truths():
     from sim import measures as ms
     from sim import two_point as tp
 
-    h = 1e-5   # and sim's solution: a central difference of the half-angle around tau = h
+    h = 1e-5  # and sim's solution: a central difference of the half-angle around tau = h
     th = tp.half_angle(1.0, 1.0, np.array([0.0, 2 * h]), "SA")
     assert abs((th[1] - th[0]) / (2 * h) - q[1]["truth"]) <= 1e-4 * abs(rate)
     # 3: the pair's energy -(e^b + e^{b cos 2t})/(4b) at beta = 2.5, theta = 1
@@ -69,8 +72,12 @@ def test_attention_first_truths():
     from sim import hemisphere as hs
 
     v = s[4].values()
-    Z = simulate_reference(hs.cap_uniform(v["n"], v["d"], math.radians(v["cap"]), seed=v["seed"]), v["beta"],
-                           v["dt"], round(v["horizon"] / v["dt"]))[-1]
+    Z = simulate_reference(
+        hs.cap_uniform(v["n"], v["d"], math.radians(v["cap"]), seed=v["seed"]),
+        v["beta"],
+        v["dt"],
+        round(v["horizon"] / v["dt"]),
+    )[-1]
     diam = float(np.arccos(np.clip(np.min(Z @ Z.T), -1, 1)))
     assert diam < 1e-2 and q[4]["truth"] == "one"
     # 6: "its hypothesis does not hold": no open hemisphere holds these 64 starting tokens. The margin
@@ -80,14 +87,14 @@ def test_attention_first_truths():
     v = s[5].values()
     Z0 = hs.cap_uniform(v["n"], v["d"], math.radians(v["cap"]), seed=v["seed"])
     assert hs.hemisphere_direction(Z0)[1] < -0.1
-    assert np.max(np.min(Z0 @ Z0.T, axis=1)) < 0     # a simple check: no token's own hemisphere holds all
+    assert np.max(np.min(Z0 @ Z0.T, axis=1)) < 0  # a simple check: no token's own hemisphere holds all
     # 7: n evenly spaced points are at pi/(2n) from the uniform measure
     assert abs(q[6]["truth"] - math.pi / 64) <= 1e-12
     # 8: the stability constant ((1+b) + (1+2b)e^{2b})/(1-dt) at b = 1, dt = 0.1
     c = (2 + 3 * np.exp(2.0)) / 0.9
     assert abs(ms.stability_constant(1.0, 0.1) - c) <= 1e-12 * c
     assert abs(q[7]["truth"] - c) <= 1e-3 * c
-    assert round(c * 4) == 107 and f"{math.pi / 64:.3f}" == "0.049"   # the notes' e^{107} and 0.049
+    assert round(c * 4) == 107 and f"{math.pi / 64:.3f}" == "0.049"  # the notes' e^{107} and 0.049
     assert [x["lesson_step"] for x in q] == list(range(len(s)))
 
 
@@ -102,12 +109,12 @@ def test_depth_width_truths():
     # Var S_L = sigma^2 L^{-2a}(L + L(L-1)rho): 1 at a = 1/2; 8 at a = 1/4 (the teacher's value)
     assert abs(q[0]["truth"] - 1.0) <= 1e-12
     assert q[1]["truth"] == 8.0 and abs(ds.variance(0.25, 64, 1.0, 0.0) - 8.0) <= 1e-12
-    assert abs(64 ** 0.5 - q[1]["truth"]) <= 1e-12
+    assert abs(64**0.5 - q[1]["truth"]) <= 1e-12
     # the growth exponent with rho = 0.1: log2((1 + 127 rho)/(1 + 63 rho))
     assert abs(q[2]["truth"] - math.log2(13.7 / 7.3)) <= 1e-12
     # (1 + 1/L)^L -> e: option 2 ("e")
     assert q[3]["truth"] == "b" and q[3]["labels"]["en"]["b"] == "e"
-    assert abs((1 + 1 / 64) ** 64 - math.e) < 0.05 and f"{(1 + 1 / 64) ** 64:.2f}" == "2.70"   # the note's value
+    assert abs((1 + 1 / 64) ** 64 - math.e) < 0.05 and f"{(1 + 1 / 64) ** 64:.2f}" == "2.70"  # the note's value
     # the lazy parameter slope: the same sweep run here through sim/ and fitted by NumPy
     xs, ys = W.dataset("three_points")
     sw = W.width_sweep(WV.SWEEP_NS, 4.0, WV.sweep_step(4.0, xs.size), 0, xs, ys, start="paired")
@@ -158,15 +165,23 @@ BROKEN = {  # a second step as written -> what its message must name
     'page = "two_point"\nquestion = { kind = "essay" }': ("step 2: question: kind: 'essay' is not one of", 2),
     'page = "two_point"\nquestion = { kind = "bank", bank = "nope" }': ("step 2: question: bank: 'nope'", 2),
     'page = "two_point"\nquestion = { kind = "number", prompt = "p" }': ("step 2: question: value: expected", 2),
-    'page = "two_point"\nquestion = { kind = "number", prompt = "p", value = 1, tol = 0 }':
-        ("step 2: question: tol:", 2),
-    'page = "two_point"\nquestion = { kind = "choice", prompt = "p", options = ["a"] }':
-        ("step 2: question: options: give 2 to 8", 2),
-    'page = "two_point"\nquestion = { kind = "choice", prompt = "p", options = ["a", "b"], correct = 3 }':
-        ("step 2: question: correct:", 2),
+    'page = "two_point"\nquestion = { kind = "number", prompt = "p", value = 1, tol = 0 }': (
+        "step 2: question: tol:",
+        2,
+    ),
+    'page = "two_point"\nquestion = { kind = "choice", prompt = "p", options = ["a"] }': (
+        "step 2: question: options: give 2 to 8",
+        2,
+    ),
+    'page = "two_point"\nquestion = { kind = "choice", prompt = "p", options = ["a", "b"], correct = 3 }': (
+        "step 2: question: correct:",
+        2,
+    ),
     'page = "two_point"\nquestion = { kind = "text" }': ("step 2: question: prompt: missing", 2),
-    'page = "two_point"\nquestion = { kind = "text", prompt = "p", value = 2 }':
-        ("step 2: question: value: unknown key", 2),
+    'page = "two_point"\nquestion = { kind = "text", prompt = "p", value = 2 }': (
+        "step 2: question: value: unknown key",
+        2,
+    ),
 }
 
 
@@ -204,35 +219,56 @@ def test_each_problem_names_file_step_and_key_and_the_rest_runs(step):
 
 
 def test_whole_file_problems():
-    for text, want in [("[lesson\n", "not valid TOML"), ("x = " + "[" * 3000 + "]" * 3000, "not valid TOML"),
-                       ("step = 3", "step: expected [[step]] tables"), ("[other]\n", "[other]: unknown key"),
-                       ('[lesson]\nid = "Bad Id"\n', "lesson: id:"), ("[lesson]\n", "lesson: title: missing"),
-                       ("lesson = 1", "lesson: expected a table"), ("# " + "x" * L.MAX_BYTES, "bytes, at most")]:
+    for text, want in [
+        ("[lesson\n", "not valid TOML"),
+        ("x = " + "[" * 3000 + "]" * 3000, "not valid TOML"),
+        ("step = 3", "step: expected [[step]] tables"),
+        ("[other]\n", "[other]: unknown key"),
+        ('[lesson]\nid = "Bad Id"\n', "lesson: id:"),
+        ("[lesson]\n", "lesson: title: missing"),
+        ("lesson = 1", "lesson: expected a table"),
+        ("# " + "x" * L.MAX_BYTES, "bytes, at most"),
+    ]:
         lesson = L.parse(text, "f.toml")
         assert any(want in p for p in lesson.problems), (text[:40], lesson.problems)
         assert lesson.steps == () and lesson.id in ("f", "lesson")
     many = "[lesson]\ntitle = 'x'\n" + '[[step]]\npage = "two_point"\n' * (L.MAX_STEPS + 5)
     lesson = L.parse(many, "f.toml")
     assert len(lesson.steps) == L.MAX_STEPS and any("at most 40" in p for p in lesson.problems)
-    assert L.parse(None, "f.toml").problems   # not even text: a message, no exception
+    assert L.parse(None, "f.toml").problems  # not even text: a message, no exception
 
 
 def test_own_questions_in_the_class_shape():
-    text = _with_second('page = "two_point"\nparams = { beta = 3.0 }\n[step.question]\nkind = "choice"\n'
-                        'prompt = { en = "<b>which</b> $x$", zh = "哪个" }\noptions = ["A", { en = "B", zh = "乙" }]\n'
-                        'correct = 2')
+    text = _with_second(
+        'page = "two_point"\nparams = { beta = 3.0 }\n[step.question]\nkind = "choice"\n'
+        'prompt = { en = "<b>which</b> $x$", zh = "哪个" }\noptions = ["A", { en = "B", zh = "乙" }]\n'
+        "correct = 2"
+    )
     lesson = L.parse(text, "t.toml")
     assert lesson.problems == ()
     q = L.step_question(lesson.steps[1], "en")
     # the keys of the console's own question (ui.teaching.teacher._push_ask) and the lesson's index
-    assert set(q) == {"stem", "step", "kind", "options", "prompt", "labels", "unit", "truth", "rtol", "atol",
-                      "digits", "values", "lesson_step"}
-    assert q["step"] is None and q["prompt"]["en"] == "<b>which</b> $x$"   # kept as typed: shown literally
+    assert set(q) == {
+        "stem",
+        "step",
+        "kind",
+        "options",
+        "prompt",
+        "labels",
+        "unit",
+        "truth",
+        "rtol",
+        "atol",
+        "digits",
+        "values",
+        "lesson_step",
+    }
+    assert q["step"] is None and q["prompt"]["en"] == "<b>which</b> $x$"  # kept as typed: shown literally
     assert q["options"] == ["a", "b"] and q["labels"]["zh"] == {"a": "A", "b": "乙"} and q["truth"] == "b"
     assert q["values"]["beta"] == 3.0 and q["lesson_step"] == 1
     import json
 
-    assert json.loads(json.dumps(q)) == q   # the store keeps JSON
+    assert json.loads(json.dumps(q)) == q  # the store keeps JSON
 
 
 def test_loading_own_lessons_beside_the_builtin_ones(tmp_path, monkeypatch):
@@ -244,35 +280,76 @@ def test_loading_own_lessons_beside_the_builtin_ones(tmp_path, monkeypatch):
     got = {x.id: x for x in L.load_all()}
     assert set(SHIPPED) <= set(got) and "my_depth" in got
     assert not got["my_depth"].builtin and got["depth_width"].builtin
-    assert any("differs from the file name" in p for p in got["my_depth"].problems)   # its id says depth_width
+    assert any("differs from the file name" in p for p in got["my_depth"].problems)  # its id says depth_width
     text = (tmp_path / "my_depth.toml").read_text(encoding="utf-8").replace('id = "depth_width"', 'id = "my_depth"')
     text = text.replace("Depth and width", "Depth and width, our version")
     (tmp_path / "my_depth.toml").write_text(text, encoding="utf-8")
-    os.utime(tmp_path / "my_depth.toml", ns=(1, 10**18))   # a change the cache sees even within one tick
+    os.utime(tmp_path / "my_depth.toml", ns=(1, 10**18))  # a change the cache sees even within one tick
     mine = L.get("my_depth")
     assert mine.problems == () and mine.title["en"] == "Depth and width, our version"
     (tmp_path / "depth_width.toml").write_text(text.replace('id = "my_depth"', 'id = "depth_width"'), encoding="utf-8")
-    assert not L.get("depth_width").builtin   # an own copy under the same id is the one opened
+    assert not L.get("depth_width").builtin  # an own copy under the same id is the one opened
     monkeypatch.delenv(L.LESSONS_ENV)
     monkeypatch.setenv("APP_PARAMS_FILE", str(tmp_path / "class.toml"))
     assert L.own_dir() == tmp_path / "lessons"
 
 
 # --------------------------------------------------------------------------- random shapes
-WORDS = ["lesson", "step", "id", "title", "description", "page", "params", "preset", "instruction", "note",
-         "question", "kind", "bank", "prompt", "unit", "value", "tol", "options", "correct", "en", "zh",
-         "two_point", "measures", "beta", "n", "number", "choice", "text", "equispaced", "hot"]
+WORDS = [
+    "lesson",
+    "step",
+    "id",
+    "title",
+    "description",
+    "page",
+    "params",
+    "preset",
+    "instruction",
+    "note",
+    "question",
+    "kind",
+    "bank",
+    "prompt",
+    "unit",
+    "value",
+    "tol",
+    "options",
+    "correct",
+    "en",
+    "zh",
+    "two_point",
+    "measures",
+    "beta",
+    "n",
+    "number",
+    "choice",
+    "text",
+    "equispaced",
+    "hot",
+]
 
 
 def _shapes():
     from hypothesis import strategies as hs
 
-    scalars = hs.one_of(hs.booleans(), hs.integers(min_value=-2**63, max_value=2**63 - 1),
-                        hs.floats(allow_nan=True, allow_infinity=True), hs.text(max_size=8), hs.sampled_from(WORDS))
-    values = hs.recursive(scalars, lambda inner: hs.one_of(
-        hs.lists(inner, max_size=4), hs.dictionaries(hs.sampled_from(WORDS), inner, max_size=5)), max_leaves=30)
-    step = hs.fixed_dictionaries({"page": hs.sampled_from(["two_point", "measures", "x"])},
-                                 optional={k: values for k in ("params", "preset", "instruction", "note", "question")})
+    scalars = hs.one_of(
+        hs.booleans(),
+        hs.integers(min_value=-(2**63), max_value=2**63 - 1),
+        hs.floats(allow_nan=True, allow_infinity=True),
+        hs.text(max_size=8),
+        hs.sampled_from(WORDS),
+    )
+    values = hs.recursive(
+        scalars,
+        lambda inner: hs.one_of(
+            hs.lists(inner, max_size=4), hs.dictionaries(hs.sampled_from(WORDS), inner, max_size=5)
+        ),
+        max_leaves=30,
+    )
+    step = hs.fixed_dictionaries(
+        {"page": hs.sampled_from(["two_point", "measures", "x"])},
+        optional={k: values for k in ("params", "preset", "instruction", "note", "question")},
+    )
     return hs.fixed_dictionaries({}, optional={"lesson": values, "step": hs.one_of(values, hs.lists(step, max_size=4))})
 
 
@@ -308,8 +385,9 @@ def test_the_documented_example_is_a_valid_lesson():
     bad = example.replace("params = { beta = 2.5, theta0 = 1.0 }", "params = { beta = 99.0 }", 1)
     assert "week3.toml: step 1: params.beta: 99.0 is outside [0.1, 10.0]" in L.parse(bad, "week3.toml").problems
     bad = example.replace("correct = 2", "correct = 3")
-    assert ("week3.toml: step 3: question: correct: the number of the right option, 1 to 2 (leave it out for a "
-            "poll), got 3") in L.parse(bad, "week3.toml").problems
+    assert (
+        "week3.toml: step 3: question: correct: the number of the right option, 1 to 2 (leave it out for a poll), got 3"
+    ) in L.parse(bad, "week3.toml").problems
 
 
 def test_editing_the_text_keeps_comments_and_reports_what_no_longer_fits():
@@ -319,8 +397,10 @@ def test_editing_the_text_keeps_comments_and_reports_what_no_longer_fits():
     comments = [x for x in text.splitlines() if x.startswith("#")]
     t2 = D.set_view(text, 0, "two_point", {"beta": 2.0, "theta0": 0.5})
     lesson = L.parse(t2, "depth_width.toml")
-    assert "depth_width.toml: step 1: question: bank: 'variance' is not a question of two_point " \
-           "(its questions: smaller, sa_end, energy0); question left out" in lesson.problems
+    assert (
+        "depth_width.toml: step 1: question: bank: 'variance' is not a question of two_point "
+        "(its questions: smaller, sa_end, energy0); question left out" in lesson.problems
+    )
     assert lesson.steps[0].values()["theta0"] == 0.5
     assert lesson.steps[0].instruction == _shipped("depth_width").steps[0].instruction
     t3 = D.set_step(t2, 0, {"en": "a"}, {}, {"kind": "bank", "bank": "energy0"})
@@ -329,6 +409,7 @@ def test_editing_the_text_keeps_comments_and_reports_what_no_longer_fits():
     steps = L.parse(t4, "depth_width.toml").steps
     assert [s.page for s in steps[:2]] == ["depth_sum", "two_point"] and len(steps) == 8
     assert [x for x in t4.splitlines() if x.startswith("#")] == comments
-    assert D.move(t4, 0, -1) == t4 and D.delete(t4, 99) == t4   # out of range: nothing changes
-    assert D.check(D.set_head(t4, title={"en": "", "zh": ""}), "x.toml") == ["x.toml: lesson: title: missing (give "
-                                                                             "title.en and title.zh)"]
+    assert D.move(t4, 0, -1) == t4 and D.delete(t4, 99) == t4  # out of range: nothing changes
+    assert D.check(D.set_head(t4, title={"en": "", "zh": ""}), "x.toml") == [
+        "x.toml: lesson: title: missing (give title.en and title.zh)"
+    ]

@@ -21,6 +21,7 @@ checked by tests/test_layering.py (no kernels; only the kit, the server's shared
 Outside the folder a page adds ``sim/<stem>.py`` (or a sub-package), its tests and its section of
 ``docs/constructions.md``.
 """
+
 from pathlib import Path
 
 import pytest
@@ -89,7 +90,7 @@ def test_4_steps(stem):
         assert set(s.params) <= names, (s.id, set(s.params) - names)
         assert set(s.reveal_params()) <= names, (s.id, set(s.reveal_params()) - names)
     alt = [s.id for s in getattr(files.module(stem, "predict"), "ALTERNATE_STEPS", ())]
-    for lang in ("en", "zh"):   # the texts of its steps, and of those it may show in place of one
+    for lang in ("en", "zh"):  # the texts of its steps, and of those it may show in place of one
         assert set(_texts(stem, lang).get("predict", {})) == set(ids) | set(alt), lang
 
 

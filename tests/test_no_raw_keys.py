@@ -1,6 +1,7 @@
 """No text key reaches the page in place of its text: a label, a caption, a heading or a notice that
 reads like ``ui.share`` or ``params.beta.label`` is a key whose text is missing (Text returns the
 key itself then), or a key renamed by mistake in the code."""
+
 import re
 
 import pytest
@@ -13,8 +14,19 @@ KEY = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
 
 def _texts(at) -> list[str]:
     out = []
-    for kind in ("expander", "button", "toggle", "slider", "select_slider", "selectbox", "radio",
-                 "number_input", "text_input", "checkbox", "tabs"):
+    for kind in (
+        "expander",
+        "button",
+        "toggle",
+        "slider",
+        "select_slider",
+        "selectbox",
+        "radio",
+        "number_input",
+        "text_input",
+        "checkbox",
+        "tabs",
+    ):
         for el in getattr(at, kind, []):
             label = getattr(el, "label", None)
             out.append(str(label) if label is not None else "")
@@ -23,8 +35,9 @@ def _texts(at) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("stem,lang", [("home", "en"), ("two_point", "zh"), ("hemisphere", "en"),
-                                       ("depth_sum", "zh"), ("glossary", "en")])
+@pytest.mark.parametrize(
+    "stem,lang", [("home", "en"), ("two_point", "zh"), ("hemisphere", "en"), ("depth_sum", "zh"), ("glossary", "en")]
+)
 def test_no_text_key_shown_as_text(stem, lang):
     at = app_test(stem, {"lang": lang})
     assert not at.exception

@@ -14,6 +14,7 @@ process's environment (``NUMBA_CACHE_DIR`` and ``NUMBA_THREADING_LAYER`` as ``ma
 Plotly's renderer is ``json`` there, so the outputs stay small. Each page's time is printed
 (``-s``) and written to ``artifacts/notebook_times.json``.
 """
+
 from __future__ import annotations
 
 import ast
@@ -38,8 +39,21 @@ LESSONS = [e.stem for e in PAGES if nbk.recipe(e.stem) is not None]
 #: cache loaded); with a cold cache the first cell calling a page's kernels compiles them (a minute
 #: or more under load)
 CELL_TIMEOUT = 600
-HOSTILE = ["1);import os#", "__import__('os').system('id')", "nan", "inf", "-1e999", "1e999", "'; rm -rf /",
-           "lazy\nimport os", "${{7*7}}", "\"\"\"", "0x10", "True", ""]
+HOSTILE = [
+    "1);import os#",
+    "__import__('os').system('id')",
+    "nan",
+    "inf",
+    "-1e999",
+    "1e999",
+    "'; rm -rf /",
+    "lazy\nimport os",
+    "${{7*7}}",
+    '"""',
+    "0x10",
+    "True",
+    "",
+]
 
 
 def _res(stem: str) -> spec.Resolved:
@@ -49,13 +63,18 @@ def _res(stem: str) -> spec.Resolved:
 def _views(stem: str) -> dict[str, dict]:
     """The default view and one other (every parameter moved: ``Param.other_value``)."""
     res = _res(stem)
-    return {"default": nbk.validated(res, {}),
-            "other": nbk.validated(res, {p.name: p.other_value() for p in res.params.values()})}
+    return {
+        "default": nbk.validated(res, {}),
+        "other": nbk.validated(res, {p.name: p.other_value() for p in res.params.values()}),
+    }
 
 
 def _params_cell(nb: dict) -> str:
-    return next(c["source"] for c in nb["cells"] if c["cell_type"] == "code" and
-                c["source"].startswith("# The view's parameters"))
+    return next(
+        c["source"]
+        for c in nb["cells"]
+        if c["cell_type"] == "code" and c["source"].startswith("# The view's parameters")
+    )
 
 
 def _assert_literals(src: str, res: spec.Resolved) -> dict:
@@ -78,7 +97,7 @@ def test_both_languages_give_valid_notebooks(stem):
         for lang in spec.LANGS:
             nb = nbk.build(nbk.recipe(stem), res, values, lang, answers=(which == "other"))
             nbformat.validate(nbformat.from_dict(nb))
-            again = nbformat.reads(nbk.dumps(nb).decode("utf-8"), as_version=4)   # the file's bytes too
+            again = nbformat.reads(nbk.dumps(nb).decode("utf-8"), as_version=4)  # the file's bytes too
             nbformat.validate(again)
             assert _assert_literals(_params_cell(nb), res) == values
             md = "\n".join(c["source"] for c in nb["cells"] if c["cell_type"] == "markdown")
@@ -174,9 +193,15 @@ def kernel_env(tmp_path_factory):
     d = tmp_path_factory.mktemp("jupyter")
     spec_dir = d / "kernels" / "python3"
     spec_dir.mkdir(parents=True)
-    (spec_dir / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3 (venv)", "language": "python"}))
+    (spec_dir / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "Python 3 (venv)",
+                "language": "python",
+            }
+        )
+    )
     return {"JUPYTER_PATH": str(d), "PLOTLY_RENDERER": "json"}
 
 
@@ -184,7 +209,7 @@ TIMES: dict[str, float] = {}
 
 
 def _close(got, want, rtol, atol) -> bool:
-    if want != want:          # NaN: no closed form at this view (both sides say so)
+    if want != want:  # NaN: no closed form at this view (both sides say so)
         return got != got
     return abs(got - want) <= atol + rtol * abs(want)
 
@@ -197,10 +222,13 @@ def test_notebook_runs_and_reproduces_the_page(stem, kernel_env, monkeypatch):
         monkeypatch.setenv(k, v)
     rec, res = nbk.recipe(stem), _res(stem)
     views = _views(stem)
-    nbs = {which: nbformat.from_dict(nbk.build(rec, res, values, "en" if which == "default" else "zh"))
-           for which, values in views.items()}
-    client = NotebookClient(nbs["default"], timeout=CELL_TIMEOUT, kernel_name="python3",
-                            resources={"metadata": {"path": str(ROOT)}})
+    nbs = {
+        which: nbformat.from_dict(nbk.build(rec, res, values, "en" if which == "default" else "zh"))
+        for which, values in views.items()
+    }
+    client = NotebookClient(
+        nbs["default"], timeout=CELL_TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+    )
     times = {}
     with client.setup_kernel():
         for which, nb in nbs.items():

@@ -2,6 +2,7 @@
 one refuses, so the browser test's "signed in" means the app did the flow right: a wrong client
 secret, a reused code, a wrong PKCE verifier, another redirect URI. Its id_token verifies against
 its published key and carries iss, aud, nonce, exp."""
+
 from __future__ import annotations
 
 import base64
@@ -58,9 +59,18 @@ def idp():
 
 def authorize(idp, verifier: str = "v" * 50, redirect: str = REDIRECT, scope: str = "openid email"):
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    q = urlencode({"response_type": "code", "client_id": "cid", "redirect_uri": redirect, "scope": scope,
-                   "state": "st4te", "nonce": "n0nce", "code_challenge": challenge,
-                   "code_challenge_method": "S256"})
+    q = urlencode(
+        {
+            "response_type": "code",
+            "client_id": "cid",
+            "redirect_uri": redirect,
+            "scope": scope,
+            "state": "st4te",
+            "nonce": "n0nce",
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+        }
+    )
     status, hdrs, body = get(f"{idp.issuer}/authorize?{q}")
     return status, hdrs, body
 
@@ -73,9 +83,11 @@ def code_of(hdrs) -> str:
 
 
 def token(idp, code: str, verifier: str = "v" * 50, secret: str = "csecret", redirect: str = REDIRECT):
-    return post(f"{idp.issuer}/token", {"grant_type": "authorization_code", "code": code,
-                                        "redirect_uri": redirect, "code_verifier": verifier},
-                basic=("cid", secret))
+    return post(
+        f"{idp.issuer}/token",
+        {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect, "code_verifier": verifier},
+        basic=("cid", secret),
+    )
 
 
 def test_discovery_and_a_good_flow_give_a_verifiable_id_token(idp):

@@ -1,4 +1,5 @@
 """The coordinates page plots exactly what sim.coordinates computes, for several parameter sets."""
+
 import math
 
 import numpy as np
@@ -63,7 +64,7 @@ def test_ab_path_is_the_closed_form_on_its_hyperbola(page):
     tt = np.linspace(0.0, steps * dt, a.size)
     np.testing.assert_allclose(np.column_stack([a, b]), co.ab_flow(a0, b0, y, tt), rtol=1e-12, atol=1e-14)
     ha, hb = fig[t("fig.hyperbola")]
-    np.testing.assert_allclose(ha ** 2 - hb ** 2, a0 ** 2 - b0 ** 2, atol=1e-9)
+    np.testing.assert_allclose(ha**2 - hb**2, a0**2 - b0**2, atol=1e-9)
     ia, ib = fig[t("fig.euclidean_steps")]
     it = co.gradient_steps(a0, b0, y, dt, steps)
     assert np.all(np.isin(ia, it[:, 0])) and ia[0] == a0 and ib[0] == b0
@@ -86,12 +87,11 @@ def test_loops_areas_and_endpoints_are_the_sim_functions(page):
     ns, err = end[t("fig.err_limit")]
     assert n in ns
     limit = co.area_limit(A, B, Y0)
-    want = [max(np.linalg.norm(co.driven_endpoint(int(k), A, B, Y0) - limit), 1e-16 * np.linalg.norm(Y0))
-            for k in ns]
+    want = [max(np.linalg.norm(co.driven_endpoint(int(k), A, B, Y0) - limit), 1e-16 * np.linalg.norm(Y0)) for k in ns]
     np.testing.assert_allclose(err, want, rtol=1e-10)
     ns0, err0 = end[t("fig.err_y0")]
     if p["pair"] == "commuting":
-        assert np.all(err0 < 1e-10) and np.all(err < 1e-10)   # solver accuracy, n up to 4096
+        assert np.all(err0 < 1e-10) and np.all(err < 1e-10)  # solver accuracy, n up to 4096
         assert t("fig.slope_half") not in end
     else:
         gap = np.linalg.norm(limit - Y0)
@@ -119,7 +119,7 @@ def test_a_diagonal_start_meets_the_saddle(a0, b0, y):
     d = vc.metric_data(a0, b0, y, 10.0, 0.05)
     ts = d["saddle"]
     assert ts is not None and ts == pytest.approx(math.log((y - a0 * b0) / y))
-    assert abs(d["theta"]["euclidean"][-1]) < 0.05 * abs(y)        # stopped at the saddle, far from y
+    assert abs(d["theta"]["euclidean"][-1]) < 0.05 * abs(y)  # stopped at the saddle, far from y
     assert d["iter"]["pullback"] is None
     assert np.all(np.isnan(d["theta"]["pullback"][d["t"] > ts]))
     with pytest.raises(ValueError, match="saddle"):
@@ -139,8 +139,9 @@ def test_both_non_commuting_pairs_fall_with_slope_minus_half():
     assert vc.loop_data(8, "commuting")["slope"] is None
 
 
-@pytest.mark.parametrize("q", [{"a0": "0", "b0": "0", "y": "2"}, {"a0": "1", "b0": "-1", "y": "1.5"},
-                               {"a0": "0.8", "b0": "0.8", "y": "-1"}])
+@pytest.mark.parametrize(
+    "q", [{"a0": "0", "b0": "0", "y": "2"}, {"a0": "1", "b0": "-1", "y": "1.5"}, {"a0": "0.8", "b0": "0.8", "y": "-1"}]
+)
 def test_a_start_that_meets_the_saddle_asks_a_question_with_an_answer(q):
     """At a₀ = b₀ = 0 or on a diagonal with ab of the other sign than y the pulled-back θ(t_end) does
     not exist: the step "pullback_end" is replaced by "saddle_end" (θ of the Euclidean flow), which
@@ -153,7 +154,7 @@ def test_a_start_that_meets_the_saddle_asks_a_question_with_an_answer(q):
     ids = [s.id for s in pc.steps_for(values)]
     assert ids[:2] == ["saddle_end", "saddle_a_end"] and len(ids) == len(pc.STEPS)
     want = float(co.theta_flow(values["a0"], values["b0"], values["y"], [pc.t_end(values)], "euclidean")[0])
-    assert math.isfinite(want) and abs(want) < 0.05          # it slides into the saddle, θ → 0
+    assert math.isfinite(want) and abs(want) < 0.05  # it slides into the saddle, θ → 0
     assert [s.id for s in pc.steps_for({**values, "a0": 0.3, "b0": 0.3, "y": 2.0})] == [s.id for s in pc.STEPS]
 
     at = app_test("coordinates", {"lang": "zh", **q})
@@ -164,8 +165,9 @@ def test_a_start_that_meets_the_saddle_asks_a_question_with_an_answer(q):
     key = "_predict_coordinates_saddle_end_in"
     assert at.number_input(key=key).label.startswith(t("predict.saddle_end.question", t_end="5").split("5")[0])
     at.number_input(key=key).set_value(want)
-    btn = next(b for b in at.button
-               if b.key and b.key.startswith("FormSubmitter:_predict_form_coordinates_saddle_end-"))
+    btn = next(
+        b for b in at.button if b.key and b.key.startswith("FormSubmitter:_predict_form_coordinates_saddle_end-")
+    )
     btn.click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.success, "the answer is accepted"

@@ -1,5 +1,6 @@
 """What the depth_sum page draws: its solid curves are the closed forms of sim/depth_sum.py, and its
 figures, built without Plotly's validation, equal the validated ones."""
+
 import math
 
 import numpy as np
@@ -25,8 +26,9 @@ def test_page_figures_show_the_exact_laws():
 
     hist = view.hist_figure.__wrapped__(t, alpha, L, sigma, rho, mu, a, trials, seed)
     x, y = np.asarray(lines(hist)[-1].x), np.asarray(lines(hist)[-1].y)
-    np.testing.assert_allclose(y, norm.pdf(x, ds.mean(alpha, L, mu), math.sqrt(ds.variance(alpha, L, sigma, rho))),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        y, norm.pdf(x, ds.mean(alpha, L, mu), math.sqrt(ds.variance(alpha, L, sigma, rho))), rtol=1e-12
+    )
     var = view.variance_figure.__wrapped__(t, alpha, L, sigma, rho, mu, a, trials, seed)
     x, y = np.asarray(var.data[0].x), np.asarray(var.data[0].y)
     np.testing.assert_allclose(y, [ds.variance(alpha, int(v), sigma, rho) for v in x], rtol=1e-12)
@@ -70,10 +72,13 @@ def test_page_figures_valid_and_built_without_validation_identically(monkeypatch
             assert same, name
 
 
-@pytest.mark.parametrize("query", [
-    {"L": "64", "trials": "4000", "seed": "0"},                                   # the issue: Var S_64
-    {"L": "128", "trials": "6000", "seed": "5", "alpha": "0.35", "rho": "0.1", "mu": "0.3", "a": "0.7"},
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"L": "64", "trials": "4000", "seed": "0"},  # the issue: Var S_64
+        {"L": "128", "trials": "6000", "seed": "5", "alpha": "0.35", "rho": "0.1", "mu": "0.3", "a": "0.7"},
+    ],
+)
 def test_one_quantity_one_number(query, monkeypatch):
     """Var S_L and P(|S_L| <= a) at the chosen L appear in the headline, at the plot markers,
     in the CSV and (Var) in the covariance table: all the same number (the same draws). Before, the
@@ -84,10 +89,9 @@ def test_one_quantity_one_number(query, monkeypatch):
     from ui.kit import page as ui_page
 
     csv = {}
-    monkeypatch.setattr(ui_page.Ctx, "csv_download",
-                        lambda self, name, columns, key=None: csv.update(columns))
+    monkeypatch.setattr(ui_page.Ctx, "csv_download", lambda self, name, columns, key=None: csv.update(columns))
     at = app_test("depth_sum", {"lang": "en", **query})
-    at.session_state["_depth_sum_variants_open"] = True   # the covariance section, collapsed by default
+    at.session_state["_depth_sum_variants_open"] = True  # the covariance section, collapsed by default
     at.run()
     assert not at.exception and not at.error
     L = int(query["L"])
@@ -98,6 +102,7 @@ def test_one_quantity_one_number(query, monkeypatch):
         return next(tr for tr in fig["data"] if name_part in (tr.get("name") or ""))
 
     from ui.kit.i18n import Text
+
     t = Text("depth_sum", "en")
     # plot markers at L (L is a grid point)
     var_tr = trace(t("fig.var_title"), t("fig.var_mc"))
@@ -125,6 +130,7 @@ def test_one_quantity_one_number(query, monkeypatch):
     assert f"{p_marker:.4f}" == f"{p_head:.4f}"
     # and it is the sample variance of S_L from the page's draws, recomputed here
     from pages.depth_sum.views import depth_seed, mc_trials
+
     alpha, sigma = float(query.get("alpha", 0.5)), 1.0
     rho, mu, a = float(query.get("rho", 0)), float(query.get("mu", 0)), float(query.get("a", 1))
     n = mc_trials(L, int(query["trials"]))

@@ -1,5 +1,6 @@
 """What the gaussian_width page draws is what sim/ computes: solid curves are the closed forms,
 simulation markers are the sim functions (several parameter values)."""
+
 import numpy as np
 import pytest
 
@@ -13,8 +14,9 @@ def _trace(fig, startswith):
     return hits
 
 
-@pytest.mark.parametrize("query", [{"family": "subspace", "D": "64", "k": "4"},
-                                   {"family": "subspace", "D": "300", "k": "37", "seed": "5"}])
+@pytest.mark.parametrize(
+    "query", [{"family": "subspace", "D": "64", "k": "4"}, {"family": "subspace", "D": "300", "k": "37", "seed": "5"}]
+)
 def test_gaussian_width_subspace_curve_and_markers(query):
     at = app_test("gaussian_width", query)
     assert not at.exception
@@ -32,8 +34,13 @@ def test_gaussian_width_subspace_curve_and_markers(query):
     assert np.all(np.abs(y - ref) <= 2.5 * err), (y - ref) / err  # within 5 s.e.
 
 
-@pytest.mark.parametrize("query", [{"family": "directions", "D": "16", "M": "4096", "seed": "3", "samples": "400"},
-                                   {"family": "directions", "D": "2", "M": "1000", "seed": "1", "samples": "600"}])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"family": "directions", "D": "16", "M": "4096", "seed": "3", "samples": "400"},
+        {"family": "directions", "D": "2", "M": "1000", "seed": "1", "samples": "600"},
+    ],
+)
 def test_gaussian_width_more_directions_than_dimensions(query):
     """M > D on the page: M random unit directions (fixed by the seed), Monte Carlo from
     sim.gaussian_width with layout="random", the bounds for any M directions, the exact value only
@@ -41,6 +48,7 @@ def test_gaussian_width_more_directions_than_dimensions(query):
     import re
 
     from ui.kit.i18n import Text
+
     at = app_test("gaussian_width", query)
     assert not at.exception and not at.error, [e.value for e in at.error]
     D, M, seed = int(query["D"]), int(query["M"]), int(query["seed"])
@@ -68,8 +76,9 @@ def test_gaussian_width_more_directions_than_dimensions(query):
     x, y = decode(mc["x"]), decode(mc["y"])
     assert x.max() == M and np.all(y[x > D] <= np.sqrt(2 * np.log(2 * x[x > D])))
     # the tail: union bound and empirical tail of the same draws (no exact law for a random set)
-    tail = next(f for f in chart_specs(at) if f["layout"]["title"]["text"].startswith(
-        t("fig.tail_title", M=M, rho="0")[:20]))
+    tail = next(
+        f for f in chart_specs(at) if f["layout"]["title"]["text"].startswith(t("fig.tail_title", M=M, rho="0")[:20])
+    )
     names = [tr.get("name") for tr in tail["data"]]
     assert t("fig.tail_exact") not in names
     b = _trace(tail, t("fig.tail_bound", M=M))[0]

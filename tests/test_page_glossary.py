@@ -1,4 +1,5 @@
 """The glossary page shows every term of assets/glossary.toml, in both languages, and every page links to it."""
+
 import re
 
 import pytest

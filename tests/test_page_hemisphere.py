@@ -1,5 +1,6 @@
 """What the hemisphere page draws is what sim/ computes: solid curves are the closed forms,
 simulation markers are the sim functions (several parameter values)."""
+
 import numpy as np
 import pytest
 
@@ -17,12 +18,14 @@ def test_hemisphere_min_height_is_the_layer_map(query):
 
     at = app_test("hemisphere", query)
     assert not at.exception
-    v = {p: at.slider(key=p).value for p in ("n", "d", "beta", "horizon", "dt", "cap", "A_seed", "seed")
-         if _has_slider(at, p)}
+    v = {
+        p: at.slider(key=p).value
+        for p in ("n", "d", "beta", "horizon", "dt", "cap", "A_seed", "seed")
+        if _has_slider(at, p)
+    }
     A_kind = at.selectbox(key="A").value
     figs = chart_specs(at)
-    rmin = next(f for f in figs
-                if "rᵢ" in str(f["layout"].get("yaxis", {}).get("title", {}).get("text")))["data"][0]
+    rmin = next(f for f in figs if "rᵢ" in str(f["layout"].get("yaxis", {}).get("title", {}).get("text")))["data"][0]
     tau, y = decode(rmin["x"]), decode(rmin["y"])
     assert np.all(np.diff(y) >= -1e-12) and y[0] > 0
     d = v.get("d", 3)
@@ -101,12 +104,12 @@ def test_paper_size_is_offered_and_one_shared_float32_job(monkeypatch):
         sel = at.selectbox(key="phase_size")
         assert sel.value == "paper" and t("params.phase_size.options.paper") in sel.options
         assert t("phase.paper_note") in [c.value for c in at.caption]
-        assert not _heatmaps(at)                                  # nothing runs before the click
+        assert not _heatmaps(at)  # nothing runs before the click
         assert at.button(key="_hemi_phase_btn").label == t("phase.button_paper", B=32, nb=5)
         at.button(key="_hemi_phase_btn").click().run()
         assert not at.exception, [e.message for e in at.exception]
         shown.append(_heatmaps(at))
-    assert runs == [small]                                        # one run, float32, for both sessions
+    assert runs == [small]  # one run, float32, for both sessions
     assert jobs.pool("panel").status()["runs"] == 1
     p32 = real(**small)
     p64 = real(B=32, n_betas=5)
@@ -115,7 +118,7 @@ def test_paper_size_is_offered_and_one_shared_float32_job(monkeypatch):
         np.testing.assert_array_equal(one, p32.one_cluster)
         np.testing.assert_array_equal(med, p32.median_clusters)
         np.testing.assert_allclose(decode(maps[0]["y"]), p64.betas)
-        assert np.abs(one - p64.one_cluster).max() <= 1 / 32 + 1e-12   # at most one system of 32
+        assert np.abs(one - p64.one_cluster).max() <= 1 / 32 + 1e-12  # at most one system of 32
         assert np.abs(med - p64.median_clusters).max() <= 0.5
 
 
@@ -141,7 +144,7 @@ def test_values_at_the_end_are_at_the_last_layer_and_the_title_follows_the_cap()
     from sim.attention import simulate_reference
     from ui.kit.i18n import Text
 
-    n, d, beta, horizon, dt = 6, 3, 2.0, 39.99, 0.01          # 3999 layers, one record every 10
+    n, d, beta, horizon, dt = 6, 3, 2.0, 39.99, 0.01  # 3999 layers, one record every 10
     h = hemi_data(n, d, beta, horizon, dt, 80, "identity", 0, 1)
     assert h["steps"] == 3999 and h["tau"][-1] == pytest.approx(39.99)
     ref = simulate_reference(hs.cap_uniform(n, d, math.radians(80), seed=1), beta, dt, 3999)

@@ -1,6 +1,7 @@
 """The page "Low temperature": what it plots is what sim.low_temperature computes, recomputed here
 without the page's adapters, on several parameter sets; the matrices satisfy the construction's
 hypotheses and the work of a view is bounded."""
+
 import math
 
 import numpy as np
@@ -28,18 +29,17 @@ def _reference(model, gap, log10_beta, n, seeds, T, dt):
     """The page's numbers from sim/ alone: W2, distance to the zero-temperature map, k."""
     B, V = vw.matrices(model, gap)
     steps = round(T / dt)
-    assert steps * 3 * seeds * n * n <= vw.PAIR_BUDGET        # these views keep the slider's Δ
+    assert steps * 3 * seeds * n * n <= vw.PAIR_BUDGET  # these views keep the slider's Δ
     record = min(vw.RECORDS, steps + 1)
     assert record == vw.records(n, 3 * seeds, steps)
-    out = {"betas": 10.0 ** log10_beta * np.array([0.01, 0.1, 1.0]), "w2": [], "dist": [], "k": [], "runs": []}
+    out = {"betas": 10.0**log10_beta * np.array([0.01, 0.1, 1.0]), "w2": [], "dist": [], "k": [], "runs": []}
     for beta in out["betas"]:
         W, D, K = [], [], []
         for s in range(seeds):
             r = lt.run(n, beta, B, V, T, dt, s, record=record)
             zt = lt.zero_temperature_map(r["Z"][0], B, V, dt, steps)
             W.append(r["w2"])
-            D.append([np.sqrt(np.mean(np.sum((r["Z"][k] - zt[L]) ** 2, axis=1)))
-                      for k, L in enumerate(r["layers"])])
+            D.append([np.sqrt(np.mean(np.sum((r["Z"][k] - zt[L]) ** 2, axis=1))) for k, L in enumerate(r["layers"])])
             if model == "axis":
                 K.append(lt.pole_imbalance(r["Z"][0], r["Z"][-1], V @ B.T))
             out["runs"].append(r)
@@ -74,8 +74,9 @@ def test_plotted_numbers_are_the_sim_functions(case):
         np.testing.assert_allclose(decode(tr["y"]), ref["w2"][b].mean(0), rtol=1e-9, atol=1e-12)
         tr = _by_name(dfig, T_EN("fig.dist_mean", beta=label))
         np.testing.assert_allclose(decode(tr["x"]), ref["t"][1:], atol=1e-12)
-        np.testing.assert_allclose(decode(tr["y"]), np.maximum(ref["dist"][b][:, 1:].mean(0), 1e-16),
-                                   rtol=1e-8, atol=1e-14)
+        np.testing.assert_allclose(
+            decode(tr["y"]), np.maximum(ref["dist"][b][:, 1:].mean(0), 1e-16), rtol=1e-8, atol=1e-14
+        )
         if case["model"] == "axis":
             plateau = np.mean(np.sqrt(4.0 * ref["k"][b] / n))
             names = [t.get("name") for t in w2fig["data"]]
@@ -88,10 +89,10 @@ def test_plotted_numbers_are_the_sim_functions(case):
 
     # 3-D scene: seed 0 at the largest beta, its start projected by Pi, the dominant eigenspace
     scene = next(f for f in chart_specs(at) if "scene" in f["layout"])
-    r0 = ref["runs"][2 * case["seeds"]]                       # largest beta, seed 0
+    r0 = ref["runs"][2 * case["seeds"]]  # largest beta, seed 0
     end = _by_name(scene, T_EN("fig3d.end", tau=f"{r0['t'][-1]:.3g}"))
     got = np.stack([decode(end[c]) for c in "xyz"], 1)
-    np.testing.assert_allclose(got, r0["Z"][-1], atol=1e-6)   # float32 on the wire
+    np.testing.assert_allclose(got, r0["Z"][-1], atol=1e-6)  # float32 on the wire
     tgt = _by_name(scene, T_EN("fig3d.target"))
     got = np.stack([decode(tgt[c]) for c in "xyz"], 1)
     B, V = vw.matrices(case["model"], case["gap"])
@@ -101,7 +102,7 @@ def test_plotted_numbers_are_the_sim_functions(case):
     P = np.stack([decode(eig[c]) for c in "xyz"], 1).astype(float)
     S = V @ B.T
     mu1 = np.linalg.eigvalsh(S)[-1]
-    np.testing.assert_allclose(P @ S, mu1 * P, atol=1e-5)     # every drawn point is in the eigenspace
+    np.testing.assert_allclose(P @ S, mu1 * P, atol=1e-5)  # every drawn point is in the eigenspace
 
 
 def _check_rate_figure(fig, case):
@@ -124,24 +125,24 @@ def _check_rate_figure(fig, case):
     np.testing.assert_allclose(decode(marks["y"]), mean, rtol=1e-9)
     rate = np.sqrt(np.log(betas + 1.0) / betas)
     y = decode(line["y"])
-    np.testing.assert_allclose(y, np.max(mean / rate) * rate, rtol=1e-12)   # C * rate, smallest C ...
+    np.testing.assert_allclose(y, np.max(mean / rate) * rate, rtol=1e-12)  # C * rate, smallest C ...
     assert np.all(y >= mean * (1 - 1e-12)) and np.any(np.isclose(y, mean, rtol=1e-12))  # ... above all
     if case["model"] != "drift":
-        assert mean[-1] < 0.01 * mean[0]                      # B = I: the distance vanishes with beta
+        assert mean[-1] < 0.01 * mean[0]  # B = I: the distance vanishes with beta
 
 
 @pytest.mark.parametrize("model", vw.MODELS)
 @pytest.mark.parametrize("gap", [0.05, 0.5, 1.0])
 def test_model_matrices_meet_the_hypotheses(model, gap):
     B, V = vw.matrices(model, gap)
-    S = lt.check_pair(B, V)                                   # B invertible, V B^T symmetric
+    S = lt.check_pair(B, V)  # B invertible, V B^T symmetric
     mu = np.sort(np.linalg.eigvalsh(S))[::-1]
     top = mu[0]
     below = mu[mu < top - 1e-12]
-    assert below[0] == pytest.approx(top - gap, abs=1e-12)    # the slider is the spectral gap
+    assert below[0] == pytest.approx(top - gap, abs=1e-12)  # the slider is the spectral gap
     Q1, _ = lt.dominant_basis(S)
     assert Q1.shape[1] == (2 if model == "plane" else 1)
-    if model == "drift":                                     # V's own top eigenvector differs
+    if model == "drift":  # V's own top eigenvector differs
         assert abs(Q1[:, 0] @ [1.0, 0.0, 0.0]) < 1e-12 and np.argmax(np.diag(V)) == 0
 
 
@@ -156,11 +157,11 @@ def test_work_of_a_view_is_bounded_at_the_hard_limits():
             assert 3 * seeds * steps * n * n <= vw.PAIR_BUDGET
             assert steps * dt_used == pytest.approx(max(1, round(T / dt)) * dt if dt_used == dt else T)
             rec = vw.records(n, 3 * seeds, steps)
-            assert rec <= vw.MIN_RECORDS or rec * 3 * seeds * n ** 3 <= vw.ASSIGN_BUDGET
+            assert rec <= vw.MIN_RECORDS or rec * 3 * seeds * n**3 <= vw.ASSIGN_BUDGET
             assert min(vw.MIN_RECORDS, steps + 1) <= rec <= min(vw.RECORDS, steps + 1)
     steps, dt_used = vw.plan(vw.RATE_DEPTH, p["dt"].lo, n, len(vw.RATE_LOG_BETAS) * seeds)
     assert len(vw.RATE_LOG_BETAS) * seeds * steps * n * n <= vw.PAIR_BUDGET
-    assert n < 256                     # the engine's serial kernel (parallel from 256 tokens)
+    assert n < 256  # the engine's serial kernel (parallel from 256 tokens)
     assert math.isfinite(dt_used)
 
 

@@ -1,4 +1,5 @@
 """The measures page plots what sim.measures computes, for the parameters on the page (§8)."""
+
 import math
 
 import numpy as np
@@ -13,7 +14,7 @@ from ui.kit.numbers import fmt
 from pages.measures import views as V
 
 SETS = [
-    {"n": 32, "H": 256, "beta": 1.0, "depth": 4.0, "dt": 0.1, "seed": 0},     # the defaults
+    {"n": 32, "H": 256, "beta": 1.0, "depth": 4.0, "dt": 0.1, "seed": 0},  # the defaults
     {"n": 16, "H": 16, "beta": 2.0, "depth": 1.0, "dt": 0.2, "seed": 3},
 ]
 
@@ -57,7 +58,7 @@ def test_w1_over_depth_and_its_bound(page):
     np.testing.assert_allclose(by, want, rtol=1e-9)
     assert np.all(r["w1"] <= r["bound"] * (1 + 1e-12))
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics[t("metrics.w1_start")] == fmt(r['w1'][0], 4)
+    assert metrics[t("metrics.w1_start")] == fmt(r["w1"][0], 4)
     assert metrics[t("metrics.C")] == f"{C:.4g}"
     assert metrics[t("metrics.tau_star")] == f"{math.log(math.pi / r['w1'][0]) / C:.3g}"
 
@@ -70,14 +71,14 @@ def test_tokens_and_reference_density(page):
     heat = next(tr for tr in spec["data"] if tr["type"] == "heatmap")
     z = decode(heat["z"])
     dtheta = 2 * math.pi / V.BINS
-    np.testing.assert_allclose(z.sum(axis=0) * dtheta, 1.0, rtol=1e-12)    # a probability density per layer
+    np.testing.assert_allclose(z.sum(axis=0) * dtheta, 1.0, rtol=1e-12)  # a probability density per layer
     x, y, _ = _trace(spec, t("fig.tokens", n=p["n"]))
     # first path = first drawn token: its angles over depth, wrapped to [−π/2, 3π/2)
     first = y[: np.flatnonzero(np.isnan(y))[0]]
     want = np.mod(r["theta"][:, 0] + math.pi / 2, 2 * math.pi) - math.pi / 2
     if first.size == want.size:
         np.testing.assert_allclose(first, want, atol=1e-12)
-    else:   # the path wrapped around: compare the part before the first wrap
+    else:  # the path wrapped around: compare the part before the first wrap
         np.testing.assert_allclose(first, want[: first.size], atol=1e-12)
 
 
@@ -106,8 +107,7 @@ def test_heads_plot(page):
     np.testing.assert_array_equal(x, V.head_grid(p["H"]))
     assert x[-1] == p["H"]
     for i in (0, 2):
-        mean, _ = ms.head_average_error(int(x[i]), V.HEAD_TRIALS, p["seed"], n=V.HEAD_N, d=V.HEAD_D,
-                                        beta=p["beta"])
+        mean, _ = ms.head_average_error(int(x[i]), V.HEAD_TRIALS, p["seed"], n=V.HEAD_N, d=V.HEAD_D, beta=p["beta"])
         assert y[i] == pytest.approx(mean, rel=1e-12)
     th = ms.head_error_theory(V.HEAD_N, V.HEAD_D, p["beta"], p["seed"])
     bx, by, _ = _trace(spec, t("fig.head_bound"))

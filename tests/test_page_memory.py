@@ -1,6 +1,7 @@
 """A page keeps its settings when a student leaves it and comes back within a session (the glossary,
 another page, the class console), and a URL that names a parameter wins over them (a pushed view,
 the console's link to it, a share link)."""
+
 from __future__ import annotations
 
 from harness.apptest import open_page
@@ -21,7 +22,7 @@ def test_settings_survive_leaving_the_page_and_coming_back():
     at.query_params["lang"] = "en"
     at.run()
     assert not at.exception
-    open_page(at, "two_point")          # back by the sidebar: no parameter in the address
+    open_page(at, "two_point")  # back by the sidebar: no parameter in the address
     at.query_params.clear()
     at.query_params["lang"] = "en"
     at.run()
@@ -65,14 +66,14 @@ def test_the_consoles_link_opens_the_pushed_view(monkeypatch, router_only):  # n
     from ui.teaching import class_store as cs
     from ui.teaching import console
 
-    teacher, code = teacher_with_class(monkeypatch)                # on two_point
+    teacher, code = teacher_with_class(monkeypatch)  # on two_point
     _slider(teacher, "beta").set_value(2.5).run()
-    teacher.button(key="_class_push").click().run()              # the class is sent beta = 2.5
+    teacher.button(key="_class_push").click().run()  # the class is sent beta = 2.5
     assert cs.get_store().current(code)[1]["query"]["beta"] == "2.5"
-    _slider(teacher, "beta").set_value(1.5).run()                # the teacher moves on, unpushed
+    _slider(teacher, "beta").set_value(1.5).run()  # the teacher moves on, unpushed
     open_(teacher, console.CONSOLE_PATH)
     teacher.run()
-    teacher.button(key="_console_go").click().run()              # AppTest follows st.switch_page
+    teacher.button(key="_console_go").click().run()  # AppTest follows st.switch_page
     assert not teacher.exception
     assert _slider(teacher, "beta").value == 2.5
 

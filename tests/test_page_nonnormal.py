@@ -1,5 +1,6 @@
 """What the nonnormal page draws is what sim/ computes: solid curves are the closed forms,
 simulation markers are the sim functions (several parameter values)."""
+
 import numpy as np
 import pytest
 
@@ -12,12 +13,14 @@ def test_nonnormal_envelope_peak_and_responses(M):
     at = app_test("nonnormal", {"M": str(M), "s_max": "6"})
     assert not at.exception
     fig = chart_specs(at)[0]
-    env = next(tr for tr in fig["data"] if "sA" in tr["name"] and "‖<sub>2</sub>" in tr["name"]
-               and tr.get("mode") == "lines")
+    env = next(
+        tr for tr in fig["data"] if "sA" in tr["name"] and "‖<sub>2</sub>" in tr["name"] and tr.get("mode") == "lines"
+    )
     s, y = decode(env["x"]), decode(env["y"])
     assert s[-1] == pytest.approx(6.0)
     np.testing.assert_allclose(y, nn.operator_norm(M, s), rtol=1e-12)
     from scipy.linalg import expm
+
     A = np.array([[-1.0, M], [0.0, -1.0]])
     for si in s[::80]:
         assert nn.operator_norm(M, [si])[0] == pytest.approx(np.linalg.norm(expm(si * A), 2), rel=1e-10)
@@ -46,8 +49,8 @@ def test_nonnormal_ellipse_frames_are_the_flow_of_the_circle(M, s_max):
     assert len(frames) > 10
     for k in range(0, len(frames), max(1, len(frames) // 7)):
         fr = frames[k]
-        s = k * s_max / (len(frames) - 1)           # frames are evenly spaced over [0, s_max] ...
-        assert float(fr["name"]) == pytest.approx(s, abs=5e-4)   # ... and named by s (3 decimals)
+        s = k * s_max / (len(frames) - 1)  # frames are evenly spaced over [0, s_max] ...
+        assert float(fr["name"]) == pytest.approx(s, abs=5e-4)  # ... and named by s (3 decimals)
         E = expm(s * A)
         ell, pts, axis = (np.stack([decode(tr["x"]), decode(tr["y"])], 1) for tr in fr["data"])
         # each ellipse point is E u for a unit u: E^{-1} maps it back onto the circle

@@ -1,4 +1,5 @@
 """The rotation page plots exactly what sim.rotation computes, for several parameter sets."""
+
 import math
 
 import numpy as np
@@ -53,20 +54,22 @@ def test_cloud_ellipse_and_current(page):
     cx, cy = _xy(fig[t("fig.cloud")])
     np.testing.assert_allclose(np.column_stack([cx, cy]), path[thin(steps + 1, 1500)], rtol=1e-12, atol=1e-14)
     ax, ay = _xy(fig[t("fig.current")])
-    seg = np.column_stack([ax, ay]).reshape(-1, 7, 2)          # start, tip, gap, head, tip, head, gap
+    seg = np.column_stack([ax, ay]).reshape(-1, 7, 2)  # start, tip, gap, head, tip, head, gap
     start, tip = seg[:, 0], seg[:, 1]
     J = ro.current_field(H, D, start)
     V = tip - start
     assert np.abs(V[:, 0] * J[:, 1] - V[:, 1] * J[:, 0]).max() <= 1e-9 * np.abs(V).max() * np.abs(J).max()
-    assert np.all(np.einsum("ni,ni->n", V, J) >= -1e-15)     # same direction, not opposite
+    assert np.all(np.einsum("ni,ni->n", V, J) >= -1e-15)  # same direction, not opposite
 
 
 def test_area_curves_are_the_simulated_areas_and_the_exact_slope(page):
     p, at, t = page
     fig = _traces(chart_specs(at)[1])
     steps = int(round(p["T"] / p["dt"]))
-    for (ex_key, sim_key), angle in ((("fig.area_exact", "fig.area_sim"), p["angle"]),
-                                     (("fig.area0_exact", "fig.area0_sim"), 0.0)):
+    for (ex_key, sim_key), angle in (
+        (("fig.area_exact", "fig.area_sim"), p["angle"]),
+        (("fig.area0_exact", "fig.area0_sim"), 0.0),
+    ):
         H, D = HD(angle, p["kappa"], p["noise_ratio"])
         path = ro.simulate_ou(H, D, p["dt"], steps, p["seed"])
         area = np.concatenate([[0.0], np.cumsum(0.5 * (path[:-1, 0] * path[1:, 1] - path[:-1, 1] * path[1:, 0]))])
@@ -128,6 +131,6 @@ def test_detailed_balance_draws_no_current_arrows():
     assert t("fig.current") not in fig
     ax, ay = _xy(fig[t("fig.current_zero")])
     seg = np.column_stack([ax, ay]).reshape(-1, 7, 2)
-    assert np.all(seg[:, 1] == seg[:, 0])                      # zero-length arrows
+    assert np.all(seg[:, 1] == seg[:, 0])  # zero-length arrows
     shown = {m.label: m.value for m in at.metric}
     assert shown[t("metrics.rate_exact")] in ("0.0000", "-0.0000")

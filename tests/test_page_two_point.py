@@ -1,4 +1,5 @@
 """The two-point page: its figures are the exact solution, and the simplex panel is drawn only while open."""
+
 import numpy as np
 import pytest
 
@@ -21,6 +22,7 @@ def test_two_point_figures_show_the_exact_solution():
         assert x[-1] == pytest.approx(6.0)
         np.testing.assert_allclose(y, tp.half_angle(1.7, 0.8, x, flow), atol=1e-9)
     from sim.attention import simulate_reference
+
     markers = [tr for tr in fig["data"] if tr.get("mode") == "markers"]
     assert len(markers) == 2
     for tr, flow in zip(markers, ("SA", "USA")):
@@ -76,7 +78,7 @@ def test_the_simplex_sliders_are_in_the_simplex_section_open_or_closed():
     assert [s.key for s in box.slider] == ["n_simplex", "rho0"]
     assert at.slider(key="n_simplex").value == 11 and at.slider(key="rho0").value == pytest.approx(0.45)
     assert any(c.value == Text("two_point", "zh")("ui.controls_placed") for c in at.sidebar.caption)
-    at.run()                                   # a rerun with the section still closed keeps them
+    at.run()  # a rerun with the section still closed keeps them
     assert at.slider(key="n_simplex").value == 11
     assert at.query_params["n_simplex"] in ("11", ["11"])
 
@@ -95,10 +97,13 @@ def test_usa_is_first_order_only_once_dt_e_beta_is_small(beta, dt, usa_below):
         assert np.all(d["slopes"]["USA"] < usa_below) and d["dte"] > 1.0
 
 
-@pytest.mark.parametrize("beta,theta0,horizon,dt,usa_gap", [
-    (5.0, 0.2, 20.0, 0.05, 0.0619),      # shown before 0.0010 (the 150 recorded layers only)
-    (8.0, 0.3, 10.0, 0.02, 0.1877),      # shown 3.6e-5
-])
+@pytest.mark.parametrize(
+    "beta,theta0,horizon,dt,usa_gap",
+    [
+        (5.0, 0.2, 20.0, 0.05, 0.0619),  # shown before 0.0010 (the 150 recorded layers only)
+        (8.0, 0.3, 10.0, 0.02, 0.1877),  # shown 3.6e-5
+    ],
+)
 def test_largest_gap_is_over_every_layer_not_the_drawn_markers(beta, theta0, horizon, dt, usa_gap):
     """The metrics "largest |layer map − ODE|" and the local slopes against the hand-reduced map
     at every layer (tests/test_sim_two_point._pair_map_error), at corners where the markers are
@@ -124,5 +129,5 @@ def test_beta_at_its_hard_limit_draws_the_page():
     d = two_point_data(50.0, 1.0, 5.0, 0.1)
     assert d["retimed"][0].size == 40 and d["retimed"][0][-1] <= d["tau_end"]
     assert d["retime_gap"] < 1e-9
-    assert d["SA"]["gap"] == 0.0      # e^{-70}: the SA pair does not move in float64
+    assert d["SA"]["gap"] == 0.0  # e^{-70}: the SA pair does not move in float64
     # the page itself at β = 50: tests/test_sweep.py (the instructor's hard limits)

@@ -1,5 +1,6 @@
 """The width page: every plotted number equals sim.width for the current parameters (two parameter
 sets), the frozen-kernel curves equal e^{-K(0)t} r(0) computed here, and the band contains the markers."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,7 +52,7 @@ def test_width_plots_are_the_sweep(page):
             np.testing.assert_array_equal(x, V.SWEEP_NS)
             np.testing.assert_allclose(y, sw[f"{s}_{kind}"], rtol=1e-12)
         x, y = _xy(tr[t("fig.ref_half" if kind == "param" else "fig.ref_half_bound")])
-        assert np.log(y[-1] / y[0]) / np.log(x[-1] / x[0]) == pytest.approx(-0.5)   # reference slopes
+        assert np.log(y[-1] / y[0]) / np.log(x[-1] / x[0]) == pytest.approx(-0.5)  # reference slopes
         if kind == "kernel":
             x, y = _xy(tr[t("fig.ref_one")])
             assert np.log(y[-1] / y[0]) / np.log(x[-1] / x[0]) == pytest.approx(-1.0)
@@ -64,8 +65,7 @@ def test_loss_residual_and_eigen_plots_are_the_training_runs(page):
     t = Text("width", "en")
     xs, ys = W.dataset(p["data"])
     init = W.paired_init if p["start"] == "paired" else W.random_init
-    runs = {s: W.train_from(*init(p["N"], p["seed"]), s, p["T"], p["dt"], xs, ys, record=V.RECORD)
-            for s in W.SCALINGS}
+    runs = {s: W.train_from(*init(p["N"], p["seed"]), s, p["T"], p["dt"], xs, ys, record=V.RECORD) for s in W.SCALINGS}
     loss = _traces(specs[2])
     for s, res in runs.items():
         x, y = _xy(loss[t(f"fig.{s}_loss")])
@@ -86,7 +86,7 @@ def test_loss_residual_and_eigen_plots_are_the_training_runs(page):
         np.testing.assert_allclose(fr, res["frozen"][:, m], rtol=1e-10, atol=1e-14)
         _, hi = _xy(resid[t("fig.band", x=f"{xm:g}")])
         np.testing.assert_allclose(hi - fr, res["bound"], rtol=1e-9, atol=1e-14)
-        assert np.all(np.abs(y - fr) <= res["bound"] + 1e-12)    # every marker inside its band
+        assert np.all(np.abs(y - fr) <= res["bound"] + 1e-12)  # every marker inside its band
 
     eig = _traces(specs[4])
     lam = np.sort(np.linalg.eigvalsh(W.kernel(*init(p["N"], p["seed"]), xs)))[::-1]
@@ -98,8 +98,9 @@ def test_loss_residual_and_eigen_plots_are_the_training_runs(page):
     atol = p["N"] * xs.size * np.finfo(float).eps * lam[0]
     np.testing.assert_allclose(_xy(eig[t("fig.eig0")])[1], np.maximum(lam, floor), rtol=1e-9, atol=atol)
     for s, res in runs.items():
-        np.testing.assert_allclose(_xy(eig[t(f"fig.{s}_eig_end")])[1], np.maximum(res["eig_end"], floor),
-                                   rtol=1e-9, atol=atol)
+        np.testing.assert_allclose(
+            _xy(eig[t(f"fig.{s}_eig_end")])[1], np.maximum(res["eig_end"], floor), rtol=1e-9, atol=atol
+        )
 
 
 def test_axes_say_training_time_never_depth(page):

@@ -3,6 +3,7 @@ URL round trip, garbage URL values and a broken parameter file.
 
 Pages are discovered from ``ui.kit.nav.PAGES``, so a new page is covered without edits here.
 """
+
 import math
 
 import pytest
@@ -11,8 +12,11 @@ from tests.conftest import STEMS, app_test, chart_specs, decode, page_schema
 from ui.kit import spec
 from ui.kit.i18n import Text
 
-PRESETS = [(stem, pid) for stem in STEMS
-           for pid in spec.resolve(page_schema(stem), spec.load_file(spec.DEFAULT_PARAMS_FILE)[0]).presets]
+PRESETS = [
+    (stem, pid)
+    for stem in STEMS
+    for pid in spec.resolve(page_schema(stem), spec.load_file(spec.DEFAULT_PARAMS_FILE)[0]).presets
+]
 
 
 def _clean(at):
@@ -36,8 +40,12 @@ def assert_full_log_labels(specs, where=""):
                     if len(str(text)) == 1 and str(text).isdigit():  # a digit labels its own value only
                         assert float(v) == float(text), (where, i, name, ax.get("ticktext"))
             else:
-                assert isinstance(dtick, (int, float)) and dtick >= 1 and float(dtick).is_integer(), \
-                    (where, i, name, dtick)
+                assert isinstance(dtick, (int, float)) and dtick >= 1 and float(dtick).is_integer(), (
+                    where,
+                    i,
+                    name,
+                    dtick,
+                )
     return n
 
 
@@ -63,7 +71,7 @@ def test_page_renders_at_defaults(stem, lang):
         assert chart_specs(at), f"{stem}: no figure"
     assert_full_log_labels(chart_specs(at), stem)
     assert at.query_params["lang"] in ([lang], lang)
-    if lang == "zh" and schema.params:   # the figures' text alternatives use Chinese punctuation
+    if lang == "zh" and schema.params:  # the figures' text alternatives use Chinese punctuation
         from tests.test_access_punct import alt_captions, cjk_punct_errors
 
         alts = alt_captions(at, lang)
@@ -83,6 +91,7 @@ def test_every_preset(stem, pid):
     assert_full_log_labels(chart_specs(at), f"{stem}:{pid}")
     # the full title is readable under the box (the box itself cut long ones off)
     import html
+
     shown = [html.unescape(h.proto.body) for h in at.sidebar.get("html")]
     assert any(res.presets[pid].title["en"] in h for h in shown), shown
 
@@ -93,6 +102,7 @@ def test_url_round_trip(stem):
     res = spec.resolve(page_schema(stem))
     want = {name: p.other_value() for name, p in res.params.items()}
     from ui.kit.page import fmt_value
+
     query = {name: fmt_value(res.params[name], v) for name, v in want.items()}
     at = app_test(stem, {"lang": "zh", **query})
     _clean(at)
@@ -144,8 +154,10 @@ def test_broken_parameter_file_falls_back(stem, tmp_path, monkeypatch):
 
 def test_instructor_file_changes_ranges_and_defaults(tmp_path, monkeypatch):
     f = tmp_path / "class.toml"
-    f.write_text("[two_point.params.beta]\nmin = 0.5\nmax = 4.0\ndefault = 2.5\nstep = 0.5\n"
-                 "[two_point.presets.mine]\ntitle = { en = 'Mine', zh = '我的' }\nvalues = { beta = 3.5 }\n")
+    f.write_text(
+        "[two_point.params.beta]\nmin = 0.5\nmax = 4.0\ndefault = 2.5\nstep = 0.5\n"
+        "[two_point.presets.mine]\ntitle = { en = 'Mine', zh = '我的' }\nvalues = { beta = 3.5 }\n"
+    )
     monkeypatch.setenv(spec.PARAMS_ENV, str(f))
     at = app_test("two_point")
     _clean(at)
@@ -188,8 +200,14 @@ def test_preset_is_a_complete_view(stem):
         at.selectbox(key="preset").set_value(y).run()
         listed = res.presets[x].values
         # and one slider that x does not list moved one step from its default
-        moved = next((p for name, p in res.params.items() if name not in listed
-                      and p.kind in ("float", "int") and p.step and p.default + p.step <= p.max), None)
+        moved = next(
+            (
+                p
+                for name, p in res.params.items()
+                if name not in listed and p.kind in ("float", "int") and p.step and p.default + p.step <= p.max
+            ),
+            None,
+        )
         if moved is not None:
             at.slider(key=moved.name).set_value(moved.clamp(moved.default + moved.step))
         at.run()
@@ -221,6 +239,7 @@ def test_unknown_path_opens_home_with_a_notice_in_the_readers_language(lang, mon
 
     monkeypatch.setattr(script_runner.ScriptRunner, "_enqueue_forward_msg", enqueue)
     from streamlit.runtime.pages_manager import PagesManager
+
     orig_init = PagesManager.__init__
 
     def init(self, *a, **k):  # AppTest resets the legacy-pages flag on every run; ui.server.serve clears it

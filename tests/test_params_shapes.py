@@ -1,6 +1,7 @@
 """Any shape of parameter file gives messages naming the file and the key, never an exception:
 in the loader (``ui.kit.spec``), in the file checks (``ui.teaching.params_file``), on a page, in the editor
 (which stays usable to fix or undo the file) and on upload."""
+
 from __future__ import annotations
 
 import tomlkit
@@ -17,15 +18,38 @@ from ui.kit.nav import PAGES, page_module
 SCHEMAS = [page_module(e.stem).SCHEMA for e in PAGES]
 KNOWN = tuple(s.stem for s in SCHEMAS)
 #: the words a parameter file is made of, so that random files reach deep into the checks
-WORDS = ["two_point", "hemisphere", "params", "presets", "beta", "theta0", "min", "max", "default",
-         "step", "options", "title", "values", "en", "zh", "answers", "x"]
+WORDS = [
+    "two_point",
+    "hemisphere",
+    "params",
+    "presets",
+    "beta",
+    "theta0",
+    "min",
+    "max",
+    "default",
+    "step",
+    "options",
+    "title",
+    "values",
+    "en",
+    "zh",
+    "answers",
+    "x",
+]
 
-scalars = st.one_of(st.booleans(), st.integers(min_value=-2**63, max_value=2**63 - 1),
-                    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8),
-                    st.sampled_from(["", "float", "True", "1e400"]))
-values = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(WORDS), inner, max_size=4)),
-    max_leaves=25)
+scalars = st.one_of(
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=8),
+    st.sampled_from(["", "float", "True", "1e400"]),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(WORDS), inner, max_size=4)),
+    max_leaves=25,
+)
 files = st.dictionaries(st.sampled_from(WORDS), values, max_size=4)
 
 # The shapes the audit found (each crashed a page, the editor or the upload before).
@@ -78,16 +102,18 @@ def test_page_and_editor_stay_usable(name, params_copy):  # noqa: F811
     assert not at.exception
     at = signed_in(editor.URL_PATH)
     assert not at.exception
-    assert at.button(key="_ed_save")           # the editor draws: the file can be fixed from here
+    assert at.button(key="_ed_save")  # the editor draws: the file can be fixed from here
     assert any("params.toml" in c.value for c in at.code)
 
 
 def test_too_many_presets_are_capped(tmp_path):
-    body = "".join(f"[two_point.presets.p{i}]\ntitle = 'p{i}'\nvalues = {{ beta = 1.0 }}\n"
-                   for i in range(spec.MAX_PRESETS + 30))
+    body = "".join(
+        f"[two_point.presets.p{i}]\ntitle = 'p{i}'\nvalues = {{ beta = 1.0 }}\n" for i in range(spec.MAX_PRESETS + 30)
+    )
     import tomllib
+
     res = spec.resolve(page_module("two_point").SCHEMA, tomllib.loads(body), source="f.toml")
     schema_presets = len(page_module("two_point").SCHEMA.presets)
     assert len(res.presets) <= spec.MAX_PRESETS + schema_presets
     assert any("at most" in e for e in res.errors)
-    assert pf.validate_text(body, source="f.toml")    # such a file is refused on upload and save
+    assert pf.validate_text(body, source="f.toml")  # such a file is refused on upload and save

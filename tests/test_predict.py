@@ -8,6 +8,7 @@ the error shown, "try again" hides the reveal,
 the step's figure is hidden before an answer and shown after, and a parameter change marks the
 answer as being for other values and hides the reveal again.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,8 +41,11 @@ def two_point_truth(q):
     b, th, h, dt = (float(q[k]) for k in ("beta", "theta0", "horizon", "dt"))
     tau = max(round(h / dt), 1) * dt
     sa, usa = _sa_half_angle(b, th, tau), _usa_half_angle(b, th, tau)
-    return {"sa_end": sa, "energy0": -(math.exp(b) + math.exp(b * math.cos(2 * th))) / (4 * b),
-            "smaller": "usa" if usa < sa else "sa"}
+    return {
+        "sa_end": sa,
+        "energy0": -(math.exp(b) + math.exp(b * math.cos(2 * th))) / (4 * b),
+        "smaller": "usa" if usa < sa else "sa",
+    }
 
 
 def hemisphere_truth(q):
@@ -51,8 +55,7 @@ def hemisphere_truth(q):
     n, d, seed = int(q["n"]), 3, 0
     A = hs.random_matrix(d, "identity", 0)
     run = lambda Z0, beta, horizon: simulate(Z0, beta, 0.1, round(horizon / 0.1), A=A)[-1]
-    Zh = run(hs.cap_uniform(n, d, math.radians(float(q["cap"])), seed=seed), float(q["beta"]),
-             float(q["horizon"]))
+    Zh = run(hs.cap_uniform(n, d, math.radians(float(q["cap"])), seed=seed), float(q["beta"]), float(q["horizon"]))
     Zc = run(hs.sphere_uniform(n, d, seed=seed + 1), float(q["contrast_beta"]), float(q["contrast_horizon"]))
     G = np.clip(Zh @ Zh.T, -1, 1)
     diam = float(np.max(np.arccos(G)))
@@ -72,25 +75,32 @@ def nonnormal_truth(q):
     M, delta = float(q["M"]), float(q["delta"])
     A = np.array([[-1.0, M], [0.0, -1.0]])
     norm = lambda s: np.linalg.norm(expm(s * A), 2)
-    r = optimize.minimize_scalar(lambda s: -norm(s), bounds=(0, 3), method="bounded",
-                                 options={"xatol": 1e-10})
-    x = 1 - delta   # the Euler factor for V' = -V
-    regime = ("monotone" if x > 0 else "zero" if x == 0 else "alternating" if x > -1 else
-              "neutral" if x == -1 else "divergent")
+    r = optimize.minimize_scalar(lambda s: -norm(s), bounds=(0, 3), method="bounded", options={"xatol": 1e-10})
+    x = 1 - delta  # the Euler factor for V' = -V
+    regime = (
+        "monotone"
+        if x > 0
+        else "zero"
+        if x == 0
+        else "alternating"
+        if x > -1
+        else "neutral"
+        if x == -1
+        else "divergent"
+    )
     return {"when": float(r.x), "peak": float(-r.fun), "regime": regime}
 
 
 def depth_sum_truth(q):
     a, L, s, rho = float(q["alpha"]), int(q["L"]), float(q["sigma"]), float(q["rho"])
     var = lambda n: s * s * n ** (-2 * a) * (n + n * (n - 1) * rho)
-    return {"variance": var(L), "exponent": math.log2(var(2 * L) / var(L)),
-            "residual": (1 + L ** (-2 * a)) ** L}
+    return {"variance": var(L), "exponent": math.log2(var(2 * L) / var(L)), "residual": (1 + L ** (-2 * a)) ** L}
 
 
 def measures_truth(q):
     n = int(q["n"])
     # E|mean of n uniforms - 1/2| from the characteristic function: (1/(pi n)) ∫ (1 - sinc(u)^n) / u^2 du
-    f = lambda u: (1 - (math.sin(u) / u) ** n) / u ** 2 if u > 1e-4 else n / 6.0
+    f = lambda u: (1 - (math.sin(u) / u) ** n) / u**2 if u > 1e-4 else n / 6.0
     e_abs = (integrate.quad(f, 0, 60, limit=400)[0] + 1 / 60) / (math.pi * n)
     return {"equispaced": math.pi / (2 * n), "fixed_shift": 2 * math.pi * e_abs}
 
@@ -106,38 +116,66 @@ def block_truth(q):
 # page -> language -> query; the steps with a figure; a parameter change and the steps it invalidates
 CASES = {
     "two_point": dict(
-        truth=two_point_truth, figures={"smaller", "energy0"},
-        query={"en": dict(beta="2", theta0="0.8", horizon="4", dt="0.1"),
-               "zh": dict(beta="0.5", theta0="1.2", horizon="3", dt="0.2")},
-        change=("theta0", 0.5), stale={"smaller", "sa_end", "energy0"}),
+        truth=two_point_truth,
+        figures={"smaller", "energy0"},
+        query={
+            "en": dict(beta="2", theta0="0.8", horizon="4", dt="0.1"),
+            "zh": dict(beta="0.5", theta0="1.2", horizon="3", dt="0.2"),
+        },
+        change=("theta0", 0.5),
+        stale={"smaller", "sa_end", "energy0"},
+    ),
     "hemisphere": dict(
-        truth=hemisphere_truth, figures={"collapse", "clusters"},
-        query={"en": dict(n="24", cap="60", beta="2", horizon="10", contrast_beta="9", contrast_horizon="20"),
-               "zh": dict(n="20", cap="170", beta="1", horizon="5", contrast_beta="12", contrast_horizon="15")},
-        change=("cap", 120), stale={"collapse"}),
+        truth=hemisphere_truth,
+        figures={"collapse", "clusters"},
+        query={
+            "en": dict(n="24", cap="60", beta="2", horizon="10", contrast_beta="9", contrast_horizon="20"),
+            "zh": dict(n="20", cap="170", beta="1", horizon="5", contrast_beta="12", contrast_horizon="15"),
+        },
+        change=("cap", 120),
+        stale={"collapse"},
+    ),
     "gaussian_width": dict(
-        truth=gaussian_width_truth, figures={"subspace", "directions"},
-        query={"en": dict(D="64", k="9", M="20", correlation="0"),
-               "zh": dict(D="16", k="3", M="40", correlation="0")},
-        change=("k", 5), stale={"subspace"}),
+        truth=gaussian_width_truth,
+        figures={"subspace", "directions"},
+        query={"en": dict(D="64", k="9", M="20", correlation="0"), "zh": dict(D="16", k="3", M="40", correlation="0")},
+        change=("k", 5),
+        stale={"subspace"},
+    ),
     "nonnormal": dict(
-        truth=nonnormal_truth, figures={"peak", "regime"},
+        truth=nonnormal_truth,
+        figures={"peak", "regime"},
         query={"en": dict(M="6", delta="0.25"), "zh": dict(M="11.5", delta="1.5")},
-        change=("M", 3.0), stale={"when", "peak"}),
+        change=("M", 3.0),
+        stale={"when", "peak"},
+    ),
     "depth_sum": dict(
-        truth=depth_sum_truth, figures={"variance", "exponent", "residual"},
-        query={"en": dict(alpha="0.5", L="64", sigma="1.5", rho="0.1"),
-               "zh": dict(alpha="0.3", L="40", sigma="0.7", rho="0")},
-        change=("L", 100), stale={"variance", "exponent", "residual"}),
+        truth=depth_sum_truth,
+        figures={"variance", "exponent", "residual"},
+        query={
+            "en": dict(alpha="0.5", L="64", sigma="1.5", rho="0.1"),
+            "zh": dict(alpha="0.3", L="40", sigma="0.7", rho="0"),
+        },
+        change=("L", 100),
+        stale={"variance", "exponent", "residual"},
+    ),
     "measures": dict(
-        truth=measures_truth, figures=set(),
+        truth=measures_truth,
+        figures=set(),
         query={"en": dict(n="32"), "zh": dict(n="7")},
-        change=("n", 50), stale={"equispaced", "fixed_shift"}),
+        change=("n", 50),
+        stale={"equispaced", "fixed_shift"},
+    ),
     "block": dict(
-        truth=block_truth, figures=set(),
-        query={"en": dict(norm_d="64", log_eps="-6", sink_delta="6", sink_share="0.5"),
-               "zh": dict(norm_d="1", log_eps="-3", sink_delta="2.5", sink_share="0.2")},
-        change=("sink_delta", 8.0), stale={"sink"}),
+        truth=block_truth,
+        figures=set(),
+        query={
+            "en": dict(norm_d="64", log_eps="-6", sink_delta="6", sink_share="0.5"),
+            "zh": dict(norm_d="1", log_eps="-3", sink_delta="2.5", sink_share="0.2"),
+        },
+        change=("sink_delta", 8.0),
+        stale={"sink"},
+    ),
 }
 
 
@@ -154,8 +192,7 @@ def _charts(at) -> set[str]:
 
 def _page_charts(at) -> int:
     """How many of the page's own figures (not the steps' reveals) are drawn."""
-    return sum(1 for el in charts(at)
-               if not el.proto.id.rsplit("-", 1)[-1].startswith("fig_predict_"))
+    return sum(1 for el in charts(at) if not el.proto.id.rsplit("-", 1)[-1].startswith("fig_predict_"))
 
 
 def _covers(at, lang) -> int:
@@ -208,12 +245,18 @@ def _cover_snippets(lang, stem, key) -> list[str]:
         node = tomllib.load(fh)
     for part in key.split("."):
         node = node[part]
-    texts = [node["body"]] if isinstance(node, dict) and "body" in node else (
-        [node] if isinstance(node, str) else [v for v in node.values() if isinstance(v, str)])
+    texts = (
+        [node["body"]]
+        if isinstance(node, dict) and "body" in node
+        else ([node] if isinstance(node, str) else [v for v in node.values() if isinstance(v, str)])
+    )
     out = []
     for text in texts:
-        pieces = [x.strip() for chunk in text.replace("{{", "{").replace("}}", "}").split("{")
-                  for x in chunk.split("}")[-1].split("\n")]
+        pieces = [
+            x.strip()
+            for chunk in text.replace("{{", "{").replace("}}", "}").split("{")
+            for x in chunk.split("}")[-1].split("\n")
+        ]
         out.append(max(pieces, key=len)[:80])
     assert all(len(x) >= 12 for x in out), (stem, key, out)
     return out
@@ -246,7 +289,7 @@ def check_predict_then_reveal(stem, lang, case):
     steps = _steps(stem)
     assert set(truth) == set(steps), "every step of the page is checked here"
     p = Text("predict", lang)
-    pt = Text(stem, lang)   # the steps' own texts: the page's [predict.<id>]
+    pt = Text(stem, lang)  # the steps' own texts: the page's [predict.<id>]
 
     at = app_test(stem, {"lang": lang, **q}, timeout=TIMEOUT)
     assert not at.exception
@@ -256,7 +299,7 @@ def check_predict_then_reveal(stem, lang, case):
     covers = {k: _cover_snippets(lang, stem, k) for sid in steps for k in steps[sid].covers}
     covers = {k: x for k, x in covers.items() if _visible(at, x)}  # (not those in a closed box)
     assert covers, "every page says which of its texts state an answer"
-    at.session_state[f"_predict_open_{stem}"] = True   # the student opens "Predict first"
+    at.session_state[f"_predict_open_{stem}"] = True  # the student opens "Predict first"
     at.run()
     assert _charts(at) == set(), "nothing is revealed before an answer"
     assert _page_charts(at) == 0 and _covers(at, lang) == n_page, "the page's figures wait"
@@ -265,8 +308,7 @@ def check_predict_then_reveal(stem, lang, case):
         assert not _visible(at, snippets), (k, snippets)
     note = p("ui.covered_text")
     assert any(e.value == note for e in at.info)
-    labels = {(sid, k): pt(f"predict.{sid}.metrics.{k}") for sid in steps for k in
-              (_load_metrics(lang, stem, sid))}
+    labels = {(sid, k): pt(f"predict.{sid}.metrics.{k}") for sid in steps for k in (_load_metrics(lang, stem, sid))}
     before = {key: _count_metric(at, lab) for key, lab in labels.items()}
 
     # one step the long way: wrong -> a hint, no value, a second try; wrong again -> rejected,
@@ -307,7 +349,7 @@ def check_predict_then_reveal(stem, lang, case):
             assert any(f"{truth[sid]:.{step.digits}g}" in s for s in succ), (sid, truth[sid], succ)
         else:
             assert any(pt(f"predict.{sid}.choices.{truth[sid]}") in s for s in succ), (sid, succ)
-    for key, lab in labels.items():   # the step's metrics are revealed with it
+    for key, lab in labels.items():  # the step's metrics are revealed with it
         assert _count_metric(at, lab) == before[key] + 1, lab
     done = p("ui.progress", done=len(steps), right=len(steps), n=len(steps))
     assert any(c.value == done for c in at.caption), done
@@ -316,7 +358,7 @@ def check_predict_then_reveal(stem, lang, case):
         assert _visible(at, snippets), (k, snippets)
     assert not any(e.value == note for e in at.info)
     assert all("{" not in m for m in succ)
-    if lang == "zh":   # the revealed figures' text alternatives use Chinese punctuation
+    if lang == "zh":  # the revealed figures' text alternatives use Chinese punctuation
         from tests.test_access_punct import alt_captions, cjk_punct_errors
 
         assert not [e for a in alt_captions(at, lang) for e in cjk_punct_errors(a)]
@@ -333,7 +375,7 @@ def check_predict_then_reveal(stem, lang, case):
     assert len(stale) == len(case["stale"]), _texts(at, "warning")
     assert len(_texts(at, "success")) == len(steps) - len(case["stale"])
     assert (_page_charts(at) == 0) == bool(case["stale"]), "stale answers: the figures wait again"
-    if case["stale"]:   # "show the figures anyway" lifts the cover
+    if case["stale"]:  # "show the figures anyway" lifts the cover
         next(w for w in at.toggle if w.key == f"_predict_peek_{stem}").set_value(True).run()
         assert _page_charts(at) > 0 and _covers(at, lang) == 0
 

@@ -1,4 +1,5 @@
 """ui/server/prepare.py: the served process imports the app and loads its kernels before the first visit."""
+
 from __future__ import annotations
 
 import subprocess
@@ -15,7 +16,7 @@ def test_app_modules_are_what_app_py_imports():
     assert mods[:4] == ["ui.server", "ui.server.start", "ui.server", "ui.server.prepare"]
     for m in ("streamlit", "ui.server.runs", "ui.teaching.classroom", "ui.kit.nav", "sim.warm"):
         assert m in mods
-    assert "ui.kit.nav.PAGES" in mods                      # a name, not a module: import_app skips it
+    assert "ui.kit.nav.PAGES" in mods  # a name, not a module: import_app skips it
 
 
 def test_wait_without_start_returns_at_once(monkeypatch):
@@ -61,5 +62,5 @@ def test_load_kernels_survives_an_error(monkeypatch):
         raise RuntimeError("no cache")
 
     monkeypatch.setattr(warm, "warm", boom)
-    prepare.load_kernels()   # logged, not raised: the kernels load on first use instead
+    prepare.load_kernels()  # logged, not raised: the kernels load on first use instead
     assert "kernels_cpu_s" in prepare.timings

@@ -1,4 +1,5 @@
 """scripts/check_prereqs.sh says in words what a machine lacks before `make run` / `make test` can set up."""
+
 import os
 import shutil
 import subprocess
@@ -36,7 +37,7 @@ def test_missing_openmp_chromium_and_no_installer_are_named(tmp_path):
     out = _run(tmp_path, tools=(), root=str(tmp_path / "nothing"))
     assert out.returncode == 1
     assert "libgomp1" in out.stderr and "apt-get install libgomp1" in out.stderr
-    assert "chromium and redis-server" in out.stderr          # no apt-get on this PATH to install them
+    assert "chromium and redis-server" in out.stderr  # no apt-get on this PATH to install them
 
 
 def test_a_wrong_python_is_named(tmp_path):

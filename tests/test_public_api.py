@@ -6,6 +6,7 @@ parameter or change a default. A later issue may add keyword-only parameters wit
 instance ``max_work=``, which lets a caller raise a work bound): every call written as the issue
 wrote it still works. ``...`` below stands for a default the issue left open (it must exist).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -67,7 +68,7 @@ def _stated(spec: str) -> tuple[str, str, inspect.Signature]:
     head, args = spec.split("(", 1)
     module, name = head.rsplit(".", 1)
     scope: dict = {}
-    exec(f"def stated({args}: pass", {}, scope)   # the issue's text, parsed by Python itself
+    exec(f"def stated({args}: pass", {}, scope)  # the issue's text, parsed by Python itself
     return module, name, inspect.signature(scope["stated"])
 
 
@@ -80,26 +81,29 @@ def test_issue_named_function_has_its_signature(issue, spec):
     P = inspect.Parameter
     actual = list(inspect.signature(fn).parameters.values())
     want = [p for p in stated.parameters.values() if p.kind is not P.VAR_KEYWORD]
-    got = [p for p in actual if p.kind is not P.VAR_KEYWORD][:len(want)]
-    assert [(p.name, p.kind) for p in got] == [(p.name, p.kind) for p in want], \
+    got = [p for p in actual if p.kind is not P.VAR_KEYWORD][: len(want)]
+    assert [(p.name, p.kind) for p in got] == [(p.name, p.kind) for p in want], (
         f"sim.{module}.{name}{inspect.signature(fn)} is not the signature of issue {issue}: {spec}"
+    )
     for p, q in zip(got, want):
         if q.default is Ellipsis:
             assert p.default is not P.empty, f"{name}: {p.name} needs a default"
         else:
-            assert p.default == q.default and type(p.default) is type(q.default), \
+            assert p.default == q.default and type(p.default) is type(q.default), (
                 f"{name}: default of {p.name} is {p.default!r}, issue {issue} says {q.default!r}"
+            )
     if any(q.kind is P.VAR_KEYWORD for q in stated.parameters.values()):
         assert actual[-1].kind is P.VAR_KEYWORD, f"sim.{module}.{name} must keep its **params"
-    for p in actual:   # added by a later issue: with a default, so the stated calls still work
+    for p in actual:  # added by a later issue: with a default, so the stated calls still work
         if p.name not in stated.parameters and p.kind is not P.VAR_KEYWORD:
             assert p.default is not P.empty, f"sim.{module}.{name}: added parameter {p.name} needs a default"
-    if issue == 3 or name != "simulate":   # parameters added later are keyword-only
+    if issue == 3 or name != "simulate":  # parameters added later are keyword-only
         extra = [p for p in actual if p.name not in stated.parameters and p.kind is not P.VAR_KEYWORD]
-        assert all(p.kind is P.KEYWORD_ONLY for p in extra), \
+        assert all(p.kind is P.KEYWORD_ONLY for p in extra), (
             f"sim.{module}.{name}: parameters added after issue {issue} must be keyword-only: {extra}"
+        )
 
 
 def test_table_parses_and_names_distinct_functions():
     stated = [_stated(s)[:2] for _, s in PUBLIC_API]
-    assert len(set(stated)) == len(stated) - 1   # simulate appears twice (the foundation and the engine both state it)
+    assert len(set(stated)) == len(stated) - 1  # simulate appears twice (the foundation and the engine both state it)

@@ -1,4 +1,5 @@
 """One version, written where people read it: pyproject.toml, CITATION.cff, the changelog, the deploy files."""
+
 import re
 import tomllib
 from pathlib import Path

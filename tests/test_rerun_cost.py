@@ -1,5 +1,6 @@
 """The performance architecture, guarded: every chart a page shows is a shared Frozen figure, and a
 rerun at the same state builds no figure at all (docs/performance.md)."""
+
 from __future__ import annotations
 
 import pytest
@@ -38,7 +39,7 @@ def test_charts_are_frozen_and_a_same_state_rerun_builds_none(stem, monkeypatch)
     n_charts = len(charts(at))
     shown.clear()
     built.clear()
-    at.run()                                   # same session, same state
+    at.run()  # same session, same state
     assert not at.exception
     assert len(shown) == n_charts and set(shown) == {"Frozen"}
     assert built == [], f"{stem}: {len(built)} figure(s) rebuilt on a rerun at the same state"

@@ -11,6 +11,7 @@ the other xdist worker sharing the core's caches, and with a garbage collection 
 so the budget of a page is ``max(RATIO * measured, FLOOR_MS)``: four times what was measured here, and
 never under 200 ms, the noise of a rerun that is mostly Streamlit's own bookkeeping. The measured numbers are
 printed (``pytest -s``)."""
+
 from __future__ import annotations
 
 import time
@@ -22,10 +23,19 @@ from tests.conftest import STEMS, app_test
 #: ms of CPU per distinct rerun as measured in-process here (the larger of two runs of this test at
 #: load ~6 on 2 cores, 2026-12-01; docs/performance.md has the real-server column)
 MEASURED_MS = {
-    "home": 35, "glossary": 25,             # no slider: a same-state rerun
-    "two_point": 200, "hemisphere": 150, "measures": 100, "low_temperature": 145,
-    "gaussian_width": 175, "width": 130, "nonnormal": 145, "depth_sum": 465,
-    "coordinates": 60, "rotation": 55, "block": 105,
+    "home": 35,
+    "glossary": 25,  # no slider: a same-state rerun
+    "two_point": 200,
+    "hemisphere": 150,
+    "measures": 100,
+    "low_temperature": 145,
+    "gaussian_width": 175,
+    "width": 130,
+    "nonnormal": 145,
+    "depth_sum": 465,
+    "coordinates": 60,
+    "rotation": 55,
+    "block": 105,
 }
 RATIO, FLOOR_MS = 4, 200
 BUDGET_MS = {stem: max(RATIO * ms, FLOOR_MS) for stem, ms in MEASURED_MS.items()}
@@ -47,6 +57,7 @@ def _first_slider(stem: str):
     from ui.kit import spec
 
     from ui.kit import files
+
     res = spec.resolve(files.page_module(stem).SCHEMA)
     p = next((p for p in res.params.values() if p.kind in ("float", "int")), None)
     # values off the usual presets and test values: far into the golden-ratio grid of bench/classroom.py

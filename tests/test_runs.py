@@ -1,4 +1,5 @@
 """ui/server/runs.py: full page runs take turns (at most ``slots()`` at once, first come first served)."""
+
 from __future__ import annotations
 
 import threading
@@ -233,12 +234,12 @@ def test_single_steps_never_wait(burst):
     """A student's steps one at a time (the next asked for after the page is drawn: >= 0.25 s
     after the run ended), the first visit and reruns at the same values run at once."""
     ctx, clock = burst
-    assert _run(clock, _States(b"v0")) == 0.0          # first visit
+    assert _run(clock, _States(b"v0")) == 0.0  # first visit
     for i in range(1, 6):
-        clock.t += runs.BURST_GAP_S + 0.05              # the browser drew the run, then the next step
+        clock.t += runs.BURST_GAP_S + 0.05  # the browser drew the run, then the next step
         assert _run(clock, _States(b"v%d" % i)) == 0.0
-    assert _run(clock, _States(b"v5")) == 0.0           # same values right away: no burst
-    runs.note_origin(_Rerun(None), "s1")                # st.rerun right away: not from the browser
+    assert _run(clock, _States(b"v5")) == 0.0  # same values right away: no burst
+    runs.note_origin(_Rerun(None), "s1")  # st.rerun right away: not from the browser
     with runs.settled(clock=clock, sleep=clock.sleep):
         pass
     assert clock.slept == 0.0 and runs.burst_stats["waited"] == 0
@@ -250,11 +251,11 @@ def test_a_held_key_waits_for_its_newest_value(burst):
     burst goes on still waits; a value long after the burst is a single step again."""
     ctx, clock = burst
     assert _run(clock, _States(b"v0")) == 0.0
-    clock.t += 0.03                                      # the next key, before the browser drew v0
+    clock.t += 0.03  # the next key, before the browser drew v0
     assert _run(clock, _States(b"v1")) == pytest.approx(1.5 * (0.05 + 0.03))  # since v0 started
-    clock.t += runs.BURST_KEEP_S - 0.05                  # a late key (the browser was busy drawing)
-    assert _run(clock, _States(b"v2")) == pytest.approx(runs.SETTLE_S)       # waits longer
-    clock.t += runs.BURST_KEEP_S + 0.05                  # the key was let go long ago
+    clock.t += runs.BURST_KEEP_S - 0.05  # a late key (the browser was busy drawing)
+    assert _run(clock, _States(b"v2")) == pytest.approx(runs.SETTLE_S)  # waits longer
+    clock.t += runs.BURST_KEEP_S + 0.05  # the key was let go long ago
     assert _run(clock, _States(b"v3")) == 0.0
     assert runs.burst_stats == {"waited": 2, "superseded": 0}
 
@@ -285,7 +286,7 @@ def test_a_newer_value_stops_the_waiting_run_before_it_computes(burst):
     ctx, clock = burst
     _run(clock, _States(b"v0"))
     clock.t += 0.01
-    ctx.stop_after = clock.t + 0.05                      # the next key comes 50 ms into the wait
+    ctx.stop_after = clock.t + 0.05  # the next key comes 50 ms into the wait
     with pytest.raises(_Stop):
         _run(clock, _States(b"v1"))
     assert runs.burst_stats == {"waited": 1, "superseded": 1}
@@ -298,15 +299,15 @@ def test_a_run_still_going_makes_the_next_one_wait(burst):
     """Fast reruns: Streamlit starts the new run while the old one is being stopped. The old one's
     end, recorded after the new one started, does not overwrite the newer run's record."""
     ctx, clock = burst
-    _run(clock, _States(b"start"))                       # the page as it was drawn
+    _run(clock, _States(b"start"))  # the page as it was drawn
     clock.t += 1.0
     runs.note_origin(_Rerun(_States(b"v0")), "s1")
     old = runs.settled(clock=clock, sleep=clock.sleep)
-    old.__enter__()                                      # v0 is running ...
+    old.__enter__()  # v0 is running ...
     clock.t += 0.02
-    assert _run(clock, _States(b"v1")) == pytest.approx(runs.SETTLE_MIN_S)   # ... when v1 comes
+    assert _run(clock, _States(b"v1")) == pytest.approx(runs.SETTLE_MIN_S)  # ... when v1 comes
     mine = runs._LAST["s1"]
-    old.__exit__(None, None, None)                       # v0 ends late
+    old.__exit__(None, None, None)  # v0 ends late
     assert runs._LAST["s1"] is mine and mine.values == hash(b"v1")
 
 
@@ -315,4 +316,4 @@ def test_sessions_do_not_share_bursts(burst):
     _run(clock, _States(b"a"), sid="s1")
     ctx.session_id = "s2"
     clock.t += 0.01
-    assert _run(clock, _States(b"b"), sid="s2") == 0.0   # another student's first step
+    assert _run(clock, _States(b"b"), sid="s2") == 0.0  # another student's first step

@@ -1,6 +1,7 @@
 """Two instructors saving at once: the editor's save is a compare-and-swap under a file lock, so
 of two saves from the same version one wins and the other is told in words and keeps its edits.
 The editor's preset list is paged."""
+
 from __future__ import annotations
 
 import threading
@@ -35,7 +36,7 @@ def test_two_saves_at_once_one_wins_the_other_is_refused(params_copy, round_):  
     assert sorted(out) == ["conflict", "saved"]
     winner = out.index("saved")
     assert params_copy.read_text() == edits[winner]
-    assert pf.backup_path(params_copy).read_text() == text   # undo brings back the version both saw
+    assert pf.backup_path(params_copy).read_text() == text  # undo brings back the version both saw
 
 
 def test_the_loser_is_told_and_keeps_its_edits(params_copy):  # noqa: F811
@@ -51,7 +52,8 @@ def test_the_loser_is_told_and_keeps_its_edits(params_copy):  # noqa: F811
 
 def test_preset_list_is_paged(params_copy):  # noqa: F811
     body = params_copy.read_text() + "".join(
-        f"\n[hemisphere.presets.p{i}]\ntitle = 'p{i}'\nvalues = {{ n = 64 }}\n" for i in range(45))
+        f"\n[hemisphere.presets.p{i}]\ntitle = 'p{i}'\nvalues = {{ n = 64 }}\n" for i in range(45)
+    )
     params_copy.write_text(body)
     at = signed_in(editor.URL_PATH)
     at.selectbox(key="_ed_stem").set_value("hemisphere").run()

@@ -1,6 +1,7 @@
 """One misbehaving client cannot take the server: the message budgets (``ui.server.serve.Guard``, time
 passed in, no clock), widget states Streamlit never made, the inbound frame cap, and at most one
 queued cold load per session (``ui.server.jobs``)."""
+
 from __future__ import annotations
 
 import threading
@@ -34,10 +35,10 @@ def test_a_flood_from_one_browser_is_slowed_then_disconnected():
 
 def test_a_hand_on_a_slider_is_never_slowed():
     g = budgets.Guard()
-    got = _flood(g, sessions=1, per_s=2.5, seconds=600)   # a release every 0.4 s for ten minutes
+    got = _flood(g, sessions=1, per_s=2.5, seconds=600)  # a release every 0.4 s for ten minutes
     assert got == {"ok": 1500, "later": 0, "close": 0}
     g = budgets.Guard()
-    got = _flood(g, sessions=1, per_s=10, seconds=1)        # a quick burst of ten
+    got = _flood(g, sessions=1, per_s=10, seconds=1)  # a quick burst of ten
     assert got["later"] == 0 and got["close"] == 0
 
 
@@ -50,7 +51,7 @@ def test_other_browsers_keep_their_own_budget():
 def test_fragment_reruns_cost_less():
     g = budgets.Guard()
     got = {"ok": 0}
-    for i in range(40):   # the class poll: fragment reruns every 0.25 s
+    for i in range(40):  # the class poll: fragment reruns every 0.25 s
         got["ok"] += g.admit("s", "c", "fragment", i * 0.25)[0] == "ok"
     assert got["ok"] == 40
 
@@ -77,9 +78,9 @@ def test_inbound_frames_are_capped_before_buffering():
 def test_one_queued_cold_load_per_session():
     gate = threading.Event()
     p = jobs.JobPool(n_workers=1, nice=0)
-    p.submit("block", lambda progress: gate.wait(), None, "other")   # keeps the worker busy
+    p.submit("block", lambda progress: gate.wait(), None, "other")  # keeps the worker busy
     flood = [p.submit(("load", i), lambda progress: i, None, "attacker") for i in range(100)]
-    assert p.status()["queued"] <= 1 + 1          # the other session's job may still be queued
+    assert p.status()["queued"] <= 1 + 1  # the other session's job may still be queued
     assert sum(j.state == "queued" for j in flood) == 1
     assert all(isinstance(j.error, jobs.Superseded) for j in flood[:-1] if j.state == "failed")
     mine = p.submit("student", lambda progress: "ok", None, "student")
@@ -90,12 +91,14 @@ def test_one_queued_cold_load_per_session():
 
 def _held(gate: threading.Event, steps: list | None = None, value=None):
     """A job that waits for ``gate``, then reports progress (a checkpoint) and records a second step."""
+
     def fn(progress):
         assert gate.wait(30)
         progress(0.5)
         if steps is not None:
             steps.append(value)
         return value
+
     return fn
 
 
@@ -114,10 +117,10 @@ def test_a_flooding_session_never_holds_two_workers():
     first = p.submit(("load", 0), _held(gate), None, "attacker")
     _until(lambda: first.state == "running")
     flood = [p.submit(("load", i), _held(gate), None, "attacker") for i in range(1, 60)]
-    assert sum(j.state == "running" for j in flood) == 0          # the second worker stays free for others
+    assert sum(j.state == "running" for j in flood) == 0  # the second worker stays free for others
     assert sum(j.state == "queued" for j in flood) == 1
     mine = p.submit("student", lambda progress: "ok", None, "student")
-    assert mine.done.wait(30) and mine.result == "ok"            # at once, while the attacker's job runs
+    assert mine.done.wait(30) and mine.result == "ok"  # at once, while the attacker's job runs
     assert first.state == "running"
     gate.set()
 
@@ -127,13 +130,13 @@ def test_sessions_are_served_in_turn_on_one_worker():
     p = jobs.JobPool(n_workers=1, nice=0)
     first = p.submit(("load", 0), _held(gate, order, "a0"), None, "attacker")
     _until(lambda: first.state == "running")
-    nxt = p.submit(("load", 1), _held(gate, order, "a1"), None, "attacker")     # queued before the student
+    nxt = p.submit(("load", 1), _held(gate, order, "a1"), None, "attacker")  # queued before the student
     mine = p.submit("student", _held(gate, order, "student"), None, "student")
     assert p.position(mine) == 1 and p.position(nxt) == 2
     gate.set()
     assert nxt.done.wait(30) and mine.done.wait(30)
-    assert mine.started < nxt.started                            # the student's load first
-    assert order == ["student", "a1"]                            # a0 was left: see below
+    assert mine.started < nxt.started  # the student's load first
+    assert order == ["student", "a1"]  # a0 was left: see below
 
 
 def test_a_running_load_nobody_waits_for_stops_at_its_next_step():
@@ -141,12 +144,12 @@ def test_a_running_load_nobody_waits_for_stops_at_its_next_step():
     p = jobs.JobPool(n_workers=1, nice=0)
     old = p.submit(("load", 0), _held(gate, steps, "old"), None, "s")
     _until(lambda: old.state == "running")
-    new = p.submit(("load", 1), _held(gate, steps, "new"), None, "s")          # the student moved on
-    assert new.state == "queued"                                 # waits for the old one to end
+    new = p.submit(("load", 1), _held(gate, steps, "new"), None, "s")  # the student moved on
+    assert new.state == "queued"  # waits for the old one to end
     gate.set()
     assert old.done.wait(30) and isinstance(old.error, jobs.Superseded)
     assert new.done.wait(30) and new.result == "new" and steps == ["new"]
-    assert p.find(("load", 0)) is None                           # not kept as a result
+    assert p.find(("load", 0)) is None  # not kept as a result
 
 
 def test_a_running_load_someone_else_waits_for_is_finished():
@@ -157,9 +160,9 @@ def test_a_running_load_someone_else_waits_for_is_finished():
     assert p.submit("shared", _held(gate), None, "t") is old
     p.submit("other", _held(gate, value=2), None, "s")
     back = p.submit("mine", _held(gate, value=3), None, "u")
-    p.submit(("u", 2), _held(gate), None, "u")                   # u moves on from a queued job
+    p.submit(("u", 2), _held(gate), None, "u")  # u moves on from a queued job
     gate.set()
-    assert old.done.wait(30) and old.result == 1                 # t still waited for it
+    assert old.done.wait(30) and old.result == 1  # t still waited for it
     assert back.done.wait(30) and isinstance(back.error, jobs.Superseded)
 
 
@@ -170,8 +173,8 @@ def test_coming_back_to_a_running_load_keeps_it():
     _until(lambda: a.state == "running")
     b = p.submit("b", _held(gate, value="b"), None, "s")
     assert a.cancelled
-    assert p.submit("a", _held(gate), None, "s") is a and not a.cancelled    # the slider went back
-    assert b.done.wait(30) and isinstance(b.error, jobs.Superseded)           # dropped from the queue
+    assert p.submit("a", _held(gate), None, "s") is a and not a.cancelled  # the slider went back
+    assert b.done.wait(30) and isinstance(b.error, jobs.Superseded)  # dropped from the queue
     gate.set()
     assert a.done.wait(30) and a.result == "a"
 
@@ -183,18 +186,19 @@ def test_every_browser_gets_a_cookie_that_names_it():
     from starlette.routing import Route
     from starlette.testclient import TestClient
 
-    app = Starlette(routes=[Route("/", lambda r: PlainTextResponse("ok"))],
-                    middleware=[Middleware(budgets.BrowserCookie)])
+    app = Starlette(
+        routes=[Route("/", lambda r: PlainTextResponse("ok"))], middleware=[Middleware(budgets.BrowserCookie)]
+    )
     c = TestClient(app)
     first = c.get("/")
     assert budgets.BROWSER_COOKIE in first.headers["set-cookie"] and "httponly" in first.headers["set-cookie"].lower()
-    assert "set-cookie" not in c.get("/").headers          # the browser keeps its cookie
+    assert "set-cookie" not in c.get("/").headers  # the browser keeps its cookie
 
 
 def test_a_ceiling_per_address_for_clients_without_cookies():
     g = budgets.Guard()
     ok = 0
-    for i in range(2000):   # 100 cookie-less sessions from one address, 20 messages each at once
+    for i in range(2000):  # 100 cookie-less sessions from one address, 20 messages each at once
         ok += g.admit(f"s{i % 100}", f"a|session:s{i % 100}", "rerun", 0.0, "a")[0] == "ok"
     assert ok <= g.address.burst
 
@@ -202,7 +206,7 @@ def test_a_ceiling_per_address_for_clients_without_cookies():
 def test_a_slowed_browser_is_told_why(monkeypatch):
     from tests.conftest import app_test
 
-    assert budgets.was_slowed() is False                  # outside a run, nothing
+    assert budgets.was_slowed() is False  # outside a run, nothing
     monkeypatch.setattr(budgets, "was_slowed", lambda: True)
     at = app_test("two_point", {"lang": "en"})
     assert any("being slowed down" in w.value for w in at.warning)
@@ -211,10 +215,10 @@ def test_a_slowed_browser_is_told_why(monkeypatch):
 def test_forwarded_address_believed_from_listed_proxies_only():
     env = {budgets.TRUSTED_ENV: "10.213.0.10, 10.244.0.0/16, 172.18., not-an-address"}
     assert budgets._trusted("127.0.0.1", {}) and budgets._trusted("::1", {})
-    assert budgets._trusted("10.213.0.10", env) and not budgets._trusted("10.213.0.100", env)   # exact
-    assert budgets._trusted("10.244.3.9", env) and not budgets._trusted("10.245.0.1", env)     # network
+    assert budgets._trusted("10.213.0.10", env) and not budgets._trusted("10.213.0.100", env)  # exact
+    assert budgets._trusted("10.244.3.9", env) and not budgets._trusted("10.245.0.1", env)  # network
     assert budgets._trusted("::ffff:10.244.3.9", env)
-    assert budgets._trusted("172.18.0.4", env)                                               # a prefix
+    assert budgets._trusted("172.18.0.4", env)  # a prefix
     assert not budgets._trusted("192.0.2.1", env) and not budgets._trusted("not-an-address", env)
     hdr = [("X-Real-IP", "198.51.100.7")]
     import os
@@ -223,7 +227,7 @@ def test_forwarded_address_believed_from_listed_proxies_only():
     os.environ[budgets.TRUSTED_ENV] = "10.213.0.10"
     try:
         assert budgets.client_address(hdr, "10.213.0.10") == "198.51.100.7"
-        assert budgets.client_address(hdr, "10.213.0.11") == "10.213.0.11"    # a forged header elsewhere
+        assert budgets.client_address(hdr, "10.213.0.11") == "10.213.0.11"  # a forged header elsewhere
         # Envoy (deploy/k8s/gateway.yaml) appends the address it saw to X-Forwarded-For: the last
         # entry counts, what the client wrote before it does not; X-Real-IP (nginx) wins
         xff = [("X-Forwarded-For", "203.0.113.9, 198.51.100.20")]
@@ -247,9 +251,8 @@ def test_the_served_entry_drops_foreign_widget_states_before_the_session_sees_th
 
     got = []
     monkeypatch.setattr(Runtime, "handle_backmsg", lambda self, sid, msg, client=None: got.append(msg))
-    for mod, name in ((starlette_server, "_get_uvicorn_config_kwargs"),
-                      (starlette_app, "create_streamlit_middleware")):
-        monkeypatch.setattr(mod, name, getattr(mod, name))       # restored after the test
+    for mod, name in ((starlette_server, "_get_uvicorn_config_kwargs"), (starlette_app, "create_streamlit_middleware")):
+        monkeypatch.setattr(mod, name, getattr(mod, name))  # restored after the test
     adapters.install_guards(budgets.Guard())
     msg = BackMsg()
     for wid in ("_instructor", "$$ID-abc-beta"):
@@ -274,8 +277,7 @@ def test_a_timed_fragment_rerun_during_a_full_run_is_dropped(monkeypatch):
 
     got = []
     monkeypatch.setattr(Runtime, "handle_backmsg", lambda self, sid, msg, client=None: got.append((sid, msg)))
-    for mod, name in ((starlette_server, "_get_uvicorn_config_kwargs"),
-                      (starlette_app, "create_streamlit_middleware")):
+    for mod, name in ((starlette_server, "_get_uvicorn_config_kwargs"), (starlette_app, "create_streamlit_middleware")):
         monkeypatch.setattr(mod, name, getattr(mod, name))
     g = budgets.Guard()
     adapters.install_guards(g)
@@ -288,24 +290,38 @@ def test_a_timed_fragment_rerun_during_a_full_run_is_dropped(monkeypatch):
         return m
 
     monkeypatch.setattr(runs, "_FULL", {"busy"})
-    for sid, msg in (("busy", rerun("poll", auto=True)), ("busy", rerun("box")), ("busy", rerun()),
-                     ("idle", rerun("poll", auto=True))):
+    for sid, msg in (
+        ("busy", rerun("poll", auto=True)),
+        ("busy", rerun("box")),
+        ("busy", rerun()),
+        ("idle", rerun("poll", auto=True)),
+    ):
         Runtime.handle_backmsg(object(), sid, msg, client=None)
     assert [(sid, m.rerun_script.fragment_id, m.rerun_script.is_auto_rerun) for sid, m in got] == [
-        ("busy", "box", False), ("busy", "", False), ("idle", "poll", True)]
+        ("busy", "box", False),
+        ("busy", "", False),
+        ("idle", "poll", True),
+    ]
     assert g.dropped_polls == 1
-    runs._FULL.discard("busy")                                   # the full run has ended
+    runs._FULL.discard("busy")  # the full run has ended
     Runtime.handle_backmsg(object(), "busy", rerun("poll", auto=True), client=None)
     assert got[-1][0] == "busy" and g.dropped_polls == 1
 
     # the session was switched to another page (a push): requests still naming the old page
     monkeypatch.setattr(runs, "_PAGE", {"busy": "lesson"})
     got.clear()
-    for msg in (rerun("poll", auto=True, page="home"), rerun("box", page="home"),
-                rerun("poll", auto=True, page="lesson"), rerun("poll", auto=True)):
+    for msg in (
+        rerun("poll", auto=True, page="home"),
+        rerun("box", page="home"),
+        rerun("poll", auto=True, page="lesson"),
+        rerun("poll", auto=True),
+    ):
         Runtime.handle_backmsg(object(), "busy", msg, client=None)
     assert [(m.rerun_script.fragment_id, m.rerun_script.page_script_hash) for _, m in got] == [
-        ("box", "lesson"), ("poll", "lesson"), ("poll", "")], "a click is kept, on the page shown"
+        ("box", "lesson"),
+        ("poll", "lesson"),
+        ("poll", ""),
+    ], "a click is kept, on the page shown"
     assert g.dropped_polls == 2
 
 
@@ -318,7 +334,7 @@ def test_a_full_run_registers_its_session_while_it_lasts(monkeypatch):
     assert not runs.in_full_run("s1")
     with runs.turn():
         assert runs.in_full_run("s1")
-        with runs.released():          # waiting for a shared heavy job: still this run
+        with runs.released():  # waiting for a shared heavy job: still this run
             assert runs.in_full_run("s1")
     assert not runs.in_full_run("s1") and runs.page_of("s1") == "page-a"
     with pytest.raises(RuntimeError):
@@ -347,7 +363,10 @@ def test_a_queued_fragment_rerun_runs_on_the_page_shown(monkeypatch):
     ScriptRunner._run_script(me, RerunData(page_script_hash="home"))
     ScriptRunner._run_script(other, RerunData(fragment_id_queue=["poll"], page_script_hash="home"))
     assert [(r.fragment_id_queue, r.page_script_hash) for r in seen] == [
-        (["poll"], "lesson"), ([], "home"), (["poll"], "home")]
+        (["poll"], "lesson"),
+        ([], "home"),
+        (["poll"], "home"),
+    ]
 
 
 def test_each_run_notes_whether_the_browser_asked_for_it(monkeypatch):
@@ -372,8 +391,7 @@ def test_each_run_notes_whether_the_browser_asked_for_it(monkeypatch):
     w.id, w.double_value = "beta", 2.5
     me = SimpleNamespace(_session_id="s")
     ScriptRunner._run_script(me, RerunData(widget_states=ws, page_script_hash="lesson"))
-    ScriptRunner._run_script(me, RerunData(widget_states=ws, page_script_hash="lesson",
-                                           fragment_id_queue=["poll"]))
+    ScriptRunner._run_script(me, RerunData(widget_states=ws, page_script_hash="lesson", fragment_id_queue=["poll"]))
     ScriptRunner._run_script(me, RerunData(page_script_hash="lesson"))
     ScriptRunner._run_script(me, RerunData(widget_states=ws, page_script_hash="other"))
     w.double_value = 2.6

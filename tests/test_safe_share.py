@@ -2,6 +2,7 @@
 (its Host header, on any host a school puts the app: a domain name, an address the server does not
 list); the page's name is the only part taken from the URL the client reports; a Host that is no
 host gives no link; never longer than ``MAX_SHARE_URL``."""
+
 from __future__ import annotations
 
 from ui.kit import share
@@ -9,8 +10,10 @@ from ui.kit import share
 
 def test_the_address_the_browser_used_on_any_host():
     """A hosted server reached by its domain name, and a LAN address the server does not list."""
-    assert share.share_base("http://sphere.school.example/two_point", "sphere.school.example") == \
-        "http://sphere.school.example/two_point"
+    assert (
+        share.share_base("http://sphere.school.example/two_point", "sphere.school.example")
+        == "http://sphere.school.example/two_point"
+    )
     assert share.share_base("http://127.0.0.2:8501/two_point", "127.0.0.2:8501") == "http://127.0.0.2:8501/two_point"
     assert share.share_base("http://x/hemisphere", "[fd00::5]:8501", "https") == "https://[fd00::5]:8501/hemisphere"
     assert share.share_base("https://a.example/two_point", "a.example", "https, http") == "https://a.example/two_point"
@@ -31,8 +34,9 @@ def test_base_url_path_is_kept(monkeypatch):
 
 def test_public_url_wins():
     env = {share.PUBLIC_URL_ENV: "https://sphere.example.org/"}
-    assert share.share_base("http://evil.example/two_point", "evil", environ=env) == \
-        "https://sphere.example.org/two_point"
+    assert (
+        share.share_base("http://evil.example/two_point", "evil", environ=env) == "https://sphere.example.org/two_point"
+    )
 
 
 def test_huge_or_odd_addresses_are_cut_or_refused():

@@ -4,6 +4,7 @@ configured, memory otherwise) until the cookie's own expiry, and every replica's
 Two replicas are two app instances that share one redis-server and nothing else: each has its own
 store client and its own process record (``ui.teaching.signin._REVOKED``, emptied here to stand for the other
 process)."""
+
 from __future__ import annotations
 
 import time
@@ -50,11 +51,11 @@ def test_the_store_keeps_a_revocation_until_the_cookie_expires(kind, request):
     store = cs.MemoryStore() if kind == "memory" else cs.RedisStore(request.getfixturevalue("redis_url"))
     now = time.time()
     store.revoke("n1", now + 3600)
-    store.revoke("gone", now - 1)                        # an expired cookie needs no record
+    store.revoke("gone", now - 1)  # an expired cookie needs no record
     assert store.revoked("n1") and not store.revoked("gone") and not store.revoked("n2")
     if kind == "redis":
         ttl = store.r.ttl("rev:n1")
-        assert 3590 <= ttl <= 3601                       # the cookie's expiry is the record's TTL
+        assert 3590 <= ttl <= 3601  # the cookie's expiry is the record's TTL
         assert not store.r.exists("rev:gone")
     else:
         store.revoke("n3", now + 0.2)
@@ -72,14 +73,14 @@ def test_sign_out_on_one_replica_holds_on_the_other(shared, monkeypatch):
     a = TestClient(Starlette(routes=signin_routes.signin_routes()), base_url="http://app.test")
     r = a.post("/_app/signin", data={"key": KEY, "next": "/"}, follow_redirects=False)
     token = r.cookies.get(signin.COOKIE) or a.cookies.get(signin.COOKIE)
-    kept = signin.make_token(KEY)                          # another teacher's cookie, not signed out
-    b_store = cs.RedisStore(shared)                      # replica B: its own client, the same Redis
+    kept = signin.make_token(KEY)  # another teacher's cookie, not signed out
+    b_store = cs.RedisStore(shared)  # replica B: its own client, the same Redis
     assert signin.token_ok(token, KEY, store=b_store)
     assert a.post("/_app/signout", data={"next": "/"}, follow_redirects=False).status_code == 303
-    monkeypatch.setattr(signin, "_REVOKED", {})            # B's process never saw the sign-out
+    monkeypatch.setattr(signin, "_REVOKED", {})  # B's process never saw the sign-out
     assert not signin.token_ok(token, KEY, store=b_store)
     assert signin.token_ok(kept, KEY, store=b_store)
-    assert signin.token_ok(token, KEY)                     # what B would answer without the store
+    assert signin.token_ok(token, KEY)  # what B would answer without the store
 
 
 def test_a_page_on_the_other_replica_signs_the_teacher_out(shared, monkeypatch, other_process):
@@ -89,9 +90,9 @@ def test_a_page_on_the_other_replica_signs_the_teacher_out(shared, monkeypatch, 
     at.session_state[TEST_COOKIES] = {signin.COOKIE: token}
     at.run()
     assert _signed_in(at)
-    signin.revoke(token, store=cs.RedisStore(shared))      # signed out through replica A
-    signin._REVOKED.clear()                                # this page runs on B, which never saw it
-    at.run()                                             # the next run of B's page (a reload, a slider)
+    signin.revoke(token, store=cs.RedisStore(shared))  # signed out through replica A
+    signin._REVOKED.clear()  # this page runs on B, which never saw it
+    at.run()  # the next run of B's page (a reload, a slider)
     assert not at.exception and not _signed_in(at)
 
 
@@ -103,15 +104,14 @@ class _Down:
         raise ConnectionError("store down")
 
 
-def test_a_store_out_of_reach_keeps_pages_working_and_the_sign_out_is_written_later(
-        other_process, caplog):
+def test_a_store_out_of_reach_keeps_pages_working_and_the_sign_out_is_written_later(other_process, caplog):
     token = signin.make_token(KEY)
     nonce = token.split(".")[1]
-    signin.revoke(token, store=_Down())                    # the store is down at sign-out
+    signin.revoke(token, store=_Down())  # the store is down at sign-out
     assert not signin.token_ok(token, KEY, store=_Down())  # this replica still refuses it
     assert nonce in signin._UNSAVED and "this process only" in caplog.text
     up = cs.MemoryStore()
-    assert not signin.token_ok(token, KEY, store=up)       # the next check writes it
+    assert not signin.token_ok(token, KEY, store=up)  # the next check writes it
     assert up.revoked(nonce) and not signin._UNSAVED
     other = signin.make_token(KEY)
-    assert signin.token_ok(other, KEY, store=_Down()) is True     # nothing known against it: no exception
+    assert signin.token_ok(other, KEY, store=_Down()) is True  # nothing known against it: no exception

@@ -1,5 +1,6 @@
 """User-authored text is shown literally everywhere, captions included: a bare address in a preset
 title never becomes a link in the sidebar (``ui.kit.safe.inert_html``)."""
+
 from __future__ import annotations
 
 import html
@@ -21,8 +22,9 @@ def test_inert_html_escapes_everything():
 
 def test_preset_title_with_a_bare_address_is_not_a_link(tmp_path, monkeypatch):
     f = tmp_path / "params.toml"
-    f.write_text(f"[two_point.presets.hot]\ntitle = {TITLE!r}\nvalues = {{ beta = 2.0 }}\n".replace("'", '"'),
-                 encoding="utf-8")
+    f.write_text(
+        f"[two_point.presets.hot]\ntitle = {TITLE!r}\nvalues = {{ beta = 2.0 }}\n".replace("'", '"'), encoding="utf-8"
+    )
     monkeypatch.setenv("APP_PARAMS_FILE", str(f))
     at = app_test("two_point", {"lang": "en", "preset": "hot"})
     assert not at.exception
@@ -30,6 +32,6 @@ def test_preset_title_with_a_bare_address_is_not_a_link(tmp_path, monkeypatch):
     assert any(inert_html(TITLE) in b for b in bodies), bodies
     for el in _elements(at._tree):
         kind = type(el.proto).__name__
-        if kind in ("Markdown", "Alert", "Heading"):   # what Streamlit renders as Markdown
+        if kind in ("Markdown", "Alert", "Heading"):  # what Streamlit renders as Markdown
             for field, s in _strings(el.proto):
                 assert "evil.example" not in s, (kind, field, s)

@@ -1,6 +1,7 @@
 """Static checks of the deployment files: per-client rate limits and a small body limit in
 nginx (and the Kubernetes gateway example), no public cookie secret, images versioned and
 third-party ones pinned by digest, TLS on."""
+
 from __future__ import annotations
 
 import re
@@ -30,7 +31,7 @@ def _tokens(text: str):
             i += 1
         elif c in "\"'":
             j = text.index(c, i + 1)
-            tok.append(text[i + 1:j])
+            tok.append(text[i + 1 : j])
             i = j + 1
         else:
             j = i
@@ -76,7 +77,7 @@ def _find(dirs, name):
 def _size(v: str) -> int:
     m = re.fullmatch(r"(\d+)([kKmMgG]?)", v)
     assert m, v
-    return int(m.group(1)) * {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}[m.group(2).lower()]
+    return int(m.group(1)) * {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}[m.group(2).lower()]
 
 
 @pytest.fixture(scope="module")
@@ -143,13 +144,19 @@ def test_nginx_accepts_the_file(tmp_path):
     site = re.sub(r"server app(\d):8501", lambda m: f"server 127.0.0.1:{18500 + int(m.group(1))}", site)
     site = site.replace("listen 80;", "listen 127.0.0.1:18599;")
     (tmp_path / "site.conf").write_text(site)
-    main = (f"pid {tmp_path}/nginx.pid; error_log {tmp_path}/error.log;\nevents {{}}\n"
-            f"http {{ access_log off; client_body_temp_path {tmp_path}; proxy_temp_path {tmp_path};\n"
-            f"fastcgi_temp_path {tmp_path}; uwsgi_temp_path {tmp_path}; scgi_temp_path {tmp_path};\n"
-            f"include {tmp_path}/site.conf; }}\n")
+    main = (
+        f"pid {tmp_path}/nginx.pid; error_log {tmp_path}/error.log;\nevents {{}}\n"
+        f"http {{ access_log off; client_body_temp_path {tmp_path}; proxy_temp_path {tmp_path};\n"
+        f"fastcgi_temp_path {tmp_path}; uwsgi_temp_path {tmp_path}; scgi_temp_path {tmp_path};\n"
+        f"include {tmp_path}/site.conf; }}\n"
+    )
     (tmp_path / "nginx.conf").write_text(main)
-    r = subprocess.run([shutil.which("nginx"), "-t", "-q", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
-                       capture_output=True, text=True, timeout=30)
+    r = subprocess.run(
+        [shutil.which("nginx"), "-t", "-q", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert r.returncode == 0, r.stderr
 
 
@@ -190,13 +197,13 @@ def test_images_are_versioned():
         imgs = _images(path)
         assert imgs, path
         for img in imgs:
-            img = re.sub(r"\$\{TAG:-([^}]+)\}", r"\1", img)     # compose: a versioned default tag
+            img = re.sub(r"\$\{TAG:-([^}]+)\}", r"\1", img)  # compose: a versioned default tag
             assert _versioned(img), f"{path.name}: image {img!r} is not a versioned tag or digest"
 
 
 def test_k8s_requires_the_cookie_secret():
     text = "\n".join(_yaml_lines(DEPLOY / "k8s" / "deployment.yaml"))
-    block = text[text.index("STREAMLIT_SERVER_COOKIE_SECRET"):]
+    block = text[text.index("STREAMLIT_SERVER_COOKIE_SECRET") :]
     assert re.search(r"optional:\s*false", block[:400]), "the pods must not start without the shared secret"
 
 
@@ -214,7 +221,7 @@ def _k8s_docs(name: str) -> dict[tuple[str, str], str]:
 def _ki(v: str) -> int:
     m = re.fullmatch(r"(\d+)(Ki|Mi)?", v)
     assert m, v
-    return int(m.group(1)) * {None: 1, "Ki": 1024, "Mi": 1024 ** 2}[m.group(2)]
+    return int(m.group(1)) * {None: 1, "Ki": 1024, "Mi": 1024**2}[m.group(2)]
 
 
 def test_gateway_ships_tls_stickiness_rate_limits_and_small_bodies():
@@ -226,7 +233,7 @@ def test_gateway_ships_tls_stickiness_rate_limits_and_small_bodies():
     docs = _k8s_docs("gateway.yaml")
     raw = (DEPLOY / "k8s" / "gateway.yaml").read_text()
     gw = docs[("Gateway", "tokens-on-the-sphere")]
-    https = gw[gw.index("- name: https"):gw.index("- name: http\n")]
+    https = gw[gw.index("- name: https") : gw.index("- name: http\n")]
     assert "protocol: HTTPS" in https and "mode: Terminate" in https
     secret = re.search(r"certificateRefs:\n\s+- kind: Secret\n\s+name: (\S+)", https)
     assert secret and f"kubectl create secret tls {secret.group(1)}" in raw, "document how to create the TLS secret"
@@ -247,7 +254,7 @@ def test_gateway_ships_tls_stickiness_rate_limits_and_small_bodies():
     assert "requestBuffer" not in limits, "request buffering breaks the websocket route"
     up = docs[("BackendTrafficPolicy", "tokens-on-the-sphere-upload")]
     body = re.search(r"requestBuffer:\n\s+limit: (\S+)", up)
-    assert body and 1024 ** 2 < _ki(body.group(1)) <= 1024 ** 2 + 100 * 1024, body
+    assert body and 1024**2 < _ki(body.group(1)) <= 1024**2 + 100 * 1024, body
     pol = "\n".join(_yaml_lines(DEPLOY / "k8s" / "networkpolicy.yaml"))
     ns = re.search(r"kubernetes.io/metadata.name: (\S+)", pol)
     assert ns and ns.group(1) in raw + (DEPLOY / "k8s" / "networkpolicy.yaml").read_text()
@@ -267,9 +274,9 @@ def test_deploy_images_are_pinned_by_digest():
 def _env_value(lines: list[str], name: str) -> str:
     """The value of an environment variable in a compose or k8s file (the first one)."""
     for i, ln in enumerate(lines):
-        if re.match(rf"\s*{name}:", ln):                                   # compose: NAME: value
+        if re.match(rf"\s*{name}:", ln):  # compose: NAME: value
             return ln.split(":", 1)[1].strip().strip("\"'")
-        if re.match(rf"\s*- name: {name}\s*$", ln):                        # k8s: - name / value
+        if re.match(rf"\s*- name: {name}\s*$", ln):  # k8s: - name / value
             return lines[i + 1].split("value:", 1)[1].strip().strip("\"'")
     raise AssertionError(f"{name} is not set")
 
@@ -285,14 +292,14 @@ def test_compose_trusts_the_forwarded_address_of_its_nginx_only():
     trusted = _defaults(_env_value(lines, "APP_TRUSTED_PROXIES"))
     nginx_at = [_defaults(ln.split("ipv4_address:", 1)[1].strip()) for ln in lines if "ipv4_address:" in ln]
     subnet = [_defaults(ln.split("subnet:", 1)[1].strip()) for ln in lines if "subnet:" in ln]
-    assert nginx_at == [trusted], (nginx_at, trusted)              # exactly nginx's own address
+    assert nginx_at == [trusted], (nginx_at, trusted)  # exactly nginx's own address
     assert ipaddress.ip_address(trusted) in ipaddress.ip_network(subnet[0])
     from ui.server import budgets
 
     env = {budgets.TRUSTED_ENV: trusted}
     assert budgets._trusted(trusted, env)
     last = int(trusted.rsplit(".", 1)[1])
-    neighbour = trusted.rsplit(".", 1)[0] + f".{last * 10 % 250 + 1}"   # another container of the network
+    neighbour = trusted.rsplit(".", 1)[0] + f".{last * 10 % 250 + 1}"  # another container of the network
     assert not budgets._trusted(neighbour, env)
 
 
@@ -301,8 +308,8 @@ def test_k8s_trusts_the_pod_network_and_only_the_controller_reaches_the_pods():
 
     lines = _yaml_lines(DEPLOY / "k8s" / "deployment.yaml")
     nets = [ipaddress.ip_network(e) for e in _env_value(lines, "APP_TRUSTED_PROXIES").split(",")]
-    assert nets and not any(n.is_global for n in nets)          # never a public address
-    assert any(ipaddress.ip_address("10.244.1.7") in n for n in nets)   # a common pod network
+    assert nets and not any(n.is_global for n in nets)  # never a public address
+    assert any(ipaddress.ip_address("10.244.1.7") in n for n in nets)  # a common pod network
     pol = "\n".join(_yaml_lines(DEPLOY / "k8s" / "networkpolicy.yaml"))
     assert "kind: NetworkPolicy" in pol and "app.kubernetes.io/name: tokens-on-the-sphere" in pol
     assert re.search(r"policyTypes: \[Ingress\]", pol) and "namespaceSelector" in pol

@@ -1,6 +1,7 @@
 """Hostile user text is shown literally: URL values on every page, parameter-file keys,
 values and file names. Nothing a visitor or a file puts into a link can become a live link, HTML,
 LaTeX or emphasis inside the app's own notices, and no server path is shown."""
+
 from __future__ import annotations
 
 import pytest
@@ -8,7 +9,7 @@ import pytest
 from tests.conftest import STEMS, app_test, page_schema
 from ui.kit.safe import literal, visible
 
-MARK = "ZQ%"   # in every payload: where it is rendered, it must sit inside a code span
+MARK = "ZQ%"  # in every payload: where it is rendered, it must sit inside a code span
 PAYLOADS = (
     f"x` [{MARK} log in again](https://evil.example/login)",
     f"<script>alert('{MARK}')</script><img src=x onerror=alert(1)>",
@@ -16,7 +17,7 @@ PAYLOADS = (
     f"``{MARK}``` [a](https://evil.example) `",
     f"{MARK}\n\n# Heading\n- [y](https://evil.example)\u202e",
     f"**{MARK}** _b_ :red[c] :material/home: www.evil.example https://evil.example",
-    MARK + "A" * 10_000,                                   # a 10 kB value
+    MARK + "A" * 10_000,  # a 10 kB value
 )
 
 
@@ -30,7 +31,7 @@ def _outside_code_spans(line: str) -> str:
     while i < n:
         c = line[i]
         if c == "\\" and i + 1 < n:
-            out.append(line[i:i + 2])
+            out.append(line[i : i + 2])
             i += 2
             continue
         if c != "`":
@@ -79,7 +80,7 @@ def _code_span_content(md: str) -> str:
 def test_literal_is_one_inert_code_span(value):
     md = literal(value, 60)
     assert "\n" not in md
-    assert live_text(md).strip() == "", md           # nothing outside the span
+    assert live_text(md).strip() == "", md  # nothing outside the span
     assert _code_span_content(md) == visible(value, 60) or value in ("", " ")
     assert len(md) <= 60 + 2 * 8 + 2
 
@@ -110,15 +111,20 @@ def _elements(node):
 
 
 #: element fields Streamlit shows as plain text (never Markdown)
-LITERAL_FIELDS = {("Code", "code_text"), ("Text", "body"), ("Selectbox", "options"),
-                  ("Selectbox", "raw_value"), ("Selectbox", "value")}
+LITERAL_FIELDS = {
+    ("Code", "code_text"),
+    ("Text", "body"),
+    ("Selectbox", "options"),
+    ("Selectbox", "raw_value"),
+    ("Selectbox", "value"),
+}
 
 
 def _check_rendered(at, forbidden: tuple[str, ...] = ()) -> list[str]:
     """Assert no user text is live anywhere in the app; return the markdown strings that show it."""
     shown = []
     for el in _elements(at._tree):
-        kind = type(el.proto).__name__            # Markdown, Alert, Heading, Code, Selectbox, ...
+        kind = type(el.proto).__name__  # Markdown, Alert, Heading, Code, Selectbox, ...
         for field, s in _strings(el.proto):
             for bad in forbidden:
                 assert bad not in s, f"{kind}.{field} shows {bad!r}: {s[:300]!r}"
@@ -140,7 +146,7 @@ def _hostile_query(stem: str, shift: int) -> dict:
     q = {"lang": PAYLOADS[shift % len(PAYLOADS)], "preset": PAYLOADS[(shift + 1) % len(PAYLOADS)]}
     for i, p in enumerate(schema.params):
         q[p.name] = PAYLOADS[(shift + 2 + i) % len(PAYLOADS)]
-    q[PAYLOADS[0]] = PAYLOADS[1]                       # a hostile key, too
+    q[PAYLOADS[0]] = PAYLOADS[1]  # a hostile key, too
     return q
 
 
@@ -158,7 +164,7 @@ def test_hostile_url_values_are_shown_literally(stem):
     assert all(a in shown for a in alerts if MARK in a)
 
 
-HOSTILE_FILE = r'''
+HOSTILE_FILE = r"""
 ["x` [ZQ%](https://evil.example)"]
 a = 1
 
@@ -180,7 +186,7 @@ values = { beta = 1.0 }
 [two_point.presets.bad]
 title = "t"
 values = { "ZQ%` [x](https://evil.example)" = 1.0 }
-'''
+"""
 
 
 def test_hostile_parameter_file_is_shown_literally(tmp_path, monkeypatch):

@@ -1,6 +1,7 @@
 """Heavy work is shared and bounded (``ui/server/jobs.py``): identical requests run once (also
 while running), at most ``workers`` jobs run at a time with the rest queued in order, one queued job
 per session, and the hemisphere page's phase diagram goes through it."""
+
 from __future__ import annotations
 
 import threading
@@ -19,6 +20,7 @@ def _blocking(gate: threading.Event, log: list, value):
         assert gate.wait(20)
         log.append(("end", value))
         return value
+
     return fn
 
 
@@ -35,11 +37,11 @@ def test_identical_requests_share_one_run_also_while_running():
     a = p.submit("diagram", _blocking(gate, log, 42), session="s1")
     _wait(lambda: a.state == "running")
     assert a.progress == 0.5
-    b = p.submit("diagram", _blocking(gate, log, 99), session="s2")     # while the first runs
+    b = p.submit("diagram", _blocking(gate, log, 99), session="s2")  # while the first runs
     assert b is a and a.sessions == {"s1", "s2"}
     gate.set()
     assert a.done.wait(20) and a.result == 42
-    c = p.submit("diagram", _blocking(gate, log, 7), session="s3")      # after: the kept result
+    c = p.submit("diagram", _blocking(gate, log, 7), session="s3")  # after: the kept result
     assert c is a and c.result == 42
     assert p.runs == 1 and [e for e in log if e[0] == "start"] == [("start", 42)]
 
@@ -58,6 +60,7 @@ def test_server_wide_limit_and_queue_positions():
             with lock:
                 running[0] -= 1
             return v
+
         return fn
 
     js = [p.submit(("d", i), fn_for(i), session=f"s{i}") for i in range(5)]
@@ -69,7 +72,7 @@ def test_server_wide_limit_and_queue_positions():
     for j in js:
         assert j.done.wait(20)
     assert [j.result for j in js] == list(range(5))
-    assert peak[0] == 2                            # never more than the limit at once
+    assert peak[0] == 2  # never more than the limit at once
     assert [j.seq for j in sorted(js, key=lambda j: j.started)] == [j.seq for j in js]  # first come first
 
 
@@ -80,12 +83,12 @@ def test_one_queued_job_per_session():
     with pytest.raises(jobs.Busy) as exc:
         p.submit("medium", _blocking(gate, log, 2), session="s1")
     assert exc.value.job is a
-    assert p.submit("large", _blocking(gate, log, 3), session="s1") is a    # asking again is fine
-    other = p.submit("medium", _blocking(gate, log, 4), session="s2")        # another student queues
-    assert p.submit("medium", _blocking(gate, log, 5), session="s1") is other   # attaching is free
+    assert p.submit("large", _blocking(gate, log, 3), session="s1") is a  # asking again is fine
+    other = p.submit("medium", _blocking(gate, log, 4), session="s2")  # another student queues
+    assert p.submit("medium", _blocking(gate, log, 5), session="s1") is other  # attaching is free
     gate.set()
     assert a.done.wait(20) and other.done.wait(20)
-    d = p.submit("small", _blocking(gate, log, 6), session="s1")             # free again once done
+    d = p.submit("small", _blocking(gate, log, 6), session="s1")  # free again once done
     assert d.done.wait(20) and d.result == 6
 
 
@@ -95,7 +98,7 @@ def test_attaching_to_anothers_job_does_not_use_up_the_session():
     a = p.submit("large", _blocking(gate, log, 1), session="s1")
     _wait(lambda: a.state == "running")
     assert p.submit("large", _blocking(gate, log, 1), session="s2") is a
-    b = p.submit("small", _blocking(gate, log, 2), session="s2")             # s2's own job
+    b = p.submit("small", _blocking(gate, log, 2), session="s2")  # s2's own job
     assert b is not a and p.position(b) == 1
     gate.set()
     assert b.done.wait(20) and b.result == 2
@@ -110,7 +113,7 @@ def test_a_failed_job_is_reported_and_not_kept():
     j = p.submit("x", bad, session="s1")
     assert j.done.wait(20) and isinstance(j.error, ValueError) and j.state == "failed"
     assert p.find("x") is None
-    ok = p.submit("y", lambda progress: 5, session="s1")                     # the session is free
+    ok = p.submit("y", lambda progress: 5, session="s1")  # the session is free
     assert ok.done.wait(20) and ok.result == 5
 
 
@@ -159,8 +162,8 @@ def test_phase_diagram_button_runs_once_for_two_sessions(monkeypatch):
         at.button(key="_hemi_phase_btn").click().run()
         assert not at.exception, [e.message for e in at.exception]
         shown.append(len(charts(at)) - before)
-    assert shown == [2, 2]                                   # both sessions see both heatmaps
-    assert runs == [(32, 18)]                                # ... from one run
+    assert shown == [2, 2]  # both sessions see both heatmaps
+    assert runs == [(32, 18)]  # ... from one run
     assert jobs.pool("panel").status()["runs"] == 1
 
 
@@ -181,7 +184,7 @@ def test_depth_sum_sweep_button_goes_through_the_pool(monkeypatch):
         at.button(key="_ds_sweep_btn").click().run()
         assert not at.exception, [e.message for e in at.exception]
         counts.append(len(charts(at)) - before)
-    assert counts == [2, 2]                                   # sweep over L and over N, both sessions
+    assert counts == [2, 2]  # sweep over L and over N, both sessions
     assert jobs.pool("panel").status()["runs"] == 1
 
 
@@ -191,7 +194,7 @@ def test_large_cold_hemisphere_load_runs_in_the_load_lane(monkeypatch):
     import pages.hemisphere.page as hp_page
 
     _fresh_pools(monkeypatch)
-    at = app_test("hemisphere", {"lang": "en"})                       # defaults: far below the threshold
+    at = app_test("hemisphere", {"lang": "en"})  # defaults: far below the threshold
     assert not at.exception
     assert jobs.pool("load").status()["runs"] == 0
     q = {"lang": "en", "n": "400", "seed": "11"}
@@ -203,6 +206,6 @@ def test_large_cold_hemisphere_load_runs_in_the_load_lane(monkeypatch):
     shown = [m.value for m in at.metric]
     from ui.kit.numbers import fmt
 
-    assert fmt(h["rmin"][0], 4) in shown and fmt(h["diam"][-1], 3) in shown    # as the page writes them
-    at2 = app_test("hemisphere", q)                                   # another session: shared, no rerun
+    assert fmt(h["rmin"][0], 4) in shown and fmt(h["diam"][-1], 3) in shown  # as the page writes them
+    at2 = app_test("hemisphere", q)  # another session: shared, no rerun
     assert not at2.exception and jobs.pool("load").status()["runs"] == 1

@@ -2,6 +2,7 @@
 runs on a thread-safe threading layer.
 
 One real server on a loopback port, driven over the websocket protocol (``bench/wsclient.py``)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -34,10 +35,26 @@ def _env(**extra) -> dict:
 
 def _start(port: int, log, **env):
     proc = subprocess.Popen(
-        [PY, "-m", "ui.server.serve", "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--server.headless", "true", "--server.fileWatcherType", "none",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=_env(**env), stdout=log, stderr=subprocess.STDOUT)
+        [
+            PY,
+            "-m",
+            "ui.server.serve",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--server.fileWatcherType",
+            "none",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        env=_env(**env),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     wait_healthy(f"http://127.0.0.1:{port}", proc, 300, poll=0.3)  # a start costs ~5 s of CPU; longer when busy
     return proc
 
@@ -58,7 +75,7 @@ async def _visit(url: str, query: str, pid: int):
     from harness.wsclient import StreamlitSession
 
     async with StreamlitSession(url, timeout=600) as s:
-        await s.rerun()                                   # the home page (navigation, start-up)
+        await s.rerun()  # the home page (navigation, start-up)
         c0 = _cpu_s(pid)
         r = await s.rerun(page="hemisphere", query_string=query)
         assert r.ok, (r.error, r.exceptions)
@@ -72,7 +89,7 @@ async def _clear(url: str):
         assert (await s.rerun()).ok
         await s.clear_caches()
         await asyncio.sleep(0.5)
-        r = await s.rerun()                               # the sender's own session still works
+        r = await s.rerun()  # the sender's own session still works
         assert r.ok, (r.error, r.exceptions)
 
 
@@ -109,8 +126,9 @@ def test_clear_cache_is_a_development_setting(monkeypatch):
     assert not adapters.clear_cache_allowed({"APP_ALLOW_CLEAR_CACHE": "0"})
     assert adapters.clear_cache_allowed({"APP_ALLOW_CLEAR_CACHE": "1"})
     # Streamlit's own handler on the real AppSession (another test on this worker may have replaced it)
-    monkeypatch.setattr(AppSession, "_handle_clear_cache_request",
-                        internals.original(AppSession._handle_clear_cache_request))
+    monkeypatch.setattr(
+        AppSession, "_handle_clear_cache_request", internals.original(AppSession._handle_clear_cache_request)
+    )
     calls = []
 
     @st.cache_data
@@ -120,8 +138,8 @@ def test_clear_cache_is_a_development_setting(monkeypatch):
 
     probe(1)
     assert adapters.refuse_clear_cache() is True
-    assert AppSession._handle_clear_cache_request.__door__ == "clear_cache"   # installed through the door
-    AppSession._handle_clear_cache_request(object())        # what a client's clear_cache runs
+    assert AppSession._handle_clear_cache_request.__door__ == "clear_cache"  # installed through the door
+    AppSession._handle_clear_cache_request(object())  # what a client's clear_cache runs
     probe(1)
     assert calls == [1], "the refused request still cleared st.cache_data"
     probe.clear()
@@ -145,8 +163,14 @@ def test_serve_sets_a_thread_safe_numba_layer(given):
 def test_safe_layer_choice():
     from ui.server.start import safe_threading_layer
 
-    for given, want in (("workqueue", "threadsafe"), ("", "threadsafe"), ("default", "threadsafe"),
-                        ("omp", "omp"), ("tbb", "tbb"), ("threadsafe", "threadsafe")):
+    for given, want in (
+        ("workqueue", "threadsafe"),
+        ("", "threadsafe"),
+        ("default", "threadsafe"),
+        ("omp", "omp"),
+        ("tbb", "tbb"),
+        ("threadsafe", "threadsafe"),
+    ):
         env = {"NUMBA_THREADING_LAYER": given} if given else {}
         assert safe_threading_layer(env) == want == env["NUMBA_THREADING_LAYER"]
 
@@ -171,8 +195,12 @@ def test_serve_uses_one_blas_thread_unless_told():
 def test_make_run_sets_the_layer():
     """``make run`` serves and ``make warm`` / ``make test`` warm with the safe layer (not only the
     image); the server's background warm-up processes inherit it from ``ui.server.serve``'s environment."""
-    out = "".join(subprocess.run(["make", "-n", target, "PYTHON=python3"], cwd=ROOT, capture_output=True,
-                                 text=True, timeout=600).stdout for target in ("run", "warm"))
+    out = "".join(
+        subprocess.run(
+            ["make", "-n", target, "PYTHON=python3"], cwd=ROOT, capture_output=True, text=True, timeout=600
+        ).stdout
+        for target in ("run", "warm")
+    )
     lines = [ln for ln in out.splitlines() if "sim.warm" in ln or "ui.server.serve" in ln]
     assert any("ui.server.serve" in ln for ln in lines) and any("sim.warm" in ln for ln in lines), out
     for ln in lines:

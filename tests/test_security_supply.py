@@ -1,6 +1,7 @@
 """Supply chain: hashed lock files for the app and the test set, installs from them with
 ``--require-hashes`` (Makefile, Dockerfile), every direct import declared, the image's base pinned by
 digest and its Debian packages by version, and the environment the tests run in is the lock."""
+
 from __future__ import annotations
 
 import ast
@@ -69,8 +70,13 @@ def _third_party_imports() -> set[str]:
     stdlib = set(sys.stdlib_module_names)
     local = {"sim", "ui", "pages", "views", "app", "tests", "bench", "scripts"}
     mods = set()
-    files = [ROOT / "app.py", *sorted((ROOT / "sim").glob("*.py")), *sorted((ROOT / "ui").glob("*.py")),
-             *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "views").glob("*.py"))]
+    files = [
+        ROOT / "app.py",
+        *sorted((ROOT / "sim").glob("*.py")),
+        *sorted((ROOT / "ui").glob("*.py")),
+        *sorted((ROOT / "pages").glob("*.py")),
+        *sorted((ROOT / "views").glob("*.py")),
+    ]
     for f in files:
         for node in ast.walk(ast.parse(f.read_text(), str(f))):
             if isinstance(node, ast.Import):
@@ -91,8 +97,7 @@ def test_every_direct_import_of_the_app_is_declared():
     (``llvmlite`` in sim/attention.py was not)."""
     dists = md.packages_distributions()
     declared = set(_pins("requirements.txt"))
-    missing = {m: dists.get(m) for m in _third_party_imports()
-               if not {_norm(d) for d in dists.get(m, [m])} & declared}
+    missing = {m: dists.get(m) for m in _third_party_imports() if not {_norm(d) for d in dists.get(m, [m])} & declared}
     assert not missing, f"imported but not in requirements.txt: {missing}"
 
 
@@ -100,8 +105,9 @@ def test_the_installed_environment_is_the_lock():
     """``pip freeze`` of the environment the tests run in: every package is in the dev lock (or is the
     installer, in its own lock) at the locked version; nothing floats."""
     allowed = {**read_lock(LOCKS["dev"]), **read_lock(LOCKS["uv"])}
-    out = subprocess.run([sys.executable, "-m", "pip", "freeze", "--all"], capture_output=True, text=True,
-                         timeout=120, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "freeze", "--all"], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
     extra, wrong = [], []
     for ln in out.splitlines():
         if not ln or ln.startswith("#") or "==" not in ln:
@@ -109,7 +115,7 @@ def test_the_installed_environment_is_the_lock():
             continue
         name, ver = ln.split("==", 1)
         name = _norm(name)
-        if name in ("pip", "setuptools", "wheel"):      # the venv's own bootstrap, not the app's
+        if name in ("pip", "setuptools", "wheel"):  # the venv's own bootstrap, not the app's
             continue
         if name not in allowed:
             extra.append(ln)

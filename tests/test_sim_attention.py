@@ -1,4 +1,5 @@
 """Tests of sim.attention: compiled paths against the NumPy reference, invariants, bad input."""
+
 import numpy as np
 import pytest
 
@@ -45,8 +46,7 @@ def test_default_contract_shape_and_identity_defaults():
     Z0, _, _ = _system(11, 5, 3, general=False)
     out = att.simulate(Z0, 2.0, 0.1, 7)
     assert out.shape == (8, 5, 3)
-    np.testing.assert_allclose(out, att.simulate(Z0, 2.0, 0.1, 7, np.eye(3), np.eye(3), "SA"),
-                               atol=0)
+    np.testing.assert_allclose(out, att.simulate(Z0, 2.0, 0.1, 7, np.eye(3), np.eye(3), "SA"), atol=0)
 
 
 def test_one_layer_by_hand():
@@ -69,8 +69,7 @@ def test_usa_large_beta_does_not_overflow():
     Z0, A, V = _system(7, 12, 3)
     out = att.simulate(Z0, 2000.0, 0.1, 10, A, V, "USA")
     assert np.all(np.isfinite(out))
-    np.testing.assert_allclose(out, att.simulate_reference(Z0, 2000.0, 0.1, 10, A, V, "USA"),
-                               atol=1e-10)
+    np.testing.assert_allclose(out, att.simulate_reference(Z0, 2000.0, 0.1, 10, A, V, "USA"), atol=1e-10)
 
 
 def test_two_points_follow_half_angle_direction():
@@ -84,27 +83,30 @@ def test_two_points_follow_half_angle_direction():
         np.testing.assert_allclose(out[:, 0, 2], 0.0, atol=1e-15)  # stays in its plane
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(Z0=np.zeros((3, 3))), "Z0"),
-    (dict(Z0=np.array([[1.0, np.nan, 0.0]])), "Z0"),
-    (dict(Z0=np.ones(3)), "Z0"),
-    (dict(Z0=np.ones((0, 3))), "Z0"),
-    (dict(beta=0.0), "beta"),
-    (dict(beta=-1.0), "beta"),
-    (dict(beta=np.inf), "beta"),
-    (dict(beta="2"), "beta"),
-    (dict(dt=0.0), "dt"),
-    (dict(dt=np.nan), "dt"),
-    (dict(steps=-1), "steps"),
-    (dict(steps=2.5), "steps"),
-    (dict(steps=10**9), "steps"),
-    (dict(A=np.eye(2)), "A"),
-    (dict(A=np.full((3, 3), np.inf)), "A"),
-    (dict(V=np.ones((3, 4))), "V"),
-    (dict(flow="sa"), "flow"),
-    (dict(record_every=0), "record_every"),
-    (dict(Z0=np.ones((1000, 3)), steps=100_000, record_every=100_000), "steps"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(Z0=np.zeros((3, 3))), "Z0"),
+        (dict(Z0=np.array([[1.0, np.nan, 0.0]])), "Z0"),
+        (dict(Z0=np.ones(3)), "Z0"),
+        (dict(Z0=np.ones((0, 3))), "Z0"),
+        (dict(beta=0.0), "beta"),
+        (dict(beta=-1.0), "beta"),
+        (dict(beta=np.inf), "beta"),
+        (dict(beta="2"), "beta"),
+        (dict(dt=0.0), "dt"),
+        (dict(dt=np.nan), "dt"),
+        (dict(steps=-1), "steps"),
+        (dict(steps=2.5), "steps"),
+        (dict(steps=10**9), "steps"),
+        (dict(A=np.eye(2)), "A"),
+        (dict(A=np.full((3, 3), np.inf)), "A"),
+        (dict(V=np.ones((3, 4))), "V"),
+        (dict(flow="sa"), "flow"),
+        (dict(record_every=0), "record_every"),
+        (dict(Z0=np.ones((1000, 3)), steps=100_000, record_every=100_000), "steps"),
+    ],
+)
 def test_bad_input_raises(kwargs, name):
     args = dict(Z0=np.eye(3), beta=1.0, dt=0.1, steps=3)
     args.update(kwargs)
@@ -123,8 +125,14 @@ def test_vanishing_update_raises_naming_dt():
 # ----------------------------------------------------------------------------- fast paths
 def test_fast_exp_matches_numpy_over_wide_range():
     rng = np.random.default_rng(0)
-    x = np.concatenate([np.linspace(-708.0, 709.0, 100_001), rng.uniform(-40.0, 0.0, 50_000),
-                        rng.uniform(-1e-3, 1e-3, 1000), [0.0, -0.0, 1.0, -1.0, np.log(2.0)]])
+    x = np.concatenate(
+        [
+            np.linspace(-708.0, 709.0, 100_001),
+            rng.uniform(-40.0, 0.0, 50_000),
+            rng.uniform(-1e-3, 1e-3, 1000),
+            [0.0, -0.0, 1.0, -1.0, np.log(2.0)],
+        ]
+    )
     y = att.fast_exp(x)
     ref = np.exp(x)
     assert np.max(np.abs(y - ref) / ref) < 1e-15
@@ -212,7 +220,7 @@ def test_softmax_shift_branches(flow, beta):
     Z0, A, V = _system(77, 30, 3)
     Zn = Z0 / np.linalg.norm(Z0, axis=1, keepdims=True)
     gap = beta * (np.linalg.norm(Zn @ A, axis=1) - np.einsum("ij,ij->i", Zn @ A.T, Zn))
-    assert (gap.max() > K._SHIFT_GAP) == (beta > 1000)     # both branches are exercised
+    assert (gap.max() > K._SHIFT_GAP) == (beta > 1000)  # both branches are exercised
     out = att.simulate(Z0, beta, 0.02, 8, A, V, flow)
     ref = att.simulate_reference(Z0, beta, 0.02, 8, A, V, flow)
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-10)
@@ -297,17 +305,19 @@ def test_one_layer_nonsymmetric_A_V_by_hand():
         np.testing.assert_allclose(batch[0, 1], expect, rtol=0, atol=1e-14)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(beta=1e308), "beta too large.*scores"),
-    (dict(beta=1e301), "beta too large.*scores"),
-    (dict(A=np.full((3, 3), 1e300)), "A too large.*scores"),
-    (dict(Z0=np.eye(3) + 1j), "Z0 must be real"),
-    (dict(A=np.eye(3) * (1 + 1j)), "A must be real"),
-    (dict(V=[[1j, 0, 0], [0, 1, 0], [0, 0, 1]]), "V must be real"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(beta=1e308), "beta too large.*scores"),
+        (dict(beta=1e301), "beta too large.*scores"),
+        (dict(A=np.full((3, 3), 1e300)), "A too large.*scores"),
+        (dict(Z0=np.eye(3) + 1j), "Z0 must be real"),
+        (dict(A=np.eye(3) * (1 + 1j)), "A must be real"),
+        (dict(V=[[1j, 0, 0], [0, 1, 0], [0, 0, 1]]), "V must be real"),
+    ],
+)
 def test_huge_or_complex_input_names_the_real_reason(kwargs, match):
-    args = dict(Z0=np.array([[1.0, 0.2, 0.0], [0.1, 1.0, 0.3], [0.0, 0.4, 1.0]]), beta=1.0,
-                dt=0.1, steps=3)
+    args = dict(Z0=np.array([[1.0, 0.2, 0.0], [0.1, 1.0, 0.3], [0.0, 0.4, 1.0]]), beta=1.0, dt=0.1, steps=3)
     args.update(kwargs)
     for f in (att.simulate, att.simulate_reference):
         with pytest.raises(ValueError, match=match):
@@ -325,8 +335,9 @@ def test_huge_V_and_huge_or_tiny_tokens_are_computed(flow):
         ref = f(Z0, 2.0, 0.1, 6, A, None, flow)
         np.testing.assert_allclose(f(Z0 * 1e200, 2.0, 0.1, 6, A, None, flow), ref, atol=1e-14)
         np.testing.assert_allclose(f(Z0 * 1e-200, 2.0, 0.1, 6, A, None, flow), ref, atol=1e-14)
-        np.testing.assert_allclose(f(Z0, 2.0, 1e-300, 6, A, 1e299 * np.eye(3), flow),
-                                   f(Z0, 2.0, 0.1, 6, A, None, flow), atol=1e-13)
+        np.testing.assert_allclose(
+            f(Z0, 2.0, 1e-300, 6, A, 1e299 * np.eye(3), flow), f(Z0, 2.0, 0.1, 6, A, None, flow), atol=1e-13
+        )
         big = f(Z0, 2.0, 0.1, 3, A, 1e308 * np.eye(3), flow)
         np.testing.assert_allclose(big, f(Z0, 2.0, 1e307, 3, A, None, flow), atol=1e-13)
         assert np.all(np.isfinite(big))
@@ -339,5 +350,5 @@ def test_max_work_raises_the_bound_explicitly():
         att.simulate(Z0, 1.0, 0.1, 1000, max_work=1e4)
     assert att.simulate(Z0, 1.0, 0.1, 2, max_work=1e4).shape == (3, 10, 3)
     with pytest.raises(ValueError, match="steps"):
-        att.simulate(Z0, 1.0, 0.1, 10**10 // 300 + 1, record_every=10**9)   # default bound: 1e10
+        att.simulate(Z0, 1.0, 0.1, 10**10 // 300 + 1, record_every=10**9)  # default bound: 1e10
     assert att.simulate_batch(Z0[None], 1.0, 0.1, 400, record_every=400, max_work=2e5).shape == (1, 2, 10, 3)

@@ -1,4 +1,5 @@
 """sim.block against the formulas of docs/constructions.md (block) and plain NumPy references."""
+
 import math
 
 import numpy as np
@@ -20,7 +21,7 @@ def test_rope_is_the_direct_sum(k, base):
 
 
 def test_rope_chunking_does_not_change_values():
-    N = np.arange(0, 300_000, 7, dtype=float)   # more than one chunk for k = 16
+    N = np.arange(0, 300_000, 7, dtype=float)  # more than one chunk for k = 16
     th = 10000.0 ** (-np.arange(16) / 16)
     np.testing.assert_allclose(bk.rope_similarity(N, 16), np.cos(np.outer(N, th)).mean(1), atol=1e-13)
 
@@ -34,8 +35,16 @@ def test_rope_largest_return_is_the_brute_maximum(k, lo, hi):
     assert lo <= arg <= hi and bk.rope_similarity(arg, k)[0] == pytest.approx(best, abs=1e-14)
 
 
-@pytest.mark.parametrize("k,lo,hi,base", [(1, 0, 5000, 1e4), (2, 1000, 20000, 1e4), (7, 3, 12345, 500.0),
-                                          (64, 1, 200_000, 1e4), (128, 999_000, 1_000_000, 1e6)])
+@pytest.mark.parametrize(
+    "k,lo,hi,base",
+    [
+        (1, 0, 5000, 1e4),
+        (2, 1000, 20000, 1e4),
+        (7, 3, 12345, 500.0),
+        (64, 1, 200_000, 1e4),
+        (128, 999_000, 1_000_000, 1e6),
+    ],
+)
 def test_rope_range_is_the_direct_sum_within_its_bound(k, lo, hi, base):
     """Angle addition against the direct sum (both round the phases N·θ: the bound grows with N)."""
     N = np.arange(lo, hi + 1, dtype=float)
@@ -54,12 +63,12 @@ def test_rope_window_extremes_are_the_brute_force_extremes(k, hi, base):
     hx, hy, lx, ly = bk.rope_window_extremes(k, edges, base)
     for j, (a, b) in enumerate(zip(edges[:-1], edges[1:])):
         seg = bk.rope_similarity(np.arange(a, b, dtype=float), k, base)
-        assert (hx[j], hy[j]) == (a + np.argmax(seg), seg.max())     # the first on ties, exactly
+        assert (hx[j], hy[j]) == (a + np.argmax(seg), seg.max())  # the first on ties, exactly
         assert (lx[j], ly[j]) == (a + np.argmin(seg), seg.min())
 
 
 def test_rope_largest_return_over_several_blocks(monkeypatch):
-    monkeypatch.setattr(bk, "RANGE_MAX", 7001)      # 5 blocks, the maximum in one of them
+    monkeypatch.setattr(bk, "RANGE_MAX", 7001)  # 5 blocks, the maximum in one of them
     N = np.arange(1, 30_001, dtype=float)
     sim = bk.rope_similarity(N, 3)
     assert bk.rope_largest_return(3, 1, 30_000) == (sim.max(), int(N[np.argmax(sim)]))
@@ -76,8 +85,9 @@ def _rms(x, eps):
     return x / np.sqrt(x @ x / x.size + eps)
 
 
-@pytest.mark.parametrize("d,eps,scale", [(1, 1e-3, 1.0), (2, 1e-2, 0.3), (5, 1e-6, 1.0), (16, 0.5, 3.0),
-                                         (64, 1e-4, 0.01)])
+@pytest.mark.parametrize(
+    "d,eps,scale", [(1, 1e-3, 1.0), (2, 1e-2, 0.3), (5, 1e-6, 1.0), (16, 0.5, 3.0), (64, 1e-4, 0.01)]
+)
 def test_rmsnorm_jacobian_matches_finite_differences(d, eps, scale):
     rng = np.random.default_rng(d)
     x = scale * rng.standard_normal(d)
@@ -105,8 +115,8 @@ def test_rmsnorm_gain_at_zero_is_eps_to_minus_half(d):
 def test_rmsnorm_gain_eps_zero_and_large_x():
     x = np.array([3.0, 4.0])
     assert bk.rmsnorm_gain(x, 0.0) == pytest.approx(1 / math.sqrt(12.5), rel=1e-14)
-    assert bk.rmsnorm_gain([2.0], 0.0) == 0.0          # d = 1: x/|x| is locally constant
-    g = bk.rmsnorm_gain(np.full(10, 1e90), 1e-6)        # far out the gain is √d/‖x‖
+    assert bk.rmsnorm_gain([2.0], 0.0) == 0.0  # d = 1: x/|x| is locally constant
+    g = bk.rmsnorm_gain(np.full(10, 1e90), 1e-6)  # far out the gain is √d/‖x‖
     assert g == pytest.approx(math.sqrt(10) / np.linalg.norm(np.full(10, 1e90)), rel=1e-12)
 
 
@@ -124,7 +134,7 @@ def test_splitting_defect_tends_to_the_commutator(d, seed):
             ref = np.linalg.norm((expm(a * A) @ expm(a * B) - expm(a * B) @ expm(a * A)) @ x) / a**2
             assert g == pytest.approx(ref, rel=1e-8)
     err = np.abs(got - lim)
-    assert err[0] < 1e-12 * lim                             # alpha = 1e-12: the limit itself
+    assert err[0] < 1e-12 * lim  # alpha = 1e-12: the limit itself
     small = alphas <= 1e-2
     assert np.all(err[small] <= 10 * alphas[small] * (np.linalg.norm(A, 2) + np.linalg.norm(B, 2)) ** 3)
 
@@ -132,7 +142,7 @@ def test_splitting_defect_tends_to_the_commutator(d, seed):
 def test_splitting_defect_vanishes_for_commuting_fields():
     rng = np.random.default_rng(3)
     A = rng.standard_normal((5, 5))
-    B = 0.5 * A @ A - 2.0 * A + np.eye(5)                # a polynomial in A commutes with A
+    B = 0.5 * A @ A - 2.0 * A + np.eye(5)  # a polynomial in A commutes with A
     x = rng.standard_normal(5)
     got = bk.splitting_defect(A, B, x, np.logspace(-6, -0.5, 8))
     assert np.all(got < 1e-12 * np.linalg.norm(B, 2) * np.linalg.norm(A, 2) * np.linalg.norm(x))
@@ -173,8 +183,8 @@ def _attention_loop(Z, A, V, beta, causal=False, P=None):
 def _setup(n, d, seed):
     rng = np.random.default_rng(seed)
     Z = rng.standard_normal((n, d))
-    A = rng.standard_normal((d, d))       # not symmetric
-    V = rng.standard_normal((d, d))       # not symmetric
+    A = rng.standard_normal((d, d))  # not symmetric
+    V = rng.standard_normal((d, d))  # not symmetric
     P = rng.standard_normal((n, d))
     assert np.abs(A - A.T).max() > 0.1 and np.abs(V - V.T).max() > 0.1
     return Z, A, V, P
@@ -185,8 +195,9 @@ def test_attention_is_the_double_loop(n, d, beta, seed):
     Z, A, V, P = _setup(n, d, seed)
     for causal in (False, True):
         for pos in (None, P):
-            np.testing.assert_allclose(bk.attention(Z, A, V, beta, causal, pos),
-                                       _attention_loop(Z, A, V, beta, causal, pos), atol=1e-12)
+            np.testing.assert_allclose(
+                bk.attention(Z, A, V, beta, causal, pos), _attention_loop(Z, A, V, beta, causal, pos), atol=1e-12
+            )
 
 
 def test_attention_scores_use_A_in_the_stated_order():
@@ -228,7 +239,7 @@ def test_sink_mass_and_capacity_closed_forms(delta):
     for c in (0.01, 0.3, 0.5, 0.9, 1.0):
         nmax = bk.sink_capacity(delta, c)
         assert nmax == pytest.approx(1 + (1 - c) / c * math.exp(delta), rel=1e-14)
-        assert bk.sink_mass(delta, nmax)[0] == pytest.approx(c, rel=1e-12)   # N_max is where c is reached
+        assert bk.sink_mass(delta, nmax)[0] == pytest.approx(c, rel=1e-12)  # N_max is where c is reached
         below, above = bk.sink_mass(delta, [max(1.0, nmax * (1 - 1e-9)), nmax * (1 + 1e-9) + 1e-9])
         assert below >= c * (1 - 1e-12) and (c == 1.0 or above < c)
 
@@ -245,69 +256,72 @@ def test_sink_mass_is_what_a_softmax_layer_gives(delta, N, beta):
 
 
 # --------------------------------------------------------------------------- invalid input
-@pytest.mark.parametrize("call,match", [
-    (lambda: bk.rope_similarity([1.0, np.nan], 4), "N"),
-    (lambda: bk.rope_similarity([1.0], 0), "k"),
-    (lambda: bk.rope_similarity([1.0], 2.5), "k"),
-    (lambda: bk.rope_similarity([1.0], 4, base=0.5), "base"),
-    (lambda: bk.rope_similarity([1e12], 4), "N"),
-    (lambda: bk.rope_similarity(np.ones((2, 2)), 4), "N"),
-    (lambda: bk.rope_similarity(np.array([1 + 1j]), 4), "N"),
-    (lambda: bk.rope_similarity(np.arange(10**6), 4096), "max_work"),
-    (lambda: bk.rope_largest_return(4, 10, 5), "n_to"),
-    (lambda: R.rope_similarity_range(10, 5, 4), "n_to"),
-    (lambda: R.rope_similarity_range(-1, 5, 4), "n_from"),
-    (lambda: R.rope_similarity_range(0, 5, 0), "k"),
-    (lambda: R.rope_similarity_range(0, 10**7, 1), "n_to - n_from"),
-    (lambda: R.rope_similarity_range(0, 10**6, 4096), "max_work"),
-    (lambda: bk.rope_window_extremes(4, [5]), "edges"),
-    (lambda: bk.rope_window_extremes(4, [5, 3]), "edges"),
-    (lambda: bk.rope_window_extremes(4, [0.5, 3]), "edges"),
-    (lambda: bk.rope_window_extremes(4, [-1, 3]), "edges"),
-    (lambda: bk.rope_window_extremes(4, [0, np.nan]), "edges"),
-    (lambda: bk.rmsnorm_jacobian(np.zeros(3), 0.0), "eps"),
-    (lambda: bk.rmsnorm_jacobian([1.0, np.inf], 1e-6), "x"),
-    (lambda: bk.rmsnorm_jacobian([1.0], -1e-6), "eps"),
-    (lambda: bk.rmsnorm_jacobian([1e200], 1e-6), "x"),
-    (lambda: bk.rmsnorm_jacobian(np.ones(5000), 1e-6), "x"),
-    (lambda: bk.rmsnorm_gain([], 1e-6), "x"),
-    (lambda: bk.rmsnorm_gain([1.0], float("nan")), "eps"),
-    (lambda: bk.splitting_defect(np.eye(2), np.eye(3), np.ones(2), [0.1]), "B"),
-    (lambda: bk.splitting_defect(np.eye(2), np.eye(2), np.ones(2), [0.0]), "alphas"),
-    (lambda: bk.splitting_defect(np.eye(2), np.eye(2), np.ones(2), [100.0]), "alphas"),
-    (lambda: bk.splitting_defect(np.ones((2, 3)), np.eye(2), np.ones(2), [0.1]), "A"),
-    (lambda: bk.splitting_defect(np.eye(2), np.eye(2), np.ones(3), [0.1]), "x"),
-    (lambda: bk.trotter_defect(np.eye(2), np.eye(2) * np.nan, np.ones(2), [0.1]), "B"),
-    (lambda: bk.splitting_defect(np.eye(200), np.eye(200), np.ones(200), np.full(100, 0.01)), "max_work"),
-    (lambda: bk.splitting_example(1, 0), "d"),
-    (lambda: bk.splitting_example(3, -1), "seed"),
-    (lambda: bk.attention(np.ones((3, 2)), np.eye(3), np.eye(2), 1.0), "A"),
-    (lambda: bk.attention(np.ones((3, 2)), np.eye(2), np.eye(2), -1.0), "beta"),
-    (lambda: bk.attention(np.ones((3, 2)), np.eye(2), np.eye(2), 1.0, causal="yes"), "causal"),
-    (lambda: bk.attention(np.ones((3, 2)), np.eye(2), np.eye(2), 1.0, positions=np.ones((2, 2))), "positions"),
-    (lambda: bk.attention(np.full((3, 2), 1e200), np.eye(2), np.eye(2), 1.0), "overflow"),
-    (lambda: bk.attention(np.ones((3000, 100)), np.eye(100), np.eye(100), 1.0), "max_work"),
-    (lambda: bk.sink_mass(1.0, [0.5]), "N"),
-    (lambda: bk.sink_mass(float("inf"), [2.0]), "delta"),
-    (lambda: bk.sink_mass(1000.0, [2.0]), "delta"),
-    (lambda: bk.sink_capacity(1.0, 0.0), "c"),
-    (lambda: bk.sink_capacity(1.0, 1.5), "c"),
-    (lambda: bk.sink_capacity(700.0, 1e-300), "overflow"),
-    (lambda: bk.sink_example(1.0, 1), "N"),
-])
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda: bk.rope_similarity([1.0, np.nan], 4), "N"),
+        (lambda: bk.rope_similarity([1.0], 0), "k"),
+        (lambda: bk.rope_similarity([1.0], 2.5), "k"),
+        (lambda: bk.rope_similarity([1.0], 4, base=0.5), "base"),
+        (lambda: bk.rope_similarity([1e12], 4), "N"),
+        (lambda: bk.rope_similarity(np.ones((2, 2)), 4), "N"),
+        (lambda: bk.rope_similarity(np.array([1 + 1j]), 4), "N"),
+        (lambda: bk.rope_similarity(np.arange(10**6), 4096), "max_work"),
+        (lambda: bk.rope_largest_return(4, 10, 5), "n_to"),
+        (lambda: R.rope_similarity_range(10, 5, 4), "n_to"),
+        (lambda: R.rope_similarity_range(-1, 5, 4), "n_from"),
+        (lambda: R.rope_similarity_range(0, 5, 0), "k"),
+        (lambda: R.rope_similarity_range(0, 10**7, 1), "n_to - n_from"),
+        (lambda: R.rope_similarity_range(0, 10**6, 4096), "max_work"),
+        (lambda: bk.rope_window_extremes(4, [5]), "edges"),
+        (lambda: bk.rope_window_extremes(4, [5, 3]), "edges"),
+        (lambda: bk.rope_window_extremes(4, [0.5, 3]), "edges"),
+        (lambda: bk.rope_window_extremes(4, [-1, 3]), "edges"),
+        (lambda: bk.rope_window_extremes(4, [0, np.nan]), "edges"),
+        (lambda: bk.rmsnorm_jacobian(np.zeros(3), 0.0), "eps"),
+        (lambda: bk.rmsnorm_jacobian([1.0, np.inf], 1e-6), "x"),
+        (lambda: bk.rmsnorm_jacobian([1.0], -1e-6), "eps"),
+        (lambda: bk.rmsnorm_jacobian([1e200], 1e-6), "x"),
+        (lambda: bk.rmsnorm_jacobian(np.ones(5000), 1e-6), "x"),
+        (lambda: bk.rmsnorm_gain([], 1e-6), "x"),
+        (lambda: bk.rmsnorm_gain([1.0], float("nan")), "eps"),
+        (lambda: bk.splitting_defect(np.eye(2), np.eye(3), np.ones(2), [0.1]), "B"),
+        (lambda: bk.splitting_defect(np.eye(2), np.eye(2), np.ones(2), [0.0]), "alphas"),
+        (lambda: bk.splitting_defect(np.eye(2), np.eye(2), np.ones(2), [100.0]), "alphas"),
+        (lambda: bk.splitting_defect(np.ones((2, 3)), np.eye(2), np.ones(2), [0.1]), "A"),
+        (lambda: bk.splitting_defect(np.eye(2), np.eye(2), np.ones(3), [0.1]), "x"),
+        (lambda: bk.trotter_defect(np.eye(2), np.eye(2) * np.nan, np.ones(2), [0.1]), "B"),
+        (lambda: bk.splitting_defect(np.eye(200), np.eye(200), np.ones(200), np.full(100, 0.01)), "max_work"),
+        (lambda: bk.splitting_example(1, 0), "d"),
+        (lambda: bk.splitting_example(3, -1), "seed"),
+        (lambda: bk.attention(np.ones((3, 2)), np.eye(3), np.eye(2), 1.0), "A"),
+        (lambda: bk.attention(np.ones((3, 2)), np.eye(2), np.eye(2), -1.0), "beta"),
+        (lambda: bk.attention(np.ones((3, 2)), np.eye(2), np.eye(2), 1.0, causal="yes"), "causal"),
+        (lambda: bk.attention(np.ones((3, 2)), np.eye(2), np.eye(2), 1.0, positions=np.ones((2, 2))), "positions"),
+        (lambda: bk.attention(np.full((3, 2), 1e200), np.eye(2), np.eye(2), 1.0), "overflow"),
+        (lambda: bk.attention(np.ones((3000, 100)), np.eye(100), np.eye(100), 1.0), "max_work"),
+        (lambda: bk.sink_mass(1.0, [0.5]), "N"),
+        (lambda: bk.sink_mass(float("inf"), [2.0]), "delta"),
+        (lambda: bk.sink_mass(1000.0, [2.0]), "delta"),
+        (lambda: bk.sink_capacity(1.0, 0.0), "c"),
+        (lambda: bk.sink_capacity(1.0, 1.5), "c"),
+        (lambda: bk.sink_capacity(700.0, 1e-300), "overflow"),
+        (lambda: bk.sink_example(1.0, 1), "N"),
+    ],
+)
 def test_invalid_input_raises_a_clear_value_error(call, match):
     with pytest.raises(ValueError, match=match):
         call()
 
 
 def test_max_work_can_be_raised():
-    N = np.arange(12_600, dtype=float)                 # 12 600 * 4000 = 5.04e7 > MAX_WORK
+    N = np.arange(12_600, dtype=float)  # 12 600 * 4000 = 5.04e7 > MAX_WORK
     with pytest.raises(ValueError, match="max_work"):
         bk.rope_similarity(N, 4000)
     with pytest.raises(ValueError, match="max_work"):
         bk.rope_similarity(N[:100], 4000, max_work=1e5)
     assert bk.rope_similarity(N[:100], 4000, max_work=5e5).shape == (100,)
-    A, B, x = bk.splitting_example(100, 0)               # 60 (2d)^3 = 4.8e8 > MAX_WORK, yet fast
+    A, B, x = bk.splitting_example(100, 0)  # 60 (2d)^3 = 4.8e8 > MAX_WORK, yet fast
     with pytest.raises(ValueError, match="max_work"):
         bk.splitting_defect(A, B, x, [0.01])
     assert bk.splitting_defect(A, B, x, [0.01], max_work=1e9)[0] > 0

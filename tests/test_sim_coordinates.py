@@ -1,4 +1,5 @@
 """sim.coordinates against docs/constructions.md (coordinates): closed forms, conservation, limits, bad input."""
+
 import math
 
 import numpy as np
@@ -8,8 +9,15 @@ from scipy.linalg import expm
 
 from sim import coordinates as C
 
-CASES = [(0.3, 0.3, 2.0), (1.5, -0.2, 1.0), (0.1, 0.9, -2.0), (2.0, 0.5, 0.0), (-1.0, 0.4, 3.0),
-         (0.0, 1.2, 0.7), (0.05, 0.05, 4.0)]
+CASES = [
+    (0.3, 0.3, 2.0),
+    (1.5, -0.2, 1.0),
+    (0.1, 0.9, -2.0),
+    (2.0, 0.5, 0.0),
+    (-1.0, 0.4, 3.0),
+    (0.0, 1.2, 0.7),
+    (0.05, 0.05, 4.0),
+]
 T = np.linspace(0.0, 6.0, 61)
 
 
@@ -61,10 +69,11 @@ def test_pullback_is_exponential_relaxation(a0, b0, y):
 
 
 def test_fixed_points_and_saddle():
-    assert np.all(C.theta_flow(0.0, 0.0, 2.0, T) == 0.0)          # a = b = 0 is a saddle: stays
+    assert np.all(C.theta_flow(0.0, 0.0, 2.0, T) == 0.0)  # a = b = 0 is a saddle: stays
     np.testing.assert_allclose(C.theta_flow(1.0, 2.0, 2.0, T), 2.0, rtol=1e-15)  # at the target
-    np.testing.assert_allclose(C.theta_flow(0.5, 0.5, 0.0, np.array([0.0, 2.0])),
-                               [0.25, 0.25 / (1 + 0.25 * 2 * 2)], rtol=1e-14)  # R = 0 case
+    np.testing.assert_allclose(
+        C.theta_flow(0.5, 0.5, 0.0, np.array([0.0, 2.0])), [0.25, 0.25 / (1 + 0.25 * 2 * 2)], rtol=1e-14
+    )  # R = 0 case
 
 
 @pytest.mark.parametrize("metric", C.METRICS)
@@ -93,7 +102,7 @@ def test_euclidean_steps_keep_a2_minus_b2_to_second_order():
 def test_levy_area_is_pi_for_every_n(n):
     for points in (64 * n + 1, 1024 * n + 1):
         N = points - 1
-        polygon = N / (2 * n) * math.sin(2 * math.pi * n / N)     # exact for the sampled polygon
+        polygon = N / (2 * n) * math.sin(2 * math.pi * n / N)  # exact for the sampled polygon
         assert C.levy_area(n, points) == pytest.approx(polygon, rel=1e-11)
     assert C.levy_area(n) == pytest.approx(math.pi, rel=1e-5)
     # the path itself shrinks: sup |x_n| = n^{-1/2}
@@ -124,7 +133,7 @@ def test_driven_endpoint_matches_a_direct_solve(n, A, B, y0):
 @pytest.mark.parametrize("n", [1, 3, 10, 1000])
 def test_commuting_matrices_return_to_y0(n):
     M = RNG.normal(size=(3, 3))
-    A, B = M + M @ M, 2 * M - 0.3 * np.eye(3)       # polynomials in M commute
+    A, B = M + M @ M, 2 * M - 0.3 * np.eye(3)  # polynomials in M commute
     got = C.driven_endpoint(n, A, B, Y3)
     assert np.linalg.norm(got - Y3) <= 1e-8 * np.linalg.norm(Y3)
     np.testing.assert_allclose(C.area_limit(A, B, Y3), Y3, rtol=1e-12, atol=1e-13)
@@ -133,8 +142,9 @@ def test_commuting_matrices_return_to_y0(n):
 def test_area_limit_closed_form():
     E12, E21 = np.array([[0.0, 1.0], [0.0, 0.0]]), np.array([[0.0, 0.0], [1.0, 0.0]])
     # [B, A] = E21 E12 - E12 E21 = diag(-1, 1)
-    np.testing.assert_allclose(C.area_limit(E12, E21, [1.0, 2.0]), [math.exp(-math.pi), 2 * math.exp(math.pi)],
-                               rtol=1e-13)
+    np.testing.assert_allclose(
+        C.area_limit(E12, E21, [1.0, 2.0]), [math.exp(-math.pi), 2 * math.exp(math.pi)], rtol=1e-13
+    )
     np.testing.assert_allclose(C.area_limit(A3, B3, Y3), expm(math.pi * (B3 @ A3 - A3 @ B3)) @ Y3, rtol=1e-13)
 
 
@@ -155,10 +165,14 @@ BAD = [float("nan"), float("inf"), 1e300, 1j, "1", None, True]
 
 @pytest.mark.parametrize("bad", BAD)
 def test_bad_scalars_raise(bad):
-    for fn in (lambda: C.theta_flow(bad, 0.1, 1.0, T), lambda: C.theta_flow(0.1, 0.1, bad, T),
-               lambda: C.ab_flow(0.1, bad, 1.0, T), lambda: C.levy_area(bad),
-               lambda: C.driven_endpoint(bad, A_ROT, B_REF, [1.0, 0.0]),
-               lambda: C.gradient_steps(0.1, 0.1, 1.0, bad, 10)):
+    for fn in (
+        lambda: C.theta_flow(bad, 0.1, 1.0, T),
+        lambda: C.theta_flow(0.1, 0.1, bad, T),
+        lambda: C.ab_flow(0.1, bad, 1.0, T),
+        lambda: C.levy_area(bad),
+        lambda: C.driven_endpoint(bad, A_ROT, B_REF, [1.0, 0.0]),
+        lambda: C.gradient_steps(0.1, 0.1, 1.0, bad, 10),
+    ):
         with pytest.raises(ValueError):
             fn()
 
@@ -175,9 +189,9 @@ def test_bad_arrays_and_ranges_raise():
     with pytest.raises(ValueError, match="metric"):
         C.theta_flow(0.1, 0.1, 1.0, T, metric="fisher")
     with pytest.raises(ValueError, match="points"):
-        C.levy_area(5, points=10)                  # fewer than two segments per turn
+        C.levy_area(5, points=10)  # fewer than two segments per turn
     with pytest.raises(ValueError, match="points"):
-        C.levy_area(5, points=10**9)               # beyond the work bound
+        C.levy_area(5, points=10**9)  # beyond the work bound
     with pytest.raises(ValueError, match="n must be >= 1"):
         C.levy_area(0)
     with pytest.raises(ValueError, match="B must have shape"):

@@ -1,5 +1,6 @@
 """Tests of sim.depth_sum: closed forms, Monte Carlo within confidence bounds,
 Numba kernel against the NumPy reference on the same draws, bad input."""
+
 import math
 
 import numpy as np
@@ -17,6 +18,7 @@ def _set_block(monkeypatch, block):
     for mod in (ds_sums, ds_residual):
         monkeypatch.setattr(mod, "_BLOCK", block)
 
+
 # two-sided tail probability allowed for every chi-square check (fixed seeds: these
 # either pass or fail deterministically; 1e-4 corresponds to ~3.9 standard errors)
 P_TAIL = 1e-4
@@ -31,15 +33,21 @@ def chi2_ok(s2, v, n, p=P_TAIL):
 
 # --------------------------------------------------------------------------- exact laws
 EXACT = [  # (alpha, L, sigma, rho)
-    (0.5, 1, 1.0, 0.0), (0.5, 10, 1.0, 0.0), (0.25, 100, 2.0, 0.0), (1.0, 37, 0.3, 0.2),
-    (0.7, 8, 1.5, 1.0), (0.0, 5, 1.0, -0.25), (1.3, 64, 3.0, 0.9), (0.5, 50, 1.0, -1 / 49),
+    (0.5, 1, 1.0, 0.0),
+    (0.5, 10, 1.0, 0.0),
+    (0.25, 100, 2.0, 0.0),
+    (1.0, 37, 0.3, 0.2),
+    (0.7, 8, 1.5, 1.0),
+    (0.0, 5, 1.0, -0.25),
+    (1.3, 64, 3.0, 0.9),
+    (0.5, 50, 1.0, -1 / 49),
 ]
 
 
 @pytest.mark.parametrize("alpha,L,sigma,rho", EXACT)
 def test_variance_equals_quadratic_form(alpha, L, sigma, rho):
     # Var(L^-a sum xi) = L^-2a 1^T Sigma 1 with Sigma = sigma^2((1-rho) I + rho 11^T)
-    Sigma = sigma ** 2 * ((1 - rho) * np.eye(L) + rho * np.ones((L, L)))
+    Sigma = sigma**2 * ((1 - rho) * np.eye(L) + rho * np.ones((L, L)))
     direct = L ** (-2 * alpha) * np.ones(L) @ Sigma @ np.ones(L)
     assert ds.variance(alpha, L, sigma, rho) == pytest.approx(direct, rel=1e-12, abs=1e-12)
 
@@ -47,9 +55,8 @@ def test_variance_equals_quadratic_form(alpha, L, sigma, rho):
 @pytest.mark.parametrize("alpha", [0.0, 0.3, 0.5, 0.8, 1.5])
 @pytest.mark.parametrize("L", [1, 7, 256, 10**6])
 def test_variance_regimes(alpha, L):
-    assert ds.variance(alpha, L, 1.7) == pytest.approx(1.7 ** 2 * L ** (1 - 2 * alpha), rel=1e-12)
-    assert ds.variance(alpha, L, 1.7, rho=1.0) == pytest.approx(1.7 ** 2 * L ** (2 - 2 * alpha),
-                                                                rel=1e-12)
+    assert ds.variance(alpha, L, 1.7) == pytest.approx(1.7**2 * L ** (1 - 2 * alpha), rel=1e-12)
+    assert ds.variance(alpha, L, 1.7, rho=1.0) == pytest.approx(1.7**2 * L ** (2 - 2 * alpha), rel=1e-12)
     assert ds.mean(alpha, L, -0.4) == pytest.approx(-0.4 * L ** (1 - alpha), rel=1e-12)
 
 
@@ -62,10 +69,16 @@ def test_variance_log_log_slope():
     assert ds.variance(0.5, 100, 1.0, rho=-1 / 99) == pytest.approx(0.0, abs=1e-12)
 
 
-@pytest.mark.parametrize("alpha,L,sigma,rho,mu,c", [
-    (0.5, 10, 1.0, 0.0, 0.0, 1.0), (0.2, 300, 0.5, 0.0, 0.0, 0.7), (0.9, 40, 2.0, 0.3, 0.1, 0.2),
-    (0.5, 16, 1.0, -0.05, -0.3, 1.5), (1.0, 2, 1.0, 1.0, 2.0, 0.1),
-])
+@pytest.mark.parametrize(
+    "alpha,L,sigma,rho,mu,c",
+    [
+        (0.5, 10, 1.0, 0.0, 0.0, 1.0),
+        (0.2, 300, 0.5, 0.0, 0.0, 0.7),
+        (0.9, 40, 2.0, 0.3, 0.1, 0.2),
+        (0.5, 16, 1.0, -0.05, -0.3, 1.5),
+        (1.0, 2, 1.0, 1.0, 2.0, 0.1),
+    ],
+)
 def test_prob_within_is_normal_mass(alpha, L, sigma, rho, mu, c):
     m = mu * L ** (1 - alpha)
     s = math.sqrt(ds.variance(alpha, L, sigma, rho))
@@ -110,8 +123,7 @@ def test_residual_energy_limits():
     assert ds.residual_energy(0.0, 10**5) == math.inf
 
 
-@pytest.mark.parametrize("c,L", [(0.0, 1), (0.5, 1), (1.0, 10), (2.0, 7), (0.3, 1000), (5.0, 3),
-                                 (1.0, 10**6)])
+@pytest.mark.parametrize("c,L", [(0.0, 1), (0.5, 1), (1.0, 10), (2.0, 7), (0.3, 1000), (5.0, 3), (1.0, 10**6)])
 def test_one_step_formula(c, L):
     f, lin = ds.one_step(c, L)
     assert f == pytest.approx((1 - c / L) ** L, rel=1e-10, abs=1e-15)
@@ -168,12 +180,13 @@ def test_sample_mean_and_variance(alpha, L, sigma, rho, mu, trials, seed):
 
 def test_sample_zero_variance_at_lower_rho():
     x = ref.sample(0.5, 20, 1.0, 500, 0, rho=-1 / 19, mu=0.2)
-    np.testing.assert_allclose(x, 0.2 * 20 ** 0.5, atol=1e-12)
+    np.testing.assert_allclose(x, 0.2 * 20**0.5, atol=1e-12)
 
 
 def test_sample_is_normal():
     # Kolmogorov-Smirnov distance of standardised samples against N(0, 1)
     from scipy.stats import kstest
+
     for rho in (0.0, 0.5, -0.02):
         x = ref.sample(0.3, 50, 1.0, 20000, 11, rho)
         p = kstest(x / math.sqrt(ds.variance(0.3, 50, 1.0, rho)), "norm").pvalue
@@ -199,20 +212,28 @@ def test_unit_sums_kernel_matches_reference(L, trials):
     assert chi2_ok(np.var(a[1], ddof=1), L, trials) and chi2_ok(np.var(a[0], ddof=1), 1.0, trials)
 
 
-@pytest.mark.parametrize("alpha,L,sigma,rho,mu", [
-    (0.5, 16, 1.0, 0.0, 0.0), (0.3, 40, 1.7, 0.45, -0.2), (1.0, 9, 0.5, 1.0, 0.3),
-    (0.8, 21, 1.0, -0.04, 0.1), (0.5, 3000, 2.0, 0.01, 0.05),
-])
+@pytest.mark.parametrize(
+    "alpha,L,sigma,rho,mu",
+    [
+        (0.5, 16, 1.0, 0.0, 0.0),
+        (0.3, 40, 1.7, 0.45, -0.2),
+        (1.0, 9, 0.5, 1.0, 0.3),
+        (0.8, 21, 1.0, -0.04, 0.1),
+        (0.5, 3000, 2.0, 0.01, 0.05),
+    ],
+)
 def test_sums_from_units_add_the_drawn_pieces(alpha, L, sigma, rho, mu):
     # the exact rescaling equals the sum of the explicitly constructed pieces (same stream)
     trials = 1500 if L > 100 else 400
-    direct = np.concatenate([y.sum(axis=1) for y in
-                             ref._term_blocks(alpha, L, sigma, trials, 13, rho, mu)])
+    direct = np.concatenate([y.sum(axis=1) for y in ref._term_blocks(alpha, L, sigma, trials, 13, rho, mu)])
     x = ref.sample(alpha, L, sigma, trials, 13, rho, mu)
     np.testing.assert_allclose(x, direct, rtol=0, atol=1e-12 * max(1.0, np.abs(direct).max()))
     np.testing.assert_allclose(
         ds.sums_from_units(alpha, L, sigma, *ds.unit_sums(L, trials, 13, use_numba=False), rho, mu),
-        direct, rtol=0, atol=1e-12 * max(1.0, np.abs(direct).max()))
+        direct,
+        rtol=0,
+        atol=1e-12 * max(1.0, np.abs(direct).max()),
+    )
 
 
 def test_sample_determinism_and_seed():
@@ -251,18 +272,27 @@ def test_partial_sums(rho, mu):
 
 
 def test_prob_within_mc():
-    for alpha, L, c, rho, mu in [(0.5, 16, 1.0, 0.0, 0.0), (0.25, 256, 0.5, 0.0, 0.0),
-                                 (0.8, 64, 0.3, 0.2, 0.0), (0.5, 9, 1.0, 0.0, 0.3)]:
+    for alpha, L, c, rho, mu in [
+        (0.5, 16, 1.0, 0.0, 0.0),
+        (0.25, 256, 0.5, 0.0, 0.0),
+        (0.8, 64, 0.3, 0.2, 0.0),
+        (0.5, 9, 1.0, 0.0, 0.3),
+    ]:
         p, se = ref.prob_within_mc(alpha, L, 1.0, c, 20000, 8, rho, mu)
         exact = ds.prob_within(alpha, L, 1.0, c, rho, mu)
         assert abs(p - exact) < Z_SE * math.sqrt(exact * (1 - exact) / 20000)
         assert se == pytest.approx(math.sqrt(p * (1 - p) / 20000))
 
 
-@pytest.mark.parametrize("alpha,L,sigma,rho,mu", [
-    (0.5, 16, 1.0, 0.0, 0.0), (0.5, 24, 1.0, 0.4, 0.5), (1.0, 10, 2.0, 1.0, 0.0),
-    (0.3, 12, 1.0, -0.05, 0.0),
-])
+@pytest.mark.parametrize(
+    "alpha,L,sigma,rho,mu",
+    [
+        (0.5, 16, 1.0, 0.0, 0.0),
+        (0.5, 24, 1.0, 0.4, 0.5),
+        (1.0, 10, 2.0, 1.0, 0.0),
+        (0.3, 12, 1.0, -0.05, 0.0),
+    ],
+)
 def test_covariance_decomposition(alpha, L, sigma, rho, mu):
     trials = 6000
     d = ref.covariance_decomposition(alpha, L, sigma, trials, 21, rho, mu)
@@ -272,7 +302,7 @@ def test_covariance_decomposition(alpha, L, sigma, rho, mu):
     assert d["sum_var"] + d["sum_cov2"] == pytest.approx(d["var_total"], rel=1e-12, abs=1e-15)
     assert d["cov"].shape == (L, L) and np.allclose(d["cov"], d["cov"].T)
     assert d["n_cov_terms"] == L * (L - 1) // 2
-    base = sigma ** 2 * L ** (-2 * alpha)
+    base = sigma**2 * L ** (-2 * alpha)
     assert d["sum_var_exact"] == pytest.approx(L * base)
     assert d["sum_cov2_exact"] == pytest.approx(L * (L - 1) * rho * base)
     assert d["var_total_exact"] == pytest.approx(ds.variance(alpha, L, sigma, rho))
@@ -290,22 +320,38 @@ def test_covariance_decomposition(alpha, L, sigma, rho, mu):
 
 
 # --------------------------------------------------------------------------- curves and moments
-@pytest.mark.parametrize("alpha,sigma,rho,mu,c", [
-    (0.5, 1.0, 0.0, 0.0, 1.0), (0.25, 1.7, 0.3, -0.4, 0.6), (1.2, 0.4, 1.0, 0.9, 2.0),
-    (0.0, 1.0, -1 / 1023, 0.0, 0.5), (0.8, 2.5, 0.05, 0.2, 0.0),
-])
+@pytest.mark.parametrize(
+    "alpha,sigma,rho,mu,c",
+    [
+        (0.5, 1.0, 0.0, 0.0, 1.0),
+        (0.25, 1.7, 0.3, -0.4, 0.6),
+        (1.2, 0.4, 1.0, 0.9, 2.0),
+        (0.0, 1.0, -1 / 1023, 0.0, 0.5),
+        (0.8, 2.5, 0.05, 0.2, 0.0),
+    ],
+)
 def test_curves_equal_the_scalar_laws(alpha, sigma, rho, mu, c):
     Ls = np.unique(np.round(np.logspace(0, np.log10(1024), 60)))
-    np.testing.assert_allclose(ds.variance_curve(alpha, Ls, sigma, rho),
-                               [ds.variance(alpha, int(L), sigma, rho) for L in Ls], rtol=1e-14, atol=1e-300)
-    np.testing.assert_allclose(ds.mean_curve(alpha, Ls, mu), [ds.mean(alpha, int(L), mu) for L in Ls],
-                               rtol=1e-14)
-    np.testing.assert_allclose(ds.prob_within_curve(alpha, Ls, sigma, c, rho, mu),
-                               [ds.prob_within(alpha, int(L), sigma, c, rho, mu) for L in Ls], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        ds.variance_curve(alpha, Ls, sigma, rho),
+        [ds.variance(alpha, int(L), sigma, rho) for L in Ls],
+        rtol=1e-14,
+        atol=1e-300,
+    )
+    np.testing.assert_allclose(ds.mean_curve(alpha, Ls, mu), [ds.mean(alpha, int(L), mu) for L in Ls], rtol=1e-14)
+    np.testing.assert_allclose(
+        ds.prob_within_curve(alpha, Ls, sigma, c, rho, mu),
+        [ds.prob_within(alpha, int(L), sigma, c, rho, mu) for L in Ls],
+        rtol=1e-12,
+        atol=1e-15,
+    )
 
 
 PATHS = [  # (L, trials, ks, keep)
-    (1, 5, [1], 5), (8, 40, [1, 3, 8], 7), (64, 300, [1, 2, 5, 16, 64], 24), (3000, 800, [1, 30, 3000], 3),
+    (1, 5, [1], 5),
+    (8, 40, [1, 3, 8], 7),
+    (64, 300, [1, 2, 5, 16, 64], 24),
+    (3000, 800, [1, 30, 3000], 3),
 ]
 
 
@@ -321,10 +367,16 @@ def test_path_moments_kernel_matches_reference(L, trials, ks, keep):
         np.testing.assert_allclose(a[key], b[key], rtol=1e-10, atol=1e-9 * L * trials)
 
 
-@pytest.mark.parametrize("alpha,L,sigma,rho,mu", [
-    (0.5, 32, 1.0, 0.0, 0.0), (0.3, 50, 1.4, 0.4, -0.3), (1.0, 9, 0.7, 1.0, 0.5),
-    (0.7, 21, 1.0, -0.04, 0.2), (0.5, 1, 2.0, 0.0, 0.1),
-])
+@pytest.mark.parametrize(
+    "alpha,L,sigma,rho,mu",
+    [
+        (0.5, 32, 1.0, 0.0, 0.0),
+        (0.3, 50, 1.4, 0.4, -0.3),
+        (1.0, 9, 0.7, 1.0, 0.5),
+        (0.7, 21, 1.0, -0.04, 0.2),
+        (0.5, 1, 2.0, 0.0, 0.1),
+    ],
+)
 def test_paths_from_moments_equal_partial_sums(alpha, L, sigma, rho, mu):
     # the rescaled moments give exactly what partial_sums + increment_rms_mc give on the same draws
     trials, seed = 700, 19
@@ -338,8 +390,10 @@ def test_paths_from_moments_equal_partial_sums(alpha, L, sigma, rho, mu):
     assert r["n"] == trials
 
 
-@pytest.mark.parametrize("L,trials,block", [(1, 4, None), (7, 300, None), (64, 1000, None), (128, 2441, None),
-                                             (1024, 3, None), (50, 130, 256)])
+@pytest.mark.parametrize(
+    "L,trials,block",
+    [(1, 4, None), (7, 300, None), (64, 1000, None), (128, 2441, None), (1024, 3, None), (50, 130, 256)],
+)
 def test_column_moments_kernel_matches_reference(L, trials, block, monkeypatch):
     if block:  # several blocks of rows (the draw order depends on them)
         _set_block(monkeypatch, block)
@@ -352,10 +406,17 @@ def test_column_moments_kernel_matches_reference(L, trials, block, monkeypatch):
     assert a["off"] == pytest.approx(b["off"], rel=1e-9, abs=1e-9 * L * trials)
 
 
-@pytest.mark.parametrize("alpha,L,sigma,rho,mu", [
-    (0.5, 16, 1.0, 0.0, 0.0), (0.5, 24, 1.0, 0.4, 0.5), (1.0, 10, 2.0, 1.0, 0.0),
-    (0.3, 12, 1.0, -0.05, 0.0), (0.8, 64, 0.6, 0.05, -0.2), (0.2, 30, 1.0, -1 / 29, 0.0),
-])
+@pytest.mark.parametrize(
+    "alpha,L,sigma,rho,mu",
+    [
+        (0.5, 16, 1.0, 0.0, 0.0),
+        (0.5, 24, 1.0, 0.4, 0.5),
+        (1.0, 10, 2.0, 1.0, 0.0),
+        (0.3, 12, 1.0, -0.05, 0.0),
+        (0.8, 64, 0.6, 0.05, -0.2),
+        (0.2, 30, 1.0, -1 / 29, 0.0),
+    ],
+)
 def test_covariance_from_moments_equals_the_matrix(alpha, L, sigma, rho, mu):
     # same draws as covariance_decomposition: the O(1) rescaling reproduces its three terms
     trials = 3000
@@ -400,10 +461,17 @@ def test_residual_profile():
     assert np.all(np.abs(m[1:] - exact[1:]) < Z_SE * se[1:])
 
 
-@pytest.mark.parametrize("alpha,L,width,trials", [
-    (0.5, 8, 4, 5), (0.3, 17, 9, 70), (1.0, 3, 256, 3), (0.5, 64, 64, 40), (0.0, 5, 1, 130),
-    (0.5, 5, 512, 3),
-])
+@pytest.mark.parametrize(
+    "alpha,L,width,trials",
+    [
+        (0.5, 8, 4, 5),
+        (0.3, 17, 9, 70),
+        (1.0, 3, 256, 3),
+        (0.5, 64, 64, 40),
+        (0.0, 5, 1, 130),
+        (0.5, 5, 512, 3),
+    ],
+)
 def test_residual_kernel_matches_reference(alpha, L, width, trials):
     # the same draws go to the Numba kernel and to the NumPy reference
     a = ds._residual_norms(alpha, L, width, trials, 123, use_numba=True)
@@ -520,7 +588,7 @@ def test_residual_energy_mc_standard_error_finite_at_alpha_zero():
     r = ds._residual_sample(0.0, 512, 128, 10, 0)[:, -1].astype(np.longdouble)
     mean = r.mean()
     sd = np.sqrt(((r - mean) ** 2).sum() / (r.size - 1))
-    if np.finfo(np.longdouble).maxexp >= 16384:      # 80-bit: the squares fit
+    if np.finfo(np.longdouble).maxexp >= 16384:  # 80-bit: the squares fit
         assert m == pytest.approx(float(mean), rel=1e-13)
         assert se == pytest.approx(float(sd / np.sqrt(10)), rel=1e-12)
     pm, pse = ds.residual_energy_profile(0.0, 512, 128, 10, 0)
@@ -529,18 +597,21 @@ def test_residual_energy_mc_standard_error_finite_at_alpha_zero():
 
 
 # --------------------------------------------------------------------------- the vector sampler
-@pytest.mark.parametrize("alpha,L,width,trials,block", [
-    (0.5, 8, 4, 5, 2**21), (0.3, 17, 9, 70, 200), (1.0, 3, 256, 3, 2**21), (0.0, 5, 1, 130, 7)])
+@pytest.mark.parametrize(
+    "alpha,L,width,trials,block",
+    [(0.5, 8, 4, 5, 2**21), (0.3, 17, 9, 70, 200), (1.0, 3, 256, 3, 2**21), (0.0, 5, 1, 130, 7)],
+)
 def test_residual_vector_kernel_matches_reference(monkeypatch, alpha, L, width, trials, block):
-    _set_block(monkeypatch, block)            # several groups of trials where block is small
+    _set_block(monkeypatch, block)  # several groups of trials where block is small
     a = ds._residual_norms_vector(alpha, L, width, trials, 123, use_numba=True)
     b = ds._residual_norms_vector(alpha, L, width, trials, 123, use_numba=False)
     assert a.shape == (trials, L + 1) and np.all(a[:, 0] == 1.0)
     np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
 
 
-@pytest.mark.parametrize("alpha,L,width,trials,seed", [(0.5, 16, 8, 3000, 1), (0.25, 20, 4, 3000, 2),
-                                                       (0.5, 64, 32, 300, 4)])
+@pytest.mark.parametrize(
+    "alpha,L,width,trials,seed", [(0.5, 16, 8, 3000, 1), (0.25, 20, 4, 3000, 2), (0.5, 64, 32, 300, 4)]
+)
 def test_residual_vector_sampler_has_the_matrix_law(alpha, L, width, trials, seed):
     """W z given z is N(0, |z|^2/N I) for Gaussian W: the two samplers draw from one law (two-sample
     Kolmogorov-Smirnov on the final ratios and on a middle layer; fixed seeds, so not flaky)."""

@@ -1,5 +1,6 @@
 """Tests of the symmetric-score path of sim.attention (one exponential per pair when A = A^T):
 against the NumPy reference in float64, both of its branches, serial, parallel and batched."""
+
 import numpy as np
 import pytest
 
@@ -154,8 +155,8 @@ def test_choose_kernel_dispatch():
     I2 = np.eye(2)
     nonsym = np.array([[1.0, 0.5], [0.0, 1.0]])
     assert api._choose_kernel(2048, 32, 9.0, I2, 1) == "lanes"
-    assert api._choose_kernel(2048, 32, 9.0, nonsym, 2) == "batch"            # A != A^T
-    assert api._choose_kernel(2048, 32, 200.0, I2, 2) == "batch_sym"         # beta|A| > 140
+    assert api._choose_kernel(2048, 32, 9.0, nonsym, 2) == "batch"  # A != A^T
+    assert api._choose_kernel(2048, 32, 200.0, I2, 2) == "batch_sym"  # beta|A| > 140
     assert api._choose_kernel(att.LANES_MIN_B - 1, 32, 1.0, I2, 2) == "batch_sym"
     assert api._choose_kernel(64, att.LANES_MAX_N + 1, 1.0, I2, 2) == "batch_sym"
     assert api._choose_kernel(0, 32, 1.0, I2, 2) == "serial_sym"
@@ -168,7 +169,7 @@ def test_lanes_bound_keeps_symmetric_form_valid():
     gaps top_i - s_ii are <= 280 < _SYM_GAP: the lanes kernel needs no per-layer fallback."""
     assert 2 * att.LANES_SCORE_MAX <= K._SYM_GAP
     Z0s, A, V = _batch(46, 40, 8, 3)
-    A = A * (att.LANES_SCORE_MAX / 3.0 / np.linalg.norm(A, 2))     # beta |A|_2 = 140 exactly-ish
+    A = A * (att.LANES_SCORE_MAX / 3.0 / np.linalg.norm(A, 2))  # beta |A|_2 = 140 exactly-ish
     assert api._choose_kernel(40, 8, 3.0, A, 2) == "lanes"
     out = att.simulate_batch(Z0s, 3.0, 0.01, 5, A, V, "USA")
     for b in (0, 39):
@@ -180,8 +181,9 @@ def test_vector_exp_within_one_ulp():
     """The engine's exp (shifter rounding, degree-11 polynomial) is at most 1 ulp from np.exp over
     the whole range it is used on, and overflows only from 1023.5 ln 2 on (documented)."""
     rng = np.random.default_rng(8)
-    x = np.concatenate([np.linspace(-708.0, 709.4, 400_001), rng.uniform(-40.0, 0.0, 200_000),
-                        rng.uniform(-1e-6, 1e-6, 1000)])
+    x = np.concatenate(
+        [np.linspace(-708.0, 709.4, 400_001), rng.uniform(-40.0, 0.0, 200_000), rng.uniform(-1e-6, 1e-6, 1000)]
+    )
     ref = np.exp(x)
     ulp = np.abs(att.fast_exp(x) - ref) / np.spacing(ref)
     assert ulp.max() <= 1.0

@@ -1,6 +1,7 @@
 """The optional float32 path: the float32 exp, the float32 lanes kernel against its NumPy
 float32 reference and the float64 reference, and the phase-diagram protocol (n = 32, d = 2, dt = 0.1,
 300 layers) counted in float32 against float64."""
+
 import numpy as np
 import pytest
 
@@ -17,8 +18,12 @@ def test_float32_exp_error_pinned():
     kernel compiles with FMA (AVX2, AVX-512), 1.30 without it (NUMBA_CPU_NAME=x86-64
     NUMBA_CPU_FEATURES=""): a fused multiply-add rounds once where a multiply and an add round twice
     in each Horner step, so the bound must hold for both code paths, not for one machine's."""
-    x = np.concatenate([np.linspace(-87.0, 88.3, 1_000_001, dtype=np.float32),
-                        np.random.default_rng(3).uniform(-40.0, 0.0, 500_000).astype(np.float32)])
+    x = np.concatenate(
+        [
+            np.linspace(-87.0, 88.3, 1_000_001, dtype=np.float32),
+            np.random.default_rng(3).uniform(-40.0, 0.0, 500_000).astype(np.float32),
+        ]
+    )
     y = att.fast_exp_float32(x)
     assert y.dtype == np.float32
     ref32 = np.exp(x)
@@ -40,10 +45,10 @@ def _sym(seed, d):
 
 
 CASES = [  # (seed, B, n, d, beta, dt, steps, A kind)
-    (0, 5, 32, 2, 9.0, 0.1, 20, "I"),       # one padded block
-    (1, 130, 7, 3, 4.0, 0.2, 12, "sym"),    # two blocks, the second padded
-    (2, 3, 16, 4, 20.0, 0.05, 15, "sym"),   # general d, near the general bound beta |A| <= 25
-    (3, 4, 9, 2, 100.0, 0.1, 10, "I"),      # A = I allows beta up to 140
+    (0, 5, 32, 2, 9.0, 0.1, 20, "I"),  # one padded block
+    (1, 130, 7, 3, 4.0, 0.2, 12, "sym"),  # two blocks, the second padded
+    (2, 3, 16, 4, 20.0, 0.05, 15, "sym"),  # general d, near the general bound beta |A| <= 25
+    (3, 4, 9, 2, 100.0, 0.1, 10, "I"),  # A = I allows beta up to 140
 ]
 
 
@@ -69,7 +74,7 @@ def test_float32_kernel_matches_references(case, flow):
         assert np.all(np.abs(out[b] - r32) <= atol)
         assert np.all(np.abs(out[b] - r64) <= atol)
         assert np.all(np.abs(r32 - r64) <= atol)
-        assert np.max(np.abs(out[b] - r64)) > 0       # it is float32: not the float64 numbers
+        assert np.max(np.abs(out[b] - r64)) > 0  # it is float32: not the float64 numbers
 
 
 def test_float32_conditions_and_bad_input():
@@ -80,7 +85,7 @@ def test_float32_conditions_and_bad_input():
         att.simulate_batch_float32(Z0s, 26.0, 0.1, 2, A=_sym(1, 3))
     with pytest.raises(ValueError, match="beta too large for the float32 path"):
         att.simulate_batch_float32(Z0s, 141.0, 0.1, 2)
-    att.simulate_batch_float32(Z0s, 140.0, 0.1, 2)          # A = I: up to 140
+    att.simulate_batch_float32(Z0s, 140.0, 0.1, 2)  # A = I: up to 140
     with pytest.raises(ValueError, match="Z0s"):
         att.simulate_batch_float32(Z0s[0], 1.0, 0.1, 2)
     with pytest.raises(ValueError, match="dt"):
@@ -104,7 +109,7 @@ def test_float32_pending_takes_numpy_float32_path(monkeypatch):
 
 
 # --------------------------------------------------------------------------- the phase-diagram protocol
-PAPER_BETAS = np.linspace(0.1, 9.0, 90)      # the authors' grid (the page's "paper" size)
+PAPER_BETAS = np.linspace(0.1, 9.0, 90)  # the authors' grid (the page's "paper" size)
 
 
 @pytest.mark.parametrize("beta", PAPER_BETAS[[0, 10, 33, 89]])
@@ -121,7 +126,7 @@ def test_protocol_cluster_counts_float32_equal_float64(beta):
     assert a.clusters.shape == (128, 31)
     assert (a.clusters == b.clusters).mean(axis=0).min() >= 0.99
     assert np.abs(a.close_fraction - b.close_fraction).max() <= 0.01
-    if beta > 8.0:     # the test is not empty: clusters form (merge) within the depth
+    if beta > 8.0:  # the test is not empty: clusters form (merge) within the depth
         assert b.clusters[:, -1].mean() < b.clusters[:, 0].mean()
 
 
@@ -134,7 +139,7 @@ def test_phase_diagram_precision_keyword():
     assert np.abs(p32.one_cluster - p64.one_cluster).max() <= 0.01 + 1e-12
     assert np.abs(p32.close_pairs - p64.close_pairs).max() <= 0.01
     assert np.abs(p32.median_clusters - p64.median_clusters).max() <= 0.5
-    assert p64.close_pairs[-1, -1] > p64.close_pairs[-1, 0]      # the diagram is not flat
+    assert p64.close_pairs[-1, -1] > p64.close_pairs[-1, 0]  # the diagram is not flat
     with pytest.raises(ValueError, match="precision"):
         hs.phase_diagram(B=2, n_betas=1, precision="float16")
     with pytest.raises(ValueError, match="beta_max"):

@@ -1,5 +1,6 @@
 """Tests of sim.hemisphere: samplers, matrices, diagnostics (vs reference), the monotone
 minimum projection of the discrete map, and the phase-diagram protocol."""
+
 import math
 
 import numpy as np
@@ -107,7 +108,7 @@ def test_diameter_goes_to_zero_in_hemisphere():
     diam = hs.diameter(traj)
     assert diam[0] > 1.0
     assert diam[-1] < 1e-3
-    assert np.all(np.diff(diam) <= 1e-15)        # decreases until it reaches rounding (~1e-15)
+    assert np.all(np.diff(diam) <= 1e-15)  # decreases until it reaches rounding (~1e-15)
 
 
 # ----------------------------------------------------------------------------- pair statistics
@@ -121,8 +122,9 @@ def _clustered(seed, sizes, d=3, spread=1e-3):
 
 @pytest.mark.parametrize("threshold", [0.999, 0.99, 0.5])
 def test_pair_stats_match_reference(threshold):
-    Zs = np.stack([_clustered(s, [5, 7, 3, 1]) for s in range(4)]
-                  + [hs.sphere_uniform(16, 3, seed=s) for s in range(4)])
+    Zs = np.stack(
+        [_clustered(s, [5, 7, 3, 1]) for s in range(4)] + [hs.sphere_uniform(16, 3, seed=s) for s in range(4)]
+    )
     fast = hs.pair_stats(Zs, threshold)
     ref = hs.pair_stats_reference(Zs, threshold)
     for a, b in zip(fast, ref):
@@ -158,9 +160,9 @@ def test_phase_diagram_small_protocol():
     assert pd.one_cluster.shape == pd.close_pairs.shape == pd.median_clusters.shape == (3, 7)
     np.testing.assert_allclose(pd.times, np.linspace(0, 30, 7))
     np.testing.assert_allclose(pd.betas, [0.1, 4.55, 9.0])
-    assert np.all(pd.one_cluster[:, 0] == 0)          # uniform starts are not clustered
-    assert pd.one_cluster[0, -1] == 1.0               # beta = 0.1: one cluster by tau = 30
-    assert pd.median_clusters[-1, -1] >= 2            # beta = 9: several clusters persist
+    assert np.all(pd.one_cluster[:, 0] == 0)  # uniform starts are not clustered
+    assert pd.one_cluster[0, -1] == 1.0  # beta = 0.1: one cluster by tau = 30
+    assert pd.median_clusters[-1, -1] >= 2  # beta = 9: several clusters persist
     assert np.all((0 <= pd.close_pairs) & (pd.close_pairs <= 1))
     # the colour is reproduced from simulate_batch directly for one beta
     g = np.random.default_rng(1).standard_normal((12, 32, 2))
@@ -170,29 +172,40 @@ def test_phase_diagram_small_protocol():
     np.testing.assert_allclose(pd.median_clusters[1], np.median(st.clusters, axis=0))
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(B=0), "B"), (dict(n_betas=0), "n_betas"), (dict(beta_max=-1.0), "beta_max"),
-    (dict(beta_min=20.0), "beta_min"), (dict(dt=0.0), "dt"), (dict(T=np.nan), "T"),
-    (dict(threshold=1.0), "threshold"), (dict(progress=3), "progress"),
-    (dict(B=100_000, n_betas=1000), "too large"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(B=0), "B"),
+        (dict(n_betas=0), "n_betas"),
+        (dict(beta_max=-1.0), "beta_max"),
+        (dict(beta_min=20.0), "beta_min"),
+        (dict(dt=0.0), "dt"),
+        (dict(T=np.nan), "T"),
+        (dict(threshold=1.0), "threshold"),
+        (dict(progress=3), "progress"),
+        (dict(B=100_000, n_betas=1000), "too large"),
+    ],
+)
 def test_phase_diagram_bad_input(kwargs, name):
     with pytest.raises(ValueError, match=name):
         hs.phase_diagram(**kwargs)
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: hs.cap_uniform(10, 3, 0.0), "half_angle"),
-    (lambda: hs.cap_uniform(10, 3, 4.0), "half_angle"),
-    (lambda: hs.cap_uniform(10, 1, 1.0), "d"),
-    (lambda: hs.cap_uniform(0, 3, 1.0), "n"),
-    (lambda: hs.cap_uniform(10, 3, 1.0, center=[0, 0, 0]), "center"),
-    (lambda: hs.cap_uniform(10, 3, 1.0, seed=-1), "seed"),
-    (lambda: hs.random_matrix(3, "weird"), "kind"),
-    (lambda: hs.min_projection(np.ones((3, 2)), [0, 0, 1]), "w"),
-    (lambda: hs.pair_stats(np.ones(3)), "Z"),
-    (lambda: hs.pair_stats(np.ones((3, 2)), threshold=np.nan), "threshold"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: hs.cap_uniform(10, 3, 0.0), "half_angle"),
+        (lambda: hs.cap_uniform(10, 3, 4.0), "half_angle"),
+        (lambda: hs.cap_uniform(10, 1, 1.0), "d"),
+        (lambda: hs.cap_uniform(0, 3, 1.0), "n"),
+        (lambda: hs.cap_uniform(10, 3, 1.0, center=[0, 0, 0]), "center"),
+        (lambda: hs.cap_uniform(10, 3, 1.0, seed=-1), "seed"),
+        (lambda: hs.random_matrix(3, "weird"), "kind"),
+        (lambda: hs.min_projection(np.ones((3, 2)), [0, 0, 1]), "w"),
+        (lambda: hs.pair_stats(np.ones(3)), "Z"),
+        (lambda: hs.pair_stats(np.ones((3, 2)), threshold=np.nan), "threshold"),
+    ],
+)
 def test_bad_input(call, name):
     with pytest.raises(ValueError, match=name):
         call()
@@ -202,7 +215,7 @@ def test_cluster_labels_agree_with_counts():
     Z = _clustered(3, [2, 9, 5], spread=1e-5)
     lab = hs.cluster_labels(Z)
     assert lab.max() + 1 == hs.cluster_count(Z) == 3
-    np.testing.assert_array_equal(lab, [2, 2] + [0] * 9 + [1] * 5)   # largest cluster first
+    np.testing.assert_array_equal(lab, [2, 2] + [0] * 9 + [1] * 5)  # largest cluster first
     for s in range(3):
         U = hs.sphere_uniform(40, 3, seed=s)
         assert hs.cluster_labels(U, 0.9).max() + 1 == hs.cluster_count(U, 0.9)
@@ -213,8 +226,7 @@ def test_cluster_labels_match_reference(threshold):
     """The union-find kernel against SciPy's connected components (same ranking of labels)."""
     for s in range(4):
         for Z in (_clustered(10 + s, [3, 8, 3, 1, 6], spread=2e-3), hs.sphere_uniform(60, 4, seed=s)):
-            np.testing.assert_array_equal(hs.cluster_labels(Z, threshold),
-                                          hs.cluster_labels_reference(Z, threshold))
+            np.testing.assert_array_equal(hs.cluster_labels(Z, threshold), hs.cluster_labels_reference(Z, threshold))
 
 
 # ----------------------------------------------------------------------------- from the numerical review
@@ -235,7 +247,7 @@ def test_cap_uniform_inverse_cdf_exact(d, alpha):
     Z = hs.cap_uniform(n, d, alpha, seed=3)
     assert np.all(np.isfinite(Z))
     np.testing.assert_allclose(np.linalg.norm(Z, axis=1), 1.0, atol=1e-15)
-    u = np.random.default_rng(3).random(n)             # the first draws of the same stream
+    u = np.random.default_rng(3).random(n)  # the first draws of the same stream
     th = _polar(Z, np.eye(d)[-1])
     assert np.all(th <= alpha * (1 + 1e-12))
     m = d - 2
@@ -253,11 +265,12 @@ def test_phase_diagram_max_work():
     res = hs.phase_diagram(B=2, n_betas=2, n=4, T=1.0, n_times=3, max_work=2 * 2 * 10 * 16 * 2)
     assert res.one_cluster.shape == (2, 3)
     with pytest.raises(ValueError, match="max_work"):
-        hs.phase_diagram(B=100_000, n_betas=1000)                  # default bound unchanged
+        hs.phase_diagram(B=100_000, n_betas=1000)  # default bound unchanged
 
 
-@pytest.mark.parametrize("n, d, threshold", [(1, 3, 0.999), (2, 2, 0.5), (60, 2, 0.99), (150, 3, 0.999),
-                                             (90, 5, 0.9), (40, 8, 0.999)])
+@pytest.mark.parametrize(
+    "n, d, threshold", [(1, 3, 0.999), (2, 2, 0.5), (60, 2, 0.99), (150, 3, 0.999), (90, 5, 0.9), (40, 8, 0.999)]
+)
 def test_cluster_count_is_pair_stats_clusters(n, d, threshold):
     """cluster_count skips pairs whose first coordinates are already too far apart, and stops at
     one component: the same count as pair_stats on spread, clustered and collapsed tokens, ties in
@@ -266,11 +279,11 @@ def test_cluster_count_is_pair_stats_clusters(n, d, threshold):
 
     rng = np.random.default_rng(n * 10 + d)
     Z0 = hs.sphere_uniform(n, d, seed=n)
-    traj = simulate(Z0, 4.0, 0.2, 120, record_every=4)                # spread -> clusters -> one
-    groups = rng.integers(0, 4, n)                                   # tight groups, some ties
+    traj = simulate(Z0, 4.0, 0.2, 120, record_every=4)  # spread -> clusters -> one
+    groups = rng.integers(0, 4, n)  # tight groups, some ties
     centres = hs.sphere_uniform(4, d, seed=1)
     G = centres[groups] + 1e-3 * rng.standard_normal((n, d))
-    G[: n // 3, 0] = G[0, 0]                                          # equal first coordinates
+    G[: n // 3, 0] = G[0, 0]  # equal first coordinates
     G /= np.linalg.norm(G, axis=1, keepdims=True)
     for Z in (traj, G[None], G, traj[-1]):
         expect = hs.pair_stats(Z, threshold).clusters
@@ -285,7 +298,7 @@ def test_cluster_count_rejects_bad_input():
         hs.cluster_count(np.full((3, 3), np.nan))
     with pytest.raises(ValueError):
         hs.cluster_count(np.zeros((2, 2, 2, 3, 3)))
-    Z4 = np.stack([hs.sphere_uniform(5, 3, seed=s)[None].repeat(2, 0) for s in range(3)])   # (B, T, n, d)
+    Z4 = np.stack([hs.sphere_uniform(5, 3, seed=s)[None].repeat(2, 0) for s in range(3)])  # (B, T, n, d)
     np.testing.assert_array_equal(hs.cluster_count(Z4), hs.pair_stats(Z4).clusters)
     with pytest.raises(ValueError):
         hs.cluster_count(hs.sphere_uniform(4, 3), threshold=1.0)

@@ -1,5 +1,6 @@
 """Stopping points in long simulations (sim/_interrupt.py): a chunked run is bitwise the same as
 one call, and a hook that raises stops the run between chunks."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -38,8 +39,10 @@ def _sphere(n, d, seed=0):
     return Z / np.linalg.norm(Z, axis=1, keepdims=True)
 
 
-@pytest.mark.parametrize("n, A_kind, record_every, steps", [
-    (40, "sym", 3, 200), (40, "general", 1, 101), (300, "sym", 7, 60), (300, "general", 4, 45)])
+@pytest.mark.parametrize(
+    "n, A_kind, record_every, steps",
+    [(40, "sym", 3, 200), (40, "general", 1, 101), (300, "sym", 7, 60), (300, "general", 4, 45)],
+)
 def test_chunked_run_is_bitwise_one_call(monkeypatch, hook, n, A_kind, record_every, steps):
     d = 3
     A = np.eye(d) if A_kind == "sym" else np.array([[1.0, 0.3, 0.0], [-0.2, 0.9, 0.1], [0.0, 0.4, 1.1]])
@@ -81,7 +84,7 @@ def test_a_raising_hook_stops_the_run_between_chunks(monkeypatch, run):
             run(_sphere(n, d), 1.0, 0.1, steps)
     finally:
         _interrupt.install(None)
-    assert len(seen) == 3          # stopped at the third stopping point, long before the end
+    assert len(seen) == 3  # stopped at the third stopping point, long before the end
     # and without a hook the same call runs to its end
     assert run(_sphere(n, d), 1.0, 0.1, steps).shape == (steps + 1, n, d)
 

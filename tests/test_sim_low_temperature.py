@@ -1,6 +1,7 @@
 """sim.low_temperature: the projection Pi, exact W2, the low-temperature run and the
 zero-temperature flow (docs/constructions.md (low_temperature)), against hand computations, brute force and
 independent integrators."""
+
 import itertools
 import math
 
@@ -44,10 +45,10 @@ def test_projection_properties_in_a_rotated_basis(seed, mult):
     S = Q @ np.diag(mu) @ Q.T
     Z = np.random.default_rng(seed).standard_normal((20, d)) * 3.0
     P = lt.projection(Z, S)
-    np.testing.assert_allclose(np.linalg.norm(P, axis=1), 1.0, atol=1e-14)      # unit rows
-    np.testing.assert_allclose(lt.projection(P, S), P, atol=1e-14)               # idempotent
-    np.testing.assert_allclose(P @ S, 1.5 * P, atol=1e-13)                       # in the eigenspace
-    np.testing.assert_allclose(lt.projection(7.0 * Z, S), P, atol=1e-14)         # scale invariant
+    np.testing.assert_allclose(np.linalg.norm(P, axis=1), 1.0, atol=1e-14)  # unit rows
+    np.testing.assert_allclose(lt.projection(P, S), P, atol=1e-14)  # idempotent
+    np.testing.assert_allclose(P @ S, 1.5 * P, atol=1e-13)  # in the eigenspace
+    np.testing.assert_allclose(lt.projection(7.0 * Z, S), P, atol=1e-14)  # scale invariant
     # the hand formula in the eigenbasis: keep the first `mult` coordinates, normalise
     C = Z @ Q
     C[:, mult:] = 0.0
@@ -91,12 +92,12 @@ def test_w2_closed_forms():
     rng = np.random.default_rng(7)
     X = rng.standard_normal((30, 3))
     c = np.array([0.3, -1.2, 2.0])
-    assert lt.w2(X, X + c) == pytest.approx(np.linalg.norm(c), rel=1e-12)        # translation
-    assert lt.w2(X, X[rng.permutation(30)]) == 0.0                                 # relabelling
+    assert lt.w2(X, X + c) == pytest.approx(np.linalg.norm(c), rel=1e-12)  # translation
+    assert lt.w2(X, X[rng.permutation(30)]) == 0.0  # relabelling
     assert lt.w2(2.5 * X, 2.5 * X[::-1] + c * 0) == pytest.approx(0.0, abs=1e-12)
     Y = rng.standard_normal((30, 3))
     assert lt.w2(3.0 * X, 3.0 * Y) == pytest.approx(3.0 * lt.w2(X, Y), rel=1e-12)  # homogeneous
-    assert lt.w2(X, Y) == pytest.approx(lt.w2(Y, X), rel=1e-12)                    # symmetric
+    assert lt.w2(X, Y) == pytest.approx(lt.w2(Y, X), rel=1e-12)  # symmetric
     # poles: m tokens at +e1, n - m at -e1 against k of them moved across -> sqrt(4k/n)
     n, m, k = 20, 12, 3
     e1 = np.array([1.0, 0.0, 0.0])
@@ -153,10 +154,10 @@ def test_large_beta_w2_decreases_to_sqrt_4k_over_n(seed):
     n = 40
     r = lt.run(n, 300.0, I3, np.diag([1.0, 0.4, 0.4]), 30.0, 0.1, seed, record=31)
     w = r["w2"]
-    assert w[0] > 0.8                                  # uniform tokens are far from two atoms
-    assert np.all(np.diff(w) <= 0.02)                  # decreasing (up to the plateau's noise)
+    assert w[0] > 0.8  # uniform tokens are far from two atoms
+    assert np.all(np.diff(w) <= 0.02)  # decreasing (up to the plateau's noise)
     k = lt.pole_imbalance(r["Z"][0], r["Z"][-1], r["S"])
-    assert abs(np.abs(r["Z"][-1][:, 0]).min() - 1.0) < 1e-3   # every token at a pole
+    assert abs(np.abs(r["Z"][-1][:, 0]).min() - 1.0) < 1e-3  # every token at a pole
     assert w[-1] == pytest.approx(math.sqrt(4 * k / n), abs=2e-3)
 
 
@@ -164,8 +165,10 @@ def test_fewer_wrong_pole_tokens_for_larger_beta_on_average():
     V = np.diag([1.0, 0.5, 0.5])
     ks = {}
     for beta in (3.0, 300.0):
-        ks[beta] = [lt.pole_imbalance(r["Z"][0], r["Z"][-1], r["S"])
-                    for r in (lt.run(48, beta, I3, V, 20.0, 0.1, s, record=2) for s in range(10))]
+        ks[beta] = [
+            lt.pole_imbalance(r["Z"][0], r["Z"][-1], r["S"])
+            for r in (lt.run(48, beta, I3, V, 20.0, 0.1, s, record=2) for s in range(10))
+        ]
     assert np.mean(ks[300.0]) < np.mean(ks[3.0]) - 1.0, ks
 
 
@@ -215,7 +218,7 @@ def test_zero_temperature_flow_matches_an_ode_solver(case):
     else:
         rng = np.random.default_rng(4)
         M = rng.standard_normal((3, 3))
-        B = M @ M.T + np.eye(3)                       # SPD, not orthogonal
+        B = M @ M.T + np.eye(3)  # SPD, not orthogonal
         S = np.array([[1.0, 0.2, 0.0], [0.2, 0.3, 0.1], [0.0, 0.1, -0.5]])
         V = S @ np.linalg.inv(B.T)
     S = V @ B.T
@@ -234,7 +237,7 @@ def test_zero_temperature_flow_matches_an_ode_solver(case):
 
 
 def test_zero_temperature_flow_converges_to_the_projection_at_the_gap_rate():
-    B, V = np.diag([1.0, 2.0, 1.0]), np.diag([1.0, 0.9, 0.5])   # S = diag(1, 1.8, 0.5): gap 0.8
+    B, V = np.diag([1.0, 2.0, 1.0]), np.diag([1.0, 0.9, 0.5])  # S = diag(1, 1.8, 0.5): gap 0.8
     Z0 = _unit_rows(8, 3, 3)
     P = lt.projection(Z0, V @ B.T)
     t = np.array([10.0, 20.0, 30.0])
@@ -298,7 +301,7 @@ def test_great_circle_concentration_then_drift_with_a_later_dip_for_larger_beta(
         k = int(np.argmin(W))
         dips.append(k)
         mins.append(W[k])
-        assert W[-1] > 1.15 * W[k]                      # drift after the dip
+        assert W[-1] > 1.15 * W[k]  # drift after the dip
     assert dips[0] < dips[1] < dips[2]
     assert mins[0] > mins[1] > mins[2]
 

@@ -1,4 +1,5 @@
 """sim.measures against independent references, closed forms, invariances and rates (§8)."""
+
 import math
 
 import numpy as np
@@ -31,12 +32,13 @@ def _w1_assignment(a, b):
 
 
 # --------------------------------------------------------------------------- w1_circle
-@pytest.mark.parametrize("n,m,seed", [(1, 1, 0), (5, 5, 1), (40, 40, 2), (150, 150, 3),
-                                      (6, 4, 4), (3, 7, 5), (12, 30, 6)])
+@pytest.mark.parametrize(
+    "n,m,seed", [(1, 1, 0), (5, 5, 1), (40, 40, 2), (150, 150, 3), (6, 4, 4), (3, 7, 5), (12, 30, 6)]
+)
 def test_w1_circle_equals_optimal_assignment(n, m, seed):
     rng = np.random.default_rng(seed)
-    a = rng.uniform(-10, 10, n)          # any real angles
-    b = rng.vonmises(1.0, 2.0, m) * 3    # concentrated + wrapped
+    a = rng.uniform(-10, 10, n)  # any real angles
+    b = rng.vonmises(1.0, 2.0, m) * 3  # concentrated + wrapped
     assert M.w1_circle(a, b) == pytest.approx(_w1_assignment(a, b), rel=1e-12, abs=1e-13)
 
 
@@ -60,11 +62,11 @@ def test_w1_circle_invariances():
     for alpha in (0.1, -2.5, 100.0):
         assert M.w1_circle(a + alpha, b + alpha) == pytest.approx(w, abs=1e-12)
     k = rng.integers(-5, 6, a.size)
-    assert M.w1_circle(a + TWO_PI * k, b) == pytest.approx(w, abs=1e-12)          # mod 2π
-    assert M.w1_circle(-a, -b) == pytest.approx(w, abs=1e-12)                      # reflection
-    assert M.w1_circle(b, a) == pytest.approx(w, abs=1e-15)                        # symmetry
+    assert M.w1_circle(a + TWO_PI * k, b) == pytest.approx(w, abs=1e-12)  # mod 2π
+    assert M.w1_circle(-a, -b) == pytest.approx(w, abs=1e-12)  # reflection
+    assert M.w1_circle(b, a) == pytest.approx(w, abs=1e-15)  # symmetry
     assert M.w1_circle(rng.permutation(a), b) == pytest.approx(w, abs=1e-15)
-    assert M.w1_circle(a, c) <= M.w1_circle(a, b) + M.w1_circle(b, c) + 1e-12     # triangle
+    assert M.w1_circle(a, c) <= M.w1_circle(a, b) + M.w1_circle(b, c) + 1e-12  # triangle
     assert 0 <= w <= math.pi
 
 
@@ -96,8 +98,8 @@ def test_one_point_and_ties():
 
 # --------------------------------------------------------------------------- sampling error
 def test_fixed_shift_mean_closed_forms_and_limit():
-    assert M.fixed_shift_mean(1) == pytest.approx(math.pi / 2, rel=1e-15)     # E|U − ½| = 1/4
-    assert M.fixed_shift_mean(2) == pytest.approx(TWO_PI / 6, rel=1e-15)      # triangular: 1/6
+    assert M.fixed_shift_mean(1) == pytest.approx(math.pi / 2, rel=1e-15)  # E|U − ½| = 1/4
+    assert M.fixed_shift_mean(2) == pytest.approx(TWO_PI / 6, rel=1e-15)  # triangular: 1/6
     # both branches (exact rational / Fourier integral) agree where they meet
     old = M.EXACT_IRWIN_HALL_MAX
     exact = [M.fixed_shift_mean(n) for n in (300, 1000)]
@@ -110,7 +112,7 @@ def test_fixed_shift_mean_closed_forms_and_limit():
         M_circle._abs_mean_uniform.cache_clear()
     np.testing.assert_allclose(integral, exact, rtol=1e-9)
     lim = math.sqrt(TWO_PI / 3)
-    assert math.sqrt(1e8) * M.fixed_shift_mean(10 ** 8) == pytest.approx(lim, rel=1e-6)
+    assert math.sqrt(1e8) * M.fixed_shift_mean(10**8) == pytest.approx(lim, rel=1e-6)
 
 
 def test_fixed_shift_mean_against_monte_carlo():
@@ -134,9 +136,9 @@ def test_sampling_error_rate_and_bound():
     assert abs(slope + 0.5) < 0.05, slope
     for n, m, s in zip(ns, mean, se):
         up = M.fixed_shift_mean(n)
-        assert m <= up + 3 * s                    # the median shift is optimal
-        assert m >= 0.9 * up - 3 * s              # ... and not far below the mean shift
-        assert m > M.equispaced_w1(n)             # iid points are worse than equal spacing
+        assert m <= up + 3 * s  # the median shift is optimal
+        assert m >= 0.9 * up - 3 * s  # ... and not far below the mean shift
+        assert m > M.equispaced_w1(n)  # iid points are worse than equal spacing
     # reproducible, and the standard error shrinks like 1/sqrt(trials)
     assert M.sampling_error(64, 50, 3) == M.sampling_error(64, 50, 3)
 
@@ -144,10 +146,12 @@ def test_sampling_error_rate_and_bound():
 # --------------------------------------------------------------------------- many heads
 def test_expected_norm_closed_forms():
     lam = np.array([[2.0, 0.0, 0.0], [2.0, 0.5, 0.0], [1.0, 1.0, 1.0], [0.0, 0.0, 0.0]])
-    want = [math.sqrt(2 * 2 / math.pi),                                    # half-normal
-            math.sqrt(2 / math.pi) * math.sqrt(2) * ellipe(1 - 0.25),      # 2-D: elliptic integral
-            2 * math.sqrt(2 / math.pi),                                    # chi with 3 dof
-            0.0]
+    want = [
+        math.sqrt(2 * 2 / math.pi),  # half-normal
+        math.sqrt(2 / math.pi) * math.sqrt(2) * ellipe(1 - 0.25),  # 2-D: elliptic integral
+        2 * math.sqrt(2 / math.pi),  # chi with 3 dof
+        0.0,
+    ]
     np.testing.assert_allclose(M_heads._expected_norm(lam), want, rtol=1e-12, atol=1e-15)
 
 
@@ -156,7 +160,7 @@ def test_head_reference_up_to_the_hard_limit(beta):
     """The page's beta (slider max 5, hard limit 6) at its head panel's size: the quadrature's
     tolerance is relative to the head spread it serves, so seed 0 no longer stops the page."""
     th = M.head_error_theory(32, 3, beta, 0)
-    assert th["quad_error"] < 1e-3 * th["bound"]   # far below the smallest error measured (~bound / 64)
+    assert th["quad_error"] < 1e-3 * th["bound"]  # far below the smallest error measured (~bound / 64)
 
 
 @pytest.mark.parametrize("d,beta", [(2, 1.0), (3, 1.0), (3, 2.5)])
@@ -166,7 +170,7 @@ def test_head_mean_velocity_against_many_heads(d, beta):
     F, Sig, err = M.head_mean_velocity(Z, beta)
     assert err <= M.GH_RTOL * math.sqrt(np.trace(Sig))
     rng = np.random.default_rng(0)
-    H = 2 ** 16
+    H = 2**16
     A = rng.standard_normal((H, d, d)) / math.sqrt(d)
     for i in (0, 5):
         S = beta * np.einsum("k,hkl,jl->hj", Z[i], A, Z)
@@ -200,7 +204,7 @@ def test_head_error_rate_bound_and_asymptote():
     se = np.array([r[1] for r in res])
     slope = np.polyfit(np.log(Hs), np.log(mean), 1)[0]
     assert abs(slope + 0.5) < 0.06, slope
-    assert np.all(mean <= th["bound"] / np.sqrt(Hs) + 3 * se)          # Jensen: exact for every H
+    assert np.all(mean <= th["bound"] / np.sqrt(Hs) + 3 * se)  # Jensen: exact for every H
     # large H: √H E e(H) → E‖N(0, Σ)‖ (CLT); at H = 256 within noise + 3 %
     assert abs(mean[-1] * 16 - th["asymptote"]) < 3 * se[-1] * 16 + 0.03 * th["asymptote"]
 
@@ -224,7 +228,7 @@ def test_stability_constant_formula():
 
 def _layer(theta, beta, dt):
     """One SA layer on the circle in angles: θ + arg(1 + Δ m(θ))."""
-    x = np.subtract.outer(theta, theta)                 # θ_i − θ_j
+    x = np.subtract.outer(theta, theta)  # θ_i − θ_j
     W = np.exp(beta * np.cos(x))
     m = (W * np.exp(-1j * x)).sum(axis=1) / W.sum(axis=1)
     return theta + np.angle(1 + dt * m)
@@ -239,7 +243,7 @@ def test_one_layer_contracts_at_most_by_1_plus_dt_C(beta, dt):
     for k in range(60):
         n = rng.integers(2, 30)
         nu = rng.vonmises(0, rng.uniform(0, 5), n)
-        if k % 3 == 0:   # a small perturbation of the same measure
+        if k % 3 == 0:  # a small perturbation of the same measure
             mu = nu + rng.normal(0, 1e-3, n)
         elif k % 3 == 1:  # antipodal bulk with a stray atom: the softmax denominator is small
             mu = np.append(np.full(n - 1, math.pi), rng.normal(0, 0.1))
@@ -258,12 +262,14 @@ def test_layer_in_angles_is_the_attention_layer_map():
     rng = np.random.default_rng(2)
     th = rng.uniform(0, TWO_PI, 11)
     Z = simulate_reference(np.stack([np.cos(th), np.sin(th)], 1), 1.7, 0.3, 1)[-1]
-    np.testing.assert_allclose(np.mod(np.arctan2(Z[:, 1], Z[:, 0]) - _layer(th, 1.7, 0.3) + 1, TWO_PI) - 1,
-                               0, atol=1e-13)
+    np.testing.assert_allclose(
+        np.mod(np.arctan2(Z[:, 1], Z[:, 0]) - _layer(th, 1.7, 0.3) + 1, TWO_PI) - 1, 0, atol=1e-13
+    )
 
 
-@pytest.mark.parametrize("n,beta,T,dt,seed", [(16, 1.0, 2.0, 0.1, 0), (40, 2.0, 1.5, 0.05, 1),
-                                              (8, 0.3, 3.0, 0.2, 2), (64, 4.0, 1.0, 0.1, 3)])
+@pytest.mark.parametrize(
+    "n,beta,T,dt,seed", [(16, 1.0, 2.0, 0.1, 0), (40, 2.0, 1.5, 0.05, 1), (8, 0.3, 3.0, 0.2, 2), (64, 4.0, 1.0, 0.1, 3)]
+)
 def test_stability_bound_holds_and_matches_its_parts(n, beta, T, dt, seed):
     r = M.stability(n, beta, T, dt, seed, n_ref=256)
     t, w1, bound = r["t"], r["w1"], r["bound"]
@@ -279,8 +285,9 @@ def test_stability_bound_holds_and_matches_its_parts(n, beta, T, dt, seed):
     assert w1[0] == pytest.approx(M.w1_circle(th0, ref0), rel=1e-12)
     k = r["layers"][-1]
     Z = simulate_reference(np.stack([np.cos(th0), np.sin(th0)], 1), beta, dt, k)[-1]
-    np.testing.assert_allclose(np.sort(np.mod(np.arctan2(Z[:, 1], Z[:, 0]), TWO_PI)),
-                               np.sort(r["theta"][-1]), atol=1e-9)
+    np.testing.assert_allclose(
+        np.sort(np.mod(np.arctan2(Z[:, 1], Z[:, 0]), TWO_PI)), np.sort(r["theta"][-1]), atol=1e-9
+    )
     assert w1[-1] == pytest.approx(M.w1_circle(r["theta"][-1], r["theta_ref"][-1]), rel=1e-12)
 
 
@@ -294,44 +301,48 @@ def test_stability_reference_is_reused_and_is_the_engine_run():
     np.testing.assert_array_equal(a["theta_ref"], b["theta_ref"])
     np.testing.assert_array_equal(a["layers"], b["layers"])
     assert a["layers"][-1] == 21 and a["theta_ref"].shape == (a["layers"].size, 128)
-    a["theta_ref"][:] = 0.0                                 # a caller's copy: the cache is untouched
+    a["theta_ref"][:] = 0.0  # a caller's copy: the cache is untouched
     c = M.stability(12, 1.3, 2.1, 0.1, 0, n_ref=128, max_records=6)
     np.testing.assert_array_equal(c["theta_ref"], b["theta_ref"])
     np.testing.assert_array_equal(c["w1"], a["w1"])
     ref0 = M.initial_quantile((np.arange(128) + 0.5) / 128)
     Z = simulate_reference(np.stack([np.cos(ref0), np.sin(ref0)], 1), 1.3, 0.1, 21)
     for k, L in enumerate(b["layers"]):
-        np.testing.assert_allclose(np.sort(b["theta_ref"][k]),
-                                   np.sort(np.mod(np.arctan2(Z[L, :, 1], Z[L, :, 0]), TWO_PI)), atol=1e-9)
+        np.testing.assert_allclose(
+            np.sort(b["theta_ref"][k]), np.sort(np.mod(np.arctan2(Z[L, :, 1], Z[L, :, 0]), TWO_PI)), atol=1e-9
+        )
 
 
 # --------------------------------------------------------------------------- invalid input
-@pytest.mark.parametrize("call,word", [
-    (lambda: M.w1_circle([], [1.0]), "at least one"),
-    (lambda: M.w1_circle([np.nan], [1.0]), "finite"),
-    (lambda: M.w1_circle([1.0], [np.inf]), "finite"),
-    (lambda: M.w1_circle([1 + 1j], [1.0]), "complex"),
-    (lambda: M.w1_circle([[1.0, 2.0]], [1.0]), "1-D"),
-    (lambda: M.w1_circle([1e12], [1.0]), "modulo"),
-    (lambda: M.w1_circle(np.zeros(10), np.zeros(10), max_work=5), "max_work"),
-    (lambda: M.w1_uniform_circle("abc"), "real"),
-    (lambda: M.sampling_error(0, 10, 0), "n must be"),
-    (lambda: M.sampling_error(10, 1, 0), "trials"),
-    (lambda: M.sampling_error(10 ** 6, 10 ** 3, 0), "max_work"),
-    (lambda: M.sampling_error(True, 10, 0), "integer"),
-    (lambda: M.head_average_error(0, 4, 0), "H must be"),
-    (lambda: M.head_average_error(4, 4, 0, d=7), "d must be"),
-    (lambda: M.head_average_error(4, 4, 0, beta=-1.0), "beta"),
-    (lambda: M.head_average_error(4, 4, 0, beta=15.0), "too large for the quadrature"),
-    (lambda: M.head_average_error(10 ** 6, 100, 0), "max_work"),
-    (lambda: M.stability(300, 1.0, 1.0, 0.1, 0, n_ref=100), "n_ref"),
-    (lambda: M.stability(10, 1.0, 1.0, 1.0, 0), "dt must be <"),
-    (lambda: M.stability(10, 0.0, 1.0, 0.1, 0), "beta must be >"),
-    (lambda: M.stability(10, 1.0, float("nan"), 0.1, 0), "T must be finite"),
-    (lambda: M.stability(10, 1.0, 1e3, 0.001, 0), "max_work"),
-    (lambda: M.stability_constant(400.0, 0.1), "beta must be <= 300"),
-    (lambda: M.fixed_shift_mean(0), "n must be"),
-])
+@pytest.mark.parametrize(
+    "call,word",
+    [
+        (lambda: M.w1_circle([], [1.0]), "at least one"),
+        (lambda: M.w1_circle([np.nan], [1.0]), "finite"),
+        (lambda: M.w1_circle([1.0], [np.inf]), "finite"),
+        (lambda: M.w1_circle([1 + 1j], [1.0]), "complex"),
+        (lambda: M.w1_circle([[1.0, 2.0]], [1.0]), "1-D"),
+        (lambda: M.w1_circle([1e12], [1.0]), "modulo"),
+        (lambda: M.w1_circle(np.zeros(10), np.zeros(10), max_work=5), "max_work"),
+        (lambda: M.w1_uniform_circle("abc"), "real"),
+        (lambda: M.sampling_error(0, 10, 0), "n must be"),
+        (lambda: M.sampling_error(10, 1, 0), "trials"),
+        (lambda: M.sampling_error(10**6, 10**3, 0), "max_work"),
+        (lambda: M.sampling_error(True, 10, 0), "integer"),
+        (lambda: M.head_average_error(0, 4, 0), "H must be"),
+        (lambda: M.head_average_error(4, 4, 0, d=7), "d must be"),
+        (lambda: M.head_average_error(4, 4, 0, beta=-1.0), "beta"),
+        (lambda: M.head_average_error(4, 4, 0, beta=15.0), "too large for the quadrature"),
+        (lambda: M.head_average_error(10**6, 100, 0), "max_work"),
+        (lambda: M.stability(300, 1.0, 1.0, 0.1, 0, n_ref=100), "n_ref"),
+        (lambda: M.stability(10, 1.0, 1.0, 1.0, 0), "dt must be <"),
+        (lambda: M.stability(10, 0.0, 1.0, 0.1, 0), "beta must be >"),
+        (lambda: M.stability(10, 1.0, float("nan"), 0.1, 0), "T must be finite"),
+        (lambda: M.stability(10, 1.0, 1e3, 0.001, 0), "max_work"),
+        (lambda: M.stability_constant(400.0, 0.1), "beta must be <= 300"),
+        (lambda: M.fixed_shift_mean(0), "n must be"),
+    ],
+)
 def test_invalid_input_raises_with_reason(call, word):
     with pytest.raises(ValueError, match=word):
         call()

@@ -1,5 +1,6 @@
 """Tests for sim.nonnormal: closed forms vs scipy.linalg.expm, peak vs dense search,
 pseudospectrum kernel vs NumPy SVD, Jacobian products vs direct products, Euler bounds."""
+
 from __future__ import annotations
 
 import math
@@ -23,6 +24,7 @@ def _expm_stack(A, s):
 # the Jordan-type operator
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("M", M_VALUES)
 @pytest.mark.parametrize("eps", [0.0, 1e-6, 0.3, 2.0])
 def test_flow_matches_expm(M, eps):
@@ -39,8 +41,7 @@ def test_response_matches_expm(M):
     for x0 in ([1.0, 0.0], [0.0, 1.0], rng.standard_normal(2)):
         x = nn.response(M, S_GRID, x0)
         assert x.shape == (S_GRID.size, 2)
-        np.testing.assert_allclose(x, _expm_stack(A, S_GRID) @ np.asarray(x0),
-                                   rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(x, _expm_stack(A, S_GRID) @ np.asarray(x0), rtol=1e-10, atol=1e-14)
 
 
 @pytest.mark.parametrize("M", M_VALUES)
@@ -51,8 +52,9 @@ def test_response_from_e2_at_s1(M):
     assert r >= abs(M) / math.e
     # and along the whole curve: e^{-s} sqrt(1 + s^2 M^2)
     s = np.linspace(0.0, 5.0, 41)
-    np.testing.assert_allclose(np.linalg.norm(nn.response(M, s, [0.0, 1.0]), axis=1),
-                               np.exp(-s) * np.sqrt(1.0 + (s * M) ** 2), rtol=1e-13)
+    np.testing.assert_allclose(
+        np.linalg.norm(nn.response(M, s, [0.0, 1.0]), axis=1), np.exp(-s) * np.sqrt(1.0 + (s * M) ** 2), rtol=1e-13
+    )
 
 
 def test_response_scalar_s():
@@ -79,7 +81,7 @@ def test_operator_norm_stable_for_large_s():
         assert np.all(np.isfinite(v)) and np.all(v >= 0.0)
         h = s * M / 2.0
         log_exact = -s + np.log(h + np.sqrt(1.0 + h * h))
-        ok = log_exact > -700.0           # representable without underflow
+        ok = log_exact > -700.0  # representable without underflow
         np.testing.assert_allclose(np.log(v[ok]), log_exact[ok], rtol=1e-13)
         assert np.all(v[~ok] < 1e-300)
         assert np.all(np.diff(v) <= 0.0)
@@ -90,7 +92,7 @@ def test_peak_against_dense_numerical_maximisation(M):
     s_star, value = nn.peak(M)
     # closed form claim: s* = sqrt(1 - 4/M^2) for |M| > 2, else no growth
     if abs(M) > 2.0:
-        assert s_star == pytest.approx(math.sqrt(1.0 - 4.0 / M ** 2), rel=1e-12)
+        assert s_star == pytest.approx(math.sqrt(1.0 - 4.0 / M**2), rel=1e-12)
     else:
         assert (s_star, value) == (0.0, 1.0)
     # dense search on the closed form and on expm
@@ -105,8 +107,9 @@ def test_peak_against_dense_numerical_maximisation(M):
     g = np.array([np.linalg.norm(expm(t * A), 2) for t in coarse])
     assert np.max(g) <= value * (1.0 + 1e-12)
     # an independent optimiser on the expm-based norm
-    res = minimize_scalar(lambda t: -np.linalg.norm(expm(t * A), 2), bounds=(0.0, 4.0),
-                          method="bounded", options={"xatol": 1e-10})
+    res = minimize_scalar(
+        lambda t: -np.linalg.norm(expm(t * A), 2), bounds=(0.0, 4.0), method="bounded", options={"xatol": 1e-10}
+    )
     assert -res.fun == pytest.approx(value, rel=1e-9)
     if abs(M) > 2.05:
         assert res.x == pytest.approx(s_star, abs=1e-4)
@@ -126,10 +129,10 @@ def test_circle_image_axes_are_singular_values(M, eps):
     s = np.array([0.0, 0.4, 1.0, 2.5])
     pts = nn.circle_image(M, s, n_points=20_001, eps=eps)
     assert pts.shape == (4, 20_001, 2)
-    np.testing.assert_allclose(pts[:, 0], pts[:, -1], atol=1e-12)      # closed curve
+    np.testing.assert_allclose(pts[:, 0], pts[:, -1], atol=1e-12)  # closed curve
     radius = np.linalg.norm(pts, axis=2)
     smax = nn.flow_norm(M, s, eps)
-    smin = np.exp(-(2.0 + eps) * s) / smax                               # |det| / sigma_max
+    smin = np.exp(-(2.0 + eps) * s) / smax  # |det| / sigma_max
     # sampled extremes can only fall inside [smin, smax]; sampling error ~ (h/2)^2 (smax/smin)^2
     h2 = (np.pi / 20_000) ** 2
     assert np.all(radius.max(axis=1) <= smax * (1 + 1e-13))
@@ -142,10 +145,11 @@ def test_circle_image_axes_are_singular_values(M, eps):
 # diagonalisable variant: kappa(V)
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("M,eps", [(3.0, 0.1), (-3.0, 0.1), (10.0, 1.0), (0.5, 2.0), (25.0, 1e-3)])
 def test_kappa_matches_eigenvector_matrix_and_bounds_norm(M, eps):
     A = nn.matrix(M, eps)
-    _, V = np.linalg.eig(A)                       # unit-norm columns
+    _, V = np.linalg.eig(A)  # unit-norm columns
     assert nn.kappa(M, eps) == pytest.approx(np.linalg.cond(V), rel=1e-8)
     s = np.linspace(0.0, 12.0, 2001)
     assert np.all(nn.flow_norm(M, s, eps) <= nn.kappa(M, eps) * np.exp(-s) * (1 + 1e-12))
@@ -168,10 +172,17 @@ def test_kappa_degenerates_as_eps_to_zero():
 # pseudospectra
 # ---------------------------------------------------------------------------
 
+
 def _random_matrices():
     rng = np.random.default_rng(3)
-    return [nn.matrix(3.0), nn.matrix(-12.0, 0.4), 3.0 * rng.standard_normal((2, 2)),
-            rng.standard_normal((2, 2)), np.diag([-1.0, 0.5]), np.zeros((2, 2))]
+    return [
+        nn.matrix(3.0),
+        nn.matrix(-12.0, 0.4),
+        3.0 * rng.standard_normal((2, 2)),
+        rng.standard_normal((2, 2)),
+        np.diag([-1.0, 0.5]),
+        np.zeros((2, 2)),
+    ]
 
 
 @pytest.mark.parametrize("A", _random_matrices())
@@ -211,8 +222,9 @@ def test_pseudospectrum_zero_at_eigenvalues_and_large_for_nonnormal():
     assert 1.0 / sig[0, 1] > 35.0
 
 
-@pytest.mark.parametrize("M,eps", [(0.0, 0.0), (1.0, 0.0), (3.0, 0.0), (6.0, 0.0), (20.0, 0.0),
-                                   (-8.0, 0.3), (5.0, 1.5)])
+@pytest.mark.parametrize(
+    "M,eps", [(0.0, 0.0), (1.0, 0.0), (3.0, 0.0), (6.0, 0.0), (20.0, 0.0), (-8.0, 0.3), (5.0, 1.5)]
+)
 def test_kreiss_lower_bound_below_true_peak(M, eps):
     A = nn.matrix(M, eps)
     R = max(2.5, 1.4 * math.sqrt(abs(M) + 1.0))
@@ -236,6 +248,7 @@ def test_kreiss_lower_bound_below_true_peak(M, eps):
 # ordered products of layer Jacobians
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("L,d,eta,seed", [(6, 2, 0.5, 0), (9, 4, 0.3, 11), (5, 7, 1.2, 3)])
 def test_jacobian_products_match_direct_products(L, d, eta, seed):
     r = nn.jacobian_products(L, d, eta, seed)
@@ -245,8 +258,8 @@ def test_jacobian_products_match_direct_products(L, d, eta, seed):
         fwd = np.eye(d)
         bwd = np.eye(d)
         for ell in range(k):
-            fwd = J[ell] @ fwd            # J_{k-1} ... J_0
-            bwd = bwd @ J[ell]            # J_0 ... J_{k-1}
+            fwd = J[ell] @ fwd  # J_{k-1} ... J_0
+            bwd = bwd @ J[ell]  # J_0 ... J_{k-1}
         assert r["ordered"][k - 1] == pytest.approx(math.log(np.linalg.norm(fwd, 2)), abs=1e-10)
         assert r["reversed"][k - 1] == pytest.approx(math.log(np.linalg.norm(bwd, 2)), abs=1e-10)
         prod_norms = np.prod([np.linalg.norm(J[e], 2) for e in range(k)])
@@ -258,7 +271,7 @@ def test_jacobian_products_match_direct_products(L, d, eta, seed):
 
 def test_jacobian_products_bound_depth_and_determinism():
     r = nn.jacobian_products(2000, 4, 0.3, 5)
-    assert np.all(np.isfinite(r["ordered"]))           # renormalisation: no overflow
+    assert np.all(np.isfinite(r["ordered"]))  # renormalisation: no overflow
     assert np.all(r["ordered"] <= r["norm_product"] + 1e-9)
     assert np.all(r["reversed"] <= r["norm_product"] + 1e-9)
     # the bound is loose by orders of magnitude at depth when directions do not align
@@ -276,8 +289,10 @@ def test_jacobian_products_bound_depth_and_determinism():
 # explicit Euler
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("M,eps,delta", [(5.0, 0.0, 0.1), (-3.0, 0.0, 0.7), (5.0, 0.0, 1.5),
-                                         (2.0, 0.4, 0.25), (8.0, 0.0, 2.5)])
+
+@pytest.mark.parametrize(
+    "M,eps,delta", [(5.0, 0.0, 0.1), (-3.0, 0.0, 0.7), (5.0, 0.0, 1.5), (2.0, 0.4, 0.25), (8.0, 0.0, 2.5)]
+)
 def test_euler_flow_iterates_and_exact(M, eps, delta):
     x0 = np.array([0.3, -0.8])
     r = nn.euler_flow(M, delta, 6.0, x0, eps)
@@ -285,14 +300,12 @@ def test_euler_flow_iterates_and_exact(M, eps, delta):
     assert r["s"].shape == (n + 1,) and r["s"][-1] <= 6.0 + 1e-12
     step = np.eye(2) + delta * nn.matrix(M, eps)
     for k in range(n + 1):
-        np.testing.assert_allclose(r["euler"][k], np.linalg.matrix_power(step, k) @ x0,
-                                   rtol=1e-12, atol=1e-14)
-        np.testing.assert_allclose(r["exact"][k], expm(r["s"][k] * nn.matrix(M, eps)) @ x0,
-                                   rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(r["euler"][k], np.linalg.matrix_power(step, k) @ x0, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(r["exact"][k], expm(r["s"][k] * nn.matrix(M, eps)) @ x0, rtol=1e-10, atol=1e-14)
     if eps == 0.0 and delta != 1.0:
         k = np.arange(n + 1)
         q = 1.0 - delta
-        closed = np.stack([q ** k * x0[0] + k * delta * M * q ** (k - 1.0) * x0[1], q ** k * x0[1]], 1)
+        closed = np.stack([q**k * x0[0] + k * delta * M * q ** (k - 1.0) * x0[1], q**k * x0[1]], 1)
         np.testing.assert_allclose(r["euler"], closed, rtol=1e-9, atol=1e-13)
 
 
@@ -324,8 +337,9 @@ def test_euler_scalar_error_bound_holds(a, ad, H):
     np.testing.assert_allclose(r["euler"], 2.5 * (1.0 - ad) ** j, rtol=1e-12)
 
 
-@pytest.mark.parametrize("ad,regime", [(0.5, "monotone"), (1.0, "zero"), (1.5, "alternating"),
-                                       (2.0, "neutral"), (2.5, "divergent")])
+@pytest.mark.parametrize(
+    "ad,regime", [(0.5, "monotone"), (1.0, "zero"), (1.5, "alternating"), (2.0, "neutral"), (2.5, "divergent")]
+)
 def test_euler_scalar_regimes(ad, regime):
     r = nn.euler_scalar(1.0, ad, 30.0)
     assert r["regime"] == regime == nn.euler_regime(1.0, ad)
@@ -344,41 +358,45 @@ def test_euler_scalar_regimes(ad, regime):
 # bad input
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("call", [
-    lambda: nn.response(float("nan"), [1.0], [0, 1]),
-    lambda: nn.response(True, [1.0], [0, 1]),
-    lambda: nn.response("3", [1.0], [0, 1]),
-    lambda: nn.response(3.0, [-0.1, 1.0], [0, 1]),
-    lambda: nn.response(3.0, [np.inf], [0, 1]),
-    lambda: nn.response(3.0, [[1.0, 2.0]], [0, 1]),
-    lambda: nn.response(3.0, [1.0], [0, 1, 0]),
-    lambda: nn.response(3.0, [1.0], [0, np.nan]),
-    lambda: nn.response(3.0, np.zeros(2_000_000), [0, 1]),
-    lambda: nn.operator_norm(1e7, [1.0]),
-    lambda: nn.operator_norm(3.0, [2e4]),
-    lambda: nn.peak(np.inf),
-    lambda: nn.peak(None),
-    lambda: nn.flow(3.0, [1.0], eps=-0.1),
-    lambda: nn.kappa(3.0, -1.0),
-    lambda: nn.circle_image(3.0, np.linspace(0, 1, 1000), n_points=5000),
-    lambda: nn.circle_image(3.0, [1.0], n_points=2),
-    lambda: nn.pseudospectrum(np.eye(3), [0.0], [0.0]),
-    lambda: nn.pseudospectrum(np.eye(2), [], [0.0]),
-    lambda: nn.pseudospectrum(np.eye(2), np.zeros(3000), np.zeros(3000)),
-    lambda: nn.pseudospectrum_reference([[1, np.nan], [0, 1]], [0.0], [0.0]),
-    lambda: nn.kreiss_lower_bound(np.eye(2), [0.0, 1.0], [0.0], sigma=np.ones((2, 2))),
-    lambda: nn.jacobian_products(0),
-    lambda: nn.jacobian_products(10, d=0),
-    lambda: nn.jacobian_products(5000, d=64),
-    lambda: nn.jacobian_products(10, eta=-1.0),
-    lambda: nn.jacobian_products(10, seed=-1),
-    lambda: nn.jacobian_products(2.5),
-    lambda: nn.euler_flow(3.0, 0.0, 1.0, [0, 1]),
-    lambda: nn.euler_flow(3.0, 1e-6, 1e4, [0, 1]),
-    lambda: nn.euler_scalar(0.0, 0.1, 1.0),
-    lambda: nn.euler_scalar(1.0, 0.1, -1.0),
-    lambda: nn.euler_regime(-1.0, 0.1),
-])
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: nn.response(float("nan"), [1.0], [0, 1]),
+        lambda: nn.response(True, [1.0], [0, 1]),
+        lambda: nn.response("3", [1.0], [0, 1]),
+        lambda: nn.response(3.0, [-0.1, 1.0], [0, 1]),
+        lambda: nn.response(3.0, [np.inf], [0, 1]),
+        lambda: nn.response(3.0, [[1.0, 2.0]], [0, 1]),
+        lambda: nn.response(3.0, [1.0], [0, 1, 0]),
+        lambda: nn.response(3.0, [1.0], [0, np.nan]),
+        lambda: nn.response(3.0, np.zeros(2_000_000), [0, 1]),
+        lambda: nn.operator_norm(1e7, [1.0]),
+        lambda: nn.operator_norm(3.0, [2e4]),
+        lambda: nn.peak(np.inf),
+        lambda: nn.peak(None),
+        lambda: nn.flow(3.0, [1.0], eps=-0.1),
+        lambda: nn.kappa(3.0, -1.0),
+        lambda: nn.circle_image(3.0, np.linspace(0, 1, 1000), n_points=5000),
+        lambda: nn.circle_image(3.0, [1.0], n_points=2),
+        lambda: nn.pseudospectrum(np.eye(3), [0.0], [0.0]),
+        lambda: nn.pseudospectrum(np.eye(2), [], [0.0]),
+        lambda: nn.pseudospectrum(np.eye(2), np.zeros(3000), np.zeros(3000)),
+        lambda: nn.pseudospectrum_reference([[1, np.nan], [0, 1]], [0.0], [0.0]),
+        lambda: nn.kreiss_lower_bound(np.eye(2), [0.0, 1.0], [0.0], sigma=np.ones((2, 2))),
+        lambda: nn.jacobian_products(0),
+        lambda: nn.jacobian_products(10, d=0),
+        lambda: nn.jacobian_products(5000, d=64),
+        lambda: nn.jacobian_products(10, eta=-1.0),
+        lambda: nn.jacobian_products(10, seed=-1),
+        lambda: nn.jacobian_products(2.5),
+        lambda: nn.euler_flow(3.0, 0.0, 1.0, [0, 1]),
+        lambda: nn.euler_flow(3.0, 1e-6, 1e4, [0, 1]),
+        lambda: nn.euler_scalar(0.0, 0.1, 1.0),
+        lambda: nn.euler_scalar(1.0, 0.1, -1.0),
+        lambda: nn.euler_regime(-1.0, 0.1),
+    ],
+)
 def test_bad_input_raises(call):
     with pytest.raises(ValueError):
         call()
@@ -388,11 +406,12 @@ def test_bad_input_raises(call):
 # every number finite and right, or a ValueError that says why
 # ---------------------------------------------------------------------------
 
+
 def test_euler_flow_overflow_raises_not_nan():
     """euler_flow(1e6, 10, 1e4, [0, 1]) returned NaNs (9^k overflows)."""
     with pytest.raises(ValueError, match=r"overflow.*horizon <"):
         nn.euler_flow(1e6, 10, 1e4, [0, 1])
-    r = nn.euler_flow(1e6, 10, 100.0, [0, 1])          # 10 steps: finite, and the closed form
+    r = nn.euler_flow(1e6, 10, 100.0, [0, 1])  # 10 steps: finite, and the closed form
     k = np.arange(11)
     np.testing.assert_allclose(r["euler"][:, 1], (-9.0) ** k, rtol=1e-15)
     np.testing.assert_allclose(r["euler"][:, 0], k * 10 * 1e6 * (-9.0) ** (k - 1.0), rtol=1e-12)
@@ -404,16 +423,15 @@ def test_euler_flow_long_horizon_is_fast_and_complete():
     """euler_flow(3, 0.01, 1e4, ...) looped 3 s in Python, then failed on 's' (never passed)."""
     import time
 
-    nn.euler_flow(3, 0.01, 1.0, [0, 1])                    # compile / load outside the timing
+    nn.euler_flow(3, 0.01, 1.0, [0, 1])  # compile / load outside the timing
     t0 = time.process_time()
     r = nn.euler_flow(3, 0.01, 1e4, [0.3, 1.0])
-    assert time.process_time() - t0 < 2.5   # CPU seconds (not wall: other jobs may share the cores)
+    assert time.process_time() - t0 < 2.5  # CPU seconds (not wall: other jobs may share the cores)
     assert r["s"].size == r["euler"].shape[0] == r["exact"].shape[0] == 1_000_001
     assert np.all(np.isfinite(r["euler"])) and np.all(np.isfinite(r["exact"]))
     np.testing.assert_allclose(r["exact"][:501], nn.response(3, r["s"][:501], [0.3, 1.0]), rtol=1e-13)
     step = np.eye(2) + 0.01 * nn.matrix(3)
-    np.testing.assert_allclose(r["euler"][300], np.linalg.matrix_power(step, 300) @ [0.3, 1.0],
-                               rtol=1e-12)
+    np.testing.assert_allclose(r["euler"][300], np.linalg.matrix_power(step, 300) @ [0.3, 1.0], rtol=1e-12)
     with pytest.raises(ValueError, match="max_work"):
         nn.euler_flow(3, 0.001, 1e4, [0, 1])
     assert nn.euler_flow(3, 0.5, 10.0, [0, 1], max_work=20)["s"].size == 21
@@ -457,7 +475,7 @@ def test_work_bounds_can_be_raised_explicitly():
         nn.circle_image(5.0, [0.0, 1.0], n_points=11, max_work=21)
     with pytest.raises(ValueError, match="max_work"):
         nn.euler_scalar(1.0, 0.1, 10.0, max_work=99)
-    with pytest.raises(ValueError):                     # default bounds unchanged
+    with pytest.raises(ValueError):  # default bounds unchanged
         nn.pseudospectrum(A, np.zeros(2001), np.zeros(2000))
 
 

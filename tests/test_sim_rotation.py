@@ -1,4 +1,5 @@
 """sim.rotation against docs/constructions.md (rotation): Lyapunov, area rate, Euler–Maruyama, current, FFN curl."""
+
 import math
 
 import numpy as np
@@ -22,8 +23,9 @@ NONNORMAL = (np.array([[1.0, 2.0], [-0.5, 1.5]]), np.array([[0.7, 0.2], [0.2, 0.
 CASES = [example(0.5, 4.0, 0.1), example(1.0, 2.0, 0.3), example(0.3, 10.0, 0.0), NONNORMAL]
 
 
-@pytest.mark.parametrize("H,D", CASES + [(np.array([[2.0, 1.0, 0.0], [0.0, 1.0, 0.5], [0.3, 0.0, 3.0]]),
-                                          np.diag([1.0, 0.5, 0.0]) + 0.1)])
+@pytest.mark.parametrize(
+    "H,D", CASES + [(np.array([[2.0, 1.0, 0.0], [0.0, 1.0, 0.5], [0.3, 0.0, 3.0]]), np.diag([1.0, 0.5, 0.0]) + 0.1)]
+)
 def test_lyapunov_residual(H, D):
     S = R.stationary_covariance(H, D)
     assert np.abs(H @ S + S @ H.T - 2 * D).max() < 1e-12
@@ -103,7 +105,7 @@ def test_area_mc_within_4_stderr(k, H, D):
     assert abs(rate - exact_dt) < 4 * se
     # the continuum rate differs from the scheme's by O(dt), below the noise here
     assert abs(rate - R.area_rate(H, D)) < 4 * se + 2 * abs(exact_dt - R.area_rate(H, D))
-    assert abs(R.area_rate(H, D)) > 4 * se       # and the drift is resolved: a real rotation
+    assert abs(R.area_rate(H, D)) > 4 * se  # and the drift is resolved: a real rotation
 
 
 def test_area_mc_stderr_is_honest():
@@ -112,7 +114,7 @@ def test_area_mc_stderr_is_honest():
     dt = 0.02
     ex = R.em_area_rate(H, D, dt)
     z = np.array([(lambda r: (r[0] - ex) / r[1])(R.area_mc(H, D, 1000.0, dt, seed=s)) for s in range(24)])
-    assert 0.4 < np.mean(z ** 2) < 2.2, z
+    assert 0.4 < np.mean(z**2) < 2.2, z
 
 
 def test_detailed_balance_area_is_a_random_walk():
@@ -134,7 +136,7 @@ def test_current_is_divergence_free_and_carries_the_area_rate(H, D):
     e = 1e-6 * math.sqrt(np.linalg.eigvalsh(S).min())
     d11 = (R.current_field(H, D, P + [e, 0])[:, 0] - R.current_field(H, D, P - [e, 0])[:, 0]) / (2 * e)
     d22 = (R.current_field(H, D, P + [0, e])[:, 1] - R.current_field(H, D, P - [0, e])[:, 1]) / (2 * e)
-    assert np.abs(d11 + d22).max() < 1e-6 * np.abs(d11).max()      # the two terms cancel
+    assert np.abs(d11 + d22).max() < 1e-6 * np.abs(d11).max()  # the two terms cancel
     area = 0.5 * np.sum(X[:, 0] * J[:, 1] - X[:, 1] * J[:, 0]) * h * h
     assert area == pytest.approx(R.area_rate(H, D), rel=1e-6, abs=1e-10)
 
@@ -180,7 +182,7 @@ def test_bad_input_raises():
     with pytest.raises(ValueError, match="positive real part"):
         R.stationary_covariance(np.diag([1.0, -0.1]), D)
     with pytest.raises(ValueError, match="positive real part"):
-        R.area_rate(np.array([[0.0, 1.0], [-1.0, 0.0]]), D)        # a pure rotation: not a minimum
+        R.area_rate(np.array([[0.0, 1.0], [-1.0, 0.0]]), D)  # a pure rotation: not a minimum
     with pytest.raises(ValueError, match="symmetric"):
         R.stationary_covariance(H, [[1.0, 0.5], [0.0, 1.0]])
     with pytest.raises(ValueError, match="semi-definite"):
@@ -192,7 +194,7 @@ def test_bad_input_raises():
     with pytest.raises(ValueError, match="H must have entries"):
         R.stationary_covariance(1e6 * np.eye(2), D)
     with pytest.raises(ValueError, match="unstable"):
-        R.simulate_ou(H, D, 0.6, 10, 0)                              # 1 − 0.6·4 = −1.4
+        R.simulate_ou(H, D, 0.6, 10, 0)  # 1 − 0.6·4 = −1.4
     with pytest.raises(ValueError, match="steps"):
         R.simulate_ou(H, D, 0.01, 10**9, 0)
     with pytest.raises(ValueError, match="seed"):
@@ -207,11 +209,14 @@ def test_bad_input_raises():
         R.ffn_curl(np.ones((4, 2)), np.ones((2, 3)), X_FFN)
     with pytest.raises(ValueError, match="X must"):
         R.ffn_curl(np.ones((4, 2)), np.ones((2, 4)), np.ones((5, 3)))
-    for bad in [b for b in BAD if b != "1"]:      # (a numeric string in an array is NumPy's float)
-        for fn in (lambda: R.stationary_covariance([[bad, 0], [0, 1]], D),
-                   lambda: R.simulate_ou(H, D, bad, 10, 0), lambda: R.area_mc(H, D, bad, 0.01, 0),
-                   lambda: R.simulate_ou(H, D, 0.01, bad, 0),
-                   lambda: R.ffn_curl([[bad, 0.0]], [[1.0], [0.0]], X_FFN)):
+    for bad in [b for b in BAD if b != "1"]:  # (a numeric string in an array is NumPy's float)
+        for fn in (
+            lambda: R.stationary_covariance([[bad, 0], [0, 1]], D),
+            lambda: R.simulate_ou(H, D, bad, 10, 0),
+            lambda: R.area_mc(H, D, bad, 0.01, 0),
+            lambda: R.simulate_ou(H, D, 0.01, bad, 0),
+            lambda: R.ffn_curl([[bad, 0.0]], [[1.0], [0.0]], X_FFN),
+        ):
             with pytest.raises(ValueError):
                 fn()
 
@@ -222,7 +227,7 @@ def test_batch_means_is_area_mc_on_the_same_path():
     path = R.simulate_ou(H, D, dt, int(round(T / dt)), seed)
     assert R.batch_means(R.area_increments(path), dt) == R.area_mc(H, D, T, dt, seed)
     inc = np.arange(100.0)
-    rate, se = R.batch_means(inc, 0.5, burn_in=0.0, batches=5)    # batches of 20: sums 190, 590, ...
+    rate, se = R.batch_means(inc, 0.5, burn_in=0.0, batches=5)  # batches of 20: sums 190, 590, ...
     sums = inc.reshape(5, 20).sum(axis=1) / 10.0
     assert rate == pytest.approx(sums.mean()) and se == pytest.approx(sums.std(ddof=1) / math.sqrt(5))
     with pytest.raises(ValueError, match="fewer than batches"):
@@ -235,6 +240,7 @@ def test_singular_covariance_has_no_current():
     """Noise along an eigen-direction of H only (the page's angle = 0, noise ratio = 0): the law lies
     on that line, a 1-D process in detailed balance, so the current is zero, not an error."""
     from pages.rotation.views import example
+
     H, D = example(0.0, 4.0, 0.0)
     assert np.linalg.det(R.stationary_covariance(H, D)) <= 1e-12
     np.testing.assert_array_equal(R.current_field(H, D, X_FFN), 0.0)

@@ -1,4 +1,5 @@
 """sim.two_point against closed forms, the 2-particle layer map and invariants."""
+
 import math
 
 import numpy as np
@@ -41,8 +42,10 @@ def test_seed_example_values_and_ordering():
     assert abs(math.log(late[1] / late[0]) + 1.0) < 1e-3
 
 
-@pytest.mark.parametrize("flow,beta,theta0,horizon", [
-    ("SA", 1.0, 1.0, 3.0), ("SA", 2.5, 0.6, 3.0), ("USA", 1.0, 1.0, 1.5), ("USA", 2.5, 0.6, 0.3)])
+@pytest.mark.parametrize(
+    "flow,beta,theta0,horizon",
+    [("SA", 1.0, 1.0, 3.0), ("SA", 2.5, 0.6, 3.0), ("USA", 1.0, 1.0, 1.5), ("USA", 2.5, 0.6, 0.3)],
+)
 def test_layer_map_converges_first_order_to_ode(flow, beta, theta0, horizon):
     """Horizons end well before ϑ reaches rounding level (USA collapses like e^{-e^β τ})."""
     exact = tp.half_angle(beta, theta0, [horizon], flow)[0]
@@ -79,21 +82,21 @@ def _clock_by_ode(beta, theta0, tu):
     def f(_, y):
         th = math.exp(y[0])
         s2 = math.sin(2 * th) / th if th > 1e-150 else 2.0
-        return [-0.5 * math.exp(beta * math.cos(2 * th)) * s2,
-                (math.exp(beta) + math.exp(beta * math.cos(2 * th))) / 2.0]
+        return [
+            -0.5 * math.exp(beta * math.cos(2 * th)) * s2,
+            (math.exp(beta) + math.exp(beta * math.cos(2 * th))) / 2.0,
+        ]
 
-    sol = solve_ivp(f, (0.0, tu.max()), [math.log(theta0), 0.0], method="DOP853", t_eval=tu,
-                    rtol=1e-12, atol=1e-14)
+    sol = solve_ivp(f, (0.0, tu.max()), [math.log(theta0), 0.0], method="DOP853", t_eval=tu, rtol=1e-12, atol=1e-14)
     return sol.y[1]
 
 
-@pytest.mark.parametrize("beta,theta0", [(0.0, 1.0), (0.2, 1.4), (1.0, 1.0), (4.0, 0.3), (30.0, 0.05),
-                                         (3.3, 1.0)])
+@pytest.mark.parametrize("beta,theta0", [(0.0, 1.0), (0.2, 1.4), (1.0, 1.0), (4.0, 0.3), (30.0, 0.05), (3.3, 1.0)])
 def test_usa_clock_quadrature_is_the_ode_clock(beta, theta0):
     tu = np.linspace(0.0, 5.0, 400)
     got = tp.usa_on_sa_clock(beta, theta0, tu)
     np.testing.assert_allclose(got, _clock_by_ode(beta, theta0, tu), rtol=1e-10, atol=0)
-    perm = np.random.default_rng(0).permutation(tu.size)   # any order, a single point, none
+    perm = np.random.default_rng(0).permutation(tu.size)  # any order, a single point, none
     np.testing.assert_allclose(tp.usa_on_sa_clock(beta, theta0, tu[perm]), got[perm], rtol=1e-14)
     assert tp.usa_on_sa_clock(beta, theta0, [0.0])[0] == 0.0
     assert tp.usa_on_sa_clock(beta, theta0, []).shape == (0,)
@@ -112,8 +115,9 @@ def test_energy_closed_form_and_reference():
         assert tp.energy(Z, beta, A) == pytest.approx(ref, rel=1e-12)
 
 
-@pytest.mark.parametrize("beta,n,d,with_A", [(1.0, 2, 3, False), (3.3, 2, 3, False), (0.7, 7, 4, True),
-                                              (20.0, 12, 3, True)])
+@pytest.mark.parametrize(
+    "beta,n,d,with_A", [(1.0, 2, 3, False), (3.3, 2, 3, False), (0.7, 7, 4, True), (20.0, 12, 3, True)]
+)
 def test_energies_are_energy_of_each_configuration(beta, n, d, with_A):
     rng = np.random.default_rng(5)
     A = rng.normal(size=(d, d)) if with_A else None
@@ -126,10 +130,14 @@ def test_energies_are_energy_of_each_configuration(beta, n, d, with_A):
 
 def test_energies_invalid_input():
     Z = np.ones((4, 2, 3)) / math.sqrt(3)
-    for call, match in ((lambda: tp.energies(Z[0], 1.0), "traj"), (lambda: tp.energies(Z, 0.0), "beta"),
-                        (lambda: tp.energies(Z * np.nan, 1.0), "traj"), (lambda: tp.energies(Z, 1e4), "beta"),
-                        (lambda: tp.energies(Z, 1.0, np.eye(2)), "A"),
-                        (lambda: tp.energies(Z, 1.0, max_work=10), "max_work")):
+    for call, match in (
+        (lambda: tp.energies(Z[0], 1.0), "traj"),
+        (lambda: tp.energies(Z, 0.0), "beta"),
+        (lambda: tp.energies(Z * np.nan, 1.0), "traj"),
+        (lambda: tp.energies(Z, 1e4), "beta"),
+        (lambda: tp.energies(Z, 1.0, np.eye(2)), "A"),
+        (lambda: tp.energies(Z, 1.0, max_work=10), "max_work"),
+    ):
         with pytest.raises(ValueError, match=match):
             call()
 
@@ -162,19 +170,22 @@ def test_simplex_reduction(n, rho0, beta):
     assert abs(off.mean() - exact) < 5 * dt  # first-order layer map
 
 
-@pytest.mark.parametrize("call,arg", [
-    (lambda: tp.half_angle(float("nan"), 1, [1]), "beta"),
-    (lambda: tp.half_angle(1, 0.0, [1]), "theta0"),
-    (lambda: tp.half_angle(1, 2.0, [1]), "theta0"),
-    (lambda: tp.half_angle(1, 1, [-1]), "taus"),
-    (lambda: tp.half_angle(1, 1, [np.inf]), "taus"),
-    (lambda: tp.half_angle(1, 1, [1], flow="XX"), "flow"),
-    (lambda: tp.half_angle(1e9, 1, [1]), "beta"),
-    (lambda: tp.energy([[1.0, 0.0]], 0.0, None), "beta"),
-    (lambda: tp.energy([[np.nan, 0.0]], 1.0, None), "Z"),
-    (lambda: tp.energy([[1.0, 0.0]], 1.0, np.eye(3)), "A"),
-    (lambda: tp.simplex_rho(1, 4, -0.5, [1]), "rho0"),
-])
+@pytest.mark.parametrize(
+    "call,arg",
+    [
+        (lambda: tp.half_angle(float("nan"), 1, [1]), "beta"),
+        (lambda: tp.half_angle(1, 0.0, [1]), "theta0"),
+        (lambda: tp.half_angle(1, 2.0, [1]), "theta0"),
+        (lambda: tp.half_angle(1, 1, [-1]), "taus"),
+        (lambda: tp.half_angle(1, 1, [np.inf]), "taus"),
+        (lambda: tp.half_angle(1, 1, [1], flow="XX"), "flow"),
+        (lambda: tp.half_angle(1e9, 1, [1]), "beta"),
+        (lambda: tp.energy([[1.0, 0.0]], 0.0, None), "beta"),
+        (lambda: tp.energy([[np.nan, 0.0]], 1.0, None), "Z"),
+        (lambda: tp.energy([[1.0, 0.0]], 1.0, np.eye(3)), "A"),
+        (lambda: tp.simplex_rho(1, 4, -0.5, [1]), "rho0"),
+    ],
+)
 def test_bad_input_names_the_argument(call, arg):
     with pytest.raises(ValueError, match=arg):
         call()
@@ -189,7 +200,8 @@ def test_energy_overflow_raises_not_minus_inf():
         tp.energy(Z, 1e308, 1e10 * np.eye(3))
     # just inside the range: e^{700} / (2 beta n^2)
     assert tp.energy(Z, 700.0, None) == pytest.approx(
-        -(math.exp(700.0) + math.exp(700.0 * math.cos(1.0))) * 2 / (2 * 700.0 * 4), rel=1e-12)
+        -(math.exp(700.0) + math.exp(700.0 * math.cos(1.0))) * 2 / (2 * 700.0 * 4), rel=1e-12
+    )
     with pytest.raises(ValueError, match="max_work"):
         tp.energy(np.ones((20, 3)), 1.0, None, max_work=399)
 
@@ -205,15 +217,21 @@ def test_stiff_collapse_is_cheap_positive_and_accurate(flow):
     taus = np.linspace(0, 20, 50)
     t0 = time.process_time()
     th = tp.half_angle(10.0, 0.05, taus, flow)
-    assert time.process_time() - t0 < 2.5   # CPU seconds (not wall: other jobs may share the cores)
+    assert time.process_time() - t0 < 2.5  # CPU seconds (not wall: other jobs may share the cores)
     assert np.all(th >= 0) and np.all(np.diff(th) <= 0)  # USA underflows to exactly 0, never below
     rate = _sa_rate if flow == "SA" else _usa_rate
     tau = 2.0 if flow == "SA" else 0.01  # USA: ϑ ~ 0.05·e^{-e^β τ}, representable only for small τ
     # The reference integrates y = log ϑ, y' = rate(e^y) / e^y with an explicit 8th-order solver:
     # in log ϑ the collapse is not stiff (y' -> -e^β near the axis), ~300 rate calls. (Radau on ϑ
     # itself cost ~35 s of CPU for USA and agreed only to 2e-10.)
-    sol = solve_ivp(lambda s, y: [rate(math.exp(y[0]), 10.0) / math.exp(y[0])], (0, tau), [math.log(0.05)],
-                    method="DOP853", rtol=1e-13, atol=1e-13)
+    sol = solve_ivp(
+        lambda s, y: [rate(math.exp(y[0]), 10.0) / math.exp(y[0])],
+        (0, tau),
+        [math.log(0.05)],
+        method="DOP853",
+        rtol=1e-13,
+        atol=1e-13,
+    )
     ref = math.exp(sol.y[0, -1])
     assert ref > 1e-200
     # the documented accuracy of half_angle
@@ -240,17 +258,21 @@ def _pair_map_error(beta, theta0, horizon, dt, flow):
         th.append(math.atan2((1 + h * (w11 - w12)) * math.sin(t), (1 + h * (w11 + w12)) * math.cos(t)))
     rate = _sa_rate if flow == "SA" else _usa_rate
     tau = h * np.arange(K + 1)
-    sol = solve_ivp(lambda _, y: [rate(y[0], beta)], (0, horizon), [theta0], method="DOP853",
-                    t_eval=tau, rtol=1e-13, atol=1e-15)
+    sol = solve_ivp(
+        lambda _, y: [rate(y[0], beta)], (0, horizon), [theta0], method="DOP853", t_eval=tau, rtol=1e-13, atol=1e-15
+    )
     return float(np.max(np.abs(np.array(th) - sol.y[0])))
 
 
-@pytest.mark.parametrize("flow,beta,theta0,horizon,dts", [
-    ("SA", 1.0, 1.0, 5.0, [0.5, 0.2, 0.1, 0.05]),
-    ("SA", 3.0, 0.4, 2.0, [0.3, 0.07]),
-    ("USA", 1.0, 1.0, 1.5, [0.25, 0.1, 0.03]),
-    ("USA", 0.2, 1.3, 4.0, [0.4, 0.13]),
-])
+@pytest.mark.parametrize(
+    "flow,beta,theta0,horizon,dts",
+    [
+        ("SA", 1.0, 1.0, 5.0, [0.5, 0.2, 0.1, 0.05]),
+        ("SA", 3.0, 0.4, 2.0, [0.3, 0.07]),
+        ("USA", 1.0, 1.0, 1.5, [0.25, 0.1, 0.03]),
+        ("USA", 0.2, 1.3, 4.0, [0.4, 0.13]),
+    ],
+)
 def test_discretisation_error_values_match_independent_computation(flow, beta, theta0, horizon, dts):
     """Values, not just the slope: a layer map shifted by one layer (errors ~50 % off) fails."""
     got = tp.discretisation_error(beta, theta0, horizon, dts, flow)
@@ -258,11 +280,14 @@ def test_discretisation_error_values_match_independent_computation(flow, beta, t
     np.testing.assert_allclose(got, expect, rtol=1e-7)
 
 
-@pytest.mark.parametrize("flow,beta,theta0,horizon,dt", [
-    ("USA", 10.0, 0.05, 5.0, 0.01 / 16),     # K = 8000: the old sampling kept every 4th layer
-    ("USA", 8.0, 0.3, 10.0, 0.02 / 8),       # K = 4000, the error peaks in the first layers
-    ("SA", 3.0, 1.0, 5.0, 0.1 / 16),         # K = 800 (no thinning then either): SA too
-])
+@pytest.mark.parametrize(
+    "flow,beta,theta0,horizon,dt",
+    [
+        ("USA", 10.0, 0.05, 5.0, 0.01 / 16),  # K = 8000: the old sampling kept every 4th layer
+        ("USA", 8.0, 0.3, 10.0, 0.02 / 8),  # K = 4000, the error peaks in the first layers
+        ("SA", 3.0, 1.0, 5.0, 0.1 / 16),  # K = 800 (no thinning then either): SA too
+    ],
+)
 def test_discretisation_error_is_the_largest_over_every_layer(flow, beta, theta0, horizon, dt):
     """With K > 2000 layers the error was taken at every ceil(K/2000)-th layer only and
     missed the USA peak in the first layers (β = 10, ϑ0 = 0.05: local slopes 4.3 and 6.2 where
@@ -286,13 +311,13 @@ def test_discretisation_error_bounded_before_work():
     t0 = time.process_time()
     with pytest.raises(ValueError, match="max_work"):
         tp.discretisation_error(1, 1, 1e4, [1e-3])
-    assert time.process_time() - t0 < 0.5   # CPU seconds; the old path took 7.5 s
+    assert time.process_time() - t0 < 0.5  # CPU seconds; the old path took 7.5 s
     small = tp.discretisation_error(1.0, 1.0, 5.0, [0.1], max_work=50)
     assert small[0] == tp.discretisation_error(1.0, 1.0, 5.0, [0.1])[0]
     with pytest.raises(ValueError, match="max_work"):
         tp.discretisation_error(1.0, 1.0, 5.0, [0.1], max_work=49)
     # the page's hard limits (horizon <= 100, dt >= 0.001 halved 4 times) stay inside the default
-    assert 2 * sum(round(100 / (0.001 / 2 ** k)) for k in range(5)) / 2 <= tp.MAX_LAYERS
+    assert 2 * sum(round(100 / (0.001 / 2**k)) for k in range(5)) / 2 <= tp.MAX_LAYERS
 
 
 def test_energy_nonsymmetric_A_by_hand():
@@ -301,12 +326,13 @@ def test_energy_nonsymmetric_A_by_hand():
     z1, z2 = np.array([1.0, 0.0]), np.array([0.6, 0.8])
     A = np.array([[0.5, 2.0], [-1.0, 0.3]])
     beta = 0.9
-    s11 = 0.5                                   # z1^T A z1 = A11
-    s12 = 1.0 * (0.5 * 0.6 + 2.0 * 0.8)         # z1^T (A z2), A z2 = (0.3 + 1.6, -0.6 + 0.24)
-    s21 = 0.6 * 0.5 + 0.8 * (-1.0)              # z2^T (A z1), A z1 = (0.5, -1)
+    s11 = 0.5  # z1^T A z1 = A11
+    s12 = 1.0 * (0.5 * 0.6 + 2.0 * 0.8)  # z1^T (A z2), A z2 = (0.3 + 1.6, -0.6 + 0.24)
+    s21 = 0.6 * 0.5 + 0.8 * (-1.0)  # z2^T (A z1), A z1 = (0.5, -1)
     s22 = 0.6 * (0.5 * 0.6 + 2.0 * 0.8) + 0.8 * (-1.0 * 0.6 + 0.3 * 0.8)
-    expect = -(math.exp(beta * s11) + math.exp(beta * s12) + math.exp(beta * s21)
-               + math.exp(beta * s22)) / (2 * beta * 4)
+    expect = -(math.exp(beta * s11) + math.exp(beta * s12) + math.exp(beta * s21) + math.exp(beta * s22)) / (
+        2 * beta * 4
+    )
     Z = np.array([z1, z2])
     assert tp.energy(Z, beta, A) == pytest.approx(expect, rel=1e-14)
     # a wrong convention (e.g. A z_i paired with z_j through A^2, or dropping A) fails

@@ -1,6 +1,7 @@
 """Kernels compiled in the background at server start (sim.warm, sim._ready): while a module is
 pending its functions take the NumPy reference path and give the same numbers; once ready, the
 kernels run; the background warm-up marks every module ready; the plan covers every module once."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -35,7 +36,7 @@ ATTENTION_CASES = [
     dict(n=2, d=2, beta=1.0, dt=0.1, steps=30, flow="SA", sym=True),
     dict(n=7, d=3, beta=4.0, dt=0.05, steps=25, flow="USA", sym=True),
     dict(n=9, d=3, beta=2.5, dt=0.2, steps=12, flow="SA", sym=False),
-    dict(n=300, d=4, beta=1.5, dt=0.1, steps=3, flow="USA", sym=False),   # the parallel kernel
+    dict(n=300, d=4, beta=1.5, dt=0.1, steps=3, flow="USA", sym=False),  # the parallel kernel
 ]
 
 
@@ -50,9 +51,9 @@ def _attention_args(c, seed=0):
 @pytest.mark.parametrize("case", ATTENTION_CASES, ids=lambda c: f"n{c['n']}-{c['flow']}-sym{c['sym']}")
 def test_attention_pending_takes_numpy_path_same_numbers(case, pending, monkeypatch):
     args, kw = _attention_args(case)
-    kernel = attention.simulate(*args, **kw)            # ready: the kernels
+    kernel = attention.simulate(*args, **kw)  # ready: the kernels
     pending("attention")
-    monkeypatch.setattr(attention_api, "_run", _boom)        # a pending module must not touch its kernels
+    monkeypatch.setattr(attention_api, "_run", _boom)  # a pending module must not touch its kernels
     monkeypatch.setattr(attention_api, "_run_many", _boom)
     numpy_path = attention.simulate(*args, **kw)
     np.testing.assert_allclose(numpy_path, kernel, **TOL)
@@ -88,16 +89,26 @@ def test_attention_pending_still_validates(pending):
 
 @pytest.mark.parametrize("L,trials,seed", [(5, 40, 0), (12, 130, 7)])
 def test_depth_sum_pending_takes_numpy_path_same_numbers(L, trials, seed, pending, monkeypatch):
-    ready = (depth_sum.unit_sums(L, trials, seed), depth_sum.column_moments(L, trials, seed),
-             depth_sum.path_moments(L, trials, seed, [1, L], keep=3),
-             depth_sum._residual_norms(0.5, L, 3, trials, seed))
+    ready = (
+        depth_sum.unit_sums(L, trials, seed),
+        depth_sum.column_moments(L, trials, seed),
+        depth_sum.path_moments(L, trials, seed, [1, L], keep=3),
+        depth_sum._residual_norms(0.5, L, 3, trials, seed),
+    )
     pending("depth_sum")
-    for mod, k in ((ds_sums, "_unit_sums_kernel"), (ds_moments, "_path_moments_kernel"),
-                   (ds_moments, "_column_moments_kernel"), (ds_residual, "_residual_kernel")):
+    for mod, k in (
+        (ds_sums, "_unit_sums_kernel"),
+        (ds_moments, "_path_moments_kernel"),
+        (ds_moments, "_column_moments_kernel"),
+        (ds_residual, "_residual_kernel"),
+    ):
         monkeypatch.setattr(mod, k, _boom)
-    numpy_path = (depth_sum.unit_sums(L, trials, seed), depth_sum.column_moments(L, trials, seed),
-                  depth_sum.path_moments(L, trials, seed, [1, L], keep=3),
-                  depth_sum._residual_norms(0.5, L, 3, trials, seed))
+    numpy_path = (
+        depth_sum.unit_sums(L, trials, seed),
+        depth_sum.column_moments(L, trials, seed),
+        depth_sum.path_moments(L, trials, seed, [1, L], keep=3),
+        depth_sum._residual_norms(0.5, L, 3, trials, seed),
+    )
     for a, b in zip(numpy_path, ready):
         if isinstance(a, dict):
             assert a.keys() == b.keys()
@@ -139,14 +150,14 @@ def test_plan_covers_every_module_once(jobs):
     groups = warm.plan(jobs)
     flat = [n for g in groups for n in g]
     assert sorted(flat) == names and all(groups) and len(groups) == min(jobs, len(names))
-    if jobs >= 2:   # the costliest module alone; the rest on the others
+    if jobs >= 2:  # the costliest module alone; the rest on the others
         assert ["attention"] in groups
 
 
 @pytest.fixture
 def nothing_left_pending():
     yield
-    for n in _ready.pending():   # a failed test must not leave later tests on the NumPy paths
+    for n in _ready.pending():  # a failed test must not leave later tests on the NumPy paths
         _ready.mark_ready(n)
 
 
@@ -158,7 +169,7 @@ def test_background_marks_every_module_ready(monkeypatch, nothing_left_pending):
     monkeypatch.setattr(warm, "warm", _boom)
     called = []
     t = warm.start_background(jobs=2, nice=0, on_ready=lambda: called.append(_ready.pending()))
-    assert warm.start_background() is t          # idempotent
+    assert warm.start_background() is t  # idempotent
     assert _ready.pending() <= {"rotation", "two_point"}
     t.join(300)
     assert not t.is_alive() and _ready.pending() == frozenset()
@@ -207,8 +218,7 @@ def test_portable_kernels_chosen_only_when_the_cache_has_none_for_this_cpu(tmp_p
         env.pop("NUMBA_CPU_FEATURES", None)
         if cpu:
             env["NUMBA_CPU_NAME"] = cpu
-        subprocess.run([sys.executable, "-c", "import tiny_kernel; tiny_kernel.f(1)"], env=env, check=True,
-                       timeout=300)
+        subprocess.run([sys.executable, "-c", "import tiny_kernel; tiny_kernel.f(1)"], env=env, check=True, timeout=300)
 
     assert warm.cached_cpus(cache) == set()
     compile_for("generic")
@@ -217,7 +227,7 @@ def test_portable_kernels_chosen_only_when_the_cache_has_none_for_this_cpu(tmp_p
     assert warm.choose_target(env) == "generic" and env["NUMBA_CPU_NAME"] == "generic"
     kept = {"NUMBA_CACHE_DIR": str(cache), "NUMBA_CPU_NAME": "haswell"}
     assert warm.choose_target(kept) is None and kept["NUMBA_CPU_NAME"] == "haswell"
-    compile_for(None)                                   # now this CPU's kernels are there too
+    compile_for(None)  # now this CPU's kernels are there too
     assert len(warm.cached_cpus(cache)) == 2
     env = {"NUMBA_CACHE_DIR": str(cache)}
     assert warm.choose_target(env) is None and "NUMBA_CPU_NAME" not in env

@@ -1,5 +1,6 @@
 """sim.width: the kernel, the gradient, the paired start, RK4 training against the frozen-kernel
 bound, the width scaling of parameter and kernel motion, and input validation (docs/constructions.md (width))."""
+
 from __future__ import annotations
 
 import math
@@ -35,15 +36,16 @@ def loss(w, a, xs, ys, scaling):
 
 
 # --------------------------------------------------------------------------- kernel, gradient, start
-@pytest.mark.parametrize("N,seed,data", [(2, 0, "one_point"), (10, 3, "three_points"), (64, 7, "wave"),
-                                         (30, 1, "close_pair")])
+@pytest.mark.parametrize(
+    "N,seed,data", [(2, 0, "one_point"), (10, 3, "three_points"), (64, 7, "wave"), (30, 1, "close_pair")]
+)
 def test_kernel_equals_the_double_loop(N, seed, data):
     xs, _ = W.dataset(data)
     rng = np.random.default_rng(seed)
-    w, a = rng.normal(size=N), rng.normal(size=N)          # generic a (a_i^2 != 1)
+    w, a = rng.normal(size=N), rng.normal(size=N)  # generic a (a_i^2 != 1)
     np.testing.assert_allclose(W.kernel(w, a, xs), kernel_loop(w, a, xs), rtol=1e-12, atol=1e-14)
     K = W.kernel(*W.paired_init(N, seed), xs)
-    assert np.allclose(K, K.T) and np.linalg.eigvalsh(K).min() > -1e-14   # symmetric PSD
+    assert np.allclose(K, K.T) and np.linalg.eigvalsh(K).min() > -1e-14  # symmetric PSD
 
 
 @pytest.mark.parametrize("scaling", W.SCALINGS)
@@ -76,7 +78,7 @@ def test_paired_start_is_the_zero_function(N, seed):
     wr, ar = W.random_init(N, seed)
     assert set(np.unique(ar)) <= {-1.0, 1.0}
     if N >= 100:
-        assert np.max(np.abs(R.network(wr, ar, xs, "lazy"))) > 1e-3   # the unpaired start is not 0
+        assert np.max(np.abs(R.network(wr, ar, xs, "lazy"))) > 1e-3  # the unpaired start is not 0
 
 
 def test_seed_example_velocities():
@@ -84,7 +86,7 @@ def test_seed_example_velocities():
     N = 8
     w, a = W.paired_init(N, 2)
     x, y = np.array([1.0]), np.array([1.0])
-    for s, factor in (("mean_field", 1.0), ("lazy", N ** -0.5)):
+    for s, factor in (("mean_field", 1.0), ("lazy", N**-0.5)):
         gamma = N if s == "mean_field" else 1.0
         gw, ga = R.loss_gradient(w, a, x, y, s)
         np.testing.assert_allclose(-gamma * ga, factor * np.tanh(w), atol=1e-15)
@@ -100,7 +102,7 @@ def test_lazy_and_mean_field_start_with_the_same_kernel(N, seed, data):
     np.testing.assert_allclose(lazy["K0"], K, atol=1e-13)
     np.testing.assert_allclose(mf["K0"], K, atol=1e-13)
     np.testing.assert_allclose(lazy["eig0"], np.sort(np.linalg.eigvalsh(K))[::-1].clip(0), atol=1e-13)
-    np.testing.assert_array_equal(lazy["frozen"], mf["frozen"])   # same K0 and r(0) = -y
+    np.testing.assert_array_equal(lazy["frozen"], mf["frozen"])  # same K0 and r(0) = -y
 
 
 # --------------------------------------------------------------------------- training
@@ -114,14 +116,14 @@ def test_records_shapes_and_definitions(scaling):
         assert res[key].shape == (9,) and np.all(np.isfinite(res[key]))
     assert res["residual"].shape == res["frozen"].shape == (9, 3)
     np.testing.assert_allclose(res["loss"], 0.5 * np.sum(res["residual"] ** 2, axis=1), rtol=1e-14)
-    assert np.all(np.diff(res["loss"]) <= 1e-15)                     # gradient flow never climbs
+    assert np.all(np.diff(res["loss"]) <= 1e-15)  # gradient flow never climbs
     r0 = res["residual"][0]
     for t, fr in zip(res["t"], res["frozen"]):
         np.testing.assert_allclose(fr, expm(-res["K0"] * t) @ r0, atol=1e-13)
     # the final kernel and parameter shift agree with a direct evaluation at the end state
     assert res["kernel_shift"][-1] == pytest.approx(np.linalg.norm(res["K_end"] - res["K0"], 2), rel=1e-10)
     assert res["kernel_shift"][0] == 0 and res["param_shift"][0] == 0
-    assert np.all(np.diff(res["bound"] / np.maximum(res["t"], 1e-300))[1:] >= 0)   # running max
+    assert np.all(np.diff(res["bound"] / np.maximum(res["t"], 1e-300))[1:] >= 0)  # running max
 
 
 @pytest.mark.parametrize("start", W.STARTS)
@@ -135,9 +137,12 @@ def test_numba_kernel_equals_numpy_reference(start, scaling, N, seed):
         np.testing.assert_allclose(fast[key], ref[key], rtol=1e-10, atol=1e-13, err_msg=key)
 
 
-CASES = [(N, T, data, s, start) for N, T, data in [(2, 0.5, "one_point"), (32, 4.0, "three_points"),
-                                                    (256, 2.0, "wave"), (512, 6.0, "close_pair")]
-         for s in W.SCALINGS for start in W.STARTS]
+CASES = [
+    (N, T, data, s, start)
+    for N, T, data in [(2, 0.5, "one_point"), (32, 4.0, "three_points"), (256, 2.0, "wave"), (512, 6.0, "close_pair")]
+    for s in W.SCALINGS
+    for start in W.STARTS
+]
 
 
 @pytest.mark.parametrize("N,T,data,scaling,start", CASES)
@@ -146,9 +151,9 @@ def test_residual_stays_inside_the_frozen_kernel_bound(N, T, data, scaling, star
     w, a = (W.paired_init if start == "paired" else W.random_init)(N, 1)
     res = W.train_from(w, a, scaling, T, 0.01, xs, ys, record=40)
     gap = np.linalg.norm(res["residual"] - res["frozen"], axis=1)
-    tol = 1e-12 * np.linalg.norm(res["residual"][0])            # rounding of e^{-K0 t} r(0)
+    tol = 1e-12 * np.linalg.norm(res["residual"][0])  # rounding of e^{-K0 t} r(0)
     assert np.all(gap <= res["bound"] + tol), np.max(gap / res["bound"].clip(1e-300))
-    assert np.max(gap[1:] / res["bound"][1:]) > 0.05               # and the bound is not vacuous here
+    assert np.max(gap[1:] / res["bound"][1:]) > 0.05  # and the bound is not vacuous here
 
 
 def _euler_gap_ratio(N, seed, T, h, record):
@@ -209,11 +214,11 @@ def test_width_sweep_equals_train_and_the_scaling_slopes():
     one = W.train(128, "lazy", 3.0, 0.05, 0, XS, YS, record=2)
     assert sw["lazy_param"][2] == one["param_shift"][-1] and sw["lazy_kernel"][2] == one["kernel_shift"][-1]
     assert W.slope(NS, sw["lazy_param"]) == pytest.approx(-0.5, abs=0.1)
-    assert W.slope(NS, sw["lazy_kernel"]) == pytest.approx(-1.0, abs=0.15)   # paired: first order cancels
+    assert W.slope(NS, sw["lazy_kernel"]) == pytest.approx(-1.0, abs=0.15)  # paired: first order cancels
     # mean field: O(1) motion; finite-N corrections to the mean-field limit tilt small N a little
     assert W.slope(NS, sw["mean_field_param"]) == pytest.approx(0.0, abs=0.2)
     assert W.slope(NS, sw["mean_field_kernel"]) == pytest.approx(0.0, abs=0.2)
-    assert np.min(sw["mean_field_kernel"]) > 0.05 and np.min(sw["mean_field_param"]) > 0.3   # O(1)
+    assert np.min(sw["mean_field_kernel"]) > 0.05 and np.min(sw["mean_field_param"]) > 0.3  # O(1)
 
 
 def test_random_start_slopes_over_seeds():
@@ -247,34 +252,45 @@ def test_slope():
 
 
 # --------------------------------------------------------------------------- invalid input
-@pytest.mark.parametrize("kwargs,match", [
-    (dict(N=7), "even"),
-    (dict(N=0), "N must be >= 2"),
-    (dict(N=10**9), "N must be <="),
-    (dict(N=2.5), "integer"),
-    (dict(T=0.0), "T must be >"),
-    (dict(T=-1.0), "T must be >"),
-    (dict(T=float("nan")), "T must be finite"),
-    (dict(dt=0.0), "dt must be >"),
-    (dict(dt=5.0), "dt must be <="),
-    (dict(scaling="ntk"), "scaling must be one of"),
-    (dict(xs=[0.1, np.nan, 1.0]), "xs must contain only finite"),
-    (dict(ys=[0.1, np.inf, 1.0]), "ys must contain only finite"),
-    (dict(ys=[0.1, 1.0]), "ys must have shape"),
-    (dict(xs=[1 + 1j, 0.5, 2.0]), "xs"),
-    (dict(xs=[]), "xs must hold"),
-    (dict(xs=[1e6, 0.5, 2.0]), "xs must lie"),
-    (dict(record=1), "record must be >="),
-    (dict(seed=-1), "seed must be >="),
-    (dict(N=4096, T=100.0, dt=0.001), "max_work"),
-    (dict(dt=1.9, T=2.0, xs=[2.0, 2.0, 2.0], record=2), "too large for a stable step"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(N=7), "even"),
+        (dict(N=0), "N must be >= 2"),
+        (dict(N=10**9), "N must be <="),
+        (dict(N=2.5), "integer"),
+        (dict(T=0.0), "T must be >"),
+        (dict(T=-1.0), "T must be >"),
+        (dict(T=float("nan")), "T must be finite"),
+        (dict(dt=0.0), "dt must be >"),
+        (dict(dt=5.0), "dt must be <="),
+        (dict(scaling="ntk"), "scaling must be one of"),
+        (dict(xs=[0.1, np.nan, 1.0]), "xs must contain only finite"),
+        (dict(ys=[0.1, np.inf, 1.0]), "ys must contain only finite"),
+        (dict(ys=[0.1, 1.0]), "ys must have shape"),
+        (dict(xs=[1 + 1j, 0.5, 2.0]), "xs"),
+        (dict(xs=[]), "xs must hold"),
+        (dict(xs=[1e6, 0.5, 2.0]), "xs must lie"),
+        (dict(record=1), "record must be >="),
+        (dict(seed=-1), "seed must be >="),
+        (dict(N=4096, T=100.0, dt=0.001), "max_work"),
+        (dict(dt=1.9, T=2.0, xs=[2.0, 2.0, 2.0], record=2), "too large for a stable step"),
+    ],
+)
 def test_invalid_input_raises_with_a_reason(kwargs, match):
     args = dict(N=8, scaling="lazy", T=1.0, dt=0.1, seed=0, xs=XS, ys=YS)
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
-        W.train(args["N"], args["scaling"], args["T"], args["dt"], args["seed"], args["xs"], args["ys"],
-                record=args.get("record", 50))
+        W.train(
+            args["N"],
+            args["scaling"],
+            args["T"],
+            args["dt"],
+            args["seed"],
+            args["xs"],
+            args["ys"],
+            record=args.get("record", 50),
+        )
 
 
 def test_other_invalid_input():

@@ -3,6 +3,7 @@ Plotly name anywhere else in the app, every one of them in the table, the table'
 the installed packages, an unverified Streamlit stops the server unless overridden, and each
 replacement applies through Streamlit's own path (its app factory, a real AppSession method, the
 real PagesManager)."""
+
 from __future__ import annotations
 
 import ast
@@ -19,11 +20,24 @@ from ui import streamlit_internals as internals
 
 DOOR = ROOT / "ui" / "streamlit_internals.py"
 #: Streamlit's documented modules (everything else under ``streamlit.`` is private)
-PUBLIC_STREAMLIT = {"streamlit", "streamlit.errors", "streamlit.components.v1", "streamlit.testing.v1",
-                    "streamlit.column_config", "streamlit.navigation"}
+PUBLIC_STREAMLIT = {
+    "streamlit",
+    "streamlit.errors",
+    "streamlit.components.v1",
+    "streamlit.testing.v1",
+    "streamlit.column_config",
+    "streamlit.navigation",
+}
 #: Plotly's documented modules the app uses
-PUBLIC_PLOTLY = {"plotly", "plotly.graph_objects", "plotly.colors", "plotly.io", "plotly.express",
-                 "plotly.subplots", "plotly.basedatatypes"}
+PUBLIC_PLOTLY = {
+    "plotly",
+    "plotly.graph_objects",
+    "plotly.colors",
+    "plotly.io",
+    "plotly.express",
+    "plotly.subplots",
+    "plotly.basedatatypes",
+}
 
 
 #: private names of other libraries, each with where and why
@@ -69,9 +83,13 @@ def _private_uses(f: Path, own: set[str]) -> list[str]:
         if isinstance(n, ast.Import):
             mods = [a.name for a in n.names]
         elif isinstance(n, ast.ImportFrom) and n.module and n.level == 0:
-            mods = [n.module] + [f"{n.module}.{a.name}" for a in n.names
-                                 if importlib.util.find_spec(n.module) is not None
-                                 and n.module in ("streamlit", "plotly") and _is_module(f"{n.module}.{a.name}")]
+            mods = [n.module] + [
+                f"{n.module}.{a.name}"
+                for a in n.names
+                if importlib.util.find_spec(n.module) is not None
+                and n.module in ("streamlit", "plotly")
+                and _is_module(f"{n.module}.{a.name}")
+            ]
         for m in mods:
             top = m.split(".")[0]
             if (top == "streamlit" and m not in PUBLIC_STREAMLIT) or (top == "plotly" and m not in PUBLIC_PLOTLY):
@@ -79,8 +97,14 @@ def _private_uses(f: Path, own: set[str]) -> list[str]:
         if isinstance(n, ast.Attribute) and n.attr.startswith("_") and not n.attr.startswith("__"):
             if n.attr not in own and ast.unparse(n.value) not in ("self", "cls"):
                 out.append(f"{rel}:{n.lineno}: {ast.unparse(n)}")
-        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "setattr", "hasattr")
-                and len(n.args) >= 2 and isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)):
+        if (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Name)
+            and n.func.id in ("getattr", "setattr", "hasattr")
+            and len(n.args) >= 2
+            and isinstance(n.args[1], ast.Constant)
+            and isinstance(n.args[1].value, str)
+        ):
             name = n.args[1].value
             if name.startswith("_") and not name.startswith("__") and name not in own:
                 out.append(f"{rel}:{n.lineno}: {n.func.id}(..., {name!r})")
@@ -113,7 +137,14 @@ def test_every_private_name_of_the_door_is_in_its_table():
     entry of the table (its target, what it relies on, or its reason)."""
     table = " ".join(f"{e.target} {e.source} {e.why}" for e in internals.TABLE)
     own = {n for n in _project_names() if n in DOOR.read_text(encoding="utf-8")} - {
-        "_data_validator", "_data", "_layout", "_frame_objs", "_props", "_session_id", "_websocket"}
+        "_data_validator",
+        "_data",
+        "_layout",
+        "_frame_objs",
+        "_props",
+        "_session_id",
+        "_websocket",
+    }
     for use in _private_uses(DOOR, own):
         name = use.split(": ", 1)[1]
         key = name.split("import ", 1)[1] if name.startswith("import ") else re.findall(r"_\w+", name)[-1]
@@ -127,9 +158,17 @@ def test_the_table_is_complete_and_well_formed():
         assert e.kind in ("replace", "read") and e.why and len(e.fingerprint) == 16, e
         assert e.verified == "1.67.0" or e.verified.startswith("plotly "), e
     replaced = {e.target.rsplit(".", 1)[-1] for e in internals.TABLE if e.kind == "replace"}
-    assert replaced == {"uses_pages_directory", "_handle_clear_cache_request", "handle_backmsg", "_run_script",
-                        "_get_uvicorn_config_kwargs", "create_streamlit_middleware", "create_streamlit_routes",
-                        "execute_deferred", "_get_inactive_file_ids"}
+    assert replaced == {
+        "uses_pages_directory",
+        "_handle_clear_cache_request",
+        "handle_backmsg",
+        "_run_script",
+        "_get_uvicorn_config_kwargs",
+        "create_streamlit_middleware",
+        "create_streamlit_routes",
+        "execute_deferred",
+        "_get_inactive_file_ids",
+    }
     assert internals.VERIFIED == ("1.67.0",)
 
 
@@ -147,8 +186,9 @@ def test_an_unverified_streamlit_is_refused_unless_overridden(monkeypatch):
     msg = internals.check_version("9.9.9", {internals.UNVERIFIED_ENV: "1"})
     assert "9.9.9" in msg and "unverified" in msg and "every replacement's fingerprint matches" in msg, msg
     # a fingerprint that differs: named in the warning, and that replacement is skipped
-    wrong = internals.ENTRIES["clear_cache"].__class__(**{**internals.ENTRIES["clear_cache"].__dict__,
-                                                          "fingerprint": "0" * 16})
+    wrong = internals.ENTRIES["clear_cache"].__class__(
+        **{**internals.ENTRIES["clear_cache"].__dict__, "fingerprint": "0" * 16}
+    )
     monkeypatch.setitem(internals.ENTRIES, "clear_cache", wrong)
     monkeypatch.setattr(internals, "TABLE", [wrong if e.name == "clear_cache" else e for e in internals.TABLE])
     internals.fingerprint_ok.cache_clear()
@@ -162,7 +202,7 @@ def test_an_unverified_streamlit_is_refused_unless_overridden(monkeypatch):
             AppSession, "_handle_clear_cache_request", internals.original(AppSession._handle_clear_cache_request)
         )
         before = AppSession._handle_clear_cache_request
-        assert internals.replace("clear_cache", lambda orig: (lambda self: None)) is False
+        assert internals.replace("clear_cache", lambda orig: lambda self: None) is False
         assert AppSession._handle_clear_cache_request is before and "clear_cache" in internals.NOT_APPLIED
     finally:
         internals.NOT_APPLIED.pop("clear_cache", None)
@@ -179,17 +219,23 @@ def test_the_sign_in_routes_and_budgets_are_in_streamlits_own_app(monkeypatch):
 
     from ui.server import adapters, budgets
 
-    for mod, name in ((starlette_app, "create_streamlit_routes"), (starlette_app, "create_streamlit_middleware"),
-                      (starlette_server, "_get_uvicorn_config_kwargs")):
-        monkeypatch.setattr(mod, name, getattr(internals.original(getattr(mod, name)), "__wrapped__",
-                                               internals.original(getattr(mod, name))))
+    for mod, name in (
+        (starlette_app, "create_streamlit_routes"),
+        (starlette_app, "create_streamlit_middleware"),
+        (starlette_server, "_get_uvicorn_config_kwargs"),
+    ):
+        monkeypatch.setattr(
+            mod,
+            name,
+            getattr(internals.original(getattr(mod, name)), "__wrapped__", internals.original(getattr(mod, name))),
+        )
     monkeypatch.setattr(Runtime, "handle_backmsg", internals.original(Runtime.handle_backmsg))
     from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
 
     monkeypatch.setattr(ScriptRunner, "_run_script", internals.original(ScriptRunner._run_script))
     adapters.install_guards(budgets.Guard())
     adapters.install_signin_routes()
-    adapters.install_signin_routes()      # once
+    adapters.install_signin_routes()  # once
     assert starlette_app.create_streamlit_routes.__door__ == "routes"
     assert internals.original(starlette_app.create_streamlit_routes).__module__ == starlette_app.__name__
     app = starlette_app.create_starlette_app(MagicMock())
@@ -200,8 +246,7 @@ def test_the_sign_in_routes_and_budgets_are_in_streamlits_own_app(monkeypatch):
     assert starlette_server._get_uvicorn_config_kwargs.__door__ == "uvicorn_kwargs"
     for name in ("routes", "middleware", "backmsg", "run_script", "uvicorn_kwargs"):
         assert internals.APPLIED.get(name), name
-    r = TestClient(app, base_url="http://app.test").post("/_app/signin", data={"key": "x"},
-                                                         follow_redirects=False)
+    r = TestClient(app, base_url="http://app.test").post("/_app/signin", data={"key": "x"}, follow_redirects=False)
     assert r.status_code in (403, 429) and budgets.BROWSER_COOKIE in r.headers.get("set-cookie", "")
 
 
@@ -235,7 +280,7 @@ def test_the_reads():
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check
 
     assert internals.run_yield_check is get_run_yield_check
-    assert internals.run_ctx() is None and internals.session_id() is None    # outside a run
+    assert internals.run_ctx() is None and internals.session_id() is None  # outside a run
     fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]), frames=[go.Frame(name="a")])
     traces, layout, frames = internals.figure_parts(fig)
     assert list(traces[0]["x"]) == [1, 2] and frames == [{"name": "a"}]

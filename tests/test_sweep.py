@@ -23,6 +23,7 @@ to back with it).
 One AppTest per page, its widgets moved from case to case (a fresh AppTest costs a server start);
 one test per page, so pytest-xdist spreads the pages over its workers.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -38,17 +39,23 @@ from ui.kit.page import preset_view
 
 LESSONS = [s for s in STEMS if page_schema(s).params]
 #: collapsed sections drawn only while open: opened for the sweep, so their corners are checked too
-OPEN = {"two_point": ("_two_point_simplex_open",),
-        "nonnormal": ("_nonnormal_pseudo_open", "_nonnormal_jacobians_open", "_nonnormal_euler_open"),
-        "depth_sum": ("_depth_sum_variants_open", "_depth_sum_step_open")}
+OPEN = {
+    "two_point": ("_two_point_simplex_open",),
+    "nonnormal": ("_nonnormal_pseudo_open", "_nonnormal_jacobians_open", "_nonnormal_euler_open"),
+    "depth_sum": ("_depth_sum_variants_open", "_depth_sum_step_open"),
+}
 #: the cases whose printed numbers are compared with a reference (every case is checked to render):
 #: these, each choice of a select, the pairwise rows, the hard limits and the page's own corners
 CHECKED = ("defaults", "all-min", "all-max")
 #: corners where a page's numbers went wrong before (numbers from thinned records), checked too
-EXTRA = {"two_point": [dict(beta=5.0, theta0=0.2, horizon=20.0, dt=0.05),
-                       dict(beta=8.0, theta0=0.3, horizon=10.0, dt=0.02),
-                       dict(beta=10.0, theta0=0.05, horizon=5.0, dt=0.01)],
-         "gaussian_width": [dict(family="directions", correlation=0.5), dict(family="directions", M=64, D=64)]}
+EXTRA = {
+    "two_point": [
+        dict(beta=5.0, theta0=0.2, horizon=20.0, dt=0.05),
+        dict(beta=8.0, theta0=0.3, horizon=10.0, dt=0.02),
+        dict(beta=10.0, theta0=0.05, horizon=5.0, dt=0.01),
+    ],
+    "gaussian_width": [dict(family="directions", correlation=0.5), dict(family="directions", M=64, D=64)],
+}
 
 
 def covering_rows(k: int) -> list[tuple[int, ...]]:
@@ -87,10 +94,14 @@ def cases(stem: str) -> list[tuple[str, dict]]:
     for pid in res.presets:
         out.append((f"preset {pid}", preset_view(res, pid)))
     for end in ("min", "max"):
-        out.append((f"all-{end}", {k: getattr(p, end) if p.kind in ("float", "int") else p.default
-                                   for k, p in res.params.items()}))
+        out.append(
+            (
+                f"all-{end}",
+                {k: getattr(p, end) if p.kind in ("float", "int") else p.default for k, p in res.params.items()},
+            )
+        )
     num = _numeric(res)
-    for i, row in enumerate(covering_rows(len(num))[1:]):      # row 0 is all-min, already there
+    for i, row in enumerate(covering_rows(len(num))[1:]):  # row 0 is all-min, already there
         out.append((f"pairwise {i}", {**base, **{k: (p.max if b else p.min) for (k, p), b in zip(num, row)}}))
     out += [(f"extra {i}", {**base, **e}) for i, e in enumerate(EXTRA.get(stem, ()))]
     return out
@@ -102,7 +113,7 @@ def hard_file(stem: str, path) -> str:
     data = spec.load_file(spec.DEFAULT_PARAMS_FILE)[0].get(stem, {}).get("params", {})
     extra = []
     for k, p in _numeric(spec.resolve(page_schema(stem), {})):
-        if k in data:          # the shipped file narrows it already: that table is replaced
+        if k in data:  # the shipped file narrows it already: that table is replaced
             raise AssertionError(f"{stem}.{k} is set in the shipped file; extend hard_file")
         fmt = (lambda x: str(int(x))) if p.kind == "int" else repr
         extra.append(f"\n[{stem}.params.{k}]\nmin = {fmt(p.lo)}\nmax = {fmt(p.hi)}\n")
@@ -176,7 +187,7 @@ def test_every_corner_renders_whole_and_its_numbers_agree(stem, tmp_path, monkey
     bad, counts = {}, {"runs": 0, "numbers": 0}
     _sweep(at, stem, cases(stem), bad, counts)
     monkeypatch.setenv(spec.PARAMS_ENV, hard_file(stem, tmp_path / "hard.toml"))
-    at.run()   # the widgets whose range or step the file changes are new widgets: drawn once before they are set
+    at.run()  # the widgets whose range or step the file changes are new widgets: drawn once before they are set
     _sweep(at, stem, hard_cases(stem), bad, counts)
     assert not bad, bad
     assert stem not in refs.CHECKS or counts["numbers"] >= 5, counts

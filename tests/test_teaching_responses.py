@@ -1,6 +1,7 @@
 """ui/teaching/responses.py: a class's answers, pure. Imported without Streamlit (checked in a
 fresh interpreter); answers parsed, judged, counted into bars and written as CSV, each against
 values worked out by hand."""
+
 from __future__ import annotations
 
 import csv
@@ -51,11 +52,11 @@ def test_parse_answer():
 
 
 def test_verdict():
-    assert r.verdict(NUM, 1.05, 1.0) is True       # |0.05| <= 0.1 * 1
-    assert r.verdict(NUM, 1.2, 1.0) is False       # |0.2| > 0.1
-    assert r.verdict(NUM, -1.0, 0.0) is False      # y = 0, atol 0: only 0 is right
+    assert r.verdict(NUM, 1.05, 1.0) is True  # |0.05| <= 0.1 * 1
+    assert r.verdict(NUM, 1.2, 1.0) is False  # |0.2| > 0.1
+    assert r.verdict(NUM, -1.0, 0.0) is False  # y = 0, atol 0: only 0 is right
     assert r.verdict(NUM, 0.0, 0.0) is True
-    assert r.verdict({"kind": "number"}, 104.0, 100.0) is True   # ADHOC_RTOL = 0.05: 4 <= 5
+    assert r.verdict({"kind": "number"}, 104.0, 100.0) is True  # ADHOC_RTOL = 0.05: 4 <= 5
     assert r.verdict({"kind": "number"}, 106.0, 100.0) is False  # 6 > 5
     assert r.verdict({"kind": "number", "rtol": 0, "atol": 0.5}, 2.4, 2.0) is True
     assert r.verdict(NUM, None, 1.0) is None and r.verdict(NUM, 1.0, None) is None
@@ -108,11 +109,25 @@ def test_results_csv():
     """As a spreadsheet opens it: a byte-order mark, one column per parameter (their union, in order of
     appearance), when each question was asked (UTC), the prompt and choice labels in the teacher's
     language."""
-    q1 = {"id": 1, "stem": "two_point", "kind": "number", "rtol": 0.1, "truth": 2.0, "asked_at": 1765000000.0,
-          "prompt": {"en": "How far?", "zh": "多远？"}, "values": {"b": 1, "a": 2}}
-    q2 = {"id": 2, "kind": "choice", "options": ["one", "spread"], "truth": "one", "prompt": "ad hoc <b>",
-          "values": {"a": 3, "c": 0.5}, "labels": {"en": {"one": "One point", "spread": "Spread out"},
-                                                 "zh": {"one": "一个点", "spread": "散开"}}}
+    q1 = {
+        "id": 1,
+        "stem": "two_point",
+        "kind": "number",
+        "rtol": 0.1,
+        "truth": 2.0,
+        "asked_at": 1765000000.0,
+        "prompt": {"en": "How far?", "zh": "多远？"},
+        "values": {"b": 1, "a": 2},
+    }
+    q2 = {
+        "id": 2,
+        "kind": "choice",
+        "options": ["one", "spread"],
+        "truth": "one",
+        "prompt": "ad hoc <b>",
+        "values": {"a": 3, "c": 0.5},
+        "labels": {"en": {"one": "One point", "spread": "Spread out"}, "zh": {"one": "一个点", "spread": "散开"}},
+    }
     store = _Store([q1, q2], {1: [2.1, 3.0], 2: ["spread"]}, {2: "one"})  # q1 not revealed: its truth
     text = r.results_csv(store, "ABCDEF", "zh")
     assert text.startswith("\ufeff")
@@ -131,8 +146,10 @@ def test_answer_id_prompt_and_value():
     assert r.xsrf_token("plain") == "plain"
     want = hashlib.sha256(b"ABCDEF|r1").hexdigest()[:16]
     assert r.answer_id("ABCDEF", {"st_replica": "r1", "_streamlit_xsrf": "x"}) == want
-    assert r.answer_id("ABCDEF", {"_streamlit_xsrf": "2|01020304|10203040|1"}) == \
-        hashlib.sha256(b"ABCDEF|11223344").hexdigest()[:16]
+    assert (
+        r.answer_id("ABCDEF", {"_streamlit_xsrf": "2|01020304|10203040|1"})
+        == hashlib.sha256(b"ABCDEF|11223344").hexdigest()[:16]
+    )
     assert r.answer_id("ABCDEF", None) is None
     assert r.q_prompt({"prompt": {"en": "E", "zh": ""}}, "zh") == "E"
     assert r.q_prompt({"prompt": None}, "en") == ""
@@ -158,12 +175,18 @@ def test_numbers_read_without_a_missing_unit_and_the_tolerance_as_judged():
     is said as :func:`verdict` judges it."""
     from ui.teaching.responses import q_value, tolerance, verdict
 
-    bank = {"kind": "number", "digits": 4, "rtol": 0.25, "atol": 0.0,
-            "unit": {"en": "no unit", "zh": "无单位"}, "sym": {"en": "", "zh": ""}}
+    bank = {
+        "kind": "number",
+        "digits": 4,
+        "rtol": 0.25,
+        "atol": 0.0,
+        "unit": {"en": "no unit", "zh": "无单位"},
+        "sym": {"en": "", "zh": ""},
+    }
     assert q_value(bank, "zh", 1.90512) == "1.905" and q_value(bank, "en", 1.90512) == "1.905"
     rad = {**bank, "unit": {"en": "arc length, rad", "zh": "弧长，rad"}, "sym": {"en": "rad", "zh": "rad"}}
     assert q_value(rad, "zh", 0.5) == "0.5 rad"
-    own = {"kind": "number", "unit": {"en": "m", "zh": "米"}}   # a lesson's own question: its unit
+    own = {"kind": "number", "unit": {"en": "m", "zh": "米"}}  # a lesson's own question: its unit
     assert q_value(own, "zh", 2.0) == "2 米"
     assert tolerance(bank, "zh") == "25%" and verdict(bank, 1.25, 1.0) and not verdict(bank, 1.26, 1.0)
     clusters = {"kind": "number", "rtol": 0.0, "atol": 0.5, "sym": {"en": "", "zh": ""}}

@@ -12,6 +12,7 @@ walks them all and flags
 Maths (``$…$``, ``$$…$$``), code (`` `…` ``), HTML tags, format fields (``{x:.3f}``) and link targets
 are taken out of a string before it is checked: what is checked is what a reader sees as prose.
 """
+
 from __future__ import annotations
 
 import re
@@ -92,7 +93,7 @@ def prose(s: str) -> str:
 
 
 def _context(s: str, m: re.Match) -> str:
-    return s[max(m.start() - 8, 0):m.end() + 8].replace("\n", " ")
+    return s[max(m.start() - 8, 0) : m.end() + 8].replace("\n", " ")
 
 
 def variant_errors(lang: str) -> list[str]:
@@ -191,14 +192,20 @@ def test_slider_labels_have_one_style():
 # --------------------------------------------------------------------------- no developer text
 #: words about how the app is built or run, not about the mathematics (instructor.toml is for
 #: instructors and may name the parameter file)
-_DEV = re.compile(r"Numba|SciPy|NumPy|np\.random|\bexpm\b|benchmark|on this server|\bcache\b|APP_[A-Z]|"
-                  r"\b[\w/]+\.(?:toml|py)\b|assets/|docs/|环境变量|缓存|基准测试|本服务器上")
+_DEV = re.compile(
+    r"Numba|SciPy|NumPy|np\.random|\bexpm\b|benchmark|on this server|\bcache\b|APP_[A-Z]|"
+    r"\b[\w/]+\.(?:toml|py)\b|assets/|docs/|环境变量|缓存|基准测试|本服务器上"
+)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_no_developer_text_on_student_pages(lang):
-    bad = [f"{where}: {s[max(m.start() - 20, 0):m.end() + 20]!r}" for where, s in texts(lang)
-           if not where.startswith(f"{lang}/instructor:") for m in _DEV.finditer(s)]
+    bad = [
+        f"{where}: {s[max(m.start() - 20, 0) : m.end() + 20]!r}"
+        for where, s in texts(lang)
+        if not where.startswith(f"{lang}/instructor:")
+        for m in _DEV.finditer(s)
+    ]
     assert not bad, "\n".join(bad)
 
 
@@ -209,9 +216,11 @@ THREE = {"en": ("depth", "training time", "operator"), "zh": ("深度", "训练�
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_three_times_are_the_same_on_home_and_glossary(lang):
     """Home and glossary name the same three clocks: depth, training time t, operator time s."""
+
     def section(stem, key):
         with open(files.text_file(stem, lang), "rb") as fh:
             return tomllib.load(fh)[key]["body"].lower()
+
     home, note = section("home", "times"), section("glossary", "note")
     for word in THREE[lang]:
         assert word in home and word in note, word

@@ -1,4 +1,5 @@
 """What a student's screen does with a figure: phone legends, projector variant, text alternative."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +13,7 @@ def _fig(names=("exact", "simulation"), height=440):
     fig = F.figure("depth τ", "norm", "A title", height=height)
     x = np.linspace(0.0, 2.0, 21)
     for k, n in enumerate(names):
-        F.exact_line(fig, x, (k + 1) * x ** 2 - 0.5, n)
+        F.exact_line(fig, x, (k + 1) * x**2 - 0.5, n)
     return fig, x
 
 
@@ -84,12 +85,12 @@ def test_text_alternative_gives_the_plotted_ranges_and_the_data():
     frozen = F.Frozen(fig)
     words = {k: k for k in ("figure", "curves", "from", "to", "x", "y", "z", "trace")}
     d = access.summary(frozen.spec, words)
-    y_all = np.concatenate([(k + 1) * x ** 2 - 0.5 for k in range(2)])
+    y_all = np.concatenate([(k + 1) * x**2 - 0.5 for k in range(2)])
     assert d["text"].startswith("A title.")
     assert f"depth τ: from {x.min():.3g} to {x.max():.3g}" in d["text"]
     assert f"norm: from {y_all.min():.3g} to {y_all.max():.3g}" in d["text"]
     assert "curves: exact; simulation." in d["text"]
-    np.testing.assert_array_equal(d["columns"]["simulation [y]"], 2 * x ** 2 - 0.5)
+    np.testing.assert_array_equal(d["columns"]["simulation [y]"], 2 * x**2 - 0.5)
     np.testing.assert_array_equal(d["columns"]["exact [x]"], x)
 
 

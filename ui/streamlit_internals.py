@@ -22,6 +22,7 @@ started with ``streamlit run`` (its CLI, config and file watcher), so the routes
 cookie middleware are still added through Streamlit's app factory; moving to ``st.App`` would drop
 entries ``routes`` and ``middleware`` from the table but changes how every deployment starts.
 """
+
 from __future__ import annotations
 
 import ast
@@ -44,12 +45,12 @@ log = logging.getLogger("ui.streamlit_internals")
 class Entry:
     """One private piece of a library that the app replaces (``kind="replace"``) or reads."""
 
-    name: str          #: short key (what :func:`replace` and the accessors use)
-    target: str        #: dotted path of what is replaced or read
-    kind: str          #: "replace" or "read"
-    why: str           #: one line
-    fingerprint: str   #: sha256 (16 hex) of the source of ``relies_on`` in the verified version
-    relies_on: str = ""   #: the definition whose source is fingerprinted (default: ``target``)
+    name: str  #: short key (what :func:`replace` and the accessors use)
+    target: str  #: dotted path of what is replaced or read
+    kind: str  #: "replace" or "read"
+    why: str  #: one line
+    fingerprint: str  #: sha256 (16 hex) of the source of ``relies_on`` in the verified version
+    relies_on: str = ""  #: the definition whose source is fingerprinted (default: ``target``)
     verified: str = "1.67.0"  #: the Streamlit version it was checked on (Plotly entries: plotly's)
 
     @property
@@ -122,14 +123,17 @@ plotly_parts  read  plotly=7.1.0  cd22a8ceb0025daf
     plotly.basedatatypes.BaseFigure._data  <- plotly.basedatatypes.BaseFigure.to_dict
     to_dict without its deep copy: _data, _layout, _frame_objs, frame._props (ui.kit.frozen)
 """
-_ABBREV = {"~st.": "streamlit.web.server.starlette.",
-           "~ctx.": "streamlit.runtime.scriptrunner_utils.script_run_context.", "~rt.": "streamlit.runtime."}
+_ABBREV = {
+    "~st.": "streamlit.web.server.starlette.",
+    "~ctx.": "streamlit.runtime.scriptrunner_utils.script_run_context.",
+    "~rt.": "streamlit.runtime.",
+}
 
 
 def _expand(dotted: str) -> str:
     for short, full in _ABBREV.items():
         if dotted.startswith(short):
-            return full + dotted[len(short):]
+            return full + dotted[len(short) :]
     return dotted
 
 
@@ -145,8 +149,9 @@ def _parse(text: str) -> list[Entry]:
     for head, where, why in blocks:
         name, kind, verified, fp = head.split()
         target, _, relies = (x.strip() for x in where.partition("<-"))
-        out.append(Entry(name, _expand(target), kind, why, fp, _expand(relies) if relies else "",
-                         verified.replace("=", " ")))
+        out.append(
+            Entry(name, _expand(target), kind, why, fp, _expand(relies) if relies else "", verified.replace("=", " "))
+        )
     return out
 
 
@@ -235,12 +240,15 @@ def check_version(version: str | None = None, environ=os.environ) -> str | None:
             f"ui.server: Streamlit {version} is not one this app was verified on ({', '.join(VERIFIED)}); "
             f"it replaces private pieces of Streamlit (ui/streamlit_internals.py). Install a verified one "
             f"(pip install streamlit=={VERIFIED[-1]}), or set {UNVERIFIED_ENV}=1 to start anyway (the "
-            f"replacements whose fingerprint differs are then skipped), or run `streamlit run app.py`.")
+            f"replacements whose fingerprint differs are then skipped), or run `streamlit run app.py`."
+        )
     off = [e for e in mismatches() if e.kind == "replace"]
-    msg = (f"Streamlit {version} is unverified ({UNVERIFIED_ENV}=1): "
-           + ("every replacement's fingerprint matches." if not off else
-              "these replacements do not apply (their fingerprint differs): "
-              + "; ".join(f"{e.name} ({e.target}: {e.why})" for e in off)))
+    msg = f"Streamlit {version} is unverified ({UNVERIFIED_ENV}=1): " + (
+        "every replacement's fingerprint matches."
+        if not off
+        else "these replacements do not apply (their fingerprint differs): "
+        + "; ".join(f"{e.name} ({e.target}: {e.why})" for e in off)
+    )
     log.warning(msg)
     return msg
 
@@ -419,7 +427,7 @@ def wrap_running_app(middleware) -> bool:
         NOT_APPLIED["middleware_stack"] = "no running application, or Starlette.__call__ differs"
         return False
     stack = app.middleware_stack
-    if stack is None:                       # not built yet: it is built on the first request
+    if stack is None:  # not built yet: it is built on the first request
         stack = app.middleware_stack = app.build_middleware_stack()
     if isinstance(stack, middleware):
         return True

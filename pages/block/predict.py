@@ -2,6 +2,7 @@
 
 The answers come from ``sim.block``: the gain of RMSNorm at the origin and the sink's capacity.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,12 +24,22 @@ def bk_sink(v: dict) -> float:
 
 
 STEPS = (
-    Step("gain0", ("norm_d", "log_eps"), bk_gain0, rtol=0.1,
-         texts=lambda v: {"eps": f"$10^{{{v['log_eps']:g}}}$"},
-         metrics=lambda v: [("gain", fmt(bk_gain0(v)))],
-         covers=("norm", "notice")),
-    Step("sink", ("sink_delta", "sink_share"), bk_sink, rtol=0.1,
-         texts=lambda v: {"gap": f"{v['sink_delta']:g}", "share": f"{v['sink_share']:g}"},
-         metrics=lambda v: [("nmax", fmt(bk_sink(v))), ("floor", f"{math.floor(bk_sink(v)):d}")],
-         covers=("sink",)),
+    Step(
+        "gain0",
+        ("norm_d", "log_eps"),
+        bk_gain0,
+        rtol=0.1,
+        texts=lambda v: {"eps": f"$10^{{{v['log_eps']:g}}}$"},
+        metrics=lambda v: [("gain", fmt(bk_gain0(v)))],
+        covers=("norm", "notice"),
+    ),
+    Step(
+        "sink",
+        ("sink_delta", "sink_share"),
+        bk_sink,
+        rtol=0.1,
+        texts=lambda v: {"gap": f"{v['sink_delta']:g}", "share": f"{v['sink_share']:g}"},
+        metrics=lambda v: [("nmax", fmt(bk_sink(v))), ("floor", f"{math.floor(bk_sink(v)):d}")],
+        covers=("sink",),
+    ),
 )

@@ -2,6 +2,7 @@
 
 What it computes: docs/constructions.md, section “Inside a block: positions, normalisation, splitting, sinks”.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,16 +12,16 @@ from ui.kit.figures import COLORS
 from ui.kit.compute import cached
 
 ROPE_BASE = 10000.0
-ROPE_KS = (1, 2, 4, 8, 16, 32, 64)      # planes in the largest-return sweep
-ROPE_FIT_FROM = 8                       # the slope is fitted over k >= this
-ROPE_BINS = 320                         # log-spaced distance windows in the long-range plot
-NORM_EPS_SHIFTS = (-3.0, 0.0, 3.0)      # decades around the chosen ε
+ROPE_KS = (1, 2, 4, 8, 16, 32, 64)  # planes in the largest-return sweep
+ROPE_FIT_FROM = 8  # the slope is fitted over k >= this
+ROPE_BINS = 320  # log-spaced distance windows in the long-range plot
+NORM_EPS_SHIFTS = (-3.0, 0.0, 3.0)  # decades around the chosen ε
 NORM_RHO = np.logspace(-9.0, 3.0, 241)  # ‖x‖ grid of the gain plot
-NORM_EPS = np.logspace(-14.0, 1.0, 151) # ε grid at x = 0
+NORM_EPS = np.logspace(-14.0, 1.0, 151)  # ε grid at x = 0
 SPLIT_ALPHAS = np.logspace(-4.0, 0.0, 17)
-PERM_D = 4                              # token dimension of the permutation panel
-PERM_FLOOR = 1e-17                      # zeros are drawn at this height on the log axis
-SINK_GAP_FACTORS = (0.5, 1.0, 1.5)      # several gaps around the chosen Δ
+PERM_D = 4  # token dimension of the permutation panel
+PERM_FLOOR = 1e-17  # zeros are drawn at this height on the log axis
+SINK_GAP_FACTORS = (0.5, 1.0, 1.5)  # several gaps around the chosen Δ
 SINK_MARKER_NS = (2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 COLS3 = (COLORS["sa"], COLORS["usa"], COLORS["bound"])
 SYMS3 = ("circle", "square", "diamond")
@@ -70,15 +71,26 @@ def rope_data(k: int, n_from: int, n_to: int) -> dict:
     ks, heights = np.array(ROPE_KS, dtype=float), np.array(heights)
     # a log-log fit needs positive heights (a very short window can have a negative maximum)
     fit = (ks >= ROPE_FIT_FROM) & (heights > 0)
-    out = {"curves": curves, "ks": ks, "heights": heights, "where": np.array(where, dtype=float),
-           "slope": None, "fit_line": None, "half_line": None}
+    out = {
+        "curves": curves,
+        "ks": ks,
+        "heights": heights,
+        "where": np.array(where, dtype=float),
+        "slope": None,
+        "fit_line": None,
+        "half_line": None,
+    }
     if fit.sum() >= 2:
         slope = _slope(ks[fit], heights[fit])
         # the least-squares line through the fitted points, drawn over the fitted k only (further left it
         # would climb above 1, which no similarity reaches)
         icpt = float(np.mean(np.log(heights[fit]) - slope * np.log(ks[fit])))
-        out |= {"slope": slope, "fit_ks": ks[fit], "fit_line": np.exp(icpt) * ks[fit] ** slope,
-                "half_line": heights[fit][0] * (ks[fit] / ks[fit][0]) ** -0.5}
+        out |= {
+            "slope": slope,
+            "fit_ks": ks[fit],
+            "fit_line": np.exp(icpt) * ks[fit] ** slope,
+            "half_line": heights[fit][0] * (ks[fit] / ks[fit][0]) ** -0.5,
+        }
     return out
 
 
@@ -116,7 +128,7 @@ def norm_data(d: int, log_eps: float) -> dict:
     out["eps_marks"] = NORM_EPS[::25]
     out["svd0"] = np.array([_largest_sv(bk.rmsnorm_jacobian(np.zeros(d), e)) for e in out["eps_marks"]])
     out["slope0"] = _slope(out["eps_marks"], out["svd0"])
-    eps = 10.0 ** log_eps
+    eps = 10.0**log_eps
     out["gain_at_eps"] = bk.rmsnorm_gain(np.zeros(d), eps)
     out["knee"] = float(np.sqrt(d * eps))  # ‖x‖ where ‖x‖²/d = ε
     return out
@@ -129,9 +141,13 @@ def split_data(d: int, seed: int) -> dict:
     lim = bk.commutator_norm(A, B, x)
     # the work bound of the page's hard limit split_d <= 32 (60·(2d)³ per α; sim's default stops at d = 18)
     work = 60.0 * SPLIT_ALPHAS.size * (2 * 32) ** 3
-    return {"alphas": SPLIT_ALPHAS, "defect": bk.splitting_defect(A, B, x, SPLIT_ALPHAS, max_work=work),
-            "limit": lim, "trotter": bk.trotter_defect(A, B, x, SPLIT_ALPHAS, max_work=work),
-            "half": 0.5 * SPLIT_ALPHAS**2 * lim}
+    return {
+        "alphas": SPLIT_ALPHAS,
+        "defect": bk.splitting_defect(A, B, x, SPLIT_ALPHAS, max_work=work),
+        "limit": lim,
+        "trotter": bk.trotter_defect(A, B, x, SPLIT_ALPHAS, max_work=work),
+        "half": 0.5 * SPLIT_ALPHAS**2 * lim,
+    }
 
 
 # --------------------------------------------------------------------------- permutation
@@ -162,8 +178,9 @@ def perm_data(n: int, beta: float, pos: float, seed: int) -> dict:
     P = perm_positions(n, pos)
     gaps = {}
     for case, kw in (("plain", {}), ("positions", {"positions": P}), ("causal", {"causal": True})):
-        gaps[case] = np.linalg.norm(bk.attention(Z[perm], A, V, beta, **kw)
-                                    - bk.attention(Z, A, V, beta, **kw)[perm], axis=1)
+        gaps[case] = np.linalg.norm(
+            bk.attention(Z[perm], A, V, beta, **kw) - bk.attention(Z, A, V, beta, **kw)[perm], axis=1
+        )
     scale = float(np.linalg.norm(bk.attention(Z, A, V, beta), axis=1).max())
     return {"slot": np.arange(1, n + 1), "gaps": gaps, "perm": perm + 1, "scale": scale}
 
@@ -180,9 +197,15 @@ def sink_data(delta: float, share: float) -> dict:
     nmax = {g: bk.sink_capacity(g, share) for g in gaps}
     top = max(1e3, 100.0 * max(nmax.values()))
     N = np.logspace(0.0, min(np.log10(top), 12.0), 300)
-    out = {"N": N, "mass": {}, "layer": {}, "nmax": nmax, "marker_N": np.array(SINK_MARKER_NS, dtype=float),
-           # the gap that keeps the share c among 1000 tokens: c(1000) = c  <=>  Δ = ln(999 c/(1-c))
-           "gap_for_1000": float(np.log(share / (1.0 - share) * 999.0))}
+    out = {
+        "N": N,
+        "mass": {},
+        "layer": {},
+        "nmax": nmax,
+        "marker_N": np.array(SINK_MARKER_NS, dtype=float),
+        # the gap that keeps the share c among 1000 tokens: c(1000) = c  <=>  Δ = ln(999 c/(1-c))
+        "gap_for_1000": float(np.log(share / (1.0 - share) * 999.0)),
+    }
     for g in gaps:
         out["mass"][g] = bk.sink_mass(g, N)
         weights = []
@@ -202,15 +225,24 @@ def csv_columns(v: dict) -> dict:
     k = sink_data(v["sink_delta"], v["sink_share"])
     cols = {}
     for kk, (hx, hy, lx, ly) in r["curves"].items():
-        cols |= {f"rope_k{kk}_N_high": hx, f"rope_k{kk}_sim_high": hy, f"rope_k{kk}_N_low": lx,
-                 f"rope_k{kk}_sim_low": ly}
+        cols |= {
+            f"rope_k{kk}_N_high": hx,
+            f"rope_k{kk}_sim_high": hy,
+            f"rope_k{kk}_N_low": lx,
+            f"rope_k{kk}_sim_low": ly,
+        }
     cols |= {"rope_k": r["ks"], "rope_largest_return": r["heights"], "rope_return_at_N": r["where"]}
     cols["norm_x"] = n["rho"]
     for eps, g in n["gain"].items():
         cols[f"gain_eps{eps:.0e}"] = g
     cols |= {"eps_at_x0": n["eps"], "gain_at_x0": n["gain0"]}
-    cols |= {"alpha": s["alphas"], "splitting_defect": s["defect"], "commutator_norm": [s["limit"]],
-             "trotter_error": s["trotter"], "half_alpha2_commutator": s["half"]}
+    cols |= {
+        "alpha": s["alphas"],
+        "splitting_defect": s["defect"],
+        "commutator_norm": [s["limit"]],
+        "trotter_error": s["trotter"],
+        "half_alpha2_commutator": s["half"],
+    }
     cols |= {"slot": p["slot"], "permuted_slot_source": p["perm"]}
     cols |= {f"gap_{case}": g for case, g in p["gaps"].items()}
     cols["sink_N"] = k["N"]

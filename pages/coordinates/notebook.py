@@ -1,5 +1,6 @@
 """Coordinates: the page's notebook (ui/kit/notebook.py): θ = a·b over training time for the Euclidean and
 the pulled-back metric (exact), and the Euclidean path on its hyperbola."""
+
 from __future__ import annotations
 
 from ui.kit.notebook import Recipe
@@ -10,16 +11,30 @@ def expected(v: dict) -> dict:
     from pages.coordinates.views import metric_data
 
     d = metric_data(v["a0"], v["b0"], v["y"], v["horizon"], v["dt"])
-    return {"theta_euclidean": d["theta"]["euclidean"][-1], "theta_pullback": d["theta"]["pullback"][-1],
-            "c": d["c"], "t_end": d["t_end"]}
+    return {
+        "theta_euclidean": d["theta"]["euclidean"][-1],
+        "theta_pullback": d["theta"]["pullback"][-1],
+        "c": d["c"],
+        "t_end": d["t_end"],
+    }
 
 
 RECIPE = Recipe(
     stem="coordinates",
     statement=("intro", "metric"),
-    texts=("fig.x_train", "fig.y_theta", "fig.theta_title", "fig.target", "fig.euclidean_exact",
-           "fig.pullback_exact", "fig.x_a", "fig.y_b", "fig.ab_title"),
-    code=('''
+    texts=(
+        "fig.x_train",
+        "fig.y_theta",
+        "fig.theta_title",
+        "fig.target",
+        "fig.euclidean_exact",
+        "fig.pullback_exact",
+        "fig.x_a",
+        "fig.y_b",
+        "fig.ab_title",
+    ),
+    code=(
+        """
 from sim import coordinates as co
 
 # f(a, b) = (ab - y)^2 / 2 by gradient flow in training time t, in two metrics.
@@ -34,7 +49,8 @@ if a0 * a0 - b0 * b0 == 0.0 and y != 0.0 and a0 * b0 * y <= 0.0:
     t_saddle = math.log((y - a0 * b0) / y)
     theta["pullback"] = np.where(t <= t_saddle, theta["pullback"], np.nan)
 ab = co.ab_flow(a0, b0, y, t)                  # the Euclidean path; a^2 - b^2 stays a0^2 - b0^2
-''', '''
+""",
+        """
 fig = figure(TEXT["fig.x_train"], TEXT["fig.y_theta"], TEXT["fig.theta_title"])
 exact(fig, t, theta["euclidean"], TEXT["fig.euclidean_exact"], color=COLORS["sa"])
 exact(fig, t, theta["pullback"], TEXT["fig.pullback_exact"], color=COLORS["usa"])
@@ -47,6 +63,7 @@ fig.show()
 
 numbers = {"theta_euclidean": theta["euclidean"][-1], "theta_pullback": theta["pullback"][-1],
            "c": a0 * a0 - b0 * b0, "t_end": t_end}
-'''),
+""",
+    ),
     expected=expected,
 )

@@ -3,6 +3,7 @@
 Every answer is computed by ``sim.coordinates`` for the current parameters: the closed-form flows
 at the end of the training window, the Lévy area of the loop, and the limit exp(π[B, A]) y₀.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,8 +15,8 @@ from ui.kit.figures import params_of
 from ui.kit.predict import Step, fmt
 from pages.coordinates import views as V
 
-METRIC = params_of(V.theta_figure)   # ("a0", "b0", "y", "horizon", "dt")
-LIMIT_GAP = 1e-9        # |exp(π[B, A]) y₀ − y₀| below this: the loop's limit is y₀ itself
+METRIC = params_of(V.theta_figure)  # ("a0", "b0", "y", "horizon", "dt")
+LIMIT_GAP = 1e-9  # |exp(π[B, A]) y₀ − y₀| below this: the loop's limit is y₀ itself
 
 
 def t_end(v: dict) -> float:
@@ -27,8 +28,10 @@ def pullback_end(v: dict) -> float:
     """θ(t_end) of gradient flow in the pulled-back metric (undefined once it reaches the saddle)."""
     ts = V.saddle_crossing(v["a0"], v["b0"], v["y"])
     if ts is not None and ts <= t_end(v):
-        raise ValueError(f"from this start the pulled-back flow reaches the saddle a = b = 0 at t = {ts:.3g}, "
-                         "where it is undefined; choose a start off the diagonals a = ±b")
+        raise ValueError(
+            f"from this start the pulled-back flow reaches the saddle a = b = 0 at t = {ts:.3g}, "
+            "where it is undefined; choose a start off the diagonals a = ±b"
+        )
     return float(co.theta_flow(v["a0"], v["b0"], v["y"], [t_end(v)], "pullback")[0])
 
 
@@ -61,28 +64,53 @@ def saddle_time(v: dict) -> float | None:
 
 def _texts(v: dict) -> dict:
     ts = saddle_time(v)
-    return {"t_s": "—" if ts is None else f"{ts:.3g}", "t_end": f"{t_end(v):g}", "a0": f"{v['a0']:g}",
-            "b0": f"{v['b0']:g}", "y": f"{v['y']:g}",
-            "theta0": f"{v['a0'] * v['b0']:.4g}", "c": f"{v['a0'] ** 2 - v['b0'] ** 2:.4g}", "n": v["n"]}
+    return {
+        "t_s": "—" if ts is None else f"{ts:.3g}",
+        "t_end": f"{t_end(v):g}",
+        "a0": f"{v['a0']:g}",
+        "b0": f"{v['b0']:g}",
+        "y": f"{v['y']:g}",
+        "theta0": f"{v['a0'] * v['b0']:.4g}",
+        "c": f"{v['a0'] ** 2 - v['b0'] ** 2:.4g}",
+        "n": v["n"],
+    }
 
 
 def _limit_metrics(v: dict) -> list:
     A, B = V.PAIRS[v["pair"]]
     lim = co.area_limit(A, B, V.Y0)
-    return [("limit", "(" + ", ".join(fmt(float(x), 4) for x in lim) + ")"),
-            ("gap", fmt(float(np.linalg.norm(lim - V.Y0)), 3))]
+    return [
+        ("limit", "(" + ", ".join(fmt(float(x), 4) for x in lim) + ")"),
+        ("gap", fmt(float(np.linalg.norm(lim - V.Y0)), 3)),
+    ]
 
 
 #: in place of "pullback_end" for a start whose pulled-back flow meets the saddle inside the window (a
 #: diagonal a = ±b with ab of the other sign than y, or a = b = 0): there θ has no value to predict in
 #: that metric, so the step asks for the Euclidean flow's θ, which is defined for every t
-SADDLE_END = Step("saddle_end", METRIC, euclidean_end, rtol=0.05, atol=0.02, reveal=V.theta_figure,
-                  texts=_texts, metrics=lambda v: [("t_saddle", fmt(saddle_time(v) or 0.0, 3))])
+SADDLE_END = Step(
+    "saddle_end",
+    METRIC,
+    euclidean_end,
+    rtol=0.05,
+    atol=0.02,
+    reveal=V.theta_figure,
+    texts=_texts,
+    metrics=lambda v: [("t_saddle", fmt(saddle_time(v) or 0.0, 3))],
+)
 
 
 #: in place of "a_end" at such a start: the same value, but the path slides into the saddle (θ → 0), not to y
-SADDLE_A_END = Step("saddle_a_end", METRIC, a_end, rtol=0.1, atol=0.02, reveal=V.ab_figure, texts=_texts,
-                    metrics=lambda v: [("b_end", fmt(float(co.ab_flow(v["a0"], v["b0"], v["y"], [t_end(v)])[0, 1])))])
+SADDLE_A_END = Step(
+    "saddle_a_end",
+    METRIC,
+    a_end,
+    rtol=0.1,
+    atol=0.02,
+    reveal=V.ab_figure,
+    texts=_texts,
+    metrics=lambda v: [("b_end", fmt(float(co.ab_flow(v["a0"], v["b0"], v["y"], [t_end(v)])[0, 1])))],
+)
 
 #: steps a page may show in place of one of STEPS (their texts are checked like STEPS' own)
 ALTERNATE_STEPS = (SADDLE_END, SADDLE_A_END)
@@ -99,16 +127,46 @@ def steps_for(v: dict) -> tuple:
 
 
 STEPS = (
-    Step("pullback_end", METRIC, pullback_end, rtol=0.05, atol=0.02, reveal=V.theta_figure,
-         texts=_texts, metrics=lambda v: [("euclidean", fmt(euclidean_end(v)))],
-         covers=("metric",)),
-    Step("a_end", METRIC, a_end, rtol=0.1, atol=0.02, reveal=V.ab_figure, texts=_texts,
-         metrics=lambda v: [("b_end", fmt(float(co.ab_flow(v["a0"], v["b0"], v["y"], [t_end(v)])[0, 1])))],
-         covers=("metric",)),
-    Step("area", ("n",), area, rtol=0.02, reveal=V.area_figure, texts=_texts,
-         metrics=lambda v: [("radius", fmt(1.0 / math.sqrt(v["n"]), 3))],
-         covers=("limit", "notice")),
-    Step("endpoint", ("pair",), endpoint, kind="choice", choices=("start", "elsewhere"),
-         reveal=V.endpoint_figure, metrics=_limit_metrics,
-         covers=("limit", "notice")),
+    Step(
+        "pullback_end",
+        METRIC,
+        pullback_end,
+        rtol=0.05,
+        atol=0.02,
+        reveal=V.theta_figure,
+        texts=_texts,
+        metrics=lambda v: [("euclidean", fmt(euclidean_end(v)))],
+        covers=("metric",),
+    ),
+    Step(
+        "a_end",
+        METRIC,
+        a_end,
+        rtol=0.1,
+        atol=0.02,
+        reveal=V.ab_figure,
+        texts=_texts,
+        metrics=lambda v: [("b_end", fmt(float(co.ab_flow(v["a0"], v["b0"], v["y"], [t_end(v)])[0, 1])))],
+        covers=("metric",),
+    ),
+    Step(
+        "area",
+        ("n",),
+        area,
+        rtol=0.02,
+        reveal=V.area_figure,
+        texts=_texts,
+        metrics=lambda v: [("radius", fmt(1.0 / math.sqrt(v["n"]), 3))],
+        covers=("limit", "notice"),
+    ),
+    Step(
+        "endpoint",
+        ("pair",),
+        endpoint,
+        kind="choice",
+        choices=("start", "elsewhere"),
+        reveal=V.endpoint_figure,
+        metrics=_limit_metrics,
+        covers=("limit", "notice"),
+    ),
 )

@@ -1,4 +1,5 @@
 """Coordinates, metrics and limits: cached data and figure builders for pages/coordinates/page.py (§7)."""
+
 from __future__ import annotations
 
 import math
@@ -9,18 +10,18 @@ from sim import coordinates as co
 from ui.kit.figures import COLORS, cached_figure, equal_axes, exact_line, figure, sim_markers, tall_legend, thin
 from ui.kit.compute import cached
 
-FINE = 400                      # points on each exact curve in training time t
-MARKERS = 45                    # iterates drawn per metric
-LOOP_POINTS = 1200              # points drawn on each loop (x_n is smooth; more only for large n)
-ENDPOINT_NS = tuple(2 ** k for k in range(13))    # n = 1 … 4096 on the log–log panel
+FINE = 400  # points on each exact curve in training time t
+MARKERS = 45  # iterates drawn per metric
+LOOP_POINTS = 1200  # points drawn on each loop (x_n is smooth; more only for large n)
+ENDPOINT_NS = tuple(2**k for k in range(13))  # n = 1 … 4096 on the log–log panel
 AREA_NS = (1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233)
-Y0 = np.array([1.0, 0.5])       # start of the driven equation
+Y0 = np.array([1.0, 0.5])  # start of the driven equation
 
 # (A, B) pairs offered on the page. [B, A] = BA − AB is what the limit reads.
 PAIRS = {
     "rotation_shear": (0.5 * np.array([[0.0, 1.0], [-1.0, 0.0]]), 0.5 * np.array([[1.0, 0.0], [0.0, -1.0]])),
     "nilpotent": (np.array([[0.0, 1.0], [0.0, 0.0]]), np.array([[0.0, 0.0], [1.0, 0.0]])),
-    "commuting": (np.array([[0.5, 0.2], [0.2, -0.3]]), np.array([[0.0, 0.4], [0.4, -1.6]])),   # B = 2A − I
+    "commuting": (np.array([[0.5, 0.2], [0.2, -0.3]]), np.array([[0.0, 0.4], [0.4, -1.6]])),  # B = 2A − I
 }
 
 
@@ -54,10 +55,18 @@ def metric_data(a0: float, b0: float, y: float, horizon: float, dt: float) -> di
     steps = max(int(round(horizon / dt)), 1)
     t_end = steps * dt
     t = np.linspace(0.0, t_end, FINE)
-    out = {"t": t, "steps": steps, "t_end": t_end, "c": a0 * a0 - b0 * b0,
-           "theta": {m: co.theta_flow(a0, b0, y, t, m) for m in co.METRICS},
-           "ab": co.ab_flow(a0, b0, y, t), "iter": {}, "gap": {}, "saddle": saddle_crossing(a0, b0, y)}
-    if out["saddle"] is not None:        # the pulled-back flow ends at the saddle: drawn up to it only
+    out = {
+        "t": t,
+        "steps": steps,
+        "t_end": t_end,
+        "c": a0 * a0 - b0 * b0,
+        "theta": {m: co.theta_flow(a0, b0, y, t, m) for m in co.METRICS},
+        "ab": co.ab_flow(a0, b0, y, t),
+        "iter": {},
+        "gap": {},
+        "saddle": saddle_crossing(a0, b0, y),
+    }
+    if out["saddle"] is not None:  # the pulled-back flow ends at the saddle: drawn up to it only
         out["theta"]["pullback"] = np.where(t <= out["saddle"], out["theta"]["pullback"], np.nan)
     for m in co.METRICS:
         if m == "pullback" and out["saddle"] is not None:
@@ -75,7 +84,7 @@ def metric_data(a0: float, b0: float, y: float, horizon: float, dt: float) -> di
 
 def _hyperbola(a0: float, b0: float, box: float) -> np.ndarray:
     """Points of the branch of a² − b² = a0² − b0² through (a0, b0), inside |a|, |b| <= box."""
-    p0, q0 = a0 + b0, a0 - b0          # a = (p+q)/2, b = (p−q)/2, pq = c
+    p0, q0 = a0 + b0, a0 - b0  # a = (p+q)/2, b = (p−q)/2, pq = c
     c = p0 * q0
     u = np.linspace(-2.0 * box, 2.0 * box, 801)
     if c == 0.0:
@@ -98,13 +107,22 @@ def loop_data(n: int, pair: str) -> dict:
     ns = np.array(sorted(set(ENDPOINT_NS) | {n}))
     ends = np.array([co.driven_endpoint(int(k), A, B, Y0) for k in ns])
     return {
-        "s": s, "shown": shown, "loops": {k: co.loop(k, s) for k in shown},
+        "s": s,
+        "shown": shown,
+        "loops": {k: co.loop(k, s) for k in shown},
         "loop_areas": {k: co.levy_area(k) for k in shown},
-        "area_ns": np.array(AREA_NS), "areas": np.array([co.levy_area(k) for k in AREA_NS]),
-        "area_n": co.levy_area(n), "ns": ns, "ends": ends, "limit": limit,
-        "err_limit": np.linalg.norm(ends - limit, axis=1), "err_y0": np.linalg.norm(ends - Y0, axis=1),
-        "end_n": ends[list(ns).index(n)], "gap_limit_y0": float(np.linalg.norm(limit - Y0)),
-        "commutator": B @ A - A @ B, "slope": _fit_slope(ns, np.linalg.norm(ends - limit, axis=1)),
+        "area_ns": np.array(AREA_NS),
+        "areas": np.array([co.levy_area(k) for k in AREA_NS]),
+        "area_n": co.levy_area(n),
+        "ns": ns,
+        "ends": ends,
+        "limit": limit,
+        "err_limit": np.linalg.norm(ends - limit, axis=1),
+        "err_y0": np.linalg.norm(ends - Y0, axis=1),
+        "end_n": ends[list(ns).index(n)],
+        "gap_limit_y0": float(np.linalg.norm(limit - Y0)),
+        "commutator": B @ A - A @ B,
+        "slope": _fit_slope(ns, np.linalg.norm(ends - limit, axis=1)),
     }
 
 
@@ -144,9 +162,9 @@ def ab_figure(t, a0, b0, y, horizon, dt):
     fig = figure(t("fig.x_a"), t("fig.y_b"), t("fig.ab_title"))
     hyp = _hyperbola(a0, b0, box)
     exact_line(fig, hyp[:, 0], hyp[:, 1], t("fig.hyperbola"), color=COLORS["ref"], line=dict(width=1.5))
-    if y != 0.0:                                   # the minimisers ab = y, both branches
+    if y != 0.0:  # the minimisers ab = y, both branches
         a = np.geomspace(abs(y) / box, box, 300)
-        a = np.concatenate([a, [np.nan], -a])      # one trace, the branches NaN-separated: one legend entry
+        a = np.concatenate([a, [np.nan], -a])  # one trace, the branches NaN-separated: one legend entry
         exact_line(fig, a, y / a, t("fig.minimisers"), color=COLORS["bound"], line=dict(dash="dot", width=1.5))
     exact_line(fig, ab[:, 0], ab[:, 1], t("fig.euclidean_exact"), color=COLORS["usa"])
     it = d["iter"]["euclidean"]
@@ -163,8 +181,14 @@ def loops_figure(t, n, pair):
     # a dash as well as a colour for each loop: orange and vermilion are close for a colour-blind eye
     for k, col, dash in zip(d["shown"], (COLORS["sa"], COLORS["other"], COLORS["usa"]), ("solid", "dash", "dot")):
         x = d["loops"][k]
-        exact_line(fig, x[:, 0], x[:, 1], t("fig.loop_n", n=k, area=f"{d['loop_areas'][k]:.4f}"), color=col,
-                   line=dict(width=1.5, dash=dash))
+        exact_line(
+            fig,
+            x[:, 0],
+            x[:, 1],
+            t("fig.loop_n", n=k, area=f"{d['loop_areas'][k]:.4f}"),
+            color=col,
+            line=dict(width=1.5, dash=dash),
+        )
     fig.update_layout(hovermode="closest", **equal_axes(1.1))
     return tall_legend(fig)
 
@@ -185,7 +209,7 @@ def area_figure(t, n, pair):
 def endpoint_figure(t, n, pair):
     d = loop_data(n, pair)
     ns = d["ns"]
-    floor = 1e-16 * max(1.0, np.linalg.norm(Y0))       # rounding level: zeros cannot sit on a log axis
+    floor = 1e-16 * max(1.0, np.linalg.norm(Y0))  # rounding level: zeros cannot sit on a log axis
     fig = figure(t("fig.x_n"), t("fig.y_err"), t("fig.endpoint_title"), log_x=True, log_y=True)
     sim_markers(fig, ns, np.maximum(d["err_y0"], floor), t("fig.err_y0"), color=COLORS["usa"], symbol="square")
     sim_markers(fig, ns, np.maximum(d["err_limit"], floor), t("fig.err_limit"), color=COLORS["sa"])

@@ -1,5 +1,6 @@
 """Sums over depth: the page's notebook (ui/kit/notebook.py): S_L at depth L by Monte Carlo beside its exact
 normal density, its variance and P(|S_L| ≤ a)."""
+
 from __future__ import annotations
 
 from ui.kit.notebook import Recipe
@@ -16,7 +17,8 @@ def expected(v: dict) -> dict:
 RECIPE = Recipe(
     stem="depth_sum",
     texts=("fig.x_sum", "fig.y_density", "fig.hist_title", "fig.hist_mc", "fig.hist_exact"),
-    code=('''
+    code=(
+        """
 import math
 from sim import depth_sum as ds
 
@@ -30,7 +32,8 @@ m, var = ds.mean(alpha, L, mu), ds.variance(alpha, L, sigma, rho)          # exa
 p = ds.prob_within(alpha, L, sigma, a, rho, mu)                            # exact P(|S_L| <= a)
 print(f"mean {x.mean():.4g} (exact {m:.4g}), variance {np.var(x, ddof=1):.4g} (exact {var:.4g}), "
       f"P(|S_L| <= a) {np.mean(np.abs(x) <= a):.4f} (exact {p:.4f})")
-''', '''
+""",
+        """
 sd = math.sqrt(var)
 grid = np.linspace(min(m - 4.5 * sd, x.min()), max(m + 4.5 * sd, x.max()), 400)
 fig = figure(TEXT["fig.x_sum"], TEXT["fig.y_density"], TEXT["fig.hist_title"])
@@ -41,7 +44,9 @@ fig.show()
 
 numbers = {"mean": m, "mean_mc": x.mean(), "var": var, "var_mc": np.var(x, ddof=1), "p": p,
            "p_mc": np.mean(np.abs(x) <= a), "n": x.size}
-'''),
+""",
+    ),
     expected=expected,
-    rtol=1e-9, atol=1e-12,
+    rtol=1e-9,
+    atol=1e-12,
 )

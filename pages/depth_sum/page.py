@@ -2,6 +2,7 @@
 
 What it computes: docs/constructions.md, section “Depth-sum variance (how things accumulate over depth)”.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -14,8 +15,7 @@ from ui.kit.figures import build, show
 from ui.server.jobs import heavy
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
-from pages.depth_sum.views import (at_depth, covariance, fill_sweep, one_step_data, over_depth, paths,
-                                   residual)
+from pages.depth_sum.views import at_depth, covariance, fill_sweep, one_step_data, over_depth, paths, residual
 from pages.depth_sum.figures import FIGURES
 from pages.depth_sum.predict import STEPS
 
@@ -35,15 +35,26 @@ def _metrics(ctx, d):
     t, v = ctx.t, ctx.values
     alpha, L, c = v["alpha"], v["L"], v["c"]
     f_step, f_lin = ds.one_step(c, L)
-    cells = ctx.metrics([
-        (t("metrics.var", L=L), f"{d['var']:.4g}",
-         {"caption": t("metrics.mc_pm", x=f"{d['var_mc']:.4g}", se=f"{d['var_se']:.2g}")}),
-        (t("metrics.prob", a=f"{v['a']:g}"), f"{d['p']:.4f}",
-         {"caption": t("metrics.mc_pm", x=f"{d['p_mc']:.4f}", se=f"{d['p_se']:.1g}")}),
-        (t("metrics.energy"), f"{ds.residual_energy(alpha, L):.4g}"),
-        (t("metrics.step"), f"{f_step:.4f}",
-         {"caption": t("metrics.step_delta", lim=f"{math.exp(-c):.4f}", lin=f"{f_lin:.4f}")}),
-    ])
+    cells = ctx.metrics(
+        [
+            (
+                t("metrics.var", L=L),
+                f"{d['var']:.4g}",
+                {"caption": t("metrics.mc_pm", x=f"{d['var_mc']:.4g}", se=f"{d['var_se']:.2g}")},
+            ),
+            (
+                t("metrics.prob", a=f"{v['a']:g}"),
+                f"{d['p']:.4f}",
+                {"caption": t("metrics.mc_pm", x=f"{d['p_mc']:.4f}", se=f"{d['p_se']:.1g}")},
+            ),
+            (t("metrics.energy"), f"{ds.residual_energy(alpha, L):.4g}"),
+            (
+                t("metrics.step"),
+                f"{f_step:.4f}",
+                {"caption": t("metrics.step_delta", lim=f"{math.exp(-c):.4f}", lin=f"{f_lin:.4f}")},
+            ),
+        ]
+    )
     if cells is None:
         return None
     energy_mc = cells[2].empty()  # the residual-network Monte Carlo runs further down
@@ -57,18 +68,26 @@ def _variants_section(ctx, cv: dict) -> None:
     ctx.md("variants.intro")
     _show(ctx, "variants", "mean")
     st.markdown(t("variants.identity"))  # full width: the identity overflowed a narrow column
-    chk = abs(cv['sum_var'] + cv['sum_cov2'] - cv['var_total'])
+    chk = abs(cv["sum_var"] + cv["sum_cov2"] - cv["var_total"])
     chk = t("variants.chk_exact") if chk < 1e-12 else t("variants.chk_within", d=f"{chk:.1e}")
     c7, c8 = st.columns([3, 2])
     with c7:
         _show(ctx, "cov")
     with c8:
-        ctx.md("variants.table",
-                      L=cv["L"], n=cv["n"], nv=cv["n_var_terms"], nc=cv["n_cov_terms"],
-                      sv=f"{cv['sum_var']:.4g}", sve=f"{cv['sum_var_exact']:.4g}",
-                      sc=f"{cv['sum_cov2']:.4g}", sce=f"{cv['sum_cov2_exact']:.4g}",
-                      vt=f"{cv['var_total']:.4g}", vte=f"{cv['var_total_exact']:.4g}",
-                      chk=chk)
+        ctx.md(
+            "variants.table",
+            L=cv["L"],
+            n=cv["n"],
+            nv=cv["n_var_terms"],
+            nc=cv["n_cov_terms"],
+            sv=f"{cv['sum_var']:.4g}",
+            sve=f"{cv['sum_var_exact']:.4g}",
+            sc=f"{cv['sum_cov2']:.4g}",
+            sce=f"{cv['sum_cov2_exact']:.4g}",
+            vt=f"{cv['var_total']:.4g}",
+            vte=f"{cv['var_total_exact']:.4g}",
+            chk=chk,
+        )
 
 
 def _residual_section(ctx, r: dict) -> None:
@@ -80,13 +99,19 @@ def _residual_section(ctx, r: dict) -> None:
     with c9:
         _show(ctx, "res")
     with c10:
-        ctx.md("residual.notes", n=r["n"], ex=f"{r['final_exact']:.4f}",
-                      mc=f"{r['final']:.4f}", se=f"{r['final_se']:.2g}")
+        ctx.md(
+            "residual.notes", n=r["n"], ex=f"{r['final_exact']:.4f}", mc=f"{r['final']:.4f}", se=f"{r['final_se']:.2g}"
+        )
         run = st.button(t("residual.sweep_button"), key="_ds_sweep_btn", width="stretch")
     key = (v["alpha"], v["L"], v["N"], v["trials"], v["seed"])
     with ctx.guard():  # one shared, queued run for the whole server (ui.server.jobs)
-        if heavy(("depth_sum.sweep", *key), lambda progress: fill_sweep(*key, progress=progress) or True,
-                 start=run, t=t, text=t("residual.sweep_progress")):
+        if heavy(
+            ("depth_sum.sweep", *key),
+            lambda progress: fill_sweep(*key, progress=progress) or True,
+            start=run,
+            t=t,
+            text=t("residual.sweep_progress"),
+        ):
             st.session_state["_ds_sweep"] = key
     if st.session_state.get("_ds_sweep") == key:
         _show(ctx, "sweep_L", "sweep_N")
@@ -141,26 +166,53 @@ def render() -> None:
                 f_step, f_lin = ds.one_step(c, L)
                 st.markdown(t("step.body"))
                 _show(ctx, "step", "lr")
-                st.markdown(t("step.notes", L=L, lr_sgd=f"{c * L ** (2 * alpha - 1):.4g}",
-                              lr_sign=f"{c * L ** (alpha - 1):.4g}", dw=f"{-c * L ** (alpha - 1):.4g}",
-                              mult=f"{1 - c / L:.4g}", f=f"{f_step:.4f}", lim=f"{math.exp(-c):.4f}",
-                              lin=f"{f_lin:.4f}"))
+                st.markdown(
+                    t(
+                        "step.notes",
+                        L=L,
+                        lr_sgd=f"{c * L ** (2 * alpha - 1):.4g}",
+                        lr_sign=f"{c * L ** (alpha - 1):.4g}",
+                        dw=f"{-c * L ** (alpha - 1):.4g}",
+                        mult=f"{1 - c / L:.4g}",
+                        f=f"{f_step:.4f}",
+                        lim=f"{math.exp(-c):.4f}",
+                        lin=f"{f_lin:.4f}",
+                    )
+                )
 
     ctx.section("notice")
     ctx.section("questions")
     ctx.section("limits")
     step_cols = {} if s is None else {"L_step": s["L"], "f_after_step_exact": s["f"]}
-    ctx.csv_download("depth_sum.csv", {
-        "hist_left_edge": d["edges"][:-1], "hist_density_mc": d["dens"],
-        "x": d["grid"], "normal_density_exact": d["pdf"],
-        "L_grid": g["L"], "var_mc": g["var_mc"], "var_ci_lo": g["var_lo"], "var_ci_hi": g["var_hi"],
-        "mean_mc": g["mean_mc"], "prob_mc": g["p_mc"], "prob_se": g["p_se"], "trials_at_L": g["n"],
-        "L_fine": g["fine"], "var_exact": g["var"], "mean_exact": g["mean"], "prob_exact": g["p"],
-        "eps": p["eps"], "rms_exact": p["rms"], "rms_mc": p["rms_mc"],
-        "ell": r["ell"], "energy_mc": r["mean"], "energy_se": r["se"],
-        "energy_exact": (1.0 + float(L) ** (-2 * alpha)) ** r["ell"],
-        **step_cols,
-    })
+    ctx.csv_download(
+        "depth_sum.csv",
+        {
+            "hist_left_edge": d["edges"][:-1],
+            "hist_density_mc": d["dens"],
+            "x": d["grid"],
+            "normal_density_exact": d["pdf"],
+            "L_grid": g["L"],
+            "var_mc": g["var_mc"],
+            "var_ci_lo": g["var_lo"],
+            "var_ci_hi": g["var_hi"],
+            "mean_mc": g["mean_mc"],
+            "prob_mc": g["p_mc"],
+            "prob_se": g["p_se"],
+            "trials_at_L": g["n"],
+            "L_fine": g["fine"],
+            "var_exact": g["var"],
+            "mean_exact": g["mean"],
+            "prob_exact": g["p"],
+            "eps": p["eps"],
+            "rms_exact": p["rms"],
+            "rms_mc": p["rms_mc"],
+            "ell": r["ell"],
+            "energy_mc": r["mean"],
+            "energy_se": r["se"],
+            "energy_exact": (1.0 + float(L) ** (-2 * alpha)) ** r["ell"],
+            **step_cols,
+        },
+    )
     ctx.footer()
 
 

@@ -3,6 +3,7 @@
 The answers are the closed forms of ``sim.depth_sum``: the variance of S_L, its growth exponent
 between depths L and 2L, and the residual network's energy.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,12 +28,25 @@ def ds_residual(v: dict) -> float:
 
 
 STEPS = (
-    Step("variance", ("alpha", "L", "sigma", "rho"), ds_variance, rtol=0.1, reveal=V.hist_figure,
-         texts=lambda v: {k: f"{v[k]:g}" for k in ("alpha", "L", "sigma", "rho")},
-         covers=("statement", "sums", "variants.intro", "variants.table")),
-    Step("exponent", ("alpha", "L", "rho"), ds_exponent, rtol=0.0, atol=0.05, digits=3,
-         reveal=V.variance_figure, texts=lambda v: {"L2": 2 * v["L"]},
-         covers=("statement", "sums", "variants.intro")),
-    Step("residual", ("alpha", "L"), ds_residual, rtol=0.1, reveal=V.residual_figure,
-         covers=("residual.notes",)),
+    Step(
+        "variance",
+        ("alpha", "L", "sigma", "rho"),
+        ds_variance,
+        rtol=0.1,
+        reveal=V.hist_figure,
+        texts=lambda v: {k: f"{v[k]:g}" for k in ("alpha", "L", "sigma", "rho")},
+        covers=("statement", "sums", "variants.intro", "variants.table"),
+    ),
+    Step(
+        "exponent",
+        ("alpha", "L", "rho"),
+        ds_exponent,
+        rtol=0.0,
+        atol=0.05,
+        digits=3,
+        reveal=V.variance_figure,
+        texts=lambda v: {"L2": 2 * v["L"]},
+        covers=("statement", "sums", "variants.intro"),
+    ),
+    Step("residual", ("alpha", "L"), ds_residual, rtol=0.1, reveal=V.residual_figure, covers=("residual.notes",)),
 )

@@ -1,5 +1,6 @@
 """Depth-sum variance: the cached Monte Carlo behind pages/depth_sum/page.py
 (its figures: pages/depth_sum/figures.py)."""
+
 from __future__ import annotations
 
 import math
@@ -10,20 +11,20 @@ from sim import depth_sum as ds
 from ui.kit.compute import cached, sub_seed
 from ui.kit.figures import thin
 
-L_GRID = 2 ** np.arange(0, 11)          # depths of the Monte Carlo points (1 … 1024)
-L_FINE = np.unique(np.round(np.logspace(0, 12, 200, base=2)).astype(int))   # exact curves
-GRID_NORMALS = 4_000_000                # normals per grid point at most (trials capped by it)
+L_GRID = 2 ** np.arange(0, 11)  # depths of the Monte Carlo points (1 … 1024)
+L_FINE = np.unique(np.round(np.logspace(0, 12, 200, base=2)).astype(int))  # exact curves
+GRID_NORMALS = 4_000_000  # normals per grid point at most (trials capped by it)
 REGIME_ALPHAS = (0.25, 0.5, 0.75)
-N_PATHS = 24                            # sample paths drawn
-PATH_TRIALS = 2000                      # paths used for the increment statistics
+N_PATHS = 24  # sample paths drawn
+PATH_TRIALS = 2000  # paths used for the increment statistics
 HIST_BINS = 60
-COV_L_MAX = 128                         # the covariance identity is shown at min(L, 128)
-COV_WORK = 40_000_000                   # trials * L_cov^2 at most
-RES_BUDGET = 20_000_000                 # normals for the residual profile (trials capped by it)
+COV_L_MAX = 128  # the covariance identity is shown at min(L, 128)
+COV_WORK = 40_000_000  # trials * L_cov^2 at most
+RES_BUDGET = 20_000_000  # normals for the residual profile (trials capped by it)
 RES_MIN_TRIALS = 10
 SWEEP_L = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 SWEEP_N = (1, 2, 4, 8, 16, 32, 64, 128)
-SWEEP_BUDGET = 8_000_000                # normals per sweep point
+SWEEP_BUDGET = 8_000_000  # normals per sweep point
 STEP_L = np.unique(np.round(np.logspace(0, 4, 120)).astype(int))
 STEP_L_MARK = (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 4096)
 
@@ -65,8 +66,13 @@ def grid_units(trials, seed) -> dict:
 
     n = np.array([mc_trials(int(L), trials) for L in L_GRID])
     units = [depth_units(int(L), trials, seed) for L in L_GRID]
-    return {"n": n, "c": [u[0] for u in units], "E": [u[1] for u in units],
-            "q_hi": chi2.ppf(0.975, n - 1), "q_lo": chi2.ppf(0.025, n - 1)}
+    return {
+        "n": n,
+        "c": [u[0] for u in units],
+        "E": [u[1] for u in units],
+        "q_hi": chi2.ppf(0.975, n - 1),
+        "q_lo": chi2.ppf(0.025, n - 1),
+    }
 
 
 @cached
@@ -83,11 +89,19 @@ def at_depth(alpha, L, sigma, rho, mu, a, trials, seed) -> dict:
     s2 = float(np.var(x, ddof=1))
     p = float(np.mean(np.abs(x) <= a))
     return {
-        "edges": edges, "dens": dens, "grid": grid,
+        "edges": edges,
+        "dens": dens,
+        "grid": grid,
         "pdf": np.exp(-0.5 * ((grid - m) / sd) ** 2) / (sd * math.sqrt(2 * math.pi)),
-        "mean_mc": float(x.mean()), "mean_se": float(x.std(ddof=1) / math.sqrt(n)), "mean": m,
-        "var_mc": s2, "var_se": s2 * math.sqrt(2.0 / (n - 1)), "var": v,
-        "p_mc": p, "p_se": math.sqrt(p * (1 - p) / n), "p": ds.prob_within(alpha, L, sigma, a, rho, mu),
+        "mean_mc": float(x.mean()),
+        "mean_se": float(x.std(ddof=1) / math.sqrt(n)),
+        "mean": m,
+        "var_mc": s2,
+        "var_se": s2 * math.sqrt(2.0 / (n - 1)),
+        "var": v,
+        "p_mc": p,
+        "p_se": math.sqrt(p * (1 - p) / n),
+        "p": ds.prob_within(alpha, L, sigma, a, rho, mu),
         "n": n,
     }
 
@@ -102,12 +116,29 @@ def over_depth(alpha, sigma, rho, mu, a, trials, seed) -> dict:
         n = x.size
         s2 = float(np.var(x, ddof=1))
         p = float(np.mean(np.abs(x) <= a))
-        rows.append((n, s2, (n - 1) * s2 / u["q_hi"][i], (n - 1) * s2 / u["q_lo"][i],
-                     float(x.mean()), float(x.std(ddof=1) / math.sqrt(n)), p, math.sqrt(p * (1 - p) / n)))
+        rows.append(
+            (
+                n,
+                s2,
+                (n - 1) * s2 / u["q_hi"][i],
+                (n - 1) * s2 / u["q_lo"][i],
+                float(x.mean()),
+                float(x.std(ddof=1) / math.sqrt(n)),
+                p,
+                math.sqrt(p * (1 - p) / n),
+            )
+        )
     r = np.array(rows)
     return {
-        "L": L_GRID, "n": r[:, 0], "var_mc": r[:, 1], "var_lo": r[:, 2], "var_hi": r[:, 3],
-        "mean_mc": r[:, 4], "mean_se": r[:, 5], "p_mc": r[:, 6], "p_se": r[:, 7],
+        "L": L_GRID,
+        "n": r[:, 0],
+        "var_mc": r[:, 1],
+        "var_lo": r[:, 2],
+        "var_hi": r[:, 3],
+        "mean_mc": r[:, 4],
+        "mean_se": r[:, 5],
+        "p_mc": r[:, 6],
+        "p_se": r[:, 7],
         "fine": L_FINE,
         "var": ds.variance_curve(alpha, L_FINE, sigma, rho),
         "var_indep": ds.variance_curve(alpha, L_FINE, sigma, 0.0),
@@ -128,8 +159,12 @@ def variants(alpha, sigma, rho, trials, seed) -> dict:
     idx = range(1, len(L_GRID), 2)
     out = {"L": L_GRID[1::2]}
     for name, r in (("indep", 0.0), ("corr", rho), ("ident", 1.0)):
-        out[name] = np.array([np.var(ds.sums_from_units(alpha, int(L_GRID[i]), sigma, u["c"][i], u["E"][i],
-                                                        r, 0.0), ddof=1) for i in idx])
+        out[name] = np.array(
+            [
+                np.var(ds.sums_from_units(alpha, int(L_GRID[i]), sigma, u["c"][i], u["E"][i], r, 0.0), ddof=1)
+                for i in idx
+            ]
+        )
     return out
 
 
@@ -153,10 +188,15 @@ def paths(alpha, L, sigma, rho, mu, seed) -> dict:
     sd = np.sqrt(np.maximum(sigma * sigma * float(L) ** (-2 * alpha) * (ell + ell * (ell - 1) * rho), 0.0))
     keep = thin(L + 1, 300)
     return {
-        "ell": ell[keep], "paths": r["paths"][:, keep], "mean": mu * ell[keep] * float(L) ** (-alpha),
-        "sd": sd[keep], "eps": k_all / L, "rms_mc": r["rms_mc"],
+        "ell": ell[keep],
+        "paths": r["paths"][:, keep],
+        "mean": mu * ell[keep] * float(L) ** (-alpha),
+        "sd": sd[keep],
+        "eps": k_all / L,
+        "rms_mc": r["rms_mc"],
         "rms": np.array([ds.increment_rms(alpha, L, sigma, int(k), rho, mu) for k in k_all]),
-        "n": r["n"], "end_sd_mc": r["end_sd"],
+        "n": r["n"],
+        "end_sd_mc": r["end_sd"],
     }
 
 
@@ -193,9 +233,17 @@ def residual(alpha, L, N, trials, seed) -> dict:
     ell = np.arange(L + 1)
     keep = thin(L + 1, 60)
     fine = np.linspace(0, L, 300)
-    return {"ell": ell[keep], "mean": m[keep], "se": se[keep], "n": n,
-            "fine": fine, "exact": (1.0 + float(L) ** (-2 * alpha)) ** fine,
-            "final": float(m[-1]), "final_se": float(se[-1]), "final_exact": ds.residual_energy(alpha, L)}
+    return {
+        "ell": ell[keep],
+        "mean": m[keep],
+        "se": se[keep],
+        "n": n,
+        "fine": fine,
+        "exact": (1.0 + float(L) ** (-2 * alpha)) ** fine,
+        "final": float(m[-1]),
+        "final_se": float(se[-1]),
+        "final_exact": ds.residual_energy(alpha, L),
+    }
 
 
 @cached(max_entries=512)
@@ -209,13 +257,19 @@ def residual_point(alpha, L, N, trials, seed, tag) -> tuple:
 def one_step_data(alpha, c) -> dict:
     f = np.array([ds.one_step(c, int(L))[0] for L in STEP_L])
     marks = {u: [ds.sgd_step(alpha, c, int(L), u) for L in STEP_L_MARK] for u in ("sgd", "sign")}
-    return {"L": STEP_L, "f": f, "lin": 1.0 - c, "lim": math.exp(-c), "L_mark": np.array(STEP_L_MARK),
-            "f_sgd": np.array([r["f_after"] for r in marks["sgd"]]),
-            "f_sign": np.array([r["f_after"] for r in marks["sign"]]),
-            "lin_sgd": np.array([r["f_linearised"] for r in marks["sgd"]]),
-            "lr_sgd": np.array([r["lr"] for r in marks["sgd"]]),
-            "lr_sign": np.array([r["lr"] for r in marks["sign"]]),
-            "dw": np.array([r["dw"] for r in marks["sgd"]])}
+    return {
+        "L": STEP_L,
+        "f": f,
+        "lin": 1.0 - c,
+        "lim": math.exp(-c),
+        "L_mark": np.array(STEP_L_MARK),
+        "f_sgd": np.array([r["f_after"] for r in marks["sgd"]]),
+        "f_sign": np.array([r["f_after"] for r in marks["sign"]]),
+        "lin_sgd": np.array([r["f_linearised"] for r in marks["sgd"]]),
+        "lr_sgd": np.array([r["lr"] for r in marks["sgd"]]),
+        "lr_sign": np.array([r["lr"] for r in marks["sign"]]),
+        "dw": np.array([r["dw"] for r in marks["sgd"]]),
+    }
 
 
 def _sweep_jobs(L, N):

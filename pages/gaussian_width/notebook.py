@@ -1,5 +1,6 @@
 """Gaussian width: the page's notebook (ui/kit/notebook.py): the exact width of the chosen family, its
 bounds, and a Monte Carlo histogram of sup over S of g·u."""
+
 from __future__ import annotations
 
 from ui.kit.notebook import Recipe
@@ -19,7 +20,8 @@ def expected(v: dict) -> dict:
 RECIPE = Recipe(
     stem="gaussian_width",
     texts=("fig.x_sup", "fig.y_density", "fig.exact_mean", "fig.mc_mean", "fig.hist_mc"),
-    code=('''
+    code=(
+        """
 from sim import gaussian_width as gw
 
 # The page caps k at D and M at what it computes at dimension D; M > D: M random directions.
@@ -41,7 +43,8 @@ if p.get("layout") == "random":
 v = gw.sup_samples(family, draws, seed, **p)      # sup over S of g.u, one value per draw of g
 print(f"exact width {width:.4f}, Monte Carlo {v.mean():.4f} +- {v.std(ddof=1) / np.sqrt(v.size):.4f}, "
       f"bounds [{lower:.4f}, {upper:.4f}]")
-''', '''
+""",
+        """
 fig = figure(TEXT["fig.x_sup"], TEXT["fig.y_density"])
 fig.add_histogram(x=v, histnorm="probability density", name=TEXT["fig.hist_mc"].format(n=v.size),
                   marker_color=COLORS["sim"], opacity=0.6)
@@ -52,7 +55,9 @@ fig.add_vline(x=v.mean(), line_color=COLORS["sim"], line_dash="dash")
 fig.show()
 
 numbers = {"exact": width, "lower": lower, "upper": upper}
-'''),
+""",
+    ),
     expected=expected,
-    rtol=1e-9, atol=1e-12,
+    rtol=1e-9,
+    atol=1e-12,
 )

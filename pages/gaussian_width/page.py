@@ -2,6 +2,7 @@
 
 What it computes: docs/constructions.md, section “Gaussian width”.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,8 +11,17 @@ import streamlit as st
 from ui.kit.figures import show
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
-from pages.gaussian_width.views import (focus, focus_args, max_M, overview, picture, random_layout, sweep, sweep_args,
-                                        tail)
+from pages.gaussian_width.views import (
+    focus,
+    focus_args,
+    max_M,
+    overview,
+    picture,
+    random_layout,
+    sweep,
+    sweep_args,
+    tail,
+)
 from pages.gaussian_width.figures import hist_figure, overview_figure, picture_figure, sweep_figure, tail_figure
 from pages.gaussian_width.predict import STEPS
 
@@ -23,16 +33,25 @@ def _metrics(ctx, f: dict, D: int, seed: int, samples: int) -> None:
     """Exact width, Monte Carlo mean, their z-score, the bounds and the time it took."""
     t = ctx.t
     exact = f["exact"]  # None: no closed form (random directions in D >= 3)
-    shown = ctx.metrics([
-        (t("metrics.exact"), t("metrics.mc_only") if exact is None else f"{exact:.4f}"),
-        (t("metrics.mc"), f"{f['mean']:.4f}",
-         {"delta": t("metrics.se", se=f"{f['se']:.4f}"), "delta_color": "off", "delta_arrow": "off"}),
-        (t("metrics.z"), "—" if exact is None else f"{(f['mean'] - exact) / f['se']:+.2f}",
-         {"help": t("metrics.z_help")}),
-        (t("metrics.lower"), f"{f['lo']:.4f}"),
-        (t("metrics.upper"), f"{f['hi']:.4f}"),
-        (t("metrics.time"), f"{f['ms']:.0f} ms"),
-    ], t("metrics.caption", n=f["n"], D=D, seed=seed))
+    shown = ctx.metrics(
+        [
+            (t("metrics.exact"), t("metrics.mc_only") if exact is None else f"{exact:.4f}"),
+            (
+                t("metrics.mc"),
+                f"{f['mean']:.4f}",
+                {"delta": t("metrics.se", se=f"{f['se']:.4f}"), "delta_color": "off", "delta_arrow": "off"},
+            ),
+            (
+                t("metrics.z"),
+                "—" if exact is None else f"{(f['mean'] - exact) / f['se']:+.2f}",
+                {"help": t("metrics.z_help")},
+            ),
+            (t("metrics.lower"), f"{f['lo']:.4f}"),
+            (t("metrics.upper"), f"{f['hi']:.4f}"),
+            (t("metrics.time"), f"{f['ms']:.0f} ms"),
+        ],
+        t("metrics.caption", n=f["n"], D=D, seed=seed),
+    )
     if shown is not None and f["n"] < samples:
         st.caption(t("notes.samples_lowered", n=f["n"], samples=samples))
 
@@ -98,20 +117,33 @@ def render() -> None:
     ctx.section("tail")
     with ctx.guard():
         td = tail(D, M, rho, samples, seed)
-    ctx.md("tail.numbers", mean=f"{td['mean']:.3f}", bound=f"{td['bound_mean']:.3f}",
-                  n=td["n"], M=M, rho=f"{rho:g}")
+    ctx.md("tail.numbers", mean=f"{td['mean']:.3f}", bound=f"{td['bound_mean']:.3f}", n=td["n"], M=M, rho=f"{rho:g}")
     show(tail_figure(t, D, M, rho, samples, seed), key="fig_tail")
 
     ctx.section("notice")
     ctx.section("questions")
     ctx.section("limits")
-    ctx.csv_download("gaussian_width.csv", {
-        f"{s['var']}": s["x"], "width_exact": s["exact"], "lower_bound": s["lo"], "upper_bound": s["hi"],
-        f"{s['var']}_mc": s["x_mc"], "width_mc": s["mc"], "width_mc_se": s["se"], "mc_samples": s["n"],
-        "sup_bin_left": f["edges"][:-1], "sup_bin_right": f["edges"][1:], "sup_density_mc": f["hist"],
-        "r": td["r"], "tail_exact": td["exact"], "tail_union_bound": td["bound"],
-        "r_mc": td["r_mc"], "tail_mc": td["emp"],
-    })
+    ctx.csv_download(
+        "gaussian_width.csv",
+        {
+            f"{s['var']}": s["x"],
+            "width_exact": s["exact"],
+            "lower_bound": s["lo"],
+            "upper_bound": s["hi"],
+            f"{s['var']}_mc": s["x_mc"],
+            "width_mc": s["mc"],
+            "width_mc_se": s["se"],
+            "mc_samples": s["n"],
+            "sup_bin_left": f["edges"][:-1],
+            "sup_bin_right": f["edges"][1:],
+            "sup_density_mc": f["hist"],
+            "r": td["r"],
+            "tail_exact": td["exact"],
+            "tail_union_bound": td["bound"],
+            "r_mc": td["r_mc"],
+            "tail_mc": td["emp"],
+        },
+    )
     ctx.footer()
 
 

@@ -2,6 +2,7 @@
 
 The answers are the exact widths of ``sim.gaussian_width`` (k and M capped at D, as on the page).
 """
+
 from __future__ import annotations
 
 import math
@@ -26,13 +27,26 @@ def _gw_texts(v: dict) -> dict:
 
 
 STEPS = (
-    Step("subspace", ("D", "k"), gw_subspace, rtol=0.1, reveal=F.overview_figure,
-         reveal_args=lambda v: (min(v["k"], v["D"]), v["samples"], v["seed"]),
-         texts=_gw_texts, metrics=lambda v: [("sqrt_k", fmt(math.sqrt(min(v["k"], v["D"]))))],
-         covers=("statement",)),
-    Step("directions", ("D", "M", "correlation"), gw_directions, rtol=0.1, reveal=F.tail_figure,
-         reveal_args=lambda v: (v["D"], min(v["M"], v["D"]), v["correlation"], v["samples"], v["seed"]),
-         texts=_gw_texts,
-         metrics=lambda v: [("bound", fmt(gw.max_abs_bound(min(v["M"], v["D"]))))],
-         covers=("tail.numbers",)),
+    Step(
+        "subspace",
+        ("D", "k"),
+        gw_subspace,
+        rtol=0.1,
+        reveal=F.overview_figure,
+        reveal_args=lambda v: (min(v["k"], v["D"]), v["samples"], v["seed"]),
+        texts=_gw_texts,
+        metrics=lambda v: [("sqrt_k", fmt(math.sqrt(min(v["k"], v["D"]))))],
+        covers=("statement",),
+    ),
+    Step(
+        "directions",
+        ("D", "M", "correlation"),
+        gw_directions,
+        rtol=0.1,
+        reveal=F.tail_figure,
+        reveal_args=lambda v: (v["D"], min(v["M"], v["D"]), v["correlation"], v["samples"], v["seed"]),
+        texts=_gw_texts,
+        metrics=lambda v: [("bound", fmt(gw.max_abs_bound(min(v["M"], v["D"]))))],
+        covers=("tail.numbers",),
+    ),
 )

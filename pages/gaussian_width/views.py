@@ -2,6 +2,7 @@
 
 What it computes: docs/constructions.md, section “Gaussian width”.
 """
+
 from __future__ import annotations
 
 import math
@@ -13,27 +14,32 @@ from sim import gaussian_width as gw
 from ui.kit.figures import COLORS
 from ui.kit.compute import cached, sub_seed
 
-GRID_POINTS = 9               # Monte-Carlo points per sweep (plus the current value)
-POINT_BUDGET = 20_000_000     # work (samples * cost per draw) per sweep point at most (samples lowered)
-FOCUS_BUDGET = 200_000_000    # the same for the Monte Carlo at the chosen values (histogram, tail)
+GRID_POINTS = 9  # Monte-Carlo points per sweep (plus the current value)
+POINT_BUDGET = 20_000_000  # work (samples * cost per draw) per sweep point at most (samples lowered)
+FOCUS_BUDGET = 200_000_000  # the same for the Monte Carlo at the chosen values (histogram, tail)
 MIN_POINT_SAMPLES = 200
 HIST_BINS = 50
-D_SWEEP_MAX = 1024            # the overview and the D-families sweep D = 1, 2, 4, ..., 1024
+D_SWEEP_MAX = 1024  # the overview and the D-families sweep D = 1, 2, 4, ..., 1024
 EXACT_DIRECTIONS_POINTS = 16  # quadratures on the exact line of E max|<g,u_i>| when rho > 0
-TAIL_MIN_COUNT = 5            # empirical tail points need at least this many draws above r
+TAIL_MIN_COUNT = 5  # empirical tail points need at least this many draws above r
 LOG_TICKS = [0.5, 1, 2, 5, 10, 20, 50]  # y ticks of the log-scaled width axes
-SIGMA_BAR = 2.0               # error bars: mean ± 2 standard errors (≈ 95 %)
+SIGMA_BAR = 2.0  # error bars: mean ± 2 standard errors (≈ 95 %)
 
-FAMILY_COLORS = {"subspace": COLORS["other"], "directions": COLORS["accent"],
-                 "hypercube": COLORS["sky"], "circle": COLORS["black"], "adaptive": COLORS["usa"],
-                 "fixed": COLORS["sa"]}
+FAMILY_COLORS = {
+    "subspace": COLORS["other"],
+    "directions": COLORS["accent"],
+    "hypercube": COLORS["sky"],
+    "circle": COLORS["black"],
+    "adaptive": COLORS["usa"],
+    "fixed": COLORS["sa"],
+}
 
 
 def _grid(lo: int, hi: int, n: int) -> np.ndarray:
     return np.unique(np.round(np.geomspace(lo, hi, n)).astype(int)) if hi > lo else np.array([lo])
 
 
-PICTURE_RANDOM_MAX = 300      # random directions drawn in the 3-D picture at most
+PICTURE_RANDOM_MAX = 300  # random directions drawn in the 3-D picture at most
 
 
 def random_layout(family: str, D: int, M: int) -> bool:
@@ -93,15 +99,27 @@ def _mc(family: str, p: dict, samples: int, seed: int) -> tuple[float, float, in
 
 def focus_args(family, D, k, M, rho, samples, seed) -> tuple:
     """The arguments of :func:`focus`, with the ones this family ignores set to neutral values."""
-    return (family, D, k if family == "subspace" else 0, M if family == "directions" else 0,
-            rho if family == "directions" else 0.0, samples, seed)
+    return (
+        family,
+        D,
+        k if family == "subspace" else 0,
+        M if family == "directions" else 0,
+        rho if family == "directions" else 0.0,
+        samples,
+        seed,
+    )
 
 
 def sweep_args(family, D, rho, samples, seed, M=0) -> tuple:
     """The arguments of :func:`sweep`; for directions with M > D the sweep runs on to M (random)."""
-    return (family, D if family in ("subspace", "directions") else 0,
-            rho if family == "directions" else 0.0, samples, seed,
-            M if random_layout(family, D, M) else 0)
+    return (
+        family,
+        D if family in ("subspace", "directions") else 0,
+        rho if family == "directions" else 0.0,
+        samples,
+        seed,
+        M if random_layout(family, D, M) else 0,
+    )
 
 
 # --------------------------------------------------------------------------- cached compute
@@ -121,8 +139,19 @@ def focus(family: str, D: int, k: int, M: int, rho: float, samples: int, seed: i
     counts, edges = np.histogram(v, bins=HIST_BINS, range=(max(0.0, a - pad), b + pad))
     grid = np.linspace(edges[0], edges[-1], 300)
     dens = None if family == "hypercube" or p.get("layout") == "random" else gw.sup_density(family, grid, **p)
-    return {"mean": mean, "se": se, "n": v.size, "ms": ms, "exact": w, "lo": lo, "hi": hi,
-            "edges": edges, "hist": counts / (v.size * np.diff(edges)), "grid": grid, "dens": dens}
+    return {
+        "mean": mean,
+        "se": se,
+        "n": v.size,
+        "ms": ms,
+        "exact": w,
+        "lo": lo,
+        "hi": hi,
+        "edges": edges,
+        "hist": counts / (v.size * np.diff(edges)),
+        "grid": grid,
+        "dens": dens,
+    }
 
 
 @cached
@@ -160,8 +189,17 @@ def sweep(family: str, D: int, rho: float, samples: int, seed: int, m_top: int =
         xs = np.concatenate([xs, xr_fine])
         exact = np.concatenate([exact, np.full(xr_fine.size, np.nan)])
     r = np.array([_mc(family, q, samples, sub_seed(seed, 1, int(x))) for x, q in zip(xs_mc, mc_pars)])
-    out = {"var": var, "x": xs, "exact": exact, "lo": bounds[:, 0], "hi": bounds[:, 1],
-           "x_mc": xs_mc, "mc": r[:, 0], "se": r[:, 1], "n": r[:, 2]}
+    out = {
+        "var": var,
+        "x": xs,
+        "exact": exact,
+        "lo": bounds[:, 0],
+        "hi": bounds[:, 1],
+        "x_mc": xs_mc,
+        "mc": r[:, 0],
+        "se": r[:, 1],
+        "n": r[:, 2],
+    }
     if family == "hypercube":  # the bound from counting 2^(D-1) antipodal pairs of vertices
         out["count"] = np.sqrt(2.0 * xs * math.log(2.0))
     return out
@@ -174,8 +212,12 @@ def overview(k: int, samples: int, seed: int) -> dict:
     xs = _grid(1, D_SWEEP_MAX, 200)
     xs_mc = 2 ** np.arange(0, int(math.log2(D_SWEEP_MAX)) + 1)
     out = {"x": xs, "x_mc": xs_mc}
-    specs = {"adaptive": lambda d: {"D": d}, "hypercube": lambda d: {"D": d},
-             "subspace": lambda d: {"D": d, "k": k}, "fixed": lambda d: {"D": d, "M": 1}}
+    specs = {
+        "adaptive": lambda d: {"D": d},
+        "hypercube": lambda d: {"D": d},
+        "subspace": lambda d: {"D": d, "k": k},
+        "fixed": lambda d: {"D": d, "M": 1},
+    }
     for j, (name, mk) in enumerate(specs.items()):
         kind = "directions" if name == "fixed" else name
         ok = xs >= (k if name == "subspace" else 1)
@@ -197,9 +239,17 @@ def tail(D: int, M: int, rho: float, samples: int, seed: int) -> dict:
     r_mc = np.linspace(0.0, r_max, 48)
     emp = gw.empirical_tail(v, r_mc)
     exact = None if p.get("layout") == "random" else gw.tail_exact(r, M, rho)  # random set: no exact law
-    return {"r": r, "exact": exact, "bound": gw.tail_bound(r, M),
-            "r_mc": r_mc, "emp": emp, "se": np.sqrt(emp * (1 - emp) / v.size), "n": v.size,
-            "mean": float(v.mean()), "bound_mean": gw.max_abs_bound(M)}
+    return {
+        "r": r,
+        "exact": exact,
+        "bound": gw.tail_bound(r, M),
+        "r_mc": r_mc,
+        "emp": emp,
+        "se": np.sqrt(emp * (1 - emp) / v.size),
+        "n": v.size,
+        "mean": float(v.mean()),
+        "bound_mean": gw.max_abs_bound(M),
+    }
 
 
 @cached

@@ -1,4 +1,5 @@
 """Glossary: the app's words in English and Chinese, from one file (assets/glossary.toml)."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -16,8 +17,7 @@ ENTRIES = {e.stem: e for e in PAGES}
 def _link(stem: str, title: str, lang: str) -> None:
     """A link to the page ``stem`` (client-side, keeping the language)."""
     try:
-        st.page_link(page(ENTRIES[stem], lang), label=title, icon=ENTRIES[stem].icon,
-                     query_params={"lang": lang})
+        st.page_link(page(ENTRIES[stem], lang), label=title, icon=ENTRIES[stem].icon, query_params={"lang": lang})
     except st.errors.StreamlitAPIException:
         # Streamlit's legacy pages/-folder mode (AppTest, the first pass of a deep link after a
         # start) registers file pages, not these: link by URL instead (as ui/kit/share.py does).

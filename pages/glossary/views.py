@@ -1,4 +1,5 @@
 """The glossary page's data: the terms of ``assets/glossary.toml`` (the one source), checked."""
+
 from __future__ import annotations
 
 import tomllib
@@ -30,5 +31,6 @@ def terms() -> list[dict]:
 def rows(lang: str, titles: dict[str, str]) -> list[tuple[str, str, str, list[tuple[str, str]]]]:
     """``(English, 中文, meaning in lang, [(page name, its title), …])`` per term, the pages it is
     used on in the file's order; ``titles``: page name -> its title (a page without one is left out)."""
-    return [(tm["en"], tm["zh"], tm[f"{lang}_def"], [(p, titles[p]) for p in tm["pages"] if p in titles])
-            for tm in terms()]
+    return [
+        (tm["en"], tm["zh"], tm[f"{lang}_def"], [(p, titles[p]) for p in tm["pages"] if p in titles]) for tm in terms()
+    ]

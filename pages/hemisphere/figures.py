@@ -1,12 +1,26 @@
 """Hemisphere clustering: the figure builders of pages/hemisphere/page.py (their data: pages/hemisphere/views.py)."""
+
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 
 from sim import hemisphere as hs
-from ui.kit.figures import (COLORS, SEQUENCE, Frozen, animation, cached_figure, figure, figure3d, hline, sim_line,
-                            sim_markers, sphere_wire, thin, typed)
+from ui.kit.figures import (
+    COLORS,
+    SEQUENCE,
+    Frozen,
+    animation,
+    cached_figure,
+    figure,
+    figure3d,
+    hline,
+    sim_line,
+    sim_markers,
+    sphere_wire,
+    thin,
+    typed,
+)
 from pages.hemisphere.views import DIAM_POINTS, contrast_data, hemi_data
 
 
@@ -41,51 +55,108 @@ def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Froze
     xyz = [{c: _f32(fr[k, :, i]) for i, c in enumerate("xyz")} for k in range(fr.shape[0])]
     th = np.linspace(0.0, 2 * np.pi, 121)
     traces = [
-        go.Scatter3d(**sphere_wire(), mode="lines", hoverinfo="skip", name=labels["sphere"], showlegend=False,
-                     line=dict(color="#C6DBEF", width=1.5)),
-        go.Scatter3d(x=_f32(np.cos(th)), y=_f32(np.sin(th)), z=_f32(np.zeros_like(th)), mode="lines",
-                     hoverinfo="skip",
-                     line=dict(color=COLORS["bound"], width=5), name=labels["boundary"], visible=show_w),
-        go.Scatter3d(x=[0.0, 0.0], y=[0.0, 0.0], z=[0.0, 1.3], mode="lines+text", text=["", "w"],
-                     textposition="top center", hoverinfo="skip", visible=show_w,
-                     line=dict(color=COLORS["usa"], width=7), name=labels["w"]),
-        go.Scatter3d(**dict(zip("xyz", _paths(data["lines"]))), mode="lines", hoverinfo="skip", opacity=0.35,
-                     line=dict(color=COLORS["ref"], width=2), name=labels["paths"]),
+        go.Scatter3d(
+            **sphere_wire(),
+            mode="lines",
+            hoverinfo="skip",
+            name=labels["sphere"],
+            showlegend=False,
+            line=dict(color="#C6DBEF", width=1.5),
+        ),
+        go.Scatter3d(
+            x=_f32(np.cos(th)),
+            y=_f32(np.sin(th)),
+            z=_f32(np.zeros_like(th)),
+            mode="lines",
+            hoverinfo="skip",
+            line=dict(color=COLORS["bound"], width=5),
+            name=labels["boundary"],
+            visible=show_w,
+        ),
+        go.Scatter3d(
+            x=[0.0, 0.0],
+            y=[0.0, 0.0],
+            z=[0.0, 1.3],
+            mode="lines+text",
+            text=["", "w"],
+            textposition="top center",
+            hoverinfo="skip",
+            visible=show_w,
+            line=dict(color=COLORS["usa"], width=7),
+            name=labels["w"],
+        ),
+        go.Scatter3d(
+            **dict(zip("xyz", _paths(data["lines"]))),
+            mode="lines",
+            hoverinfo="skip",
+            opacity=0.35,
+            line=dict(color=COLORS["ref"], width=2),
+            name=labels["paths"],
+        ),
         # coloured by cluster: the legend would show one arbitrary cluster colour; the title says it
-        go.Scatter3d(**xyz[0], mode="markers", name=labels["tokens"], showlegend="colorscale" not in color,
-                     marker=dict(size=5, line=dict(width=0), **color)),
+        go.Scatter3d(
+            **xyz[0],
+            mode="markers",
+            name=labels["tokens"],
+            showlegend="colorscale" not in color,
+            marker=dict(size=5, line=dict(width=0), **color),
+        ),
     ]
     # plain frame dicts: Plotly would validate 2 x 48 frames one by one (see ui.kit.figures.Frozen)
-    frames = [{"data": [{"type": "scatter3d", **xyz[k]}], "traces": [4], "name": f"{k}"}
-              for k in range(fr.shape[0])]
+    frames = [{"data": [{"type": "scatter3d", **xyz[k]}], "traces": [4], "name": f"{k}"} for k in range(fr.shape[0])]
     # tick values carry no information on the unit sphere; hiding them also keeps the animation
     # controls below the scene free of clutter
-    ax = dict(range=[-1.15, 1.15], showbackground=False, gridcolor="#E5E5E5", zeroline=False,
-              showticklabels=False)
+    ax = dict(range=[-1.15, 1.15], showbackground=False, gridcolor="#E5E5E5", zeroline=False, showticklabels=False)
     fig = figure3d(
-        traces, height=650, margin=dict(l=0, r=0, t=100, b=70),
+        traces,
+        height=650,
+        margin=dict(l=0, r=0, t=100, b=70),
         # the title pinned to the top edge (Plotly centres it in the 100 px margin, where the legend goes)
-        title=dict(text=labels["title"], x=0.0, xanchor="left", y=1.0 - 8.0 / 650, yanchor="top", yref="container",
-                   font=dict(size=15)),
+        title=dict(
+            text=labels["title"],
+            x=0.0,
+            xanchor="left",
+            y=1.0 - 8.0 / 650,
+            yanchor="top",
+            yref="container",
+            font=dict(size=15),
+        ),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0),
-        scene=dict(aspectmode="cube", domain=dict(x=[0.0, 1.0], y=[0.1, 1.0]),
-                   # the horizontal axes are named at their positive ends, inside the scene: Plotly's
-                   # own title of the y axis fell outside the drawn area at this camera (z₂ missing)
-                   xaxis=dict(title=dict(text=""), **ax),
-                   yaxis=dict(title=dict(text=""), **ax),
-                   zaxis=dict(title=dict(text=labels["z"]), **ax),
-                   annotations=[dict(x=x, y=y, z=0.0, text=text, showarrow=False, font=dict(size=15),
-                                     xanchor="center", yanchor="middle")
-                                for x, y, text in ((1.12, 0.0, labels["x"]), (0.0, 1.12, labels["y"]))],
-                   camera=dict(eye=dict(x=1.2, y=1.05, z=0.65))),
+        scene=dict(
+            aspectmode="cube",
+            domain=dict(x=[0.0, 1.0], y=[0.1, 1.0]),
+            # the horizontal axes are named at their positive ends, inside the scene: Plotly's
+            # own title of the y axis fell outside the drawn area at this camera (z₂ missing)
+            xaxis=dict(title=dict(text=""), **ax),
+            yaxis=dict(title=dict(text=""), **ax),
+            zaxis=dict(title=dict(text=labels["z"]), **ax),
+            annotations=[
+                dict(
+                    x=x, y=y, z=0.0, text=text, showarrow=False, font=dict(size=15), xanchor="center", yanchor="middle"
+                )
+                for x, y, text in ((1.12, 0.0, labels["x"]), (0.0, 1.12, labels["y"]))
+            ],
+            camera=dict(eye=dict(x=1.2, y=1.05, z=0.65)),
+        ),
         # step labels feed the "depth τ = …" read-out; the tick labels under the slider (odd values
         # at every frame) are hidden by a transparent slider font
         # the buttons on their own row above a full-width slider: beside it (the slider from 24 % of the
         # width) the buttons covered the slider's handle on a phone
-        **animation([f"{k}" for k in range(fr.shape[0])], [f"{x:.3g}" for x in ftau], labels["play"],
-                    labels["pause"], labels["slider"], duration=90, redraw=True, y=0.1, slider_x=0.0,
-                    slider_y=0.045, currentvalue=dict(xanchor="right"), font=dict(color="rgba(0,0,0,0)"),
-                    ticklen=3),
+        **animation(
+            [f"{k}" for k in range(fr.shape[0])],
+            [f"{x:.3g}" for x in ftau],
+            labels["play"],
+            labels["pause"],
+            labels["slider"],
+            duration=90,
+            redraw=True,
+            y=0.1,
+            slider_x=0.0,
+            slider_y=0.045,
+            currentvalue=dict(xanchor="right"),
+            font=dict(color="rgba(0,0,0,0)"),
+            ticklen=3,
+        ),
     )
     return Frozen(fig, frames=frames)
 
@@ -122,8 +193,7 @@ def hemi_sphere_figure(t, *hp):
 @cached_figure(max_entries=16)
 def contrast_sphere_figure(t, *cp):
     c = contrast_data(*cp)
-    return _sphere_figure(c, _fig_labels(t, "fig3d.title_contrast", cp[1] > 3), _cluster_colors(c["labels"]),
-                          False)
+    return _sphere_figure(c, _fig_labels(t, "fig3d.title_contrast", cp[1] > 3), _cluster_colors(c["labels"]), False)
 
 
 @cached_figure
@@ -138,9 +208,22 @@ def rmin_figure(t, *hp):
     if hp[5] < 90:
         shapes.append(hline(0.0, dash="dot"))
     sim_markers(fig, h["tau"][k], h["rmin"][k], t("fig.rmin_sim"), color=COLORS["sa"])
-    fig.update_layout(showlegend=False, shapes=shapes, annotations=[dict(
-        text=t("fig.rmin0_line"), showarrow=False, xref="x domain", x=1, xanchor="right", yref="y", y=r0,
-        yanchor="top")])
+    fig.update_layout(
+        showlegend=False,
+        shapes=shapes,
+        annotations=[
+            dict(
+                text=t("fig.rmin0_line"),
+                showarrow=False,
+                xref="x domain",
+                x=1,
+                xanchor="right",
+                yref="y",
+                y=r0,
+                yanchor="top",
+            )
+        ],
+    )
     return fig
 
 
@@ -148,8 +231,9 @@ def rmin_figure(t, *hp):
 def diam_figure(t, *hp):
     h = hemi_data(*hp)
     fig = figure(t("fig.x_depth_short"), t("fig.y_diam"), t("fig.diam_title"), log_y=True, height=320)
-    sim_markers(fig, h["diam_tau"], np.maximum(h["diam"], 1e-17), t("fig.diam_sim"),
-                color=COLORS["usa"], symbol="square")
+    sim_markers(
+        fig, h["diam_tau"], np.maximum(h["diam"], 1e-17), t("fig.diam_sim"), color=COLORS["usa"], symbol="square"
+    )
     fig.update_layout(showlegend=False)
     return fig
 
@@ -168,12 +252,23 @@ def clusters_figure(t, *cp):
 def phase_figures(pd: hs.PhaseDiagram, t) -> tuple[go.Figure, go.Figure]:
     figs = []
     # the median count starts near n = 32; the colour scale stops at 8 so that 1..8 stay readable
-    for z, key, scale, zmin, zmax in ((pd.one_cluster, "one", "Blues", 0.0, 1.0),
-                                      (pd.median_clusters, "median", "Oranges", 1.0, 8.0)):
+    for z, key, scale, zmin, zmax in (
+        (pd.one_cluster, "one", "Blues", 0.0, 1.0),
+        (pd.median_clusters, "median", "Oranges", 1.0, 8.0),
+    ):
         fig = figure(t("phase.x"), t("phase.y"), t(f"phase.{key}_title"), height=420)
         fig.update_layout(hovermode="closest")
-        fig.add_trace(go.Heatmap(x=pd.times, y=pd.betas, z=z, colorscale=scale, zmin=zmin, zmax=zmax,
-                                 colorbar=dict(title=dict(text=t(f"phase.{key}_bar"), side="right")),
-                                 hovertemplate="τ=%{x:.3g}<br>β=%{y:.3g}<br>%{z:.3g}<extra></extra>"))
+        fig.add_trace(
+            go.Heatmap(
+                x=pd.times,
+                y=pd.betas,
+                z=z,
+                colorscale=scale,
+                zmin=zmin,
+                zmax=zmax,
+                colorbar=dict(title=dict(text=t(f"phase.{key}_bar"), side="right")),
+                hovertemplate="τ=%{x:.3g}<br>β=%{y:.3g}<br>%{z:.3g}<extra></extra>",
+            )
+        )
         figs.append(fig)
     return figs[0], figs[1]

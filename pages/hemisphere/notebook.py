@@ -1,5 +1,6 @@
 """Hemisphere clustering: the page's notebook (ui/kit/notebook.py): tokens on a cap around w, the lowest
 token height over depth (it never decreases) and the diameter over depth."""
+
 from __future__ import annotations
 
 from ui.kit.notebook import Recipe
@@ -10,15 +11,29 @@ def expected(v: dict) -> dict:
     from pages.hemisphere.views import hemi_args, hemi_data
 
     h = hemi_data(*hemi_args(v))
-    return {"rmin0": h["rmin"][0], "rmin_end": h["rmin"][-1], "diam0": h["diam"][0], "diam_end": h["diam"][-1],
-            "layers": h["steps"]}
+    return {
+        "rmin0": h["rmin"][0],
+        "rmin_end": h["rmin"][-1],
+        "diam0": h["diam"][0],
+        "diam_end": h["diam"][-1],
+        "layers": h["steps"],
+    }
 
 
 RECIPE = Recipe(
     stem="hemisphere",
-    texts=("fig.x_depth_short", "fig.y_rmin", "fig.rmin_title", "fig.rmin_sim", "fig.rmin0_line", "fig.y_diam",
-           "fig.diam_title", "fig.diam_sim"),
-    code=('''
+    texts=(
+        "fig.x_depth_short",
+        "fig.y_rmin",
+        "fig.rmin_title",
+        "fig.rmin_sim",
+        "fig.rmin0_line",
+        "fig.y_diam",
+        "fig.diam_title",
+        "fig.diam_sim",
+    ),
+    code=(
+        """
 import math
 from sim import hemisphere as hs
 from sim.attention import simulate
@@ -43,7 +58,8 @@ w = np.eye(d)[-1]
 rmin = hs.min_projection(traj, w)
 k = np.unique(np.linspace(0, traj.shape[0] - 1, 80).round().astype(int))   # the diameter at 80 layers
 diam = hs.pair_stats(traj[k], 0.999).diameter
-''', '''
+""",
+        """
 # The lowest height min_i <w, z_i> over depth: it never decreases while the tokens stay in the hemisphere.
 fig = figure(TEXT["fig.x_depth_short"], TEXT["fig.y_rmin"], TEXT["fig.rmin_title"])
 simulated(fig, tau, rmin, TEXT["fig.rmin_sim"])
@@ -55,7 +71,9 @@ simulated(fig, tau[k], np.maximum(diam, 1e-16), TEXT["fig.diam_sim"])
 fig.show()
 
 numbers = {"rmin0": rmin[0], "rmin_end": rmin[-1], "diam0": diam[0], "diam_end": diam[-1], "layers": steps}
-'''),
+""",
+    ),
     expected=expected,
-    rtol=1e-7, atol=1e-9,
+    rtol=1e-7,
+    atol=1e-9,
 )

@@ -3,13 +3,14 @@
 The simulations go through the page's cached adapters (``pages.hemisphere.views``), which call ``sim/``:
 the answer is the very number the page shows, and it is computed once.
 """
+
 from __future__ import annotations
 
 from ui.kit.predict import Step
 from pages.hemisphere import views as V
 from pages.hemisphere import figures as F
 
-COLLAPSED = 1e-2          # "one point": the largest pairwise angle at the end is below 0.01 rad
+COLLAPSED = 1e-2  # "one point": the largest pairwise angle at the end is below 0.01 rad
 
 
 def hemi_final_diameter(v: dict) -> float:
@@ -25,11 +26,26 @@ def hemi_clusters(v: dict) -> float:
 
 
 STEPS = (
-    Step("collapse", V.HP, hemi_collapse, kind="choice", choices=("one", "spread"),
-         reveal=F.diam_figure, reveal_args=V.hemi_args,
-         metrics=lambda v: [("diam", f"{hemi_final_diameter(v):.2e}")],
-         covers=("subtitle", "statement", "notice")),
-    Step("clusters", V.CP, hemi_clusters, rtol=0.0, atol=0.5, reveal=F.clusters_figure, reveal_args=V.contrast_args,
-         texts=lambda v: {"cb": f"{v['contrast_beta']:g}", "ch": f"{v['contrast_horizon']:g}"},
-         covers=("contrast.numbers",)),
+    Step(
+        "collapse",
+        V.HP,
+        hemi_collapse,
+        kind="choice",
+        choices=("one", "spread"),
+        reveal=F.diam_figure,
+        reveal_args=V.hemi_args,
+        metrics=lambda v: [("diam", f"{hemi_final_diameter(v):.2e}")],
+        covers=("subtitle", "statement", "notice"),
+    ),
+    Step(
+        "clusters",
+        V.CP,
+        hemi_clusters,
+        rtol=0.0,
+        atol=0.5,
+        reveal=F.clusters_figure,
+        reveal_args=V.contrast_args,
+        texts=lambda v: {"cb": f"{v['contrast_beta']:g}", "ch": f"{v['contrast_horizon']:g}"},
+        covers=("contrast.numbers",),
+    ),
 )

@@ -2,6 +2,7 @@
 
 What it computes: docs/constructions.md, section “Hemisphere clustering”.
 """
+
 from __future__ import annotations
 
 import functools
@@ -14,21 +15,24 @@ from sim.attention import simulate
 from ui.kit.figures import thin
 from ui.kit.compute import cached
 
-MAX_LAYERS = 4000       # layers per simulation on this page
-MAX_WORK = 1.5e9        # layers * n^2 * d per simulation (about a second here at worst)
-RECORDS = 400           # recorded layers per run (curves), at most
-STATS_WORK = 1e8        # records * n^2 * d for the cluster counts of the contrast run
-DIAM_POINTS = 80        # layers at which the diameter is computed and drawn (ends included)
-FRAMES = 48             # animation frames per 3-D figure
-LINE_POINTS = 6_000     # trajectory points drawn per 3-D figure (all tokens together)
-LINE_MAX = 100          # ... and at most this many per token
-THRESHOLD = 0.999       # two tokens are in one cluster when <z_i, z_j> > THRESHOLD
+MAX_LAYERS = 4000  # layers per simulation on this page
+MAX_WORK = 1.5e9  # layers * n^2 * d per simulation (about a second here at worst)
+RECORDS = 400  # recorded layers per run (curves), at most
+STATS_WORK = 1e8  # records * n^2 * d for the cluster counts of the contrast run
+DIAM_POINTS = 80  # layers at which the diameter is computed and drawn (ends included)
+FRAMES = 48  # animation frames per 3-D figure
+LINE_POINTS = 6_000  # trajectory points drawn per 3-D figure (all tokens together)
+LINE_MAX = 100  # ... and at most this many per token
+THRESHOLD = 0.999  # two tokens are in one cluster when <z_i, z_j> > THRESHOLD
 #: phase-diagram sizes: systems B and number of beta values (protocol: n=32, d=2, dt=0.1, T=30);
 #: "paper" is the authors' full protocol (2048 x 90, work 1.13e11 > MAX_PHASE_WORK, hence its own
 #: max_work) in float32: a long run on the one thread a heavy job gets (bench/engine.py, table 5)
-PHASE_SIZES = {"small": dict(B=32, n_betas=18), "medium": dict(B=128, n_betas=24),
-               "large": dict(B=256, n_betas=46),
-               "paper": dict(B=2048, n_betas=90, precision="float32", max_work=1.2e11)}
+PHASE_SIZES = {
+    "small": dict(B=32, n_betas=18),
+    "medium": dict(B=128, n_betas=24),
+    "large": dict(B=256, n_betas=46),
+    "paper": dict(B=2048, n_betas=90, precision="float32", max_work=1.2e11),
+}
 
 
 def phase_job(size: str):
@@ -48,21 +52,26 @@ def _layers(horizon: float, dt: float, n: int, d: int) -> tuple[int, float]:
 def _run(Z0, beta, horizon, dt, A):
     n, d = Z0.shape
     steps, dt_used = _layers(horizon, dt, n, d)
-    records = max(50, min(RECORDS, int(STATS_WORK // (n * n * d))))   # pair statistics stay bounded
+    records = max(50, min(RECORDS, int(STATS_WORK // (n * n * d))))  # pair statistics stay bounded
     every = max(1, -(-steps // records))
     traj = simulate(Z0, beta, dt_used, steps, A=A, record_every=every)
     tau = np.arange(traj.shape[0]) * every * dt_used
-    rest = steps - (traj.shape[0] - 1) * every     # the last layer is always a record: the values
-    if rest:                                       # "at the end" are at layer `steps`, not before it
+    rest = steps - (traj.shape[0] - 1) * every  # the last layer is always a record: the values
+    if rest:  # "at the end" are at layer `steps`, not before it
         last = simulate(traj[-1], beta, dt_used, rest, A=A, record_every=rest)[-1:]
         traj, tau = np.concatenate([traj, last]), np.append(tau, steps * dt_used)
     w = np.eye(d)[-1]
-    P = np.eye(3) if d == 3 else hs.projection_basis(d, w)   # displayed coordinates: (.., .., <w, z>)
+    P = np.eye(3) if d == 3 else hs.projection_basis(d, w)  # displayed coordinates: (.., .., <w, z>)
     kf = thin(traj.shape[0], FRAMES)
     kl = thin(traj.shape[0], max(2, min(LINE_MAX, LINE_POINTS // n)))
     return {
-        "traj": traj, "tau": tau, "steps": steps, "dt": dt_used, "w": w,
-        "frames": (traj[kf] @ P.T).astype(np.float32), "frame_tau": tau[kf],
+        "traj": traj,
+        "tau": tau,
+        "steps": steps,
+        "dt": dt_used,
+        "w": w,
+        "frames": (traj[kf] @ P.T).astype(np.float32),
+        "frame_tau": tau[kf],
         "lines": (traj[kl] @ P.T).astype(np.float32),
     }
 
@@ -107,6 +116,6 @@ def contrast_data(n, d, beta, horizon, dt, A_kind, A_seed, seed) -> dict:
     Z0 = hs.sphere_uniform(n, d, seed=seed + 1)
     out = _run(Z0, beta, horizon, dt, A)
     traj = out.pop("traj")
-    out["clusters"] = hs.cluster_count(traj, THRESHOLD)   # = pair_stats(...).clusters, faster
+    out["clusters"] = hs.cluster_count(traj, THRESHOLD)  # = pair_stats(...).clusters, faster
     out["labels"] = hs.cluster_labels(traj[-1], THRESHOLD)
     return out

@@ -1,4 +1,5 @@
 """Home page: what the app teaches and where to start."""
+
 from __future__ import annotations
 
 import streamlit as st

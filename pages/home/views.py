@@ -1,4 +1,5 @@
 """Home: the cards of the other pages, for pages/home/page.py (no computation, no figures)."""
+
 from __future__ import annotations
 
 from ui.kit.i18n import Text

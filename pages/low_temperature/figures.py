@@ -4,14 +4,26 @@ The builders (``@cached_figure``, signature ``(t, *params)``) read the adapters'
 shared vocabulary of :mod:`ui.kit.figures` (the seeds' spread is a ``band``, the 3-D scene a
 ``figure3d`` around ``sphere_wire``).
 """
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from ui.kit.figures import (COLORS, band, cached_figure, figure, figure3d, line, markers, sphere_wire,
-                            tall_legend, typed, vline)
+from ui.kit.figures import (
+    COLORS,
+    band,
+    cached_figure,
+    figure,
+    figure3d,
+    line,
+    markers,
+    sphere_wire,
+    tall_legend,
+    typed,
+    vline,
+)
 from pages.low_temperature.views import BETA_COLORS, lowtemp_data, rate_data
 
 
@@ -28,10 +40,12 @@ def w2_figure(t, model, gap, log10_beta, n, seeds, T, dt):
     for b, beta in enumerate(d["betas"]):
         col = BETA_COLORS[b]
         w = d["w2"][b]
-        data += [*band(x, w.min(axis=0), w.max(axis=0), _beta_label(beta), col, alpha=0.15),
-                 line(x, w.mean(axis=0), t("fig.w2_mean", beta=_beta_label(beta)), col, width=2, dash="dash")]
+        data += [
+            *band(x, w.min(axis=0), w.max(axis=0), _beta_label(beta), col, alpha=0.15),
+            line(x, w.mean(axis=0), t("fig.w2_mean", beta=_beta_label(beta)), col, width=2, dash="dash"),
+        ]
         plateau = np.mean(np.sqrt(4.0 * d["k"][b] / n)) if model == "axis" else 0.0
-        if plateau > 0:                              # k = 0 for every seed: no plateau (log axis)
+        if plateau > 0:  # k = 0 for every seed: no plateau (log axis)
             data.append(markers([x[-1]], [plateau], t("fig.k_marker", beta=_beta_label(beta)), col, symbol="x"))
     return tall_legend(figure(t("fig.x_depth"), t("fig.y_w2"), t("fig.w2_title"), data, log_y=True))
 
@@ -39,21 +53,22 @@ def w2_figure(t, model, gap, log10_beta, n, seeds, T, dt):
 @cached_figure
 def dist_figure(t, model, gap, log10_beta, n, seeds, T, dt):
     d = lowtemp_data(model, gap, log10_beta, n, seeds, T, dt)
-    x = d["t"][1:]                                   # the distance is 0 at τ = 0
+    x = d["t"][1:]  # the distance is 0 at τ = 0
     floor = 1e-16
     data, shapes = [], []
     for b, beta in enumerate(d["betas"]):
         col = BETA_COLORS[b]
         D = np.maximum(d["dist"][b][:, 1:], floor)
-        data += [*band(x, D.min(axis=0), D.max(axis=0), _beta_label(beta), col, alpha=0.15),
-                 line(x, D.mean(axis=0), t("fig.dist_mean", beta=_beta_label(beta)), col, width=2, dash="dash")]
+        data += [
+            *band(x, D.min(axis=0), D.max(axis=0), _beta_label(beta), col, alpha=0.15),
+            line(x, D.mean(axis=0), t("fig.dist_mean", beta=_beta_label(beta)), col, width=2, dash="dash"),
+        ]
         lb = math.log(beta)
         if 0.0 < lb < d["t"][-1]:
             shapes.append(vline(lb, col, dash="dot"))
-    if shapes:                                       # what the dotted lines are, once
+    if shapes:  # what the dotted lines are, once
         data.append(line([None], [None], t("fig.log_beta_key"), COLORS["ref"], width=1, dash="dot"))
-    return tall_legend(figure(t("fig.x_depth"), t("fig.y_dist"), t("fig.dist_title"), data, log_y=True,
-                              shapes=shapes))
+    return tall_legend(figure(t("fig.x_depth"), t("fig.y_dist"), t("fig.dist_title"), data, log_y=True, shapes=shapes))
 
 
 @cached_figure
@@ -64,11 +79,24 @@ def rate_figure(t, model, gap, n, seeds, dt):
     ends = np.concatenate([r["lo"], r["hi"], r["C"] * r["rate"]])
     pos = ends[ends > 0]
     span = math.log10(pos.max() / pos.min()) if pos.size else 0.0
-    return figure(t("fig.x_beta"), t("fig.y_dist_rate", depth=f"{r['depth']:.3g}"), t("fig.rate_title"), [
-        line(r["betas"], r["C"] * r["rate"], t("fig.rate_line"), COLORS["bound"]),
-        markers(r["betas"], r["mean"], t("fig.rate_sim"), error=(r["hi"] - r["mean"], r["mean"] - r["lo"]),
-                error_y=dict(thickness=1)),
-    ], log_x=True, log_y=True, yaxis=dict(dtick=math.ceil(span / 6)) if span > 7 else None)
+    return figure(
+        t("fig.x_beta"),
+        t("fig.y_dist_rate", depth=f"{r['depth']:.3g}"),
+        t("fig.rate_title"),
+        [
+            line(r["betas"], r["C"] * r["rate"], t("fig.rate_line"), COLORS["bound"]),
+            markers(
+                r["betas"],
+                r["mean"],
+                t("fig.rate_sim"),
+                error=(r["hi"] - r["mean"], r["mean"] - r["lo"]),
+                error_y=dict(thickness=1),
+            ),
+        ],
+        log_x=True,
+        log_y=True,
+        yaxis=dict(dtick=math.ceil(span / 6)) if span > 7 else None,
+    )
 
 
 #: parallels of the wireframe sphere (degrees): with the equator, where the "plane" model gathers
@@ -97,33 +125,74 @@ def scene_figure(t, model, gap, log10_beta, n, seeds, T, dt):
     sc = d["scene"]
     marker = dict(size=4, line=dict(width=0))
     traces = [
-        _scatter3d(sphere_wire(WIRE_LATITUDES, meridians=12, pole_gap=0.0, step=5.0), "lines", "sphere",
-                   hoverinfo="skip", showlegend=False, line=dict(color="#D9E4EE", width=1.5)),
-        _scatter3d(_xyz(_eigenspace(d["Q1"])), "lines", t("fig3d.eigenspace"),
-                   line=dict(color=COLORS["bound"], width=6), hoverinfo="skip"),
+        _scatter3d(
+            sphere_wire(WIRE_LATITUDES, meridians=12, pole_gap=0.0, step=5.0),
+            "lines",
+            "sphere",
+            hoverinfo="skip",
+            showlegend=False,
+            line=dict(color="#D9E4EE", width=1.5),
+        ),
+        _scatter3d(
+            _xyz(_eigenspace(d["Q1"])),
+            "lines",
+            t("fig3d.eigenspace"),
+            line=dict(color=COLORS["bound"], width=6),
+            hoverinfo="skip",
+        ),
     ]
     if model == "drift":
-        traces.append(_scatter3d(_xyz(np.outer([-1.3, 1.3], d["v_axis"])), "lines", t("fig3d.v_axis"),
-                                 hoverinfo="skip", line=dict(color=COLORS["usa"], width=5, dash="dash")))
+        traces.append(
+            _scatter3d(
+                _xyz(np.outer([-1.3, 1.3], d["v_axis"])),
+                "lines",
+                t("fig3d.v_axis"),
+                hoverinfo="skip",
+                line=dict(color=COLORS["usa"], width=5, dash="dash"),
+            )
+        )
     traces += [
-        _scatter3d(_xyz(sc["start"]), "markers", t("fig3d.start"),
-                   marker=dict(color=COLORS["ref"], opacity=0.45, **marker)),
-        _scatter3d(_xyz(sc["target"]), "markers", t("fig3d.target"),
-                   marker=dict(color=COLORS["bound"], symbol="diamond-open", size=6)),
+        _scatter3d(
+            _xyz(sc["start"]), "markers", t("fig3d.start"), marker=dict(color=COLORS["ref"], opacity=0.45, **marker)
+        ),
+        _scatter3d(
+            _xyz(sc["target"]),
+            "markers",
+            t("fig3d.target"),
+            marker=dict(color=COLORS["bound"], symbol="diamond-open", size=6),
+        ),
     ]
     if sc["mid"] is not None:
-        traces.append(_scatter3d(_xyz(sc["mid"]), "markers", t("fig3d.mid", tau=f"{sc['t_mid']:.3g}"),
-                                 marker=dict(color=COLORS["other"], **marker)))
-    traces.append(_scatter3d(_xyz(sc["end"]), "markers", t("fig3d.end", tau=f"{sc['t_end']:.3g}"),
-                             marker=dict(color=COLORS["sa"], **{**marker, "size": 7})))
-    ax = dict(range=[-1.35, 1.35], showbackground=False, gridcolor="#E5E5E5", zeroline=False,
-              showticklabels=False)
+        traces.append(
+            _scatter3d(
+                _xyz(sc["mid"]),
+                "markers",
+                t("fig3d.mid", tau=f"{sc['t_mid']:.3g}"),
+                marker=dict(color=COLORS["other"], **marker),
+            )
+        )
+    traces.append(
+        _scatter3d(
+            _xyz(sc["end"]),
+            "markers",
+            t("fig3d.end", tau=f"{sc['t_end']:.3g}"),
+            marker=dict(color=COLORS["sa"], **{**marker, "size": 7}),
+        )
+    )
+    ax = dict(range=[-1.35, 1.35], showbackground=False, gridcolor="#E5E5E5", zeroline=False, showticklabels=False)
     # legend below the scene: its 4-6 entries wrap on a narrow column and would run into the title
     return figure3d(
-        traces, height=600, margin=dict(l=0, r=0, t=40, b=10),
-        title=dict(text=t("fig3d.title", beta=_beta_label(d["betas"][-1])), x=0.0, xanchor="left",
-                   font=dict(size=15)),
+        traces,
+        height=600,
+        margin=dict(l=0, r=0, t=40, b=10),
+        title=dict(text=t("fig3d.title", beta=_beta_label(d["betas"][-1])), x=0.0, xanchor="left", font=dict(size=15)),
         legend=dict(orientation="h", yanchor="top", y=0.16, x=0.0),
-        scene=dict(aspectmode="cube", domain=dict(x=[0.0, 1.0], y=[0.18, 1.0]), xaxis=dict(title=dict(text="z₁"), **ax),
-                   yaxis=dict(title=dict(text="z₂"), **ax), zaxis=dict(title=dict(text="z₃"), **ax),
-                   camera=dict(eye=dict(x=1.35, y=1.15, z=0.7))))
+        scene=dict(
+            aspectmode="cube",
+            domain=dict(x=[0.0, 1.0], y=[0.18, 1.0]),
+            xaxis=dict(title=dict(text="z₁"), **ax),
+            yaxis=dict(title=dict(text="z₂"), **ax),
+            zaxis=dict(title=dict(text="z₃"), **ax),
+            camera=dict(eye=dict(x=1.35, y=1.15, z=0.7)),
+        ),
+    )

@@ -1,5 +1,6 @@
 """Low temperature: the page's notebook (ui/kit/notebook.py): W₂ between the tokens and the projected
 start Π♯ρ₀ over depth, for three inverse temperatures and several seeds."""
+
 from __future__ import annotations
 
 from ui.kit.notebook import Recipe
@@ -16,7 +17,8 @@ def expected(v: dict) -> dict:
 RECIPE = Recipe(
     stem="low_temperature",
     texts=("fig.x_depth", "fig.y_w2", "fig.w2_title", "fig.w2_mean"),
-    code=('''
+    code=(
+        """
 from sim import low_temperature as lt
 
 # The model's key and value matrices (S = V B^T symmetric, spectral gap `gap`), as on the page.
@@ -41,14 +43,17 @@ for b, beta in enumerate(betas):
         r = lt.run(n, beta, B, V, steps * dt_used, dt_used, s, record=record)
         w2[b, s] = r["w2"]
 tau = r["t"]                                  # depth tau = layer index x dt
-''', '''
+""",
+        """
 fig = figure(TEXT["fig.x_depth"], TEXT["fig.y_w2"], TEXT["fig.w2_title"], log_y=True)
 for beta, color, w in zip(betas, (COLORS["other"], COLORS["accent"], COLORS["sa"]), w2):
     exact(fig, tau, w.mean(axis=0), TEXT["fig.w2_mean"].format(beta=f"β = {beta:.4g}"), color=color)
 fig.show()
 
 numbers = {"w2_min": w2[-1].mean(0).min(), "w2_end": w2[-1, :, -1].mean(), "layers": steps}
-'''),
+""",
+    ),
     expected=expected,
-    rtol=1e-7, atol=1e-9,
+    rtol=1e-7,
+    atol=1e-9,
 )

@@ -2,6 +2,7 @@
 
 What it computes: docs/constructions.md, section “Low temperature: concentration, then drift”.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,23 +34,45 @@ def render() -> None:
     betas = d["betas"]
     w_end = d["w2"][:, :, -1].mean(axis=1)
     if v["model"] == "axis":
-        more = [(t("metrics.k_mean", beta=f"{b:.4g}"), f"{k.mean():.2f}") for b, k in ((betas[0], d["k"][0]),
-                                                                                  (betas[-1], d["k"][-1]))]
+        more = [
+            (t("metrics.k_mean", beta=f"{b:.4g}"), f"{k.mean():.2f}")
+            for b, k in ((betas[0], d["k"][0]), (betas[-1], d["k"][-1]))
+        ]
     else:
-        more = [(t("metrics.mu"), ", ".join(f"{x:.3g}" for x in d["mu"])),
-                (t("metrics.log_beta", beta=f"{betas[-1]:.4g}"), f"{math.log(betas[-1]):.2f}")]
-    ctx.metrics([(t("metrics.w2_min", beta=f"{betas[-1]:.4g}"), f"{d['w2'][-1].mean(0).min():.3f}"),
-                 (t("metrics.w2_end", beta=f"{betas[-1]:.4g}"), f"{w_end[-1]:.3f}"), *more])
-    st.caption(t("metrics.caption", layers=d["steps"], dt=f"{d['dt']:.4g}", tau=f"{d['steps'] * d['dt']:.3g}",
-                 n=v["n"], seeds=v["seeds"], betas=", ".join(f"{b:.4g}" for b in betas)))
+        more = [
+            (t("metrics.mu"), ", ".join(f"{x:.3g}" for x in d["mu"])),
+            (t("metrics.log_beta", beta=f"{betas[-1]:.4g}"), f"{math.log(betas[-1]):.2f}"),
+        ]
+    ctx.metrics(
+        [
+            (t("metrics.w2_min", beta=f"{betas[-1]:.4g}"), f"{d['w2'][-1].mean(0).min():.3f}"),
+            (t("metrics.w2_end", beta=f"{betas[-1]:.4g}"), f"{w_end[-1]:.3f}"),
+            *more,
+        ]
+    )
+    st.caption(
+        t(
+            "metrics.caption",
+            layers=d["steps"],
+            dt=f"{d['dt']:.4g}",
+            tau=f"{d['steps'] * d['dt']:.3g}",
+            n=v["n"],
+            seeds=v["seeds"],
+            betas=", ".join(f"{b:.4g}" for b in betas),
+        )
+    )
     if d["dt"] != v["dt"]:
         st.caption(t("metrics.dt_raised", dt=f"{d['dt']:.4g}"))
 
     show_pair((fw.scene_figure(t, *key), "fig_scene"), (fw.w2_figure(t, *key), "fig_w2"))
     ctx.section("concentration")
     if v["model"] == "axis":
-        st.caption(t("fig.k_caption", ks=" · ".join(
-            f"β = {b:.4g}: k = {', '.join(str(k) for k in d['k'][i])}" for i, b in enumerate(betas))))
+        st.caption(
+            t(
+                "fig.k_caption",
+                ks=" · ".join(f"β = {b:.4g}: k = {', '.join(str(k) for k in d['k'][i])}" for i, b in enumerate(betas)),
+            )
+        )
 
     show_pair((fw.dist_figure(t, *key), "fig_dist"), (fw.rate_figure(t, *rkey), "fig_rate"))
     st.caption(t("fig.rate_caption", C=f"{r['C']:.3g}", depth=f"{r['depth']:.3g}"))

@@ -3,6 +3,7 @@
 The adapters (``@cached``) call :mod:`sim.low_temperature` and return small dicts of arrays;
 the builders of figures.py read them.
 """
+
 from __future__ import annotations
 
 import math
@@ -83,8 +84,7 @@ def _runs(n, beta, B, V, steps, dt, seed, record, zero):
 
 
 @cached
-def lowtemp_data(model: str, gap: float, log10_beta: float, n: int, seeds: int, T: float,
-                 dt: float) -> dict:
+def lowtemp_data(model: str, gap: float, log10_beta: float, n: int, seeds: int, T: float, dt: float) -> dict:
     """W2 to Π♯ρ₀ and the distance to the zero-temperature flow over depth, for three β and
     ``seeds`` seeds; the tokens of seed 0 at the largest β for the 3-D scene."""
     B, V = matrices(model, gap)
@@ -92,10 +92,18 @@ def lowtemp_data(model: str, gap: float, log10_beta: float, n: int, seeds: int, 
     runs = len(BETA_FACTORS) * seeds
     steps, dt_used = plan(T, dt, n, runs)
     record = records(n, runs, steps)
-    betas = 10.0 ** log10_beta * np.array(BETA_FACTORS)
-    out = {"betas": betas, "steps": steps, "dt": dt_used, "n": n, "seeds": seeds, "model": model,
-           "w2": np.empty((betas.size, seeds, record)), "dist": np.empty((betas.size, seeds, record)),
-           "k": np.full((betas.size, seeds), -1, dtype=np.int64)}
+    betas = 10.0**log10_beta * np.array(BETA_FACTORS)
+    out = {
+        "betas": betas,
+        "steps": steps,
+        "dt": dt_used,
+        "n": n,
+        "seeds": seeds,
+        "model": model,
+        "w2": np.empty((betas.size, seeds, record)),
+        "dist": np.empty((betas.size, seeds, record)),
+        "k": np.full((betas.size, seeds), -1, dtype=np.int64),
+    }
     zero = _zero_maps(n, B, V, steps, dt_used, seeds, np.rint(np.linspace(0.0, steps, record)).astype(np.int64))
     for b, beta in enumerate(betas):
         for s in range(seeds):
@@ -105,14 +113,18 @@ def lowtemp_data(model: str, gap: float, log10_beta: float, n: int, seeds: int, 
                 out["k"][b, s] = lt.pole_imbalance(r["Z"][0], r["Z"][-1], S)
             if b == betas.size - 1 and s == 0:
                 mid = int(np.argmin(np.abs(r["t"] - math.log(beta)))) if math.log(beta) < r["t"][-1] else None
-                out["scene"] = {"start": r["Z"][0], "end": r["Z"][-1], "target": r["target"],
-                                "mid": None if mid is None else r["Z"][mid],
-                                "t_mid": None if mid is None else float(r["t"][mid]),
-                                "t_end": float(r["t"][-1])}
+                out["scene"] = {
+                    "start": r["Z"][0],
+                    "end": r["Z"][-1],
+                    "target": r["target"],
+                    "mid": None if mid is None else r["Z"][mid],
+                    "t_mid": None if mid is None else float(r["t"][mid]),
+                    "t_end": float(r["t"][-1]),
+                }
     out["t"] = r["t"]
     Q1, mu = lt.dominant_basis(S)
     out["Q1"], out["mu"] = Q1, mu
-    wv, Qv = np.linalg.eig(V)                      # V's own dominant direction (the conjecture)
+    wv, Qv = np.linalg.eig(V)  # V's own dominant direction (the conjecture)
     out["v_axis"] = np.real(Qv[:, int(np.argmax(np.real(wv)))])
     return out
 
@@ -127,14 +139,41 @@ def rate_data(model: str, gap: float, n: int, seeds: int, dt: float) -> dict:
     # what lt.run(n, beta, B, V, steps * dt_used, dt_used, s, record=2) does to the tokens (one
     # engine call from lt.start_tokens), without its two W2 assignments, which this panel does not use
     starts = [lt.start_tokens(n, B.shape[0], s) for s in range(seeds)]
-    d = np.array([[np.sqrt(np.mean(np.sum((att.simulate(starts[s], beta, dt_used, steps, A=B, V=V, flow="SA",
-                                                                 record_every=steps)[-1] - zero[s]) ** 2, axis=1)))
-                   for s in range(seeds)] for beta in betas])
+    d = np.array(
+        [
+            [
+                np.sqrt(
+                    np.mean(
+                        np.sum(
+                            (
+                                att.simulate(starts[s], beta, dt_used, steps, A=B, V=V, flow="SA", record_every=steps)[
+                                    -1
+                                ]
+                                - zero[s]
+                            )
+                            ** 2,
+                            axis=1,
+                        )
+                    )
+                )
+                for s in range(seeds)
+            ]
+            for beta in betas
+        ]
+    )
     mean = d.mean(axis=1)
     rate = np.sqrt(np.log(betas + 1.0) / betas)
-    C = float(np.max(mean / rate))                 # the smallest multiple of the rate above every point
-    return {"betas": betas, "mean": mean, "lo": d.min(axis=1), "hi": d.max(axis=1), "rate": rate,
-            "C": C, "depth": steps * dt_used, "dt": dt_used}
+    C = float(np.max(mean / rate))  # the smallest multiple of the rate above every point
+    return {
+        "betas": betas,
+        "mean": mean,
+        "lo": d.min(axis=1),
+        "hi": d.max(axis=1),
+        "rate": rate,
+        "C": C,
+        "depth": steps * dt_used,
+        "dt": dt_used,
+    }
 
 
 def csv_columns(d: dict, r: dict) -> dict:
@@ -143,11 +182,21 @@ def csv_columns(d: dict, r: dict) -> dict:
     for b, beta in enumerate(d["betas"]):
         tag = f"beta={beta:.6g}"
         w, D = d["w2"][b], d["dist"][b]
-        cols |= {f"W2_mean[{tag}]": w.mean(0), f"W2_min[{tag}]": w.min(0), f"W2_max[{tag}]": w.max(0),
-                 f"dist_zero_T_mean[{tag}]": D.mean(0), f"dist_zero_T_min[{tag}]": D.min(0),
-                 f"dist_zero_T_max[{tag}]": D.max(0)}
+        cols |= {
+            f"W2_mean[{tag}]": w.mean(0),
+            f"W2_min[{tag}]": w.min(0),
+            f"W2_max[{tag}]": w.max(0),
+            f"dist_zero_T_mean[{tag}]": D.mean(0),
+            f"dist_zero_T_min[{tag}]": D.min(0),
+            f"dist_zero_T_max[{tag}]": D.max(0),
+        }
         if d["model"] == "axis":
             cols[f"k_per_seed[{tag}]"] = d["k"][b]
-    cols |= {"beta_sweep": r["betas"], f"dist_at_tau={r['depth']:.3g}_mean": r["mean"],
-             "dist_min": r["lo"], "dist_max": r["hi"], "C*sqrt(log(beta+1)/beta)": r["C"] * r["rate"]}
+    cols |= {
+        "beta_sweep": r["betas"],
+        f"dist_at_tau={r['depth']:.3g}_mean": r["mean"],
+        "dist_min": r["lo"],
+        "dist_max": r["hi"],
+        "C*sqrt(log(beta+1)/beta)": r["C"] * r["rate"],
+    }
     return cols

@@ -2,6 +2,7 @@
 
 The answers are the closed forms of ``sim.measures`` for n tokens.
 """
+
 from __future__ import annotations
 
 from sim import measures as ms
@@ -19,11 +20,21 @@ def ms_fixed_shift(v: dict) -> float:
 
 
 STEPS = (
-    Step("equispaced", ("n",), ms_equispaced, rtol=0.1, texts=lambda v: {"n": v["n"]},
-         metrics=lambda v: [("w1", fmt(ms_equispaced(v)))],
-         covers=("statement", "sampling")),
-    Step("fixed_shift", ("n",), ms_fixed_shift, rtol=0.15,
-         metrics=lambda v: [("mean", fmt(ms_fixed_shift(v))),
-                            ("ratio", fmt(ms_fixed_shift(v) / ms_equispaced(v), 3))],
-         covers=("sampling",)),
+    Step(
+        "equispaced",
+        ("n",),
+        ms_equispaced,
+        rtol=0.1,
+        texts=lambda v: {"n": v["n"]},
+        metrics=lambda v: [("w1", fmt(ms_equispaced(v)))],
+        covers=("statement", "sampling"),
+    ),
+    Step(
+        "fixed_shift",
+        ("n",),
+        ms_fixed_shift,
+        rtol=0.15,
+        metrics=lambda v: [("mean", fmt(ms_fixed_shift(v))), ("ratio", fmt(ms_fixed_shift(v) / ms_equispaced(v), 3))],
+        covers=("sampling",),
+    ),
 )

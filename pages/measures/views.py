@@ -5,6 +5,7 @@ What it computes: docs/constructions.md, section “From tokens to a measure: fi
 Drawn with :mod:`ui.kit.figures`; one drawing idea only this page has stays here: ``_paths`` (all token
 paths as one line with gaps, also where a path wraps around the circle).
 """
+
 from __future__ import annotations
 
 import math
@@ -15,15 +16,15 @@ from sim import measures as ms
 from ui.kit.figures import COLORS, cached_figure, figure, heatmap, line, markers, thin, vline
 from ui.kit.compute import cached, sub_seed
 
-N_REF = 1024                # tokens of the reference system
-BINS = 90                   # angle bins of the reference density (4° each)
-MAX_TOKEN_LINES = 64        # token paths drawn (all tokens enter W₁)
+N_REF = 1024  # tokens of the reference system
+BINS = 90  # angle bins of the reference density (4° each)
+MAX_TOKEN_LINES = 64  # token paths drawn (all tokens enter W₁)
 SAMPLE_NS = (4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 SAMPLE_TRIALS = 200
-HEAD_N, HEAD_D = 32, 3      # tokens and dimension of the head panel
+HEAD_N, HEAD_D = 32, 3  # tokens and dimension of the head panel
 HEAD_TRIALS = 16
-SIGMA_BAR = 2.0             # error bars: ± this many standard errors
-THETA_LO = -0.5 * math.pi   # angles drawn in [−π/2, 3π/2): both bumps of ρ₀ (at 0 and π) inside
+SIGMA_BAR = 2.0  # error bars: ± this many standard errors
+THETA_LO = -0.5 * math.pi  # angles drawn in [−π/2, 3π/2): both bumps of ρ₀ (at 0 and π) inside
 
 
 def _wrap(theta: np.ndarray) -> np.ndarray:
@@ -32,7 +33,7 @@ def _wrap(theta: np.ndarray) -> np.ndarray:
 
 def head_grid(H: int) -> np.ndarray:
     """Powers of two below ``H``, and ``H``."""
-    g = [2 ** k for k in range(0, 14) if 2 ** k < H]
+    g = [2**k for k in range(0, 14) if 2**k < H]
     return np.array(g + [H])
 
 
@@ -47,15 +48,21 @@ def stability_data(n: int, beta: float, depth: float, dt: float, seed: int) -> d
     fine = np.linspace(0.0, min(tau_star, t[-1]), 300)
     log_b = r["C"] * fine + math.log(r["w1"][0])
     edges = np.linspace(THETA_LO, THETA_LO + 2 * math.pi, BINS + 1)
-    dens = np.stack([np.histogram(_wrap(th), bins=edges)[0] for th in r["theta_ref"]]) / (
-        N_REF * (edges[1] - edges[0]))
+    dens = np.stack([np.histogram(_wrap(th), bins=edges)[0] for th in r["theta_ref"]]) / (N_REF * (edges[1] - edges[0]))
     keep = thin(n, MAX_TOKEN_LINES)
-    return {"t": t, "w1": r["w1"], "bound": r["bound"], "C": r["C"], "layers": r["layers"],
-            "fine": fine, "bound_fine": np.where(log_b < math.log(math.pi),
-                                                 np.exp(np.minimum(log_b, 2.0)), math.pi),
-            "tau_star": tau_star,
-            "theta": _wrap(r["theta"][:, keep]), "centres": 0.5 * (edges[1:] + edges[:-1]),
-            "density": dens}
+    return {
+        "t": t,
+        "w1": r["w1"],
+        "bound": r["bound"],
+        "C": r["C"],
+        "layers": r["layers"],
+        "fine": fine,
+        "bound_fine": np.where(log_b < math.log(math.pi), np.exp(np.minimum(log_b, 2.0)), math.pi),
+        "tau_star": tau_star,
+        "theta": _wrap(r["theta"][:, keep]),
+        "centres": 0.5 * (edges[1:] + edges[:-1]),
+        "density": dens,
+    }
 
 
 @cached
@@ -64,9 +71,14 @@ def sampling_data(seed: int) -> dict:
     ns = np.array(SAMPLE_NS)
     res = [ms.sampling_error(int(k), SAMPLE_TRIALS, sub_seed(seed, i)) for i, k in enumerate(ns)]
     fine = np.unique(np.geomspace(ns[0], ns[-1], 60).round().astype(int))
-    return {"n": ns, "mean": np.array([r[0] for r in res]), "se": np.array([r[1] for r in res]),
-            "fine": fine, "fixed_shift": np.array([ms.fixed_shift_mean(int(k)) for k in fine]),
-            "equispaced": np.array([ms.equispaced_w1(int(k)) for k in fine])}
+    return {
+        "n": ns,
+        "mean": np.array([r[0] for r in res]),
+        "se": np.array([r[1] for r in res]),
+        "fine": fine,
+        "fixed_shift": np.array([ms.fixed_shift_mean(int(k)) for k in fine]),
+        "equispaced": np.array([ms.equispaced_w1(int(k)) for k in fine]),
+    }
 
 
 @cached
@@ -76,9 +88,16 @@ def heads_data(H: int, beta: float, seed: int) -> dict:
     res = [ms.head_average_error(int(h), HEAD_TRIALS, seed, n=HEAD_N, d=HEAD_D, beta=beta) for h in Hs]
     th = ms.head_error_theory(HEAD_N, HEAD_D, beta, seed)
     fine = np.geomspace(1.0, float(Hs[-1]), 50)
-    return {"H": Hs, "mean": np.array([r[0] for r in res]), "se": np.array([r[1] for r in res]),
-            "fine": fine, "bound": th["bound"] / np.sqrt(fine), "asymptote": th["asymptote"] / np.sqrt(fine),
-            "bound_c": th["bound"], "asymptote_c": th["asymptote"]}
+    return {
+        "H": Hs,
+        "mean": np.array([r[0] for r in res]),
+        "se": np.array([r[1] for r in res]),
+        "fine": fine,
+        "bound": th["bound"] / np.sqrt(fine),
+        "asymptote": th["asymptote"] / np.sqrt(fine),
+        "bound_c": th["bound"],
+        "asymptote_c": th["asymptote"],
+    }
 
 
 # --------------------------------------------------------------------------- drawing helpers
@@ -114,47 +133,98 @@ def tokens_figure(t, n, beta, depth, dt, seed):
     s = stability_data(n, beta, depth, dt, seed)
     x, y = _paths(s["theta"], s["t"])
     # one legend entry (a heatmap has none) is not shown: no legend rows to reserve under the title
-    return figure(t("fig.x_depth"), t("fig.y_angle"), t("fig.tokens_title"), height=425, margin=dict(t=60), data=[
-        # the reference, shaded: a stronger blue, saturated at the 95th percentile of the positive density
-        # (a few concentrated bins would otherwise leave everything else nearly white)
-        heatmap(s["t"], s["centres"], s["density"].T, t("fig.reference"),
-                [[0, "#FFFFFF"], [0.08, "#DCE8F4"], [1, "#3F7CB8"]], zmin=0.0, zmax=_shade_top(s["density"]),
-                hover="τ=%{x:.3g}<br>θ=%{y:.3g}<br>ρ=%{z:.3g}"),
-        line(x, y, t("fig.tokens", n=n), COLORS["sim"], width=1.2, dash="dash", connectgaps=False,
-             hoverinfo="skip"),
-    ], xaxis=dict(range=[0, s["t"][-1]]), yaxis=dict(
-        range=[THETA_LO, THETA_LO + 2 * math.pi], tickvals=[-math.pi / 2, 0, math.pi / 2, math.pi, 3 * math.pi / 2],
-        ticktext=["−π/2", "0", "π/2", "π", "3π/2"]))
+    return figure(
+        t("fig.x_depth"),
+        t("fig.y_angle"),
+        t("fig.tokens_title"),
+        height=425,
+        margin=dict(t=60),
+        data=[
+            # the reference, shaded: a stronger blue, saturated at the 95th percentile of the positive density
+            # (a few concentrated bins would otherwise leave everything else nearly white)
+            heatmap(
+                s["t"],
+                s["centres"],
+                s["density"].T,
+                t("fig.reference"),
+                [[0, "#FFFFFF"], [0.08, "#DCE8F4"], [1, "#3F7CB8"]],
+                zmin=0.0,
+                zmax=_shade_top(s["density"]),
+                hover="τ=%{x:.3g}<br>θ=%{y:.3g}<br>ρ=%{z:.3g}",
+            ),
+            line(
+                x, y, t("fig.tokens", n=n), COLORS["sim"], width=1.2, dash="dash", connectgaps=False, hoverinfo="skip"
+            ),
+        ],
+        xaxis=dict(range=[0, s["t"][-1]]),
+        yaxis=dict(
+            range=[THETA_LO, THETA_LO + 2 * math.pi],
+            tickvals=[-math.pi / 2, 0, math.pi / 2, math.pi, 3 * math.pi / 2],
+            ticktext=["−π/2", "0", "π/2", "π", "3π/2"],
+        ),
+    )
 
 
 @cached_figure
 def w1_figure(t, n, beta, depth, dt, seed):
     s = stability_data(n, beta, depth, dt, seed)
     k = thin(s["t"].size, 60)
-    return figure(t("fig.x_depth"), t("fig.y_w1"), t("fig.w1_title"), log_y=True, data=[
-        line(s["fine"], s["bound_fine"], t("fig.bound"), COLORS["bound"]),
-        line([0, s["t"][-1]], [math.pi, math.pi], t("fig.diameter"), COLORS["ref"], width=1.5, dash="dot"),
-        markers(s["t"][k], s["w1"][k], t("fig.w1_sim")),
-    ])
+    return figure(
+        t("fig.x_depth"),
+        t("fig.y_w1"),
+        t("fig.w1_title"),
+        log_y=True,
+        data=[
+            line(s["fine"], s["bound_fine"], t("fig.bound"), COLORS["bound"]),
+            line([0, s["t"][-1]], [math.pi, math.pi], t("fig.diameter"), COLORS["ref"], width=1.5, dash="dot"),
+            markers(s["t"][k], s["w1"][k], t("fig.w1_sim")),
+        ],
+    )
 
 
 @cached_figure
 def sampling_figure(t, n, seed):
     d = sampling_data(seed)
-    return figure(t("fig.x_n"), t("fig.y_w1_mean"), t("fig.sampling_title"), log_x=True, log_y=True, data=[
-        line(d["fine"], d["fixed_shift"], t("fig.fixed_shift")),
-        line(d["fine"], d["equispaced"], t("fig.equispaced"), COLORS["ref"]),
-        _mc(d["n"], d["mean"], d["se"], t("fig.sampling_sim")),
-    ], shapes=[vline(n)], annotations=[dict(x=math.log10(n), y=0, yref="paper", text=t("fig.your_n"),
-                                            showarrow=False, xanchor="right", yanchor="bottom", xshift=-4,
-                                            yshift=4)])
+    return figure(
+        t("fig.x_n"),
+        t("fig.y_w1_mean"),
+        t("fig.sampling_title"),
+        log_x=True,
+        log_y=True,
+        data=[
+            line(d["fine"], d["fixed_shift"], t("fig.fixed_shift")),
+            line(d["fine"], d["equispaced"], t("fig.equispaced"), COLORS["ref"]),
+            _mc(d["n"], d["mean"], d["se"], t("fig.sampling_sim")),
+        ],
+        shapes=[vline(n)],
+        annotations=[
+            dict(
+                x=math.log10(n),
+                y=0,
+                yref="paper",
+                text=t("fig.your_n"),
+                showarrow=False,
+                xanchor="right",
+                yanchor="bottom",
+                xshift=-4,
+                yshift=4,
+            )
+        ],
+    )
 
 
 @cached_figure
 def heads_figure(t, H, beta, seed):
     d = heads_data(H, beta, seed)
-    return figure(t("fig.x_heads"), t("fig.y_head_err"), t("fig.heads_title"), log_x=True, log_y=True, data=[
-        line(d["fine"], d["bound"], t("fig.head_bound"), COLORS["bound"]),
-        line(d["fine"], d["asymptote"], t("fig.head_asymptote")),
-        _mc(d["H"], d["mean"], d["se"], t("fig.head_sim")),
-    ])
+    return figure(
+        t("fig.x_heads"),
+        t("fig.y_head_err"),
+        t("fig.heads_title"),
+        log_x=True,
+        log_y=True,
+        data=[
+            line(d["fine"], d["bound"], t("fig.head_bound"), COLORS["bound"]),
+            line(d["fine"], d["asymptote"], t("fig.head_asymptote")),
+            _mc(d["H"], d["mean"], d["se"], t("fig.head_sim")),
+        ],
+    )

@@ -1,4 +1,5 @@
 """Non-normal growth: the figure builders of pages/nonnormal/page.py (their data: pages/nonnormal/views.py)."""
+
 from __future__ import annotations
 
 import math
@@ -6,10 +7,33 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.kit.figures import (COLORS, SEQUENCE, Frozen, animation, cached_figure, exact_line, figure, hline, line, point,
-                            sim_line, sim_markers, thin)
-from pages.nonnormal.views import (A_SCALAR, CIRCLE, EULER_MARKERS, FRAMES, N_DIRS, euler_data, flow_data,
-                                   jacobian_data, kappa_data, pseudo_data)
+from ui.kit.figures import (
+    COLORS,
+    SEQUENCE,
+    Frozen,
+    animation,
+    cached_figure,
+    exact_line,
+    figure,
+    hline,
+    line,
+    point,
+    sim_line,
+    sim_markers,
+    thin,
+)
+from pages.nonnormal.views import (
+    A_SCALAR,
+    CIRCLE,
+    EULER_MARKERS,
+    FRAMES,
+    N_DIRS,
+    euler_data,
+    flow_data,
+    jacobian_data,
+    kappa_data,
+    pseudo_data,
+)
 
 
 # --------------------------------------------------------------------------- figures
@@ -30,29 +54,52 @@ def _ellipse_figure(d: dict, t, lang_s: str) -> Frozen:
     colors = [SEQUENCE[k % len(SEQUENCE)] for k in range(N_DIRS)] * 2
 
     names = (t("fig.image_ellipse"), t("fig.image_points"), t("fig.major_axis"))
-    first = (dict(mode="lines", line=dict(color=COLORS["exact"], width=2.5)),
-             dict(mode="markers", marker=dict(color=colors, size=9, symbol="circle")),
-             dict(mode="lines", line=dict(color=COLORS["bound"], width=3)))
+    first = (
+        dict(mode="lines", line=dict(color=COLORS["exact"], width=2.5)),
+        dict(mode="markers", marker=dict(color=colors, size=9, symbol="circle")),
+        dict(mode="lines", line=dict(color=COLORS["bound"], width=3)),
+    )
 
     def moving(k):
         """Plain dicts (no per-frame validation): validating 61 frames would be paid on every rerun."""
         # float32 on the wire: half the bytes of the 61 frames, ~1e-7 relative (far below a pixel)
         e, p, a = d["ellipse"][k].astype(np.float32), d["pts"][k].astype(np.float32), d["axis"][k]
-        return [dict(type="scatter", x=e[:, 0], y=e[:, 1]), dict(type="scatter", x=p[:, 0], y=p[:, 1]),
-                dict(type="scatter", x=[0.0, a[0]], y=[0.0, a[1]])]
+        return [
+            dict(type="scatter", x=e[:, 0], y=e[:, 1]),
+            dict(type="scatter", x=p[:, 0], y=p[:, 1]),
+            dict(type="scatter", x=[0.0, a[0]], y=[0.0, a[1]]),
+        ]
 
     start = int(np.argmin(np.abs(d["sf"] - min(1.0, d["sf"][-1]))))
     data = [line(np.cos(th), np.sin(th), t("fig.unit_circle"), COLORS["ref"], 1.5, "dot", hoverinfo="skip")]
     data += [dict(tr, name=name, **style) for tr, style, name in zip(moving(start), first, names)]
     frames = [dict(data=moving(k), traces=[1, 2, 3], name=f"{d['sf'][k]:.3f}") for k in range(FRAMES)]
     fig = figure(
-        t("fig.x1"), t("fig.x2"), t("fig.ellipse_title"), data, height=730, hovermode="closest",
-        xaxis={"range": [-lim, lim]}, yaxis={"range": [-lim, lim], "scaleanchor": "x", "scaleratio": 1},
+        t("fig.x1"),
+        t("fig.x2"),
+        t("fig.ellipse_title"),
+        data,
+        height=730,
+        hovermode="closest",
+        xaxis={"range": [-lim, lim]},
+        yaxis={"range": [-lim, lim], "scaleanchor": "x", "scaleratio": 1},
         # the read-out sits at the right end of the slider, clear of the play/pause buttons
-        **animation([f"{s:.3f}" for s in d["sf"]], [f"{s:.2f}" for s in d["sf"]], t("fig.play"), t("fig.pause"),
-                    lang_s, duration=70, redraw=False, y=-0.2, slider_x=0.42, active=start,
-                    currentvalue=dict(xanchor="right"), ticklen=0, minorticklen=0,
-                    font=dict(size=1, color="rgba(0,0,0,0)")),
+        **animation(
+            [f"{s:.3f}" for s in d["sf"]],
+            [f"{s:.2f}" for s in d["sf"]],
+            t("fig.play"),
+            t("fig.pause"),
+            lang_s,
+            duration=70,
+            redraw=False,
+            y=-0.2,
+            slider_x=0.42,
+            active=start,
+            currentvalue=dict(xanchor="right"),
+            ticklen=0,
+            minorticklen=0,
+            font=dict(size=1, color="rgba(0,0,0,0)"),
+        ),
         legend={**_HOUSE_LEGEND, "orientation": "v", "y": 1.02, "yanchor": "bottom"},
         margin=dict(l=60, r=20, t=140, b=120),
     )
@@ -71,32 +118,78 @@ def response_figure(t, M: float, s_max: float):
     data = []
     for j, ang in enumerate(f["angles"]):
         is_e2 = abs(ang - np.pi / 2) < 1e-9
-        data.append(line(f["s"], f["resp"][j], t("fig.resp_e2") if is_e2 else
-                         t("fig.resp_dir", deg=f"{math.degrees(ang):.0f}"),
-                         color=SEQUENCE[j % len(SEQUENCE)], width=3.5 if is_e2 else 1.5))
+        data.append(
+            line(
+                f["s"],
+                f["resp"][j],
+                t("fig.resp_e2") if is_e2 else t("fig.resp_dir", deg=f"{math.degrees(ang):.0f}"),
+                color=SEQUENCE[j % len(SEQUENCE)],
+                width=3.5 if is_e2 else 1.5,
+            )
+        )
     # Both labels sit in a band above every curve, at the right end, with a thin leader to their
     # point: next to the points they covered the curves around the peak.
     top = max(float(np.max(f["norm"])), f["peak"], 1.0)
     s_txt = 0.98 * s_max
-    note = dict(showarrow=True, arrowhead=0, arrowwidth=1, arrowcolor="#666", axref="x", ayref="y",
-                bgcolor="rgba(255,255,255,0.85)", xanchor="right", yanchor="middle")
-    notes = [dict(x=f["s_star"], y=f["peak"], ax=s_txt, ay=1.26 * top,
-                  text=t("fig.peak_text", s=f"{f['s_star']:.3f}", v=f"{f['peak']:.3f}"), **note)]
+    note = dict(
+        showarrow=True,
+        arrowhead=0,
+        arrowwidth=1,
+        arrowcolor="#666",
+        axref="x",
+        ayref="y",
+        bgcolor="rgba(255,255,255,0.85)",
+        xanchor="right",
+        yanchor="middle",
+    )
+    notes = [
+        dict(
+            x=f["s_star"],
+            y=f["peak"],
+            ax=s_txt,
+            ay=1.26 * top,
+            text=t("fig.peak_text", s=f"{f['s_star']:.3f}", v=f"{f['peak']:.3f}"),
+            **note,
+        )
+    ]
     if s_max >= 1.0:
-        notes.append(dict(x=1.0, y=f["e2_at_1"], ax=s_txt, ay=1.12 * top,
-                          text=t("fig.at_s1_text", v=f"{f['e2_at_1']:.3f}"), **note))
+        notes.append(
+            dict(
+                x=1.0,
+                y=f["e2_at_1"],
+                ax=s_txt,
+                ay=1.12 * top,
+                text=t("fig.at_s1_text", v=f"{f['e2_at_1']:.3f}"),
+                **note,
+            )
+        )
     # eleven entries: the house legend above the plot (rows under the title, scrolling on a phone);
     # a column to the right of the plot left it ~50 px wide at 390 px. The whole layout in one
     # figure(...) call: no validated update_* afterwards.
-    fig = figure(t("fig.x_s"), t("fig.y_norm"), t("fig.response_title"), data, height=580,
-                 yaxis={"range": [0.0, 1.34 * top]}, annotations=notes)
+    fig = figure(
+        t("fig.x_s"),
+        t("fig.y_norm"),
+        t("fig.response_title"),
+        data,
+        height=580,
+        yaxis={"range": [0.0, 1.34 * top]},
+        annotations=notes,
+    )
     exact_line(fig, f["s"], f["norm"], t("fig.envelope"), color=COLORS["black"])
     exact_line(fig, f["s"], f["eig"], t("fig.eig_only"), color=COLORS["ref"], line=dict(dash="dot"))
     fig.add_trace(point([f["s_star"]], [f["peak"]], t("fig.peak")))
     if s_max >= 1.0:
         fig.add_trace(point([1.0], [f["e2_at_1"]], t("fig.at_s1"), COLORS["accent"], "diamond", 11))
-        fig.add_trace(point([1.0], [abs(M) / math.e], t("fig.m_over_e"), COLORS["accent"], "line-ew-open",
-                            marker=dict(line=dict(width=3, color=COLORS["accent"]))))
+        fig.add_trace(
+            point(
+                [1.0],
+                [abs(M) / math.e],
+                t("fig.m_over_e"),
+                COLORS["accent"],
+                "line-ew-open",
+                marker=dict(line=dict(width=3, color=COLORS["accent"])),
+            )
+        )
     return fig
 
 
@@ -124,30 +217,54 @@ def kappa_eps_figure(t, M: float, eps: float, s_max: float):
 @cached_figure(max_entries=16)
 def pseudo_figure(t, M: float, eps: float, grid: int):
     p = pseudo_data(M, eps, grid)
-    data = [{
-        "type": "contour", "x": p["re"], "y": p["im"], "z": p["logsig"], "name": t("fig.pseudo_levels"),
-        "contours": dict(start=-3.0, end=0.5, size=0.5, coloring="lines", showlabels=True,
-                         labelfont=dict(size=11)),
-        "colorscale": _VIRIDIS, "line": dict(width=1.8), "showscale": True,
-        "colorbar": dict(title=dict(text=t("fig.log_sigma"), side="right"), thickness=14),
-        "hovertemplate": "z = %{x:.3f} %{y:+.3f}i<br>log10 σ_min = %{z:.2f}<extra></extra>"},
-        point(p["eig"].real, p["eig"].imag, t("fig.eigenvalues"), COLORS["usa"], "x", 12)]
+    data = [
+        {
+            "type": "contour",
+            "x": p["re"],
+            "y": p["im"],
+            "z": p["logsig"],
+            "name": t("fig.pseudo_levels"),
+            "contours": dict(start=-3.0, end=0.5, size=0.5, coloring="lines", showlabels=True, labelfont=dict(size=11)),
+            "colorscale": _VIRIDIS,
+            "line": dict(width=1.8),
+            "showscale": True,
+            "colorbar": dict(title=dict(text=t("fig.log_sigma"), side="right"), thickness=14),
+            "hovertemplate": "z = %{x:.3f} %{y:+.3f}i<br>log10 σ_min = %{z:.2f}<extra></extra>",
+        },
+        point(p["eig"].real, p["eig"].imag, t("fig.eigenvalues"), COLORS["usa"], "x", 12),
+    ]
     if np.isfinite(p["kreiss_at"][0]):
-        data.append(point([p["kreiss_at"][0]], [p["kreiss_at"][1]], t("fig.kreiss_point"), COLORS["accent"],
-                          "diamond-open", 11, marker=dict(line=dict(width=2, color=COLORS["accent"]))))
-    data.append(line([0.0, 0.0], [p["im"][0], p["im"][-1]], t("fig.imag_axis"), COLORS["ref"], 1.5, "dash",
-                     hoverinfo="skip"))
+        data.append(
+            point(
+                [p["kreiss_at"][0]],
+                [p["kreiss_at"][1]],
+                t("fig.kreiss_point"),
+                COLORS["accent"],
+                "diamond-open",
+                11,
+                marker=dict(line=dict(width=2, color=COLORS["accent"])),
+            )
+        )
+    data.append(
+        line([0.0, 0.0], [p["im"][0], p["im"][-1]], t("fig.imag_axis"), COLORS["ref"], 1.5, "dash", hoverinfo="skip")
+    )
     # one figure(...) call with the whole layout: no validated update_* afterwards
-    return figure(t("fig.x_re"), t("fig.y_im"), t("fig.pseudo_title", eps=f"{eps:g}"), data, height=560,
-                  hovermode="closest", yaxis={"scaleanchor": "x", "scaleratio": 1},
-                  **_LOW)
+    return figure(
+        t("fig.x_re"),
+        t("fig.y_im"),
+        t("fig.pseudo_title", eps=f"{eps:g}"),
+        data,
+        height=560,
+        hovermode="closest",
+        yaxis={"scaleanchor": "x", "scaleratio": 1},
+        **_LOW,
+    )
 
 
 @cached_figure
 def jacobian_figure(t, L: int, d: int, eta: float, seed: int):
     j = jacobian_data(L, d, eta, seed)
-    fig = figure(t("fig.x_depth"), t("fig.y_product"), t("fig.jac_title", d=d, eta=f"{eta:g}"), log_y=True,
-                 **_LOW)
+    fig = figure(t("fig.x_depth"), t("fig.y_product"), t("fig.jac_title", d=d, eta=f"{eta:g}"), log_y=True, **_LOW)
 
     def ex(x):
         return np.exp(np.clip(x, -700.0, 700.0))
@@ -171,8 +288,7 @@ def euler_flow_figure(t, M: float, delta: float, s_max: float):
     exact_line(fig, e["s"], e["exact"][:, 0], t("fig.x1_exact"), color=COLORS["exact"])
     exact_line(fig, e["s"], e["exact"][:, 1], t("fig.x2_exact"), color=COLORS["bound"])
     sim_markers(fig, e["sk"][idx], e["euler"][idx, 0], t("fig.x1_euler"), color=COLORS["exact"])
-    sim_markers(fig, e["sk"][idx], e["euler"][idx, 1], t("fig.x2_euler"), color=COLORS["bound"],
-                symbol="square")
+    sim_markers(fig, e["sk"][idx], e["euler"][idx, 1], t("fig.x2_euler"), color=COLORS["bound"], symbol="square")
     return fig
 
 

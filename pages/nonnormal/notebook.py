@@ -1,5 +1,6 @@
 """Non-normal growth: the page's notebook (ui/kit/notebook.py): responses ‖e^{sA}x₀‖ for unit x₀, the
 envelope ‖e^{sA}‖₂, the eigenvalue-only prediction e^{-s} and the peak."""
+
 from __future__ import annotations
 
 from ui.kit.notebook import Recipe
@@ -15,9 +16,9 @@ def expected(v: dict) -> dict:
 
 RECIPE = Recipe(
     stem="nonnormal",
-    texts=("fig.x_s", "fig.y_norm", "fig.response_title", "fig.resp_dir", "fig.envelope", "fig.eig_only",
-           "fig.peak"),
-    code=('''
+    texts=("fig.x_s", "fig.y_norm", "fig.response_title", "fig.resp_dir", "fig.envelope", "fig.eig_only", "fig.peak"),
+    code=(
+        """
 import math
 from sim import nonnormal as nn
 
@@ -27,7 +28,8 @@ angles = np.arange(6) * np.pi / 6
 resp = [np.linalg.norm(nn.response(M, s, np.array([np.cos(a), np.sin(a)])), axis=1) for a in angles]
 envelope = nn.operator_norm(M, s)
 s_star, peak = nn.peak(M)
-''', '''
+""",
+        """
 fig = figure(TEXT["fig.x_s"], TEXT["fig.y_norm"], TEXT["fig.response_title"])
 for a, r in zip(angles, resp):
     exact(fig, s, r, TEXT["fig.resp_dir"].format(deg=f"{math.degrees(a):.0f}"), color=COLORS["sky"], width=1.2)
@@ -38,6 +40,7 @@ fig.show()
 
 numbers = {"s_star": s_star, "peak": peak, "e2_at_1": math.exp(-1.0) * math.sqrt(1.0 + M * M),
            "norm_end": envelope[-1]}
-'''),
+""",
+    ),
     expected=expected,
 )

@@ -2,6 +2,7 @@
 
 What it computes: docs/constructions.md, section “Non-normal transient growth”.
 """
+
 from __future__ import annotations
 
 import math
@@ -12,8 +13,16 @@ from ui.kit.figures import figure_beside, show, show_pair
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
 from pages.nonnormal.views import A_SCALAR, euler_data, flow_data, jacobian_data, kappa_data, pseudo_data
-from pages.nonnormal.figures import (ellipse_figure, euler_flow_figure, euler_scalar_figure, jacobian_figure,
-                                     kappa_eps_figure, kappa_s_figure, pseudo_figure, response_figure)
+from pages.nonnormal.figures import (
+    ellipse_figure,
+    euler_flow_figure,
+    euler_scalar_figure,
+    jacobian_figure,
+    kappa_eps_figure,
+    kappa_s_figure,
+    pseudo_figure,
+    response_figure,
+)
 from pages.nonnormal.predict import STEPS
 
 SCHEMA = PageSchema.from_file("nonnormal", steps=STEPS)
@@ -38,9 +47,13 @@ def _pseudo_section(ctx) -> None:
     t, v = ctx.t, ctx.values
     with ctx.guard():
         p = pseudo_data(v["M"], v["eps"], v["grid"])
-    figure_beside(pseudo_figure(t, v["M"], v["eps"], v["grid"]), "fig_pseudo", ctx,
-                  [(t("metrics.kreiss"), f"{p['kreiss']:.4f}"), (t("metrics.sup_eps"), f"{p['sup']:.4f}")],
-                  t("pseudo.side"))
+    figure_beside(
+        pseudo_figure(t, v["M"], v["eps"], v["grid"]),
+        "fig_pseudo",
+        ctx,
+        [(t("metrics.kreiss"), f"{p['kreiss']:.4f}"), (t("metrics.sup_eps"), f"{p['sup']:.4f}")],
+        t("pseudo.side"),
+    )
     st.caption(t("pseudo.caption", n=v["grid"], points=f"{p['points']:,}", ms=f"{p['ms']:.2f}"))
 
 
@@ -51,9 +64,15 @@ def _jacobian_section(ctx) -> dict:
         j = jacobian_data(v["L"], v["d"], v["eta"], v["seed"])
     show(jacobian_figure(t, v["L"], v["d"], v["eta"], v["seed"]), key="fig_jacobians")
     gap = (j["norm_product"][-1] - j["ordered"][-1]) / math.log(10.0)
-    st.caption(t("jacobians.caption", L=v["L"], gap=f"{gap:.1f}",
-                 ordered=f"{j['ordered'][-1] / math.log(10):.2f}",
-                 reversed=f"{j['reversed'][-1] / math.log(10):.2f}"))
+    st.caption(
+        t(
+            "jacobians.caption",
+            L=v["L"],
+            gap=f"{gap:.1f}",
+            ordered=f"{j['ordered'][-1] / math.log(10):.2f}",
+            reversed=f"{j['reversed'][-1] / math.log(10):.2f}",
+        )
+    )
     return j
 
 
@@ -63,12 +82,20 @@ def _euler_section(ctx) -> dict:
     M, delta, s_max = v["M"], v["delta"], v["s_max"]
     with ctx.guard():
         e = euler_data(M, delta, s_max)
-    show_pair((euler_flow_figure(t, M, delta, s_max), "fig_euler_flow"),
-              (euler_scalar_figure(t, M, delta, s_max), "fig_euler_scalar"))
+    show_pair(
+        (euler_flow_figure(t, M, delta, s_max), "fig_euler_flow"),
+        (euler_scalar_figure(t, M, delta, s_max), "fig_euler_scalar"),
+    )
     bound = t("euler.no_bound") if not math.isfinite(e["bound"]) else f"{e['bound']:.2e}"
-    ctx.md("euler.result", ad=f"{A_SCALAR * delta:g}", regime=t(f"euler.regimes.{e['regime']}"),
-                  factor=f"{e['factor']:.3f}", err=f"{e['sc_err']:.2e}", bound=bound,
-                  flow_err=f"{e['flow_err']:.2e}")
+    ctx.md(
+        "euler.result",
+        ad=f"{A_SCALAR * delta:g}",
+        regime=t(f"euler.regimes.{e['regime']}"),
+        factor=f"{e['factor']:.3f}",
+        err=f"{e['sc_err']:.2e}",
+        bound=bound,
+        flow_err=f"{e['flow_err']:.2e}",
+    )
     return e
 
 
@@ -82,10 +109,16 @@ def render() -> None:
         f = flow_data(M, v["s_max"])
         k = kappa_data(M, v["eps"], v["s_max"])
 
-    ctx.metrics([(t("metrics.s_star"), f"{f['s_star']:.4f}"), (t("metrics.peak"), f"{f['peak']:.4f}"),
-                 (t("metrics.e2_at_1"), f"{f['e2_at_1']:.4f}"), (t("metrics.m_over_e"), f"{abs(M) / math.e:.4f}"),
-                 (t("metrics.kappa"), f"{k['kappa']:.4g}")],
-                t("metrics.caption_growth") if abs(M) > 2 else t("metrics.caption_nogrowth"))
+    ctx.metrics(
+        [
+            (t("metrics.s_star"), f"{f['s_star']:.4f}"),
+            (t("metrics.peak"), f"{f['peak']:.4f}"),
+            (t("metrics.e2_at_1"), f"{f['e2_at_1']:.4f}"),
+            (t("metrics.m_over_e"), f"{abs(M) / math.e:.4f}"),
+            (t("metrics.kappa"), f"{k['kappa']:.4g}"),
+        ],
+        t("metrics.caption_growth") if abs(M) > 2 else t("metrics.caption_nogrowth"),
+    )
 
     show(response_figure(t, M, v["s_max"]), key="fig_response")
 
@@ -98,8 +131,10 @@ def render() -> None:
 
     # ------------------------------------------------------------------ kappa(V)
     ctx.section("kappa")
-    show_pair((kappa_s_figure(t, M, v["eps"], v["s_max"]), "fig_kappa_s"),
-              (kappa_eps_figure(t, M, v["eps"], v["s_max"]), "fig_kappa_eps"))
+    show_pair(
+        (kappa_s_figure(t, M, v["eps"], v["s_max"]), "fig_kappa_s"),
+        (kappa_eps_figure(t, M, v["eps"], v["s_max"]), "fig_kappa_eps"),
+    )
     st.caption(t("kappa.caption", kappa=f"{k['kappa']:.4g}", sup=f"{k['sup_eps']:.4g}"))
 
     # secondary sections: collapsed, drawn only while open
@@ -114,12 +149,25 @@ def render() -> None:
     for jj, ang in enumerate(f["angles"]):
         cols[f"response_norm_theta_{math.degrees(ang):.0f}deg"] = f["resp"][jj]
     cols.update({"kappa_bound": k["bound"], "norm_eps": k["norm_eps"]})
-    if j is not None:                          # the collapsed sections' data while they are open
-        cols.update({"depth_L": j["depth"], "log_ordered": j["ordered"], "log_reversed": j["reversed"],
-                     "log_norm_product": j["norm_product"], "log_radius_product": j["radius_product"]})
+    if j is not None:  # the collapsed sections' data while they are open
+        cols.update(
+            {
+                "depth_L": j["depth"],
+                "log_ordered": j["ordered"],
+                "log_reversed": j["reversed"],
+                "log_norm_product": j["norm_product"],
+                "log_radius_product": j["radius_product"],
+            }
+        )
     if e is not None:
-        cols.update({"euler_s": e["sk"], "euler_x1": e["euler"][:, 0], "euler_x2": e["euler"][:, 1],
-                     "scalar_euler_V": e["sc_euler"]})
+        cols.update(
+            {
+                "euler_s": e["sk"],
+                "euler_x1": e["euler"][:, 0],
+                "euler_x2": e["euler"][:, 1],
+                "scalar_euler_V": e["sc_euler"],
+            }
+        )
     ctx.csv_download("nonnormal.csv", cols)
     ctx.footer()
 

@@ -2,6 +2,7 @@
 
 The answers come from ``sim.nonnormal``: the peak of ‖e^{sA}‖ and the regime of the Euler step.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,14 +26,33 @@ def nn_regime(v: dict) -> str:
 
 
 STEPS = (
-    Step("when", ("M",), nn_when, rtol=0.0, atol=0.1, texts=lambda v: {"M_s": f"{v['M']:g}"},
-         metrics=lambda v: [("s_star", fmt(nn_when(v)))],
-         covers=("statement", "notice")),
-    Step("peak", ("M",), nn_peak, rtol=0.1, reveal=F.response_figure,
-         metrics=lambda v: [("m_over_e", fmt(abs(v["M"]) / math.e))],
-         covers=("subtitle", "statement", "notice")),
-    Step("regime", ("delta",), nn_regime, kind="choice",
-         choices=("monotone", "zero", "alternating", "neutral", "divergent"), reveal=F.euler_scalar_figure,
-         texts=lambda v: {"delta_s": f"{v['delta']:g}"},
-         covers=("euler.result",)),
+    Step(
+        "when",
+        ("M",),
+        nn_when,
+        rtol=0.0,
+        atol=0.1,
+        texts=lambda v: {"M_s": f"{v['M']:g}"},
+        metrics=lambda v: [("s_star", fmt(nn_when(v)))],
+        covers=("statement", "notice"),
+    ),
+    Step(
+        "peak",
+        ("M",),
+        nn_peak,
+        rtol=0.1,
+        reveal=F.response_figure,
+        metrics=lambda v: [("m_over_e", fmt(abs(v["M"]) / math.e))],
+        covers=("subtitle", "statement", "notice"),
+    ),
+    Step(
+        "regime",
+        ("delta",),
+        nn_regime,
+        kind="choice",
+        choices=("monotone", "zero", "alternating", "neutral", "divergent"),
+        reveal=F.euler_scalar_figure,
+        texts=lambda v: {"delta_s": f"{v['delta']:g}"},
+        covers=("euler.result",),
+    ),
 )

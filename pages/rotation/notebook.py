@@ -1,5 +1,6 @@
 """Rotation: the page's notebook (ui/kit/notebook.py): the Ornstein–Uhlenbeck model of SGD near a minimum,
 the area its path sweeps over SDE time beside the exact mean, and the exact area rate."""
+
 from __future__ import annotations
 
 from ui.kit.notebook import Recipe
@@ -17,7 +18,8 @@ RECIPE = Recipe(
     stem="rotation",
     statement=("intro", "sgd"),
     texts=("fig.x_time", "fig.y_area", "fig.area_title", "fig.area_exact", "fig.area_sim"),
-    code=('''
+    code=(
+        """
 import math
 from sim import rotation as ro
 
@@ -32,7 +34,8 @@ area = np.concatenate([[0.0], np.cumsum(inc)])
 rate, rate_dt = ro.area_rate(H, D), ro.em_area_rate(H, D, dt)     # exact, and exact for the scheme
 rate_mc, se = ro.batch_means(inc, dt)
 print(f"area rate: exact {rate:.4f}, scheme {rate_dt:.4f}, simulation {rate_mc:.4f} +- {se:.4f}")
-''', '''
+""",
+        """
 k = np.unique(np.linspace(0, area.size - 1, 200).round().astype(int))
 fig = figure(TEXT["fig.x_time"], TEXT["fig.y_area"], TEXT["fig.area_title"])
 exact(fig, dt * k, rate * dt * k, TEXT["fig.area_exact"])
@@ -40,7 +43,9 @@ simulated(fig, dt * k, area[k], TEXT["fig.area_sim"])
 fig.show()
 
 numbers = {"rate": rate, "rate_dt": rate_dt, "rate_mc": rate_mc, "area_end": area[-1]}
-'''),
+""",
+    ),
     expected=expected,
-    rtol=1e-9, atol=1e-12,
+    rtol=1e-9,
+    atol=1e-12,
 )

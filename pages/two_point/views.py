@@ -2,6 +2,7 @@
 
 What it computes: docs/constructions.md, section “Two points: SA versus USA (normalised vs unnormalised attention)”.
 """
+
 from __future__ import annotations
 
 import math
@@ -13,9 +14,9 @@ from sim.attention import simulate
 from ui.kit.figures import COLORS, cached_figure, exact_line, figure, sim_markers, thin
 from ui.kit.compute import cached
 
-MAX_RECORDS = 150       # markers per curve (the kernel records every k-th layer)
-FINE = 400              # points on each exact curve
-ERROR_HALVINGS = 5      # Δ, Δ/2, …, Δ/16 in the error plot
+MAX_RECORDS = 150  # markers per curve (the kernel records every k-th layer)
+FINE = 400  # points on each exact curve
+ERROR_HALVINGS = 5  # Δ, Δ/2, …, Δ/16 in the error plot
 SIMPLEX_MAX_LAYERS = 2000
 
 
@@ -74,8 +75,7 @@ def simplex_data(beta: float, n: int, rho0: float, horizon: float, dt: float) ->
     rho_sim = np.array([(Z @ Z.T)[off].mean() for Z in traj])
     tau = np.arange(traj.shape[0]) * every * dt_s
     fine = np.linspace(0.0, steps * dt_s, FINE)
-    return {"tau": tau, "sim": rho_sim, "fine": fine, "exact": tp.simplex_rho(beta, n, rho0, fine),
-            "dt": dt_s}
+    return {"tau": tau, "sim": rho_sim, "fine": fine, "exact": tp.simplex_rho(beta, n, rho0, fine), "dt": dt_s}
 
 
 def _flows(fig, t, d: dict, exact_key: str, sim_key: str, max_markers: int) -> None:
@@ -122,19 +122,32 @@ def error_figure(t, beta, theta0, horizon, dt):
     dts = d["dts"]
     for flow, col, sym in (("SA", COLORS["sa"], "circle"), ("USA", COLORS["usa"], "square")):
         err = d["err"][flow]
-        fig.add_scatter(x=dts, y=err, mode="lines+markers", name=t(f"fig.{flow.lower()}_err"),
-                        line=dict(color=col, dash="dash"), marker=dict(color=col, symbol=sym, size=8))
+        fig.add_scatter(
+            x=dts,
+            y=err,
+            mode="lines+markers",
+            name=t(f"fig.{flow.lower()}_err"),
+            line=dict(color=col, dash="dash"),
+            marker=dict(color=col, symbol=sym, size=8),
+        )
     ref0 = max(np.max(d["err"]["SA"]), np.max(d["err"]["USA"]))
-    exact_line(fig, dts, ref0 * dts / dts[0], t("fig.slope1"), color=COLORS["ref"],
-               line=dict(dash="dot"))
+    exact_line(fig, dts, ref0 * dts / dts[0], t("fig.slope1"), color=COLORS["ref"], line=dict(dash="dot"))
     # A vline annotation on a log axis stretches the autorange (it is placed at log10-space
     # coordinates), so draw the line and its label by hand and pin the range to the data.
     lx = np.log10(dts)
-    fig.add_shape(type="line", x0=dt, x1=dt, y0=0, y1=1, yref="paper",
-                  line=dict(color=COLORS["ref"], width=1))
+    fig.add_shape(type="line", x0=dt, x1=dt, y0=0, y1=1, yref="paper", line=dict(color=COLORS["ref"], width=1))
     # label at the bottom: the errors grow with Δ, so the bottom-right corner is free of markers
-    fig.add_annotation(x=np.log10(dt), y=0, yref="paper", text=t("fig.your_dt"),
-                       showarrow=False, xanchor="right", yanchor="bottom", xshift=-4, yshift=4)
+    fig.add_annotation(
+        x=np.log10(dt),
+        y=0,
+        yref="paper",
+        text=t("fig.your_dt"),
+        showarrow=False,
+        xanchor="right",
+        yanchor="bottom",
+        xshift=-4,
+        yshift=4,
+    )
     fig.update_xaxes(range=[lx.min() - 0.08, lx.max() + 0.08], dtick="D2")
     return fig
 

@@ -1,5 +1,6 @@
 """Width: the page's notebook (ui/kit/notebook.py): one two-layer network trained at width N in both
 scalings, the loss over training time beside the frozen-kernel prediction."""
+
 from __future__ import annotations
 
 from ui.kit.notebook import Recipe
@@ -11,15 +12,26 @@ def expected(v: dict) -> dict:
 
     key = (v["start"], v["T"], v["dt"], v["data"], v["seed"])
     runs = {s: run_data(v["N"], s, *key) for s in ("lazy", "mean_field")}
-    return {"loss_lazy": runs["lazy"]["loss"][-1], "loss_mean_field": runs["mean_field"]["loss"][-1],
-            "kernel_shift": runs[v["scaling"]]["kernel_shift"][-1]}
+    return {
+        "loss_lazy": runs["lazy"]["loss"][-1],
+        "loss_mean_field": runs["mean_field"]["loss"][-1],
+        "kernel_shift": runs[v["scaling"]]["kernel_shift"][-1],
+    }
 
 
 RECIPE = Recipe(
     stem="width",
-    texts=("fig.x_time", "fig.y_loss", "fig.loss_title", "fig.lazy_loss", "fig.mean_field_loss", "fig.lazy_frozen_loss",
-           "fig.mean_field_frozen_loss"),
-    code=('''
+    texts=(
+        "fig.x_time",
+        "fig.y_loss",
+        "fig.loss_title",
+        "fig.lazy_loss",
+        "fig.mean_field_loss",
+        "fig.lazy_frozen_loss",
+        "fig.mean_field_frozen_loss",
+    ),
+    code=(
+        """
 import math
 from sim import width as W
 
@@ -31,7 +43,8 @@ k_max = max(1, int(600_000 // (N * xs.size * 40)))
 h_max = dt if k <= k_max else T / (40 * k_max)
 w0, a0 = (W.paired_init if start == "paired" else W.random_init)(N, seed)
 runs = {s: W.train_from(w0, a0, s, T, h_max, xs, ys, record=41) for s in W.SCALINGS}
-''', '''
+""",
+        """
 fig = figure(TEXT["fig.x_time"], TEXT["fig.y_loss"], TEXT["fig.loss_title"].format(N=N), log_y=True)
 for s, color in (("lazy", COLORS["sa"]), ("mean_field", COLORS["usa"])):
     r = runs[s]
@@ -41,7 +54,9 @@ fig.show()
 
 numbers = {"loss_lazy": runs["lazy"]["loss"][-1], "loss_mean_field": runs["mean_field"]["loss"][-1],
            "kernel_shift": runs[scaling]["kernel_shift"][-1]}
-'''),
+""",
+    ),
     expected=expected,
-    rtol=1e-9, atol=1e-12,
+    rtol=1e-9,
+    atol=1e-12,
 )

@@ -3,6 +3,7 @@
 The answers are read from the page's own cached adapters (``pages.width.views``), which call
 ``sim.width``: the sweep over widths (fitted log–log slopes) and the kernel ``K(0)`` of the run.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,8 +15,8 @@ from ui.kit.figures import params_of
 from ui.kit.predict import Step, fmt
 from pages.width import views as V
 
-SWEEP = ("start", "T", "data", "seed")   # what the sweep over widths depends on (the figure also marks N)
-RUN = params_of(V.eigen_figure)      # what one run at width N depends on: N, start, T, dt, data, seed
+SWEEP = ("start", "T", "data", "seed")  # what the sweep over widths depends on (the figure also marks N)
+RUN = params_of(V.eigen_figure)  # what one run at width N depends on: N, start, T, dt, data, seed
 
 
 def _sweep(v: dict) -> dict:
@@ -50,19 +51,42 @@ def learned(v: dict) -> float:
 
 
 def _texts(v: dict) -> dict:
-    return {"T": f"{v['T']:g}", "N": v["N"], "inv_T": f"{1.0 / v['T']:.3g}",
-            "M": int(W.dataset(v["data"])[0].size)}
+    return {"T": f"{v['T']:g}", "N": v["N"], "inv_T": f"{1.0 / v['T']:.3g}", "M": int(W.dataset(v["data"])[0].size)}
 
 
 STEPS = (
-    Step("param_slope", SWEEP, param_slope, rtol=0.0, atol=0.15, digits=3, reveal=V.motion_figure,
-         texts=_texts,
-         metrics=lambda v: [("mf", fmt(_slope(v, "mean_field_param"), 3))],
-         covers=("width.body", "notice")),
-    Step("kernel_slope", SWEEP, kernel_slope, rtol=0.0, atol=0.2, digits=3,
-         reveal=V.kernel_figure, texts=_texts,
-         covers=("width.body", "notice")),
-    Step("learned", RUN, learned, rtol=0.0, atol=0.5, digits=3, reveal=V.eigen_figure,
-         texts=_texts,
-         metrics=lambda v: [("lam1", fmt(float(eig0(v)[0]), 3)), ("inv_T", fmt(1.0 / v["T"], 3))]),
+    Step(
+        "param_slope",
+        SWEEP,
+        param_slope,
+        rtol=0.0,
+        atol=0.15,
+        digits=3,
+        reveal=V.motion_figure,
+        texts=_texts,
+        metrics=lambda v: [("mf", fmt(_slope(v, "mean_field_param"), 3))],
+        covers=("width.body", "notice"),
+    ),
+    Step(
+        "kernel_slope",
+        SWEEP,
+        kernel_slope,
+        rtol=0.0,
+        atol=0.2,
+        digits=3,
+        reveal=V.kernel_figure,
+        texts=_texts,
+        covers=("width.body", "notice"),
+    ),
+    Step(
+        "learned",
+        RUN,
+        learned,
+        rtol=0.0,
+        atol=0.5,
+        digits=3,
+        reveal=V.eigen_figure,
+        texts=_texts,
+        metrics=lambda v: [("lam1", fmt(float(eig0(v)[0]), 3)), ("inv_T", fmt(1.0 / v["T"], 3))],
+    ),
 )

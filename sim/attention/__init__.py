@@ -67,14 +67,37 @@ What this does not claim: it is the idealised layer of the interacting-particle
 model (one head, tied weights across layers, no MLP, no layer norm parameters);
 it is not a trained Transformer.
 """
-from sim.attention.api import (LANES_MAX_N, LANES_MIN_B, PARALLEL_MIN_N, simulate, simulate_batch,
-                               simulate_batch_float32, warm)
+
+from sim.attention.api import (
+    LANES_MAX_N,
+    LANES_MIN_B,
+    PARALLEL_MIN_N,
+    simulate,
+    simulate_batch,
+    simulate_batch_float32,
+    warm,
+)
 from sim.attention.exp import fast_exp, fast_exp_float32
 from sim.attention.lanes import F32_SCORE_MAX, LANES_SCORE_MAX
 from sim.attention.reference import simulate_reference, simulate_reference_float32
 from sim.attention.validation import FLOWS, MAX_OUTPUT, MAX_WORK, SCORE_MAX
 
-__all__ = ["simulate", "simulate_batch", "simulate_reference", "simulate_batch_float32",
-           "simulate_reference_float32", "fast_exp", "fast_exp_float32", "warm",
-           "FLOWS", "MAX_WORK", "MAX_OUTPUT", "SCORE_MAX", "PARALLEL_MIN_N", "LANES_MIN_B",
-           "LANES_MAX_N", "LANES_SCORE_MAX", "F32_SCORE_MAX"]
+__all__ = [
+    "simulate",
+    "simulate_batch",
+    "simulate_reference",
+    "simulate_batch_float32",
+    "simulate_reference_float32",
+    "fast_exp",
+    "fast_exp_float32",
+    "warm",
+    "FLOWS",
+    "MAX_WORK",
+    "MAX_OUTPUT",
+    "SCORE_MAX",
+    "PARALLEL_MIN_N",
+    "LANES_MIN_B",
+    "LANES_MAX_N",
+    "LANES_SCORE_MAX",
+    "F32_SCORE_MAX",
+]

@@ -5,6 +5,7 @@ NumPy reference (while the kernels are still compiling at server start, :mod:`si
 the compiled kernel that :func:`_choose_kernel` picks (:mod:`sim.attention.kernels`,
 :mod:`sim.attention.lanes`); every kernel is tested equal to the reference.
 """
+
 from __future__ import annotations
 
 import numba
@@ -14,8 +15,7 @@ from sim import _interrupt, _ready
 from sim.attention import kernels as _k
 from sim.attention.lanes import F32_SCORE_MAX, LANES_SCORE_MAX, run_lanes
 from sim.attention.reference import simulate_reference, simulate_reference_float32
-from sim.attention.validation import (MAX_WORK, _check_output, _check_size, _normalise_rows,
-                                      _prepare, _prepare_batch)
+from sim.attention.validation import MAX_WORK, _check_output, _check_size, _normalise_rows, _prepare, _prepare_batch
 
 __all__ = ["simulate", "simulate_batch", "simulate_batch_float32", "warm"]
 
@@ -47,8 +47,7 @@ def _choose_kernel(B: int, n: int, beta: float, A, threads: int) -> str:
     if B == 0:
         kind = "serial" if n < PARALLEL_MIN_N or threads == 1 else "parallel"
         return kind + ("_sym" if sym else "")
-    if (sym and B >= LANES_MIN_B and n <= LANES_MAX_N
-            and beta * np.linalg.norm(A, 2) <= LANES_SCORE_MAX):
+    if sym and B >= LANES_MIN_B and n <= LANES_MAX_N and beta * np.linalg.norm(A, 2) <= LANES_SCORE_MAX:
         return "lanes"
     return "batch_sym" if sym else "batch"
 
@@ -74,8 +73,18 @@ def _run(Z, beta, dt, steps, A, V, usa, record_every, out):
         _interrupt.checkpoint()
         k = min(per, steps - s0)
         r0 = s0 // record_every
-        kernel(Z if s0 == 0 else out[r0], beta, dt, k, A, V, usa, record_every,
-               out[r0:r0 + k // record_every + 1], *extra)
+        kernel(
+            Z if s0 == 0 else out[r0],
+            beta,
+            dt,
+            k,
+            A,
+            V,
+            usa,
+            record_every,
+            out[r0 : r0 + k // record_every + 1],
+            *extra,
+        )
         s0 += k
 
 
@@ -103,15 +112,16 @@ def _simulate_many(Z0s, beta, dt, steps, A, V, flow, record_every, max_work, dty
     """:func:`simulate_batch` (float64) and :func:`simulate_batch_float32` (float32): check, then
     the NumPy reference while the kernels compile, else the kernels."""
     f32 = dtype == np.float32
-    Z0s, beta, dt, steps, A, V, flow, record_every = _prepare_batch(Z0s, beta, dt, steps, A, V,
-                                                                   flow, record_every, max_work)
+    Z0s, beta, dt, steps, A, V, flow, record_every = _prepare_batch(
+        Z0s, beta, dt, steps, A, V, flow, record_every, max_work
+    )
     B, n, d = Z0s.shape
     if f32:
         _check_float32(A, beta)
     _check_size("Z0s", B, steps, n, d, record_every, max_work)
     Zs = _normalise_rows("Z0s", Z0s)
     out = np.empty((B, steps // record_every + 1, n, d), dtype)
-    if not _ready.ready("attention"):   # kernels still compiling at server start (sim._ready)
+    if not _ready.ready("attention"):  # kernels still compiling at server start (sim._ready)
         reference = simulate_reference_float32 if f32 else simulate_reference
         for b in range(B):
             out[b] = reference(Zs[b], beta, dt, steps, A, V, flow, record_every, max_work=max_work)
@@ -123,8 +133,7 @@ def _simulate_many(Z0s, beta, dt, steps, A, V, flow, record_every, max_work, dty
     return _check_output(out)
 
 
-def simulate(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
-             max_work=MAX_WORK):
+def simulate(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *, max_work=MAX_WORK):
     r"""Run ``steps`` layers of the attention map from ``Z0``.
 
     Parameters
@@ -170,18 +179,16 @@ def simulate(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
     The score is :math:`\langle z_i, A z_j\rangle = z_i^\top A z_j` and the value is
     :math:`V z_j` (matrix times vector; neither matrix is transposed).
     """
-    if not _ready.ready("attention"):   # kernels still compiling at server start (sim._ready)
+    if not _ready.ready("attention"):  # kernels still compiling at server start (sim._ready)
         return simulate_reference(Z0, beta, dt, steps, A, V, flow, record_every, max_work=max_work)
-    Z, beta, dt, steps, A, V, flow, record_every = _prepare(Z0, beta, dt, steps, A, V, flow,
-                                                            record_every, max_work)
+    Z, beta, dt, steps, A, V, flow, record_every = _prepare(Z0, beta, dt, steps, A, V, flow, record_every, max_work)
     n, d = Z.shape
     out = np.empty((steps // record_every + 1, n, d))
     _run(Z, beta, dt, steps, A, V, flow == "USA", record_every, out)
     return _check_output(out)
 
 
-def simulate_batch(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
-                   max_work=MAX_WORK):
+def simulate_batch(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *, max_work=MAX_WORK):
     """Run :func:`simulate` on ``B`` independent systems.
 
     Parameters
@@ -203,20 +210,23 @@ def _check_float32(A, beta):
     <= LANES_SCORE_MAX when A is a positive multiple of the identity (every row's largest term is
     then its diagonal term, 1)."""
     if not _symmetric(A):
-        raise ValueError("A must be symmetric (A = A^T) for the float32 path: its kernel computes one "
-                         "exponential per pair of tokens; use simulate_batch for a general A")
+        raise ValueError(
+            "A must be symmetric (A = A^T) for the float32 path: its kernel computes one "
+            "exponential per pair of tokens; use simulate_batch for a general A"
+        )
     d = A.shape[0]
     scalar = d > 0 and A[0, 0] > 0.0 and np.array_equal(A, A[0, 0] * np.eye(d))
     bound = LANES_SCORE_MAX if scalar else F32_SCORE_MAX
     score = beta * float(np.linalg.norm(A, 2))
     if score > bound:
-        raise ValueError(f"beta too large for the float32 path: beta*||A||_2 = {score:.3g} > {bound:g} "
-                         f"({'A a multiple of I' if scalar else 'general symmetric A'}); beyond it the "
-                         "float32 weights could underflow: use simulate_batch (float64)")
+        raise ValueError(
+            f"beta too large for the float32 path: beta*||A||_2 = {score:.3g} > {bound:g} "
+            f"({'A a multiple of I' if scalar else 'general symmetric A'}); beyond it the "
+            "float32 weights could underflow: use simulate_batch (float64)"
+        )
 
 
-def simulate_batch_float32(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
-                           max_work=MAX_WORK):
+def simulate_batch_float32(Z0s, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *, max_work=MAX_WORK):
     r""":func:`simulate_batch` in float32: the lanes kernel compiled for float32.
 
     For callers that need no float64 accuracy (cluster counts at a threshold; the hemisphere

@@ -14,6 +14,7 @@ accuracy can be checked against ``np.exp``.
 Numba's on-disk cache of a kernel is keyed on the kernel's own file: after editing this file,
 clear the cache (``make clean``) so that the kernels that inline it are compiled again.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,11 +32,11 @@ FM_EXP = {"contract", "arcp", "nsz"}
 
 # --------------------------------------------------------------------------- float64
 _LOG2E = 1.4426950408889634
-_LN2_HI = 6.93147180369123816490e-01    # 32 significant bits: k*_LN2_HI is exact for |k| < 2**20
+_LN2_HI = 6.93147180369123816490e-01  # 32 significant bits: k*_LN2_HI is exact for |k| < 2**20
 _LN2_LO = 1.90821492927058770002e-10
-_SHIFTER = 6755399441055744.0         # 1.5 * 2**52: t = x + _SHIFTER rounds x to an integer k
-_SHIFTER_BITS = 0x4338000000000000     # the bits of _SHIFTER; bits(t) - _SHIFTER_BITS = k
-_EXP_MIN = -708.0                       # below this the result is flushed to 0 (true value < 3.3e-308)
+_SHIFTER = 6755399441055744.0  # 1.5 * 2**52: t = x + _SHIFTER rounds x to an integer k
+_SHIFTER_BITS = 0x4338000000000000  # the bits of _SHIFTER; bits(t) - _SHIFTER_BITS = k
+_EXP_MIN = -708.0  # below this the result is flushed to 0 (true value < 3.3e-308)
 # e^r on |r| <= ln2/2: the degree-11 polynomial interpolating e^r at the 12 Chebyshev nodes
 # (computed in extended precision); its own relative error is below 1e-17, so the exp is
 # accurate to rounding (about 1 ulp). Taylor would need degree 13 for the same accuracy.
@@ -80,7 +81,7 @@ def exp1(y):
     gives inf (k = 1024; the engine's arguments are <= ~0).
     """
     yc = max(y, _EXP_MIN)
-    t = yc * _LOG2E + _SHIFTER             # round-to-nearest of y / ln 2, in the low bits of t
+    t = yc * _LOG2E + _SHIFTER  # round-to-nearest of y / ln 2, in the low bits of t
     kf = t - _SHIFTER
     r = (yc - kf * _LN2_HI) - kf * _LN2_LO
     p = _C11
@@ -123,11 +124,11 @@ def fast_exp(x):
 # Every constant below is an np.float32 (a Python float would turn float32 arithmetic into float64).
 _F0 = np.float32(0.0)
 _LOG2E_F = np.float32(1.4426950408889634)
-_LN2_HI_F = np.float32(0.693359375)           # 9 significant bits: k*_LN2_HI_F exact for |k| < 2**15
-_LN2_LO_F = np.float32(-2.12194440e-4)         # ln 2 - _LN2_HI_F
-_SHIFTER_F = np.float32(12582912.0)           # 1.5 * 2**23: t = x + _SHIFTER_F rounds x to an integer k
-_SHIFTER_F_BITS = 0x4B400000                  # the bits of _SHIFTER_F
-_EXP_MIN_F = np.float32(-87.0)                # below this the result is flushed to 0 (true value < 1.7e-38)
+_LN2_HI_F = np.float32(0.693359375)  # 9 significant bits: k*_LN2_HI_F exact for |k| < 2**15
+_LN2_LO_F = np.float32(-2.12194440e-4)  # ln 2 - _LN2_HI_F
+_SHIFTER_F = np.float32(12582912.0)  # 1.5 * 2**23: t = x + _SHIFTER_F rounds x to an integer k
+_SHIFTER_F_BITS = 0x4B400000  # the bits of _SHIFTER_F
+_EXP_MIN_F = np.float32(-87.0)  # below this the result is flushed to 0 (true value < 1.7e-38)
 # e^r on |r| <= ln2/2: the degree-6 polynomial interpolating e^r at the 7 Chebyshev nodes, coefficients
 # rounded to float32; its own relative error is 2.0e-8 (0.34 of 2^-24), so the exp is within about
 # 1 ulp (float32) of np.exp.

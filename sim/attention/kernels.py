@@ -14,6 +14,7 @@ form: shifted weights :math:`e_{ij}\in(0,1]`, log-domain coefficients of :math:`
 
 :func:`sim.attention.api._choose_kernel` is the one place that picks among them.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,6 +23,7 @@ from numba import njit, prange
 from sim.attention.exp import FM as _FM
 from sim.attention.exp import FM_EXP as _FM_EXP
 from sim.attention.exp import exp1 as _exp1
+
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath=_FM_EXP)
 def _weights(i0, rows, Z, BAZT, top, s, mv):
@@ -38,7 +40,7 @@ def _weights(i0, rows, Z, BAZT, top, s, mv):
     n, d = Z.shape
     for r in range(rows):
         i = i0 + r
-        sr = s[r * n:(r + 1) * n]          # a view: indices provably >= 0, so loops vectorise
+        sr = s[r * n : (r + 1) * n]  # a view: indices provably >= 0, so loops vectorise
         sii = 0.0
         for k in range(d):
             sii += Z[i, k] * BAZT[k, i]
@@ -86,7 +88,7 @@ def _rows(i0, i1, Z, BAZT, VZT, top, lc0, usa, s, mv, u, Znew):
     _weights(i0, rows, Z, BAZT, top, s, mv)
     for r in range(rows):
         i = i0 + r
-        sr = s[r * n:(r + 1) * n]
+        sr = s[r * n : (r + 1) * n]
         tot = 0.0
         emax = 1.0
         if usa:
@@ -127,11 +129,11 @@ def _rows(i0, i1, Z, BAZT, VZT, top, lc0, usa, s, mv, u, Znew):
                 for j in range(n):
                     acc += sr[j] * vk[j]
                 u[k] = acc
-        if usa:          # e^{-M} z_i + (dt s_V / n) u / emax, M = m + log(emax) the row maximum
+        if usa:  # e^{-M} z_i + (dt s_V / n) u / emax, M = m + log(emax) the row maximum
             la = -(mv[r] + np.log(emax))
             lc = lc0 - np.log(n)
             div = emax
-        else:            # z_i + dt s_V u / tot
+        else:  # z_i + dt s_V u / tot
             la = 0.0
             lc = lc0
             div = tot
@@ -143,13 +145,13 @@ def _rows(i0, i1, Z, BAZT, VZT, top, lc0, usa, s, mv, u, Znew):
             y = a * Z[i, k] + c * u[k]
             u[k] = y
             nrm += y * y
-        if not 1e-280 < nrm < 1e280:     # rare: rescale by the largest entry before the norm
+        if not 1e-280 < nrm < 1e280:  # rare: rescale by the largest entry before the norm
             big = 0.0
             for k in range(d):
                 big = max(big, abs(u[k]))
             nrm = 0.0
             for k in range(d):
-                y = u[k] / big           # 0/0 -> nan when z_i + dt u_i = 0 (reported by the caller)
+                y = u[k] / big  # 0/0 -> nan when z_i + dt u_i = 0 (reported by the caller)
                 u[k] = y
                 nrm += y * y
         nrm = np.sqrt(nrm)
@@ -297,7 +299,7 @@ def _sym_weights(i0, i1, Z, BAZT, q, e):
     n, d = Z.shape
     for i in range(i0, i1):
         r = i - i0
-        er = e[r * n + i:(r + 1) * n]          # columns j = i .. n-1
+        er = e[r * n + i : (r + 1) * n]  # columns j = i .. n-1
         qr = q[i:]
         m = n - i
         qi = q[i]
@@ -332,15 +334,15 @@ def _sym_accumulate(i0, i1, VZT, h, e, T, U):
     for i in range(i0, i1):
         r = i - i0
         hi = h[i]
-        w = e[r * n + i] * hi              # the diagonal term, once
+        w = e[r * n + i] * hi  # the diagonal term, once
         t = w
-        er = e[r * n + i + 1:(r + 1) * n]  # columns j = i+1 .. n-1
-        hr = h[i + 1:]
-        Tr = T[i + 1:]
+        er = e[r * n + i + 1 : (r + 1) * n]  # columns j = i+1 .. n-1
+        hr = h[i + 1 :]
+        Tr = T[i + 1 :]
         m = n - i - 1
         if d == 2:
-            v0, v1 = VZT[0, i + 1:], VZT[1, i + 1:]
-            u0, u1 = U[0, i + 1:], U[1, i + 1:]
+            v0, v1 = VZT[0, i + 1 :], VZT[1, i + 1 :]
+            u0, u1 = U[0, i + 1 :], U[1, i + 1 :]
             vi0 = VZT[0, i] * hi
             vi1 = VZT[1, i] * hi
             a0 = w * VZT[0, i]
@@ -357,8 +359,8 @@ def _sym_accumulate(i0, i1, VZT, h, e, T, U):
             U[0, i] += a0
             U[1, i] += a1
         elif d == 3:
-            v0, v1, v2 = VZT[0, i + 1:], VZT[1, i + 1:], VZT[2, i + 1:]
-            u0, u1, u2 = U[0, i + 1:], U[1, i + 1:], U[2, i + 1:]
+            v0, v1, v2 = VZT[0, i + 1 :], VZT[1, i + 1 :], VZT[2, i + 1 :]
+            u0, u1, u2 = U[0, i + 1 :], U[1, i + 1 :], U[2, i + 1 :]
             vi0 = VZT[0, i] * hi
             vi1 = VZT[1, i] * hi
             vi2 = VZT[2, i] * hi
@@ -385,8 +387,8 @@ def _sym_accumulate(i0, i1, VZT, h, e, T, U):
                 t += ej * hr[j]
                 Tr[j] += ej * hi
             for k in range(d):
-                vk = VZT[k, i + 1:]
-                uk = U[k, i + 1:]
+                vk = VZT[k, i + 1 :]
+                uk = U[k, i + 1 :]
                 vik = VZT[k, i] * hi
                 a = w * VZT[k, i]
                 for j in range(m):
@@ -402,16 +404,16 @@ def _sym_finish(i0, i1, Z, T, U, q, qmax, lc0, usa, u, Znew):
     """New rows i0 <= i < i1 from T and U (log-domain coefficients as in :func:`_rows`)."""
     n, d = Z.shape
     logn = np.log(n)
-    a_sa = np.exp(-max(0.0, lc0))          # SA: the coefficients are the same for every row
+    a_sa = np.exp(-max(0.0, lc0))  # SA: the coefficients are the same for every row
     c_sa = np.exp(lc0 - max(0.0, lc0))
     for i in range(i0, i1):
         t = T[i]
-        if usa:      # z_i + (dt s_V / n) e^{q_i + max q} U_i
+        if usa:  # z_i + (dt s_V / n) e^{q_i + max q} U_i
             lc = lc0 - logn + q[i] + qmax + np.log(t)
             hi = max(0.0, lc)
             a = np.exp(-hi)
             c = np.exp(lc - hi) / t
-        else:        # z_i + dt s_V U_i / T_i
+        else:  # z_i + dt s_V U_i / T_i
             a = a_sa
             c = c_sa / t
         big = 0.0
@@ -421,7 +423,7 @@ def _sym_finish(i0, i1, Z, T, U, q, qmax, lc0, usa, u, Znew):
             big = max(big, abs(y))
         nrm = 0.0
         for k in range(d):
-            y = u[k] / big               # 0/0 -> nan when z_i + dt u_i = 0 (reported by the caller)
+            y = u[k] / big  # 0/0 -> nan when z_i + dt u_i = 0 (reported by the caller)
             u[k] = y
             nrm += y * y
         nrm = np.sqrt(nrm)
@@ -487,7 +489,7 @@ def _run_parallel_sym(Z0, beta, dt, steps, A, V, usa, record_every, out, nchunks
     Vh, lc0 = _scaled(V, dt)
     out[0] = Z
     lo = np.empty(nchunks + 1, dtype=np.int64)
-    for c in range(nchunks + 1):     # rows [0, x) hold about n x - x^2/2 of the n^2/2 pairs
+    for c in range(nchunks + 1):  # rows [0, x) hold about n x - x^2/2 of the n^2/2 pairs
         lo[c] = min(n, int(round(n * (1.0 - np.sqrt(max(0.0, 1.0 - c / nchunks))))))
     lo[nchunks] = n
     size = (n + nchunks - 1) // nchunks
@@ -535,4 +537,3 @@ def _run_batch(Z0s, beta, dt, steps, A, V, usa, record_every, out, sym):
             _run_serial_sym(Z0s[b], beta, dt, steps, A, V, usa, record_every, out[b])
         else:
             _run_serial(Z0s[b], beta, dt, steps, A, V, usa, record_every, out[b])
-

@@ -22,6 +22,7 @@ fixed per dtype at compile time, and the coefficients arrive in that dtype
   0.999`, i.e. chord² < 2e-3, far above float32 rounding). A register holds twice as many floats
   as doubles, so every pass does twice the systems per instruction.
 """
+
 from __future__ import annotations
 
 import math
@@ -156,7 +157,7 @@ def _step(Z, Znew, BA, Vh, a_sa, c_sa, lcn, usa, BAZ, q, qmax, H, TU, E, y):
     zero = _cast(Z, 0.0)
     half = _cast(Z, 0.5)
     d, n, _ = Z.shape
-    for k in range(d):                 # BAZ = beta A z_j, H[1 + k] = (V^ z_j)_k (h applied below)
+    for k in range(d):  # BAZ = beta A z_j, H[1 + k] = (V^ z_j)_k (h applied below)
         for j in range(n):
             bk, vk = BAZ[k, j], H[1 + k, j]
             for b in range(L):
@@ -169,7 +170,7 @@ def _step(Z, Znew, BA, Vh, a_sa, c_sa, lcn, usa, BAZ, q, qmax, H, TU, E, y):
                     vk[b] += v * zl[b]
     for b in range(L):
         qmax[b] = zero
-    for j in range(n):                 # q_j = beta |A z_j| / 2 (A = A^T), h_j = exp(q_j - max q)
+    for j in range(n):  # q_j = beta |A z_j| / 2 (A = A^T), h_j = exp(q_j - max q)
         qj = q[j]
         for b in range(L):
             qj[b] = zero
@@ -186,7 +187,7 @@ def _step(Z, Znew, BA, Vh, a_sa, c_sa, lcn, usa, BAZ, q, qmax, H, TU, E, y):
         _pairs(i, Z, BAZ, q, E)
         _accumulate(i, E, H, TU)
     av, cv, big, nrm = y[0], y[1], y[2], y[3]
-    for i in range(n):                 # as kernels._sym_finish, every pass over the lanes
+    for i in range(n):  # as kernels._sym_finish, every pass over the lanes
         t = TU[0, i]
         if usa:
             qi = q[i]
@@ -211,7 +212,7 @@ def _step(Z, Znew, BA, Vh, a_sa, c_sa, lcn, usa, BAZ, q, qmax, H, TU, E, y):
         for k in range(d):
             yk = Znew[k, i]
             for b in range(L):
-                yk[b] = yk[b] / big[b]     # 0/0 -> nan when z_i + dt u_i = 0 (reported by the caller)
+                yk[b] = yk[b] / big[b]  # 0/0 -> nan when z_i + dt u_i = 0 (reported by the caller)
                 nrm[b] += yk[b] * yk[b]
         for b in range(L):
             nrm[b] = np.sqrt(nrm[b])
@@ -270,15 +271,20 @@ def _run_lanes(Z0s, steps, BA, Vh, a_sa, c_sa, lcn, usa, record_every, out):
 def _coefficients(beta, dt, A, V, n, dtype):
     """The kernel's inputs in ``dtype``: beta A, V / s_V, the SA coefficients
     (a, c) = (e^{-max(0, l)}, e^{l - max(0, l)}) with l = log(dt s_V), and log(dt s_V / n)."""
-    if np.dtype(dtype) == np.float64:     # as the per-system kernels scale V (same bits)
+    if np.dtype(dtype) == np.float64:  # as the per-system kernels scale V (same bits)
         Vh, lc0 = _scaled(V, dt)
-    else:                                 # as the NumPy float32 reference scales V
+    else:  # as the NumPy float32 reference scales V
         Vh, log_sv = _v_scale(V)
         lc0 = math.log(dt) + log_sv
     hi = max(0.0, lc0)
     f = np.dtype(dtype).type
-    return (np.ascontiguousarray((beta * A).astype(f)), np.ascontiguousarray(Vh.astype(f)),
-            f(math.exp(-hi)), f(math.exp(lc0 - hi)), f(lc0 - math.log(n)))
+    return (
+        np.ascontiguousarray((beta * A).astype(f)),
+        np.ascontiguousarray(Vh.astype(f)),
+        f(math.exp(-hi)),
+        f(math.exp(lc0 - hi)),
+        f(lc0 - math.log(n)),
+    )
 
 
 def run_lanes(Zs, beta, dt, steps, A, V, usa, record_every, out):

@@ -6,6 +6,7 @@ entry divided out before every norm). It is also what the public functions run w
 kernels are still compiling at server start (:mod:`sim._ready`). :func:`simulate_reference_float32`
 is the same computation in float32, the validator of the float32 lanes kernel.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,25 +29,24 @@ def _layer_numpy(Z, beta, dt, A, V, usa):
     """One layer; A z_j and V z_j are the matrix-vector products (no transpose of A or V)."""
     n = Z.shape[0]
     Vh, log_sv = _v_scale(V)
-    S = beta * (Z @ (Z @ A.T).T)                   # S_ij = beta <z_i, A z_j> = beta z_i^T A z_j
-    M = S.max(axis=1, keepdims=True)               # the exact row maximum
-    E = np.exp(S - M)                              # e_ij in (0, 1], max_j e_ij = 1
-    U = E @ (Z @ Vh.T)                             # sum_j e_ij Vh z_j
-    if usa:       # z_i + dt e^{M_i} U_i s_V / n  ~  e^{-M_i} z_i + (dt s_V / n) U_i
+    S = beta * (Z @ (Z @ A.T).T)  # S_ij = beta <z_i, A z_j> = beta z_i^T A z_j
+    M = S.max(axis=1, keepdims=True)  # the exact row maximum
+    E = np.exp(S - M)  # e_ij in (0, 1], max_j e_ij = 1
+    U = E @ (Z @ Vh.T)  # sum_j e_ij Vh z_j
+    if usa:  # z_i + dt e^{M_i} U_i s_V / n  ~  e^{-M_i} z_i + (dt s_V / n) U_i
         la = -M
         lc = np.full_like(M, math.log(dt) + log_sv - math.log(n))
-    else:         # z_i + dt s_V U_i / T_i
+    else:  # z_i + dt s_V U_i / T_i
         la = np.zeros_like(M)
         lc = np.full_like(M, math.log(dt) + log_sv)
         U = U / E.sum(axis=1, keepdims=True)
     top = np.maximum(la, lc)
     Y = np.exp(la - top) * Z + np.exp(lc - top) * U
-    Y = Y / np.max(np.abs(Y), axis=1, keepdims=True)      # 0/0 -> nan when z_i + dt u_i = 0
+    Y = Y / np.max(np.abs(Y), axis=1, keepdims=True)  # 0/0 -> nan when z_i + dt u_i = 0
     return Y / np.linalg.norm(Y, axis=1, keepdims=True)
 
 
-def simulate_reference(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
-                       max_work=MAX_WORK):
+def simulate_reference(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *, max_work=MAX_WORK):
     """Plain NumPy version of :func:`sim.attention.simulate` (same arguments, same result).
 
     Parameters
@@ -59,23 +59,21 @@ def simulate_reference(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_ev
     ndarray, shape (steps // record_every + 1, n, d)
         Equal to :func:`sim.attention.simulate` up to rounding.
     """
-    Z, beta, dt, steps, A, V, flow, record_every = _prepare(Z0, beta, dt, steps, A, V, flow,
-                                                            record_every, max_work)
+    Z, beta, dt, steps, A, V, flow, record_every = _prepare(Z0, beta, dt, steps, A, V, flow, record_every, max_work)
     n, d = Z.shape
     out = np.empty((steps // record_every + 1, n, d))
     out[0] = Z
     usa = flow == "USA"
     with np.errstate(invalid="ignore", divide="ignore", under="ignore"):
         for s in range(1, steps + 1):
-            _interrupt.checkpoint()   # a stopping point per layer (sim._interrupt; nothing by default)
+            _interrupt.checkpoint()  # a stopping point per layer (sim._interrupt; nothing by default)
             Z = _layer_numpy(Z, beta, dt, A, V, usa)
             if s % record_every == 0:
                 out[s // record_every] = Z
     return _check_output(out)
 
 
-def simulate_reference_float32(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *,
-                               max_work=MAX_WORK):
+def simulate_reference_float32(Z0, beta, dt, steps, A=None, V=None, flow="SA", record_every=1, *, max_work=MAX_WORK):
     r""":func:`simulate_reference` computed in float32 (NumPy, float32 arrays throughout).
 
     The validator of :func:`sim.attention.simulate_batch_float32`: the same formulas, float32
@@ -90,8 +88,7 @@ def simulate_reference_float32(Z0, beta, dt, steps, A=None, V=None, flow="SA", r
     -------
     ndarray of float32, shape (steps // record_every + 1, n, d)
     """
-    Z, beta, dt, steps, A, V, flow, record_every = _prepare(Z0, beta, dt, steps, A, V, flow,
-                                                            record_every, max_work)
+    Z, beta, dt, steps, A, V, flow, record_every = _prepare(Z0, beta, dt, steps, A, V, flow, record_every, max_work)
     f = np.float32
     Z, A, V = Z.astype(f), A.astype(f), V.astype(f)
     n, d = Z.shape

@@ -1,6 +1,7 @@
 """Bounds on the arguments and work of :mod:`sim.depth_sum`, and the checks that raise
 ``ValueError`` naming the argument.
 """
+
 from __future__ import annotations
 
 from sim import _validate as _v
@@ -49,7 +50,8 @@ def _rho(rho, L):
         raise ValueError(
             f"rho must be >= -1/(L-1) = {-1.0 / (L - 1):.6g} for L = {L}: L equally "
             f"correlated terms cannot all be that negatively correlated (the covariance "
-            f"matrix (1-rho) I + rho 11^T has eigenvalue 1+(L-1)rho < 0), got {rho}")
+            f"matrix (1-rho) I + rho 11^T has eigenvalue 1+(L-1)rho < 0), got {rho}"
+        )
     return rho
 
 

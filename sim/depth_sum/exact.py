@@ -1,6 +1,7 @@
 """The closed forms of :mod:`sim.depth_sum`: the law of :math:`S_L`, the increments of its
 partial sums, the residual network's energy and the one-step example.
 """
+
 from __future__ import annotations
 
 import math
@@ -345,7 +346,7 @@ def sgd_step(alpha, c, L, update="sgd") -> dict:
     pre = np.concatenate(([1.0], np.cumprod(fac)[:-1]))
     suf = np.concatenate((np.cumprod(fac[::-1])[::-1][1:], [1.0]))
     df = s * pre * suf
-    grad = f0 * df                      # gradient of f^2/2
+    grad = f0 * df  # gradient of f^2/2
     if update == "sgd":
         lr = c * float(L) ** (2.0 * alpha - 1.0)
         dw = -lr * grad

@@ -2,6 +2,7 @@
 :func:`column_moments` keep only sums of the pieces (Numba kernels with NumPy references in the
 same draw order), and :func:`paths_from_moments`, :func:`covariance_from_moments` rescale them.
 """
+
 from __future__ import annotations
 
 import math
@@ -11,8 +12,19 @@ from numba import njit
 
 from sim import _ready  # NumPy references while the kernels compile at server start
 from sim import _validate as _v
-from sim.depth_sum.checks import (L_MAX_COV, L_MAX_EXACT, MAX_COV_WORK, _alpha, _check_work, _depth, _mu, _rho, _seed,
-                                  _sigma, _trials)
+from sim.depth_sum.checks import (
+    L_MAX_COV,
+    L_MAX_EXACT,
+    MAX_COV_WORK,
+    _alpha,
+    _check_work,
+    _depth,
+    _mu,
+    _rho,
+    _seed,
+    _sigma,
+    _trials,
+)
 from sim.depth_sum.exact import _variance
 from sim.depth_sum.sums import _block_rows, _common_block
 
@@ -75,19 +87,19 @@ def _path_moments_reference(rng, L, rows, ks, c, E, U_keep, SD, SD2, SDc, SDE):
     t0 = 0
     while t0 < T:
         r = min(rows, T - t0)
-        c[t0:t0 + r] = rng.standard_normal(r)
+        c[t0 : t0 + r] = rng.standard_normal(r)
         U = np.zeros((r, L + 1))
         np.cumsum(rng.standard_normal((r, L)), axis=1, out=U[:, 1:])
-        E[t0:t0 + r] = U[:, -1]
+        E[t0 : t0 + r] = U[:, -1]
         if t0 < keep:
-            U_keep[t0:min(keep, t0 + r)] = U[:keep - t0]
+            U_keep[t0 : min(keep, t0 + r)] = U[: keep - t0]
         for q, k in enumerate(ks):
             D = U[:, k:] - U[:, :-k]
             d1 = D.sum(axis=1)
             SD[q] += d1.sum()
             SD2[q] += (D * D).sum()
-            SDc[q] += d1 @ c[t0:t0 + r]
-            SDE[q] += d1 @ E[t0:t0 + r]
+            SDc[q] += d1 @ c[t0 : t0 + r]
+            SDE[q] += d1 @ E[t0 : t0 + r]
         t0 += r
 
 
@@ -128,15 +140,29 @@ def path_moments(L, trials, seed, ks, keep=24, use_numba=True) -> dict:
         raise ValueError(f"ks must hold integers in [1, L = {L}]")
     ks = ks.astype(np.int64)
     keep = _v.integer("keep", keep, 0, trials)
-    _check_work("trials * L * (1 + len(ks))", float(trials) * L * (1 + ks.size), MAX_PATH_WORK,
-                "lower trials, L or the number of window lengths")
+    _check_work(
+        "trials * L * (1 + len(ks))",
+        float(trials) * L * (1 + ks.size),
+        MAX_PATH_WORK,
+        "lower trials, L or the number of window lengths",
+    )
     c, E = np.empty(trials), np.empty(trials)
     U = np.empty((keep, L + 1))
     sums = [np.zeros(ks.size) for _ in range(4)]
     step = _path_moments_kernel if use_numba and _ready.ready("depth_sum") else _path_moments_reference
     step(np.random.default_rng(seed), L, _block_rows(L), ks, c, E, U, *sums)
-    return {"L": L, "ks": ks, "c": c, "E": E, "U": U, "SD": sums[0], "SD2": sums[1], "SDc": sums[2],
-            "SDE": sums[3], "windows": (L - ks + 1).astype(np.float64)}
+    return {
+        "L": L,
+        "ks": ks,
+        "c": c,
+        "E": E,
+        "U": U,
+        "SD": sums[0],
+        "SD2": sums[1],
+        "SDc": sums[2],
+        "SDE": sums[3],
+        "windows": (L - ks + 1).astype(np.float64),
+    }
 
 
 def paths_from_moments(alpha, sigma, moments, rho=0.0, mu=0.0) -> dict:
@@ -179,10 +205,10 @@ def paths_from_moments(alpha, sigma, moments, rho=0.0, mu=0.0) -> dict:
     a, b, hE = _shape_rho(L, rho)
     s = float(L) ** (-alpha)
     c, E = m["c"], m["E"]
-    h = b * c + hE * E                      # per-path constant part of every piece
+    h = b * c + hE * E  # per-path constant part of every piece
     n = c.size
     k = m["ks"].astype(np.float64)
-    A = mu + sigma * h                      # (k mu + sigma k h_t) = k * A_t
+    A = mu + sigma * h  # (k mu + sigma k h_t) = k * A_t
     sq = np.mean(A * A) * k * k
     cross = 2.0 * sigma * a * k * (mu * m["SD"] + sigma * (b * m["SDc"] + hE * m["SDE"])) / (n * m["windows"])
     quad = sigma * sigma * a * a * m["SD2"] / (n * m["windows"])
@@ -190,8 +216,12 @@ def paths_from_moments(alpha, sigma, moments, rho=0.0, mu=0.0) -> dict:
     keep = m["U"].shape[0]
     P = s * (ell * mu + sigma * (a * m["U"] + ell * h[:keep, None]))
     end = s * (L * mu + sigma * (a * E + L * h))
-    return {"paths": P, "rms_mc": s * np.sqrt(np.maximum(sq + cross + quad, 0.0)),
-            "end_sd": float(np.std(end, ddof=1)), "n": n}
+    return {
+        "paths": P,
+        "rms_mc": s * np.sqrt(np.maximum(sq + cross + quad, 0.0)),
+        "end_sd": float(np.std(end, ddof=1)),
+        "n": n,
+    }
 
 
 @njit(cache=True, nogil=True)
@@ -238,9 +268,9 @@ def _column_moments_reference(rng, L, rows, c, E, colsum):
     t0 = 0
     while t0 < T:
         r = min(rows, T - t0)
-        c[t0:t0 + r] = rng.standard_normal(r)
+        c[t0 : t0 + r] = rng.standard_normal(r)
         e = rng.standard_normal((r, L))
-        E[t0:t0 + r] = e.sum(axis=1)
+        E[t0 : t0 + r] = e.sum(axis=1)
         colsum += e.sum(axis=0)
         S = e.T @ e
         sq += float(np.trace(S))
@@ -277,8 +307,9 @@ def column_moments(L, trials, seed, use_numba=True) -> dict:
     L = _depth(L, L_MAX_COV)
     trials = _trials(trials, 2)
     seed = _seed(seed)
-    _check_work("trials * L * L", float(trials) * L * L, MAX_COV_WORK,
-                "lower trials or L (the pair sums cost trials * L^2)")
+    _check_work(
+        "trials * L * L", float(trials) * L * L, MAX_COV_WORK, "lower trials or L (the pair sums cost trials * L^2)"
+    )
     c, E, colsum = np.empty(trials), np.empty(trials), np.zeros(L)
     step = _column_moments_kernel if use_numba and _ready.ready("depth_sum") else _column_moments_reference
     sq, off = step(np.random.default_rng(seed), L, _block_rows(L), c, E, colsum)
@@ -335,11 +366,11 @@ def covariance_from_moments(alpha, sigma, moments, rho=0.0) -> dict:
     v_E = float(np.var(E, ddof=1))
     c_Ec = float(np.sum((E - E.mean()) * (c - c.mean())) / (n - 1))
     a, b, h = _shape_rho(L, rho)
-    diag = (a * a * V_e + L * b * b * v_c + 2 * a * b * c_Ec + L * h * h * v_E + 2 * a * h * v_E
-            + 2 * L * b * h * c_Ec)
-    offd = (a * a * O_e + (L - 1) * (L * b * b * v_c + 2 * a * b * c_Ec + L * h * h * v_E + 2 * a * h * v_E
-                                     + 2 * L * b * h * c_Ec))
-    g = a + L * h                            # sum_j x_j = g E + L b c
+    diag = a * a * V_e + L * b * b * v_c + 2 * a * b * c_Ec + L * h * h * v_E + 2 * a * h * v_E + 2 * L * b * h * c_Ec
+    offd = a * a * O_e + (L - 1) * (
+        L * b * b * v_c + 2 * a * b * c_Ec + L * h * h * v_E + 2 * a * h * v_E + 2 * L * b * h * c_Ec
+    )
+    g = a + L * h  # sum_j x_j = g E + L b c
     total = g * g * v_E + L * L * b * b * v_c + 2 * L * g * b * c_Ec
     base = sigma * sigma * float(L) ** (-2.0 * alpha)
     return {

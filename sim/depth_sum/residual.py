@@ -2,6 +2,7 @@ r"""Monte Carlo of the linear residual network at initialisation: :math:`\lVert 
 \lVert z_0\rVert^2` with every weight drawn (matrix sampler) or each :math:`W_\ell z_\ell`
 drawn through its law (vector sampler); Numba kernels with NumPy references in the same draw order.
 """
+
 from __future__ import annotations
 
 import math
@@ -11,8 +12,17 @@ from numba import njit
 
 from sim import _ready  # NumPy references while the kernels compile at server start
 from sim import _validate as _v
-from sim.depth_sum.checks import (L_MAX_RESIDUAL, MAX_RESIDUAL_WORK, WIDTH_MAX, _BLOCK, _alpha, _check_work, _depth,
-                                  _seed, _trials)
+from sim.depth_sum.checks import (
+    L_MAX_RESIDUAL,
+    MAX_RESIDUAL_WORK,
+    WIDTH_MAX,
+    _BLOCK,
+    _alpha,
+    _check_work,
+    _depth,
+    _seed,
+    _trials,
+)
 
 
 # --------------------------------------------------------------------------- residual network
@@ -87,7 +97,7 @@ def _residual_norms(alpha, L, width, trials, seed, use_numba=True) -> np.ndarray
             b = min(lb, L - l0)
             step(rng, z, scale, norms, l0, b)
             l0 += b
-        out[t0:t0 + r] = norms
+        out[t0 : t0 + r] = norms
         t0 += r
     if not np.all(np.isfinite(out)):
         raise ValueError("the energy ratio overflowed the float range: raise alpha or lower L")
@@ -142,8 +152,7 @@ def _residual_norms_vector(alpha, L, width, trials, seed, use_numba=True) -> np.
     rng = np.random.default_rng(seed)
     rows = int(min(trials, max(1, _BLOCK // (L * N))))
     scale = float(L) ** (-alpha) / math.sqrt(N)
-    step = (_residual_vector_kernel if use_numba and _ready.ready("depth_sum")
-            else _residual_vector_reference)
+    step = _residual_vector_kernel if use_numba and _ready.ready("depth_sum") else _residual_vector_reference
     out = np.empty((trials, L + 1))
     for t0 in range(0, trials, rows):
         r = min(rows, trials - t0)
@@ -152,7 +161,7 @@ def _residual_norms_vector(alpha, L, width, trials, seed, use_numba=True) -> np.
         norms = np.empty((r, L + 1))
         norms[:, 0] = 1.0
         step(rng, z, scale, norms)
-        out[t0:t0 + r] = norms
+        out[t0 : t0 + r] = norms
     if not np.all(np.isfinite(out)):
         raise ValueError("the energy ratio overflowed the float range: raise alpha or lower L")
     return out
@@ -170,8 +179,12 @@ def _residual_args(alpha, L, width, trials, seed):
     width = _v.integer("width", width, 1, WIDTH_MAX)
     trials = _trials(trials, 2)
     seed = _seed(seed)
-    _check_work("trials * L * width^2", float(trials) * L * width * width, MAX_RESIDUAL_WORK,
-                "lower trials, L or width (each layer draws a width x width matrix)")
+    _check_work(
+        "trials * L * width^2",
+        float(trials) * L * width * width,
+        MAX_RESIDUAL_WORK,
+        "lower trials, L or width (each layer draws a width x width matrix)",
+    )
     return alpha, L, width, trials, seed
 
 
@@ -234,7 +247,7 @@ def residual_energy_profile(alpha, L, width, trials, seed):
     """
     alpha, L, width, trials, seed = _residual_args(alpha, L, width, trials, seed)
     r = _residual_sample(alpha, L, width, trials, seed)
-    top = r.max(axis=0)                     # per layer, as in residual_energy_mc (no overflow)
+    top = r.max(axis=0)  # per layer, as in residual_energy_mc (no overflow)
     top[top == 0.0] = 1.0
     q = r / top
     return top * q.mean(axis=0), top * (q.std(axis=0, ddof=1) / math.sqrt(trials))

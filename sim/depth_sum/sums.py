@@ -2,6 +2,7 @@
 its NumPy reference, in the same draw order) and the exact algebra that turns them into samples
 of :math:`S_L` for every alpha, sigma, mu, rho (:func:`sums_from_units`, :func:`sample`).
 """
+
 from __future__ import annotations
 
 import math
@@ -11,8 +12,19 @@ from numba import njit
 
 from sim import _ready  # NumPy references while the kernels compile at server start
 from sim import _validate as _v
-from sim.depth_sum.checks import (L_MAX_EXACT, MAX_SUM_WORK, _BLOCK, _alpha, _check_work, _depth, _mu, _rho, _seed,
-                                  _sigma, _trials)
+from sim.depth_sum.checks import (
+    L_MAX_EXACT,
+    MAX_SUM_WORK,
+    _BLOCK,
+    _alpha,
+    _check_work,
+    _depth,
+    _mu,
+    _rho,
+    _seed,
+    _sigma,
+    _trials,
+)
 
 
 # --------------------------------------------------------------------------- Gaussian sums
@@ -51,8 +63,8 @@ def _unit_sums_reference(rng, L, rows, c, E):
     t0 = 0
     while t0 < T:
         r = min(rows, T - t0)
-        c[t0:t0 + r] = rng.standard_normal(r)
-        E[t0:t0 + r] = rng.standard_normal((r, L)).sum(axis=1)
+        c[t0 : t0 + r] = rng.standard_normal(r)
+        E[t0 : t0 + r] = rng.standard_normal((r, L)).sum(axis=1)
         t0 += r
 
 
@@ -60,8 +72,7 @@ def _units_args(L, trials, seed):
     L = _depth(L, L_MAX_EXACT)
     trials = _trials(trials, 1)
     seed = _seed(seed)
-    _check_work("trials * L", float(trials) * L, MAX_SUM_WORK,
-                "lower trials or L (each sample draws L normals)")
+    _check_work("trials * L", float(trials) * L, MAX_SUM_WORK, "lower trials or L (each sample draws L normals)")
     return L, trials, seed
 
 
@@ -158,8 +169,7 @@ def _sum_args(alpha, L, sigma, trials, seed, rho, mu, lo_trials=1):
     seed = _seed(seed)
     rho = _rho(rho, L)
     mu = _mu(mu)
-    _check_work("trials * L", float(trials) * L, MAX_SUM_WORK,
-                "lower trials or L (each sample draws L normals)")
+    _check_work("trials * L", float(trials) * L, MAX_SUM_WORK, "lower trials or L (each sample draws L normals)")
     return alpha, L, sigma, trials, seed, rho, mu
 
 

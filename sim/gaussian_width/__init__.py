@@ -67,29 +67,83 @@ References
 R. Vershynin, *High-Dimensional Probability*, Cambridge University Press
 (2018), §7.5 (Gaussian width) and §2.5 (maxima of sub-Gaussians).
 """
+
 from sim.gaussian_width.params import (  # noqa: F401
-    CHUNK_NUMBERS, KINDS, LAYOUTS, MAX_BASIS, MAX_DRAWS, MAX_FLOPS,
-    MAX_SAMPLES, MAX_TAIL_POINTS, REFLECTIONS, _MAX_D_EXACT, _PARAMS, _basis_width,
-    _explicit, _mc_args, _params, _vectors, max_abs_bound, random_directions,
+    CHUNK_NUMBERS,
+    KINDS,
+    LAYOUTS,
+    MAX_BASIS,
+    MAX_DRAWS,
+    MAX_FLOPS,
+    MAX_SAMPLES,
+    MAX_TAIL_POINTS,
+    REFLECTIONS,
+    _MAX_D_EXACT,
+    _PARAMS,
+    _basis_width,
+    _explicit,
+    _mc_args,
+    _params,
+    _vectors,
+    max_abs_bound,
+    random_directions,
 )
 from sim.gaussian_width.exact import (  # noqa: F401
-    _chi_mean, _explicit_mean, bound, exact,
+    _chi_mean,
+    _explicit_mean,
+    bound,
+    exact,
 )
 from sim.gaussian_width.tails import (  # noqa: F401
-    _GL_W, _GL_X, _H, _basis, _breaks, _check_tail_work,
-    _directions_mean, _equicorr_coeffs, _gl_intervals, _gl_nodes, _one_minus_pow, _phi,
-    _r_array, _reflectors, _set_basis, _streams, _tail_and_density, empirical_tail,
-    sup_density, tail_bound, tail_exact,
+    _GL_W,
+    _GL_X,
+    _H,
+    _basis,
+    _breaks,
+    _check_tail_work,
+    _directions_mean,
+    _equicorr_coeffs,
+    _gl_intervals,
+    _gl_nodes,
+    _one_minus_pow,
+    _phi,
+    _r_array,
+    _reflectors,
+    _set_basis,
+    _streams,
+    _tail_and_density,
+    empirical_tail,
+    sup_density,
+    tail_bound,
+    tail_exact,
 )
 from sim.gaussian_width.monte_carlo import (  # noqa: F401
-    _chunk_explicit, _chunk_numba, _chunk_numpy, _chunks, _fused_abs_sum, _fused_norm,
-    _fused_reflect, monte_carlo, one_draw, sup_samples,
+    _chunk_explicit,
+    _chunk_numba,
+    _chunk_numpy,
+    _chunks,
+    _fused_abs_sum,
+    _fused_norm,
+    _fused_reflect,
+    monte_carlo,
+    one_draw,
+    sup_samples,
 )
 
 __all__ = [
-    "KINDS", "exact", "bound", "monte_carlo", "sup_samples", "sup_density",
-    "tail_bound", "tail_exact", "empirical_tail",
-    "one_draw", "max_abs_bound", "random_directions", "warm",
+    "KINDS",
+    "exact",
+    "bound",
+    "monte_carlo",
+    "sup_samples",
+    "sup_density",
+    "tail_bound",
+    "tail_exact",
+    "empirical_tail",
+    "one_draw",
+    "max_abs_bound",
+    "random_directions",
+    "warm",
 ]
 
 
@@ -100,6 +154,10 @@ def warm() -> None:
     -------
     None
     """
-    for kind, p in (("adaptive", {"D": 2}), ("hypercube", {"D": 2}), ("subspace", {"D": 3, "k": 2}),
-                    ("directions", {"D": 3, "M": 2, "correlation": 0.5})):
+    for kind, p in (
+        ("adaptive", {"D": 2}),
+        ("hypercube", {"D": 2}),
+        ("subspace", {"D": 3, "k": 2}),
+        ("directions", {"D": 3, "M": 2, "correlation": 0.5}),
+    ):
         sup_samples(kind, 2, 0, threads=1, **p)

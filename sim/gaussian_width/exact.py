@@ -1,5 +1,5 @@
-"""Exact Gaussian widths and the bounds stated on the page, for every kind of set.
-"""
+"""Exact Gaussian widths and the bounds stated on the page, for every kind of set."""
+
 from __future__ import annotations
 
 import math
@@ -33,8 +33,7 @@ def _chi_mean(k: int) -> float:
         return math.sqrt(2.0) * math.gamma((k + 1) / 2.0) / math.gamma(k / 2.0)
     x = k / 2.0
     y = 1.0 / (x * x)
-    series = (-1.0 / 8.0 + y * (1.0 / 192.0 + y * (-1.0 / 640.0 + y * (17.0 / 14336.0
-                                                                     - y * 31.0 / 18432.0)))) / x
+    series = (-1.0 / 8.0 + y * (1.0 / 192.0 + y * (-1.0 / 640.0 + y * (17.0 / 14336.0 - y * 31.0 / 18432.0)))) / x
     return math.sqrt(2.0 * x) * math.exp(series)
 
 
@@ -90,8 +89,10 @@ def exact(kind, **params) -> float:
     kind = p["kind"]
     if _explicit(p):
         if p["layout"] == "random":
-            raise ValueError("layout 'random' is a different set for every seed: pass "
-                             "vectors=random_directions(M, D, seed) to get its exact value")
+            raise ValueError(
+                "layout 'random' is a different set for every seed: pass "
+                "vectors=random_directions(M, D, seed) to get its exact value"
+            )
         return _explicit_mean(p["vectors"])
     if kind == "subspace":
         return _chi_mean(p["k"])
@@ -113,8 +114,10 @@ def _explicit_mean(U: np.ndarray) -> float:
         th = np.sort(np.mod(np.arctan2(U[:, 1], U[:, 0]), math.pi))
         gaps = np.diff(np.concatenate([th, [th[0] + math.pi]]))
         return math.sqrt(2.0 / math.pi) * float(np.sum(np.sin(0.5 * gaps)))
-    raise ValueError(f"no exact value for {M} general directions in D = {D} >= 3 (only the "
-                     "equicorrelated layout, D <= 2 or M = 1 have one): use monte_carlo")
+    raise ValueError(
+        f"no exact value for {M} general directions in D = {D} >= 3 (only the "
+        "equicorrelated layout, D <= 2 or M = 1 have one): use monte_carlo"
+    )
 
 
 def bound(kind, **params) -> tuple[float, float]:

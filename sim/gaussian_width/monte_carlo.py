@@ -1,6 +1,7 @@
 """Monte Carlo of the supremum: Numba kernels that only fill arrays, the NumPy reference beside
 them, and the public estimators :func:`sup_samples`, :func:`monte_carlo`, :func:`one_draw`.
 """
+
 from __future__ import annotations
 
 import math
@@ -101,7 +102,7 @@ def _chunk_explicit(p, U, gen, n, out):
     step = max(1, (1 << 20) // max(n, 1))
     best = np.zeros(n)
     for a in range(0, U.shape[0], step):
-        np.maximum(best, np.abs(G @ U[a:a + step].T).max(axis=1), out=best)
+        np.maximum(best, np.abs(G @ U[a : a + step].T).max(axis=1), out=best)
     out[:] = best
 
 
@@ -113,13 +114,11 @@ def _chunk_numba(p, V, gen, n, out):
     if kind == "hypercube":
         _fused_abs_sum(gen, D, out)
         return
-    alpha, beta = (_equicorr_coeffs(p["M"], p["correlation"]) if kind == "directions"
-                   else (1.0, 0.0))
+    alpha, beta = _equicorr_coeffs(p["M"], p["correlation"]) if kind == "directions" else (1.0, 0.0)
     _fused_reflect(gen, V, _basis_width(p), alpha, beta, 1 if kind == "directions" else 0, out)
 
 
-def sup_samples(kind, samples, seed, *, method="numba", threads=None, max_work=MAX_DRAWS,
-                **params) -> np.ndarray:
+def sup_samples(kind, samples, seed, *, method="numba", threads=None, max_work=MAX_DRAWS, **params) -> np.ndarray:
     r"""``samples`` independent draws of :math:`\sup_{u\in S}\langle g, u\rangle`.
 
     Parameters
@@ -164,8 +163,7 @@ def sup_samples(kind, samples, seed, *, method="numba", threads=None, max_work=M
         exceeds ``MAX_BASIS``).
     """
     method = choice("method", method, ("numba", "numpy"))
-    p, samples, seed = _mc_args(kind, samples, seed, params, reference=(method == "numpy"),
-                                max_work=max_work)
+    p, samples, seed = _mc_args(kind, samples, seed, params, reference=(method == "numpy"), max_work=max_work)
     if threads is None:
         threads = os.cpu_count() or 1
     threads = integer("threads", threads, 1, 64)
@@ -181,8 +179,7 @@ def sup_samples(kind, samples, seed, *, method="numba", threads=None, max_work=M
     _, g_ss = _streams(seed)
     out = np.empty(samples)
     jobs = _chunks(samples, p["D"], g_ss)
-    worker = (_chunk_explicit if _explicit(p) else
-              _chunk_numpy if method == "numpy" else _chunk_numba)
+    worker = _chunk_explicit if _explicit(p) else _chunk_numpy if method == "numpy" else _chunk_numba
 
     def run(job):
         a, b, child = job
@@ -192,11 +189,11 @@ def sup_samples(kind, samples, seed, *, method="numba", threads=None, max_work=M
         with ThreadPoolExecutor(max_workers=min(threads, len(jobs))) as ex:
             futures = [ex.submit(run, job) for job in jobs]
             try:
-                for f in futures:   # a stopping point after each chunk (sim._interrupt)
+                for f in futures:  # a stopping point after each chunk (sim._interrupt)
                     f.result()
                     _interrupt.checkpoint()
             except BaseException:
-                for f in futures:   # stopped (or failed): chunks not started never run
+                for f in futures:  # stopped (or failed): chunks not started never run
                     f.cancel()
                 raise
     else:

@@ -1,6 +1,7 @@
 """Equicorrelated directions: their coefficients, the tilted bases that orient them, and the exact
 law of their supremum (tail, density, mean) by Gauss-Legendre quadrature.
 """
+
 from __future__ import annotations
 
 import math
@@ -49,8 +50,10 @@ def _set_basis(p, seed):
     if not width:
         return None
     if p["D"] * width > MAX_BASIS:
-        raise ValueError(f"D*{'k' if p['kind'] == 'subspace' else 'M'} = {p['D'] * width} exceeds "
-                         f"{MAX_BASIS}: lower D or {'k' if p['kind'] == 'subspace' else 'M'}")
+        raise ValueError(
+            f"D*{'k' if p['kind'] == 'subspace' else 'M'} = {p['D'] * width} exceeds "
+            f"{MAX_BASIS}: lower D or {'k' if p['kind'] == 'subspace' else 'M'}"
+        )
     return _basis(_reflectors(p["D"], seed), width)
 
 
@@ -127,7 +130,7 @@ def _tail_and_density(r: np.ndarray, M: int, rho: float):
     tail = np.empty_like(r)
     dens = np.empty_like(r)
     for lo in range(0, r.size, 256):  # blocks of r bound the memory
-        rb = r[lo:lo + 256, None]
+        rb = r[lo : lo + 256, None]
         # z in [0, 9] split at the transition zone of the integrand (in z, width ~ s/sr)
         z1 = np.clip((rb - s * (lm + 9.0)) / sr, 0.0, 9.0)
         z2 = np.clip((rb + 9.0 * s) / sr, 0.0, 9.0)
@@ -136,11 +139,11 @@ def _tail_and_density(r: np.ndarray, M: int, rho: float):
         a = sr * z
         q = special.ndtr((a - rb) / s) + special.ndtr((-rb - a) / s)
         phi = _phi(z)
-        tail[lo:lo + 256] = 2.0 * np.sum(w * phi * _one_minus_pow(q, M), axis=1)
+        tail[lo : lo + 256] = 2.0 * np.sum(w * phi * _one_minus_pow(q, M), axis=1)
         dp = (_phi((rb - a) / s) + _phi((rb + a) / s)) / s
         with np.errstate(divide="ignore", invalid="ignore"):
             pm1 = np.exp((M - 1) * np.log1p(-np.clip(q, 0.0, 1.0))) if M > 1 else 1.0
-        dens[lo:lo + 256] = 2.0 * np.sum(w * phi * M * np.nan_to_num(pm1) * dp, axis=1)
+        dens[lo : lo + 256] = 2.0 * np.sum(w * phi * M * np.nan_to_num(pm1) * dp, axis=1)
     return np.clip(tail, 0.0, 1.0), dens
 
 
@@ -152,7 +155,7 @@ def _gl_intervals(pieces):
     """Gauss-Legendre nodes/weights, row-wise: each piece (lo, hi, n_panels) of (n,1) arrays."""
     xs, ws = [], []
     for lo, hi, n in pieces:
-        edges = lo + (hi - lo) * (np.arange(n + 1) / n)[None, :]      # (n_r, n+1)
+        edges = lo + (hi - lo) * (np.arange(n + 1) / n)[None, :]  # (n_r, n+1)
         a, b = edges[:, :-1, None], edges[:, 1:, None]
         half = 0.5 * (b - a)
         xs.append((0.5 * (a + b) + half * _GL_X).reshape(lo.shape[0], -1))
@@ -198,9 +201,11 @@ def tail_bound(r, M) -> np.ndarray:
 def _check_tail_work(points: int, rho: float, max_work):
     max_work = real("max_work", max_work, 1.0)
     if 0.0 < rho < 1.0 and points > max_work:
-        raise ValueError(f"{points} points for a correlated tail exceed max_work = {max_work:.3g}: "
-                         "each costs a 2000-node quadrature; use fewer points or "
-                         "pass a larger max_work=")
+        raise ValueError(
+            f"{points} points for a correlated tail exceed max_work = {max_work:.3g}: "
+            "each costs a 2000-node quadrature; use fewer points or "
+            "pass a larger max_work="
+        )
 
 
 def tail_exact(r, M, correlation=0.0, *, max_work=MAX_TAIL_POINTS) -> np.ndarray:
@@ -297,8 +302,7 @@ def sup_density(kind, x, *, max_work=MAX_TAIL_POINTS, **params) -> np.ndarray:
         raise ValueError("kind 'hypercube' has no closed-form density here")
     if kind == "directions":
         if _explicit(p):
-            raise ValueError("the density of max_i |<g,u_i>| has a closed form here only for the "
-                             "equicorrelated layout")
+            raise ValueError("the density of max_i |<g,u_i>| has a closed form here only for the equicorrelated layout")
         xx = np.maximum(x, 0.0)
         _check_tail_work(x.size, p["correlation"], max_work)
         return np.where(x < 0, 0.0, _tail_and_density(xx, p["M"], p["correlation"])[1])

@@ -34,31 +34,72 @@ What it does NOT claim: that trained Transformers contain this mechanism. The
 2×2 operator shows that spectra and norms answer different questions; whether a
 given network amplifies perturbations must be read off its own Jacobians.
 """
+
 from sim.nonnormal.checks import (  # noqa: F401
-    EPS_MAX, MAX_CIRCLE, MAX_DEPTH, MAX_DEPTH_WORK, MAX_DIM, MAX_GRID,
-    MAX_STEPS, MAX_TIMES, M_MAX, S_MAX, _M, _eps,
-    _steps, _times, _x0,
+    EPS_MAX,
+    MAX_CIRCLE,
+    MAX_DEPTH,
+    MAX_DEPTH_WORK,
+    MAX_DIM,
+    MAX_GRID,
+    MAX_STEPS,
+    MAX_TIMES,
+    M_MAX,
+    S_MAX,
+    _M,
+    _eps,
+    _steps,
+    _times,
+    _x0,
 )
 from sim.nonnormal.operator import (  # noqa: F401
-    _coupling, _norm2x2, circle_image, flow, flow_norm, flow_norm_grid,
-    kappa, matrix, operator_norm, peak, response,
+    _coupling,
+    _norm2x2,
+    circle_image,
+    flow,
+    flow_norm,
+    flow_norm_grid,
+    kappa,
+    matrix,
+    operator_norm,
+    peak,
+    response,
 )
 from sim.nonnormal.pseudospectra import (  # noqa: F401
-    _check_grid, _sigma_min_kernel, kreiss_lower_bound, pseudospectrum, pseudospectrum_reference,
+    _check_grid,
+    _sigma_min_kernel,
+    kreiss_lower_bound,
+    pseudospectrum,
+    pseudospectrum_reference,
 )
 from sim.nonnormal.jacobians import (  # noqa: F401
-    _random_jacobians, jacobian_products,
+    _random_jacobians,
+    jacobian_products,
 )
 from sim.nonnormal.euler import (  # noqa: F401
-    _euler_iterates, euler_flow, euler_regime, euler_scalar,
+    _euler_iterates,
+    euler_flow,
+    euler_regime,
+    euler_scalar,
 )
 
 __all__ = [
-    "matrix", "response", "operator_norm", "peak", "circle_image",
-    "flow", "flow_norm", "flow_norm_grid", "kappa",
-    "pseudospectrum", "pseudospectrum_reference", "kreiss_lower_bound",
+    "matrix",
+    "response",
+    "operator_norm",
+    "peak",
+    "circle_image",
+    "flow",
+    "flow_norm",
+    "flow_norm_grid",
+    "kappa",
+    "pseudospectrum",
+    "pseudospectrum_reference",
+    "kreiss_lower_bound",
     "jacobian_products",
-    "euler_flow", "euler_scalar", "euler_regime",
+    "euler_flow",
+    "euler_scalar",
+    "euler_regime",
 ]
 
 

@@ -1,5 +1,5 @@
-r"""Explicit Euler against the exact flow, and the scalar case :math:`\dot V = -aV`.
-"""
+r"""Explicit Euler against the exact flow, and the scalar case :math:`\dot V = -aV`."""
+
 from __future__ import annotations
 
 import math
@@ -15,6 +15,7 @@ from sim.nonnormal.operator import _coupling, matrix
 # ---------------------------------------------------------------------------
 # explicit Euler versus the exact flow
 # ---------------------------------------------------------------------------
+
 
 @njit(cache=True, nogil=True)
 def _euler_iterates(step, x0, n, out):  # pragma: no cover - compiled
@@ -84,10 +85,12 @@ def euler_flow(M, delta, horizon, x0, eps=0.0, *, max_work=MAX_STEPS) -> dict:
     euler = np.empty((n + 1, 2))
     bad = _euler_iterates(step, x0, n, euler)
     if bad <= n:
-        raise ValueError(f"the Euler iterates overflow float64 at step {bad} (s = {s[bad]:.6g}): "
-                         f"the factors 1-delta = {1 - delta:g} and 1-delta(1+eps) = "
-                         f"{1 - delta * (1 + eps):g} make them grow (delta > 2 is unstable); "
-                         f"choose horizon < {s[bad]:.6g} or a smaller delta")
+        raise ValueError(
+            f"the Euler iterates overflow float64 at step {bad} (s = {s[bad]:.6g}): "
+            f"the factors 1-delta = {1 - delta:g} and 1-delta(1+eps) = "
+            f"{1 - delta * (1 + eps):g} make them grow (delta > 2 is unstable); "
+            f"choose horizon < {s[bad]:.6g} or a smaller delta"
+        )
     exact = np.empty((n + 1, 2))
     exact[:, 0] = np.exp(-s) * x0[0] + _coupling(M, eps, s) * x0[1]
     exact[:, 1] = np.exp(-(1.0 + eps) * s) * x0[1]
@@ -172,18 +175,25 @@ def euler_scalar(a, delta, horizon, V0=1.0, *, max_work=MAX_STEPS) -> dict:
     s = delta * j
     factor = 1.0 - a * delta
     with np.errstate(over="ignore"):
-        euler = V0 * factor ** j
+        euler = V0 * factor**j
     if not np.all(np.isfinite(euler)):
         k = int(np.argmin(np.isfinite(euler)))
-        raise ValueError(f"the Euler iterates overflow float64 at step {k} (s = {s[k]:.6g}): the "
-                         f"factor 1 - a*delta = {factor:g} has modulus > 1; choose horizon < "
-                         f"{s[k]:.6g} or a smaller delta")
+        raise ValueError(
+            f"the Euler iterates overflow float64 at step {k} (s = {s[k]:.6g}): the "
+            f"factor 1 - a*delta = {factor:g} has modulus > 1; choose horizon < "
+            f"{s[k]:.6g} or a smaller delta"
+        )
     exact = V0 * np.exp(-a * s)
     if a * delta < 1.0:
         bound = a * a * horizon * delta * abs(V0) / (2.0 * (1.0 - a * delta))
     else:
         bound = math.inf
     return {
-        "s": s, "euler": euler, "exact": exact, "error": np.abs(euler - exact),
-        "factor": factor, "bound": bound, "regime": euler_regime(a, delta),
+        "s": s,
+        "euler": euler,
+        "exact": exact,
+        "error": np.abs(euler - exact),
+        "factor": factor,
+        "bound": bound,
+        "regime": euler_regime(a, delta),
     }

@@ -1,5 +1,5 @@
-"""Ordered products of random layer Jacobians: how their norm grows with depth.
-"""
+"""Ordered products of random layer Jacobians: how their norm grows with depth."""
+
 from __future__ import annotations
 
 import math
@@ -13,6 +13,7 @@ from sim.nonnormal.checks import MAX_DEPTH, MAX_DEPTH_WORK, MAX_DIM
 # ---------------------------------------------------------------------------
 # ordered products of layer Jacobians
 # ---------------------------------------------------------------------------
+
 
 def _random_jacobians(L: int, d: int, eta: float, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
@@ -66,9 +67,10 @@ def jacobian_products(L, d=4, eta=0.3, seed=0, *, max_work=MAX_DEPTH_WORK) -> di
     eta = real("eta", eta, 0.0, 10.0)
     seed = integer("seed", seed, 0, 2**63 - 1)
     max_work = real("max_work", max_work, 1.0)
-    if L * d ** 3 > max_work:
-        raise ValueError(f"L * d**3 = {L * d ** 3} exceeds max_work = {max_work:.3g} "
-                         "(pass a larger max_work= to allow more)")
+    if L * d**3 > max_work:
+        raise ValueError(
+            f"L * d**3 = {L * d**3} exceeds max_work = {max_work:.3g} (pass a larger max_work= to allow more)"
+        )
     J = _random_jacobians(L, d, eta, seed)
     norms = np.linalg.norm(J, ord=2, axis=(1, 2))
     radii = np.max(np.abs(np.linalg.eigvals(J)), axis=1)

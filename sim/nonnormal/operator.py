@@ -1,6 +1,7 @@
 """The Jordan-block operator and its diagonalisable variant: the flow :math:`e^{sA}`, its norm,
 the peak of the norm, the image of the unit circle and the condition number of the eigenbasis.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,6 +15,7 @@ from sim.nonnormal.checks import EPS_MAX, MAX_CIRCLE, MAX_TIMES, _M, _eps, _time
 # ---------------------------------------------------------------------------
 # the Jordan-block operator and its diagonalisable variant
 # ---------------------------------------------------------------------------
+
 
 def matrix(M, eps=0.0) -> np.ndarray:
     r"""The operator :math:`A_\varepsilon = [[-1, M], [0, -1-\varepsilon]]`.
@@ -257,11 +259,13 @@ def circle_image(M, s, n_points=121, eps=0.0, *, max_work=MAX_CIRCLE) -> np.ndar
     n_points = integer("n_points", n_points, 3, max(3, int(max_work)))
     s = _times(s)
     if s.size * n_points > max_work:
-        raise ValueError(f"len(s) * n_points = {s.size * n_points} exceeds max_work = "
-                         f"{max_work:.3g} (pass a larger max_work= to allow more)")
+        raise ValueError(
+            f"len(s) * n_points = {s.size * n_points} exceeds max_work = "
+            f"{max_work:.3g} (pass a larger max_work= to allow more)"
+        )
     E = flow(M, s, eps)
     theta = np.linspace(0.0, 2.0 * np.pi, n_points)
-    U = np.stack([np.cos(theta), np.sin(theta)])          # (2, n)
+    U = np.stack([np.cos(theta), np.sin(theta)])  # (2, n)
     return np.einsum("kij,jn->kni", E, U)
 
 

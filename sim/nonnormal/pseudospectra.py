@@ -1,6 +1,7 @@
 """Pseudospectra: the smallest singular value of :math:`zI - A` on a grid (a Numba kernel and its
 NumPy reference) and the Kreiss lower bound read off it.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,6 +17,7 @@ from sim.nonnormal.checks import MAX_GRID
 # pseudospectra
 # ---------------------------------------------------------------------------
 
+
 def _check_grid(A, re, im, max_work=MAX_GRID):
     max_work = real("max_work", max_work, 1.0)
     A = finite_array("A", A, ndim=2, shape=(2, 2))
@@ -24,8 +26,9 @@ def _check_grid(A, re, im, max_work=MAX_GRID):
     if re.size == 0 or im.size == 0:
         raise ValueError("re and im must be non-empty")
     if re.size * im.size > max_work:
-        raise ValueError(f"grid has {re.size * im.size} points > max_work = {max_work:.3g} "
-                         "(pass a larger max_work= to allow more)")
+        raise ValueError(
+            f"grid has {re.size * im.size} points > max_work = {max_work:.3g} (pass a larger max_work= to allow more)"
+        )
     return A, re, im
 
 
@@ -40,13 +43,13 @@ def _sigma_min_kernel(a, b, c, d, re, im, out):  # pragma: no cover - compiled
         for j in range(re.size):
             t = max(big, abs(re[j]), abs(y0))
             if t > 1e150 or (0.0 < t < 1e-150):
-                t = 2.0 ** math.floor(math.log2(t))     # a power of two: exact scaling
+                t = 2.0 ** math.floor(math.log2(t))  # a power of two: exact scaling
             else:
                 t = 1.0
             x = re[j] / t
             y = y0 / t
-            ar = x - a / t       # z - a, real part (imag part is y)
-            dr = x - d / t       # z - d, real part
+            ar = x - a / t  # z - a, real part (imag part is y)
+            dr = x - d / t  # z - d, real part
             b_ = b / t
             c_ = c / t
             p = ar * ar + y * y + c_ * c_
@@ -167,16 +170,20 @@ def kreiss_lower_bound(A, re, im, sigma=None, *, max_work=MAX_GRID) -> float:
     sub = sigma[:, right]
     if np.any(sub <= 0.0):
         k, j = np.argwhere(sub <= 0.0)[0]
-        raise ValueError(f"A has an eigenvalue at the grid point z = {re[right][j]:g}"
-                         f"{im[k]:+g}i with Re z > 0: sup_s ||e^(sA)|| is infinite there "
-                         "(A is not stable)")
+        raise ValueError(
+            f"A has an eigenvalue at the grid point z = {re[right][j]:g}"
+            f"{im[k]:+g}i with Re z > 0: sup_s ||e^(sA)|| is infinite there "
+            "(A is not stable)"
+        )
     # Re z / sigma_min with both factors scaled below 1 first: no overflow for |z| near 1e308
     # (sigma_min >= (Re z - max Re eig) > 0 is of the size of Re z far out)
     ratio = re[right][None, :] / sub
     if not np.all(np.isfinite(ratio)):
         ratio = np.exp(np.log(re[right])[None, :] - np.log(sub))
         if not np.all(np.isfinite(ratio)):
-            raise ValueError("the Kreiss ratio Re z / sigma_min(zI - A) exceeds the float range on "
-                             "this grid: sigma_min is below 1e-308 times Re z (z is within rounding "
-                             "of an unstable eigenvalue)")
+            raise ValueError(
+                "the Kreiss ratio Re z / sigma_min(zI - A) exceeds the float range on "
+                "this grid: sigma_min is below 1e-308 times Re z (z is within rounding "
+                "of an unstable eigenvalue)"
+            )
     return float(ratio.max())

@@ -14,6 +14,7 @@ No module is pinned to one worker (no ``xdist_group``) unless it must share one 
 (test_oidc.py: its provider). ``pytest_collection_modifyitems`` puts the long class-session tests
 first, so that ``--dist load`` starts them at once and the short ones fill the workers around them.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -29,6 +30,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from harness.server import Server, free_port  # noqa: E402,F401 - free_port re-exported
+
 # Re-exported for the tests: the browser-less first visit and the Chromium settings live in harness/.
 from harness.browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, WAIT_MS, chromium  # noqa: E402,F401
 from harness.server import first_visit, run_async  # noqa: E402,F401
@@ -37,15 +39,27 @@ SHOTS = ROOT / "screenshots"
 
 #: Tests that take much longer than the rest (several sessions, a whole class): run first. Matched
 #: against the node id; the rest keep their order after these.
-LONG_FIRST = ("test_rehearsal.py", "test_lesson.py", "test_anywhere.py", "test_class_open_join_push",
-              "test_choice_question", "test_import_refuses", "test_released_answers", "test_presets_edited",
-              "test_oidc.py", "test_editor_", "test_sign_in_", "test_classroom.py",
-              "test_link_language_slider_preset[hemisphere]")
+LONG_FIRST = (
+    "test_rehearsal.py",
+    "test_lesson.py",
+    "test_anywhere.py",
+    "test_class_open_join_push",
+    "test_choice_question",
+    "test_import_refuses",
+    "test_released_answers",
+    "test_presets_edited",
+    "test_oidc.py",
+    "test_editor_",
+    "test_sign_in_",
+    "test_classroom.py",
+    "test_link_language_slider_preset[hemisphere]",
+)
 
 
 def pytest_collection_modifyitems(items):
     def rank(item):
         return next((i for i, k in enumerate(LONG_FIRST) if k in item.nodeid), len(LONG_FIRST))
+
     items.sort(key=rank)  # stable: equal ranks keep the collection order
 
 
@@ -83,8 +97,15 @@ def teacher_server(params):
     from ui.teaching import instructor
     from ui.kit.spec import PARAMS_ENV
 
-    srv = Server(warm=False, env={instructor.KEY_ENV: KEY, PARAMS_ENV: str(params),
-                                  "APP_SIGNIN_PER_MIN": "1000", "APP_SIGNIN_TOTAL_PER_MIN": "1000"})
+    srv = Server(
+        warm=False,
+        env={
+            instructor.KEY_ENV: KEY,
+            PARAMS_ENV: str(params),
+            "APP_SIGNIN_PER_MIN": "1000",
+            "APP_SIGNIN_TOTAL_PER_MIN": "1000",
+        },
+    )
     srv.start()
     try:
         first_visit(srv.url)

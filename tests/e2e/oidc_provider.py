@@ -20,6 +20,7 @@ sends:
 Signed with ``joserfc`` (Authlib's own JOSE dependency; ``authlib.jose`` is deprecated in Authlib 1.9).
 Every request is recorded in :attr:`MockOIDC.log` (path, parameters), failures in :attr:`errors`.
 """
+
 from __future__ import annotations
 
 import base64
@@ -44,18 +45,16 @@ def _b64url_sha256(text: str) -> str:
 class MockOIDC:
     """``with MockOIDC(client_id, client_secret, redirect_uri) as idp: idp.sign_in_as(email)``."""
 
-    def __init__(self, client_id: str, client_secret: str, redirect_uri: str, host: str = "127.0.0.1",
-                 port: int = 0):
+    def __init__(self, client_id: str, client_secret: str, redirect_uri: str, host: str = "127.0.0.1", port: int = 0):
         self.client_id, self.client_secret, self.redirect_uri = client_id, client_secret, redirect_uri
-        self.key = RSAKey.generate_key(2048, parameters={"kid": secrets.token_hex(8), "use": "sig",
-                                                         "alg": "RS256"})
+        self.key = RSAKey.generate_key(2048, parameters={"kid": secrets.token_hex(8), "use": "sig", "alg": "RS256"})
         self._lock = threading.Lock()
         self._user: dict | None = None
         self._codes: dict[str, dict] = {}
         self._tokens: dict[str, dict] = {}
         self.log: list[tuple[str, dict]] = []
         self.errors: list[str] = []
-        self.issued = 0        # id_tokens issued
+        self.issued = 0  # id_tokens issued
         self.logouts = 0
         self._httpd = ThreadingHTTPServer((host, port), self._handler())
         self._httpd.daemon_threads = True
@@ -73,9 +72,12 @@ class MockOIDC:
             if email is None:
                 self._user = None
             else:
-                self._user = {"sub": "user-" + hashlib.sha256(email.encode()).hexdigest()[:16],
-                              "email": email, "email_verified": email_verified,
-                              "name": name or email.split("@")[0].title()}
+                self._user = {
+                    "sub": "user-" + hashlib.sha256(email.encode()).hexdigest()[:16],
+                    "email": email,
+                    "email_verified": email_verified,
+                    "name": name or email.split("@")[0].title(),
+                }
 
     def paths(self) -> list[str]:
         with self._lock:
@@ -100,10 +102,14 @@ class MockOIDC:
     def discovery(self) -> dict:
         i = self.issuer
         return {
-            "issuer": i, "authorization_endpoint": f"{i}/authorize", "token_endpoint": f"{i}/token",
-            "jwks_uri": f"{i}/jwks", "userinfo_endpoint": f"{i}/userinfo",
+            "issuer": i,
+            "authorization_endpoint": f"{i}/authorize",
+            "token_endpoint": f"{i}/token",
+            "jwks_uri": f"{i}/jwks",
+            "userinfo_endpoint": f"{i}/userinfo",
             "end_session_endpoint": f"{i}/logout",
-            "response_types_supported": ["code"], "subject_types_supported": ["public"],
+            "response_types_supported": ["code"],
+            "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": ["RS256"],
             "scopes_supported": ["openid", "email", "profile"],
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
@@ -128,9 +134,14 @@ class MockOIDC:
             return 302, {"Location": self._with(redirect_uri, error="access_denied", state=state)}
         code = secrets.token_urlsafe(24)
         with self._lock:
-            self._codes[code] = {"user": user, "nonce": q.get("nonce"), "redirect_uri": redirect_uri,
-                                 "challenge": q.get("code_challenge"),
-                                 "method": q.get("code_challenge_method", "plain"), "t": time.time()}
+            self._codes[code] = {
+                "user": user,
+                "nonce": q.get("nonce"),
+                "redirect_uri": redirect_uri,
+                "challenge": q.get("code_challenge"),
+                "method": q.get("code_challenge_method", "plain"),
+                "t": time.time(),
+            }
         return 302, {"Location": self._with(redirect_uri, code=code, state=state)}
 
     def token(self, form: dict, auth_header: str | None) -> tuple[int, dict]:
@@ -157,8 +168,14 @@ class MockOIDC:
             if want != grant["challenge"]:
                 return self._fail(400, "token: PKCE verifier does not match", body={"error": "invalid_grant"})
         now = int(time.time())
-        claims = {"iss": self.issuer, "aud": self.client_id, "iat": now, "exp": now + ID_TOKEN_TTL_S,
-                  "auth_time": now, **grant["user"]}
+        claims = {
+            "iss": self.issuer,
+            "aud": self.client_id,
+            "iat": now,
+            "exp": now + ID_TOKEN_TTL_S,
+            "auth_time": now,
+            **grant["user"],
+        }
         if grant["nonce"]:
             claims["nonce"] = grant["nonce"]
         id_token = jwt.encode({"alg": "RS256", "kid": self.key.kid, "typ": "JWT"}, claims, self.key)
@@ -166,8 +183,13 @@ class MockOIDC:
         with self._lock:
             self._tokens[access] = grant["user"]
             self.issued += 1
-        return 200, {"access_token": access, "token_type": "Bearer", "expires_in": ID_TOKEN_TTL_S,
-                     "scope": "openid email profile", "id_token": id_token}
+        return 200, {
+            "access_token": access,
+            "token_type": "Bearer",
+            "expires_in": ID_TOKEN_TTL_S,
+            "scope": "openid email profile",
+            "id_token": id_token,
+        }
 
     def userinfo(self, auth_header: str | None) -> tuple[int, dict]:
         token = (auth_header or "")[7:] if (auth_header or "").startswith("Bearer ") else ""

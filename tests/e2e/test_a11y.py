@@ -20,6 +20,7 @@ each chart one figure for assistive technology, and a keyboard-only walk.
 
 axe-core is the copy the pinned ``axe-playwright-python`` ships (``bench.a11y.axe_version``).
 """
+
 from __future__ import annotations
 
 import re
@@ -59,8 +60,10 @@ def own_serious(violations: list[dict]) -> list[str]:
     for v in violations:
         for n in v["nodes"]:
             if (n.get("impact") or v["impact"]) in SERIOUS and _frame_reason(v["id"], n) is None:
-                out.append(f"{v['id']} ({n.get('impact') or v['impact']}): {n['target']} {n['html'][:120]}"
-                           f" | {n['summary'][-160:]}")
+                out.append(
+                    f"{v['id']} ({n.get('impact') or v['impact']}): {n['target']} {n['html'][:120]}"
+                    f" | {n['summary'][-160:]}"
+                )
     return out
 
 
@@ -86,8 +89,12 @@ def test_axe_pages(lang, server, a11y_tab):
             failures += [f"{e.stem} {lang} {width}px: {line}" for line in own_serious(v)]
         rows.append(row)
     SHOTS.mkdir(exist_ok=True)
-    table = [f"axe-core {axe_version()}, lang={lang}; cells: {'/'.join(IMPACTS)} (elements)", "",
-             "| page | 1400 px | 390 px |", "| --- | --- | --- |"] + [f"| {' | '.join(r)} |" for r in rows]
+    table = [
+        f"axe-core {axe_version()}, lang={lang}; cells: {'/'.join(IMPACTS)} (elements)",
+        "",
+        "| page | 1400 px | 390 px |",
+        "| --- | --- | --- |",
+    ] + [f"| {' | '.join(r)} |" for r in rows]
     (SHOTS / f"a11y_axe_{lang}.md").write_text("\n".join(table) + "\n", encoding="utf-8")
     print("\n".join(table))
     assert not pg.js_errors, pg.js_errors[:3]
@@ -113,9 +120,11 @@ _CHARTS_JS = """() => [...document.querySelectorAll('[data-testid="appPlotlyChar
 def test_lang_title_and_charts_follow_the_language(server, page):
     stem = "two_point"
     b.goto(page, f"{server}/{stem}?lang=en")
-    page.wait_for_function("() => document.documentElement.lang === 'en'"
-                           " && document.querySelector('[data-testid=\"appPlotlyChart\"][role=figure]')",
-                           timeout=WAIT_MS)
+    page.wait_for_function(
+        "() => document.documentElement.lang === 'en'"
+        " && document.querySelector('[data-testid=\"appPlotlyChart\"][role=figure]')",
+        timeout=WAIT_MS,
+    )
     lang, title = _lang_title(page)
     assert (lang, title) == ("en", f"{Text(stem, 'en')('title')} · {Text('common', 'en')('app_title')}")
     charts = page.evaluate(_CHARTS_JS)
@@ -123,16 +132,18 @@ def test_lang_title_and_charts_follow_the_language(server, page):
     prefix = Text("common", "en")("view.alt_prefix")
     for c in charts:
         assert c["role"] == "figure" and c["name"], c
-        drawn = re.sub(r"\s+", " ", c["title"].replace("\u200b", "")).strip()   # (plotly.js's zero-width spaces)
-        assert c["name"] == drawn, c                                         # its name is its title as drawn
-        assert c["desc"] and c["desc"].startswith(prefix), c               # its "In words" line
-        assert c["svgs"] and set(c["svgs"]) == {"true"}, c                 # the drawing is hidden
+        drawn = re.sub(r"\s+", " ", c["title"].replace("\u200b", "")).strip()  # (plotly.js's zero-width spaces)
+        assert c["name"] == drawn, c  # its name is its title as drawn
+        assert c["desc"] and c["desc"].startswith(prefix), c  # its "In words" line
+        assert c["svgs"] and set(c["svgs"]) == {"true"}, c  # the drawing is hidden
         # the toolbar: download and reset, each a named button with a Tab stop
         assert [x[0] for x in c["buttons"]] == ["Download plot as a PNG", "Reset axes"], c
         assert all(x[1] == "button" and x[2] == 0 for x in c["buttons"]), c
     # slider names read aloud hold no LaTeX source (two_point's τ_max label is "$\tau_{\max}$ ...")
-    names_js = ("() => [...document.querySelectorAll('[data-testid=\"stSidebar\"] [aria-label]')]"
-                ".map((e) => e.getAttribute('aria-label'))")
+    names_js = (
+        "() => [...document.querySelectorAll('[data-testid=\"stSidebar\"] [aria-label]')]"
+        ".map((e) => e.getAttribute('aria-label'))"
+    )
     try:
         page.wait_for_function(f"() => !({names_js})().some((n) => n.includes('$'))", timeout=30_000)
     except Exception:  # noqa: BLE001 - playwright's TimeoutError: the assertion says what was there
@@ -146,25 +157,35 @@ def test_lang_title_and_charts_follow_the_language(server, page):
     b.wait_ready(page)
     zh_title = f"{Text(stem, 'zh')('title')} · {Text('common', 'zh')('app_title')}"
     page.wait_for_function("(t) => document.title === t", arg=zh_title, timeout=WAIT_MS)
-    page.wait_for_function("() => [...document.querySelectorAll('.modebar-btn')].some("
-                           "(x) => x.getAttribute('aria-label') === '下载图片（PNG）')", timeout=WAIT_MS)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.modebar-btn')].some("
+        "(x) => x.getAttribute('aria-label') === '下载图片（PNG）')",
+        timeout=WAIT_MS,
+    )
     words = Text("common", "zh")
     for c in page.evaluate(_CHARTS_JS):
         assert [x[0] for x in c["buttons"]] == [words("chart.download"), words("chart.reset")], c
         assert c["desc"] and c["desc"].startswith(words("view.alt_prefix")), c
     # Streamlit's English "Help for <label>" in the page's language, the label readable
-    helps_js = ("() => [...document.querySelectorAll('[data-testid=\"stTooltipIcon\"] button[aria-label]')]"
-                ".map((e) => e.getAttribute('aria-label'))")
+    helps_js = (
+        "() => [...document.querySelectorAll('[data-testid=\"stTooltipIcon\"] button[aria-label]')]"
+        ".map((e) => e.getAttribute('aria-label'))"
+    )
     try:
-        page.wait_for_function(f"() => {{ const h = ({helps_js})(); return h.length"
-                               " && !h.some((x) => x.startsWith('Help for') || x.includes('$')); }", timeout=30_000)
+        page.wait_for_function(
+            f"() => {{ const h = ({helps_js})(); return h.length"
+            " && !h.some((x) => x.startsWith('Help for') || x.includes('$')); }",
+            timeout=30_000,
+        )
     except Exception:  # noqa: BLE001 - playwright's TimeoutError: say what was there
         pass
     helps = page.evaluate(helps_js)
     assert helps and not [h for h in helps if h.startswith("Help for") or "$" in h], helps
     # the other language's option is marked as that language
-    marked = page.evaluate("() => [...document.querySelectorAll('button[data-variant=\"segmented_control\"]')]"
-                           ".map((x) => x.innerText.trim() + ':' + x.getAttribute('lang'))")
+    marked = page.evaluate(
+        "() => [...document.querySelectorAll('button[data-variant=\"segmented_control\"]')]"
+        ".map((x) => x.innerText.trim() + ':' + x.getAttribute('lang'))"
+    )
     assert marked == ["English:en", "中文:zh-Hans"]
 
 
@@ -199,7 +220,7 @@ def test_keyboard_walk(server, page):
 
     stem = "two_point"
     b.goto(page, f"{server}/{stem}?lang=en")
-    page.locator('.st-key-_share_open summary').click()      # the share box open (a student's click)
+    page.locator(".st-key-_share_open summary").click()  # the share box open (a student's click)
     page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').wait_for()
     b.wait_ready(page)
     page.evaluate("() => { if (document.activeElement) document.activeElement.blur(); }")  # from the top
@@ -217,18 +238,18 @@ def test_keyboard_walk(server, page):
     assert not no_ring, no_ring[:5]
     kinds = {s["testid"] for s in stops}
     names = [s["name"] for s in stops]
-    assert "stSidebarNavLink" in kinds, kinds                           # page links
-    assert any(s["tag"] == "INPUT" and s["key"] == "beta" for s in stops), stops   # a slider
-    assert "Copy to clipboard" in names, names                         # the share box's copy button
-    assert "Download plot as a PNG" in names and "Reset axes" in names, names     # the chart toolbar
-    assert any(s["key"].startswith("_data_") for s in stops), stops     # a figure's data (CSV)
+    assert "stSidebarNavLink" in kinds, kinds  # page links
+    assert any(s["tag"] == "INPUT" and s["key"] == "beta" for s in stops), stops  # a slider
+    assert "Copy to clipboard" in names, names  # the share box's copy button
+    assert "Download plot as a PNG" in names and "Reset axes" in names, names  # the chart toolbar
+    assert any(s["key"].startswith("_data_") for s in stops), stops  # a figure's data (CSV)
     for s in stops:
         if s["tag"] in ("A", "BUTTON", "SUMMARY") or s["testid"] in ("stSelectbox", "stMain"):
-            c = _rgb(s["ring"])   # the ring is seen: 3:1 on the sidebar's grey (and so on white)
+            c = _rgb(s["ring"])  # the ring is seen: 3:1 on the sidebar's grey (and so on white)
             assert c and ratio(c, SIDEBAR) >= 3.0, s
 
     # Predict first: opened with Enter, an answer typed, checked with Enter: focus on the verdict
-    summary = page.locator(f'.st-key-_predict_open_{stem} summary')
+    summary = page.locator(f".st-key-_predict_open_{stem} summary")
     summary.focus()
     summary.press("Enter")
     first_input = page.locator(f'[class*="st-key-_predict_{stem}_"][class*="_in"] input').first
@@ -242,8 +263,10 @@ def test_keyboard_walk(server, page):
     else:
         first_input.fill("0.5")
         first_input.press("Enter")
-    page.wait_for_function("() => { const a = document.activeElement;"
-                           " return !!(a && a.closest('[data-testid=\"stAlert\"]')); }", timeout=WAIT_MS)
+    page.wait_for_function(
+        "() => { const a = document.activeElement; return !!(a && a.closest('[data-testid=\"stAlert\"]')); }",
+        timeout=WAIT_MS,
+    )
     said = page.evaluate("() => document.activeElement.closest('[data-testid=\"stAlert\"]').innerText")
     assert said.strip()
 
@@ -282,13 +305,17 @@ def test_axe_instructor_and_student_in_a_class(teacher_server, browser):
             f = student.evaluate(_FOCUSED_JS)
             if f and f["key"].startswith("_class"):
                 seen.append(f)
-        assert any(f["key"] == "_class_stop" for f in seen), seen        # "stop following", by Tab
+        assert any(f["key"] == "_class_stop" for f in seen), seen  # "stop following", by Tab
         assert all(f["visible"] and f["ring"] for f in seen), seen
         open_editor(teacher, "en")
         check(teacher, "parameter editor")
         open_nav_link(teacher, C("en")("title"))
-        teacher.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
-                                  " return h && h.innerText.trim() === t; }", arg=C("en")("title"), timeout=WAIT_MS)
+        teacher.wait_for_function(
+            "(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+            " return h && h.innerText.trim() === t; }",
+            arg=C("en")("title"),
+            timeout=WAIT_MS,
+        )
         b.wait_ready(teacher)
         check(teacher, "class console")
     print("\n".join(f"{w}: {c}" for w, c in rows))

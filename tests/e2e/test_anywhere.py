@@ -9,6 +9,7 @@ by a domain name the server knows nothing of.
 The browser resolves ``sphere.school.test`` to 127.0.0.1 (Chromium's ``--host-resolver-rules``):
 nothing leaves this machine.
 """
+
 from __future__ import annotations
 
 import os
@@ -33,8 +34,19 @@ def plain_venv(tmp_path_factory):
     """A fresh virtual environment with pip and ``pip install -r requirements.txt``, nothing else."""
     venv = tmp_path_factory.mktemp("plain") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    pip = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--disable-pip-version-check", "-r",
-                          str(ROOT / "requirements.txt")], capture_output=True, text=True, timeout=1500)
+    pip = subprocess.run(
+        [
+            str(venv / "bin" / "pip"),
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "-r",
+            str(ROOT / "requirements.txt"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
     assert pip.returncode == 0, pip.stderr[-3000:]
     return venv
 
@@ -44,9 +56,26 @@ def plain_server(plain_venv):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("STREAMLIT_", "APP_", "NUMBA_", "VIRTUAL_ENV"))}
     env["PATH"] = f"{plain_venv / 'bin'}:{env.get('PATH', '')}"
-    proc = subprocess.Popen(["streamlit", "run", "app.py", "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         wait_healthy(f"http://127.0.0.1:{port}", proc, timeout=300)
         yield port, proc
@@ -62,8 +91,9 @@ def plain_server(plain_venv):
 def school_browser(browser):
     """A second Chromium from the worker's own Playwright (one sync Playwright per process), told
     that the school's domain name is this machine."""
-    br = browser.browser_type.launch(executable_path=CHROMIUM,
-                                     args=[*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {HOST} 127.0.0.1"])
+    br = browser.browser_type.launch(
+        executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {HOST} 127.0.0.1"]
+    )
     try:
         yield br
     finally:
@@ -74,20 +104,21 @@ def test_plain_streamlit_run_on_a_domain_name(plain_server, school_browser):
     port, _ = plain_server
     own = f"{HOST}:{port}"
     ctx = school_browser.new_context(viewport=VIEWPORT)
-    ctx.set_default_timeout(WAIT_MS)   # as every browser test: a busy machine takes its time
+    ctx.set_default_timeout(WAIT_MS)  # as every browser test: a busy machine takes its time
     seen: list[str] = []
     ctx.on("request", lambda r: seen.append(r.url))
     page = ctx.new_page()
     try:
         for stem in LESSONS:
-            goto(page, f"http://{own}/{stem}?lang=en")       # waits until every chart is drawn
+            goto(page, f"http://{own}/{stem}?lang=en")  # waits until every chart is drawn
             n = page.locator('[data-testid="appPlotlyChart"] .main-svg').count()
             assert n > 0, f"{stem}: no chart drawn"
             assert page.locator('[data-testid="stException"]').count() == 0, stem
-        elsewhere = sorted({urlsplit(u).netloc for u in seen if urlsplit(u).scheme in ("http", "https", "ws", "wss")}
-                           - {own})
+        elsewhere = sorted(
+            {urlsplit(u).netloc for u in seen if urlsplit(u).scheme in ("http", "https", "ws", "wss")} - {own}
+        )
         assert elsewhere == [], f"requests to other hosts: {elsewhere}"
-        assert any("/_app/plotly-" in u for u in seen)      # the chart library from this server
+        assert any("/_app/plotly-" in u for u in seen)  # the chart library from this server
         _share_box_gives_a_full_link_and_a_qr_code(page, port)
     finally:
         ctx.close()
@@ -98,13 +129,12 @@ def _share_box_gives_a_full_link_and_a_qr_code(page, port):
     test as the pages: one venv and one server are set up once, whichever worker runs it)."""
     goto(page, f"http://{HOST}:{port}/two_point?lang=en&beta=2.5")
     box = page.locator('[data-testid="stSidebar"] .st-key-_share_open')
-    assert box.locator("summary").inner_text().strip().endswith("Share this view")   # its text, not a key
+    assert box.locator("summary").inner_text().strip().endswith("Share this view")  # its text, not a key
     box.locator("summary").click()
     img = page.locator(".tos-qr img")
     img.wait_for(timeout=WAIT_MS)
     link = box.locator("code").first.inner_text().strip()
     assert link.startswith(f"http://{HOST}:{port}/two_point?") and "beta=2.5" in link, link
     # the QR image renders (a decoded <img> of real size), and holds the link (its alt text)
-    page.wait_for_function("(el) => el.complete && el.naturalWidth > 100", arg=img.element_handle(),
-                           timeout=WAIT_MS)
+    page.wait_for_function("(el) => el.complete && el.naturalWidth > 100", arg=img.element_handle(), timeout=WAIT_MS)
     assert img.get_attribute("alt") == f"QR: {link}"

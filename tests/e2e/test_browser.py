@@ -13,6 +13,7 @@ presets from each page's ``SCHEMA`` resolved against the instructor file. For ev
   page in both languages goes to ``screenshots/<page>_<lang>.png``: ``make screenshots``);
 - garbage in the URL gives a notice, never a traceback (two pages here; every page in AppTest).
 """
+
 from __future__ import annotations
 
 import os
@@ -118,8 +119,12 @@ def test_link_language_slider_preset(stem, server, page, shots):
     # 2. the language switch (sidebar segmented control)
     page.locator('.st-key-lang button[role="radio"]', has_text="English").click()
     en_title = Text(stem, "en")("title")
-    page.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
-                           " return h && h.innerText.trim() === t; }", arg=en_title, timeout=WAIT_MS)
+    page.wait_for_function(
+        "(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+        " return h && h.innerText.trim() === t; }",
+        arg=en_title,
+        timeout=WAIT_MS,
+    )
     b.wait_ready(page)
     assert en_title != Text(stem, "zh")("title")
     assert_clean(page, "en")

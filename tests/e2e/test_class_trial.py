@@ -21,12 +21,12 @@ Each step names the point of the issue it checks and what it caught on the code 
 
 Screenshots: ``screenshots/class_trial_*`` (the phone during a question, the console on a projector).
 """
+
 from __future__ import annotations
 
 from harness import browser as b
 from harness.browser import WAIT_MS
-from tests.e2e.test_instructor import (MAIN, SB, STEM, T, _wait_param, button, open_class, open_nav_link, see,
-                                       sign_in)
+from tests.e2e.test_instructor import MAIN, SB, STEM, T, _wait_param, button, open_class, open_nav_link, see, sign_in
 from tests.e2e.test_instructor_more import flip, pick, release_switch
 from tests.e2e.test_rehearsal import BANNER, PHONE, C, _answer, _ask, _in_banner, _reveal, _shot, people  # noqa: F401
 from ui.teaching import responses
@@ -107,10 +107,10 @@ def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots)
     phone.wait_for_function(f"() => location.pathname.endsWith('/{STEM}')", timeout=WAIT_MS)
     held = cz("banner.held", code=code, page=pz("title")).split("**")[-1].strip()
     _in_banner(phone, held[:12])
-    phone.wait_for_timeout(6_000)   # the poll's trips meanwhile: no second toast
+    phone.wait_for_timeout(6_000)  # the poll's trips meanwhile: no second toast
     toasts = phone.evaluate("() => window.__toasts")
     assert sum(cz("toast.held") in x for x in toasts) == 1, toasts
-    teacher.locator(".st-key-_class_hold label").first.click()   # hold off again
+    teacher.locator(".st-key-_class_hold label").first.click()  # hold off again
     b.wait_ready(teacher)
 
     # item 2: a bank question with its instruction and parameters, for the teacher and the student
@@ -131,8 +131,11 @@ def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots)
     # item 3: the release toast names the page
     release_switch(teacher).scroll_into_view_if_needed()
     flip(teacher, True, "zh")
-    phone.wait_for_function("(t) => window.__toasts.some((x) => x.includes(t))",
-                            arg=cz("toast.released", pages=pz("title")), timeout=WAIT_MS)
+    phone.wait_for_function(
+        "(t) => window.__toasts.some((x) => x.includes(t))",
+        arg=cz("toast.released", pages=pz("title")),
+        timeout=WAIT_MS,
+    )
 
     # item 6: the class moves on to another page: the revealed question folds away on the phone
     open_nav_link(teacher, Text(OTHER, "zh")("title"))
@@ -151,29 +154,35 @@ def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots)
     open_nav_link(teacher, cz("title"))
     qr = teacher.locator(f"{MAIN} .tos-class-qr img").first
     qr.wait_for(timeout=WAIT_MS)
-    teacher.locator(".st-key-projector label").first.click()          # the sidebar's projector switch
-    teacher.wait_for_function("() => parseFloat(getComputedStyle(document.documentElement).fontSize) > 20",
-                              timeout=WAIT_MS)
+    teacher.locator(".st-key-projector label").first.click()  # the sidebar's projector switch
+    teacher.wait_for_function(
+        "() => parseFloat(getComputedStyle(document.documentElement).fontSize) > 20", timeout=WAIT_MS
+    )
     b.wait_ready(teacher)
     teacher.evaluate("() => window.scrollTo(0, 0)")
     box = qr.bounding_box()
-    assert box["y"] + box["height"] <= 900, box                      # above the fold
-    assert code in (qr.get_attribute("alt") or "")                   # a text alternative: its address
+    assert box["y"] + box["height"] <= 900, box  # above the fold
+    assert code in (qr.get_attribute("alt") or "")  # a text alternative: its address
     value = teacher.locator(f"{MAIN} .tos-class-code-value").first
     assert value.inner_text().strip() == code
     assert float(value.evaluate("(e) => parseFloat(getComputedStyle(e).fontSize)")) >= 60
-    assert value.evaluate("(e) => e.getBoundingClientRect().right"
-                          " <= e.closest('[data-testid=\"stColumn\"]').getBoundingClientRect().right + 1")  # fits
-    side = teacher.locator(f"{SB} .tos-class-code-value").first    # and in the sidebar's panel
-    assert side.evaluate("(e) => e.getBoundingClientRect().right"
-                         " <= e.closest('[data-testid=\"stSidebarContent\"]').getBoundingClientRect().right")
+    assert value.evaluate(
+        "(e) => e.getBoundingClientRect().right"
+        " <= e.closest('[data-testid=\"stColumn\"]').getBoundingClientRect().right + 1"
+    )  # fits
+    side = teacher.locator(f"{SB} .tos-class-code-value").first  # and in the sidebar's panel
+    assert side.evaluate(
+        "(e) => e.getBoundingClientRect().right"
+        " <= e.closest('[data-testid=\"stSidebarContent\"]').getBoundingClientRect().right"
+    )
     gap = teacher.locator(f'{MAIN} [class*="st-key-tos_class_link"] [data-testid="stCode"]').first.evaluate(
         """(e) => { const pre = e.querySelector('pre'), btn = e.querySelector('button');
                     if (!btn) return 1e9;
                     const r = document.createRange(); r.selectNodeContents(pre.querySelector('code') || pre);
                     const text = [...r.getClientRects()].reduce((m, x) => Math.max(m, x.right), 0);
-                    return btn.getBoundingClientRect().left - text; }""")
-    assert gap >= 0, gap                                               # the copy icon beside the text
+                    return btn.getBoundingClientRect().left - text; }"""
+    )
+    assert gap >= 0, gap  # the copy icon beside the text
     _shot(teacher, shots / "class_trial_console_zh_projector_1400x900.png")
 
     # item 3: ending the class withdraws the answers released during it, and says so
@@ -182,8 +191,9 @@ def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots)
     see(teacher, cz("teacher.withdrawn", pages=pz("title"))[:10], MAIN)
     b.goto(phone, f"{teacher_server}/{STEM}?lang=zh")
     b.wait_ready(phone)
-    assert phone.locator(f'{MAIN} [data-testid="stExpander"] summary',
-                         has_text=T("zh")("answers.title", i=1)).count() == 0
+    assert (
+        phone.locator(f'{MAIN} [data-testid="stExpander"] summary', has_text=T("zh")("answers.title", i=1)).count() == 0
+    )
 
 
 def test_pushed_view_opens_exactly_ime_choices_and_settings_kept(teacher_server, people):  # noqa: F811 - the fixture
@@ -254,7 +264,7 @@ def test_pushed_view_opens_exactly_ime_choices_and_settings_kept(teacher_server,
     for label in ("更快", "更慢", "差不多"):
         radio.locator("label", has_text=label).first.wait_for(timeout=WAIT_MS)
     assert radio.locator('input[type="radio"]').count() == 3
-    _in_banner(laptop, "β 变大时，收拢会？")     # the teacher's own words, as typed, as plain text
+    _in_banner(laptop, "β 变大时，收拢会？")  # the teacher's own words, as typed, as plain text
     assert laptop.locator(f"{BANNER} code", has_text="收拢会").count() == 0
     # the class ends (the sign-in is shared by the tests of this server: the next one opens its own)
     button(teacher, tz("class.close"), SB).click()

@@ -8,6 +8,7 @@ once on the server's threads beside identical requests that share one (ten disti
 test ~100 s of a loaded CI run; concurrency and sharing are what it checks, the per-session cost at
 N = 50 is the benchmark's). The table goes to ``artifacts/classroom_n10.txt``.
 """
+
 from __future__ import annotations
 
 from bench.classroom import run_classroom
@@ -23,8 +24,7 @@ DISTINCT = 3
 
 
 def test_ten_sessions_every_page_zero_errors(server_proc):
-    res = run_async(run_classroom, server_proc.url, N, server_proc.pid, timeout=WAIT_MS / 1000,
-                    distinct=DISTINCT)
+    res = run_async(run_classroom, server_proc.url, N, server_proc.pid, timeout=WAIT_MS / 1000, distinct=DISTINCT)
     out = ROOT / "artifacts"
     out.mkdir(exist_ok=True)
     (out / "classroom_n10.txt").write_text(res.table() + "\n")

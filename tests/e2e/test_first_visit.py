@@ -6,6 +6,7 @@ The byte limits are what this change reaches (docs/performance.md, "First visit"
 the measured figures so that a change that adds weight fails here; the issue's own targets for a
 lesson page (1.5 MB) and the home page (1 MB) are not reached while Streamlit's own fonts and
 JavaScript stay as they are (that section says what they cost)."""
+
 from __future__ import annotations
 
 import pytest
@@ -109,11 +110,17 @@ def test_the_partial_bundle_draws_what_the_full_one_draws(browser, server, stem)
                 urls = [chart.asset_path(n) for n in ("2d", "3d")]
                 page.add_init_script(f"({FULL_JS})({[urls, chart.asset_path()]!r})")
             b.goto(page, f"{server}/{stem}?lang=en")
-            loaded = page.evaluate("() => [...document.querySelectorAll('script[src*=\"/_app/plotly\"]')]"
-                                   ".map((s) => new URL(s.src).pathname)")
+            loaded = page.evaluate(
+                "() => [...document.querySelectorAll('script[src*=\"/_app/plotly\"]')]"
+                ".map((s) => new URL(s.src).pathname)"
+            )
             assert (chart.asset_path() in loaded) == (how == "full"), loaded
-            drawn[how] = (settled(page), page.evaluate(
-                "() => [...document.querySelectorAll('.js-plotly-plot')].map((g) => g._fullData.map((t) => t.type))"))
+            drawn[how] = (
+                settled(page),
+                page.evaluate(
+                    "() => [...document.querySelectorAll('.js-plotly-plot')].map((g) => g._fullData.map((t) => t.type))"
+                ),
+            )
             assert not b.exceptions(page)
         finally:
             ctx.close()

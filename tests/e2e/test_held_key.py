@@ -12,6 +12,7 @@ One tab, the session's server; each page is opened from the sidebar (a load wher
 another app or language) and loaded once more by its final URL (the reference drawing of the value
 pressed to, mostly from the server's cache).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -63,8 +64,9 @@ def held_slider(stem: str):
     if stem in SLIDER:
         return params[SLIDER[stem]]
     for p in params.values():
-        if p.kind in ("float", "int") and p.clamp(p.default + PRESSES * p.step) == \
-                round(p.default + PRESSES * p.step, 12):
+        if p.kind in ("float", "int") and p.clamp(p.default + PRESSES * p.step) == round(
+            p.default + PRESSES * p.step, 12
+        ):
             return p
     raise AssertionError(f"{stem}: no slider with {PRESSES} steps of room right of its default")
 
@@ -72,8 +74,7 @@ def held_slider(stem: str):
 def wait_settled(page, p, want) -> None:
     """The page has run for ``want`` (in its URL) and is drawn, twice, a moment apart."""
     for _ in range(2):
-        page.wait_for_function(SETTLED_JS, arg=[p.name, fmt_value(p, want)], timeout=SETTLE_MS,
-                               polling=100)
+        page.wait_for_function(SETTLED_JS, arg=[p.name, fmt_value(p, want)], timeout=SETTLE_MS, polling=100)
         page.wait_for_timeout(300)
 
 

@@ -19,6 +19,7 @@ student, second student) is its own browser context, i.e. its own Streamlit sess
 
 Screenshots (desktop) go to ``screenshots/instructor_*_{en,zh}.png``.
 """
+
 from __future__ import annotations
 
 import os
@@ -54,8 +55,9 @@ SIGNIN_PER_MIN = 3
 @pytest.fixture(scope="module")
 def limited_server(params):
     """Instructor mode with a small attempt limit (its own server: the limit is per address)."""
-    srv = Server(warm=False, env={instructor.KEY_ENV: KEY, PARAMS_ENV: str(params),
-                                  "APP_SIGNIN_PER_MIN": str(SIGNIN_PER_MIN)})
+    srv = Server(
+        warm=False, env={instructor.KEY_ENV: KEY, PARAMS_ENV: str(params), "APP_SIGNIN_PER_MIN": str(SIGNIN_PER_MIN)}
+    )
     srv.start()
     try:
         yield srv.url
@@ -98,8 +100,10 @@ def button(pg, label: str, where: str = ""):
 
 def answer_expanders(pg, lang: str):
     """The answers' expander headers on the page (their label, without the icon)."""
-    return pg.locator(f'{MAIN} [data-testid="stExpander"] summary [data-testid="stMarkdownContainer"]',
-                      has_text=re.compile("^" + re.escape(T(lang)("answers.title", i=1))[:-1] + r"\d+$"))
+    return pg.locator(
+        f'{MAIN} [data-testid="stExpander"] summary [data-testid="stMarkdownContainer"]',
+        has_text=re.compile("^" + re.escape(T(lang)("answers.title", i=1))[:-1] + r"\d+$"),
+    )
 
 
 KEY_BOX = 'form.app-signin input[name="key"]'
@@ -123,8 +127,10 @@ def refused(pg, text: str) -> None:
     pg.get_by_text(text).first.wait_for(state="visible", timeout=WAIT_MS)
     # The page stays until its link is followed (it used to refresh after 4 s): go to the link's address.
     try:
-        href = pg.evaluate("() => document.querySelector('[data-testid=\"stApp\"]') ? null"
-                           " : (document.querySelector('a') || {}).href || null")
+        href = pg.evaluate(
+            "() => document.querySelector('[data-testid=\"stApp\"]') ? null"
+            " : (document.querySelector('a') || {}).href || null"
+        )
     except Exception:  # noqa: BLE001 - the refresh navigated while we looked
         href = None
     if href:
@@ -160,8 +166,11 @@ def open_nav_link(pg, text: str) -> None:
 def open_editor(pg, lang: str) -> None:
     t = T(lang)
     open_nav_link(pg, t("editor.nav"))
-    pg.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
-                         " return h && h.innerText.trim() === t; }", arg=t("editor.title"))
+    pg.wait_for_function(
+        "(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+        " return h && h.innerText.trim() === t; }",
+        arg=t("editor.title"),
+    )
     b.wait_ready(pg)
     sel = pg.locator(".st-key-_ed_stem")
     title = Text(STEM, lang)("title")
@@ -184,7 +193,8 @@ def set_field(pg, name: str, f: str, value) -> None:
 def row_of(pg, name: str):
     """The bordered row of parameter ``name`` in the editor (its fields and messages)."""
     return field(pg, name, "min").locator(
-        f"xpath=ancestor::div[@data-testid='stVerticalBlock'][.//strong[normalize-space()='{name}']][1]")
+        f"xpath=ancestor::div[@data-testid='stVerticalBlock'][.//strong[normalize-space()='{name}']][1]"
+    )
 
 
 def shoot(pg, path, locator=None) -> None:
@@ -271,7 +281,7 @@ def test_sign_in_rate_limited(limited_server, tabs):
     for i in range(SIGNIN_PER_MIN):
         sign_in(pg, lang, key=f"wrong key number {i}")
         refused(pg, t("signin.wrong"))
-    sign_in(pg, lang)                      # the right key, too, once over the limit
+    sign_in(pg, lang)  # the right key, too, once over the limit
     refused(pg, t("signin.wait", s=99).split("99")[0].strip())
     assert t("signin.signed_in") not in sidebar_text(pg)
 
@@ -286,18 +296,19 @@ def test_editor_refuses_invalid_entries_next_to_the_field(lang, teacher_server, 
     save = pg.locator(".st-key-_ed_save button")
     assert save.is_enabled()
     row = row_of(pg, "beta")
-    cases = [("min", 6.0, "max", 5.0, "need min <= default <= max"),      # min > max
-             ("default", 50.0, None, None, "need min <= default <= max"),  # default outside
-             ("step", 0, None, None, "step must be > 0"),
-             ("step", -0.5, None, None, "step must be > 0")]
+    cases = [
+        ("min", 6.0, "max", 5.0, "need min <= default <= max"),  # min > max
+        ("default", 50.0, None, None, "need min <= default <= max"),  # default outside
+        ("step", 0, None, None, "step must be > 0"),
+        ("step", -0.5, None, None, "step must be > 0"),
+    ]
     for i, (f1, v1, f2, v2, msg) in enumerate(cases):
         set_field(pg, "beta", f1, v1)
         if f2:
             set_field(pg, "beta", f2, v2)
         see(pg, msg, '[data-testid="stMain"]')
         # the row's message is drawn before the save button, further down: wait for the run's end
-        pg.wait_for_function("() => document.querySelector('.st-key-_ed_save button').disabled",
-                             timeout=b.WAIT_MS)
+        pg.wait_for_function("() => document.querySelector('.st-key-_ed_save button').disabled", timeout=b.WAIT_MS)
         see(pg, t("editor.cannot_save", n=1), MAIN)
         b.wait_ready(pg)
         assert msg in row.inner_text(), f"the message is not next to the field: {msg}"
@@ -335,8 +346,7 @@ def test_editor_save_reaches_student_undo_comments_export(teacher_server, params
     import difflib  # the file holds only what it overrides: the two values are added, nothing removed
 
     diff = list(difflib.ndiff(pristine.splitlines(), saved.splitlines()))
-    assert [d[2:] for d in diff if d.startswith("+ ")] == ["", "[two_point.params.beta]", "max = 6.0",
-                                                         "default = 2.0"]
+    assert [d[2:] for d in diff if d.startswith("+ ")] == ["", "[two_point.params.beta]", "max = 6.0", "default = 2.0"]
     assert not [d for d in diff if d.startswith("- ")]
     assert pf.backup_path(params).read_text() == pristine
 
@@ -344,7 +354,9 @@ def test_editor_save_reaches_student_undo_comments_export(teacher_server, params
     b.nudge(student, b.resolved(STEM).params["theta0"])
     student.wait_for_function(
         "() => { const s = document.querySelector('.st-key-beta input[type=\"range\"]');"
-        " return s && Number(s.getAttribute('aria-valuemax') ?? s.max) === 6; }", timeout=WAIT_MS)
+        " return s && Number(s.getAttribute('aria-valuemax') ?? s.max) === 6; }",
+        timeout=WAIT_MS,
+    )
 
     # export: the file on disk, byte for byte
     b.wait_ready(pg)
@@ -377,8 +389,10 @@ def test_editor_detects_a_file_edited_by_hand(lang, teacher_server, params, pris
     assert params.read_text() == hand, "the hand edit was overwritten"
     assert not pf.backup_path(params).exists()
     button(pg, t("editor.reload"), MAIN).click()
-    pg.wait_for_function("(s) => !document.querySelector('[data-testid=\"stMain\"]').innerText.includes(s)",
-                         arg=t("editor.changed_on_disk")[:12])
+    pg.wait_for_function(
+        "(s) => !document.querySelector('[data-testid=\"stMain\"]').innerText.includes(s)",
+        arg=t("editor.changed_on_disk")[:12],
+    )
     b.wait_ready(pg)
     assert field(pg, "beta", "default").input_value() in ("1", "1.0"), "the editor shows the file's value"
 
@@ -421,7 +435,9 @@ def _student_joins(tabs, link: str, lang: str, code: str):
 def _wait_param(pg, name: str, value: float, timeout: float = WAIT_MS) -> None:
     pg.wait_for_function(
         "([n, v]) => Math.abs(Number(new URLSearchParams(location.search).get(n)) - v) < 1e-9",
-        arg=[name, value], timeout=timeout)
+        arg=[name, value],
+        timeout=timeout,
+    )
 
 
 def open_class(teacher, server: str, lang: str):
@@ -444,12 +460,11 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     tt, ts = T(teacher_lang), T(student_lang)
     teacher = signed_in_tab(tabs, teacher_server, teacher_lang)
     link, code = open_class(teacher, teacher_server, teacher_lang)
-    qr = teacher.locator(f'{SB} .tos-class-qr img').first
+    qr = teacher.locator(f"{SB} .tos-class-qr img").first
     qr.wait_for()
     assert qr.bounding_box()["width"] >= 100
     b.wait_ready(teacher)
-    panel = teacher.locator(f'{SB} [data-testid="stExpander"]',
-                            has=teacher.locator('.tos-class-qr img')).last
+    panel = teacher.locator(f'{SB} [data-testid="stExpander"]', has=teacher.locator(".tos-class-qr img")).last
     panel.screenshot(path=str(shots / f"instructor_class_panel_{teacher_lang}.png"), animations="disabled")
 
     student = _student_joins(tabs, link, student_lang, code)
@@ -469,10 +484,15 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     student.wait_for_function(
         "([p, v]) => location.pathname.endsWith('/' + p)"
         " && Math.abs(Number(new URLSearchParams(location.search).get('beta')) - v) < 1e-9",
-        arg=[STEM, target], timeout=WAIT_MS)
+        arg=[STEM, target],
+        timeout=WAIT_MS,
+    )
     latency = time.perf_counter() - t0
-    student.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
-                              " return h && h.innerText.trim() === t; }", arg=Text(STEM, student_lang)("title"))
+    student.wait_for_function(
+        "(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+        " return h && h.innerText.trim() === t; }",
+        arg=Text(STEM, student_lang)("title"),
+    )
     drawn(student)
     latency_drawn = time.perf_counter() - t0
     assert start is None or float(start) != target
@@ -480,9 +500,11 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     assert b.url_param(student, "lang") == student_lang, "the push changed the student's language"
     assert b.title(student) == Text(STEM, student_lang)("title")
     see(teacher, tt("class.pushed", v=1)[:12], SB)
-    line = (f"push latency in Chromium ({teacher_lang} -> {student_lang}): URL {latency:.2f} s, "
-            f"page drawn {latency_drawn:.2f} s (poll every {live.POLL_S:g} s; "
-            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    line = (
+        f"push latency in Chromium ({teacher_lang} -> {student_lang}): URL {latency:.2f} s, "
+        f"page drawn {latency_drawn:.2f} s (poll every {live.POLL_S:g} s; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+    )
     print("\n" + line)
     out = ROOT / "artifacts"
     out.mkdir(exist_ok=True)
@@ -493,8 +515,9 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     assert latency < 20.0, line
 
     # the student stops following: a new push does not move them; "follow again" does
-    b.click_until(button(student, ts("class.stop"), BANNER),
-                  banner_loc(student, "banner.not_following", student_lang, code=code))
+    b.click_until(
+        button(student, ts("class.stop"), BANNER), banner_loc(student, "banner.not_following", student_lang, code=code)
+    )
     theta_before = b.widget_value(teacher, STEM, p_theta)
     b.nudge(teacher, p_theta)
     theta_target = b.step_target(p_theta, theta_before)[1]
@@ -504,8 +527,9 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     see(teacher, tt("class.pushed", v=2)[:12], SB)
     student.wait_for_timeout(3_000)
     assert not b.same(b.widget_value(student, STEM, p_theta, student_lang), theta_target)
-    b.click_until(button(student, ts("class.follow"), BANNER),
-                  banner_loc(student, "banner.following", student_lang, code=code))
+    b.click_until(
+        button(student, ts("class.follow"), BANNER), banner_loc(student, "banner.following", student_lang, code=code)
+    )
     _wait_param(student, "theta0", theta_target, timeout=WAIT_MS)
 
     # a live question (the page's first number question): two students answer, the teacher sees
@@ -525,8 +549,10 @@ def test_class_open_join_push_follow_and_live_question(teacher_lang, student_lan
     rv.fill("1.25")
     rv.press("Enter")
     b.wait_ready(teacher)
-    b.click_until(button(teacher, tt("class.reveal"), SB),
-                  text_loc(student, C(student_lang)("banner.exact", value="1.25").split("**")[0].strip(), BANNER))
+    b.click_until(
+        button(teacher, tt("class.reveal"), SB),
+        text_loc(student, C(student_lang)("banner.exact", value="1.25").split("**")[0].strip(), BANNER),
+    )
     for pg, lang in ((student, student_lang), (student2, teacher_lang)):
         see(pg, C(lang)("banner.exact", value="1.25").split("**")[0].strip(), BANNER, timeout=WAIT_MS)
         see(pg, "1.25", BANNER)

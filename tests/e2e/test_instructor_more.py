@@ -22,6 +22,7 @@ ways except the presets (long; the instructor in Chinese, the student in English
 
 Screenshots go to ``screenshots/instructor_more_*_{en,zh}.png`` (one at phone width, 390 px).
 """
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,23 @@ from harness import browser as b
 from tests.e2e.conftest import ROOT, VIEWPORT
 from harness.browser import WAIT_MS
 from tests.e2e.test_instructor import (
-    BANNER, MAIN, SB, STEM, C, T, answer_expanders, banner_says, button, open_class, open_editor, open_nav_link,
-    see, shoot, sign_in, text_loc, url,
+    BANNER,
+    MAIN,
+    SB,
+    STEM,
+    C,
+    T,
+    answer_expanders,
+    banner_says,
+    button,
+    open_class,
+    open_editor,
+    open_nav_link,
+    see,
+    shoot,
+    sign_in,
+    text_loc,
+    url,
 )
 from ui.teaching import params_file as pf
 from ui.teaching.answers import answers
@@ -85,8 +101,11 @@ def people(browser, teacher_server):
             b.wait_ready(pg)
         if b.title(pg) != title:
             open_nav_link(pg, title)
-            pg.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
-                                 " return h && h.innerText.trim() === t; }", arg=title)
+            pg.wait_for_function(
+                "(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+                " return h && h.innerText.trim() === t; }",
+                arg=title,
+            )
             b.wait_ready(pg)
         return pg
 
@@ -114,7 +133,10 @@ def beta_max(pg) -> float:
 def wait_beta_max(pg, value: float, timeout: float = WAIT_MS) -> None:
     pg.wait_for_function(
         "(v) => { const s = document.querySelector('.st-key-beta input[type=\"range\"]');"
-        " return s && Number(s.getAttribute('aria-valuemax') ?? s.max) === v; }", arg=value, timeout=timeout)
+        " return s && Number(s.getAttribute('aria-valuemax') ?? s.max) === v; }",
+        arg=value,
+        timeout=timeout,
+    )
 
 
 def interact(pg) -> None:
@@ -136,16 +158,23 @@ def upload(pg, name: str, text: str) -> None:
 
 INVALID = [  # (uploaded file name, how the text is broken, what the message must say)
     ("broken.toml", lambda s: s + "\n[two_point.params.beta\n", ["broken.toml: not valid TOML"]),
-    ("min_above_max.toml", lambda s: s + "\n[two_point.params.beta]\nmax = 0.05\n",
-     ["min_above_max.toml: [two_point.params.beta]", "min <= default <= max", "max=0.05"]),
-    ("unknown_page.toml", lambda s: s + "\n[no_such_page.params.x]\nmin = 1\n",
-     ["unknown_page.toml: [no_such_page] is not a page"]),
+    (
+        "min_above_max.toml",
+        lambda s: s + "\n[two_point.params.beta]\nmax = 0.05\n",
+        ["min_above_max.toml: [two_point.params.beta]", "min <= default <= max", "max=0.05"],
+    ),
+    (
+        "unknown_page.toml",
+        lambda s: s + "\n[no_such_page.params.x]\nmin = 1\n",
+        ["unknown_page.toml: [no_such_page] is not a page"],
+    ),
 ]
 
 
 @pytest.mark.parametrize("teacher_lang,student_lang", ZH_EN)
-def test_import_refuses_invalid_files_and_applies_a_valid_one(teacher_lang, student_lang, params, pristine,
-                                                               people, shots):
+def test_import_refuses_invalid_files_and_applies_a_valid_one(
+    teacher_lang, student_lang, params, pristine, people, shots
+):
     t = T(teacher_lang)
     student = people("student", student_lang)
     interact(student)  # the file is as shipped again
@@ -165,8 +194,11 @@ def test_import_refuses_invalid_files_and_applies_a_valid_one(teacher_lang, stud
         assert pg.locator(".st-key-_ed_import_apply").count() == 0, "an invalid file can be applied"
         assert params.read_bytes() == before and not pf.backup_path(params).exists()
         if i == 1:
-            shoot(pg, shots / f"instructor_more_import_refused_{teacher_lang}.png",
-                  pg.locator(f'{MAIN} [data-testid="stCode"]').last)
+            shoot(
+                pg,
+                shots / f"instructor_more_import_refused_{teacher_lang}.png",
+                pg.locator(f'{MAIN} [data-testid="stCode"]').last,
+            )
     interact(student)
     assert beta_max(student) == 10.0, "a refused file reached a student"
 
@@ -236,16 +268,21 @@ def test_released_answers_reach_students_and_hide_again(teacher_lang, student_la
             b.wait_ready(student)
             wide = student.evaluate("() => document.documentElement.scrollWidth")
             assert wide <= PHONE["width"] + 1, wide
-        shoot(student, shots / f"instructor_more_released_{student_lang}"
-              f"{'_phone' if student_lang == 'zh' else ''}.png", exp.first)
+        shoot(
+            student,
+            shots / f"instructor_more_released_{student_lang}{'_phone' if student_lang == 'zh' else ''}.png",
+            exp.first,
+        )
         student.set_viewport_size(VIEWPORT)
     finally:
         if release_switch(teacher).locator('input[type="checkbox"]').is_checked():
             flip(teacher, False, teacher_lang)
     interact(student)
     student.wait_for_function(
-        "(t) => ![...document.querySelectorAll('[data-testid=\"stMain\"] [data-testid=\"stExpander\"] summary')]"
-        ".some((s) => s.innerText.trim().startsWith(t))", arg=ts("answers.title", i=1)[:-1].strip())
+        '(t) => ![...document.querySelectorAll(\'[data-testid="stMain"] [data-testid="stExpander"] summary\')]'
+        ".some((s) => s.innerText.trim().startsWith(t))",
+        arg=ts("answers.title", i=1)[:-1].strip(),
+    )
     assert answer_expanders(student, student_lang).count() == 0
 
 
@@ -323,8 +360,9 @@ def choose_preset(pg, title: str) -> None:
 
 
 @pytest.mark.parametrize("teacher_lang,student_lang", ZH_EN)
-def test_presets_edited_reach_the_student_and_comments_are_kept(teacher_lang, student_lang, params, pristine,
-                                                                 people, shots):
+def test_presets_edited_reach_the_student_and_comments_are_kept(
+    teacher_lang, student_lang, params, pristine, people, shots
+):
     t = T(teacher_lang)
     res = b.resolved(STEM)
     p_beta = res.params["beta"]
@@ -337,15 +375,19 @@ def test_presets_edited_reach_the_student_and_comments_are_kept(teacher_lang, st
     teacher = people("teacher", teacher_lang)
     key, beta_view = b.step_target(p_beta, b.widget_value(teacher, STEM, p_beta))
     b.nudge(teacher, p_beta, key)
-    teacher.wait_for_function("(v) => Math.abs(Number(new URLSearchParams(location.search).get('beta')) - v) < 1e-9",
-                              arg=beta_view)
+    teacher.wait_for_function(
+        "(v) => Math.abs(Number(new URLSearchParams(location.search).get('beta')) - v) < 1e-9", arg=beta_view
+    )
     b.wait_ready(teacher)
     view = b.widget_values(teacher, STEM, list(res.params.values()), teacher_lang)
     editor(teacher, teacher_lang)
     # the rows' fields fill in as the editor's run draws them: wait for their values
-    teacher.wait_for_function(f"(stem) => JSON.stringify(({PRESET_ROWS_JS})(stem).map((r) => r.id))"
-                              f" === {json.dumps(json.dumps(list(res.presets), separators=(',', ':')))}",
-                              arg=STEM, timeout=WAIT_MS)
+    teacher.wait_for_function(
+        f"(stem) => JSON.stringify(({PRESET_ROWS_JS})(stem).map((r) => r.id))"
+        f" === {json.dumps(json.dumps(list(res.presets), separators=(',', ':')))}",
+        arg=STEM,
+        timeout=WAIT_MS,
+    )
     assert [r["id"] for r in preset_rows(teacher)] == list(res.presets)
 
     k = lambda pid, f: f"edp-{STEM}-{preset_row(teacher, pid)['uid']}-{f}"  # noqa: E731
@@ -373,8 +415,11 @@ def test_presets_edited_reach_the_student_and_comments_are_kept(teacher_lang, st
     order = ["seed_figure", "cold_wide", "warm", "start_here", saved_view["id"]]
     assert [r["id"] for r in preset_rows(teacher)] == order
     assert teacher.locator(".st-key-_ed_save button").is_enabled()
-    shoot(teacher, shots / f"instructor_more_presets_{teacher_lang}.png",
-          teacher.locator(f".st-key-{k('start_here', 'values')}"))
+    shoot(
+        teacher,
+        shots / f"instructor_more_presets_{teacher_lang}.png",
+        teacher.locator(f".st-key-{k('start_here', 'values')}"),
+    )
 
     button(teacher, t("editor.save"), MAIN).click()
     see(teacher, t("editor.saved")[:12], MAIN)
@@ -385,6 +430,7 @@ def test_presets_edited_reach_the_student_and_comments_are_kept(teacher_lang, st
     head = pristine.split("[two_point.presets.seed_figure]")[0]
     if not saved.startswith(head + "[two_point.presets.seed_figure]"):
         import difflib
+
         diff = "".join(list(difflib.unified_diff(pristine.splitlines(True), saved.splitlines(True), n=1))[:60])
         (ROOT / "screenshots").mkdir(exist_ok=True)
         (ROOT / "screenshots" / "presets_saved.toml").write_text(saved)
@@ -403,10 +449,13 @@ def test_presets_edited_reach_the_student_and_comments_are_kept(teacher_lang, st
 
     # the student's menu follows on their next interaction; each preset gives its view
     interact(student)
-    titles = {"seed_figure": res.presets["seed_figure"].title[student_lang],
-              "cold_wide": res.presets["cold_wide"].title[student_lang],
-              "warm": by_id["warm"]["title"][student_lang], "start_here": by_id["start_here"]["title"][student_lang],
-              saved_view["id"]: by_id[saved_view["id"]]["title"][student_lang]}
+    titles = {
+        "seed_figure": res.presets["seed_figure"].title[student_lang],
+        "cold_wide": res.presets["cold_wide"].title[student_lang],
+        "warm": by_id["warm"]["title"][student_lang],
+        "start_here": by_id["start_here"]["title"][student_lang],
+        saved_view["id"]: by_id[saved_view["id"]]["title"][student_lang],
+    }
     assert menu_options(student)[1:] == [titles[i] for i in order]
     choose_preset(student, titles[saved_view["id"]])
     got_view = b.widget_values(student, STEM, list(res.params.values()), student_lang)
@@ -436,7 +485,7 @@ BARS_JS = """() => [...document.querySelectorAll('[data-testid="stSidebar"] [ari
 
 def bars(pg, lang: str) -> list[tuple[str, int]]:
     """``[(answer, count), ...]`` as the histogram draws them (its axis titles in ``lang``)."""
-    a, n = C(lang)("hist.answer"), C(lang)("hist.count")   # the students' words too
+    a, n = C(lang)("hist.answer"), C(lang)("hist.count")  # the students' words too
     return [(d.get(a), int(d[n])) for d in pg.evaluate(BARS_JS) if n in d]
 
 
@@ -513,14 +562,17 @@ def test_choice_question_counted_and_revealed(teacher_lang, student_lang, teache
     teacher.wait_for_timeout(500)  # the live fragment reruns every 2 s: not "ready" for long
     button(teacher, tt("class.reveal"), SB).click()
     see(teacher, C(teacher_lang)("teacher.revealed_choice", value=opts[1], right=1, n=2), SB)  # what the class sees
-    shoot(teacher, shots / f"instructor_more_choice_histogram_{teacher_lang}.png",
-          teacher.locator(f'{SB} [data-testid="stVegaLiteChart"], {SB} [data-testid="stArrowVegaLiteChart"]').first)
+    shoot(
+        teacher,
+        shots / f"instructor_more_choice_histogram_{teacher_lang}.png",
+        teacher.locator(f'{SB} [data-testid="stVegaLiteChart"], {SB} [data-testid="stArrowVegaLiteChart"]').first,
+    )
     for pg, lang in students:
         see(pg, C(lang)("banner.exact", value="").split("**")[0].strip(), BANNER, timeout=WAIT_MS)
         see(pg, opts[1], BANNER)
     # the instructor closes the class: the students are told so
     button(teacher, tt("class.close"), SB).click()
-    button(teacher, tt("class.close_yes"), SB).click()          # asked again before the class ends
+    button(teacher, tt("class.close_yes"), SB).click()  # asked again before the class ends
     for pg, lang in students:
         see(pg, C(lang)("banner.ended", code=code), MAIN, timeout=WAIT_MS)
         assert pg.locator(f"{BANNER} .st-key-_class_stop").count() == 0

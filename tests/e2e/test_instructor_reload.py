@@ -6,6 +6,7 @@ pages, so a reload of ``/class_console`` opened the home page with "There is no 
 /class_console" (seen in the lesson rehearsal): the teacher lost the console in the middle of a
 class. A student who opens the same address still gets the home page.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -30,6 +31,6 @@ def test_reloading_the_console_keeps_the_console(lang, teacher_server, tabs):  #
     assert pg.get_by_text(notice.split("`")[0].strip()).count() == 0, "the unknown-page notice was shown"
     assert T(lang)("signin.signed_in") in pg.locator(SB).inner_text()
 
-    student = tabs()                                   # a student at the same address: home, no console
+    student = tabs()  # a student at the same address: home, no console
     b.goto(student, f"{teacher_server}/{CONSOLE_PATH}?lang={lang}")
     assert student.locator('[data-testid="stMain"] h1', has_text=title).count() == 0

@@ -13,6 +13,7 @@ row per student and step. Self-paced: the teacher ends the class and gives the l
 a student does every step with no teacher online, then the teacher's dashboard shows them at the
 last step with their verdicts. Screenshots: ``screenshots/lesson_*``.
 """
+
 from __future__ import annotations
 
 import csv
@@ -73,8 +74,11 @@ def _answer(pg, lang: str, rid: str, i: int, q: dict, value) -> None:
         b.commit_text(pg, _key(pg, box, "input"), f"{value:.10g}")
     b.wait_ready(pg)
     sent = L(lang)("yours_text" if q["kind"] == "text" else "yours", value="")[:4]
-    _click(pg, f"_lsn_send_{rid}_{i}",
-           lambda ms: pg.locator(f".st-key-lsn_q_{i}", has_text=sent).first.wait_for(timeout=ms))
+    _click(
+        pg,
+        f"_lsn_send_{rid}_{i}",
+        lambda ms: pg.locator(f".st-key-lsn_q_{i}", has_text=sent).first.wait_for(timeout=ms),
+    )
 
 
 def _shot(pg, path) -> None:
@@ -90,8 +94,11 @@ def _console(teacher, server: str, reload: bool = False, query: str = "") -> Non
     b.wait_ready(teacher)
     if reload or CONSOLE_PATH not in teacher.url:
         open_nav_link(teacher, Text("console", "zh")("title"))
-    teacher.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
-                              " return h && h.innerText.trim() === t; }", arg=Text("console", "zh")("title"))
+    teacher.wait_for_function(
+        "(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+        " return h && h.innerText.trim() === t; }",
+        arg=Text("console", "zh")("title"),
+    )
     b.wait_ready(teacher)
 
 
@@ -124,11 +131,12 @@ def test_a_prepared_lesson_live_and_at_each_students_pace(teacher_server, people
 
     # to step 3, then three Nexts: a free text, a bank question (a choice of the page), a choice
     b.wait_ready(teacher)
-    for _ in range(3):   # (the select's key names the step: it goes once the step changed)
+    for _ in range(3):  # (the select's key names the step: it goes once the step changed)
         _key(teacher, "_lsn_t_goto_0").click()
         try:
-            teacher.locator('[role="listbox"] [role="option"]',
-                            has_text=f"3. {Text(lesson.steps[2].page, 'zh')('title')}").first.click(timeout=5_000)
+            teacher.locator(
+                '[role="listbox"] [role="option"]', has_text=f"3. {Text(lesson.steps[2].page, 'zh')('title')}"
+            ).first.click(timeout=5_000)
             break
         except Exception:  # noqa: BLE001 - a rerun closed the menu under the click: open it again
             teacher.keyboard.press("Escape")
@@ -160,25 +168,30 @@ def test_a_prepared_lesson_live_and_at_each_students_pace(teacher_server, people
             if q["kind"] == "choice" and value is None:
                 value = q["options"][0]
             _answer(pg, lang, code, i, q, value)
-        if i == 3:   # a snapshot of the phone's free answer, anonymous, shown literally
-            teacher.locator(".st-key-lsn_grid", has_text="✎").first.wait_for()   # the board redraws itself
+        if i == 3:  # a snapshot of the phone's free answer, anonymous, shown literally
+            teacher.locator(".st-key-lsn_grid", has_text="✎").first.wait_for()  # the board redraws itself
             b.wait_ready(teacher)
             _shot(teacher, shots / "lesson_dashboard_zh_1400.png")
             box = teacher.locator('[class*="st-key-lsn_ans_3_"]', has_text="因为只有").first
             box.locator('[data-testid="stCheckbox"] label').first.click()
             box.locator("input:checked").wait_for(state="attached")
             b.wait_ready(teacher)
-            _click(teacher, f"_lsn_show_{code}_3",
-                   lambda ms: teacher.locator(".st-key-_lsn_hide_" + code).wait_for(timeout=ms))
+            _click(
+                teacher,
+                f"_lsn_show_{code}_3",
+                lambda ms: teacher.locator(".st-key-_lsn_hide_" + code).wait_for(timeout=ms),
+            )
             for pg, lang, name in students:
                 snap = pg.locator(".st-key-lsn_snapshot")
                 snap.wait_for(timeout=WAIT_MS)
                 assert "<b>x</b> $y$" in snap.inner_text() and "小明" not in snap.inner_text()
             _shot(phone, shots / "lesson_phone_zh_snapshot.png")
     per = [x[2] for x in latency]
-    line = (f"Next -> student sees the step: median {statistics.median(per):.2f} s, max {max(per):.2f} s over "
-            f"{len(per)} (" + ", ".join(f"step {i + 1} {n} {s:.2f} s" for i, n, s in latency) + ")"
-            f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    line = (
+        f"Next -> student sees the step: median {statistics.median(per):.2f} s, max {max(per):.2f} s over "
+        f"{len(per)} (" + ", ".join(f"step {i + 1} {n} {s:.2f} s" for i, n, s in latency) + ")"
+        f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
     print("\n" + line)
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "lesson_next_latency.txt").write_text(line + "\n")
@@ -197,8 +210,9 @@ def test_a_prepared_lesson_live_and_at_each_students_pace(teacher_server, people
     laptop.wait_for_function("() => document.querySelectorAll('[data-testid=\"stSlider\"]').length === 0")
     _shot(phone, shots / "lesson_phone_zh_paused.png")
     _click(teacher, "_lsn_t_pause", lambda ms: see(teacher, lz("board.pause"), MAIN, timeout=ms))
-    laptop.wait_for_function("() => document.querySelectorAll('[data-testid=\"stSlider\"]').length > 0",
-                             timeout=WAIT_MS)
+    laptop.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=\"stSlider\"]').length > 0", timeout=WAIT_MS
+    )
     # the phone reloads: the teacher's step, its answer kept; the teacher reloads: the lesson's controls
     phone.reload(wait_until="domcontentloaded")
     _step_shown(phone, "zh", 5)
@@ -242,16 +256,16 @@ def test_a_prepared_lesson_live_and_at_each_students_pace(teacher_server, people
                 alone.locator(f".st-key-lsn_q_{i}", has_text=L("en")("right")).wait_for()
         if i + 1 < len(lesson.steps):
             _click(alone, "_lsn_next", lambda ms, i=i: _step_shown(alone, "en", i + 1, ".st-key-lesson_banner", ms))
-        if i == 3:   # a reload on the way: the same step, the answer kept
+        if i == 3:  # a reload on the way: the same step, the answer kept
             alone.reload(wait_until="domcontentloaded")
             _step_shown(alone, "en", 4, ".st-key-lesson_banner")
     see(alone, L("en")("end", done=sum(1 for q in qs.values() if q), right="")[:30], ".st-key-lesson_banner")
     _shot(alone, shots / "lesson_alone_en_end.png")
-    _console(teacher, teacher_server, reload=True, query="&projector=1")   # the console on the projector
+    _console(teacher, teacher_server, reload=True, query="&projector=1")  # the console on the projector
     grid = _key(teacher, "lsn_grid")
     grid.wait_for()
     text = grid.inner_text()
-    assert "▶" in text and "✓" in text and "Ana" not in text   # names hidden on the projector
+    assert "▶" in text and "✓" in text and "Ana" not in text  # names hidden on the projector
     grid.scroll_into_view_if_needed()
     _shot(teacher, shots / "lesson_dashboard_self_zh_projector.png")
     assert not alone.js_errors and not teacher.js_errors

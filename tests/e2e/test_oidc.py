@@ -16,6 +16,7 @@ touched). Each test is a fresh browser context (its own cookies, its own Streaml
 
 Screenshots: ``screenshots/oidc_signed_in_{en,zh}.png`` (the sidebar) and ``oidc_not_listed_*``.
 """
+
 from __future__ import annotations
 
 import re
@@ -64,7 +65,8 @@ def oidc(tmp_path_factory):
             f'client_secret = "{CLIENT_SECRET}"\n'
             f'server_metadata_url = "{idp.metadata_url}"\n\n'
             "[instructor]\n"
-            f'emails = ["{TEACHER.upper()}"]   # compared without case\n')
+            f'emails = ["{TEACHER.upper()}"]   # compared without case\n'
+        )
         srv = Server(port=port, warm=False, extra_flags=["--secrets.files", str(secrets)])
         srv.env.pop(instructor.KEY_ENV, None)  # the [auth] block alone configures instructor mode
         srv.start()
@@ -122,7 +124,7 @@ def sign_in(pg, idp: MockOIDC, server: str, lang: str, email: str | None) -> Non
                 btn.click()
             break
         except PlaywrightTimeout:
-            if "/authorize" in idp.paths()[n:]:   # on its way: the provider was asked, wait for the way back
+            if "/authorize" in idp.paths()[n:]:  # on its way: the provider was asked, wait for the way back
                 pg.wait_for_url(back, timeout=WAIT_MS)
                 break
             # with every core busy a click that lands while a run is starting can be lost (the run
@@ -138,8 +140,10 @@ def editor_links(pg, lang: str):
 
 
 def answer_expanders(pg, lang: str):
-    return pg.locator(f'{MAIN} [data-testid="stExpander"] summary [data-testid="stMarkdownContainer"]',
-                      has_text=re.compile("^" + re.escape(T(lang)("answers.title", i=1))[:-1] + r"\d+$"))
+    return pg.locator(
+        f'{MAIN} [data-testid="stExpander"] summary [data-testid="stMarkdownContainer"]',
+        has_text=re.compile("^" + re.escape(T(lang)("answers.title", i=1))[:-1] + r"\d+$"),
+    )
 
 
 def assert_student_view(pg, lang: str) -> None:
@@ -222,7 +226,7 @@ def test_teacher_signs_in_through_the_provider_and_out(lang, oidc, tab, shots):
     assert idp.logouts == logouts + 1
     see(pg, t("signin.title"))
     assert_student_view(pg, lang)
-    open_stem(pg, server, lang)          # a reload: the cookie is gone
+    open_stem(pg, server, lang)  # a reload: the cookie is gone
     assert_student_view(pg, lang)
     assert answer_expanders(pg, lang).count() == 0
 

@@ -2,6 +2,7 @@
 screen, every display equation fits the column (long ones are broken into lines in the texts; none
 needs its scroll box), no legend scrolls inside a box, no Plotly toolbar, every chart drawn with a
 usable plot area, no exception and no error message."""
+
 from __future__ import annotations
 
 import os
@@ -82,8 +83,12 @@ def switch_language(phone, stem: str, lang: str) -> None:
         expand.click()
         phone.locator('[data-testid="stSidebar"][data-collapsed="false"]').wait_for(state="attached")
     radio.click(timeout=30_000)
-    phone.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
-                            " return h && h.innerText.trim() === t; }", arg=Text(stem, lang)("title"), timeout=WAIT_MS)
+    phone.wait_for_function(
+        "(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+        " return h && h.innerText.trim() === t; }",
+        arg=Text(stem, lang)("title"),
+        timeout=WAIT_MS,
+    )
     close = phone.locator('[data-testid="stSidebarCollapseButton"]')
     if close.first.is_visible():
         close.first.click()
@@ -166,22 +171,26 @@ def test_a_figure_stays_in_view_while_its_slider_moves(server, browser):
         while pg.locator(".st-key-tos_warming").count() and time.monotonic() < deadline:
             pg.wait_for_timeout(2000)
             b.goto(pg, f"{server}/two_point?lang=en")
-        pg.locator('[data-testid="stExpandSidebarButton"], '
-                   '[data-testid="stSidebarCollapsedControl"] button').first.click()
+        pg.locator(
+            '[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"] button'
+        ).first.click()
         control = b.slider(pg, "beta")
         control.wait_for(state="visible")
         # the sheet slides in (a CSS transition): measure once it has arrived
-        pg.wait_for_function("() => { const r = document.querySelector('[data-testid=\"stSidebar\"]')"
-                             ".getBoundingClientRect(); return Math.abs(r.left) < 1 && r.width >= innerWidth - 1; }",
-                             timeout=WAIT_MS)
+        pg.wait_for_function(
+            "() => { const r = document.querySelector('[data-testid=\"stSidebar\"]')"
+            ".getBoundingClientRect(); return Math.abs(r.left) < 1 && r.width >= innerWidth - 1; }",
+            timeout=WAIT_MS,
+        )
         control.evaluate("e => e.scrollIntoView({block: 'center'})")
         pg.locator(f'[data-testid="stMain"] {b.PLOT}').first.evaluate("e => e.scrollIntoView({block: 'start'})")
 
         def check(when: str) -> None:
             r = pg.evaluate(BOXES_JS, "beta")
             fig, sheet, ctl = r["fig"], r["sheet"], r["control"]
-            assert fig["top"] >= -1 and fig["bottom"] <= sheet["top"] + 1, \
+            assert fig["top"] >= -1 and fig["bottom"] <= sheet["top"] + 1, (
                 f"{when}: figure {fig} under the sheet {sheet}"
+            )
             assert sheet["bottom"] <= r["vh"] + 1 and sheet["right"] - sheet["left"] >= r["vw"] - 1, sheet
             assert sheet["top"] <= ctl["top"] and ctl["bottom"] <= r["vh"], f"{when}: slider {ctl} not on the sheet"
 
@@ -190,7 +199,7 @@ def test_a_figure_stays_in_view_while_its_slider_moves(server, browser):
         control.focus()
         b.after_rerun(pg, lambda: control.press("ArrowRight"))
         assert b.signature(pg) != before, "the slider moved the figure"
-        b.wait_url_param(pg, "beta", "1.1")   # one step of 0.1 from the default 1
+        b.wait_url_param(pg, "beta", "1.1")  # one step of 0.1 from the default 1
         check("after")
         if os.environ.get("E2E_SHOTS") == "1":
             SHOTS.mkdir(exist_ok=True)

@@ -1,5 +1,6 @@
 """Predict, then reveal in a browser: on the coordinates page, in English and Chinese,
 a student opens the steps, types a guess, sees the verdict, and only then the step's figure."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,8 +11,7 @@ from ui.kit.i18n import Text
 from ui.kit.predict import fmt, human, judge
 from pages.coordinates.predict import STEPS
 
-Q = {"en": dict(a0=0.3, b0=0.3, y=2.0, horizon=3.0, dt=0.05),
-     "zh": dict(a0=0.5, b0=-0.2, y=-1.0, horizon=2.0, dt=0.1)}
+Q = {"en": dict(a0=0.3, b0=0.3, y=2.0, horizon=3.0, dt=0.05), "zh": dict(a0=0.5, b0=-0.2, y=-1.0, horizon=2.0, dt=0.1)}
 STEP = "pullback_end"
 FIG = f".st-key-fig_predict_coordinates_{STEP}"
 ALT = f".st-key-tos_alt_fig_predict_coordinates_{STEP}"
@@ -27,8 +27,14 @@ def _expected(p, x, y):
     """The verdict the page must give for the guess x (the true value y), and whether it is right."""
     step = next(s for s in STEPS if s.id == STEP)
     r = judge(step, x, y)
-    msg = p("ui.right_number" if r["ok"] else "ui.wrong_number", said=fmt(x, 6), truth=fmt(y, step.digits),
-            unit="", off=p("ui.off_rel", err=human(100 * r["rel"], 3)), tol=p("ui.tol_rel", tol=f"{100 * step.rtol:g}"))
+    msg = p(
+        "ui.right_number" if r["ok"] else "ui.wrong_number",
+        said=fmt(x, 6),
+        truth=fmt(y, step.digits),
+        unit="",
+        off=p("ui.off_rel", err=human(100 * r["rel"], 3)),
+        tol=p("ui.tol_rel", tol=f"{100 * step.rtol:g}"),
+    )
     return msg, r["ok"]
 
 
@@ -42,7 +48,7 @@ def _guess(page, p, x, y):
     msg, ok = _expected(p, x, y)
     kind = "Success" if ok else "Error"
     got = page.locator(f'{ALERT} [data-testid="stAlertContent{kind}"]').first.inner_text()
-    assert got.strip().endswith(msg), (got, msg)   # after the icon's name
+    assert got.strip().endswith(msg), (got, msg)  # after the icon's name
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -11,6 +11,7 @@ releases the page's worked answers (they reach the students without a reload), r
 class console, downloads the results there and ends the class; every student is told.
 Screenshots: ``screenshots/rehearsal_*``.
 """
+
 from __future__ import annotations
 
 import csv
@@ -105,8 +106,11 @@ def _answer(pg, lang: str, qid: int, value) -> None:
         box.wait_for(timeout=WAIT_MS)
         b.commit_text(pg, box, f"{value:.10g}")
     b.wait_ready(pg)
-    _until(pg, button(pg, T(lang)("class.send"), BANNER).click,
-           lambda ms: _in_banner(pg, T(lang)("class.sent"), timeout=ms))
+    _until(
+        pg,
+        button(pg, T(lang)("class.send"), BANNER).click,
+        lambda ms: _in_banner(pg, T(lang)("class.sent"), timeout=ms),
+    )
 
 
 def _ask(teacher, q: dict, qid: int) -> None:
@@ -114,19 +118,27 @@ def _ask(teacher, q: dict, qid: int) -> None:
     pick(teacher, "_class_qn", live._short(q["prompt"]["zh"]))
     see(teacher, C("zh")("teacher.truth", value=responses.q_value(q, "zh", q["truth"])), SB)
     b.wait_ready(teacher)
-    _until(teacher, button(teacher, T("zh")("class.ask"), SB).click,
-           lambda ms: teacher.locator(f".st-key-_class_reveal_{qid} button").wait_for(timeout=ms))
+    _until(
+        teacher,
+        button(teacher, T("zh")("class.ask"), SB).click,
+        lambda ms: teacher.locator(f".st-key-_class_reveal_{qid} button").wait_for(timeout=ms),
+    )
 
 
 def _reveal(teacher, qid: int) -> None:
-    _until(teacher, teacher.locator(f".st-key-_class_reveal_{qid} button").click,
-           lambda ms: see(teacher, C("zh")("teacher.revealed", value="", right="", n="")[:4], SB, timeout=ms))
+    _until(
+        teacher,
+        teacher.locator(f".st-key-_class_reveal_{qid} button").click,
+        lambda ms: see(teacher, C("zh")("teacher.revealed", value="", right="", n="")[:4], SB, timeout=ms),
+    )
 
 
 def _count(teacher, n: int) -> None:
     teacher.wait_for_function(
         "([n, zh]) => document.querySelector('[data-testid=\"stSidebar\"]').innerText.includes(zh.replace('{n}', n))",
-        arg=[str(n), "目前 {n} 个答案"], timeout=WAIT_MS)
+        arg=[str(n), "目前 {n} 个答案"],
+        timeout=WAIT_MS,
+    )
 
 
 def _shot(pg, path) -> None:
@@ -159,9 +171,12 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     push.click()
     for pg, lang, name in students:
         pg.wait_for_function(f"() => location.pathname.endsWith('/{STEM}')", timeout=WAIT_MS)
-        pg.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
-                             " return h && h.innerText.trim() === t; }", arg=Text(STEM, lang)("title"),
-                             timeout=WAIT_MS)
+        pg.wait_for_function(
+            "(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+            " return h && h.innerText.trim() === t; }",
+            arg=Text(STEM, lang)("title"),
+            timeout=WAIT_MS,
+        )
         _in_banner(pg, code)
         _banner_on_screen(pg)
 
@@ -171,7 +186,7 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     q1 = with_context(live_question(steps["sa_end"], STEM, values), steps["sa_end"], STEM, values)
     _ask(teacher, q1, 1)
     truth = q1["truth"]
-    for pg, lang, _ in students:   # with its instruction and its parameters, in each student's language
+    for pg, lang, _ in students:  # with its instruction and its parameters, in each student's language
         _in_banner(pg, q1["prompt"][lang][:20])
         _in_banner(pg, q1["instruction"][lang][:20])
     for pg, lang, name in students[:1]:
@@ -186,7 +201,7 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     _in_banner(lap, T("en")("class.sent"))
     button(lap, C("en")("banner.change"), BANNER).click()
     _answer(lap, "en", 1, truth)
-    _count(teacher, 3)   # (that the change replaced the first answer: the results' verdicts below)
+    _count(teacher, 3)  # (that the change replaced the first answer: the results' verdicts below)
     teacher.locator(f'{SB} [data-testid="stVegaLiteChart"], {SB} [data-testid="stArrowVegaLiteChart"]').first.wait_for()
     reveal = teacher.locator(".st-key-_class_reveal_1 button")
     assert reveal.is_enabled()
@@ -201,8 +216,9 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     # question 2 from the bank: a choice
     q2 = live_question(steps["smaller"], STEM, values)
     _ask(teacher, q2, 2)
-    for (pg, lang, _), pick_ in zip(students, (q2["truth"], q2["truth"],
-                                               next(c for c in q2["options"] if c != q2["truth"]))):
+    for (pg, lang, _), pick_ in zip(
+        students, (q2["truth"], q2["truth"], next(c for c in q2["options"] if c != q2["truth"]))
+    ):
         _in_banner(pg, q2["prompt"][lang][:20])
         _answer(pg, lang, 2, q2["labels"][lang][pick_])
     _count(teacher, 3)
@@ -214,15 +230,18 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     release_switch(teacher).scroll_into_view_if_needed()
     flip(teacher, True, "zh")
     for pg, lang, _ in students:
-        pg.locator(f'{MAIN} [data-testid="stExpander"] summary',
-                   has_text=T(lang)("answers.title", i=1)).first.wait_for(timeout=WAIT_MS)
+        pg.locator(f'{MAIN} [data-testid="stExpander"] summary', has_text=T(lang)("answers.title", i=1)).first.wait_for(
+            timeout=WAIT_MS
+        )
     # ... and hidden again: released answers are the server's, and this worker's server goes on
     # to serve other tests (test_instructor.py checks that a student sees no answers)
     flip(teacher, False, "zh")
     for pg, lang, _ in students:
-        pg.wait_for_function("([sel, t]) => ![...document.querySelectorAll(sel)].some(e => e.innerText.includes(t))",
-                             arg=[f'{MAIN} [data-testid="stExpander"] summary', T(lang)("answers.title", i=1)],
-                             timeout=WAIT_MS)
+        pg.wait_for_function(
+            "([sel, t]) => ![...document.querySelectorAll(sel)].some(e => e.innerText.includes(t))",
+            arg=[f'{MAIN} [data-testid="stExpander"] summary', T(lang)("answers.title", i=1)],
+            timeout=WAIT_MS,
+        )
 
     # the instructor reloads: still signed in (the signed cookie) and in charge of the class (the
     # store keeps which class this sign-in teaches), nothing typed again
@@ -241,7 +260,7 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     with teacher.expect_download(timeout=WAIT_MS) as dl:
         teacher.locator(".st-key-_console_csv button").click()
     raw = open(dl.value.path(), encoding="utf-8").read()
-    assert raw.startswith("\ufeff")                    # a spreadsheet in a Chinese locale reads it as UTF-8
+    assert raw.startswith("\ufeff")  # a spreadsheet in a Chinese locale reads it as UTF-8
     rows = list(csv.DictReader(io.StringIO(raw[1:])))
     assert [r["question"] for r in rows].count("1") == 3 and [r["question"] for r in rows].count("2") == 3
     one = [r for r in rows if r["question"] == "1"]
@@ -249,10 +268,13 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     assert any(float(r["answer"]) == 1e16 for r in one)
     assert all(float(r["exact_value"]) == pytest.approx(truth) for r in one)
     button(teacher, tz("class.close"), MAIN).click()
-    button(teacher, tz("class.close_yes"), MAIN).click()         # asked again before the class ends
+    button(teacher, tz("class.close_yes"), MAIN).click()  # asked again before the class ends
     for pg, lang, name in students:
-        pg.wait_for_function("(t) => document.querySelector('[data-testid=\"stMain\"]').innerText.includes(t)",
-                             arg=C(lang)("banner.ended", code=code)[-8:], timeout=WAIT_MS)
+        pg.wait_for_function(
+            "(t) => document.querySelector('[data-testid=\"stMain\"]').innerText.includes(t)",
+            arg=C(lang)("banner.ended", code=code)[-8:],
+            timeout=WAIT_MS,
+        )
         _shot(pg, shots / f"rehearsal_{name}_ended.png")
     # the results stay downloadable on the console after the end, in the teacher's language
     with teacher.expect_download(timeout=WAIT_MS) as dl:

@@ -1,4 +1,5 @@
 """A class's side of the app in a browser: print, projector mode, keyboard only, QR code, text alternatives."""
+
 from __future__ import annotations
 
 import pytest
@@ -99,12 +100,17 @@ def test_charts_follow_their_column_when_the_sidebar_folds(server, page):
     goto(page, f"{server}/nonnormal?lang=en")
     before = page.evaluate(WIDTHS_JS)
     assert before and all(abs(h - s) <= 2 for h, s in before), before
-    page.locator('[data-testid="stSidebar"]').hover()   # its fold button shows on hover
+    page.locator('[data-testid="stSidebar"]').hover()  # its fold button shows on hover
     page.locator('[data-testid="stSidebarCollapseButton"] button').first.click()
     page.locator('[data-testid="stSidebar"][data-collapsed="true"]').wait_for(state="attached")
     # the column grows (the sidebar's width) ...
-    page.wait_for_function(f"(b) => {{ const w = ({WIDTHS_JS})(); return w.length > 0 && w[0][0] > b + 50; }}",
-                           arg=before[0][0], timeout=WAIT_MS)
+    page.wait_for_function(
+        f"(b) => {{ const w = ({WIDTHS_JS})(); return w.length > 0 && w[0][0] > b + 50; }}",
+        arg=before[0][0],
+        timeout=WAIT_MS,
+    )
     # ... and every chart with it
-    page.wait_for_function(f"() => {{ const w = ({WIDTHS_JS})(); return w.length > 0 &&"
-                           " w.every(([h, s]) => Math.abs(h - s) <= 2); }", timeout=WAIT_MS)
+    page.wait_for_function(
+        f"() => {{ const w = ({WIDTHS_JS})(); return w.length > 0 && w.every(([h, s]) => Math.abs(h - s) <= 2); }}",
+        timeout=WAIT_MS,
+    )

@@ -7,6 +7,7 @@ plotted numbers (every trace's x, y, z) as CSV. A screen reader reads the captio
 chart. The description of a shared
 frozen figure is made once and kept beside it; the CSV is built only when clicked.
 """
+
 from __future__ import annotations
 
 import base64
@@ -31,6 +32,8 @@ def _sup(m: re.Match) -> str:
     (with the tags only stripped, an exponent would read as a factor)."""
     inner = _TAG.sub("", m.group(1)).strip()
     return f"^{inner}" if len(inner) == 1 else f"^({inner})"
+
+
 _DESC: dict[int, tuple[object, dict]] = {}
 _MAX = 512
 
@@ -120,7 +123,7 @@ def summary(spec: dict, words: dict) -> dict:
 
 
 _ASCII_PUNCT = {"stop": ".", "colon": ": ", "semi": "; "}
-_FULL_WIDTH_PUNCT = {"stop": "。", "colon": "：", "semi": "；"}   # Chinese text
+_FULL_WIDTH_PUNCT = {"stop": "。", "colon": "：", "semi": "；"}  # Chinese text
 
 
 def _words(lang: str) -> dict:
@@ -157,9 +160,16 @@ def describe_below(fig, key: str | None, alt: str | None = None) -> None:
         st.caption(f"{t('view.alt_prefix')} {_escape(text)}")
         if key and d["columns"]:
             cols = d["columns"]
-            st.download_button(t("view.alt_data"), data=lambda: to_csv(cols), file_name=f"{key}.csv",
-                               mime="text/csv", key=f"_data_{key}", on_click="ignore", type="tertiary",
-                               icon=":material/table_view:")
+            st.download_button(
+                t("view.alt_data"),
+                data=lambda: to_csv(cols),
+                file_name=f"{key}.csv",
+                mime="text/csv",
+                key=f"_data_{key}",
+                on_click="ignore",
+                type="tertiary",
+                icon=":material/table_view:",
+            )
 
 
 def _escape(s: str) -> str:
@@ -200,5 +210,8 @@ def name_controls(texts) -> None:
     pairs = sorted({(s, readable(s)) for s in texts if s and "$" in s}, key=lambda p: -len(p[0]))
     data = json.dumps(pairs, ensure_ascii=False).replace("<", "\\u003c")
     with st.container(key="tos_names"):
-        st.html(f"<script>(() => {{ const d = window.__tosDoc = window.__tosDoc || {{names: []}}; d.names = {data};"
-                " if (window.__tosApply) window.__tosApply(); })();</script>", unsafe_allow_javascript=True)
+        st.html(
+            f"<script>(() => {{ const d = window.__tosDoc = window.__tosDoc || {{names: []}}; d.names = {data};"
+            " if (window.__tosApply) window.__tosApply(); })();</script>",
+            unsafe_allow_javascript=True,
+        )

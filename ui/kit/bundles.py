@@ -11,6 +11,7 @@ used only when its file is there, has the manifest's sha256 and is built from th
 the installed plotly package ships (the figures' JSON is made for that version); otherwise the
 full bundle is served in its place (a missing or stale file never breaks a chart).
 """
+
 from __future__ import annotations
 
 import functools
@@ -43,8 +44,11 @@ def usable(version: str) -> tuple[tuple[str, Path, frozenset], ...]:
     m = manifest()
     if not m or m.get("plotly.js") != version:
         if m:
-            log.warning("vendored plotly.js %s is not the installed plotly's %s: the full bundle is served",
-                        m.get("plotly.js"), version)
+            log.warning(
+                "vendored plotly.js %s is not the installed plotly's %s: the full bundle is served",
+                m.get("plotly.js"),
+                version,
+            )
         return ()
     out = []
     for name, b in (m.get("bundles") or {}).items():

@@ -25,6 +25,7 @@ Where the chart is in the page: ``[data-testid="appPlotlyChart"]`` (the tests an
 find charts by it), with the plot ``div`` (``.js-plotly-plot``) inside; it carries
 ``data-drawing`` from the moment a figure arrives until the newest one is drawn.
 """
+
 from __future__ import annotations
 
 import functools
@@ -64,16 +65,18 @@ function tosPlotly(url, also) {
 }
 """
 
-JS = _LOADER + r"""
+JS = (
+    _LOADER
+    + r"""
 export default function (component) {
   const { data, parentElement } = component;
   const text = typeof data === 'string' ? data : new TextDecoder().decode(data);
   const msg = JSON.parse(text);
-  let host = parentElement.querySelector(':scope > div[data-testid="%(testid)s"]');
+  let host = parentElement.querySelector(':scope > div[data-testid="@TESTID@"]');
   if (!host) {
     host = document.createElement('div');
-    host.dataset.testid = '%(testid)s';
-    host.style.width = '100%%';
+    host.dataset.testid = '@TESTID@';
+    host.style.width = '100%';
     host.appendChild(document.createElement('div'));
     parentElement.appendChild(host);
     // the column's width can change without the window's (the sidebar folded, a phone turned):
@@ -110,7 +113,8 @@ export default function (component) {
     setTimeout(() => { if (!host.isConnected && gd.__tosP) gd.__tosP.purge(gd); }, 0);
   };
 }
-""" % {"testid": TESTID}  # noqa: UP031 - JavaScript braces
+""".replace("@TESTID@", TESTID)
+)
 
 _component = None
 
@@ -169,8 +173,10 @@ def asset_routes(base: str = "") -> list:
             path = (name and bundles.path_of(name, plotly_js_version())) or plotly_js()
             if not path.is_file():
                 return Response("plotly.js is not installed", status_code=404)
-            return FileResponse(path, media_type="text/javascript",
-                                headers={"Cache-Control": "public, max-age=31536000, immutable"})
+            return FileResponse(
+                path, media_type="text/javascript", headers={"Cache-Control": "public, max-age=31536000, immutable"}
+            )
+
         return serve
 
     names = [None, *(bundles.manifest().get("bundles") or {})]
@@ -181,8 +187,7 @@ def asset_routes(base: str = "") -> list:
 #: nothing else (no zoom/pan mode buttons, no hover toggles; nothing that posts to another host)
 TOOLBAR = ("toImage", "resetScale2d", "resetCameraDefault3d")
 _TOOLBAR_3D = {"resetCameraDefault3d"}
-_NO_OUTSIDE = {"showSendToCloud": False, "showEditInChartStudio": False, "showLink": False,
-               "displaylogo": False}
+_NO_OUTSIDE = {"showSendToCloud": False, "showEditInChartStudio": False, "showLink": False, "displaylogo": False}
 
 
 def toolbar(config: dict, scene: bool) -> dict:
@@ -279,8 +284,11 @@ def sent_figure(proto) -> dict | None:
 
 # --------------------------------------------------------------------------- for assistive technology
 #: plotly.js's own English words on the kept toolbar, by their key in common.toml ``[chart]``
-_TOOLBAR_WORDS = {"download": "Download plot as a PNG", "reset": "Reset axes",
-                  "reset_camera": "Reset camera to default"}
+_TOOLBAR_WORDS = {
+    "download": "Download plot as a PNG",
+    "reset": "Reset axes",
+    "reset_camera": "Reset camera to default",
+}
 #: plotly.js's locale of each of the app's languages other than English
 PLOTLY_LOCALE = {"zh": "zh-CN"}
 

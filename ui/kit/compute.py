@@ -1,4 +1,5 @@
 """What a page's data adapters (``views/``) compute with: a bounded cache and independent seeds."""
+
 from __future__ import annotations
 
 import streamlit as st

@@ -4,18 +4,19 @@
 ``Ctx.metrics`` honour it. Apart from ``ui.kit.predict`` so that drawing a figure does not
 depend on the step machinery.
 """
+
 from __future__ import annotations
 
 import streamlit as st
 
 from ui.kit.i18n import Text
 
-COVER = "_predict_cover"    # session_state[COVER]: the stem whose figures wait for the steps, or None
+COVER = "_predict_cover"  # session_state[COVER]: the stem whose figures wait for the steps, or None
 TEXTS = "_predict_cover_texts"  # session_state[TEXTS]: text keys that state an unanswered step's answer
 REVEAL_PREFIX = "fig_predict_"  # figures a step reveals are never covered
 
 
-OPEN = "_question_open"   # session_state[OPEN]: (stem, step id) of a class or lesson question still to answer
+OPEN = "_question_open"  # session_state[OPEN]: (stem, step id) of a class or lesson question still to answer
 
 
 def question_open(stem: str, step_id: str) -> None:
@@ -56,8 +57,7 @@ def text_covered(key: str) -> bool:
 
 def covered(key: str | None) -> bool:
     """True when the figure ``key`` of the current page waits for the 'Predict first' steps."""
-    return (st.session_state.get(COVER) is not None
-            and not (key or "").startswith(REVEAL_PREFIX))
+    return st.session_state.get(COVER) is not None and not (key or "").startswith(REVEAL_PREFIX)
 
 
 def cover_note(lang: str, key: str = "ui.covered") -> None:

@@ -6,6 +6,7 @@ Frozen figures and the shared figure cache are ``ui.kit.frozen`` (re-exported he
 a page imports its drawing words from one module); fitting log ticks and
 legends is ``ui.kit.finish``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -28,15 +29,15 @@ from ui.kit.lang import current_lang
 # would still be told apart by colour alone (orange next to vermilion), pages give them a dash or a
 # marker symbol too.
 COLORS = {
-    "sa": "#0072B2",       # blue: normalised attention / the main exact curve
-    "usa": "#D55E00",      # vermillion: unnormalised attention / the contrast
+    "sa": "#0072B2",  # blue: normalised attention / the main exact curve
+    "usa": "#D55E00",  # vermillion: unnormalised attention / the contrast
     "exact": "#0072B2",
     "sim": "#D55E00",
-    "bound": "#009E73",    # bluish green: bounds and envelopes
-    "ref": "#7F7F7F",      # grey: reference lines (slopes, eigenvalue-only predictions)
-    "accent": "#CC79A7",   # reddish purple
-    "other": "#BF7300",    # orange, darkened (3.71:1)
-    "sky": "#1A9BB5",      # sky blue, darkened towards cyan (3.28:1): ΔE 31 from the blue, as far as before
+    "bound": "#009E73",  # bluish green: bounds and envelopes
+    "ref": "#7F7F7F",  # grey: reference lines (slopes, eigenvalue-only predictions)
+    "accent": "#CC79A7",  # reddish purple
+    "other": "#BF7300",  # orange, darkened (3.71:1)
+    "sky": "#1A9BB5",  # sky blue, darkened towards cyan (3.28:1): ΔE 31 from the blue, as far as before
     "black": "#000000",
 }
 SEQUENCE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", COLORS["other"], COLORS["sky"], "#867600", "#000000"]
@@ -48,22 +49,43 @@ CONFIG = {"displaylogo": False, "responsive": True}
 
 # Glyphs the text font lacks (‖ ⟨ ⟩ √ …) fall through this list in order: a math font before the
 # CJK one keeps them proportional (the CJK font draws them full-width, e.g. "‖ e ‖ ₂").
-FONT = ("Source Sans Pro, Source Sans, Cambria Math, STIX Two Math, DejaVu Math TeX Gyre, "
-        "Noto Sans CJK SC, Microsoft YaHei, PingFang SC, sans-serif")
-_AXIS = dict(showline=True, linecolor="#888", mirror=True, zeroline=False, gridcolor="#E5E5E5",
-             ticks="outside", tickcolor="#888", exponentformat="power", automargin=True)
+FONT = (
+    "Source Sans Pro, Source Sans, Cambria Math, STIX Two Math, DejaVu Math TeX Gyre, "
+    "Noto Sans CJK SC, Microsoft YaHei, PingFang SC, sans-serif"
+)
+_AXIS = dict(
+    showline=True,
+    linecolor="#888",
+    mirror=True,
+    zeroline=False,
+    gridcolor="#E5E5E5",
+    ticks="outside",
+    tickcolor="#888",
+    exponentformat="power",
+    automargin=True,
+)
 # A small template instead of "plotly_white": that one carries defaults for every trace type
 # and copying and validating it for every figure dominated a page rerun.
-TEMPLATE = {"layout": {"paper_bgcolor": "white", "plot_bgcolor": "white", "colorway": SEQUENCE,
-                        "font": {"family": FONT, "size": 13},
-                        "xaxis": _AXIS, "yaxis": _AXIS, "hoverlabel": {"namelength": -1}}}
+TEMPLATE = {
+    "layout": {
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "colorway": SEQUENCE,
+        "font": {"family": FONT, "size": 13},
+        "xaxis": _AXIS,
+        "yaxis": _AXIS,
+        "hoverlabel": {"namelength": -1},
+    }
+}
 
 
 # Log axes: labels at decades only, unlabelled minor ticks (and faint grid lines) in between.
 # A short log axis gets full labels at 1, 2, 5 × 10ᵏ from ``fit_log_ticks`` (run on every figure shown).
-_LOG = {"type": "log", "dtick": 1,
-        "minor": {"ticks": "outside", "ticklen": 3, "tickcolor": "#AAA", "showgrid": True,
-                  "gridcolor": "#F3F3F3"}}
+_LOG = {
+    "type": "log",
+    "dtick": 1,
+    "minor": {"ticks": "outside", "ticklen": 3, "tickcolor": "#AAA", "showgrid": True, "gridcolor": "#F3F3F3"},
+}
 
 
 #: Build figures with Plotly's per-property validation. Off: the house layout and the helpers
@@ -73,9 +95,22 @@ _LOG = {"type": "log", "dtick": 1,
 VALIDATE = False
 
 
-def figure(x_title: str, y_title: str, title: str | None = None, data=(), *, log_x: bool = False,
-           log_y: bool = False, height: int = 440, shapes=(), annotations=(), xaxis: dict | None = None,
-           yaxis: dict | None = None, margin: dict | None = None, **layout) -> go.Figure:
+def figure(
+    x_title: str,
+    y_title: str,
+    title: str | None = None,
+    data=(),
+    *,
+    log_x: bool = False,
+    log_y: bool = False,
+    height: int = 440,
+    shapes=(),
+    annotations=(),
+    xaxis: dict | None = None,
+    yaxis: dict | None = None,
+    margin: dict | None = None,
+    **layout,
+) -> go.Figure:
     """A figure with labelled axes in the house style.
 
     ``data``: its traces (dicts from :func:`line`, :func:`markers`, … or ``go`` traces);
@@ -85,14 +120,30 @@ def figure(x_title: str, y_title: str, title: str | None = None, data=(), *, log
     # Title at the top of the figure, legend right below it and above the plot area, so that
     # neither can collide with a long axis title.
     lay = {
-        "template": TEMPLATE, "height": height,
-        "title": {"text": title, "x": 0.0, "xanchor": "left", "y": 0.985, "yanchor": "top",
-                  "yref": "container", "font": {"size": 15}} if title else None,
+        "template": TEMPLATE,
+        "height": height,
+        "title": {
+            "text": title,
+            "x": 0.0,
+            "xanchor": "left",
+            "y": 0.985,
+            "yanchor": "top",
+            "yref": "container",
+            "font": {"size": 15},
+        }
+        if title
+        else None,
         # b=56: the x-axis title and tick labels need ~53-56 px; starting below that makes automargin
         # grow it after the first layout, and Plotly.js then draws the figure twice (measured on depth_sum).
         "margin": {"l": 60, "r": 20, "t": 95 if title else 60, "b": 56, **(margin or {})},
-        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0.0,
-                   "bgcolor": "rgba(255,255,255,0.6)"},
+        "legend": {
+            "orientation": "h",
+            "yanchor": "bottom",
+            "y": 1.02,
+            "xanchor": "left",
+            "x": 0.0,
+            "bgcolor": "rgba(255,255,255,0.6)",
+        },
         "hovermode": "x unified",
         "xaxis": {"title": {"text": x_title}, **_axis_type(log_x), **(xaxis or {})},
         "yaxis": {"title": {"text": y_title}, **_axis_type(log_y), **(yaxis or {})},
@@ -118,26 +169,41 @@ def _axis_type(log: bool) -> dict:
 # --------------------------------------------------------------------------- traces and shapes
 # One helper per drawing idea. Each returns a plain dict (a Plotly trace or shape): pass them to
 # figure(..., data=[...], shapes=[...]), or add one to a figure with fig.add_trace / fig.add_shape.
-def line(x, y, name: str, color: str = COLORS["exact"], width: float = 2.5, dash: str | None = None,
-         **kw) -> dict:
+def line(x, y, name: str, color: str = COLORS["exact"], width: float = 2.5, dash: str | None = None, **kw) -> dict:
     """Theory: a line (solid; ``dash="dot"``, ``"dash"`` … for references: slopes, limits, bounds).
     ``line=dict(...)`` entries override the line style; other keywords are trace entries."""
     style = {"color": color, "width": width, **({"dash": dash} if dash else {}), **kw.pop("line", {})}
-    return {"type": "scatter", "x": np.asarray(x), "y": np.asarray(y), "name": name, "mode": "lines",
-            "line": style, **kw}
+    return {
+        "type": "scatter",
+        "x": np.asarray(x),
+        "y": np.asarray(y),
+        "name": name,
+        "mode": "lines",
+        "line": style,
+        **kw,
+    }
 
 
-def markers(x, y, name: str, color: str = COLORS["sim"], symbol: str = "circle", size: float = 7,
-            error=None, **kw) -> dict:
+def markers(
+    x, y, name: str, color: str = COLORS["sim"], symbol: str = "circle", size: float = 7, error=None, **kw
+) -> dict:
     """Simulation: open markers (the exact line shows through), optionally with error bars:
     ``error`` an array (symmetric) or ``(plus, minus)``; ``error_y=dict(...)`` entries override."""
-    tr = {"type": "scatter", "x": np.asarray(x), "y": np.asarray(y), "name": name, "mode": "markers",
-          "marker": {"color": color, "size": size, "symbol": f"{symbol}-open",
-                     "line": {"width": 1.5, "color": color}}}
+    tr = {
+        "type": "scatter",
+        "x": np.asarray(x),
+        "y": np.asarray(y),
+        "name": name,
+        "mode": "markers",
+        "marker": {"color": color, "size": size, "symbol": f"{symbol}-open", "line": {"width": 1.5, "color": color}},
+    }
     extra = kw.pop("error_y", {})
     if error is not None:
-        bars = ({"symmetric": False, "array": np.asarray(error[0]), "arrayminus": np.asarray(error[1])}
-                if isinstance(error, tuple) else {"array": np.asarray(error)})
+        bars = (
+            {"symmetric": False, "array": np.asarray(error[0]), "arrayminus": np.asarray(error[1])}
+            if isinstance(error, tuple)
+            else {"array": np.asarray(error)}
+        )
         tr["error_y"] = {"type": "data", **bars, "color": color, **extra}
     elif extra:
         tr["error_y"] = extra
@@ -149,30 +215,59 @@ def point(x, y, name: str, color: str = COLORS["black"], symbol: str = "star", s
     """A highlighted mark (filled): the chosen value, a peak, eigenvalues. ``marker=dict(...)``
     entries override the marker; other keywords are trace entries (``error_y`` …)."""
     marker = {"color": color, "size": size, "symbol": symbol, **kw.pop("marker", {})}
-    return {"type": "scatter", "x": np.asarray(x), "y": np.asarray(y), "name": name, "mode": "markers",
-            "marker": marker, **kw}
+    return {
+        "type": "scatter",
+        "x": np.asarray(x),
+        "y": np.asarray(y),
+        "name": name,
+        "mode": "markers",
+        "marker": marker,
+        **kw,
+    }
 
 
-def histogram(edges, density, name: str, color: str = COLORS["sim"],
-              fill: str = "rgba(213,94,0,0.12)") -> dict:
+def histogram(edges, density, name: str, color: str = COLORS["sim"], fill: str = "rgba(213,94,0,0.12)") -> dict:
     """Simulation: a histogram (``density`` per bin between ``edges``) as a dashed step line over a
     light fill, so that an exact density drawn on top stays visible."""
     e = np.asarray(edges)
-    return {"type": "scatter", "x": np.repeat(e, 2)[1:-1], "y": np.repeat(np.asarray(density), 2),
-            "mode": "lines", "name": name, "fill": "tozeroy", "fillcolor": fill,
-            "line": {"color": color, "width": 1.5, "dash": "dash"}}
+    return {
+        "type": "scatter",
+        "x": np.repeat(e, 2)[1:-1],
+        "y": np.repeat(np.asarray(density), 2),
+        "mode": "lines",
+        "name": name,
+        "fill": "tozeroy",
+        "fillcolor": fill,
+        "line": {"color": color, "width": 1.5, "dash": "dash"},
+    }
 
 
 def hline(y: float, color: str = COLORS["ref"], width: float = 1, dash: str | None = None) -> dict:
     """A horizontal line across the plot at ``y`` (the shape ``fig.add_hline`` makes, without its cost)."""
-    return {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": y, "y1": y,
-            "line": {"color": color, "width": width, **({"dash": dash} if dash else {})}}
+    return {
+        "type": "line",
+        "xref": "x domain",
+        "x0": 0,
+        "x1": 1,
+        "yref": "y",
+        "y0": y,
+        "y1": y,
+        "line": {"color": color, "width": width, **({"dash": dash} if dash else {})},
+    }
 
 
 def vline(x: float, color: str = COLORS["ref"], width: float = 1, dash: str | None = None) -> dict:
     """A vertical line through the plot at ``x`` (also right on a log axis, unlike ``add_vline``)."""
-    return {"type": "line", "xref": "x", "x0": x, "x1": x, "yref": "y domain", "y0": 0, "y1": 1,
-            "line": {"color": color, "width": width, **({"dash": dash} if dash else {})}}
+    return {
+        "type": "line",
+        "xref": "x",
+        "x0": x,
+        "x1": x,
+        "yref": "y domain",
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": color, "width": width, **({"dash": dash} if dash else {})},
+    }
 
 
 def exact_line(fig: go.Figure, x, y, name: str, color: str = COLORS["exact"], **kw) -> None:
@@ -180,8 +275,7 @@ def exact_line(fig: go.Figure, x, y, name: str, color: str = COLORS["exact"], **
     fig.add_trace(line(x, y, name, color, **kw))
 
 
-def sim_markers(fig: go.Figure, x, y, name: str, color: str = COLORS["sim"], symbol: str = "circle",
-                **kw) -> None:
+def sim_markers(fig: go.Figure, x, y, name: str, color: str = COLORS["sim"], symbol: str = "circle", **kw) -> None:
     """Simulation: add open :func:`markers` to ``fig``."""
     fig.add_trace(markers(x, y, name, color, symbol, **kw))
 
@@ -191,35 +285,80 @@ def sim_line(fig: go.Figure, x, y, name: str, color: str = COLORS["sim"], **kw) 
     fig.add_trace(line(x, y, name, color, width=2, dash="dash", **kw))
 
 
-def animation(names: list[str], labels: list[str], play: str, pause: str, prefix: str, *, duration: int,
-              redraw: bool, y: float, slider_x: float, slider_y: float | None = None, active: int = 0,
-              currentvalue: dict | None = None, **slider) -> dict:
+def animation(
+    names: list[str],
+    labels: list[str],
+    play: str,
+    pause: str,
+    prefix: str,
+    *,
+    duration: int,
+    redraw: bool,
+    y: float,
+    slider_x: float,
+    slider_y: float | None = None,
+    active: int = 0,
+    currentvalue: dict | None = None,
+    **slider,
+) -> dict:
     """Layout entries (``updatemenus``, ``sliders``) of an animation: play/pause buttons at the left,
     a slider over the frames ``names`` (step ``labels``: the read-out after ``prefix``) to their right.
 
     ``duration``: ms per frame when playing; ``redraw``: whether each frame redraws the plot (3-D
     scenes need it); ``slider`` entries (tick length, fonts) and ``currentvalue`` override the slider's."""
+
     def now():
         return dict(mode="immediate", frame=dict(duration=0, redraw=redraw), transition=dict(duration=0))
 
     steps = [dict(method="animate", label=lab, args=[[name], now()]) for name, lab in zip(names, labels)]
     return dict(
-        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=y, xanchor="left", yanchor="top",
-                          showactive=False, pad=dict(t=0, r=10),
-                          buttons=[dict(label=play, method="animate",
-                                        args=[None, dict(frame=dict(duration=duration, redraw=redraw),
-                                                         transition=dict(duration=0), fromcurrent=True)]),
-                                   dict(label=pause, method="animate", args=[[None], now()])])],
-        sliders=[dict(active=active, steps=steps, x=slider_x, len=round(1.0 - slider_x, 9),
-                      y=y if slider_y is None else slider_y, yanchor="top",
-                      currentvalue=dict(prefix=prefix, font=dict(size=13, color="#333"), **(currentvalue or {})),
-                      pad=dict(t=0, b=0), **slider)],
+        updatemenus=[
+            dict(
+                type="buttons",
+                direction="left",
+                x=0.0,
+                y=y,
+                xanchor="left",
+                yanchor="top",
+                showactive=False,
+                pad=dict(t=0, r=10),
+                buttons=[
+                    dict(
+                        label=play,
+                        method="animate",
+                        args=[
+                            None,
+                            dict(
+                                frame=dict(duration=duration, redraw=redraw),
+                                transition=dict(duration=0),
+                                fromcurrent=True,
+                            ),
+                        ],
+                    ),
+                    dict(label=pause, method="animate", args=[[None], now()]),
+                ],
+            )
+        ],
+        sliders=[
+            dict(
+                active=active,
+                steps=steps,
+                x=slider_x,
+                len=round(1.0 - slider_x, 9),
+                y=y if slider_y is None else slider_y,
+                yanchor="top",
+                currentvalue=dict(prefix=prefix, font=dict(size=13, color="#333"), **(currentvalue or {})),
+                pad=dict(t=0, b=0),
+                **slider,
+            )
+        ],
     )
 
 
 @functools.cache
-def sphere_wire(parallels: tuple = (-60, -30, 30, 60), meridians: int = 8, pole_gap: float = 15.0,
-                step: float = 3.75) -> dict:
+def sphere_wire(
+    parallels: tuple = (-60, -30, 30, 60), meridians: int = 8, pole_gap: float = 15.0, step: float = 3.75
+) -> dict:
     """The unit sphere as a light wireframe: ``x, y, z`` (float32, typed) of one NaN-separated line.
 
     Parallels at the latitudes ``parallels`` (degrees), ``meridians`` half-meridians evenly spaced in
@@ -231,8 +370,10 @@ def sphere_wire(parallels: tuple = (-60, -30, 30, 60), meridians: int = 8, pole_
     gap = np.full((1, 3), np.nan)
     parts = []
     for lat in np.radians(parallels):
-        parts += [np.column_stack([np.cos(lat) * np.cos(th), np.cos(lat) * np.sin(th),
-                                   np.full_like(th, np.sin(lat))]), gap]
+        parts += [
+            np.column_stack([np.cos(lat) * np.cos(th), np.cos(lat) * np.sin(th), np.full_like(th, np.sin(lat))]),
+            gap,
+        ]
     top = 90.0 - pole_gap
     lat = np.radians(np.linspace(-top, top, int(round(2 * top / step)) + 1))
     for lon in np.radians(np.arange(meridians) * 360.0 / meridians):
@@ -246,8 +387,6 @@ def thin(n: int, max_points: int) -> np.ndarray:
     if n <= max_points:
         return np.arange(n)
     return np.unique(np.linspace(0, n - 1, max_points).round().astype(int))
-
-
 
 
 def params_of(builder) -> tuple[str, ...]:
@@ -321,13 +460,26 @@ def tall_legend(fig: go.Figure, columns: int | None = None, height: int | None =
         width = max((len(n) + len(_CJK.findall(n)) for n in names), default=0)
         columns = 1 if width > 16 else 2
     rows = -(-len(names) // columns)
-    fig.update_layout(legend={"entrywidth": 1.0 / columns - 0.01, "entrywidthmode": "fraction"},
-                      margin={"t": 62 + 21 * rows}, height=(height or fig.layout.height or 440) + 21 * rows)
+    fig.update_layout(
+        legend={"entrywidth": 1.0 / columns - 0.01, "entrywidthmode": "fraction"},
+        margin={"t": 62 + 21 * rows},
+        height=(height or fig.layout.height or 440) + 21 * rows,
+    )
     return fig
 
 
-def heatmap(x, y, z, name: str, colorscale, zmin: float | None = None, zmax: float | None = None,
-            bar: str | None = None, hover: str | None = None, **kw) -> dict:
+def heatmap(
+    x,
+    y,
+    z,
+    name: str,
+    colorscale,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    bar: str | None = None,
+    hover: str | None = None,
+    **kw,
+) -> dict:
     """A field on a grid as a coloured map: ``z[i, j]`` at ``(x[j], y[i])``. ``bar``: the colour bar's
     title (None: no colour bar); ``hover``: the hover text (Plotly's ``%{z}`` …, no trace box).
     ``colorscale``: a list of ``[position, colour]`` or a Plotly name (``"RdBu_r"``: reversed), resolved
@@ -335,15 +487,27 @@ def heatmap(x, y, z, name: str, colorscale, zmin: float | None = None, zmax: flo
     (``colorbar=dict(...)`` entries override the bar's)."""
     if isinstance(colorscale, str):
         colorscale = plotly.colors.get_colorscale(colorscale)
-    tr = {"type": "heatmap", "x": np.asarray(x), "y": np.asarray(y), "z": np.asarray(z), "name": name,
-          "colorscale": [list(c) for c in colorscale], "showscale": bar is not None, "showlegend": False}
+    tr = {
+        "type": "heatmap",
+        "x": np.asarray(x),
+        "y": np.asarray(y),
+        "z": np.asarray(z),
+        "name": name,
+        "colorscale": [list(c) for c in colorscale],
+        "showscale": bar is not None,
+        "showlegend": False,
+    }
     if zmin is not None:
         tr["zmin"] = zmin
     if zmax is not None:
         tr["zmax"] = zmax
     if bar is not None:
-        tr["colorbar"] = {"title": {"text": bar, "side": "right"}, "thickness": 12, "exponentformat": "power",
-                          **kw.pop("colorbar", {})}   # powers of ten like the axes, not SI prefixes ("1p")
+        tr["colorbar"] = {
+            "title": {"text": bar, "side": "right"},
+            "thickness": 12,
+            "exponentformat": "power",
+            **kw.pop("colorbar", {}),
+        }  # powers of ten like the axes, not SI prefixes ("1p")
     if hover is not None:
         tr["hovertemplate"] = hover + "<extra></extra>"
     tr.update(kw)
@@ -355,8 +519,10 @@ def equal_axes(half: float) -> dict:
     (circles look round, arrows keep their angles): pass them as ``figure(..., **equal_axes(h))``.
     The plot area shrinks to a square instead of widening the range on a wide screen."""
     r = [-half, half]
-    return {"xaxis": {"range": r, "constrain": "domain"},
-            "yaxis": {"range": r, "scaleanchor": "x", "scaleratio": 1, "constrain": "domain"}}
+    return {
+        "xaxis": {"range": r, "constrain": "domain"},
+        "yaxis": {"range": r, "scaleanchor": "x", "scaleratio": 1, "constrain": "domain"},
+    }
 
 
 def log_ticks(values) -> dict:
@@ -382,8 +548,14 @@ def band(x, lo, hi, name: str, color: str = COLORS["ref"], alpha: float = 0.18, 
     entry of its own (``showlegend=True`` gives one); other keywords (``legendgroup`` …) go on both.
     Add both, in this order: ``figure(..., data=[*band(...), ...])`` or ``fig.add_traces(band(...))``."""
     x = np.asarray(x)
-    edge = {"type": "scatter", "x": x, "mode": "lines", "line": {"width": 0, "color": color},
-            "hoverinfo": "skip", "showlegend": False}
+    edge = {
+        "type": "scatter",
+        "x": x,
+        "mode": "lines",
+        "line": {"width": 0, "color": color},
+        "hoverinfo": "skip",
+        "showlegend": False,
+    }
     lower = {**edge, "y": np.asarray(lo), **kw, "showlegend": False}
     lower.pop("name", None)
     upper = {**edge, "y": np.asarray(hi), "name": name, "fill": "tonexty", "fillcolor": rgba(color, alpha), **kw}

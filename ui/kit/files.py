@@ -16,6 +16,7 @@ Texts shared by every page (``common``, ``predict``, ``console``, ``instructor``
 ``assets/text/<lang>/``. Everything else (the registry, schemas, texts, notebooks, the start-up
 import, scripts and benchmarks) asks this module, never builds a path or a module name itself.
 """
+
 from __future__ import annotations
 
 import importlib

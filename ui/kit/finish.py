@@ -5,6 +5,7 @@
 the title and the plot on a narrow screen. Imports nothing of the project: ``ui.kit.frozen`` and
 ``ui.kit.figures`` both build on it.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,12 +20,11 @@ _SUPER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 def log_tick_label(v: float) -> str:
     """The full label of a log-axis tick: ``0.5``, ``20``, ``2×10⁻⁵`` (never a bare digit)."""
     e = math.floor(math.log10(v) + 1e-9)
-    m = v / 10.0 ** e
+    m = v / 10.0**e
     if -3 <= e <= 4:
         return f"{v:.6g}"
     mant = f"{m:.3g}"
-    return (f"10{str(e).translate(_SUPER)}" if mant == "1"
-            else f"{mant}×10{str(e).translate(_SUPER)}")
+    return f"10{str(e).translate(_SUPER)}" if mant == "1" else f"{mant}×10{str(e).translate(_SUPER)}"
 
 
 def _short_log_ticks(lo: float, hi: float) -> list[float]:
@@ -39,7 +39,7 @@ def _short_log_ticks(lo: float, hi: float) -> list[float]:
     # very short span: round linear steps (1, 2, 5 × 10ᵏ) with three to six ticks
     raw = (hi - lo) / 4
     e = math.floor(math.log10(raw))
-    step = next(d * 10.0 ** e for d in (1, 2, 5, 10) if d * 10.0 ** e >= raw)
+    step = next(d * 10.0**e for d in (1, 2, 5, 10) if d * 10.0**e >= raw)
     first = math.ceil(lo / step)
     return [float(f"{i * step:.12g}") for i in range(first, math.floor(hi / step) + 1) if i > 0]
 
@@ -93,7 +93,6 @@ def fit_log_ticks(fig: go.Figure) -> go.Figure:
             ax.tickvals = vals
             ax.ticktext = [log_tick_label(v) for v in vals]
     return fig
-
 
 
 # --------------------------------------------------------------------------- legends on narrow screens
@@ -152,14 +151,19 @@ def _plan(lg: dict, title: dict, height, names: list[str], showlegend) -> dict |
         return None
     if showlegend is False or (showlegend is None and len(names) < 2):
         return {"legend": {"maxheight": LEGEND_MAX}}  # nothing drawn; the entries are harmless
-    house = (lg.get("y") is not None and lg["y"] >= 1.0 and lg.get("yanchor") == "bottom"
-             and lg.get("yref") in (None, "paper") and title.get("text")
-             and title.get("yref") in (None, "container") and (title.get("y") is None or title["y"] > 0.9)
-             and height)
+    house = (
+        lg.get("y") is not None
+        and lg["y"] >= 1.0
+        and lg.get("yanchor") == "bottom"
+        and lg.get("yref") in (None, "paper")
+        and title.get("text")
+        and title.get("yref") in (None, "container")
+        and (title.get("y") is None or title["y"] > 0.9)
+        and height
+    )
     if not house:
         return {"legend": {"maxheight": LEGEND_MAX}}
-    out = {"legend": {"yref": "container", "yanchor": "top", "y": 1.0 - TITLE_PX / height,
-                      "maxheight": LEGEND_MAX}}
+    out = {"legend": {"yref": "container", "yanchor": "top", "y": 1.0 - TITLE_PX / height, "maxheight": LEGEND_MAX}}
     if lg.get("entrywidthmode") != "fraction":  # rows of free width: as many as a phone needs
         extra = max(0, phone_rows(names) - HOUSE_ROWS) * ROW_PX
         if extra:
@@ -182,10 +186,20 @@ def fit_legend(fig) -> None:
     reserved already. Legends a page placed itself keep their place."""
     lg = fig.layout.legend
     title = fig.layout.title
-    plan = _plan({"orientation": lg.orientation, "maxheight": lg.maxheight, "y": lg.y, "yanchor": lg.yanchor,
-                  "yref": lg.yref, "entrywidthmode": lg.entrywidthmode},
-                 {"text": title.text, "yref": title.yref, "y": title.y}, fig.layout.height,
-                 _entries(fig.data), fig.layout.showlegend)
+    plan = _plan(
+        {
+            "orientation": lg.orientation,
+            "maxheight": lg.maxheight,
+            "y": lg.y,
+            "yanchor": lg.yanchor,
+            "yref": lg.yref,
+            "entrywidthmode": lg.entrywidthmode,
+        },
+        {"text": title.text, "yref": title.yref, "y": title.y},
+        fig.layout.height,
+        _entries(fig.data),
+        fig.layout.showlegend,
+    )
     if plan:
         fig.update_layout(**plan)
 
@@ -211,8 +225,19 @@ def fit_legend_spec(layout: dict, data=()) -> None:
 MAX_LINE_POINTS = 2800
 _ITEM = {"f8": 8, "f4": 4, "i4": 4, "u4": 4, "i2": 2, "u2": 2, "i1": 1, "u1": 1}
 #: trace entries that hold one value per point: a trace with any of them as an array is left whole
-_PER_POINT = ("text", "hovertext", "customdata", "ids", "marker", "error_x", "error_y", "selectedpoints",
-              "width", "base", "offset")
+_PER_POINT = (
+    "text",
+    "hovertext",
+    "customdata",
+    "ids",
+    "marker",
+    "error_x",
+    "error_y",
+    "selectedpoints",
+    "width",
+    "base",
+    "offset",
+)
 
 
 def _n_points(v) -> int:
@@ -275,9 +300,11 @@ def fewer_points_trace(tr: dict, max_points: int = MAX_LINE_POINTS) -> dict | No
     n = _n_points(y)
     if n <= max_points or x is None or _n_points(x) != n:
         return None
-    if any(isinstance(tr.get(k), (dict, list, tuple, np.ndarray)) and k != "marker" for k in _PER_POINT) \
-            or isinstance((tr.get("marker") or {}).get("color"), (dict, list, np.ndarray)) \
-            or tr.get("fill") not in (None, "none"):
+    if (
+        any(isinstance(tr.get(k), (dict, list, tuple, np.ndarray)) and k != "marker" for k in _PER_POINT)
+        or isinstance((tr.get("marker") or {}).get("color"), (dict, list, np.ndarray))
+        or tr.get("fill") not in (None, "none")
+    ):
         return None
     xa, ya = _array(x), _array(y)
     if xa is None or ya is None or xa.dtype.kind not in "iuf" or ya.dtype.kind not in "iuf":

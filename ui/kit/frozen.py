@@ -5,6 +5,7 @@ The machinery behind the figure vocabulary (``ui.kit.figures``): :class:`Frozen`
 validator a figure is built with when validation is off (:func:`unchecked`), and the shared cache
 of page figures (:func:`cached_figure`).
 """
+
 from __future__ import annotations
 
 import base64
@@ -44,7 +45,6 @@ def unchecked(fig: go.Figure, validate: bool) -> go.Figure:
     if not validate:
         streamlit_internals.set_data_validator(fig, _TracesUnchecked(streamlit_internals.data_validator(fig)))
     return fig
-
 
 
 class Frozen(BaseFigure):
@@ -155,8 +155,16 @@ def _plotly_typed(v: np.ndarray):
     return spec
 
 
-_JS_TYPES = {"float32": "f4", "float64": "f8", "int8": "i1", "uint8": "u1", "int16": "i2",
-             "uint16": "u2", "int32": "i4", "uint32": "u4"}
+_JS_TYPES = {
+    "float32": "f4",
+    "float64": "f8",
+    "int8": "i1",
+    "uint8": "u1",
+    "int16": "i2",
+    "uint16": "u2",
+    "int32": "i4",
+    "uint32": "u4",
+}
 
 
 def typed(a, dtype=None):
@@ -196,7 +204,6 @@ def freeze(fig: go.Figure | Frozen) -> Frozen:
     return fig if isinstance(fig, Frozen) else Frozen(fig)
 
 
-
 def cached_figure(fn=None, *, max_entries: int = 64):
     """Decorator: build a page figure once and share it between reruns and sessions.
 
@@ -208,6 +215,7 @@ def cached_figure(fn=None, *, max_entries: int = 64):
     hashable arguments: numbers, strings, tuples) Streamlit's argument hashing. ``builder.clear()``
     empties both.
     """
+
     def deco(fn):
         def build(stem: str, lang: str, version: tuple, *args):
             from ui.kit.i18n import Text
@@ -245,8 +253,7 @@ def cached_figure(fn=None, *, max_entries: int = 64):
             shared.clear()
 
         call.clear = clear
-        call.cached_figure = True   # marks a shared builder (tests/test_rerun_cost.py finds them so)
+        call.cached_figure = True  # marks a shared builder (tests/test_rerun_cost.py finds them so)
         return call
 
     return deco(fn) if fn is not None else deco
-

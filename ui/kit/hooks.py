@@ -14,6 +14,7 @@ registers what those features add at start (``app.py``)::
 
 Registering again replaces what was registered (app.py does it on every run: cheap and idempotent).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -23,8 +24,12 @@ _url_flags: list[Callable[[], dict]] = []
 _answers_public: list[Callable] = []
 
 
-def register(*, after_section: dict[str, Callable] | None = None,
-             url_flags: tuple[Callable[[], dict], ...] = (), answers_public: Callable | None = None) -> None:
+def register(
+    *,
+    after_section: dict[str, Callable] | None = None,
+    url_flags: tuple[Callable[[], dict], ...] = (),
+    answers_public: Callable | None = None,
+) -> None:
     """Set the hooks (each call replaces the previous registration)."""
     _after_section.clear()
     _after_section.update(after_section or {})

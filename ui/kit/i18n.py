@@ -6,6 +6,7 @@ Markdown with LaTeX. Keys are dotted paths (``params.beta.label``). Files are re
 change on disk.
 A test checks that both languages have exactly the same keys.
 """
+
 from __future__ import annotations
 
 import functools
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from ui.kit.files import text_file
 from ui.kit.spec import LANGS
+
 LANG_NAMES = {"en": "English", "zh": "中文"}
 
 #: path -> (file key (mtime_ns, size) or None, parsed table, time of the last stat). Reads and

@@ -1,4 +1,5 @@
 """The language in force and the sidebar switch that sets it."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -32,8 +33,12 @@ def language_selector() -> str:
         if raw is not None and normalize_lang(raw) is None:
             st.session_state["_lang_notice"] = raw
     st.sidebar.segmented_control(
-        "Language / 语言", options=list(LANGS), format_func=LANG_NAMES.get,
-        key="lang", required=True, label_visibility="collapsed",
+        "Language / 语言",
+        options=list(LANGS),
+        format_func=LANG_NAMES.get,
+        key="lang",
+        required=True,
+        label_visibility="collapsed",
     )
     return normalize_lang(st.session_state.get("lang")) or "en"
 
@@ -138,12 +143,18 @@ def mark_document(lang: str, page_title: str | None) -> None:
     t = Text("common", lang)
     app = t("app_title")
     title = f"{page_title} · {app}" if page_title and page_title != app else app
-    want = {"lang": HTML_LANG.get(lang, "en"), "title": title,
-            "scroll_table": t("view.scroll_table"), "scroll_equation": t("view.scroll_equation"),
-            "help_for": t("view.help_for", label="{label}"),
-            "chart": {"chart": t("chart.figure"), "toolbar": t("chart.toolbar")}}
+    want = {
+        "lang": HTML_LANG.get(lang, "en"),
+        "title": title,
+        "scroll_table": t("view.scroll_table"),
+        "scroll_equation": t("view.scroll_equation"),
+        "help_for": t("view.help_for", label="{label}"),
+        "chart": {"chart": t("chart.figure"), "toolbar": t("chart.toolbar")},
+    }
     # json.dumps escapes nothing of "</script>": "<" is written as \u003c so no text can end the script
     data = json.dumps(want, ensure_ascii=False).replace("<", "\\u003c")
     with st.container(key="tos_doc"):
-        st.html(_DOC_JS % {"want": data, "charts": "\n" + ARIA_JS.strip() + "\n  window.tosChartAria = tosChartAria;"},
-                unsafe_allow_javascript=True)
+        st.html(
+            _DOC_JS % {"want": data, "charts": "\n" + ARIA_JS.strip() + "\n  window.tosChartAria = tosChartAria;"},
+            unsafe_allow_javascript=True,
+        )

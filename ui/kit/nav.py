@@ -4,6 +4,7 @@ Titles come from each page's text file (``title``), so the navigation follows
 the language. To add a page: docs/architecture.md, "A new page: the checklist"
 (tests/test_new_page_checklist.py enforces it); its registry line goes below.
 """
+
 from __future__ import annotations
 
 import re
@@ -48,8 +49,13 @@ def page(e: Entry, lang: str):
     """The ``st.Page`` of one entry (also what ``st.page_link`` needs to link to it)."""
     import streamlit as st
 
-    return st.Page(page_module(e.stem).render, title=Text(e.stem, lang)("title"), icon=e.icon,
-                   url_path=e.stem, default=(e.stem == "home"))
+    return st.Page(
+        page_module(e.stem).render,
+        title=Text(e.stem, lang)("title"),
+        icon=e.icon,
+        url_path=e.stem,
+        default=(e.stem == "home"),
+    )
 
 
 def navigation(lang: str):

@@ -19,6 +19,7 @@ with the project's requirements:
 The notebook is a plain dict in nbformat's v4 schema (the app needs no Jupyter package);
 tests/test_notebook.py validates it with ``nbformat`` and executes it with ``nbclient``.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,9 +37,10 @@ NBFORMAT, NBFORMAT_MINOR = 4, 5
 #: a select option id written into code: letters, digits and ``_`` only (the schemas' ids all are)
 _OPTION_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 #: names the set-up and texts cells define: no parameter may be called so
-RESERVED = frozenset({"json", "pathlib", "sys", "np", "go", "COLORS", "figure", "exact", "simulated", "TEXT",
-                      "numbers"})
-NUMBERS_TAG = "NUMBERS "   # the last cell's output line: NUMBERS {"key": value, ...}
+RESERVED = frozenset(
+    {"json", "pathlib", "sys", "np", "go", "COLORS", "figure", "exact", "simulated", "TEXT", "numbers"}
+)
+NUMBERS_TAG = "NUMBERS "  # the last cell's output line: NUMBERS {"key": value, ...}
 
 
 @dataclass(frozen=True)
@@ -152,9 +154,9 @@ def simulated(fig, x, y, name, color=COLORS["sim"], symbol="circle"):
                     marker=dict(color=color, symbol=symbol, size=7))
 '''
 
-_NUMBERS = '''\
+_NUMBERS = """\
 # The key numbers of this view, as the page shows them (one JSON line).
-print("NUMBERS " + json.dumps({k: float(v) for k, v in numbers.items()}, sort_keys=True))'''
+print("NUMBERS " + json.dumps({k: float(v) for k, v in numbers.items()}, sort_keys=True))"""
 
 
 def _texts_cell(t: Text, keys: tuple[str, ...]) -> str:
@@ -178,8 +180,7 @@ def build(rec: Recipe, res: Resolved, values: dict, lang: str, *, answers: bool 
     answers are included only when ``answers`` (they are public for this view)."""
     t = Text(rec.stem, lang)
     common = Text("common", lang)
-    md = [f"# {t('title')}" + (f"\n\n*{t('subtitle')}*" if t.has("subtitle") else ""),
-          common("notebook.intro")]
+    md = [f"# {t('title')}" + (f"\n\n*{t('subtitle')}*" if t.has("subtitle") else ""), common("notebook.intro")]
     md += [_section(t, key) for key in rec.statement if t.has(f"{key}.body")]
     code = [_SETUP.replace("@COLORS@", json.dumps(COLORS, indent=4)), parameters_cell(res, values, t)]
     if rec.texts:
@@ -193,9 +194,12 @@ def build(rec: Recipe, res: Resolved, values: dict, lang: str, *, answers: bool 
             i += 1
     cells = [("markdown", s) for s in md] + [("code", s) for s in code] + [("markdown", s) for s in tail]
     return {
-        "nbformat": NBFORMAT, "nbformat_minor": NBFORMAT_MINOR,
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-                     "language_info": {"name": "python"}},
+        "nbformat": NBFORMAT,
+        "nbformat_minor": NBFORMAT_MINOR,
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+        },
         "cells": [_cell(kind, src, i) for i, (kind, src) in enumerate(cells)],
     }
 
@@ -211,5 +215,5 @@ def numbers(nb: dict) -> dict | None:
         for out in cell.get("outputs", ()):
             for line in "".join(out.get("text", "")).splitlines():
                 if line.startswith(NUMBERS_TAG):
-                    return json.loads(line[len(NUMBERS_TAG):])
+                    return json.loads(line[len(NUMBERS_TAG) :])
     return None

@@ -1,5 +1,6 @@
 """Numbers as a page shows them and the one tolerance rule of an answer; no Streamlit, so the class's
 answer logic (ui/teaching/responses.py) and the predict steps share them."""
+
 from __future__ import annotations
 
 import math

@@ -15,6 +15,7 @@ widget key), plus ``lang`` and ``preset``. A link restores the exact view;
 garbage, NaN, infinite or out-of-range values are ignored or clamped with a
 visible notice.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -91,7 +92,7 @@ class Ctx:
     spec: Resolved
     values: dict = field(default_factory=dict)
     query: dict = field(default_factory=dict)
-    steps: tuple = ()   # the page's "Predict first" steps (ui.kit.predict.Step), from its schema
+    steps: tuple = ()  # the page's "Predict first" steps (ui.kit.predict.Step), from its schema
     placed: tuple = ()  # parameters the page draws beside what they drive (:meth:`controls`), not in the sidebar
 
     def md(self, key: str, *, info: bool = False, **fmt) -> None:
@@ -130,7 +131,7 @@ class Ctx:
             st.caption(self.t("ui.controls_here"))
             names = list(names)
             for i in range(0, len(names), per_row):
-                row = names[i:i + per_row]
+                row = names[i : i + per_row]
                 for cell, name in zip(st.columns(per_row), row):
                     with cell:
                         _widget(self.spec.params[name], self.t)
@@ -144,8 +145,15 @@ class Ctx:
         """The page's "Predict first" steps (``SCHEMA.steps``, drawn by ui/kit/predict.py), if it has any."""
         predict.steps(self)
 
-    def metrics(self, items, caption: str | None = None, *, covered: bool = True, per_row: int | None = None,
-                stacked: bool = False) -> list | None:
+    def metrics(
+        self,
+        items,
+        caption: str | None = None,
+        *,
+        covered: bool = True,
+        per_row: int | None = None,
+        stacked: bool = False,
+    ) -> list | None:
         """The page's headline numbers, the one way a page draws them: ``items`` are
         ``(label, value)`` or ``(label, value, opts)``, where ``opts`` may hold a ``caption`` drawn
         under that number and ``st.metric``'s own ``delta``, ``help`` … One row (``per_row``
@@ -193,13 +201,17 @@ class Ctx:
         """A download button for the plotted data; ragged columns are padded."""
         st.download_button(
             # deferred: the CSV is built only when the button is clicked, not on every rerun
-            self.t("ui.download_csv"), data=lambda: to_csv(columns), file_name=filename,
-            mime="text/csv", key=key or f"csv_{filename}", on_click="ignore",
+            self.t("ui.download_csv"),
+            data=lambda: to_csv(columns),
+            file_name=filename,
+            mime="text/csv",
+            key=key or f"csv_{filename}",
+            on_click="ignore",
         )
         self.notebook_download()
 
     def notebook_download(self) -> None:
-        """"Open as a notebook": this view (parameters, language) as a Jupyter notebook
+        """ "Open as a notebook": this view (parameters, language) as a Jupyter notebook
         (ui/kit/notebook.py, the page's recipe ``views/notebook_<stem>.py``), built only when clicked;
         the worked answers are in it only when they are public (``hooks.answers_public``)."""
         rec = notebook.recipe(self.stem)
@@ -207,9 +219,12 @@ class Ctx:
             return
         res, values, lang, answers = self.spec, dict(self.values), self.lang, hooks.answers_public(self)
         st.download_button(
-            self.t("ui.download_notebook"), help=self.t("ui.download_notebook_help"),
+            self.t("ui.download_notebook"),
+            help=self.t("ui.download_notebook_help"),
             data=lambda: notebook.dumps(notebook.build(rec, res, values, lang, answers=answers)),
-            file_name=f"{self.stem}.ipynb", mime="application/x-ipynb+json", key=f"nb_{self.stem}",
+            file_name=f"{self.stem}.ipynb",
+            mime="application/x-ipynb+json",
+            key=f"nb_{self.stem}",
             on_click="ignore",
         )
 
@@ -324,8 +339,9 @@ def _init_values(res: Resolved, t: Text, notices: list[str]) -> dict:
     preset = ""
     if before:
         values.update({n: _sanitize(p, before[n]) for n, p in res.params.items() if n in before})
-        if before.get("preset") in res.presets and all(values[k] == v for k, v in
-                                                        preset_view(res, before["preset"]).items()):
+        if before.get("preset") in res.presets and all(
+            values[k] == v for k, v in preset_view(res, before["preset"]).items()
+        ):
             preset = before["preset"]
     pid = qp.get("preset")
     if pid is not None:
@@ -333,8 +349,13 @@ def _init_values(res: Resolved, t: Text, notices: list[str]) -> dict:
             preset = pid
             values = preset_view(res, pid)
         elif pid != "":
-            notices.append(t("ui.notice_bad_preset", value=literal(pid, 40),
-                             options=", ".join(literal(i, 40) for i in res.presets) or "—"))
+            notices.append(
+                t(
+                    "ui.notice_bad_preset",
+                    value=literal(pid, 40),
+                    options=", ".join(literal(i, 40) for i in res.presets) or "—",
+                )
+            )
     for name, p in res.params.items():
         raw = qp.get(name)
         if raw is None:
@@ -378,9 +399,11 @@ def _widget(p: Param, t: Text) -> None:
         fmt = None if p.kind == "int" else f"%.{_decimals(p)}f"
         st.slider(label, min_value=p.min, max_value=p.max, step=step, format=fmt, key=p.name, help=help_)
     elif p.kind == "select":
+
         def opt_label(o, _n=p.name):
             k = f"params.{_n}.options.{o}"
             return t(k) if t.has(k) else str(o)
+
         st.selectbox(label, options=list(p.options), format_func=opt_label, key=p.name, help=help_)
     elif p.kind == "bool":
         st.toggle(label, key=p.name, help=help_)
@@ -445,9 +468,12 @@ def setup(schema: PageSchema, *, header: bool = True, placed: tuple = ()) -> Ctx
         if res.presets:
             ids = ["", *res.presets]
             st.selectbox(
-                t("ui.preset"), ids, key="preset",
+                t("ui.preset"),
+                ids,
+                key="preset",
                 format_func=lambda i: t("ui.preset_none") if i == "" else res.presets[i].title.get(lang, i),
-                on_change=_apply_preset, args=(schema.stem, res),
+                on_change=_apply_preset,
+                args=(schema.stem, res),
             )
             _preset_caption(res, lang)
         for p in res.params.values():
@@ -456,8 +482,9 @@ def setup(schema: PageSchema, *, header: bool = True, placed: tuple = ()) -> Ctx
         if placed:
             st.caption(t("ui.controls_placed"))
         # the controls' names as a screen reader should say them (τ_max, not "$\\tau_{\\max}$")
-        access.name_controls([t(f"params.{n}.{k}") for n in res.params for k in ("label", "help")
-                              if t.has(f"params.{n}.{k}")])
+        access.name_controls(
+            [t(f"params.{n}.{k}") for n in res.params for k in ("label", "help") if t.has(f"params.{n}.{k}")]
+        )
         if res.params and st.button(t("ui.reset"), key="_reset", width="stretch"):
             state[_ACTIVE] = None
             state.get(_REMEMBERED, {}).pop(schema.stem, None)

@@ -16,6 +16,7 @@ answer") the verdict, a short explanation and the step's figure (or metrics) are
 keeps the parameter values it was answered for: when they change, the step says so and asks again.
 Progress lives in ``st.session_state``.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,7 +30,7 @@ from ui.kit.figures import build, params_of, show
 from ui.kit.i18n import Text
 from ui.kit.numbers import fmt, human, within  # noqa: F401 - fmt: the pages' import
 
-_STATE = "_predict"          # session_state[_STATE][stem][step id] -> record
+_STATE = "_predict"  # session_state[_STATE][stem][step id] -> record
 
 
 @dataclass(frozen=True)
@@ -50,16 +51,16 @@ class Step:
     id: str
     params: tuple[str, ...]
     answer: Callable[[dict], float | str]
-    kind: str = "number"                     # "number" | "choice"
+    kind: str = "number"  # "number" | "choice"
     choices: tuple[str, ...] = ()
     rtol: float = 0.1
     atol: float = 0.0
-    digits: int = 4                          # significant digits of the shown true value
-    reveal: Callable | None = None           # a page figure builder: (page Text, *args) -> figure
-    reveal_args: Callable[[dict], tuple] | None = None   # values -> the builder's args (default: by name)
+    digits: int = 4  # significant digits of the shown true value
+    reveal: Callable | None = None  # a page figure builder: (page Text, *args) -> figure
+    reveal_args: Callable[[dict], tuple] | None = None  # values -> the builder's args (default: by name)
     metrics: Callable[[dict], list] | None = None
-    texts: Callable[[dict], dict] | None = None   # extra named values for the step's texts
-    covers: tuple[str, ...] = ()             # page text keys that state this step's answer (ui.kit.cover)
+    texts: Callable[[dict], dict] | None = None  # extra named values for the step's texts
+    covers: tuple[str, ...] = ()  # page text keys that state this step's answer (ui.kit.cover)
 
     def args(self, values: dict) -> dict:
         """The names a step's texts may use: the page's values and the step's own (``texts``)."""
@@ -99,12 +100,19 @@ def live_question(step: Step, stem: str, values: dict) -> dict:
     key = f"predict.{step.id}"
     texts = {lang: Text(stem, lang) for lang in LANGS}
     args = step.args(values)
-    q = {"stem": stem, "step": step.id, "kind": step.kind, "rtol": step.rtol, "atol": step.atol,
-         "digits": step.digits, "options": list(step.choices),
-         "prompt": {lang: t(f"{key}.question", **args) for lang, t in texts.items()},
-         "unit": {lang: (t(f"{key}.unit") if t.has(f"{key}.unit") else "") for lang, t in texts.items()},
-         "labels": {lang: {c: t(f"{key}.choices.{c}") for c in step.choices} for lang, t in texts.items()},
-         "values": {k: v for k, v in values.items() if isinstance(v, (int, float, str, bool))}}
+    q = {
+        "stem": stem,
+        "step": step.id,
+        "kind": step.kind,
+        "rtol": step.rtol,
+        "atol": step.atol,
+        "digits": step.digits,
+        "options": list(step.choices),
+        "prompt": {lang: t(f"{key}.question", **args) for lang, t in texts.items()},
+        "unit": {lang: (t(f"{key}.unit") if t.has(f"{key}.unit") else "") for lang, t in texts.items()},
+        "labels": {lang: {c: t(f"{key}.choices.{c}") for c in step.choices} for lang, t in texts.items()},
+        "values": {k: v for k, v in values.items() if isinstance(v, (int, float, str, bool))},
+    }
     try:
         y = step.answer(values)
         q["truth"] = y if isinstance(y, str) else float(y)
@@ -146,9 +154,17 @@ def _submit(stem: str, step: Step, values: dict) -> None:
     snap = snapshot(step, values)
     # the first wrong answer for these parameters gets a hint and a second try; the value waits
     hint = err is None and not verdict["ok"] and prev.get("hint_for") != snap
-    rec[step.id] = {"x": x, "y": y, "error": err, "snap": snap, "tries": prev.get("tries", 0) + 1,
-                    "hint": hint, "hint_for": snap if hint else prev.get("hint_for"), **verdict,
-                    "focus": "said"}  # the next run moves keyboard focus to what it says (_focus)
+    rec[step.id] = {
+        "x": x,
+        "y": y,
+        "error": err,
+        "snap": snap,
+        "tries": prev.get("tries", 0) + 1,
+        "hint": hint,
+        "hint_for": snap if hint else prev.get("hint_for"),
+        **verdict,
+        "focus": "said",
+    }  # the next run moves keyboard focus to what it says (_focus)
 
 
 def _again(stem: str, sid: str) -> None:
@@ -159,7 +175,7 @@ def _again(stem: str, sid: str) -> None:
 
 
 def _give_up(stem: str, sid: str) -> None:
-    """"Show the answer" after a hint: the verdict and the value, without a second try."""
+    """ "Show the answer" after a hint: the verdict and the value, without a second try."""
     r = _store(stem).get(sid)
     if r is not None:
         r["hint"] = False
@@ -195,8 +211,11 @@ def _param_text(page_t: Text, snap: tuple, only: set | None = None) -> str:
         label = page_t(f"params.{name}.label") if page_t.has(f"params.{name}.label") else name
         label = label.split(" — ")[0].split(" – ")[0].split("——")[0].strip()
         opt = f"params.{name}.options.{v}"
-        shown = page_t(opt) if isinstance(v, str) and page_t.has(opt) else (
-            human(v, 4) if isinstance(v, (int, float)) and not isinstance(v, bool) else v)
+        shown = (
+            page_t(opt)
+            if isinstance(v, str) and page_t.has(opt)
+            else (human(v, 4) if isinstance(v, (int, float)) and not isinstance(v, bool) else v)
+        )
         out.append(f"{label} = {shown}")
     return ", ".join(out)
 
@@ -205,11 +224,22 @@ def _form(p: Text, t: Text, stem: str, step: Step, values: dict, key: str) -> No
     with st.form(f"_predict_form_{stem}_{step.id}", border=False, enter_to_submit=True):
         q = t(f"{key}.question", **step.args(values))
         if step.kind == "choice":
-            st.radio(q, options=list(step.choices), index=None, key=_input_key(stem, step.id),
-                     format_func=lambda c: t(f"{key}.choices.{c}"))
+            st.radio(
+                q,
+                options=list(step.choices),
+                index=None,
+                key=_input_key(stem, step.id),
+                format_func=lambda c: t(f"{key}.choices.{c}"),
+            )
         else:
-            st.number_input(p("ui.with_unit", q=q, unit=t(f"{key}.unit")), value=None, format="%g", step=None,
-                            key=_input_key(stem, step.id), placeholder=p("ui.placeholder"))
+            st.number_input(
+                p("ui.with_unit", q=q, unit=t(f"{key}.unit")),
+                value=None,
+                format="%g",
+                step=None,
+                key=_input_key(stem, step.id),
+                placeholder=p("ui.placeholder"),
+            )
         st.form_submit_button(p("ui.submit"), on_click=_submit, args=(stem, step, values))
 
 
@@ -228,8 +258,14 @@ def _verdict(p: Text, t: Text, step: Step, r: dict, key: str) -> None:
         else:
             off = p("ui.off_rel", err=human(100 * r["rel"], 3)) if math.isfinite(r["rel"]) else ""
             tol = p("ui.tol_rel", tol=f"{100 * step.rtol:g}")
-        msg = p("ui.right_number" if r["ok"] else "ui.wrong_number", said=fmt(r["x"], 6),
-                truth=fmt(r["y"], step.digits), unit=unit, off=off, tol=tol)
+        msg = p(
+            "ui.right_number" if r["ok"] else "ui.wrong_number",
+            said=fmt(r["x"], 6),
+            truth=fmt(r["y"], step.digits),
+            unit=unit,
+            off=off,
+            tol=tol,
+        )
     (st.success if r["ok"] else st.error)(msg, icon=":material/check_circle:" if r["ok"] else ":material/cancel:")
 
 
@@ -261,7 +297,7 @@ def _focus(stem: str, sid: str, r: dict) -> None:
     if what is None:
         return
     if what == "input":
-        sel = f'.st-key-{_input_key(stem, sid)} input'
+        sel = f".st-key-{_input_key(stem, sid)} input"
     else:
         sel = f'.st-key-{_said_key(stem, sid)} [data-testid="stAlert"]'
     nonce = st.session_state["_predict_focus_n"] = st.session_state.get("_predict_focus_n", 0) + 1
@@ -288,23 +324,29 @@ def _step(p: Text, ctx, i: int, step: Step, values: dict) -> None:
     if answered(r) and not current:
         now = snapshot(step, values)
         changed = {a for (a, x), (_, y) in zip(r["snap"], now) if x != y}  # only what changed
-        st.warning(p("ui.stale", old=_param_text(page_t, r["snap"], changed),
-                     new=_param_text(page_t, now, changed)), icon=":material/update:")
+        st.warning(
+            p("ui.stale", old=_param_text(page_t, r["snap"], changed), new=_param_text(page_t, now, changed)),
+            icon=":material/update:",
+        )
     if current and "x" in r and r.get("hint"):
         with st.container(key=_said_key(stem, step.id)):
             _hint(p, step, r)
         _focus(stem, step.id, r)
         _form(p, page_t, stem, step, values, key)
-        st.button(p("ui.give_up"), key=f"_predict_give_up_{stem}_{step.id}", on_click=_give_up,
-                  args=(stem, step.id), type="tertiary")
+        st.button(
+            p("ui.give_up"),
+            key=f"_predict_give_up_{stem}_{step.id}",
+            on_click=_give_up,
+            args=(stem, step.id),
+            type="tertiary",
+        )
         return
     if current and "x" in r:
         with st.container(key=_said_key(stem, step.id)):
             _verdict(p, page_t, step, r, key)
         _focus(stem, step.id, r)
         _reveal(ctx, step, values, key)
-        st.button(p("ui.again"), key=f"_predict_again_{stem}_{step.id}", on_click=_again,
-                  args=(stem, step.id))
+        st.button(p("ui.again"), key=f"_predict_again_{stem}_{step.id}", on_click=_again, args=(stem, step.id))
         return
     if current and r.get("missing"):
         with st.container(key=_said_key(stem, step.id)):
@@ -350,12 +392,16 @@ def steps(ctx) -> None:
         return
     p = Text("predict", ctx.lang)
     asked = next((x for x in page_steps if x.id == cover.open_question(stem)), None)
-    if asked is not None:   # the class (or the lesson) asks this very step: answered there, first
+    if asked is not None:  # the class (or the lesson) asks this very step: answered there, first
         cover.set_cover(stem, asked.covers)
         st.info(p("ui.asked_in_class"), icon=":material/groups:")
         return
-    with st.expander(p("ui.title", n=len(page_steps)), icon=":material/psychology_alt:",
-                     key=f"_predict_open_{stem}", on_change="rerun") as box:
+    with st.expander(
+        p("ui.title", n=len(page_steps)),
+        icon=":material/psychology_alt:",
+        key=f"_predict_open_{stem}",
+        on_change="rerun",
+    ) as box:
         if not box.open:
             return
         st.markdown(p("ui.how"))
@@ -370,4 +416,3 @@ def steps(ctx) -> None:
             _step(p, ctx, i, step, values)
         if done < n:
             st.toggle(p("ui.peek"), key=f"_predict_peek_{stem}")
-

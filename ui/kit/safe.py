@@ -15,6 +15,7 @@ Use it for every piece of user-controlled text placed into a Markdown string::
 
     st.warning(t("ui.notice_invalid", value=literal(f"{name}={raw}"), default=...))
 """
+
 from __future__ import annotations
 
 import html
@@ -32,7 +33,7 @@ def visible(value, limit: int = 60) -> str:
     become their Python escapes (``\\n``, ``\\u202e``), so what is shown is what was sent.
     """
     s = str(value)
-    if len(s) > 4 * limit:                      # never walk a huge string character by character
+    if len(s) > 4 * limit:  # never walk a huge string character by character
         s = s[: 4 * limit]
     s = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in s)
     if len(s) > limit or len(str(value)) > 4 * limit:

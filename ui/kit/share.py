@@ -5,6 +5,7 @@
 as an SVG QR code (segno) for the sidebar's "Share this view", large enough to scan from the back
 of a room when the screen is projected.
 """
+
 from __future__ import annotations
 
 import functools
@@ -20,8 +21,7 @@ def lan_addresses() -> list[str]:
     """This machine's IPv4 addresses that other machines can reach (no loopback, no link-local)."""
     found: list[str] = []
     try:
-        out = subprocess.run(["ip", "-4", "-o", "addr", "show", "up"], capture_output=True, text=True,
-                             timeout=3).stdout
+        out = subprocess.run(["ip", "-4", "-o", "addr", "show", "up"], capture_output=True, text=True, timeout=3).stdout
         found += [line.split()[3].split("/")[0] for line in out.splitlines() if len(line.split()) > 3]
     except (OSError, subprocess.SubprocessError):
         pass
@@ -197,7 +197,7 @@ def share_url(query: dict) -> str:
 # --------------------------------------------------------------------------- the server's address
 # (the share link's part owned with the server's safety: a client cannot make the QR encoder work on
 # an address of its choosing, nor put a foreign host into the link the class scans)
-PUBLIC_URL_ENV = "APP_PUBLIC_URL"   #: e.g. https://sphere.example.org (behind a proxy: set it)
+PUBLIC_URL_ENV = "APP_PUBLIC_URL"  #: e.g. https://sphere.example.org (behind a proxy: set it)
 MAX_SHARE_URL = 2000
 _PAGE = _re.compile(r"[A-Za-z0-9_-]{0,60}")
 _HOST = _re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")

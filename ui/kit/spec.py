@@ -19,6 +19,7 @@ File format (one table per page, keyed by the page stem)::
     title = { en = "Seed figure", zh = "原文图例" }
     values = { beta = 1.0, theta0 = 1.0 }
 """
+
 from __future__ import annotations
 
 import math
@@ -180,7 +181,7 @@ class PageSchema:
     stem: str
     params: tuple[Param, ...]
     presets: tuple[Preset, ...] = ()
-    steps: tuple = ()   # its "Predict first" steps (ui.kit.predict.Step), beside its views
+    steps: tuple = ()  # its "Predict first" steps (ui.kit.predict.Step), beside its views
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -189,8 +190,9 @@ class PageSchema:
         raise KeyError(name)
 
     @classmethod
-    def from_file(cls, stem: str, *, options: dict | None = None, steps: tuple = (),
-                  path: Path | None = None) -> PageSchema:
+    def from_file(
+        cls, stem: str, *, options: dict | None = None, steps: tuple = (), path: Path | None = None
+    ) -> PageSchema:
         """The page's built-in table ``pages/<stem>/params.toml`` (one ``[params.<name>]`` table per control,
         in slider order, keys as :class:`Param`'s); ``options`` gives select options held in code.
         A bad file raises ValueError naming the file and the key."""
@@ -248,7 +250,7 @@ class Resolved:
 
 @dataclass
 class _FileCache:
-    snapshot: tuple | None = None   # (file key, parsed data, error message)
+    snapshot: tuple | None = None  # (file key, parsed data, error message)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -296,8 +298,14 @@ def load_file(path: Path | None = None) -> tuple[dict, str | None]:
 _PARAM_KEYS = {"min", "max", "default", "step", "options"}
 
 
-def resolve(schema: PageSchema, data: dict | None = None, source: str | None = None,
-            known_pages: tuple[str, ...] = (), *, in_use: bool = True) -> Resolved:
+def resolve(
+    schema: PageSchema,
+    data: dict | None = None,
+    source: str | None = None,
+    known_pages: tuple[str, ...] = (),
+    *,
+    in_use: bool = True,
+) -> Resolved:
     """Apply the instructor file's section for ``schema.stem`` to the built-ins.
 
     ``known_pages`` (all page stems) lets sections for unknown pages be reported too.
@@ -357,15 +365,15 @@ def _table_items(section: dict, key: str, where: str, errors: list[str]) -> list
         return []
     items = list(value.items())
     if key == "presets" and len(items) > MAX_PRESETS:
-        errors.append(f"{where} {len(items)} presets: at most {MAX_PRESETS} per page are used, "
-                      f"the rest are ignored")
+        errors.append(f"{where} {len(items)} presets: at most {MAX_PRESETS} per page are used, the rest are ignored")
     return items
 
 
 def _kind(value) -> str:
     """A short word for a TOML value's type (an array of tables is an array too)."""
-    return {list: "an array", str: "a string", bool: "a boolean", int: "a number",
-            float: "a number"}.get(type(value), type(value).__name__)
+    return {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def _page_section(stem: str, data: dict, src: str, known_pages: tuple[str, ...], errors: list[str]) -> dict | None:
@@ -404,8 +412,13 @@ def _resolve_param(base: Param, entry: dict, where: str, errors: list[str], note
         lo, step = fields["min"], fields["step"]
         if step is not None:
             lo, step = _on_grid(lo, fields["max"], fields["default"], step)
-        return replace(base, min=cast(lo), max=cast(fields["max"]), default=cast(fields["default"]),
-                       step=None if step is None else cast(step))
+        return replace(
+            base,
+            min=cast(lo),
+            max=cast(fields["max"]),
+            default=cast(fields["default"]),
+            step=None if step is None else cast(step),
+        )
     return _resolve_choice(base, entry, set(upd), where, errors)
 
 
@@ -446,8 +459,7 @@ def _resolve_choice(base: Param, entry: dict, keys: set, where: str, errors: lis
     cand = base
     if "options" in entry:
         opts = entry["options"]
-        if base.kind != "select" or not isinstance(opts, list) or not opts \
-                or any(o not in base.options for o in opts):
+        if base.kind != "select" or not isinstance(opts, list) or not opts or any(o not in base.options for o in opts):
             errors.append(f"{where} options must be a non-empty subset of {list(base.options)}")
             return base
         cand = replace(cand, options=tuple(opts))

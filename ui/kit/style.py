@@ -10,6 +10,7 @@
   untouched: the variant is derived from it once per figure and kept beside it.
 - :func:`print_header`: the current parameters, written under the title, shown only in print.
 """
+
 from __future__ import annotations
 
 import copy
@@ -95,8 +96,11 @@ def projector_spec(spec: dict) -> dict:
     s = copy.deepcopy(spec)
     lay = s.setdefault("layout", {})
     base = (((lay.get("template") or {}).get("layout") or {}).get("font") or {}).get("size", 13)
-    lay["font"] = {**(lay.get("font") or {}), "size": round((lay.get("font") or {}).get("size", base) * FONT_SCALE),
-                   "color": "#000"}
+    lay["font"] = {
+        **(lay.get("font") or {}),
+        "size": round((lay.get("font") or {}).get("size", base) * FONT_SCALE),
+        "color": "#000",
+    }
     title = lay.get("title")
     if isinstance(title, dict) and isinstance(title.get("font"), dict) and "size" in title["font"]:
         title["font"]["size"] = round(title["font"]["size"] * FONT_SCALE)

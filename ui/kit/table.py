@@ -1,4 +1,5 @@
 """Columns of numbers as CSV text (the page's download button, a figure's plotted data)."""
+
 from __future__ import annotations
 
 import csv

@@ -6,6 +6,7 @@ written for are in the table of :mod:`ui.streamlit_internals`, through whose :fu
 <ui.streamlit_internals.replace>` every adapter is installed (a replacement whose target differs
 from the verified Streamlit is skipped and named in the server log).
 """
+
 from __future__ import annotations
 
 import os
@@ -14,8 +15,18 @@ import time
 
 from ui import streamlit_internals as internals
 
-from ui.server.budgets import (CLOSE_REASON, GUARD, INBOUND_MAX_BYTES, SLOWED, BrowserCookie, Bucket, Guard, _kind,
-                               clean_widget_states, client_key)
+from ui.server.budgets import (
+    CLOSE_REASON,
+    GUARD,
+    INBOUND_MAX_BYTES,
+    SLOWED,
+    BrowserCookie,
+    Bucket,
+    Guard,
+    _kind,
+    clean_widget_states,
+    client_key,
+)
 from ui.server.signin_routes import signin_routes
 
 #: the development setting that lets a client clear the server's caches
@@ -35,8 +46,11 @@ def refuse_clear_cache() -> bool:
 
     def wrap(_streamlits):
         def _refused(self) -> None:
-            log.warning("refused a clear_cache request from session %s (set %s=1 to allow it while "
-                        "developing)", getattr(self, "id", "?"), ALLOW_CLEAR_ENV)
+            log.warning(
+                "refused a clear_cache request from session %s (set %s=1 to allow it while developing)",
+                getattr(self, "id", "?"),
+                ALLOW_CLEAR_ENV,
+            )
 
         _refused._refused = True  # type: ignore[attr-defined]
         return _refused
@@ -63,7 +77,7 @@ def _stale_fragment(rerun, session_id: str, runs) -> bool:
     if now and rerun.page_script_hash and rerun.page_script_hash != now:
         if rerun.is_auto_rerun:
             return True
-        rerun.page_script_hash = now   # a click in the banner as the page switched: kept
+        rerun.page_script_hash = now  # a click in the banner as the page switched: kept
     return False
 
 
@@ -103,7 +117,7 @@ def download_file_id(url: str) -> str:
     return url.rsplit("/", 1)[-1].split(".", 1)[0]
 
 
-_FRESH: dict[str, float] = {}     # file id -> until when it is kept (time.monotonic)
+_FRESH: dict[str, float] = {}  # file id -> until when it is kept (time.monotonic)
 _FRESH_LOCK = threading.Lock()
 
 
@@ -118,7 +132,7 @@ def _keep_fresh_downloads() -> None:
             url = run_deferred(self, file_id)
             with _FRESH_LOCK:
                 _FRESH[download_file_id(url)] = now() + FRESH_DOWNLOAD_S
-                if len(_FRESH) > 4096:            # a flood of clicks: the oldest go first
+                if len(_FRESH) > 4096:  # a flood of clicks: the oldest go first
                     _FRESH.pop(next(iter(_FRESH)))
             return url
 
@@ -153,8 +167,8 @@ def install_guards(guard: Guard | None = None, late: bool = False) -> None:
 
     g = guard or GUARD
     log = logging.getLogger("ui.server.serve")
-    held: dict = {}   # session id -> (latest held message, client, timer handle)
-    tabs: dict = {}   # browser key -> {session id: client}: a disconnect closes all its tabs
+    held: dict = {}  # session id -> (latest held message, client, timer handle)
+    tabs: dict = {}  # browser key -> {session id: client}: a disconnect closes all its tabs
 
     def _mark_slowed(runtime, session_id: str) -> None:
         """The page's next run shows the notice (app.py asks :func:`was_slowed`)."""
@@ -200,12 +214,12 @@ def install_guards(guard: Guard | None = None, late: bool = False) -> None:
                 _close(c)
             return None
         if kind == "other":
-            return None          # heartbeats and the like: dropped while over budget
+            return None  # heartbeats and the like: dropped while over budget
         entry = held.get(session_id)
-        if entry is not None:    # the newest rerun supersedes the held one ...
+        if entry is not None:  # the newest rerun supersedes the held one ...
             if not (kind == "fragment" and _kind(entry[0]) == "rerun"):
                 held[session_id] = (msg, client, entry[2])
-            return None          # ... but a fragment's never a full one's (which redraws it too)
+            return None  # ... but a fragment's never a full one's (which redraws it too)
         loop = asyncio.get_event_loop()
         held[session_id] = (msg, client, loop.call_later(wait, _release, self, session_id))
         return None
@@ -220,7 +234,7 @@ def install_guards(guard: Guard | None = None, late: bool = False) -> None:
     guarded._guarded = True  # type: ignore[attr-defined]
     internals.replace("backmsg", wrap_backmsg)
     _fragments_on_the_page_shown()
-    if late:   # uvicorn and the middleware stack are already built
+    if late:  # uvicorn and the middleware stack are already built
         return
 
     def wrap_kwargs(kwargs):
@@ -238,7 +252,7 @@ def install_guards(guard: Guard | None = None, late: bool = False) -> None:
     from ui.server.compress import CompressedAssets
 
     def wrap_middleware(make_mw):
-        def with_browser_cookie(*a, **k):   # and text assets compressed once (ui.server.compress)
+        def with_browser_cookie(*a, **k):  # and text assets compressed once (ui.server.compress)
             return [*make_mw(*a, **k), Middleware(BrowserCookie), Middleware(CompressedAssets)]
 
         return with_browser_cookie
@@ -248,6 +262,7 @@ def install_guards(guard: Guard | None = None, late: bool = False) -> None:
 
 def install_signin_routes() -> None:
     """Streamlit's routes with the sign-in/sign-out routes and the chart asset route before them."""
+
     def wrap(make):
         def with_signin(runtime):
             import streamlit as st

@@ -4,6 +4,7 @@ session, per browser and per address (:class:`Guard`), who a client is (:func:`c
 (:func:`clean_widget_states`) and the notice a slowed session gets (:func:`was_slowed`). Time is
 passed in; :func:`ui.server.adapters.install_guards` feeds the server's messages through them.
 """
+
 from __future__ import annotations
 
 import collections
@@ -20,8 +21,11 @@ MAX_WIDGET_ID = 400
 def clean_widget_states(widget_states) -> int:
     """Drop the entries of a ``WidgetStates`` proto whose ids Streamlit never makes (a bare
     session-state name such as ``_instructor``, an empty or huge id). Returns how many."""
-    bad = [i for i, w in enumerate(widget_states.widgets)
-           if not (w.id.startswith(WIDGET_ID_PREFIX) and len(w.id) <= MAX_WIDGET_ID)]
+    bad = [
+        i
+        for i, w in enumerate(widget_states.widgets)
+        if not (w.id.startswith(WIDGET_ID_PREFIX) and len(w.id) <= MAX_WIDGET_ID)
+    ]
     for i in reversed(bad):
         del widget_states.widgets[i]
     return len(bad)
@@ -38,9 +42,8 @@ class Bucket:
 
     def take(self, key, cost: float, now: float) -> float:
         """0.0 and the cost taken when ``key`` can pay now; else the seconds until it can (nothing taken)."""
-        if len(self._state) > self.MAX_KEYS:   # forget keys whose bucket has refilled (idle ones)
-            self._state = {k: v for k, v in self._state.items()
-                           if v[0] + (now - v[1]) * self.rate < self.burst}
+        if len(self._state) > self.MAX_KEYS:  # forget keys whose bucket has refilled (idle ones)
+            self._state = {k: v for k, v in self._state.items() if v[0] + (now - v[1]) * self.rate < self.burst}
         tokens, then = self._state.get(key, (self.burst, now))
         tokens = min(self.burst, tokens + (now - then) * self.rate)
         if tokens >= cost:
@@ -67,8 +70,17 @@ class Guard:
     #: what a message costs: a full rerun 1, a fragment rerun (the class poll, a fragment button) 0.25
     COST = {"rerun": 1.0, "fragment": 0.25, "other": 0.1}
 
-    def __init__(self, session_rate=3.0, session_burst=12.0, client_rate=4.0, client_burst=16.0,
-                 address_rate=60.0, address_burst=240.0, strike_window_s=20.0, strikes_to_close=300):
+    def __init__(
+        self,
+        session_rate=3.0,
+        session_burst=12.0,
+        client_rate=4.0,
+        client_burst=16.0,
+        address_rate=60.0,
+        address_burst=240.0,
+        strike_window_s=20.0,
+        strikes_to_close=300,
+    ):
         self.session = Bucket(session_rate, session_burst)
         self.client = Bucket(client_rate, client_burst)
         #: a ceiling per address (a class behind one NAT shares it; clients without cookies too)
@@ -78,8 +90,9 @@ class Guard:
         self.slowed = self.closed = 0
         self.dropped_polls = 0  #: stale timed fragment reruns dropped (:func:`_stale_fragment`)
 
-    def admit(self, session_id: str, client_key, kind: str, now: float,
-              address: str | None = None) -> tuple[str, float]:
+    def admit(
+        self, session_id: str, client_key, kind: str, now: float, address: str | None = None
+    ) -> tuple[str, float]:
         """``("ok", 0)``, ``("later", seconds)`` (slowed) or ``("close", 0)`` (disconnect)."""
         cost = self.COST.get(kind, self.COST["other"])
         taken, wait = [], 0.0
@@ -127,6 +140,8 @@ def was_slowed() -> bool:
         SLOWED.discard(sid)
         return True
     return False
+
+
 #: the reason a disconnected client is given (a websocket close reason: at most 123 bytes)
 CLOSE_REASON = "Too many requests from this browser: slowed, then disconnected. Reload the page."
 
@@ -166,8 +181,9 @@ def _parse_trusted(value: str) -> tuple:
         try:
             out.append(ipaddress.ip_network(e, strict=False))
         except ValueError:
-            logging.getLogger("ui.server.serve").warning("%s: %r is not an address, a network or a prefix; "
-                                                  "ignored", TRUSTED_ENV, e)
+            logging.getLogger("ui.server.serve").warning(
+                "%s: %r is not an address, a network or a prefix; ignored", TRUSTED_ENV, e
+            )
     return tuple(out)
 
 
@@ -207,7 +223,7 @@ def client_address(headers, remote: str | None) -> str:
             if k.lower() == "x-real-ip" and v.strip():
                 return v.strip()[:64]
             if k.lower() == "x-forwarded-for":
-                forwarded = v                     # the last such header: the nearest proxy's
+                forwarded = v  # the last such header: the nearest proxy's
         last = forwarded.rsplit(",", 1)[-1].strip()
         if last:
             return last[:64]
@@ -242,7 +258,8 @@ class BrowserCookie:
 
     async def __call__(self, scope, receive, send):
         if scope.get("type") != "http" or any(
-                k == b"cookie" and f"{BROWSER_COOKIE}=".encode() in v for k, v in scope.get("headers", ())):
+            k == b"cookie" and f"{BROWSER_COOKIE}=".encode() in v for k, v in scope.get("headers", ())
+        ):
             return await self.app(scope, receive, send)
         import secrets
 
@@ -252,6 +269,5 @@ class BrowserCookie:
             if msg.get("type") == "http.response.start":
                 msg = {**msg, "headers": [*msg.get("headers", []), (b"set-cookie", value)]}
             await send(msg)
-
 
         return await self.app(scope, receive, send_with_cookie)

@@ -16,6 +16,7 @@ Only ``GET`` responses with status 200, no ``Content-Encoding`` and a text type
 ``ui.server.adapters`` in ``make run`` / ``make serve-class`` and, at its first page run, in a
 plain ``streamlit run app.py``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -24,9 +25,20 @@ import threading
 from collections import OrderedDict
 
 #: media types worth compressing (text); woff/woff2 fonts and images are compressed already
-COMPRESSIBLE = ("text/", "application/javascript", "application/x-javascript", "application/json",
-                "application/manifest+json", "image/svg+xml", "application/wasm", "font/ttf", "font/otf",
-                "application/x-font-ttf", "application/vnd.ms-fontobject", "application/xml")
+COMPRESSIBLE = (
+    "text/",
+    "application/javascript",
+    "application/x-javascript",
+    "application/json",
+    "application/manifest+json",
+    "image/svg+xml",
+    "application/wasm",
+    "font/ttf",
+    "font/otf",
+    "application/x-font-ttf",
+    "application/vnd.ms-fontobject",
+    "application/xml",
+)
 #: smaller bodies are sent as they are (a gzip header and a round of CPU are not worth it)
 MIN_BYTES = 1024
 #: the compressed bodies kept, at most (Streamlit's and the app's text assets a visit asks for
@@ -123,8 +135,10 @@ class CompressedAssets:
             # the app's own assets: Streamlit's gzip middleware, inside this one in a plain
             # `streamlit run` (this one wraps the built stack there), would compress them on every
             # request; without the header it leaves them to this one
-            scope = {**scope, "headers": [(k, v) for k, v in scope.get("headers", [])
-                                          if k.lower() != b"accept-encoding"]}
+            scope = {
+                **scope,
+                "headers": [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"accept-encoding"],
+            }
         state: dict = {"start": None, "parts": [], "pass": False}
 
         async def capture(message):
@@ -134,8 +148,12 @@ class CompressedAssets:
             if message["type"] == "http.response.start":
                 h = {k.lower(): v for k, v in message.get("headers", [])}
                 etag = h.get(b"etag", b"").decode("latin-1")
-                if (message.get("status") != 200 or b"content-encoding" in h or not etag
-                        or not compressible(h.get(b"content-type", b"").decode("latin-1"))):
+                if (
+                    message.get("status") != 200
+                    or b"content-encoding" in h
+                    or not etag
+                    or not compressible(h.get(b"content-type", b"").decode("latin-1"))
+                ):
                     state["pass"] = True
                     await send(message)
                     return
@@ -159,13 +177,17 @@ class CompressedAssets:
             await send({"type": "http.response.body", "body": raw, "more_body": False})
             return
         body = await self.cache.compressed((path, state["etag"]), raw)
-        headers = [(k, v) for k, v in start.get("headers", [])
-                   if k.lower() not in (b"content-length", b"etag", b"vary")]
+        headers = [
+            (k, v) for k, v in start.get("headers", []) if k.lower() not in (b"content-length", b"etag", b"vary")
+        ]
         etag = state["etag"]
-        headers += [(b"content-encoding", b"gzip"), (b"content-length", str(len(body)).encode()),
-                    (b"vary", b"Accept-Encoding"),
-                    # a weak tag: the same resource, another encoding (what nginx's gzip does); the
-                    # static handler's If-None-Match check strips the W/ and still answers 304
-                    (b"etag", (etag if etag.startswith("W/") else f"W/{etag}").encode("latin-1"))]
+        headers += [
+            (b"content-encoding", b"gzip"),
+            (b"content-length", str(len(body)).encode()),
+            (b"vary", b"Accept-Encoding"),
+            # a weak tag: the same resource, another encoding (what nginx's gzip does); the
+            # static handler's If-None-Match check strips the W/ and still answers 304
+            (b"etag", (etag if etag.startswith("W/") else f"W/{etag}").encode("latin-1")),
+        ]
         await send({**start, "headers": headers})
         await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -37,6 +37,7 @@ when this session has not asked for it yet (or was refused, with a notice). Whil
 a progress bar and polls; a slider move interrupts the wait, and the next rerun picks the same job
 up again (the job itself keeps running).
 """
+
 from __future__ import annotations
 
 import collections
@@ -55,9 +56,9 @@ __all__ = ["Busy", "Superseded", "Job", "JobPool", "calls", "heavy", "pool", "wo
 
 log = logging.getLogger(__name__)
 
-KEEP = 32            #: finished results kept (least recently used dropped first)
-POLL_S = 0.25        #: how often a waiting page redraws its progress bar
-NICE = 5             #: CPU priority offset of worker threads (Linux: per thread)
+KEEP = 32  #: finished results kept (least recently used dropped first)
+POLL_S = 0.25  #: how often a waiting page redraws its progress bar
+NICE = 5  #: CPU priority offset of worker threads (Linux: per thread)
 ENV = "APP_HEAVY_JOBS"
 
 
@@ -101,7 +102,7 @@ class Job:
     key: Hashable
     fn: Callable[..., Any]
     seq: int
-    state: str = "queued"            # queued | running | done | failed
+    state: str = "queued"  # queued | running | done | failed
     progress: float = 0.0
     result: Any = None
     error: BaseException | None = None
@@ -110,7 +111,7 @@ class Job:
     started: float | None = None
     finished: float | None = None
     done: threading.Event = field(default_factory=threading.Event)
-    cancelled: bool = False          # a running cold load nobody waits for: stop at the next progress
+    cancelled: bool = False  # a running cold load nobody waits for: stop at the next progress
 
     @property
     def seconds(self) -> float | None:
@@ -129,27 +130,27 @@ class Job:
 class JobPool:
     """The queue and its worker threads (one pool per server process: :func:`pool`)."""
 
-    def __init__(self, n_workers: int | None = None, keep: int = KEEP, threads_per_job: int = 1,
-                 nice: int = NICE):
+    def __init__(self, n_workers: int | None = None, keep: int = KEEP, threads_per_job: int = 1, nice: int = NICE):
         self.n_workers = workers() if n_workers is None else max(1, int(n_workers))
         self.keep = keep
         self.threads_per_job = threads_per_job
         self.nice = nice
         self._cv = threading.Condition()
         self._queue: collections.deque[Job] = collections.deque()
-        self._active: dict[Hashable, Job] = {}                       # queued or running
+        self._active: dict[Hashable, Job] = {}  # queued or running
         self._finished: collections.OrderedDict[Hashable, Job] = collections.OrderedDict()
-        self._by_session: dict[str, Job] = {}                        # the session's own job
-        self._queued_by: dict[str, Job] = {}                         # its one queued replaceable job
-        self._running_by: dict[str, Job] = {}                        # its one running replaceable job
+        self._by_session: dict[str, Job] = {}  # the session's own job
+        self._queued_by: dict[str, Job] = {}  # its one queued replaceable job
+        self._running_by: dict[str, Job] = {}  # its one running replaceable job
         self._served: collections.OrderedDict[str, float] = collections.OrderedDict()  # last start
         self._seq = itertools.count(1)
         self._threads: list[threading.Thread] = []
-        self.runs = 0                                                # jobs actually computed
+        self.runs = 0  # jobs actually computed
 
     # ------------------------------------------------------------------ requests
-    def submit(self, key: Hashable, fn: Callable[..., Any], session: str | None = None,
-               replaces: str | None = None) -> Job:
+    def submit(
+        self, key: Hashable, fn: Callable[..., Any], session: str | None = None, replaces: str | None = None
+    ) -> Job:
         """The job for ``key``: a finished one, the one queued/running, or a new one queued.
 
         Raises :class:`Busy` when ``session`` already has a different job queued or running.
@@ -163,7 +164,7 @@ class JobPool:
             if job is not None:
                 if session is not None:
                     job.sessions.add(session)
-                if replaces is not None:             # the session moved on to this job
+                if replaces is not None:  # the session moved on to this job
                     if self._queued_by.get(replaces) is not job:
                         self._drop_queued(replaces)
                     self._leave_running(replaces, job)
@@ -225,9 +226,11 @@ class JobPool:
     def _order(self) -> list[Job]:
         """The queue in the order the workers take it: jobs that may start now first, each by the
         time its longest-waiting session was last served (never served: first), then first come."""
+
         def rank(j: Job):
             last = min((self._served.get(s, float("-inf")) for s in j.sessions), default=float("-inf"))
             return (self._blocked(j), last, j.seq)
+
         return sorted(self._queue, key=rank)
 
     def _next(self) -> Job | None:
@@ -258,9 +261,13 @@ class JobPool:
 
     def status(self) -> dict:
         with self._cv:
-            return {"workers": self.n_workers, "queued": len(self._queue),
-                    "running": sum(j.state == "running" for j in self._active.values()),
-                    "kept": len(self._finished), "runs": self.runs}
+            return {
+                "workers": self.n_workers,
+                "queued": len(self._queue),
+                "running": sum(j.state == "running" for j in self._active.values()),
+                "kept": len(self._finished),
+                "runs": self.runs,
+            }
 
     # ------------------------------------------------------------------ workers
     def _start_workers(self) -> None:
@@ -272,8 +279,9 @@ class JobPool:
     def _lower_priority(self) -> None:
         if self.nice:
             try:  # Linux: a thread id is a process id for setpriority, so this affects this thread only
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(),
-                               os.getpriority(os.PRIO_PROCESS, 0) + self.nice)
+                os.setpriority(
+                    os.PRIO_PROCESS, threading.get_native_id(), os.getpriority(os.PRIO_PROCESS, 0) + self.nice
+                )
             except (AttributeError, OSError, PermissionError):  # pragma: no cover - other systems
                 pass
         try:
@@ -310,7 +318,7 @@ class JobPool:
                 job.state = "failed" if error is not None else "done"
                 job.finished = time.monotonic()
                 job.progress = 1.0
-                job.fn = None                     # drop the closure (and what it holds)
+                job.fn = None  # drop the closure (and what it holds)
                 self.runs += 1
                 self._active.pop(job.key, None)
                 for s in [s for s, j in self._by_session.items() if j is job]:
@@ -322,7 +330,7 @@ class JobPool:
                     while len(self._finished) > self.keep:
                         self._finished.popitem(last=False)
                 job.done.set()
-                self._cv.notify_all()         # a session's next load may start now
+                self._cv.notify_all()  # a session's next load may start now
             if isinstance(error, Superseded):
                 pass
             elif error is not None:
@@ -350,7 +358,7 @@ def pool(lane: str = "panel") -> JobPool:
 
 # --------------------------------------------------------------------------- the page side
 def _label(t, key: str, fallback: str, **fmt) -> str:
-    if t is not None and t(f"ui.{key}") != f"ui.{key}":    # common.toml [ui], English as fallback
+    if t is not None and t(f"ui.{key}") != f"ui.{key}":  # common.toml [ui], English as fallback
         return t(f"ui.{key}", **fmt)
     return fallback.format(**fmt)
 
@@ -358,16 +366,26 @@ def _label(t, key: str, fallback: str, **fmt) -> str:
 def calls(*steps: tuple[Callable[..., Any], tuple]) -> Callable[..., None]:
     """A job function that makes the calls ``f(*args)`` in order (to fill ``st.cache_data`` caches
     in a worker) and reports progress after each; its result is ``True``."""
+
     def run(progress=lambda f: None):
         for i, (f, args) in enumerate(steps):
             f(*args)
             progress((i + 1) / len(steps))
         return True
+
     return run
 
 
-def heavy(key: Hashable, fn: Callable[..., Any], *, start: bool, t=None, text: str | None = None,
-          lane: str = "panel", jobs: JobPool | None = None):
+def heavy(
+    key: Hashable,
+    fn: Callable[..., Any],
+    *,
+    start: bool,
+    t=None,
+    text: str | None = None,
+    lane: str = "panel",
+    jobs: JobPool | None = None,
+):
     """Run ``fn`` as a shared, queued heavy job and wait for it with a progress bar.
 
     Parameters
@@ -395,16 +413,23 @@ def heavy(key: Hashable, fn: Callable[..., Any], *, start: bool, t=None, text: s
 
     p = jobs or pool(lane)
     sid = session_id()
-    mine = st.session_state.setdefault("_jobs_mine", set())   # keys this session asked for
+    mine = st.session_state.setdefault("_jobs_mine", set())  # keys this session asked for
     job = p.find(key)
     if start:
         try:
             # a panel is the session's one job; a cold load replaces the session's queued one
             job = p.submit(key, fn, sid, None) if lane == "panel" else p.submit(key, fn, None, sid)
         except Busy as b:
-            st.warning(_label(t, "job_busy", "You already have a computation in the queue (position "
-                              "{pos}); it has to finish before you start another.", pos=max(p.position(b.job), 1)),
-                       icon="⏳")
+            st.warning(
+                _label(
+                    t,
+                    "job_busy",
+                    "You already have a computation in the queue (position "
+                    "{pos}); it has to finish before you start another.",
+                    pos=max(p.position(b.job), 1),
+                ),
+                icon="⏳",
+            )
             return None
         mine.add(key)
     elif job is None or key not in mine:
@@ -427,8 +452,9 @@ def _wait_drawing(p, job, bar, t, text) -> None:
     while not job.done.wait(POLL_S):
         pos = p.position(job)
         if pos:
-            bar.progress(0.0, text=_label(t, "job_queued", "Waiting for a free worker: position {pos} in "
-                                          "the queue.", pos=pos))
+            bar.progress(
+                0.0, text=_label(t, "job_queued", "Waiting for a free worker: position {pos} in the queue.", pos=pos)
+            )
         else:
             pct = int(round(100 * job.progress))
             label = text or _label(t, "job_running", "Computing… {pct} %", pct=pct)

@@ -20,6 +20,7 @@ function is called (a ``st.cache_data`` function called before the runtime exist
 its entries apart from the runtime's). A process that is not the served one (tests, a plain
 ``streamlit run``) never calls :func:`start`, and :func:`wait` returns at once.
 """
+
 from __future__ import annotations
 
 import ast

@@ -32,6 +32,7 @@ newer one stops it there, before it has computed or sent anything. A single step
 for the next one only after drawing the last), a first visit, a navigation, a rerun at the same
 values, a run the server starts itself (``st.rerun``) and a fragment rerun never wait.
 """
+
 from __future__ import annotations
 
 import collections
@@ -127,11 +128,11 @@ _ORIGIN = threading.local()
 class _Last:
     """A session's latest full run."""
 
-    values: int | None       # the widget values it was asked for with (None: not by the browser)
-    burst: bool              # it was part of a burst
-    started: float = 0.0     # when it started (``time.monotonic``)
+    values: int | None  # the widget values it was asked for with (None: not by the browser)
+    burst: bool  # it was part of a burst
+    started: float = 0.0  # when it started (``time.monotonic``)
     ended: float | None = None  # when it ended; None while it goes on
-    drawn: int = 0           # bytes of figures the session's latest finished run sent
+    drawn: int = 0  # bytes of figures the session's latest finished run sent
 
 
 _LAST: collections.OrderedDict[str, _Last] = collections.OrderedDict()

@@ -73,6 +73,7 @@
 :mod:`ui.server.signin_routes` and :mod:`ui.server.adapters` (the replacements of Streamlit's
 internals).
 """
+
 from __future__ import annotations
 
 

@@ -3,13 +3,14 @@ checks the key under attempt limits and sets a signed, HttpOnly, expiring cookie
 /_app/signout`` clears it and revokes it on every replica. :func:`signin_routes` makes the two
 Starlette routes; :func:`ui.server.adapters.install_signin_routes` adds them to Streamlit's.
 """
+
 from __future__ import annotations
 
 import os
 
 from ui.server.budgets import BROWSER_COOKIE, client_address
 
-SIGNIN_ATTEMPTS = None   # ui.teaching.signin.Attempts, made on first use
+SIGNIN_ATTEMPTS = None  # ui.teaching.signin.Attempts, made on first use
 MAX_FORM_BYTES = 4096
 
 
@@ -31,9 +32,12 @@ def signin_attempts(environ=os.environ):
         store = get_store()
     except Exception:  # noqa: BLE001 - no store could be made: this process counts alone
         store = None
-    return signin.Attempts(per_browser=num("APP_SIGNIN_PER_BROWSER_PER_MIN", 5),
-                           per_address=num("APP_SIGNIN_PER_MIN", 30),
-                           total=num("APP_SIGNIN_TOTAL_PER_MIN", 120), store=store)
+    return signin.Attempts(
+        per_browser=num("APP_SIGNIN_PER_BROWSER_PER_MIN", 5),
+        per_address=num("APP_SIGNIN_PER_MIN", 30),
+        total=num("APP_SIGNIN_TOTAL_PER_MIN", 120),
+        store=store,
+    )
 
 
 def safe_next(value) -> str:
@@ -64,9 +68,13 @@ def _reply(status: int, lang: str, text_key: str, back: str, **fmt):
 
     lang = lang if lang in ("en", "zh") else "en"
     t = Text("instructor", lang)
-    body = _PAGE.format(lang="zh-Hans" if lang == "zh" else "en", title=html.escape(t("signin.title")),
-                        msg=html.escape(t(text_key, **fmt)), link=html.escape(back, quote=True),
-                        back=html.escape(t("signin.back")))
+    body = _PAGE.format(
+        lang="zh-Hans" if lang == "zh" else "en",
+        title=html.escape(t("signin.title")),
+        msg=html.escape(t(text_key, **fmt)),
+        link=html.escape(back, quote=True),
+        back=html.escape(t("signin.back")),
+    )
     return HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
 
 
@@ -120,8 +128,9 @@ async def signin(request):
         SIGNIN_ATTEMPTS.failed(addr, browser)
         return _reply(403, lang, "signin.wrong", back)
     resp = RedirectResponse(back, status_code=303)
-    resp.set_cookie(signin.COOKIE, signin.make_token(key, time.time()), max_age=signin.COOKIE_TTL_S,
-                    **_cookie_flags(request))
+    resp.set_cookie(
+        signin.COOKIE, signin.make_token(key, time.time()), max_age=signin.COOKIE_TTL_S, **_cookie_flags(request)
+    )
     return resp
 
 
@@ -132,7 +141,7 @@ async def signout(request):
 
     form = await _form(request)
     back = safe_next(form.get("next"))
-    if _same_origin(request):   # on every replica: the shared store keeps it until the cookie expires
+    if _same_origin(request):  # on every replica: the shared store keeps it until the cookie expires
         from ui.teaching.class_store import get_store
 
         try:
@@ -149,6 +158,7 @@ def signin_routes(base: str = "") -> list:
     from starlette.routing import Route
 
     base = f"/{base.strip('/')}" if base.strip("/") else ""
-    return [Route(f"{base}/_app/signin", signin, methods=["POST"]),
-            Route(f"{base}/_app/signout", signout, methods=["POST"])]
-
+    return [
+        Route(f"{base}/_app/signin", signin, methods=["POST"]),
+        Route(f"{base}/_app/signout", signout, methods=["POST"]),
+    ]

@@ -4,6 +4,7 @@ threading layer, a weak instructor key), then the adapters to Streamlit's intern
 ``streamlit run app.py`` (:func:`main`). ``python -m ui.server.serve`` and ``python -m ui.server``
 call :func:`main`; the fixes it installs are listed in ``ui/server/serve.py``.
 """
+
 from __future__ import annotations
 
 import os
@@ -71,13 +72,16 @@ def check_threading_layer() -> str:
 
     try:
         from numba.np.ufunc import parallel
+
         launch = getattr(parallel, "_launch_threads", None) or _probe_compiled
         launch()
     except Exception as exc:  # noqa: BLE001 - numba raises ValueError/ImportError variants
-        sys.exit(f"ui.server.serve: no thread-safe Numba threading layer ({LAYER_ENV}="
-                 f"{os.environ.get(LAYER_ENV)}): {exc}\nInstall OpenMP (Debian: libgomp1) or "
-                 f"`pip install tbb`; the 'workqueue' layer crashes the server when sessions "
-                 f"run parallel kernels at the same time.")
+        sys.exit(
+            f"ui.server.serve: no thread-safe Numba threading layer ({LAYER_ENV}="
+            f"{os.environ.get(LAYER_ENV)}): {exc}\nInstall OpenMP (Debian: libgomp1) or "
+            f"`pip install tbb`; the 'workqueue' layer crashes the server when sessions "
+            f"run parallel kernels at the same time."
+        )
     return numba.threading_layer()
 
 
@@ -107,9 +111,11 @@ def check_key_strength(environ=os.environ) -> None:
     key = configured_key(environ, secrets=_secrets_from_files)
     why = weak_key(key) if key else None
     if why:
-        sys.exit(f"ui.server.serve: the instructor key (APP_INSTRUCTOR_KEY or [instructor] key in "
-                 f".streamlit/secrets.toml) is refused: {why}. Make a strong one with\n"
-                 f"    {MAKE_KEY}\nand set it again.")
+        sys.exit(
+            f"ui.server.serve: the instructor key (APP_INSTRUCTOR_KEY or [instructor] key in "
+            f".streamlit/secrets.toml) is refused: {why}. Make a strong one with\n"
+            f"    {MAKE_KEY}\nand set it again."
+        )
 
 
 def main(argv: list[str] | None = None) -> None:

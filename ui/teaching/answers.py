@@ -20,6 +20,7 @@ Who sees them (under the questions, one expander per answer):
       values = { beta = 1.0 }
       answers = true
 """
+
 from __future__ import annotations
 
 import logging
@@ -147,8 +148,7 @@ def show_answers(ctx) -> None:
     if teacher:
         key = f"_release_{ctx.stem}"
         st.session_state[key] = released(ctx.stem)  # follow the shared switch (another tab may have moved it)
-        st.toggle(ui("answers.release"), key=key, on_change=_toggle, args=(ctx.stem,),
-                  help=ui("answers.release_help"))
+        st.toggle(ui("answers.release"), key=key, on_change=_toggle, args=(ctx.stem,), help=ui("answers.release_help"))
         st.caption(ui("answers.public" if shown else "answers.private"))
     for i, text in enumerate(items, 1):
         with st.expander(ui("answers.title", i=i)):

@@ -16,6 +16,7 @@ instructor leaves a marker for an hour (:meth:`Store.ended`), so its students ca
 rather than "lost". An answer is a finite number or a short text; anything else is refused
 (``ValueError``). Keys expire ``TTL_S`` after the last write.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,7 +33,7 @@ CODE_LEN = 6
 CODE_RE = re.compile(rf"^[{CODE_ALPHABET}]{{{CODE_LEN}}}$")
 MAX_ANSWER_LEN = 64
 ENDED_TTL_S = 3600
-HERE_S = 15.0   # a student counts as "here now" this long after their last poll said so
+HERE_S = 15.0  # a student counts as "here now" this long after their last poll said so
 
 
 def check_answer(value):
@@ -156,9 +157,19 @@ class MemoryStore(Store):
             code = new_code()
             while code in self._classes:
                 code = new_code()
-            self._classes[code] = {"version": 0, "view": None, "at": 0.0, "qid": 0, "question": None,
-                                   "answers": {}, "reveal": {}, "rv": 0, "qs": {}, "here": {},
-                                   "rel": set()}
+            self._classes[code] = {
+                "version": 0,
+                "view": None,
+                "at": 0.0,
+                "qid": 0,
+                "question": None,
+                "answers": {},
+                "reveal": {},
+                "rv": 0,
+                "qs": {},
+                "here": {},
+                "rel": set(),
+            }
             return code
 
     def _get(self, code):
@@ -258,8 +269,9 @@ class RedisStore(Store):
     def __init__(self, url: str):
         import redis
 
-        self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=2,
-                                      socket_connect_timeout=2, health_check_interval=30)
+        self.r = redis.Redis.from_url(
+            url, decode_responses=True, socket_timeout=2, socket_connect_timeout=2, health_check_interval=30
+        )
 
     def _touch(self, pipe, code, *extra):
         for k in (f"cls:{code}", f"cls:{code}:r", f"cls:{code}:q", *extra):
@@ -277,8 +289,14 @@ class RedisStore(Store):
         return bool(self.r.exists(f"cls:{code}"))
 
     def close(self, code: str) -> None:
-        keys = [f"cls:{code}", f"cls:{code}:r", f"cls:{code}:q", f"cls:{code}:p", f"cls:{code}:rel",
-                *self.r.scan_iter(f"cls:{code}:a:*")]
+        keys = [
+            f"cls:{code}",
+            f"cls:{code}:r",
+            f"cls:{code}:q",
+            f"cls:{code}:p",
+            f"cls:{code}:rel",
+            *self.r.scan_iter(f"cls:{code}:a:*"),
+        ]
         with self.r.pipeline() as p:
             p.delete(*keys)
             p.set(f"end:{code}", 1, ex=ENDED_TTL_S)

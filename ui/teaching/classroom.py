@@ -15,6 +15,7 @@ The live class lives in five modules of ``ui.teaching``, each one job:
 State lives in ``ui.teaching.class_store`` (in memory, or Redis with ``APP_REDIS_URL``). This module
 only gathers what app.py registers and calls.
 """
+
 from __future__ import annotations
 
 from ui.teaching.console import pages, sidebar

@@ -13,6 +13,7 @@
   until the teacher shows them (anonymous labels: ``lesson_store.anon``); the results as CSV
   (:func:`lesson_csv`: one row per student × step, UTF-8 with a byte-order mark, labels not ids).
 """
+
 from __future__ import annotations
 
 import csv
@@ -32,7 +33,7 @@ from ui.kit.i18n import Text
 from ui.kit.safe import inert_html, literal
 
 
-BOARD_S = 3 * POLL_S   # the dashboard's redraw
+BOARD_S = 3 * POLL_S  # the dashboard's redraw
 
 
 def _bt(lang: str) -> Text:
@@ -63,8 +64,9 @@ def _pick_lesson(lang: str, key: str):
     if not found:
         st.caption(_bt(lang)("board.no_lessons"))
         return None
-    return st.selectbox(_bt(lang)("board.lesson"), found, key=key,
-                        format_func=lambda x: f"{_text(x.title, lang)[:80]} ({len(x.steps)})")
+    return st.selectbox(
+        _bt(lang)("board.lesson"), found, key=key, format_func=lambda x: f"{_text(x.title, lang)[:80]} ({len(x.steps)})"
+    )
 
 
 def console_start(lang: str) -> None:
@@ -94,8 +96,13 @@ def console_start(lang: str) -> None:
     if ls.valid_run_id(typed) and (_runs().run(typed) or {}).get("mode") == "self":
         pick = typed
     elif own:
-        pick = st.selectbox(bt("board.runs"), own, key="_lsn_runs", index=own.index(pick) if pick in own else 0,
-                            format_func=lambda r: bt(f"board.run_{modes[r]}", id=r))
+        pick = st.selectbox(
+            bt("board.runs"),
+            own,
+            key="_lsn_runs",
+            index=own.index(pick) if pick in own else 0,
+            format_func=lambda r: bt(f"board.run_{modes[r]}", id=r),
+        )
     run = _runs().run(pick) if pick else None
     if run is None:
         return
@@ -103,14 +110,14 @@ def console_start(lang: str) -> None:
     if lesson is None:
         st.warning(bt("board.lesson_gone", id=run["lesson"]))
         return
-    if run["mode"] == "live":   # its class has ended: what the students did, and the CSV
+    if run["mode"] == "live":  # its class has ended: what the students did, and the CSV
         _said(_text(lesson.title, lang), 120, "tos-lesson-title")
         board(pick, lesson, lang)
         return
     link = join_link("X").split("?", 1)[0] + f"?{ENTRY}={pick}"
     left, right = st.columns([2, 1])
     with left:
-        _said(_text(lesson.title, lang), 120, "tos-lesson-title")   # the teacher's text: inert
+        _said(_text(lesson.title, lang), 120, "tos-lesson-title")  # the teacher's text: inert
         st.markdown(bt("board.self_link"))
     left.code(link, language=None, wrap_lines=True)
     right.image(qr_svg(for_phones(link)), width=200)
@@ -143,27 +150,44 @@ def _controls(code: str, run: dict, lesson, lang: str) -> None:
             push_step(code, lesson, i - 1, lang)
             st.rerun()
         st.markdown(bt("where", step=i + 1, n=n, page=Text(step.page, lang)("title")))
-        if st.button(bt("next"), key="_lsn_t_next", icon=":material/arrow_forward:", type="primary",
-                     disabled=i >= n - 1):
+        if st.button(
+            bt("next"), key="_lsn_t_next", icon=":material/arrow_forward:", type="primary", disabled=i >= n - 1
+        ):
             push_step(code, lesson, i + 1, lang)
             st.rerun()
-        if st.button(bt("board.resume" if run["paused"] else "board.pause"), key="_lsn_t_pause",
-                     icon=":material/play_arrow:" if run["paused"] else ":material/pause:"):
+        if st.button(
+            bt("board.resume" if run["paused"] else "board.pause"),
+            key="_lsn_t_pause",
+            icon=":material/play_arrow:" if run["paused"] else ":material/pause:",
+        ):
             _runs().update(code, paused=not run["paused"])
             st.rerun()
     c0, c1, c2 = st.columns(3)
-    jump = c0.selectbox(bt("board.goto"), range(n), index=i, key=f"_lsn_t_goto_{i}",
-                        format_func=lambda k: f"{k + 1}. {Text(lesson.steps[k].page, lang)('title')}")
+    jump = c0.selectbox(
+        bt("board.goto"),
+        range(n),
+        index=i,
+        key=f"_lsn_t_goto_{i}",
+        format_func=lambda k: f"{k + 1}. {Text(lesson.steps[k].page, lang)('title')}",
+    )
     if jump != i:
         push_step(code, lesson, jump, lang)
         st.rerun()
-    pace = c1.number_input(bt("board.pace"), min_value=0, max_value=n, value=int(run["pace"]), step=1,
-                           key=f"_lsn_t_pace_{run['pace']}", help=bt("board.pace_help"))
+    pace = c1.number_input(
+        bt("board.pace"),
+        min_value=0,
+        max_value=n,
+        value=int(run["pace"]),
+        step=1,
+        key=f"_lsn_t_pace_{run['pace']}",
+        help=bt("board.pace_help"),
+    )
     if int(pace) != run["pace"]:
         _runs().update(code, pace=int(pace))
         st.rerun()
-    names = c2.toggle(bt("board.names"), value=run["names"], key=f"_lsn_t_names_{int(run['names'])}",
-                      help=bt("board.names_help"))
+    names = c2.toggle(
+        bt("board.names"), value=run["names"], key=f"_lsn_t_names_{int(run['names'])}", help=bt("board.names_help")
+    )
     if names != run["names"]:
         _runs().update(code, names=names)
         st.rerun()
@@ -183,8 +207,8 @@ def _controls(code: str, run: dict, lesson, lang: str) -> None:
 def _people(rid: str) -> tuple[list[str], dict, dict, dict]:
     asked, pos, recs = _runs().nicks(rid, everyone=True), _runs().positions(rid), _runs().records(rid)
     nicks = {w: n for w, n in asked.items() if n}
-    who = set(asked) | set(pos) | {w for per in recs.values() for w in per}   # everyone who joined
-    return sorted(who, key=ls.anon), nicks, pos, recs   # by anonymous label: the order tells no name
+    who = set(asked) | set(pos) | {w for per in recs.values() for w in per}  # everyone who joined
+    return sorted(who, key=ls.anon), nicks, pos, recs  # by anonymous label: the order tells no name
 
 
 def grid_html(columns: dict[str, list[str]]) -> str:
@@ -198,10 +222,17 @@ def grid_html(columns: dict[str, list[str]]) -> str:
         return f"<{tag}{extra} {css}>{inert_html(text, 40)}</{tag}>"
 
     head = "".join(cell("th", h, ' scope="col"') for h in heads)
-    body = "".join("<tr>" + cell("th", columns[heads[0]][i], ' scope="row"')
-                   + "".join(cell("td", columns[h][i]) for h in heads[1:]) + "</tr>" for i in range(n))
-    return (f'<table class="tos-lesson-grid" style="border-collapse:collapse;width:100%">'
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    body = "".join(
+        "<tr>"
+        + cell("th", columns[heads[0]][i], ' scope="row"')
+        + "".join(cell("td", columns[h][i]) for h in heads[1:])
+        + "</tr>"
+        for i in range(n)
+    )
+    return (
+        f'<table class="tos-lesson-grid" style="border-collapse:collapse;width:100%">'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
 
 
 def _cell(q: dict | None, rec: dict | None, here: bool) -> str:
@@ -225,7 +256,7 @@ def board(rid: str, lesson, lang: str) -> None:
 def _board(rid: str, lesson, lang: str) -> None:
     try:
         _board_now(rid, lesson, lang)
-    except cs.STORE_ERRORS:   # the store unreachable: said in words; the next redraw tries again
+    except cs.STORE_ERRORS:  # the store unreachable: said in words; the next redraw tries again
         st.warning(Text("console", lang)("teacher.down"), icon=":material/cloud_off:")
 
 
@@ -235,13 +266,14 @@ def _board_now(rid: str, lesson, lang: str) -> None:
     if run is None:
         return
     people, nicks, pos, recs = _people(rid)
-    if run["names"]:   # names shown: in their order, the anonymous after them
+    if run["names"]:  # names shown: in their order, the anonymous after them
         people.sort(key=lambda w: (w not in nicks, nicks.get(w, "")))
     qs = {s.index: question_of(lesson, s, lang) for s in lesson.steps}
     st.markdown(bt("board.title", n=len(people)))
     if not people:
         st.caption(bt("board.nobody"))
     else:
+
         def label(w):
             return nicks[w] if run["names"] and nicks.get(w) else ls.anon(w)
 
@@ -250,13 +282,19 @@ def _board_now(rid: str, lesson, lang: str) -> None:
         rows = {bt("board.student"): [label(w) for w in people]}
         for k, c in enumerate(cols):
             rows[c] = [_cell(qs[k], recs.get(k, {}).get(w), pos.get(w, where) == k) for w in people]
-        with st.container(key="lsn_grid"):   # a plain table: large on a projector, text in the page
+        with st.container(key="lsn_grid"):  # a plain table: large on a projector, text in the page
             st.html(grid_html(rows))
         st.caption(bt("board.legend"))
     _step_answers(rid, run, lesson, qs, recs, nicks, lang)
-    st.download_button(bt("board.csv"), data=lambda: lesson_csv(rid, lesson, qs, lang), key=f"_lsn_csv_{rid}",
-                       file_name=f"lesson_{lesson.id}_{rid}.csv", mime="text/csv", on_click="ignore",
-                       icon=":material/download:")
+    st.download_button(
+        bt("board.csv"),
+        data=lambda: lesson_csv(rid, lesson, qs, lang),
+        key=f"_lsn_csv_{rid}",
+        file_name=f"lesson_{lesson.id}_{rid}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
 
 
 def _step_answers(rid, run, lesson, qs, recs, nicks, lang) -> None:
@@ -265,19 +303,32 @@ def _step_answers(rid, run, lesson, qs, recs, nicks, lang) -> None:
     if not asked:
         return
     default = run["step"] if run["step"] in asked else asked[0]
-    k = st.selectbox(bt("board.step"), asked, index=asked.index(default), key=f"_lsn_step_{rid}_{run['step']}",
-                     format_func=lambda j: f"{j + 1}. {q_prompt(qs[j], lang)[:80]}")
+    k = st.selectbox(
+        bt("board.step"),
+        asked,
+        index=asked.index(default),
+        key=f"_lsn_step_{rid}_{run['step']}",
+        format_func=lambda j: f"{j + 1}. {q_prompt(qs[j], lang)[:80]}",
+    )
     q, got = qs[k], recs.get(k, {})
     if q.get("kind") in ("number", "choice"):
         h = histogram([r["value"] for r in got.values()], q)
         if q.get("kind") == "choice":
             h["answer"] = [q_value(q, lang, a) for a in h["answer"]]
         if h["answer"]:
-            st.bar_chart(h, x="answer", y="count", height=200, horizontal=True, sort=False,
-                         x_label=bt("board.answer"), y_label=bt("board.count"))
+            st.bar_chart(
+                h,
+                x="answer",
+                y="count",
+                height=200,
+                horizontal=True,
+                sort=False,
+                x_label=bt("board.answer"),
+                y_label=bt("board.count"),
+            )
     if run["mode"] == "live" and q.get("truth") is not None and k not in run["revealed"]:
         if st.button(bt("board.reveal", step=k + 1), key=f"_lsn_reveal_{rid}_{k}", icon=":material/visibility:"):
-            _runs().update(rid, revealed=[*run["revealed"], k])   # every student who answered step k sees it
+            _runs().update(rid, revealed=[*run["revealed"], k])  # every student who answered step k sees it
             st.rerun()
     elif run["mode"] == "live" and k in run["revealed"]:
         st.caption(bt("board.revealed", step=k + 1))
@@ -287,7 +338,7 @@ def _step_answers(rid, run, lesson, qs, recs, nicks, lang) -> None:
         return
     st.caption(bt("board.pick"))
     picked = []
-    for w, text in items.items():   # each answer as typed (inert), and a box to pick it for the snapshot
+    for w, text in items.items():  # each answer as typed (inert), and a box to pick it for the snapshot
         who, tag = (nicks[w] if run["names"] and nicks.get(w) else ls.anon(w)), ls.anon(w)[1:]
         with st.container(horizontal=True, vertical_alignment="center", key=f"lsn_ans_{k}_{tag}"):
             if st.checkbox(bt("board.pick_one", who=literal(who, ls.MAX_NICK)), key=f"_lsn_snap_{rid}_{k}_{tag}"):
@@ -318,22 +369,31 @@ def lesson_csv(rid: str, lesson, qs: dict, lang: str = "en") -> str:
         params += [p for p in ((q or {}).get("values") or {}) if p not in params]
     out = io.StringIO()
     w = csv.writer(out)
-    w.writerow(["student", "step", "page", "prompt", *params, "exact_value", "answer", "tries", "right",
-                "answered_utc"])
+    w.writerow(
+        ["student", "step", "page", "prompt", *params, "exact_value", "answer", "tries", "right", "answered_utc"]
+    )
     for who in people:
         for step in lesson.steps:
             q = qs.get(step.index) or {}
             rec = recs.get(step.index, {}).get(who)
             vals = q.get("values") or step.values()
-            when = (_dt.datetime.fromtimestamp(float(rec["at"]), _dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
-                    if rec else "")
+            when = _dt.datetime.fromtimestamp(float(rec["at"]), _dt.UTC).strftime("%Y-%m-%d %H:%M:%S") if rec else ""
             right = "" if not rec or rec.get("right") is None else int(rec["right"])
             answer = q_value(q, lang, rec["value"]) if rec else ""
             if rec and isinstance(rec["value"], str):
                 answer = _cell_text(answer)
-            w.writerow([_cell_text(nicks.get(who) or ls.anon(who)), step.index + 1, Text(step.page, lang)("title"),
-                        q_prompt(q, lang) if q else "", *[vals.get(p, "") for p in params],
-                        q_value(q, lang, q.get("truth")) if q and q.get("truth") is not None else "",
-                        answer, rec["tries"] if rec else "", right, when])
+            w.writerow(
+                [
+                    _cell_text(nicks.get(who) or ls.anon(who)),
+                    step.index + 1,
+                    Text(step.page, lang)("title"),
+                    q_prompt(q, lang) if q else "",
+                    *[vals.get(p, "") for p in params],
+                    q_value(q, lang, q.get("truth")) if q and q.get("truth") is not None else "",
+                    answer,
+                    rec["tries"] if rec else "",
+                    right,
+                    when,
+                ]
+            )
     return "\ufeff" + out.getvalue()
-

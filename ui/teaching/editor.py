@@ -8,6 +8,7 @@ next to the field; the save button stays disabled while anything is invalid, and
 is checked once more before it is written. Writing, backup, undo and conflict detection are in
 ``ui.teaching.params_file``.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -88,18 +89,26 @@ def _uploader_words(t: Text) -> None:
     """The uploader in the page's language: Streamlit 1.67 offers no label for its button ("Upload")
     nor for its line "1MB per file • TOML"; the line is not drawn (the caption under the uploader
     says it) and the button shows our word instead of its own (CSS, this container only)."""
-    word = json.dumps(t("editor.upload_button"))   # a CSS string: quoted and escaped as JSON is
-    st.html("<style>.st-key-tos_ed_upload [data-testid=\"stFileUploaderDropzoneInstructions\"] { display: none; }"
-            ".st-key-tos_ed_upload [data-testid=\"stFileUploaderDropzone\"] button { font-size: 0; }"
-            ".st-key-tos_ed_upload [data-testid=\"stFileUploaderDropzone\"] button::after"
-            f" {{ content: {word}; font-size: 1rem; }}</style>")
+    word = json.dumps(t("editor.upload_button"))  # a CSS string: quoted and escaped as JSON is
+    st.html(
+        '<style>.st-key-tos_ed_upload [data-testid="stFileUploaderDropzoneInstructions"] { display: none; }'
+        '.st-key-tos_ed_upload [data-testid="stFileUploaderDropzone"] button { font-size: 0; }'
+        '.st-key-tos_ed_upload [data-testid="stFileUploaderDropzone"] button::after'
+        f" {{ content: {word}; font-size: 1rem; }}</style>"
+    )
 
 
 _TOML_WHAT = {  # tomllib's messages (Python 3.11) -> editor.toml.<key>
-    "Invalid value": "value", "Cannot overwrite a value": "overwrite", "Unterminated string": "string",
-    "Expected ']' at the end of a table declaration": "table", "Expected '=' after a key in a key/value pair": "equals",
-    "Expected newline or end of document after a statement": "newline", "Invalid statement": "statement",
-    "Unclosed inline table": "inline", "Unclosed array": "array", "Illegal character": "character",
+    "Invalid value": "value",
+    "Cannot overwrite a value": "overwrite",
+    "Unterminated string": "string",
+    "Expected ']' at the end of a table declaration": "table",
+    "Expected '=' after a key in a key/value pair": "equals",
+    "Expected newline or end of document after a statement": "newline",
+    "Invalid statement": "statement",
+    "Unclosed inline table": "inline",
+    "Unclosed array": "array",
+    "Illegal character": "character",
 }
 _TOML = re.compile(r"^.*: not valid TOML \((.*?)(?: \(at line (\d+), column (\d+)\)| \(at end of document\))?\)$")
 
@@ -199,8 +208,11 @@ def _param_rows(stem: str, res, file_params: dict, t: Text, pt: Text) -> tuple[d
                 bad += 1
                 st.error(t("editor.invalid") + " ".join(explain(problems, t)), icon=":material/error:")
                 _show_problems(problems)
-            cur = {f: getattr(p, f) for f in fields} if p.kind != "select" else \
-                {"default": p.default, "options": list(p.options)}
+            cur = (
+                {f: getattr(p, f) for f in fields}
+                if p.kind != "select"
+                else {"default": p.default, "options": list(p.options)}
+            )
             changed = {f: v for f, v in fields.items() if f in in_file or v != cur.get(f)}
             if changed:
                 edits[p.name] = changed
@@ -245,15 +257,14 @@ def _delete(stem: str, i: int) -> None:
 
 def _add(stem: str, values: dict, title: dict) -> None:
     lst = st.session_state[f"_ed_presets:{stem}"]
-    if len(lst) >= MAX_PRESETS:   # a forged click on the disabled button
+    if len(lst) >= MAX_PRESETS:  # a forged click on the disabled button
         return
     ids = {st.session_state.get(f"edp:{stem}:{p['uid']}:id", p["id"]) for p in lst}
     n = 1
     while f"preset_{n}" in ids:
         n += 1
-    lst.append({"id": f"preset_{n}", "title": dict(title), "values": dict(values), "answers": False,
-                "uid": next(_uid)})
-    st.session_state[f"_ed_page:{stem}"] = (len(lst) - 1) // PAGE_SIZE   # show the new one
+    lst.append({"id": f"preset_{n}", "title": dict(title), "values": dict(values), "answers": False, "uid": next(_uid)})
+    st.session_state[f"_ed_page:{stem}"] = (len(lst) - 1) // PAGE_SIZE  # show the new one
 
 
 #: presets drawn at once in the editor (a file with thousands drew 16 000 widgets and froze it)
@@ -267,24 +278,34 @@ def _page_of(stem: str, n: int, t: Text) -> range:
     if not isinstance(st.session_state.get(key), int) or not 0 <= st.session_state[key] < pages:
         st.session_state[key] = pages - 1 if st.session_state.get(key) else 0
     if pages > 1:
-        st.selectbox(t("editor.preset_page"), list(range(pages)), key=key,
-                     format_func=lambda i: f"{i * PAGE_SIZE + 1}–{min((i + 1) * PAGE_SIZE, n)} / {n}")
+        st.selectbox(
+            t("editor.preset_page"),
+            list(range(pages)),
+            key=key,
+            format_func=lambda i: f"{i * PAGE_SIZE + 1}–{min((i + 1) * PAGE_SIZE, n)} / {n}",
+        )
     i = st.session_state[key]
     return range(i * PAGE_SIZE, min((i + 1) * PAGE_SIZE, n))
 
 
 def _preset_fields(pr: dict) -> dict:
     """The preset's fields as the form holds them (its last drawn values, else the file's)."""
-    return {"id": pr["id"], "en": pr["title"]["en"], "zh": pr["title"]["zh"],
-            "values": pr.get("values_text", pf.format_values(pr["values"])), "answers": pr["answers"]}
+    return {
+        "id": pr["id"],
+        "en": pr["title"]["en"],
+        "zh": pr["title"]["zh"],
+        "values": pr.get("values_text", pf.format_values(pr["values"])),
+        "answers": pr["answers"],
+    }
 
 
 def _preset_rows(stem: str, data: dict, params: dict, t: Text) -> tuple[list[dict], int]:
     lst = _presets_state(stem, data)
     out, bad = [], 0
     shown = _page_of(stem, len(lst), t)
-    ids = [st.session_state.get(f"edp:{stem}:{p['uid']}:id", p["id"]) if i in shown else p["id"]
-           for i, p in enumerate(lst)]
+    ids = [
+        st.session_state.get(f"edp:{stem}:{p['uid']}:id", p["id"]) if i in shown else p["id"] for i, p in enumerate(lst)
+    ]
     hidden_bad = 0
     for i, pr in enumerate(lst):
         k = f"edp:{stem}:{pr['uid']}"
@@ -295,8 +316,9 @@ def _preset_rows(stem: str, data: dict, params: dict, t: Text) -> tuple[list[dic
             s = st.session_state
             f = {name: s[f"{k}:{name}"] for name in ("id", "en", "zh", "values", "answers")}
             # kept in the list, so the row's edits survive while another page of presets is shown
-            pr.update(id=f["id"], title={"en": f["en"], "zh": f["zh"]}, values_text=f["values"],
-                      answers=bool(f["answers"]))
+            pr.update(
+                id=f["id"], title={"en": f["en"], "zh": f["zh"]}, values_text=f["values"], answers=bool(f["answers"])
+            )
         else:
             f = _preset_fields(pr)
         pid = str(f["id"]).strip()
@@ -306,8 +328,11 @@ def _preset_rows(stem: str, data: dict, params: dict, t: Text) -> tuple[list[dic
             problems = []
         except ValueError as exc:
             values, problems = {}, [f"values: {exc}"]
-        problems += [m for m in pf.preset_problems(pid, title, values, params, ids[:i] + ids[i + 1:])
-                     if not (problems and m.startswith("values: give"))]
+        problems += [
+            m
+            for m in pf.preset_problems(pid, title, values, params, ids[:i] + ids[i + 1 :])
+            if not (problems and m.startswith("values: give"))
+        ]
         if problems:
             bad += 1
             if i in shown:
@@ -331,10 +356,8 @@ def _preset_row(stem: str, i: int, n: int, k: str, t: Text) -> None:
         st.text_input(t("editor.values"), key=f"{k}:values", help=t("editor.values_help"), max_chars=2000)
         b = st.columns([3, 1, 1, 1])
         b[0].checkbox(t("editor.preset_answers"), key=f"{k}:answers")
-        b[1].button("↑", key=f"{k}:up", on_click=_move, args=(stem, i, -1), disabled=i == 0,
-                    help=t("editor.up"))
-        b[2].button("↓", key=f"{k}:down", on_click=_move, args=(stem, i, 1), disabled=i == n - 1,
-                    help=t("editor.down"))
+        b[1].button("↑", key=f"{k}:up", on_click=_move, args=(stem, i, -1), disabled=i == 0, help=t("editor.up"))
+        b[2].button("↓", key=f"{k}:down", on_click=_move, args=(stem, i, 1), disabled=i == n - 1, help=t("editor.down"))
         b[3].button("✕", key=f"{k}:del", on_click=_delete, args=(stem, i), help=t("editor.delete"))
 
 
@@ -414,12 +437,21 @@ def render() -> None:
     view = st.session_state.get(LAST_VIEW) or {}
     defaults = {n: p.default for n, p in res.params.items()}
     full = len(presets) >= MAX_PRESETS
-    c[0].button(t("editor.add"), key="_ed_add", on_click=_add, disabled=full,
-                args=(stem, defaults, {"en": "New preset", "zh": "新预设"}))
-    c[1].button(t("editor.add_view"), key="_ed_add_view", on_click=_add,
-                disabled=full or view.get("stem") != stem,
-                args=(stem, view.get("values", {}), {"en": "Saved view", "zh": "保存的视图"}),
-                help=t("editor.add_view_help"))
+    c[0].button(
+        t("editor.add"),
+        key="_ed_add",
+        on_click=_add,
+        disabled=full,
+        args=(stem, defaults, {"en": "New preset", "zh": "新预设"}),
+    )
+    c[1].button(
+        t("editor.add_view"),
+        key="_ed_add_view",
+        on_click=_add,
+        disabled=full or view.get("stem") != stem,
+        args=(stem, view.get("values", {}), {"en": "Saved view", "zh": "保存的视图"}),
+        help=t("editor.add_view_help"),
+    )
 
     st.divider()
     invalid = bad_p + bad_s
@@ -441,8 +473,9 @@ def render() -> None:
                 st.info(t("editor.nothing"))
             else:
                 _save(path, new_text, base, t, "saved")
-    if c[1].button(t("editor.undo"), key="_ed_undo", disabled=not pf.backup_path(path).exists(),
-                   help=t("editor.undo_help")):
+    if c[1].button(
+        t("editor.undo"), key="_ed_undo", disabled=not pf.backup_path(path).exists(), help=t("editor.undo_help")
+    ):
         if undo_file(path, base["hash"], lambda k: t(f"editor.{k}"), _show_problems):
             _reload()
             st.session_state[_FLASH] = "undone"
@@ -453,14 +486,24 @@ def render() -> None:
 
     st.header(t("editor.transfer"))
     disk_text, _ = pf.read(path)
-    st.download_button(t("editor.export"), data=disk_text.encode("utf-8"), file_name=path.name,
-                       mime="application/toml", key="_ed_export", on_click="ignore")
+    st.download_button(
+        t("editor.export"),
+        data=disk_text.encode("utf-8"),
+        file_name=path.name,
+        mime="application/toml",
+        key="_ed_export",
+        on_click="ignore",
+    )
     n_up = st.session_state.get(_UPLOADS, 0)
     with st.container(key="tos_ed_upload"):
         _uploader_words(t)
         # max_upload_size: the browser refuses a larger file (our caption states the limit, not 200 MB)
-        up = st.file_uploader(t("editor.import"), type=["toml"], max_upload_size=pf.MAX_IMPORT_BYTES // 2**20,
-                              key="_ed_upload" if not n_up else f"_ed_upload_{n_up}")
+        up = st.file_uploader(
+            t("editor.import"),
+            type=["toml"],
+            max_upload_size=pf.MAX_IMPORT_BYTES // 2**20,
+            key="_ed_upload" if not n_up else f"_ed_upload_{n_up}",
+        )
         st.caption(t("editor.import_help", mb=pf.MAX_IMPORT_BYTES // 2**20))
     if up is not None:
         text, why = pf.upload_text(up.getvalue(), pf.MAX_IMPORT_BYTES)

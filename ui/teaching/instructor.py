@@ -41,6 +41,7 @@ With the key the sign-in is the cookie: every tab of that browser, until it expi
 on its next run (the cookie is signed with a hash of the key).
 With OpenID Connect the sign-in is Streamlit's signed cookie (every tab, 30 days) until "Sign out".
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -57,9 +58,9 @@ from ui.kit.safe import literal
 
 KEY_ENV = signin.KEY_ENV
 MIN_KEY_LEN = signin.MIN_KEY_LEN
-SIGNIN_PATH = "/_app/signin"     # the server's routes (ui.server.serve)
+SIGNIN_PATH = "/_app/signin"  # the server's routes (ui.server.serve)
 SIGNOUT_PATH = "/_app/signout"
-_now = time.monotonic     # replaced by tests
+_now = time.monotonic  # replaced by tests
 _log = logging.getLogger(__name__)
 
 
@@ -151,7 +152,7 @@ def _oidc_instructor() -> bool:
     if not allowed:
         _warn_open_list()
         return True
-    if isinstance(allowed, str):        # emails = "one@example.org" instead of a list
+    if isinstance(allowed, str):  # emails = "one@example.org" instead of a list
         allowed = [allowed]
     email = str(user.get("email") or "").strip().lower()
     return bool(email) and _verified(user) and email in {str(e).strip().lower() for e in allowed}
@@ -165,8 +166,10 @@ def _warn_open_list() -> None:
     global _warned_open
     if not _warned_open:
         _warned_open = True
-        _log.warning("OpenID Connect sign-in without [instructor] emails: every account the provider "
-                     "admits is an instructor (set the list unless the provider admits instructors only)")
+        _log.warning(
+            "OpenID Connect sign-in without [instructor] emails: every account the provider "
+            "admits is an instructor (set the list unless the provider admits instructors only)"
+        )
 
 
 def _oidc_provider() -> str | None:
@@ -267,7 +270,7 @@ def _login_button(t: Text) -> None:
 
 
 def _sign_out_button(t: Text, m: str) -> None:
-    if m == "key":   # the cookie is HttpOnly: only the server's route can clear it
+    if m == "key":  # the cookie is HttpOnly: only the server's route can clear it
         st.html(_form(SIGNOUT_PATH, t, "", t("signin.sign_out")))
         return
     if st.button(t("signin.sign_out"), key="_instructor_out"):
@@ -307,11 +310,13 @@ def _form(path: str, t: Text, field: str, button: str) -> str:
     import html
 
     e = lambda v: html.escape(str(v), quote=True)  # noqa: E731
-    return (f'<form method="post" action="{e(_base_path() + path)}" class="app-signin">'
-            f'<input type="hidden" name="next" value="{e(_here())}">'
-            # not name="lang": Streamlit's HTML sanitizer drops names that shadow a DOM property
-            f'<input type="hidden" name="ui_lang" value="{e(t.lang)}">{field}'
-            f'<button type="submit">{e(button)}</button></form>' + _FORM_CSS)
+    return (
+        f'<form method="post" action="{e(_base_path() + path)}" class="app-signin">'
+        f'<input type="hidden" name="next" value="{e(_here())}">'
+        # not name="lang": Streamlit's HTML sanitizer drops names that shadow a DOM property
+        f'<input type="hidden" name="ui_lang" value="{e(t.lang)}">{field}'
+        f'<button type="submit">{e(button)}</button></form>' + _FORM_CSS
+    )
 
 
 _FORM_CSS = """<style>
@@ -328,6 +333,8 @@ _FORM_CSS = """<style>
 def _key_form(t: Text) -> None:
     import html
 
-    field = (f'<label>{html.escape(t("signin.key"))}<input type="password" name="key" required '
-             f'maxlength="200" autocomplete="current-password"></label>')
+    field = (
+        f'<label>{html.escape(t("signin.key"))}<input type="password" name="key" required '
+        f'maxlength="200" autocomplete="current-password"></label>'
+    )
     st.html(_form(SIGNIN_PATH, t, field, t("signin.submit")))

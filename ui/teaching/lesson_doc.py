@@ -3,6 +3,7 @@ returns the new text, changed with ``tomlkit`` so that the teacher's comments, b
 order of everything not edited stay as written. The Lessons page (:mod:`ui.teaching.lesson_editor`)
 calls these on its working copy; :func:`check` is what a save checks (``ui.teaching.params_file.save``).
 """
+
 from __future__ import annotations
 
 import tomlkit

@@ -10,6 +10,7 @@ URL gets the home page. Built-in lessons are never written: "Make my copy" puts 
 instructor's lessons folder (``ui.teaching.lessons.own_dir``), where it is edited. Every text a
 teacher typed is shown literally (``st.text``/``st.code``), never as Markdown, HTML or LaTeX.
 """
+
 from __future__ import annotations
 
 import tomllib
@@ -32,11 +33,11 @@ from ui.kit.page import read_url_again
 from ui.kit.safe import literal
 
 URL_PATH = "instructor_lessons"
-_SEL = "_le_sel"          # session: the source (file path) of the lesson shown
-_NEXT = "_le_next"        # session: the lesson to show on the next run (one just saved)
-_WORK = "_le_work"        # session: {"path", "text", "hash"}: the working copy of an own lesson
-_GEN = "_le_gen"          # session: bumped after each edit, so that the step fields start from the new text
-_FLASH = "_le_flash"      # session: a message for the next run
+_SEL = "_le_sel"  # session: the source (file path) of the lesson shown
+_NEXT = "_le_next"  # session: the lesson to show on the next run (one just saved)
+_WORK = "_le_work"  # session: {"path", "text", "hash"}: the working copy of an own lesson
+_GEN = "_le_gen"  # session: bumped after each edit, so that the step fields start from the new text
+_FLASH = "_le_flash"  # session: a message for the next run
 _FLASH_ERR = "_le_flash_err"  # session: the last edit could not be applied to the file's text
 _UPLOADS = "_le_uploads"  # session: uploads taken (a new uploader key after each)
 
@@ -107,8 +108,9 @@ def render() -> None:
 
     def label(src: str) -> str:
         x = by_src[src]
-        return t("item", title=_tr(x.title, lang) or x.id, id=x.id, kind=t("builtin" if x.builtin else "own"),
-                 n=len(x.steps))
+        return t(
+            "item", title=_tr(x.title, lang) or x.id, id=x.id, kind=t("builtin" if x.builtin else "own"), n=len(x.steps)
+        )
 
     if lessons:
         src = st.selectbox(t("choose"), list(by_src), key=_SEL, format_func=label)
@@ -142,8 +144,9 @@ def _preview(lesson: L.Lesson, lang: str, t: Text) -> None:
     if not n:
         st.info(t("no_steps"))
         return
-    i = st.radio(t("step"), list(range(n)), key=f"_le_prev:{lesson.source}", horizontal=True,
-                 format_func=lambda k: str(k + 1))
+    i = st.radio(
+        t("step"), list(range(n)), key=f"_le_prev:{lesson.source}", horizontal=True, format_func=lambda k: str(k + 1)
+    )
     step = lesson.steps[i]
     st.subheader(t("step_of", k=i + 1, n=n, page=Text(step.page, lang)("title")))
     st.caption(t("view_params"))
@@ -153,9 +156,10 @@ def _preview(lesson: L.Lesson, lang: str, t: Text) -> None:
         read_url_again()
         st.switch_page(_page(step.page, lang), query_params={**step.query(), "lang": lang})
     root = _root()
-    if root:   # the same view in a new tab (or on another device): its link, every parameter in it
-        c[1].link_button(t("open_link"), f"{root}{step.page}?{urlencode({**step.query(), 'lang': lang})}",
-                         icon=":material/link:")
+    if root:  # the same view in a new tab (or on another device): its link, every parameter in it
+        c[1].link_button(
+            t("open_link"), f"{root}{step.page}?{urlencode({**step.query(), 'lang': lang})}", icon=":material/link:"
+        )
     with st.container(border=True):
         st.caption(t("student_sees"))
         if step.instruction:
@@ -181,7 +185,7 @@ def _question(step: L.Step, lang: str, t: Text) -> None:
         return
     kind = step.question.kind
     st.caption(t(f"kind_{kind}"))
-    if kind == "bank":   # the page's own instruction and question (the app's texts, not typed)
+    if kind == "bank":  # the page's own instruction and question (the app's texts, not typed)
         from ui.teaching.lesson_export import _bank_texts
 
         instr, question = _bank_texts(step, lang)
@@ -192,7 +196,7 @@ def _question(step: L.Step, lang: str, t: Text) -> None:
         st.text("\n".join(f"{k + 1}. {q_value(q, lang, o)}" for k, o in enumerate(q["options"])))
     unit = _tr(q.get("unit") or {}, lang)
     if unit:
-        st.text(t("unit", unit=unit))   # an own question's unit is typed: shown literally
+        st.text(t("unit", unit=unit))  # an own question's unit is typed: shown literally
     with st.expander(t("answer"), icon=":material/visibility:"):
         if kind == "text":
             st.caption(t("answer_text"))
@@ -240,8 +244,15 @@ def _raw_steps(text: str) -> list:
 
 def _edit(lesson: L.Lesson, lang: str, t: Text) -> None:
     on_disk, _ = _read(Path(lesson.source))
-    st.download_button(t("download"), data=on_disk.encode("utf-8"), file_name=f"{lesson.id}.toml",
-                       mime="application/toml", key="_le_download", on_click="ignore", icon=":material/download:")
+    st.download_button(
+        t("download"),
+        data=on_disk.encode("utf-8"),
+        file_name=f"{lesson.id}.toml",
+        mime="application/toml",
+        key="_le_download",
+        on_click="ignore",
+        icon=":material/download:",
+    )
     if lesson.builtin:
         st.info(t("builtin_readonly"))
         new_id = st.text_input(t("copy_id"), value=f"{lesson.id}_ours", key="_le_copy_id", max_chars=60)
@@ -262,7 +273,7 @@ def _edit(lesson: L.Lesson, lang: str, t: Text) -> None:
         head = tomllib.loads(w["text"]).get("lesson", {})
     except (tomllib.TOMLDecodeError, RecursionError):
         head = None
-    if head is None:   # not TOML: nothing to edit field by field; undo, discard, upload or fix by hand
+    if head is None:  # not TOML: nothing to edit field by field; undo, discard, upload or fix by hand
         st.error(t("not_editable"))
     else:
         _fields(w, head if isinstance(head, dict) else {}, gen, lang, t)
@@ -278,20 +289,33 @@ def _fields(w: dict, head: dict, gen: int, lang: str, t: Text) -> None:
             cur = head.get(key) if isinstance(head.get(key), dict) else {}
             for lg in L.LANGS:
                 box = st.text_input if key == "title" else st.text_area
-                vals[(key, lg)] = box(t(f"{key}_{lg}"), value=str(cur.get(lg, "")), key=f"_le:{gen}:{key}:{lg}",
-                                      max_chars=L.MAX_TITLE if key == "title" else L.MAX_TEXT)
+                vals[(key, lg)] = box(
+                    t(f"{key}_{lg}"),
+                    value=str(cur.get(lg, "")),
+                    key=f"_le:{gen}:{key}:{lg}",
+                    max_chars=L.MAX_TITLE if key == "title" else L.MAX_TEXT,
+                )
         if st.button(t("apply"), key=f"_le:{gen}:head"):
-            _op(D.set_head, title={lg: vals[("title", lg)] for lg in L.LANGS},
-                description={lg: vals[("description", lg)] for lg in L.LANGS})
+            _op(
+                D.set_head,
+                title={lg: vals[("title", lg)] for lg in L.LANGS},
+                description={lg: vals[("description", lg)] for lg in L.LANGS},
+            )
             st.rerun()
     raw = _raw_steps(w["text"])
     for i, s in enumerate(raw):
         _step_editor(i, len(raw), s, gen, lang, t)
     view = st.session_state.get(LAST_VIEW) or {}
     here = view.get("stem")
-    st.button(t("add_view", page=Text(here, lang)("title") if here else "—"), key="_le_add_view",
-              disabled=not here, help=t("add_view_help"), icon=":material/add_photo_alternate:",
-              on_click=_op, args=(D.add_step, here, dict(view.get("values") or {})))
+    st.button(
+        t("add_view", page=Text(here, lang)("title") if here else "—"),
+        key="_le_add_view",
+        disabled=not here,
+        help=t("add_view_help"),
+        icon=":material/add_photo_alternate:",
+        on_click=_op,
+        args=(D.add_step, here, dict(view.get("values") or {})),
+    )
 
 
 def _save_row(w: dict, problems: list[str], t: Text) -> None:
@@ -302,8 +326,9 @@ def _save_row(w: dict, problems: list[str], t: Text) -> None:
     c = st.columns(3)
     if c[0].button(t("save"), key="_le_save", type="primary", disabled=bool(problems) or w["text"] == w["base"]):
         _save(Path(w["path"]), w["text"], w["hash"], t, "saved")
-    if c[1].button(t("undo"), key="_le_undo", disabled=not pf.backup_path(Path(w["path"])).exists(),
-                   help=t("undo_help")):
+    if c[1].button(
+        t("undo"), key="_le_undo", disabled=not pf.backup_path(Path(w["path"])).exists(), help=t("undo_help")
+    ):
         if undo_file(Path(w["path"]), w["hash"], t, _show, check=D.check):
             st.session_state.pop(_WORK, None)
             _flash("undone")
@@ -315,31 +340,43 @@ def _save_row(w: dict, problems: list[str], t: Text) -> None:
 
 def _step_editor(i: int, n: int, s: dict, gen: int, lang: str, t: Text) -> None:
     page = s.get("page") if isinstance(s.get("page"), str) else repr(s.get("page"))
-    title = Text(page, lang)("title") if page in L._stems() else literal(page)   # a label renders Markdown
+    title = Text(page, lang)("title") if page in L._stems() else literal(page)  # a label renders Markdown
     k = f"_le:{gen}:{i}"
     with st.expander(t("step_head", k=i + 1, page=title)):
         b = st.columns(4)
         view = st.session_state.get(LAST_VIEW) or {}
-        b[3].button(t("use_view"), key=f"{k}:view", disabled=not view.get("stem"), help=t("use_view_help"),
-                    on_click=_op, args=(D.set_view, i, view.get("stem"), dict(view.get("values") or {})))
-        b[0].button("↑", key=f"{k}:up", disabled=i == 0, help=t("up"),
-                    on_click=_op, args=(D.move, i, -1))
-        b[1].button("↓", key=f"{k}:down", disabled=i == n - 1, help=t("down"),
-                    on_click=_op, args=(D.move, i, 1))
+        b[3].button(
+            t("use_view"),
+            key=f"{k}:view",
+            disabled=not view.get("stem"),
+            help=t("use_view_help"),
+            on_click=_op,
+            args=(D.set_view, i, view.get("stem"), dict(view.get("values") or {})),
+        )
+        b[0].button("↑", key=f"{k}:up", disabled=i == 0, help=t("up"), on_click=_op, args=(D.move, i, -1))
+        b[1].button("↓", key=f"{k}:down", disabled=i == n - 1, help=t("down"), on_click=_op, args=(D.move, i, 1))
         b[2].button("✕", key=f"{k}:del", help=t("delete"), on_click=_op, args=(D.delete, i))
         params = s.get("params") if isinstance(s.get("params"), dict) else {}
-        st.text(", ".join(f"{a} = {v}" for a, v in params.items()) + (f"  preset = {s['preset']}" if s.get("preset")
-                                                                      else ""))
+        st.text(
+            ", ".join(f"{a} = {v}" for a, v in params.items())
+            + (f"  preset = {s['preset']}" if s.get("preset") else "")
+        )
         texts = {}
         for key in ("instruction", "note"):
             cur = s.get(key) if isinstance(s.get(key), dict) else {}
             for lg in L.LANGS:
-                texts[(key, lg)] = st.text_area(t(f"{key}_{lg}"), value=str(cur.get(lg, "")), key=f"{k}:{key}:{lg}",
-                                                max_chars=L.MAX_TEXT, height=80)
+                texts[(key, lg)] = st.text_area(
+                    t(f"{key}_{lg}"), value=str(cur.get(lg, "")), key=f"{k}:{key}:{lg}", max_chars=L.MAX_TEXT, height=80
+                )
         q = _question_fields(s.get("question") if isinstance(s.get("question"), dict) else {}, page, k, lang, t)
         if st.button(t("apply"), key=f"{k}:apply", type="primary"):
-            _op(D.set_step, i, {lg: texts[("instruction", lg)] for lg in L.LANGS},
-                                {lg: texts[("note", lg)] for lg in L.LANGS}, q)
+            _op(
+                D.set_step,
+                i,
+                {lg: texts[("instruction", lg)] for lg in L.LANGS},
+                {lg: texts[("note", lg)] for lg in L.LANGS},
+                q,
+            )
             st.rerun()
 
 
@@ -352,8 +389,9 @@ def _num(x, default=None):
 def _question_fields(q: dict, page: str, k: str, lang: str, t: Text) -> dict | None:
     kinds = ["none", *L.KINDS]
     cur = q.get("kind") if q.get("kind") in L.KINDS else "none"
-    kind = st.selectbox(t("q_kind"), kinds, index=kinds.index(cur), key=f"{k}:kind",
-                        format_func=lambda x: t(f"kind_{x}"))
+    kind = st.selectbox(
+        t("q_kind"), kinds, index=kinds.index(cur), key=f"{k}:kind", format_func=lambda x: t(f"kind_{x}")
+    )
     if kind == "none":
         return None
     if kind == "bank":
@@ -361,15 +399,20 @@ def _question_fields(q: dict, page: str, k: str, lang: str, t: Text) -> dict | N
         if not ids:
             st.caption(t("no_bank"))
             return None
-        pick = st.selectbox(t("q_bank"), ids, index=ids.index(q["bank"]) if q.get("bank") in ids else 0,
-                            key=f"{k}:bank")
+        pick = st.selectbox(
+            t("q_bank"), ids, index=ids.index(q["bank"]) if q.get("bank") in ids else 0, key=f"{k}:bank"
+        )
         return {"kind": "bank", "bank": pick}
 
     def texts(name: str, limit: int) -> dict:
         cur = q.get(name) if isinstance(q.get(name), dict) else {}
         c = st.columns(2)
-        return {lg: c[j].text_input(t(f"q_{name}_{lg}"), value=str(cur.get(lg, "")), key=f"{k}:{name}:{lg}",
-                                    max_chars=limit) for j, lg in enumerate(L.LANGS)}
+        return {
+            lg: c[j].text_input(
+                t(f"q_{name}_{lg}"), value=str(cur.get(lg, "")), key=f"{k}:{name}:{lg}", max_chars=limit
+            )
+            for j, lg in enumerate(L.LANGS)
+        }
 
     out = {"kind": kind, "prompt": texts("prompt", L.MAX_PROMPT)}
     if kind == "number":
@@ -385,15 +428,29 @@ def _question_fields(q: dict, page: str, k: str, lang: str, t: Text) -> dict | N
         opts = q.get("options") if isinstance(q.get("options"), list) else []
         lines = {lg: "\n".join(str(o.get(lg, "")) if isinstance(o, dict) else str(o) for o in opts) for lg in L.LANGS}
         c = st.columns(2)
-        got = {lg: [x.strip()[:L.MAX_OPTION] for x in
-                    c[j].text_area(t(f"q_options_{lg}"), value=lines[lg], key=f"{k}:options:{lg}",
-                                   help=t("q_options_help"), height=100).splitlines() if x.strip()][:L.MAX_OPTIONS]
-               for j, lg in enumerate(L.LANGS)}
+        got = {
+            lg: [
+                x.strip()[: L.MAX_OPTION]
+                for x in c[j]
+                .text_area(
+                    t(f"q_options_{lg}"), value=lines[lg], key=f"{k}:options:{lg}", help=t("q_options_help"), height=100
+                )
+                .splitlines()
+                if x.strip()
+            ][: L.MAX_OPTIONS]
+            for j, lg in enumerate(L.LANGS)
+        }
         m = max(len(got["en"]), len(got["zh"]))
         out["options"] = [{lg: (got[lg][j] if j < len(got[lg]) else "") for lg in L.LANGS} for j in range(m)]
         correct = int(_num(q.get("correct"), 0))
-        pick = st.number_input(t("q_correct"), min_value=0, max_value=L.MAX_OPTIONS, value=min(max(correct, 0), 8),
-                               key=f"{k}:correct", help=t("q_correct_help"))
+        pick = st.number_input(
+            t("q_correct"),
+            min_value=0,
+            max_value=L.MAX_OPTIONS,
+            value=min(max(correct, 0), 8),
+            key=f"{k}:correct",
+            help=t("q_correct_help"),
+        )
         if pick:
             out["correct"] = int(pick)
     return out
@@ -457,8 +514,9 @@ def _new_and_upload(lang: str, t: Text) -> None:
         _create(lid, text, t)
     st.subheader(t("upload"))
     n_up = st.session_state.get(_UPLOADS, 0)
-    up = st.file_uploader(t("upload_help"), type=["toml"], key=f"_le_upload_{n_up}",
-                          max_upload_size=max(1, L.MAX_BYTES // 2**20))
+    up = st.file_uploader(
+        t("upload_help"), type=["toml"], key=f"_le_upload_{n_up}", max_upload_size=max(1, L.MAX_BYTES // 2**20)
+    )
     if up is None:
         return
     text, why = pf.upload_text(up.getvalue(), L.MAX_BYTES)
@@ -482,18 +540,31 @@ def _take_home(lesson: L.Lesson, lang: str, t: Text) -> None:
     from ui.teaching import lesson_export as X
 
     st.markdown(t("home_intro"))
-    base = _root()   # the app's address, for the handout's links to each view (none when unknown)
+    base = _root()  # the app's address, for the handout's links to each view (none when unknown)
     if not lesson.steps:
         st.info(t("no_steps"))
         return
-    st.download_button(t("home_notebook"), data=lambda: X.notebook_bytes(lesson, lang),
-                       file_name=f"{lesson.id}.ipynb", mime="application/x-ipynb+json", key="_le_nb",
-                       on_click="ignore", icon=":material/description:")
+    st.download_button(
+        t("home_notebook"),
+        data=lambda: X.notebook_bytes(lesson, lang),
+        file_name=f"{lesson.id}.ipynb",
+        mime="application/x-ipynb+json",
+        key="_le_nb",
+        on_click="ignore",
+        icon=":material/description:",
+    )
     c = st.columns(2)
-    for col, teacher, label, end, icon in ((c[0], False, "home_handout", "", "print"),
-                                           (c[1], True, "home_teacher", "_answers", "key")):
-        col.download_button(t(label), data=lambda teacher=teacher: X.handout(lesson, lang, teacher=teacher,
-                                                                             base=base).encode("utf-8"),
-                            file_name=f"{lesson.id}_{lang}{end}.html", mime="text/html", key=f"_le_{label}",
-                            on_click="ignore", icon=f":material/{icon}:")
+    for col, teacher, label, end, icon in (
+        (c[0], False, "home_handout", "", "print"),
+        (c[1], True, "home_teacher", "_answers", "key"),
+    ):
+        col.download_button(
+            t(label),
+            data=lambda teacher=teacher: X.handout(lesson, lang, teacher=teacher, base=base).encode("utf-8"),
+            file_name=f"{lesson.id}_{lang}{end}.html",
+            mime="text/html",
+            key=f"_le_{label}",
+            on_click="ignore",
+            icon=f":material/{icon}:",
+        )
     st.caption(t("home_print"))

@@ -9,6 +9,7 @@ A teacher's text is shown literally in both: HTML-escaped in the handout, every 
 escaped in the notebook (``_md_literal``), so that nothing typed becomes a link, HTML or LaTeX. The
 page's own texts (a bank question, a statement) are the app's and keep their Markdown and LaTeX.
 """
+
 from __future__ import annotations
 
 import html
@@ -75,11 +76,11 @@ def notebook(lesson: L.Lesson, lang: str) -> dict:
                 # and the page's list of questions after its code (the step's own question follows)
                 if j in (0, 1) or j > last_code:
                     continue
-                if c["cell_type"] == "markdown" and step.page in stated:   # its statement: once per page
+                if c["cell_type"] == "markdown" and step.page in stated:  # its statement: once per page
                     continue
                 if c["cell_type"] == "code":
                     code_seen += 1
-                    if code_seen == 1 and setup_done:   # the set-up cell, once per notebook
+                    if code_seen == 1 and setup_done:  # the set-up cell, once per notebook
                         continue
                     setup_done = True
                 cells.append((c["cell_type"], c["source"]))
@@ -87,9 +88,12 @@ def notebook(lesson: L.Lesson, lang: str) -> dict:
         if step.question is not None:
             cells.append(("markdown", f"**{t('notebook.question')}.** {_question_md(step, lang)}"))
     return {
-        "nbformat": nbk.NBFORMAT, "nbformat_minor": nbk.NBFORMAT_MINOR,
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-                     "language_info": {"name": "python"}},
+        "nbformat": nbk.NBFORMAT,
+        "nbformat_minor": nbk.NBFORMAT_MINOR,
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+        },
         "cells": [nbk._cell(kind, src, i) for i, (kind, src) in enumerate(cells)],
     }
 
@@ -152,9 +156,11 @@ def handout(lesson: L.Lesson, lang: str, *, teacher: bool = False, base: str = "
     t = Text("lessons", lang)
     n = len(lesson.steps)
     title = _h(_tr(lesson.title, lang))
-    out = [f'<!DOCTYPE html><html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">',
-           f"<title>{title}</title><style>{_CSS}</style></head><body>",
-           f"<h1>{title}</h1>"]
+    out = [
+        f'<!DOCTYPE html><html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">',
+        f"<title>{title}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{title}</h1>",
+    ]
     if lesson.description:
         out.append(f'<p class="instruction">{_h(_tr(lesson.description, lang))}</p>')
     out.append(f'<p>{_h(t("handout.name"))}</p><div class="line"></div>')
@@ -176,8 +182,7 @@ def handout(lesson: L.Lesson, lang: str, *, teacher: bool = False, base: str = "
         if step.question is not None:
             out.append(_question_html(step, lang, t))
         if teacher and step.note:
-            out.append(f'<p class="meta">{_h(t("handout.note"))}</p>'
-                       f'<div class="note">{_h(_tr(step.note, lang))}</div>')
+            out.append(f'<p class="meta">{_h(t("handout.note"))}</p><div class="note">{_h(_tr(step.note, lang))}</div>')
         out.append("</section>")
         if teacher:
             answers.append(_answer_html(step, k, lang, t))
@@ -192,7 +197,7 @@ def handout(lesson: L.Lesson, lang: str, *, teacher: bool = False, base: str = "
 def _question_html(step: L.Step, lang: str, t: Text) -> str:
     q = step.question
     out = ['<div class="question">']
-    if q.kind == "bank":   # the page's own texts: their formulas as text (print has no LaTeX)
+    if q.kind == "bank":  # the page's own texts: their formulas as text (print has no LaTeX)
         instr, question = (readable(x) for x in _bank_texts(step, lang))
         if instr:
             out.append(f'<p class="instruction">{_h(instr)}</p>')
@@ -207,7 +212,7 @@ def _question_html(step: L.Step, lang: str, t: Text) -> str:
         choices = [_tr(o, lang) for o in q.options]
         unit = _tr(q.unit, lang)
     if kind == "choice":
-        out.append(f"<p>{_h(t('handout.choose'))}</p><ol class=\"options\">")
+        out.append(f'<p>{_h(t("handout.choose"))}</p><ol class="options">')
         out += [f"<li>{_h(c)}</li>" for c in choices]
         out.append("</ol>")
     elif kind == "text":
@@ -236,6 +241,6 @@ def _answer_html(step: L.Step, k: int, lang: str, t: Text) -> str:
         if q["kind"] == "number":
             text += t("handout.answer_tol", tol=tolerance(q, t))
     prompt = q_prompt(q, lang) if q.get("prompt") else ""
-    if q.get("step"):   # a bank question's prompt is the page's text (own prompts stay as typed)
+    if q.get("step"):  # a bank question's prompt is the page's text (own prompts stay as typed)
         prompt, text = readable(prompt), readable(text)
     return f'<li value="{k}"><span class="small">{_h(prompt)}</span><br><b>{_h(text)}</b></li>'

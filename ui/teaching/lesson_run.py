@@ -21,6 +21,7 @@ on the server; it reaches the browser only in the reveal, after the student's fi
 number gets one more try) and, live, once the teacher revealed it. Everything a teacher or a
 student typed (instructions, own prompts, free text, snapshots) is shown as inert HTML.
 """
+
 from __future__ import annotations
 
 import re
@@ -38,13 +39,13 @@ from ui.kit.i18n import Text
 from ui.kit.page import read_url_again
 from ui.kit.safe import inert_html
 
-ENTRY = "lesson"        # the query key of a self-paced run: /?lesson=<run id>
-ME = "me"               # the query key of a student's token in it
-_SELF = "_lsn_self"     # session: (run id, token) of the self-paced run this session is in
-_POS = "_lsn_pos"       # session: {run id: the step shown}
+ENTRY = "lesson"  # the query key of a self-paced run: /?lesson=<run id>
+ME = "me"  # the query key of a student's token in it
+_SELF = "_lsn_self"  # session: (run id, token) of the self-paced run this session is in
+_POS = "_lsn_pos"  # session: {run id: the step shown}
 _SEEN_PUSH = "_lsn_seen"  # session: {run id: the class push last taken as the step}
-_STAMP = "_lsn_stamp"   # session: {run id: the run's stamp last drawn}
-_QS = "_lsn_q"          # session: {(lesson, step, text): its question with the truth} (server side only)
+_STAMP = "_lsn_stamp"  # session: {run id: the run's stamp last drawn}
+_QS = "_lsn_q"  # session: {(lesson, step, text): its question with the truth} (server side only)
 _OPENED = "_lsn_opened"  # session: a self-paced run's link opened, before Start
 _NICKED = "_lsn_nicked"  # session: runs whose nickname question was answered or skipped
 
@@ -136,7 +137,7 @@ def _send(rid: str, index: int, q: dict, who: str, code: str | None) -> None:
                 try:
                     _store().answer(code, open_q["id"], who, v)
                 except (KeyError, ValueError):
-                    pass   # a text longer than the class store keeps: it is in the lesson's record
+                    pass  # a text longer than the class store keeps: it is in the lesson's record
     except cs.STORE_ERRORS:
         s[err] = "down"
     except KeyError:
@@ -150,14 +151,14 @@ def _question_box(rid: str, run: dict, lesson, step, who: str, lang: str, code: 
         return
     prompt = q_prompt(q, lang)
     with st.container(border=True, key=f"lsn_q_{step.index}"):
-        if q.get("step"):   # a page's own question: its text is the app's
+        if q.get("step"):  # a page's own question: its text is the app's
             st.markdown(lt("question", prompt=prompt))
         else:
             st.markdown(lt("question", prompt=""))
             _said(prompt, 300)
         rec = _runs().mine(rid, step.index, who)
         if not final(q, rec):
-            if q.get("step"):   # a page's own step: its figures wait until it is answered
+            if q.get("step"):  # a page's own step: its figures wait until it is answered
                 cover.question_open(step.page, q["step"])
             if rec is not None:
                 st.warning(lt("try_again", value=shown(q, lang, rec["value"])), icon=":material/replay:")
@@ -171,7 +172,7 @@ def _question_box(rid: str, run: dict, lesson, step, who: str, lang: str, code: 
         st.caption(lt("yours", value=shown(q, lang, rec["value"])))
         if run["mode"] == "self" or step.index in run.get("revealed", ()):
             truth = q.get("truth")
-        else:   # live: once the teacher revealed it (the dashboard's reveal, or the class's own Reveal)
+        else:  # live: once the teacher revealed it (the dashboard's reveal, or the class's own Reveal)
             truth = _class_reveal(code, step.index)
         if run["mode"] == "live" and truth is None:
             st.info(lt("wait_reveal"), icon=":material/hourglass_top:")
@@ -190,18 +191,31 @@ def _answer_form(rid: str, index: int, q: dict, who: str, code: str | None, lang
     with st.container(horizontal=True, vertical_alignment="bottom", key=f"lsn_row_{index}"):
         if q.get("kind") == "choice":
             labels = (q.get("labels") or {}).get(lang) or {}
-            own = not q.get("step")   # a teacher's own labels: as typed (a radio's options are Markdown)
-            st.radio(lt("your_answer"), list(q.get("options") or []), key=key, index=None,
-                     format_func=lambda c: md_plain(labels.get(c, c)) if own else str(labels.get(c, c)))
+            own = not q.get("step")  # a teacher's own labels: as typed (a radio's options are Markdown)
+            st.radio(
+                lt("your_answer"),
+                list(q.get("options") or []),
+                key=key,
+                index=None,
+                format_func=lambda c: md_plain(labels.get(c, c)) if own else str(labels.get(c, c)),
+            )
         elif q.get("kind") == "text":
             st.text_area(lt("your_answer"), key=key, max_chars=MAX_TEXT, height=90, placeholder=lt("text_ph"))
         else:
             unit = (q.get("unit") or {}).get(lang) if isinstance(q.get("unit"), dict) else ""
             unit = unit if q.get("step") else md_plain(unit)
-            st.number_input(lt("your_answer") + (f" ({unit})" if unit else ""), key=key, value=None,
-                            format="%g", step=None, placeholder=lt("number_ph"), width=220)
-        st.button(lt("send"), key=f"_lsn_send_{rid}_{index}", type="primary", on_click=_send,
-                  args=(rid, index, q, who, code))
+            st.number_input(
+                lt("your_answer") + (f" ({unit})" if unit else ""),
+                key=key,
+                value=None,
+                format="%g",
+                step=None,
+                placeholder=lt("number_ph"),
+                width=220,
+            )
+        st.button(
+            lt("send"), key=f"_lsn_send_{rid}_{index}", type="primary", on_click=_send, args=(rid, index, q, who, code)
+        )
     err = st.session_state.get(f"_lsn_err_{rid}_{index}")
     if err:
         st.warning(lt(f"err.{err}"), icon=":material/edit:")
@@ -220,7 +234,7 @@ def _snapshot(run: dict, lang: str) -> None:
 def _nickname(rid: str, who: str, lang: str) -> None:
     """Once per session and run: an optional nickname (the teacher's dashboard; never other students)."""
     s = st.session_state
-    if rid in s.get(_NICKED, ()) or who in _runs().nicks(rid, everyone=True):   # asked before a reload
+    if rid in s.get(_NICKED, ()) or who in _runs().nicks(rid, everyone=True):  # asked before a reload
         return
     lt = _lt(lang)
     with st.form(key=f"_lsn_nick_form_{rid}", border=False):
@@ -229,9 +243,9 @@ def _nickname(rid: str, who: str, lang: str) -> None:
         save = c1.form_submit_button(lt("nick_save"))
         skip = c2.form_submit_button(lt("nick_skip"), type="tertiary")
     if save or skip:
-        try:   # skipped: an empty nickname (anonymous), so that a reload does not ask again
+        try:  # skipped: an empty nickname (anonymous), so that a reload does not ask again
             _runs().set_nick(rid, who, s.get("_lsn_nick", "") if save else "")
-        except KeyError:   # the run ended meanwhile: nothing to name
+        except KeyError:  # the run ended meanwhile: nothing to name
             pass
         s.setdefault(_NICKED, set()).add(rid)
         st.rerun()
@@ -277,7 +291,7 @@ def banner(code: str, box, poll, who):
     def lesson_box(code: str, lang: str, t: Text) -> None:
         try:
             if _store().stamp(code) is None:
-                box(code, lang, t)   # closed or lost: the class banner says so
+                box(code, lang, t)  # closed or lost: the class banner says so
                 return
             _live(code, lang, box, t, who(code))
         except cs.STORE_ERRORS:
@@ -295,7 +309,7 @@ def banner(code: str, box, poll, who):
             stamp = None
         if stamp is not None and stamp != s.setdefault(_STAMP, {}).get(code, stamp):
             s[_STAMP][code] = stamp
-            st.rerun()   # the whole page: a pause hides it, a resume draws it again
+            st.rerun()  # the whole page: a pause hides it, a resume draws it again
 
     return lesson_box, lesson_poll
 
@@ -308,7 +322,7 @@ def _live(code: str, lang: str, box, t: Text, who: str) -> None:
         box(code, lang, t)
         return
     s.setdefault(_STAMP, {})[code] = run["stamp"]
-    s.pop(_TOASTS, None)   # the class poll's toasts ("a view was pushed", "a new question"): the step view says it
+    s.pop(_TOASTS, None)  # the class poll's toasts ("a view was pushed", "a new question"): the step view says it
     lt = _lt(lang)
     st.markdown(lt("live_head", code=code))
     _said(_text(lesson.title, lang), 120, "tos-lesson-title")
@@ -318,12 +332,12 @@ def _live(code: str, lang: str, box, t: Text, who: str) -> None:
     _nickname(code, who, lang)
     seen = s.get(_SEEN)
     was = pos = s.setdefault(_POS, {}).get(code)
-    if s.setdefault(_SEEN_PUSH, {}).get(code) != seen:   # a new push: the teacher's step
+    if s.setdefault(_SEEN_PUSH, {}).get(code) != seen:  # a new push: the teacher's step
         s[_SEEN_PUSH][code] = seen
         pushed = (s.get(_VIEW) or {}).get("lesson_step")
         pos = pushed if isinstance(pushed, int) else run["step"]
     n = len(lesson.steps)
-    forced = pos is not None and pos not in allowed(run, n)   # ahead, and the teacher narrowed the pacing
+    forced = pos is not None and pos not in allowed(run, n)  # ahead, and the teacher narrowed the pacing
     if pos is None or forced:
         pos = min(run["step"], n - 1)
     s[_POS][code] = pos
@@ -332,12 +346,12 @@ def _live(code: str, lang: str, box, t: Text, who: str) -> None:
         s[_POS][code] = i
         _runs().move(code, who, i)
         st.session_state[_GO] = {"page": lesson.steps[i].page, "query": lesson.steps[i].query()}
-        st.rerun()   # the whole app: ui.teaching.student.follow_push opens the step's view first
+        st.rerun()  # the whole app: ui.teaching.student.follow_push opens the step's view first
 
     if forced:
-        go(pos)   # back to the teacher's step, its view included
+        go(pos)  # back to the teacher's step, its view included
     if pos != was:
-        _runs().move(code, who, pos)   # where the dashboard shows the student (a push moved them)
+        _runs().move(code, who, pos)  # where the dashboard shows the student (a push moved them)
     _step_view(code, run, lesson, pos, who, lang, go, code)
 
 
@@ -393,7 +407,7 @@ def alone(lang: str) -> None:
     if rid is None and s.get(_SELF):
         rid, token = s[_SELF]
     elif rid is None:
-        rid = s.get(_OPENED)   # a first visit's page run wrote its own URL: the link is remembered
+        rid = s.get(_OPENED)  # a first visit's page run wrote its own URL: the link is remembered
     if rid is None:
         return
     lt = _lt(lang)
@@ -415,7 +429,7 @@ def alone(lang: str) -> None:
             s.pop(_OPENED, None)
             s[_SELF] = (rid, token)
             pos = s.setdefault(_POS, {}).get(rid)
-            if pos is None:   # a new session: where the store says this student was
+            if pos is None:  # a new session: where the store says this student was
                 pos = _runs().positions(rid).get(token, 0)
             pos = max(0, min(int(pos), len(lesson.steps) - 1))
             s[_POS][rid] = pos

@@ -20,6 +20,7 @@ Participants are keyed by an id: in a live class the anonymous answer id of the 
 expires ``class_store.TTL_S`` after the run's last write, as a class does; :meth:`Lessons.end`
 forgets a run at once.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,8 @@ from ui.teaching import responses
 TTL_S = cs.TTL_S
 MODES = ("live", "self")
 MAX_NICK = 24
-MAX_TEXT = responses.MAX_TEXT   # a free-text answer, in characters
-MAX_SNAPSHOT = 6        # answers the teacher may show at once
+MAX_TEXT = responses.MAX_TEXT  # a free-text answer, in characters
+MAX_SNAPSHOT = 6  # answers the teacher may show at once
 RUN_ID_RE = re.compile(r"^[A-Za-z0-9_-]{6,32}$")
 TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 _NICK_BAD = re.compile(r"[\x00-\x1f\x7f<>`*_\[\]{}\\|#$&~^]")
@@ -78,13 +79,19 @@ def check_value(value):
 
 
 def _run_dict(raw: dict) -> dict:
-    return {"lesson": str(raw.get("lesson", "")), "mode": str(raw.get("mode", "live")),
-            "step": int(raw.get("step", 0) or 0), "pace": int(raw.get("pace", 0) or 0),
-            "paused": bool(int(raw.get("paused", 0) or 0)), "names": bool(int(raw.get("names", 0) or 0)),
-            "owner": str(raw.get("owner", "")), "created": float(raw.get("created", 0) or 0),
-            "stamp": int(raw.get("stamp", 0) or 0),
-            "snap": raw["snap"] if isinstance(raw.get("snap"), dict) else json.loads(raw.get("snap") or "null"),
-            "revealed": _steps(raw.get("revealed"))}
+    return {
+        "lesson": str(raw.get("lesson", "")),
+        "mode": str(raw.get("mode", "live")),
+        "step": int(raw.get("step", 0) or 0),
+        "pace": int(raw.get("pace", 0) or 0),
+        "paused": bool(int(raw.get("paused", 0) or 0)),
+        "names": bool(int(raw.get("names", 0) or 0)),
+        "owner": str(raw.get("owner", "")),
+        "created": float(raw.get("created", 0) or 0),
+        "stamp": int(raw.get("stamp", 0) or 0),
+        "snap": raw["snap"] if isinstance(raw.get("snap"), dict) else json.loads(raw.get("snap") or "null"),
+        "revealed": _steps(raw.get("revealed")),
+    }
 
 
 def _steps(raw) -> list[int]:
@@ -124,8 +131,19 @@ class Lessons:
 def _new(lesson_id, mode, owner) -> dict:
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
-    return {"lesson": str(lesson_id), "mode": mode, "step": 0, "pace": 0, "paused": 0, "names": 0,
-            "owner": str(owner or ""), "created": time.time(), "stamp": 0, "snap": None, "revealed": []}
+    return {
+        "lesson": str(lesson_id),
+        "mode": mode,
+        "step": 0,
+        "pace": 0,
+        "paused": 0,
+        "names": 0,
+        "owner": str(owner or ""),
+        "created": time.time(),
+        "stamp": 0,
+        "snap": None,
+        "revealed": [],
+    }
 
 
 def _fields(fields: dict) -> dict:
@@ -146,8 +164,12 @@ def _fields(fields: dict) -> dict:
 
 
 def _record(old: dict | None, value, right) -> dict:
-    return {"value": check_value(value), "tries": (old or {}).get("tries", 0) + 1,
-            "right": None if right is None else bool(right), "at": time.time()}
+    return {
+        "value": check_value(value),
+        "tries": (old or {}).get("tries", 0) + 1,
+        "right": None if right is None else bool(right),
+        "at": time.time(),
+    }
 
 
 class MemoryLessons(Lessons):
@@ -171,8 +193,13 @@ class MemoryLessons(Lessons):
     def start(self, run_id, lesson_id, mode, owner=""):
         with self._lock:
             self._sweep()
-            self._runs[run_id] = {**_new(lesson_id, mode, owner), "nicks": {}, "pos": {}, "rec": {},
-                                  "touched": time.time()}
+            self._runs[run_id] = {
+                **_new(lesson_id, mode, owner),
+                "nicks": {},
+                "pos": {},
+                "rec": {},
+                "touched": time.time(),
+            }
 
     def run(self, run_id):
         try:

@@ -30,6 +30,7 @@ slider's grid is a problem, since the page would show another value than the fil
 teacher's own question, whose prompt is then shown literally) and ``"lesson_step"`` is the step's
 index in its lesson (0-based).
 """
+
 from __future__ import annotations
 
 import math
@@ -48,34 +49,38 @@ LANGS = _spec.LANGS
 KINDS = ("bank", "number", "choice", "text")
 LESSON_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,59}$")
 MAX_STEPS = 40
-MAX_BYTES = 2**18          # 256 KB: a lesson of 40 long steps is ~30 KB
+MAX_BYTES = 2**18  # 256 KB: a lesson of 40 long steps is ~30 KB
 MAX_TITLE = 120
-MAX_TEXT = 1500            # a description, an instruction, a note
-MAX_PROMPT = 200           # as a live question's prompt (ui.teaching.live.MAX_PROMPT)
+MAX_TEXT = 1500  # a description, an instruction, a note
+MAX_PROMPT = 200  # as a live question's prompt (ui.teaching.live.MAX_PROMPT)
 MAX_OPTION = 60
 MAX_OPTIONS = 8
 MAX_UNIT = 20
-DEFAULT_TOL = 0.05         # an own number question's relative tolerance (as the class's own questions)
+DEFAULT_TOL = 0.05  # an own number question's relative tolerance (as the class's own questions)
 MAX_MESSAGES = 40
-OPTION_IDS = tuple("abcdefgh")   # a choice's answer ids, in the order of its options
+OPTION_IDS = tuple("abcdefgh")  # a choice's answer ids, in the order of its options
 
 _TOP_KEYS = ("lesson", "step")
 _LESSON_KEYS = ("id", "title", "description")
 _STEP_KEYS = ("page", "params", "preset", "instruction", "note", "question")
-_Q_KEYS = {"bank": ("kind", "bank"), "number": ("kind", "prompt", "value", "tol", "unit"),
-           "choice": ("kind", "prompt", "options", "correct"), "text": ("kind", "prompt")}
+_Q_KEYS = {
+    "bank": ("kind", "bank"),
+    "number": ("kind", "prompt", "value", "tol", "unit"),
+    "choice": ("kind", "prompt", "options", "correct"),
+    "text": ("kind", "prompt"),
+}
 
 
 @dataclass(frozen=True)
 class Question:
-    kind: str                       # "bank" | "number" | "choice" | "text"
-    bank: str | None = None         # bank: a "Predict first" step id of the page
-    prompt: dict = field(default_factory=dict)    # {"en", "zh"}: own questions
-    unit: dict = field(default_factory=dict)      # number: {"en", "zh"} or empty
-    value: float | None = None      # number: the teacher's value
-    tol: float | None = None        # number: relative tolerance
-    options: tuple = ()             # choice: ({"en", "zh"}, ...)
-    correct: int | None = None      # choice: index of the right option (None: a poll)
+    kind: str  # "bank" | "number" | "choice" | "text"
+    bank: str | None = None  # bank: a "Predict first" step id of the page
+    prompt: dict = field(default_factory=dict)  # {"en", "zh"}: own questions
+    unit: dict = field(default_factory=dict)  # number: {"en", "zh"} or empty
+    value: float | None = None  # number: the teacher's value
+    tol: float | None = None  # number: relative tolerance
+    options: tuple = ()  # choice: ({"en", "zh"}, ...)
+    correct: int | None = None  # choice: index of the right option (None: a poll)
 
 
 @dataclass(frozen=True)
@@ -86,7 +91,7 @@ class Step:
     instruction: dict
     note: dict
     question: Question | None
-    index: int = 0                  # its place in the lesson (0-based), after dropped steps
+    index: int = 0  # its place in the lesson (0-based), after dropped steps
 
     def values(self) -> dict:
         """Every parameter of the page for this view, as a visit to :meth:`query` shows them."""
@@ -177,7 +182,7 @@ def _texts(value, where: str, key: str, w: _Where, limit: int, required: bool = 
             out[k] = v[:limit]
         elif v.strip():
             out[k] = v
-    if out and len(out) < len(LANGS):   # a lesson in one language: that text in both (not a problem)
+    if out and len(out) < len(LANGS):  # a lesson in one language: that text in both (not a problem)
         have = next(iter(out))
         out = {lang: out.get(lang, out[have]) for lang in LANGS}
     if not out and required:
@@ -195,8 +200,9 @@ def _view(raw: dict, where: str, w: _Where):
     res = _resolved(page)
     preset = raw.get("preset")
     if preset is not None and (not isinstance(preset, str) or preset not in res.presets):
-        w.add(where, f"preset: {_short(preset)} is not a preset of {page} "
-                     f"(presets: {', '.join(res.presets) or 'none'})")
+        w.add(
+            where, f"preset: {_short(preset)} is not a preset of {page} (presets: {', '.join(res.presets) or 'none'})"
+        )
         return None
     params = raw.get("params", {})
     if not isinstance(params, dict):
@@ -221,8 +227,11 @@ def _view(raw: dict, where: str, w: _Where):
                 ok = False
                 continue
             if not math.isclose(p.clamp(c), c, rel_tol=1e-9, abs_tol=1e-12):
-                w.add(where, f"params.{k}: {c} is not on the slider's steps ({p.step} from {p.min}); "
-                             f"the page would show {p.clamp(c)}")
+                w.add(
+                    where,
+                    f"params.{k}: {c} is not on the slider's steps ({p.step} from {p.min}); "
+                    f"the page would show {p.clamp(c)}",
+                )
                 ok = False
                 continue
         clean[k] = c
@@ -250,8 +259,11 @@ def _question(raw, page: str, where: str, w: _Where) -> Question | None:
     if kind == "bank":
         ids = [s.id for s in _schema(page).steps]
         if raw.get("bank") not in ids:
-            w.add(where, f"bank: {_short(raw.get('bank'))} is not a question of {page} "
-                         f"(its questions: {', '.join(ids) or 'none'}); question left out")
+            w.add(
+                where,
+                f"bank: {_short(raw.get('bank'))} is not a question of {page} "
+                f"(its questions: {', '.join(ids) or 'none'}); question left out",
+            )
             return None
         return Question("bank", bank=raw["bank"])
     prompt = _texts(raw.get("prompt"), where, "prompt", w, MAX_PROMPT, required=True)
@@ -279,10 +291,14 @@ def _question(raw, page: str, where: str, w: _Where) -> Question | None:
         options = []
     opts = tuple(_texts(o, where, f"options[{i + 1}]", w, MAX_OPTION, required=True) for i, o in enumerate(options))
     correct = raw.get("correct")
-    if correct is not None and (isinstance(correct, bool) or not isinstance(correct, int)
-                                or not 1 <= correct <= len(opts)):
-        w.add(where, f"correct: the number of the right option, 1 to {len(opts)} (leave it out for a "
-                     f"poll), got {_short(correct)}")
+    if correct is not None and (
+        isinstance(correct, bool) or not isinstance(correct, int) or not 1 <= correct <= len(opts)
+    ):
+        w.add(
+            where,
+            f"correct: the number of the right option, 1 to {len(opts)} (leave it out for a "
+            f"poll), got {_short(correct)}",
+        )
         correct, opts = None, ()
     if not prompt or len(opts) < 2 or not all(opts):
         w.add(where, "question left out")
@@ -304,10 +320,14 @@ def _step(raw, n: int, w: _Where) -> Step | None:
         return None
     page, params, preset = view
     q = raw.get("question")
-    return Step(page, params, preset,
-                _texts(raw.get("instruction"), where, "instruction", w, MAX_TEXT),
-                _texts(raw.get("note"), where, "note", w, MAX_TEXT),
-                None if q is None else _question(q, page, where, w))
+    return Step(
+        page,
+        params,
+        preset,
+        _texts(raw.get("instruction"), where, "instruction", w, MAX_TEXT),
+        _texts(raw.get("note"), where, "note", w, MAX_TEXT),
+        None if q is None else _question(q, page, where, w),
+    )
 
 
 def _stem_of(source: str) -> str:
@@ -383,8 +403,11 @@ def _parse(text: str, source: str, builtin: bool, w: _Where) -> Lesson:
             steps.append(Step(s.page, s.params, s.preset, s.instruction, s.note, s.question, len(steps)))
     if not steps:
         w.add("", "no step can be shown")
-    out = w.out if len(w.out) <= MAX_MESSAGES else [*w.out[:MAX_MESSAGES],
-                                                     f"{w.source}: … and {len(w.out) - MAX_MESSAGES} more problems"]
+    out = (
+        w.out
+        if len(w.out) <= MAX_MESSAGES
+        else [*w.out[:MAX_MESSAGES], f"{w.source}: … and {len(w.out) - MAX_MESSAGES} more problems"]
+    )
     return Lesson(lid, title, desc, tuple(steps), str(source), builtin, tuple(out))
 
 
@@ -412,7 +435,7 @@ def _key(paths: list[Path]) -> tuple:
     out = []
     for p in paths:
         try:
-            s = p.stat()   # an atomic save is a new file (inode): seen even within the clock's resolution
+            s = p.stat()  # an atomic save is a new file (inode): seen even within the clock's resolution
             out.append((str(p), s.st_mtime_ns, s.st_size, s.st_ino, s.st_ctime_ns))
         except OSError:
             out.append((str(p), None, None, None, None))
@@ -451,8 +474,9 @@ def load_all() -> list[Lesson]:
         for p in own:
             lesson = _load(p, False)
             if lesson.id in ids:
-                lesson = _with_problem(lesson, f"{p.name}: has the id of a built-in lesson; this copy is "
-                                               "the one opened by that id")
+                lesson = _with_problem(
+                    lesson, f"{p.name}: has the id of a built-in lesson; this copy is the one opened by that id"
+                )
             out.append(lesson)
         _cache["all"] = (key, tuple(out))
     return out
@@ -495,13 +519,28 @@ def step_question(step: Step, lang: str) -> dict | None:
     def both(d: dict) -> dict:
         return {lg: str(d.get(lg) or d.get(lang) or next(iter(d.values()), "")) for lg in LANGS} if d else {}
 
-    out = {"stem": step.page, "step": None, "kind": q.kind, "options": [], "prompt": both(q.prompt),
-           "labels": {}, "unit": both(q.unit), "truth": None, "rtol": DEFAULT_TOL, "atol": 0.0, "digits": 4,
-           "values": plain, "lesson_step": step.index}
+    out = {
+        "stem": step.page,
+        "step": None,
+        "kind": q.kind,
+        "options": [],
+        "prompt": both(q.prompt),
+        "labels": {},
+        "unit": both(q.unit),
+        "truth": None,
+        "rtol": DEFAULT_TOL,
+        "atol": 0.0,
+        "digits": 4,
+        "values": plain,
+        "lesson_step": step.index,
+    }
     if q.kind == "number":
         out.update(truth=float(q.value), rtol=float(q.tol if q.tol is not None else DEFAULT_TOL))
     elif q.kind == "choice":
-        ids = list(OPTION_IDS[:len(q.options)])
-        out.update(options=ids, labels={lg: {i: both(o)[lg] for i, o in zip(ids, q.options)} for lg in LANGS},
-                   truth=None if q.correct is None else ids[q.correct])
+        ids = list(OPTION_IDS[: len(q.options)])
+        out.update(
+            options=ids,
+            labels={lg: {i: both(o)[lg] for i, o in zip(ids, q.options)} for lg in LANGS},
+            truth=None if q.correct is None else ids[q.correct],
+        )
     return out

@@ -5,6 +5,7 @@ The class: ``ui.teaching.student`` (the banner), ``ui.teaching.teacher`` (the pa
 ``ui.teaching.console`` (the console page, the sidebar box), ``ui.teaching.responses`` (the
 answers, pure); state in ``ui.teaching.class_store`` (in memory, or Redis with ``APP_REDIS_URL``).
 """
+
 from __future__ import annotations
 
 import json
@@ -16,24 +17,24 @@ from ui.kit.i18n import Text
 
 POLL_S = 1.0  # see _poll: a poll that finds nothing new is one store read
 BEAT_S = 5.0  # a student tells the store it is here at most this often (the instructor's count)
-_CODE = "_class_code"        # session: the class this session belongs to (student)
-_FOLLOW = "_class_follow"    # session: student follows pushes
-_SEEN = "_class_seen"        # session: version of the last push applied
-_VIEW = "_class_view"        # session: the last pushed view applied (its page, whether held)
-_WHO = "_class_who"          # session: (code, anonymous id for answers)
-_TEACH = "_class_teach"      # session: code of the class this instructor opened
-_STAMP = "_class_stamp"      # session: the class's stamp (version, question, reveals) last drawn
-_REL = "_class_rel"          # session: the released pages when the page was last drawn
-_LEFT = "_class_left"        # session: a class that closed (its code may still be in the URL)
-_GONE = "_class_gone"        # session: (code, ended by the teacher?) told in the banner until a new join
-_DOWN = "_class_down"        # session: the store could not be reached on the last try
+_CODE = "_class_code"  # session: the class this session belongs to (student)
+_FOLLOW = "_class_follow"  # session: student follows pushes
+_SEEN = "_class_seen"  # session: version of the last push applied
+_VIEW = "_class_view"  # session: the last pushed view applied (its page, whether held)
+_WHO = "_class_who"  # session: (code, anonymous id for answers)
+_TEACH = "_class_teach"  # session: code of the class this instructor opened
+_STAMP = "_class_stamp"  # session: the class's stamp (version, question, reveals) last drawn
+_REL = "_class_rel"  # session: the released pages when the page was last drawn
+_LEFT = "_class_left"  # session: a class that closed (its code may still be in the URL)
+_GONE = "_class_gone"  # session: (code, ended by the teacher?) told in the banner until a new join
+_DOWN = "_class_down"  # session: the store could not be reached on the last try
 _PENDING = "_class_pending"  # session: {(code, qid): answer} sent while the store was down
-_TOASTS = "_class_toasts"    # session: toasts to show on the next full run: (text key, its named values)
-_BEAT = "_class_beat"        # session: when this student last told the store it is here
-_SLOT = "_class_slot"        # session (one run): the teacher panel's place for push / ask
-_BANK = "_class_bank"        # session (instructor): the lesson page last shown, for the console
+_TOASTS = "_class_toasts"  # session: toasts to show on the next full run: (text key, its named values)
+_BEAT = "_class_beat"  # session: when this student last told the store it is here
+_SLOT = "_class_slot"  # session (one run): the teacher panel's place for push / ask
+_BANK = "_class_bank"  # session (instructor): the lesson page last shown, for the console
 _VIEW_BANK = "_class_view_bank"  # session (instructor): (pushed view, its bank), for the console
-_GO = "_class_go"            # session: a pushed view to open at the top of the next full run
+_GO = "_class_go"  # session: a pushed view to open at the top of the next full run
 MAX_PROMPT = 200
 
 
@@ -98,8 +99,10 @@ def qr_html(link: str, size: int) -> str:
     from ui.kit.share import qr_data_uri
 
     target = for_phones(link)
-    return (f'<div class="tos-class-qr"><img alt="QR: {html.escape(target, quote=True)}" width="{int(size)}" '
-            f'height="{int(size)}" src="{qr_data_uri(target)}"></div>')
+    return (
+        f'<div class="tos-class-qr"><img alt="QR: {html.escape(target, quote=True)}" width="{int(size)}" '
+        f'height="{int(size)}" src="{qr_data_uri(target)}"></div>'
+    )
 
 
 def show_code(code: str, label: str) -> None:
@@ -107,8 +110,10 @@ def show_code(code: str, label: str) -> None:
     assets/styles), under its label: read from the back of a room, not a word inside a sentence."""
     import html
 
-    st.html(f'<div class="tos-class-code"><span class="tos-class-code-label">{html.escape(label)}</span>'
-            f'<span class="tos-class-code-value" translate="no">{html.escape(code)}</span></div>')
+    st.html(
+        f'<div class="tos-class-code"><span class="tos-class-code-label">{html.escape(label)}</span>'
+        f'<span class="tos-class-code-value" translate="no">{html.escape(code)}</span></div>'
+    )
 
 
 def context(q: dict, lang: str, ct: Text) -> None:
@@ -148,7 +153,7 @@ def fold_sheet(key: str, token: str) -> None:
     global _fold
     if _fold is None:
         _fold = st.components.v2.component("tos_fold_sheet", js=_FOLD_JS)
-    with st.container(key=f"tos_fold_{key}"):   # not drawn (assets/style.css)
+    with st.container(key=f"tos_fold_{key}"):  # not drawn (assets/style.css)
         _fold(key=f"_tos_fold_{key}", data=json.dumps({"key": key, "token": token}), width="stretch", height="content")
 
 
@@ -162,7 +167,6 @@ def plain(text: str, head: str = "") -> None:
 
     bold = f"<strong>{html.escape(head)}</strong>" if head else ""
     st.html(f'<p class="tos-class-plain">{bold}{inert_html(text, MAX_PROMPT)}</p>')
-
 
 
 def _literal(text: str) -> str:

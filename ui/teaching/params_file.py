@@ -9,6 +9,7 @@
   edited by hand meanwhile is never overwritten silently. The previous version goes to
   ``<file>.bak``; :func:`undo` swaps it back (and a second undo redoes).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -94,8 +95,10 @@ def validate_text(text: str, source: str = "file") -> list[str]:
         presets = section.get("presets", {}) if isinstance(section, dict) else {}
         for pid, entry in presets.items() if isinstance(presets, dict) else ():
             if not PRESET_ID.match(pid):
-                errors.append(f"{source}: [{stem}.presets] name {pid!r}: use letters, digits and _ "
-                              "(it appears in links as ?preset=...)")
+                errors.append(
+                    f"{source}: [{stem}.presets] name {pid!r}: use letters, digits and _ "
+                    "(it appears in links as ?preset=...)"
+                )
             if isinstance(entry, dict) and "answers" in entry and not isinstance(entry["answers"], bool):
                 errors.append(f"{source}: [{stem}.presets.{pid}] answers must be true or false")
     return errors
@@ -106,8 +109,9 @@ def numeric_problems(p: _spec.Param, fields: dict) -> list[str]:
     return _spec._check_numeric(p.kind, {**fields, "lo": p.lo, "hi": p.hi})
 
 
-def preset_problems(pid: str, title: dict, values: dict, params: dict[str, _spec.Param],
-                    others: list[str]) -> list[str]:
+def preset_problems(
+    pid: str, title: dict, values: dict, params: dict[str, _spec.Param], others: list[str]
+) -> list[str]:
     """Problems of one preset (name, titles, values within the edited ranges)."""
     out = []
     if not PRESET_ID.match(pid or ""):
@@ -181,8 +185,8 @@ def _same(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
-_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_-]+)")   # a table header and the first part of its key
-_NOTE = re.compile(r"^\s*(#.*)?$")                       # a comment or a blank line
+_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_-]+)")  # a table header and the first part of its key
+_NOTE = re.compile(r"^\s*(#.*)?$")  # a comment or a blank line
 
 
 def _blocks(text: str) -> tuple[str, list[tuple[str, str]]] | None:
@@ -205,10 +209,10 @@ def _blocks(text: str) -> tuple[str, list[tuple[str, str]]] | None:
         while k and lines[k - 1].strip().startswith("#"):
             k -= 1
         cuts.append(k)
-    if not cuts or any(not _NOTE.match(x) for x in lines[:cuts[0]]):
+    if not cuts or any(not _NOTE.match(x) for x in lines[: cuts[0]]):
         return None
     ends = [*cuts[1:], len(lines)]
-    return "".join(lines[:cuts[0]]), [(st, "".join(lines[a:e])) for st, a, e in zip(seen, cuts, ends)]
+    return "".join(lines[: cuts[0]]), [(st, "".join(lines[a:e])) for st, a, e in zip(seen, cuts, ends)]
 
 
 def _blank_before_tables(text: str) -> str:
@@ -247,7 +251,7 @@ def apply_edits(text: str, stem: str, params: dict, presets: list[dict] | None) 
         if st == stem:
             body = block.rstrip("\n")
             new = _tidy(_apply_doc(body + "\n", stem, params, presets))
-            blocks[i] = (st, new + "\n" + block[len(body) + 1:] if new else block[len(body) + 1:])
+            blocks[i] = (st, new + "\n" + block[len(body) + 1 :] if new else block[len(body) + 1 :])
             return head + "".join(b for _, b in blocks)
     new = _tidy(_apply_doc("", stem, params, presets))
     if not new:

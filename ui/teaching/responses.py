@@ -6,6 +6,7 @@ checked (:func:`parse_answer`) and judged (:func:`verdict`), the answers as a hi
 No Streamlit here, nor in what it imports (tests/test_teaching_responses.py): the tolerance rule
 and the number format are the predict steps' own, from :mod:`ui.kit.numbers`.
 """
+
 from __future__ import annotations
 
 import csv
@@ -17,7 +18,7 @@ import re
 from ui.kit.numbers import human, within
 
 ADHOC_RTOL = 0.05
-MAX_TEXT = 500   # a free-text answer (kind "text"), in characters
+MAX_TEXT = 500  # a free-text answer (kind "text"), in characters
 
 
 def xsrf_token(raw: str) -> str:
@@ -52,7 +53,7 @@ def parse_answer(q: dict, v):
     a number must be finite, a choice one of the question's."""
     if v is None or (isinstance(v, str) and not v.strip()):
         return None, "answer_missing"
-    if q.get("kind") == "text":   # free text (a lesson's own question): kept as typed, no verdict
+    if q.get("kind") == "text":  # free text (a lesson's own question): kept as typed, no verdict
         return (v.strip(), None) if isinstance(v, str) and len(v.strip()) <= MAX_TEXT else (None, "answer_bad")
     if q.get("kind") == "choice":
         return (v, None) if v in (q.get("options") or []) else (None, "answer_bad")
@@ -96,8 +97,7 @@ def histogram(values: list, q: dict, bins: int = 8) -> dict:
     if q.get("kind") == "choice":
         opts = list(q.get("options") or [])
         return {"answer": opts, "count": [sum(1 for v in values if v == o) for o in opts]}
-    x = sorted(float(v) for v in values
-               if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v))
+    x = sorted(float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v))
     if not x:
         return {"answer": [], "count": []}
     groups: dict[str, int] = {}
@@ -164,15 +164,29 @@ def results_csv(store, code: str, lang: str = "en") -> str:
         exact = store.revealed(code, qid)
         exact = q.get("truth") if exact is None else exact
         at = q.get("asked_at")
-        when = (_dt.datetime.fromtimestamp(float(at), _dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
-                if isinstance(at, (int, float)) else "")
+        when = (
+            _dt.datetime.fromtimestamp(float(at), _dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
+            if isinstance(at, (int, float))
+            else ""
+        )
         values = q.get("values") or {}
         cells = [values.get(k, "") for k in params]
         got = store.answers(code, qid)
         for i, a in enumerate(got or [None], 1):
             ok = verdict(q, a, exact)
-            w.writerow([qid, when, q.get("stem", ""), q_prompt(q, lang), *cells, _label(q, lang, exact),
-                        i if a is not None else "", _label(q, lang, a), "" if ok is None else int(ok)])
+            w.writerow(
+                [
+                    qid,
+                    when,
+                    q.get("stem", ""),
+                    q_prompt(q, lang),
+                    *cells,
+                    _label(q, lang, exact),
+                    i if a is not None else "",
+                    _label(q, lang, a),
+                    "" if ok is None else int(ok),
+                ]
+            )
     return "\ufeff" + out.getvalue()
 
 
@@ -199,7 +213,7 @@ def q_value(q: dict, lang: str, v) -> str:
     """An answer or exact value as a student reads it: a choice's label, a number with its unit."""
     if v is None:
         return "—"
-    if q.get("kind") == "text":   # a free text: as typed (the caller shows it literally)
+    if q.get("kind") == "text":  # a free text: as typed (the caller shows it literally)
         return str(v)
     if q.get("kind") == "choice":
         return str(((q.get("labels") or {}).get(lang) or {}).get(v, v))

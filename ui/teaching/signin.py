@@ -13,6 +13,7 @@ instructor is a signed cookie the browser must present, not anything a session i
   mistypes uses up only their own browser's allowance; the address's and the server's allowances
   are larger and run out only under a deliberate stream of guesses.
 """
+
 from __future__ import annotations
 
 import hashlib as _hashlib
@@ -24,13 +25,28 @@ import time as _time
 
 KEY_ENV = "APP_INSTRUCTOR_KEY"
 COOKIE = "app_instructor"
-COOKIE_TTL_S = 8 * 3600           #: a school day; the cookie expires then (and at every key change)
+COOKIE_TTL_S = 8 * 3600  #: a school day; the cookie expires then (and at every key change)
 MIN_KEY_LEN = 20
 MIN_KEY_DISTINCT = 10
 MAKE_KEY = 'python -c "import secrets; print(secrets.token_urlsafe(24))"'
 #: fragments that make a key guessable whatever its length
-_GUESSABLE = ("password", "passwort", "secret", "changeme", "change me", "letmein", "qwerty", "123456",
-              "abcdef", "instructor", "teacher", "admin", "correct horse", "example", "default")
+_GUESSABLE = (
+    "password",
+    "passwort",
+    "secret",
+    "changeme",
+    "change me",
+    "letmein",
+    "qwerty",
+    "123456",
+    "abcdef",
+    "instructor",
+    "teacher",
+    "admin",
+    "correct horse",
+    "example",
+    "default",
+)
 
 
 def weak_key(key: str) -> str | None:
@@ -62,7 +78,7 @@ def make_token(key: str, now: float | None = None, ttl_s: float = COOKIE_TTL_S) 
 #: cookie). The callers also pass the shared store (``ui.teaching.class_store.get_store()``: Redis when
 #: configured), which holds them for every replica; this record covers a store out of reach.
 _REVOKED: dict[str, int] = {}
-_UNSAVED: dict[str, int] = {}     # revoked here while the store could not be written: written later
+_UNSAVED: dict[str, int] = {}  # revoked here while the store could not be written: written later
 _REVOKED_LOCK = _threading.Lock()
 
 
@@ -114,8 +130,7 @@ def token_ok(token, key: str | None, now: float | None = None, store=None) -> bo
         return False
     exp, nonce, mac = p
     now = now if now is not None else _time.time()
-    return (exp > now and _hmac.compare_digest(mac, _mac(key, f"{exp}.{nonce}"))
-            and not revoked(nonce, store))
+    return exp > now and _hmac.compare_digest(mac, _mac(key, f"{exp}.{nonce}")) and not revoked(nonce, store)
 
 
 def revoke(token, now: float | None = None, store=None) -> None:
@@ -173,8 +188,9 @@ class Attempts:
     when configured) the counts are shared by every replica; without one, or when the store cannot
     be reached, this process counts alone."""
 
-    def __init__(self, per_browser: int = 5, per_address: int = 30, total: int = 120,
-                 window_s: float = 60.0, store=None):
+    def __init__(
+        self, per_browser: int = 5, per_address: int = 30, total: int = 120, window_s: float = 60.0, store=None
+    ):
         self.limits = {"browser": per_browser, "address": per_address, "total": total}
         self.window_s, self.store = window_s, store
         self._seen: dict[str, list[float]] = {}
@@ -186,7 +202,7 @@ class Attempts:
 
     def _local(self, key: str, now: float, add: bool) -> tuple[int, float]:
         with self._lock:
-            if len(self._seen) > 20_000:       # forget quiet browsers and addresses
+            if len(self._seen) > 20_000:  # forget quiet browsers and addresses
                 self._seen = {k: v for k, v in self._seen.items() if v and now - v[-1] < self.window_s}
             times = [t for t in self._seen.get(key, ()) if now - t < self.window_s]
             if add:
@@ -212,8 +228,12 @@ class Attempts:
     def wait(self, address: str, browser: str | None = None, now: float | None = None) -> float:
         """Seconds before a key from this browser may be checked (0.0: now); counts nothing."""
         now = now if now is not None else _time.time()
-        waits = [left for scope, key in self._scopes(address, browser).items()
-                 for n, left in [self._count(key, now, False)] if n >= self.limits[scope]]
+        waits = [
+            left
+            for scope, key in self._scopes(address, browser).items()
+            for n, left in [self._count(key, now, False)]
+            if n >= self.limits[scope]
+        ]
         return max(max(waits), 0.01) if waits else 0.0
 
     def failed(self, address: str, browser: str | None = None, now: float | None = None) -> None:

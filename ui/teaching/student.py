@@ -12,6 +12,7 @@ The store down: a notice in words ("the class cannot be reached; this page still
 an error box; an answer sent meanwhile waits in the session and is sent when the store is back.
 A class gone (closed, or lost by a store restart) is said so to the students.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,9 +24,33 @@ import streamlit as st
 from ui.teaching import answers as _answers
 from ui.teaching import class_store as cs
 from ui.teaching import lesson_run
-from ui.teaching.live import (_BEAT, _CODE, _DOWN, _FOLLOW, _GO, _GONE, _LEFT, _PENDING, _REL, _SEEN, _STAMP,
-                              _TOASTS, _VIEW, _WHO, BEAT_S, POLL_S, _ct, _page, _stems, _store, _toast, context,
-                              fold_sheet, plain, titles)
+from ui.teaching.live import (
+    _BEAT,
+    _CODE,
+    _DOWN,
+    _FOLLOW,
+    _GO,
+    _GONE,
+    _LEFT,
+    _PENDING,
+    _REL,
+    _SEEN,
+    _STAMP,
+    _TOASTS,
+    _VIEW,
+    _WHO,
+    BEAT_S,
+    POLL_S,
+    _ct,
+    _page,
+    _stems,
+    _store,
+    _toast,
+    context,
+    fold_sheet,
+    plain,
+    titles,
+)
 from ui.teaching.responses import answer_id, histogram, parse_answer, q_prompt, q_value, tolerance, verdict
 from ui.kit import cover
 from ui.kit.i18n import Text
@@ -82,7 +107,7 @@ def _show_toasts(lang: str) -> None:
     """The toasts noted since the last full run, each once (the same toast noted twice: shown once)."""
     ct = _ct(lang)
     for item in dict.fromkeys(st.session_state.pop(_TOASTS, [])):
-        key, values = (item, ()) if isinstance(item, str) else item   # a bare text key: no values
+        key, values = (item, ()) if isinstance(item, str) else item  # a bare text key: no values
         st.toast(ct(f"toast.{key}", **dict(values)), icon=":material/notifications:")
 
 
@@ -167,7 +192,7 @@ def _send(code: str, q: dict, lang: str) -> None:
 
 
 def _change(code: str, qid: int) -> None:
-    """"Change my answer": the box again; the answer sent stays until a new one replaces it."""
+    """ "Change my answer": the box again; the answer sent stays until a new one replaces it."""
     st.session_state[f"_class_edit_{code}_{qid}"] = True
     st.session_state.pop(f"_class_sent_{code}_{qid}", None)
 
@@ -179,11 +204,11 @@ def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
     stem = q.get("stem")
     page = Text(stem, lang)("title") if stem in _stems() else ""
     prompt = q_prompt(q, lang)
-    if q.get("step"):   # a page's step: its instruction (which experiment, which setting) and parameters
+    if q.get("step"):  # a page's step: its instruction (which experiment, which setting) and parameters
         st.markdown(ct("banner.head", page=page))
         context(q, lang, ct)
         st.markdown(f"**{prompt}**")
-    else:   # the instructor's own text: shown literally, as ordinary text
+    else:  # the instructor's own text: shown literally, as ordinary text
         plain(prompt, ct("banner.asked", page=page))
     rev = _store().revealed(code, qid)
     sent_key = f"_class_sent_{code}_{qid}"  # per class: question ids start at 1 in every class
@@ -193,21 +218,33 @@ def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
         sent = _store().answered(code, qid, who)  # sent before a reload: not asked again
     pending = (code, qid) in (s.get(_PENDING) or {})
     if sent is None and rev is None and not pending:
-        if q.get("step") and stem:   # a page's own step: its figures wait until it is answered
+        if q.get("step") and stem:  # a page's own step: its figures wait until it is answered
             cover.question_open(stem, q["step"])
         with st.container(horizontal=True, vertical_alignment="bottom", key=f"_class_row_{qid}"):
             if q.get("kind") == "choice":
                 labels = (q.get("labels") or {}).get(lang) or {}
-                st.radio(t("class.your_answer"), list(q.get("options") or []), key=f"_class_ans_{qid}",
-                         index=None, horizontal=True, format_func=lambda c: str(labels.get(c, c)))
+                st.radio(
+                    t("class.your_answer"),
+                    list(q.get("options") or []),
+                    key=f"_class_ans_{qid}",
+                    index=None,
+                    horizontal=True,
+                    format_func=lambda c: str(labels.get(c, c)),
+                )
             else:
                 unit = (q.get("unit") or {}).get(lang) if isinstance(q.get("unit"), dict) else ""
-                unit = "" if unit in ct("banner.no_unit").split("|") else unit   # "no unit": said by nothing
+                unit = "" if unit in ct("banner.no_unit").split("|") else unit  # "no unit": said by nothing
                 label = ct("banner.your_answer_unit", unit=unit) if unit else t("class.your_answer")
-                st.number_input(label, key=f"_class_ans_{qid}", value=None, format="%g", step=None,
-                                placeholder=ct("banner.placeholder"), width=220)
-            st.button(t("class.send"), key=f"_class_send_{qid}", type="primary",
-                      on_click=_send, args=(code, q, lang))
+                st.number_input(
+                    label,
+                    key=f"_class_ans_{qid}",
+                    value=None,
+                    format="%g",
+                    step=None,
+                    placeholder=ct("banner.placeholder"),
+                    width=220,
+                )
+            st.button(t("class.send"), key=f"_class_send_{qid}", type="primary", on_click=_send, args=(code, q, lang))
         err = s.get(f"_class_err_{qid}")
         if err:
             st.warning(ct(f"banner.{err}"), icon=":material/edit:")
@@ -216,14 +253,15 @@ def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
     elif rev is None:
         with st.container(horizontal=True, vertical_alignment="center", key=f"_class_sent_row_{qid}"):
             st.caption(t("class.sent") + " " + ct("banner.your", value=q_value(q, lang, sent)))
-            st.button(ct("banner.change"), key=f"_class_change_{qid}", type="tertiary",
-                      on_click=_change, args=(code, qid))
+            st.button(
+                ct("banner.change"), key=f"_class_change_{qid}", type="tertiary", on_click=_change, args=(code, qid)
+            )
     if rev is not None:
         ok = verdict(q, sent, rev)
         line = ct("banner.exact", value=q_value(q, lang, rev))
         if sent is not None:
             line += " " + ct("banner.your", value=q_value(q, lang, sent))
-            if q.get("kind") == "choice":   # a choice is right or not: no tolerance
+            if q.get("kind") == "choice":  # a choice is right or not: no tolerance
                 line += " " + ct("banner.right_choice" if ok else "banner.wrong_choice")
             else:
                 line += " " + ct("banner.right" if ok else "banner.wrong", tol=tolerance(q, lang))
@@ -237,8 +275,16 @@ def _distribution(code: str, q: dict, ct: Text) -> None:
         if q.get("kind") == "choice":
             h["answer"] = [q_value(q, ct.lang, a) for a in h["answer"]]
         if h["answer"]:
-            st.bar_chart(h, x="answer", y="count", height=140, horizontal=True, sort=False,
-                         x_label=ct("hist.answer"), y_label=ct("hist.count"))
+            st.bar_chart(
+                h,
+                x="answer",
+                y="count",
+                height=140,
+                horizontal=True,
+                sort=False,
+                x_label=ct("hist.answer"),
+                y_label=ct("hist.count"),
+            )
     except cs.STORE_ERRORS:
         raise
     except Exception:  # noqa: BLE001 - the chart is a bonus; the verdict above stands
@@ -277,7 +323,7 @@ def _poll(code: str, lang: str) -> None:
         view = s.get(_VIEW) or {}
         here = page_shown()
         if view.get("hold") and here is not None and here != view.get("page"):
-            _go_next(view)   # no second toast: the banner says the class is held
+            _go_next(view)  # no second toast: the banner says the class is held
     old = s.get(_STAMP)
     if old is not None and old[1:] != stamp[1:]:
         _toast("question" if stamp[1] != old[1] else "revealed")
@@ -285,7 +331,7 @@ def _poll(code: str, lang: str) -> None:
     rel = _answers.released_pages()
     if s.get(_REL) is not None and rel != s.get(_REL):
         new = titles(sorted(rel - s[_REL]), lang)
-        if new:   # which pages: a student on another page knows where to look
+        if new:  # which pages: a student on another page knows where to look
             _toast("released", pages=new)
         st.rerun()
 
@@ -314,7 +360,7 @@ def _box(code: str, lang: str, t: Text) -> None:
     with st.container(horizontal=True, vertical_alignment="center", key="_class_head"):
         if s.get(_FOLLOW):
             view = s.get(_VIEW) or {}
-            if view.get("hold") and view.get("page") in _stems():   # said in the banner, not only in a toast
+            if view.get("hold") and view.get("page") in _stems():  # said in the banner, not only in a toast
                 st.markdown(ct("banner.held", code=code, page=Text(view["page"], lang)("title")))
             else:
                 st.markdown(ct("banner.following", code=code))
@@ -330,7 +376,7 @@ def _box(code: str, lang: str, t: Text) -> None:
                 st.rerun(scope="fragment")
     if q:
         try:
-            if _moved_on(code, q):   # revealed, and the class went on: folded away, not the first screen
+            if _moved_on(code, q):  # revealed, and the class went on: folded away, not the first screen
                 with st.expander(ct("banner.earlier", n=q["id"]), icon=":material/history:"):
                     _answer_box(code, q, lang, t)
             else:
@@ -366,8 +412,9 @@ def _student(lang: str, t: Text) -> None:
         gone = s.get(_GONE)
         if gone:  # the class this student was in ended (or was lost): said where the banner was
             with st.container(border=True, key="class_banner"):
-                st.info(_ct(lang)("banner.ended" if gone[1] else "banner.lost", code=gone[0]),
-                        icon=":material/event_busy:")
+                st.info(
+                    _ct(lang)("banner.ended" if gone[1] else "banner.lost", code=gone[0]), icon=":material/event_busy:"
+                )
         with st.sidebar.expander(t("class.join_title"), icon=":material/groups:"):
             st.text_input(t("class.code"), key="_class_join_code", max_chars=cs.CODE_LEN + 4)
             st.button(t("class.join"), key="_class_join", on_click=_join_from_form)
@@ -376,8 +423,8 @@ def _student(lang: str, t: Text) -> None:
         return
     # the main area, above the page: on a phone the sidebar is closed
     with st.container(border=True, key="class_banner"):
-        fold_sheet("join", code)   # a phone: the sheet the code was typed in folds away
-        box, poll = lesson_run.banner(code, _box, _poll, _who)   # a class running a lesson: its step view
+        fold_sheet("join", code)  # a phone: the sheet the code was typed in folds away
+        box, poll = lesson_run.banner(code, _box, _poll, _who)  # a class running a lesson: its step view
         st.fragment(box)(code, lang, t)
         if s.get(_CODE) == code:
             st.fragment(run_every=POLL_S)(poll)(code, lang)

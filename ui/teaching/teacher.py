@@ -11,6 +11,7 @@ the instructor may override it), their own answer and its verdict, and the class
 The results of every question download as CSV (``ui.teaching.responses.results_csv``).
 A class gone (closed, or lost by a store restart) is said so to the instructor.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,19 +24,44 @@ from ui.teaching import answers as _answers
 from ui.teaching import class_store as cs
 from ui.teaching import instructor
 from ui.teaching.answers import LAST_VIEW
-from ui.teaching.live import (_BANK, _CODE, _SLOT, _TEACH, _VIEW_BANK, MAX_PROMPT, POLL_S, _ct, _short, _stems, _store,
-                              context, fold_sheet, join_link, plain, qr_html, show_code,
-                              titles)
-from ui.teaching.responses import (ADHOC_RTOL, histogram, q_prompt, q_value, results_csv, split_options,
-                                   tolerance, verdict)
+from ui.teaching.live import (
+    _BANK,
+    _CODE,
+    _SLOT,
+    _TEACH,
+    _VIEW_BANK,
+    MAX_PROMPT,
+    POLL_S,
+    _ct,
+    _short,
+    _stems,
+    _store,
+    context,
+    fold_sheet,
+    join_link,
+    plain,
+    qr_html,
+    show_code,
+    titles,
+)
+from ui.teaching.responses import (
+    ADHOC_RTOL,
+    histogram,
+    q_prompt,
+    q_value,
+    results_csv,
+    split_options,
+    tolerance,
+    verdict,
+)
 from ui.kit.i18n import Text
 from ui.kit.predict import _param_text, live_question, snapshot
 from ui.kit.share import loopback_warning
 
 ADHOC = "_adhoc"
-_CONFIRM = "_class_confirm_close"   # session: the teacher asked to end the class; confirm it
+_CONFIRM = "_class_confirm_close"  # session: the teacher asked to end the class; confirm it
 _LAST_RESULTS = "_class_last_results"  # session: (code, CSV) of the class this session ended
-_WITHDRAWN = "_class_withdrawn"     # session: the pages whose answers the end of this session's class withdrew
+_WITHDRAWN = "_class_withdrawn"  # session: the pages whose answers the end of this session's class withdrew
 
 
 def _teacher(lang: str, t: Text) -> None:
@@ -49,8 +75,9 @@ def _teacher(lang: str, t: Text) -> None:
     code = s.get(_TEACH)
     with st.sidebar.expander(t("class.teach_title"), icon=":material/groups:", expanded=_TEACH in s):
         if code is not None and not _store().exists(code):
-            st.warning(ct("teacher.ended" if _store().ended(code) else "teacher.lost", code=code),
-                       icon=":material/event_busy:")
+            st.warning(
+                ct("teacher.ended" if _store().ended(code) else "teacher.lost", code=code), icon=":material/event_busy:"
+            )
             s.pop(_TEACH, None)
             if who:
                 _store().set_teaching(who, None)
@@ -93,7 +120,7 @@ def join_box(code: str, lang: str, ct: Text, size: int) -> None:
     warning naming the classroom addresses. The sidebar panel and the console draw the same."""
     link = join_link(code)
     show_code(code, ct("teacher.code_label"))
-    st.html(qr_html(link, size))   # it encodes the classroom address: a phone cannot open localhost
+    st.html(qr_html(link, size))  # it encodes the classroom address: a phone cannot open localhost
     st.caption(ct("teacher.join_how"))
     with st.container(key=f"tos_class_link_{size}"):
         st.code(link, language=None, wrap_lines=True)
@@ -102,6 +129,7 @@ def join_box(code: str, lang: str, ct: Text, size: int) -> None:
 
 def present(code: str, ct: Text) -> None:
     """The students here now, read again every 2 s (as the console's count: both say the same)."""
+
     @st.fragment(run_every=2 * POLL_S)
     def here():
         try:
@@ -143,8 +171,9 @@ def with_context(q: dict, step, stem: str, values: dict) -> dict:
     texts = {lang: Text(stem, lang) for lang in LANGS}
     q["instruction"] = {lang: t(f"predict.{step.id}.instruction", **step.args(values)) for lang, t in texts.items()}
     q["about"] = {lang: params_line(t, snap) for lang, t in texts.items()}
-    q["sym"] = {lang: (t(f"predict.{step.id}.sym") if t.has(f"predict.{step.id}.sym") else "")
-                for lang, t in texts.items()}   # the unit after a number (responses.q_value)
+    q["sym"] = {
+        lang: (t(f"predict.{step.id}.sym") if t.has(f"predict.{step.id}.sym") else "") for lang, t in texts.items()
+    }  # the unit after a number (responses.q_value)
     return q
 
 
@@ -182,8 +211,10 @@ def _pushed_bank(view: dict | None) -> dict | None:
     key = json.dumps([view["page"], view.get("query") or {}], sort_keys=True)
     got = s.get(_VIEW_BANK)
     if not got or got[0] != key:
-        got = s[_VIEW_BANK] = (key, {"stem": view["page"], "query": dict(view.get("query") or {}),
-                                     "questions": view_bank(view)})
+        got = s[_VIEW_BANK] = (
+            key,
+            {"stem": view["page"], "query": dict(view.get("query") or {}), "questions": view_bank(view)},
+        )
     return got[1]
 
 
@@ -192,7 +223,7 @@ def on_page(ctx) -> None:
     instructor with an open class, draw "Push" and the question box in the panel's place, for
     this page, in this very run (the panel is drawn before the page)."""
     st.session_state[LAST_VIEW] = {"stem": ctx.stem, "values": dict(ctx.values), "query": dict(ctx.query)}
-    if st.session_state.get(_CODE):   # a student in a class, on a phone: the sheet folds on a new page
+    if st.session_state.get(_CODE):  # a student in a class, on a phone: the sheet folds on a new page
         fold_sheet("page", ctx.stem)
     got = st.session_state.pop(_SLOT, None)
     if not got:
@@ -230,21 +261,33 @@ def _push_ask(code: str, ctx, t: Text) -> None:
     qn = st.selectbox(ct("teacher.bank"), ids, key="_class_qn", format_func=label)
     if qn == ADHOC:
         prompt = st.text_input(ct("teacher.adhoc_prompt"), key="_class_prompt", max_chars=MAX_PROMPT)
-        kind = st.selectbox(t("class.kind"), ["number", "choice"], key="_class_kind",
-                            format_func=lambda k: t(f"class.kind_{k}"))
+        kind = st.selectbox(
+            t("class.kind"), ["number", "choice"], key="_class_kind", format_func=lambda k: t(f"class.kind_{k}")
+        )
         opts: list[str] = []
         if kind == "choice":
             raw = st.text_input(t("class.options"), key="_class_opts", max_chars=200, value="A, B, C")
             opts = split_options(raw, cs.MAX_ANSWER_LEN)
-            if len(opts) < 2:   # said, not just a greyed-out button
+            if len(opts) < 2:  # said, not just a greyed-out button
                 st.caption(t("class.options_need_two"))
-        q = {"stem": ctx.stem, "step": None, "kind": kind, "options": opts, "prompt": prompt.strip(),
-             "labels": {}, "unit": {}, "truth": None, "rtol": ADHOC_RTOL, "atol": 0.0, "digits": 4,
-             "values": dict(ctx.values)}
+        q = {
+            "stem": ctx.stem,
+            "step": None,
+            "kind": kind,
+            "options": opts,
+            "prompt": prompt.strip(),
+            "labels": {},
+            "unit": {},
+            "truth": None,
+            "rtol": ADHOC_RTOL,
+            "atol": 0.0,
+            "digits": 4,
+            "values": dict(ctx.values),
+        }
         ready = bool(prompt.strip()) and (kind != "choice" or len(opts) >= 2)
     else:
         q = qs[qn]
-        context(q, ctx.lang, ct)   # what the students will read with it
+        context(q, ctx.lang, ct)  # what the students will read with it
         if q.get("truth") is None:
             st.warning(ct("teacher.no_truth", msg=q.get("error", "")))
         else:
@@ -286,9 +329,9 @@ def _live_answers(code: str, lang: str, t: Text, height: int = 180, prefix: str 
         prompt = q_prompt(q, lang)[:120]
         if q.get("step"):
             st.caption(ct("teacher.n_answers", n=len(values), q=qid, prompt=prompt))
-        else:   # the instructor's own text: literal, as ordinary text
+        else:  # the instructor's own text: literal, as ordinary text
             plain(prompt, ct("teacher.n_answers", n=len(values), q=qid, prompt=""))
-        if q.get("kind") == "text":   # free text (a lesson's question): no value to reveal; the newest, literal
+        if q.get("kind") == "text":  # free text (a lesson's question): no value to reveal; the newest, literal
             if values:
                 st.caption(ct("teacher.free_answers", n=min(len(values), 12)))
             for v in values[-12:][::-1]:
@@ -298,47 +341,78 @@ def _live_answers(code: str, lang: str, t: Text, height: int = 180, prefix: str 
             opts = list(q.get("options") or [])
             labels = (q.get("labels") or {}).get(lang) or {}
             idx = opts.index(q["truth"]) if q.get("truth") in opts else None
-            rv = st.selectbox(t("class.exact"), opts, key=f"{prefix}_class_rv_{qid}", index=idx,
-                              format_func=lambda c: str(labels.get(c, c)))
+            rv = st.selectbox(
+                t("class.exact"),
+                opts,
+                key=f"{prefix}_class_rv_{qid}",
+                index=idx,
+                format_func=lambda c: str(labels.get(c, c)),
+            )
         else:
-            rv = st.number_input(t("class.exact"), key=f"{prefix}_class_rv_{qid}", value=q.get("truth"), format="%g",
-                                 step=None, help=ct("teacher.override"))
+            rv = st.number_input(
+                t("class.exact"),
+                key=f"{prefix}_class_rv_{qid}",
+                value=q.get("truth"),
+                format="%g",
+                step=None,
+                help=ct("teacher.override"),
+            )
             if rv is not None and not math.isfinite(float(rv)):
                 rv = None
         if st.button(t("class.reveal"), key=f"{prefix}_class_reveal_{qid}", disabled=rv is None):
             try:
                 _store().reveal(code, qid, rv)
                 shown = rv
-            except (cs.STORE_ERRORS + (KeyError,)):
+            except cs.STORE_ERRORS + (KeyError,):
                 st.warning(ct("teacher.down"), icon=":material/cloud_off:")
         if shown is not None:  # what the class sees (the box above may have changed since)
             right = sum(1 for v in values if verdict(q, v, shown))
-            st.caption(ct("teacher.revealed_choice" if q.get("kind") == "choice" else "teacher.revealed",
-                          value=q_value(q, lang, shown), right=right, n=len(values), tol=tolerance(q, lang)))
+            st.caption(
+                ct(
+                    "teacher.revealed_choice" if q.get("kind") == "choice" else "teacher.revealed",
+                    value=q_value(q, lang, shown),
+                    right=right,
+                    n=len(values),
+                    tol=tolerance(q, lang),
+                )
+            )
         try:
             h = histogram(values, q)
             if q.get("kind") == "choice":
                 h["answer"] = [q_value(q, lang, a) for a in h["answer"]]
             if h["answer"]:  # in the order asked (choices) / of the bins (numbers), labels readable across
-                st.bar_chart(h, x="answer", y="count", height=height, horizontal=True, sort=False,
-                             x_label=ct("hist.answer"), y_label=ct("hist.count"))   # as the students read them
+                st.bar_chart(
+                    h,
+                    x="answer",
+                    y="count",
+                    height=height,
+                    horizontal=True,
+                    sort=False,
+                    x_label=ct("hist.answer"),
+                    y_label=ct("hist.count"),
+                )  # as the students read them
         except Exception:  # noqa: BLE001 - the chart is a bonus; count and Reveal above stand
             st.caption(ct("teacher.no_chart"))
 
     live()
 
 
-
 def _results_and_close(code: str, t, ct, key: str, down, close) -> None:
     """The class's results as CSV (in ``down``) and *Close the class* (in ``close``): the sidebar
     panel and the console draw the same two controls, under keys ``_<key>_csv`` / ``_<key>_close``."""
-    down.download_button(ct("teacher.results"), data=lambda: results_csv(_store(), code, ct.lang),
-                         file_name=f"class_{code}_results.csv", mime="text/csv", key=f"_{key}_csv",
-                         on_click="ignore", icon=":material/download:")
+    down.download_button(
+        ct("teacher.results"),
+        data=lambda: results_csv(_store(), code, ct.lang),
+        file_name=f"class_{code}_results.csv",
+        mime="text/csv",
+        key=f"_{key}_csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
     s = st.session_state
     if not s.get(_CONFIRM):
         if close.button(t("class.close"), key=f"_{key}_close"):
-            s[_CONFIRM] = True   # one click never ends a class: asked again, away from the results button
+            s[_CONFIRM] = True  # one click never ends a class: asked again, away from the results button
             st.rerun()
         return
     close.warning(t("class.close_confirm"), icon=":material/event_busy:")
@@ -369,14 +443,22 @@ def last_results(t, key: str) -> None:
     ct = _ct(t.lang)
     if kept:
         code, text = kept
-        st.download_button(t("class.last_results", code=code), data=text.encode("utf-8"),
-                           file_name=f"class_{code}_results.csv", mime="text/csv", key=f"_{key}_last_csv",
-                           on_click="ignore", icon=":material/download:")
+        st.download_button(
+            t("class.last_results", code=code),
+            data=text.encode("utf-8"),
+            file_name=f"class_{code}_results.csv",
+            mime="text/csv",
+            key=f"_{key}_last_csv",
+            on_click="ignore",
+            icon=":material/download:",
+        )
     if s.get(_WITHDRAWN):
         st.caption(ct("teacher.withdrawn", pages=titles(s[_WITHDRAWN], t.lang)))
     for stem in sorted(_answers.released_pages() & _stems()):
-        if st.button(ct("console.withdraw_page", page=titles([stem], t.lang)), key=f"_{key}_withdraw_{stem}",
-                     icon=":material/visibility_off:"):
+        if st.button(
+            ct("console.withdraw_page", page=titles([stem], t.lang)),
+            key=f"_{key}_withdraw_{stem}",
+            icon=":material/visibility_off:",
+        ):
             _answers.release(stem, False)
             st.rerun()
-
