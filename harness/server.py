@@ -36,6 +36,15 @@ def serve_flags(port: int, address: str = "127.0.0.1") -> list[str]:
     return shlex.split(raw)
 
 
+def redis_argv(exe: str, sock: str, directory: str, *, append_only: bool = False) -> list[str]:
+    """A private redis-server: on the Unix socket ``sock`` alone (no TCP port, owner-only), no
+    snapshots; with ``append_only``, an append-only file in ``directory`` written through at every
+    command (as compose and k8s run it). Shared by ``scripts/scale_class.py`` and the class tests."""
+    keep = ["--appendonly", "yes", "--appendfsync", "always"] if append_only else ["--appendonly", "no"]
+    only_socket = ["--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700"]
+    return [exe, *only_socket, "--save", "", *keep, "--dir", str(directory)]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

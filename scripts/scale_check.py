@@ -65,19 +65,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from harness.server import serve_flags  # noqa: E402
 from harness.server import wait_healthy as _wait_healthy  # noqa: E402
 from harness.wsclient import SessionError, StreamlitSession, http_get, percentile  # noqa: E402
 
 HOST = "127.0.0.1"
 REPLICA_HEADER = "x-streamlit-replica"
-SERVE_FLAGS = [  # as `make run`; --server.address is added per replica
-    "--server.headless",
-    "true",
-    "--server.fileWatcherType",
-    "none",
-    "--browser.gatherUsageStats",
-    "false",
-]
 
 
 def log(msg: str) -> None:
@@ -313,6 +306,37 @@ def nginx_argv(nginx: str, tmp: str, conf: str, replicas: list[Replica], verbati
         fh.write("127.0.0.1 localhost\n" + "".join(f"{r.host} {r.name}\n" for r in replicas))
     inner = 'mount --bind "$0" /etc/hosts && exec "$@"'
     return ["unshare", "-m", "sh", "-c", inner, hosts, *argv]
+
+
+def start_fleet(
+    procs: Procs,
+    args: argparse.Namespace,
+    tmp: str,
+    env: dict,
+    nginx: str,
+    conf_text: str,
+    replicas: list[Replica],
+    verbatim: bool,
+) -> subprocess.Popen:
+    """Start every replica (``python -m ui.server.serve`` as ``make run`` starts it, on the replica's
+    address) and nginx in front of them, after ``nginx -t`` accepts the rendered configuration; the
+    nginx process. Shared by this check and ``scripts/scale_class.py``; neither waits here."""
+    for r in replicas:
+        r.proc = procs.start(
+            f"replica {r.name}",
+            [args.python, "-m", "ui.server.serve", *serve_flags(r.port, r.host)],
+            os.path.join(tmp, f"replica-{r.name}.log"),
+            env=env,
+        )
+    conf = render_nginx(conf_text, args.nginx_conf, tmp, args.nginx_port, replicas, verbatim)
+    t = subprocess.run(nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-t"]), capture_output=True, text=True)
+    if t.returncode != 0:
+        raise RuntimeError(f"nginx -t: {t.stderr.strip()}")
+    return procs.start(
+        "nginx",
+        nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-g", "daemon off;"]),
+        os.path.join(tmp, "nginx.out"),
+    )
 
 
 # --------------------------------------------------------------------------- sessions
@@ -800,31 +824,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=secrets.token_hex(32), PYTHONUNBUFFERED="1")
-        for r in replicas:
-            r.proc = procs.start(
-                f"replica {r.name}",
-                [
-                    args.python,
-                    "-m",
-                    "ui.server.serve",
-                    "--server.port",
-                    str(r.port),
-                    *SERVE_FLAGS,
-                    "--server.address",
-                    r.host,
-                ],
-                os.path.join(tmp, f"replica-{r.name}.log"),
-                env=env,
-            )
-        conf = render_nginx(conf_text, args.nginx_conf, tmp, args.nginx_port, replicas, verbatim)
-        t = subprocess.run(nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-t"]), capture_output=True, text=True)
-        if t.returncode != 0:
-            raise RuntimeError(f"nginx -t: {t.stderr.strip()}")
-        ng = procs.start(
-            "nginx",
-            nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-g", "daemon off;"]),
-            os.path.join(tmp, "nginx.out"),
-        )
+        ng = start_fleet(procs, args, tmp, env, nginx, conf_text, replicas, verbatim)
         for r in replicas:
             sec = wait_healthy(r.port, r.proc, 120, r.host)
             log(f"replica {r.name} ({r.addr}) healthy after {sec:.1f} s")

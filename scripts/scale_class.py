@@ -38,7 +38,6 @@ import random
 import secrets
 import shutil
 import signal
-import subprocess
 import sys
 import time
 
@@ -47,19 +46,18 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from harness.classclient import ClassSession, Instructor, Student  # noqa: E402
+from harness.server import redis_argv  # noqa: E402
 from harness.wsclient import SessionError, percentile  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from scale_check import (  # noqa: E402
     HOST,
-    SERVE_FLAGS,
     Procs,
     Replica,
     deploy_replicas,
     ensure_nginx,
-    nginx_argv,
     prepare_run,
-    render_nginx,
+    start_fleet,
     replica_of,
     run_check,
     wait_healthy,
@@ -387,21 +385,7 @@ def main(argv: list[str] | None = None) -> int:
         sock = os.path.join(tmp, "redis.sock")
         procs.start(
             "redis",
-            [
-                redis_exe,
-                "--port",
-                "0",
-                "--unixsocket",
-                sock,
-                "--unixsocketperm",
-                "700",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                tmp,
-            ],
+            redis_argv(redis_exe, sock, tmp),
             os.path.join(tmp, "redis.log"),
         )
         t0 = time.monotonic()
@@ -417,31 +401,7 @@ def main(argv: list[str] | None = None) -> int:
             APP_INSTRUCTOR_KEY=key,
             **{cs.REDIS_ENV: f"unix://{sock}"},
         )
-        for r in replicas:
-            r.proc = procs.start(
-                f"replica {r.name}",
-                [
-                    args.python,
-                    "-m",
-                    "ui.server.serve",
-                    "--server.port",
-                    str(r.port),
-                    *SERVE_FLAGS,
-                    "--server.address",
-                    r.host,
-                ],
-                os.path.join(tmp, f"replica-{r.name}.log"),
-                env=env,
-            )
-        conf = render_nginx(conf_text, args.nginx_conf, tmp, args.nginx_port, replicas, verbatim)
-        t = subprocess.run(nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-t"]), capture_output=True, text=True)
-        if t.returncode != 0:
-            raise RuntimeError(f"nginx -t: {t.stderr.strip()}")
-        ng = procs.start(
-            "nginx",
-            nginx_argv(nginx, tmp, conf, replicas, verbatim, ["-g", "daemon off;"]),
-            os.path.join(tmp, "nginx.out"),
-        )
+        ng = start_fleet(procs, args, tmp, env, nginx, conf_text, replicas, verbatim)
         for r in replicas:
             wait_healthy(r.port, r.proc, 120, r.host)
         wait_healthy(args.nginx_port, ng, 20)

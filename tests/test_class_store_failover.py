@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from harness.server import redis_argv
 from tests._instructor import router_only, signed_in, teacher_with_class  # noqa: F401 - fixture
 from tests.conftest import app_test
 from tests.test_instructor_class import redis_url, store  # noqa: F401 - fixtures
@@ -195,23 +196,7 @@ def _redis(d, sock):
     import subprocess
 
     proc = subprocess.Popen(
-        [
-            shutil.which("redis-server"),
-            "--port",
-            "0",
-            "--unixsocket",
-            str(sock),
-            "--unixsocketperm",
-            "700",
-            "--appendonly",
-            "yes",
-            "--appendfsync",
-            "always",
-            "--save",
-            "",
-            "--dir",
-            str(d),
-        ],
+        redis_argv(shutil.which("redis-server"), sock, d, append_only=True),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -12,6 +12,7 @@ import time
 import numpy as np
 import pytest
 
+from harness.server import redis_argv
 from tests._instructor import router_only, teacher_with_class  # noqa: F401 - fixture
 from tests.conftest import app_test
 from ui.teaching import class_store as cs
@@ -30,21 +31,7 @@ def redis_url(tmp_path_factory):
     d = tmp_path_factory.mktemp("redis")
     sock = d / "redis.sock"
     proc = subprocess.Popen(
-        [
-            exe,
-            "--port",
-            "0",
-            "--unixsocket",
-            str(sock),
-            "--unixsocketperm",
-            "700",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(d),
-        ],
+        redis_argv(exe, sock, d),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from harness.server import wait_healthy
+from harness.server import serve_flags, wait_healthy
 from bench.numba_threads import concurrent_kernels_script
 from tests.conftest import ROOT
 
@@ -35,21 +35,7 @@ def _env(**extra) -> dict:
 
 def _start(port: int, log, **env):
     proc = subprocess.Popen(
-        [
-            PY,
-            "-m",
-            "ui.server.serve",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--server.fileWatcherType",
-            "none",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
+        [PY, "-m", "ui.server.serve", *serve_flags(port)],
         cwd=ROOT,
         env=_env(**env),
         stdout=log,
