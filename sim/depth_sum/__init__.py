@@ -81,13 +81,7 @@ from sim.depth_sum.checks import (  # noqa: F401
     SEED_MAX,
     WIDTH_MAX,
     _BLOCK,
-    _alpha,
     _check_work,
-    _depth,
-    _mu,
-    _rho,
-    _seed,
-    _sigma,
     _trials,
 )
 from sim.depth_sum.exact import (  # noqa: F401

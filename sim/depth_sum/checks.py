@@ -67,6 +67,16 @@ def _seed(seed):
     return _v.integer("seed", seed, 0, SEED_MAX)
 
 
+def _draws(L, trials, seed, hi, lo_trials=2):
+    """Depth ``L`` (at most ``hi``), ``trials`` (at least ``lo_trials``) and ``seed`` of a run of draws."""
+    return _depth(L, hi), _trials(trials, lo_trials), _seed(seed)
+
+
+def _scales(alpha, sigma, rho, L):
+    """``alpha``, ``sigma`` and ``rho`` (for depth ``L``): what rescales drawn pieces into sums."""
+    return _alpha(alpha), _sigma(sigma), _rho(rho, L)
+
+
 def _check_work(what: str, work: float, cap: float, hint: str):
     if work > cap:
         raise ValueError(f"{what} = {work:.3g} exceeds the bound {cap:.3g}: {hint}")

@@ -12,19 +12,7 @@ from numba import njit
 
 from sim import _ready  # NumPy references while the kernels compile at server start
 from sim import _validate as _v
-from sim.depth_sum.checks import (
-    L_MAX_COV,
-    L_MAX_EXACT,
-    MAX_COV_WORK,
-    _alpha,
-    _check_work,
-    _depth,
-    _mu,
-    _rho,
-    _seed,
-    _sigma,
-    _trials,
-)
+from sim.depth_sum.checks import L_MAX_COV, L_MAX_EXACT, MAX_COV_WORK, _check_work, _draws, _mu, _scales
 from sim.depth_sum.exact import _variance
 from sim.depth_sum.sums import _block_rows, _common_block
 
@@ -132,9 +120,7 @@ def path_moments(L, trials, seed, ks, keep=24, use_numba=True) -> dict:
         ``L``, ``ks``, ``c``, ``E`` (shape (trials,)), ``U`` (keep, L + 1), ``SD``, ``SD2``,
         ``SDc``, ``SDE`` (shape (len(ks),)), ``windows`` (L - k + 1 per k).
     """
-    L = _depth(L, L_MAX_EXACT)
-    trials = _trials(trials, 2)
-    seed = _seed(seed)
+    L, trials, seed = _draws(L, trials, seed, L_MAX_EXACT)
     ks = np.asarray(_v.finite_array("ks", ks, ndim=1), dtype=np.float64)
     if ks.size == 0 or np.any(ks != np.round(ks)) or ks.min() < 1 or ks.max() > L:
         raise ValueError(f"ks must hold integers in [1, L = {L}]")
@@ -198,9 +184,7 @@ def paths_from_moments(alpha, sigma, moments, rho=0.0, mu=0.0) -> dict:
     """
     m = moments
     L = int(m["L"])
-    alpha = _alpha(alpha)
-    sigma = _sigma(sigma)
-    rho = _rho(rho, L)
+    alpha, sigma, rho = _scales(alpha, sigma, rho, L)
     mu = _mu(mu)
     a, b, hE = _shape_rho(L, rho)
     s = float(L) ** (-alpha)
@@ -304,9 +288,7 @@ def column_moments(L, trials, seed, use_numba=True) -> dict:
     dict
         The moments named above, and ``n`` (samples).
     """
-    L = _depth(L, L_MAX_COV)
-    trials = _trials(trials, 2)
-    seed = _seed(seed)
+    L, trials, seed = _draws(L, trials, seed, L_MAX_COV)
     _check_work(
         "trials * L * L", float(trials) * L * L, MAX_COV_WORK, "lower trials or L (the pair sums cost trials * L^2)"
     )
@@ -355,9 +337,7 @@ def covariance_from_moments(alpha, sigma, moments, rho=0.0) -> dict:
     """
     m = moments
     L = int(m["L"])
-    alpha = _alpha(alpha)
-    sigma = _sigma(sigma)
-    rho = _rho(rho, L)
+    alpha, sigma, rho = _scales(alpha, sigma, rho, L)
     c, E, cs = m["c"], m["E"], m["colsum"]
     n = c.size
     V_e = (m["sq"] - float(cs @ cs) / n) / (n - 1)

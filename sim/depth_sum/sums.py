@@ -12,19 +12,7 @@ from numba import njit
 
 from sim import _ready  # NumPy references while the kernels compile at server start
 from sim import _validate as _v
-from sim.depth_sum.checks import (
-    L_MAX_EXACT,
-    MAX_SUM_WORK,
-    _BLOCK,
-    _alpha,
-    _check_work,
-    _depth,
-    _mu,
-    _rho,
-    _seed,
-    _sigma,
-    _trials,
-)
+from sim.depth_sum.checks import L_MAX_EXACT, MAX_SUM_WORK, _BLOCK, _check_work, _depth, _draws, _mu, _scales
 
 
 # --------------------------------------------------------------------------- Gaussian sums
@@ -68,10 +56,8 @@ def _unit_sums_reference(rng, L, rows, c, E):
         t0 += r
 
 
-def _units_args(L, trials, seed):
-    L = _depth(L, L_MAX_EXACT)
-    trials = _trials(trials, 1)
-    seed = _seed(seed)
+def _units_args(L, trials, seed, lo_trials=1):
+    L, trials, seed = _draws(L, trials, seed, L_MAX_EXACT, lo_trials)
     _check_work("trials * L", float(trials) * L, MAX_SUM_WORK, "lower trials or L (each sample draws L normals)")
     return L, trials, seed
 
@@ -142,10 +128,8 @@ def sums_from_units(alpha, L, sigma, c, E, rho=0.0, mu=0.0) -> np.ndarray:
     ndarray, shape (trials,)
         The samples of :math:`S_L`.
     """
-    alpha = _alpha(alpha)
     L = _depth(L)
-    sigma = _sigma(sigma)
-    rho = _rho(rho, L)
+    alpha, sigma, rho = _scales(alpha, sigma, rho, L)
     mu = _mu(mu)
     c = _v.finite_array("c", c, ndim=1)
     E = _v.finite_array("E", E, shape=c.shape)
@@ -162,14 +146,9 @@ def sums_from_units(alpha, L, sigma, c, E, rho=0.0, mu=0.0) -> np.ndarray:
 
 
 def _sum_args(alpha, L, sigma, trials, seed, rho, mu, lo_trials=1):
-    alpha = _alpha(alpha)
-    L = _depth(L, L_MAX_EXACT)
-    sigma = _sigma(sigma)
-    trials = _trials(trials, lo_trials)
-    seed = _seed(seed)
-    rho = _rho(rho, L)
+    L, trials, seed = _units_args(L, trials, seed, lo_trials)
+    alpha, sigma, rho = _scales(alpha, sigma, rho, L)
     mu = _mu(mu)
-    _check_work("trials * L", float(trials) * L, MAX_SUM_WORK, "lower trials or L (each sample draws L normals)")
     return alpha, L, sigma, trials, seed, rho, mu
 
 
