@@ -1,4 +1,4 @@
-"""The timing and report helpers the benchmark scripts share (run them as ``python bench/<name>.py``)."""
+"""The timing, report and option helpers the benchmark scripts share (run them as ``python bench/<name>.py``)."""
 
 from __future__ import annotations
 
@@ -24,3 +24,19 @@ def save_json(path, obj, indent: int = 1) -> int:
 
         Path(path).write_text(json.dumps(obj, indent=indent, default=float))
     return 0
+
+
+def add_flag_option(ap) -> None:
+    """The ``--flag OPTION=VALUE`` option (repeatable) of a benchmark that starts its own servers."""
+    ap.add_argument(
+        "--flag",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="extra streamlit option for the server, e.g. runner.postScriptGC=true",
+    )
+
+
+def flag_args(flags: list[str]) -> list[str]:
+    """``--flag`` values as streamlit arguments: ``["a.b=1"]`` -> ``["--a.b", "1"]``."""
+    return [x for f in flags for x in (f"--{f.split('=', 1)[0]}", f.split("=", 1)[1])]

@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench._timing import add_flag_option, flag_args  # noqa: E402
 from harness.plans import PagePlan, plans  # noqa: E402,F401 - plans: the CLI's and test_classroom's
 from harness.server import Server, cpu_s, rss_mb, serve_flags, url_path  # noqa: E402
 from harness.wsclient import SessionError, StreamlitSession, percentile  # noqa: E402
@@ -365,13 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         "--same-values", action="store_true", help="every student moves the slider to the same value (cache hits)"
     )
     ap.add_argument("--rounds", type=int, default=1, help="classes one after another (memory check)")
-    ap.add_argument(
-        "--flag",
-        action="append",
-        default=[],
-        metavar="OPTION=VALUE",
-        help="extra streamlit option for the server, e.g. runner.postScriptGC=true",
-    )
+    add_flag_option(ap)
     ap.add_argument(
         "--env",
         action="append",
@@ -390,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the result as JSON here")
     args = ap.parse_args(argv)
     env = dict(e.split("=", 1) for e in args.env)
-    extra = [x for f in args.flag for x in (f"--{f.split('=', 1)[0]}", f.split("=", 1)[1])]
+    extra = flag_args(args.flag)
 
     def go(url: str, pid: int | None) -> ClassroomResult:
         return asyncio.run(

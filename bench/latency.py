@@ -57,7 +57,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench._timing import save_json  # noqa: E402
+from bench._timing import add_flag_option, flag_args, save_json  # noqa: E402
 from harness import browser as b  # noqa: E402
 from harness.browser import HOLD_GAPS_MS, HOLD_JS, chromium, click_and_wait, page_title, sidebar_link  # noqa: E402
 from harness.server import Server, cpu_s, first_visit, quiet_streamlit, url_path  # noqa: E402
@@ -405,13 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--sidebar", action="store_true", help="also: open from the sidebar, and a held arrow key (Chromium)"
     )
-    ap.add_argument(
-        "--flag",
-        action="append",
-        default=[],
-        metavar="OPTION=VALUE",
-        help="extra streamlit option for the server, e.g. runner.postScriptGC=true",
-    )
+    add_flag_option(ap)
     ap.add_argument(
         "--worst",
         action="store_true",
@@ -425,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--idle", type=float, default=10.0, help="with --first-visit: seconds the server is idle first")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
-    extra = [x for f in args.flag for x in (f"--{f.split('=', 1)[0]}", f.split("=", 1)[1])]
+    extra = flag_args(args.flag)
     quiet_streamlit()
     from ui.kit.nav import PAGES
 
