@@ -27,8 +27,8 @@ from ui.teaching import instructor
 from ui.teaching import lesson_store as ls
 from ui.teaching import lessons as _lessons
 from ui.teaching.lesson_run import ENTRY, _said, _text, final, question_of, shown
-from ui.teaching.live import _TEACH, POLL_S, _store, for_phones, join_link, qr_svg
-from ui.teaching.responses import histogram, q_prompt, q_value
+from ui.teaching.live import _TEACH, POLL_S, _store, answers_chart, for_phones, join_link, qr_svg
+from ui.teaching.responses import q_prompt, q_value
 from ui.kit.i18n import Text
 from ui.kit.safe import inert_html, literal
 
@@ -312,20 +312,7 @@ def _step_answers(rid, run, lesson, qs, recs, nicks, lang) -> None:
     )
     q, got = qs[k], recs.get(k, {})
     if q.get("kind") in ("number", "choice"):
-        h = histogram([r["value"] for r in got.values()], q)
-        if q.get("kind") == "choice":
-            h["answer"] = [q_value(q, lang, a) for a in h["answer"]]
-        if h["answer"]:
-            st.bar_chart(
-                h,
-                x="answer",
-                y="count",
-                height=200,
-                horizontal=True,
-                sort=False,
-                x_label=bt("board.answer"),
-                y_label=bt("board.count"),
-            )
+        answers_chart([r["value"] for r in got.values()], q, lang, 200, bt("board.answer"), bt("board.count"))
     if run["mode"] == "live" and q.get("truth") is not None and k not in run["revealed"]:
         if st.button(bt("board.reveal", step=k + 1), key=f"_lsn_reveal_{rid}_{k}", icon=":material/visibility:"):
             _runs().update(rid, revealed=[*run["revealed"], k])  # every student who answered step k sees it

@@ -13,6 +13,7 @@ import json
 import streamlit as st
 
 from ui.teaching import class_store as cs
+from ui.teaching.responses import histogram, q_value
 from ui.kit.i18n import Text
 
 POLL_S = 1.0  # see _poll: a poll that finds nothing new is one store read
@@ -125,6 +126,19 @@ def context(q: dict, lang: str, ct: Text) -> None:
     about = (q.get("about") or {}).get(lang) if isinstance(q.get("about"), dict) else None
     if about:
         st.caption(ct("banner.about", params=about))
+
+
+def answers_chart(values: list, q: dict, lang: str, height: int, x_label: str, y_label: str) -> None:
+    """The answers to ``q`` as horizontal bars (:func:`responses.histogram`: choices in the order
+    asked, in ``lang``; numbers by bins), nothing when there is none: the students' banner, the
+    teacher's panel and the lesson board draw the same chart."""
+    h = histogram(values, q)
+    if q.get("kind") == "choice":
+        h["answer"] = [q_value(q, lang, a) for a in h["answer"]]
+    if h["answer"]:  # labels readable across
+        st.bar_chart(
+            h, x="answer", y="count", height=height, horizontal=True, sort=False, x_label=x_label, y_label=y_label
+        )
 
 
 _FOLD_JS = r"""

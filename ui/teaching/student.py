@@ -43,6 +43,7 @@ from ui.teaching.live import (
     POLL_S,
     _ct,
     _page,
+    answers_chart,
     _stems,
     _store,
     _toast,
@@ -51,7 +52,7 @@ from ui.teaching.live import (
     plain,
     titles,
 )
-from ui.teaching.responses import answer_id, histogram, parse_answer, q_prompt, q_value, tolerance, verdict
+from ui.teaching.responses import answer_id, parse_answer, q_prompt, q_value, tolerance, verdict
 from ui.kit import cover
 from ui.kit.i18n import Text
 from ui.kit.page import page_shown, read_url_again
@@ -271,20 +272,7 @@ def _answer_box(code: str, q: dict, lang: str, t: Text) -> None:
 
 def _distribution(code: str, q: dict, ct: Text) -> None:
     try:
-        h = histogram(_store().answers(code, q["id"]), q)
-        if q.get("kind") == "choice":
-            h["answer"] = [q_value(q, ct.lang, a) for a in h["answer"]]
-        if h["answer"]:
-            st.bar_chart(
-                h,
-                x="answer",
-                y="count",
-                height=140,
-                horizontal=True,
-                sort=False,
-                x_label=ct("hist.answer"),
-                y_label=ct("hist.count"),
-            )
+        answers_chart(_store().answers(code, q["id"]), q, ct.lang, 140, ct("hist.answer"), ct("hist.count"))
     except cs.STORE_ERRORS:
         raise
     except Exception:  # noqa: BLE001 - the chart is a bonus; the verdict above stands

@@ -36,6 +36,7 @@ from ui.teaching.live import (
     _short,
     _stems,
     _store,
+    answers_chart,
     context,
     fold_sheet,
     join_link,
@@ -46,7 +47,6 @@ from ui.teaching.live import (
 )
 from ui.teaching.responses import (
     ADHOC_RTOL,
-    histogram,
     q_prompt,
     q_value,
     results_csv,
@@ -377,20 +377,7 @@ def _live_answers(code: str, lang: str, t: Text, height: int = 180, prefix: str 
                 )
             )
         try:
-            h = histogram(values, q)
-            if q.get("kind") == "choice":
-                h["answer"] = [q_value(q, lang, a) for a in h["answer"]]
-            if h["answer"]:  # in the order asked (choices) / of the bins (numbers), labels readable across
-                st.bar_chart(
-                    h,
-                    x="answer",
-                    y="count",
-                    height=height,
-                    horizontal=True,
-                    sort=False,
-                    x_label=ct("hist.answer"),
-                    y_label=ct("hist.count"),
-                )  # as the students read them
+            answers_chart(values, q, lang, height, ct("hist.answer"), ct("hist.count"))  # as the students read them
         except Exception:  # noqa: BLE001 - the chart is a bonus; count and Reveal above stand
             st.caption(ct("teacher.no_chart"))
 
