@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from sim import measures as ms
-from ui.kit.figures import COLORS, cached_figure, figure, heatmap, line, markers, thin, vline
+from ui.kit.figures import COLORS, cached_figure, figure, heatmap, line, markers, thin, vline, vline_label
 from ui.kit.compute import cached, sub_seed
 
 N_REF = 1024  # tokens of the reference system
@@ -197,19 +197,7 @@ def sampling_figure(t, n, seed):
             _mc(d["n"], d["mean"], d["se"], t("fig.sampling_sim")),
         ],
         shapes=[vline(n)],
-        annotations=[
-            dict(
-                x=math.log10(n),
-                y=0,
-                yref="paper",
-                text=t("fig.your_n"),
-                showarrow=False,
-                xanchor="right",
-                yanchor="bottom",
-                xshift=-4,
-                yshift=4,
-            )
-        ],
+        annotations=[vline_label(n, t("fig.your_n"))],
     )
 
 

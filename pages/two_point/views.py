@@ -11,7 +11,7 @@ import numpy as np
 
 from sim import two_point as tp
 from sim.attention import simulate
-from ui.kit.figures import COLORS, cached_figure, exact_line, figure, sim_markers, thin
+from ui.kit.figures import COLORS, cached_figure, exact_line, figure, sim_markers, thin, vline_label
 from ui.kit.compute import cached
 
 MAX_RECORDS = 150  # markers per curve (the kernel records every k-th layer)
@@ -137,17 +137,7 @@ def error_figure(t, beta, theta0, horizon, dt):
     lx = np.log10(dts)
     fig.add_shape(type="line", x0=dt, x1=dt, y0=0, y1=1, yref="paper", line=dict(color=COLORS["ref"], width=1))
     # label at the bottom: the errors grow with Δ, so the bottom-right corner is free of markers
-    fig.add_annotation(
-        x=np.log10(dt),
-        y=0,
-        yref="paper",
-        text=t("fig.your_dt"),
-        showarrow=False,
-        xanchor="right",
-        yanchor="bottom",
-        xshift=-4,
-        yshift=4,
-    )
+    fig.add_annotation(**vline_label(dt, t("fig.your_dt")))
     fig.update_xaxes(range=[lx.min() - 0.08, lx.max() + 0.08], dtick="D2")
     return fig
 

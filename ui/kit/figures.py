@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import re
 
 import numpy as np
@@ -268,6 +269,22 @@ def vline(x: float, color: str = COLORS["ref"], width: float = 1, dash: str | No
         "y1": 1,
         "line": {"color": color, "width": width, **({"dash": dash} if dash else {})},
     }
+
+
+def vline_label(x: float, text: str) -> dict:
+    """An annotation ``text`` at the foot of a :func:`vline` at ``x`` on a log x axis, just left of
+    the line (annotations sit at log10 coordinates there)."""
+    return dict(
+        x=math.log10(x),
+        y=0,
+        yref="paper",
+        text=text,
+        showarrow=False,
+        xanchor="right",
+        yanchor="bottom",
+        xshift=-4,
+        yshift=4,
+    )
 
 
 def exact_line(fig: go.Figure, x, y, name: str, color: str = COLORS["exact"], **kw) -> None:
