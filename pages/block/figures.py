@@ -88,39 +88,29 @@ def norm_eps_figure(t, d, log_eps):
 
 
 # --------------------------------------------------------------------------- splitting
+def _split_figure(t, d, seed, keys: tuple[str, str, str, str], exact: str, measured: str, log_y: bool = False):
+    """A splitting panel against alpha (:func:`views.split_data`): the entry ``exact`` as the line (a
+    number: a constant line), the entry ``measured`` as markers; ``keys``: the y title, the title
+    and the two legend entries."""
+    s = split_data(d, seed)
+    x, (y, title, exact_name, measured_name) = s["alphas"], keys
+    data = [
+        line(x, np.broadcast_to(s[exact], x.shape).copy(), t(exact_name)),
+        markers(x, s[measured], t(measured_name)),
+    ]
+    return tall_legend(figure(t("fig.x_alpha"), t(y), t(title), data, log_x=True, log_y=log_y))
+
+
 @cached_figure
 def split_defect_figure(t, d, seed):
-    s = split_data(d, seed)
-    return tall_legend(
-        figure(
-            t("fig.x_alpha"),
-            t("fig.y_defect"),
-            t("fig.defect_title"),
-            [
-                line(s["alphas"], np.full(s["alphas"].size, s["limit"]), t("fig.commutator")),
-                markers(s["alphas"], s["defect"], t("fig.defect")),
-            ],
-            log_x=True,
-        )
-    )
+    keys = ("fig.y_defect", "fig.defect_title", "fig.commutator", "fig.defect")
+    return _split_figure(t, d, seed, keys, "limit", "defect")
 
 
 @cached_figure
 def split_trotter_figure(t, d, seed):
-    s = split_data(d, seed)
-    return tall_legend(
-        figure(
-            t("fig.x_alpha"),
-            t("fig.y_trotter"),
-            t("fig.trotter_title"),
-            [
-                line(s["alphas"], s["half"], t("fig.half_commutator")),
-                markers(s["alphas"], s["trotter"], t("fig.trotter")),
-            ],
-            log_x=True,
-            log_y=True,
-        )
-    )
+    keys = ("fig.y_trotter", "fig.trotter_title", "fig.half_commutator", "fig.trotter")
+    return _split_figure(t, d, seed, keys, "half", "trotter", log_y=True)
 
 
 # --------------------------------------------------------------------------- permutation

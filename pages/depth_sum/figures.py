@@ -55,21 +55,22 @@ def _your_L(text) -> dict:
     }
 
 
-def _eline(y=math.e) -> tuple[dict, dict]:
-    """The horizontal line at e with its label (what fig.add_hline(annotation_text="e") makes)."""
-    return (
-        hline(y, dash="dot"),
-        {
-            "showarrow": False,
-            "text": "e",
-            "x": 1,
-            "xanchor": "right",
-            "xref": "x domain",
-            "y": y,
-            "yanchor": "top",
-            "yref": "y",
-        },
-    )
+def _eline(alpha: float) -> dict:
+    """At alpha = 1/2 the horizontal line at e with its label (what fig.add_hline(annotation_text="e")
+    makes), as the ``shapes`` and ``annotations`` of :func:`figure`; nothing at other alpha."""
+    if alpha != 0.5:
+        return {}
+    label = {
+        "showarrow": False,
+        "text": "e",
+        "x": 1,
+        "xanchor": "right",
+        "xref": "x domain",
+        "y": math.e,
+        "yanchor": "top",
+        "yref": "y",
+    }
+    return {"shapes": [hline(math.e, dash="dot")], "annotations": [label]}
 
 
 @cached_figure
@@ -258,7 +259,6 @@ def cov_figure(t, alpha, L, sigma, rho, trials, seed):
 @cached_figure
 def residual_figure(t, alpha, L, N, trials, seed):
     r = residual(alpha, L, N, trials, seed)
-    e = _eline() if alpha == 0.5 else ()
     return figure(
         t("fig.x_ell", L=L),
         t("fig.y_energy"),
@@ -267,8 +267,7 @@ def residual_figure(t, alpha, L, N, trials, seed):
             line(r["fine"], r["exact"], t("fig.res_exact")),
             _mc_bars(r["ell"], r["mean"], t("fig.res_mc"), size=7, error=2 * r["se"], error_y={"thickness": 1}),
         ],
-        shapes=e[:1],
-        annotations=e[1:],
+        **_eline(alpha),
         margin=MARGIN,
     )
 
@@ -277,7 +276,6 @@ def residual_figure(t, alpha, L, N, trials, seed):
 def sweep_L_figure(t, alpha, L, N, trials, seed):
     sw = _sweep_data(alpha, L, N, trials, seed)
     Lf = np.unique(np.round(np.logspace(0, math.log10(SWEEP_L[-1]), 200)).astype(int))
-    e = _eline() if alpha == 0.5 else ()
     return figure(
         t("fig.x_L"),
         t("fig.y_energy_final"),
@@ -288,8 +286,7 @@ def sweep_L_figure(t, alpha, L, N, trials, seed):
         ],
         log_x=True,
         log_y=alpha < 0.5,
-        shapes=e[:1],
-        annotations=e[1:],
+        **_eline(alpha),
         margin=MARGIN,
     )
 

@@ -206,6 +206,22 @@ def _set_traces(t, family: str, d: dict, traces: list) -> None:
         )
 
 
+def _arrow(v, name: str, label: str, where: str, color: str, width: float, tip: float) -> go.Scatter3d:
+    """The vector ``v`` from the origin: a line of ``width`` with a marker of size ``tip`` at its end,
+    labelled ``label`` at ``where``."""
+    return go.Scatter3d(
+        x=[0, v[0]],
+        y=[0, v[1]],
+        z=[0, v[2]],
+        mode="lines+markers+text",
+        name=name,
+        text=["", label],
+        textposition=where,
+        line=dict(color=color, width=width),
+        marker=dict(size=[0, tip], color=color),
+    )
+
+
 @cached_figure
 def picture_figure(t, family, k, M, rho, seed) -> go.Figure:
     d = picture(family, k, M, rho, seed)
@@ -220,28 +236,8 @@ def picture_figure(t, family, k, M, rho, seed) -> go.Figure:
     _set_traces(t, family, d, traces)
     foot = float(g @ u) * u
     traces += [
-        go.Scatter3d(
-            x=[0, g[0]],
-            y=[0, g[1]],
-            z=[0, g[2]],
-            mode="lines+markers+text",
-            name=t("pic.g"),
-            text=["", "g"],
-            textposition="bottom center",
-            line=dict(color=COLORS["black"], width=7),
-            marker=dict(size=[0, 6], color=COLORS["black"]),
-        ),
-        go.Scatter3d(
-            x=[0, u[0]],
-            y=[0, u[1]],
-            z=[0, u[2]],
-            mode="lines+markers+text",
-            name=t("pic.u"),
-            text=["", "u*"],
-            textposition="top center",
-            line=dict(color=COLORS["sim"], width=9),
-            marker=dict(size=[0, 8], color=COLORS["sim"]),
-        ),
+        _arrow(g, t("pic.g"), "g", "bottom center", COLORS["black"], 7, 6),
+        _arrow(u, t("pic.u"), "u*", "top center", COLORS["sim"], 9, 8),
         go.Scatter3d(
             x=[g[0], foot[0]],
             y=[g[1], foot[1]],
