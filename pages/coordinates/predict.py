@@ -7,6 +7,7 @@ at the end of the training window, the Lévy area of the loop, and the limit exp
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -85,24 +86,19 @@ def _limit_metrics(v: dict) -> list:
     ]
 
 
-#: in place of "pullback_end" for a start whose pulled-back flow meets the saddle inside the window (a
-#: diagonal a = ±b with ab of the other sign than y, or a = b = 0): there θ has no value to predict in
-#: that metric, so the step asks for the Euclidean flow's θ, which is defined for every t
-SADDLE_END = Step(
-    "saddle_end",
+PULLBACK_END = Step(
+    "pullback_end",
     METRIC,
-    euclidean_end,
+    pullback_end,
     rtol=0.05,
     atol=0.02,
     reveal=V.theta_figure,
     texts=_texts,
-    metrics=lambda v: [("t_saddle", fmt(saddle_time(v) or 0.0, 3))],
+    metrics=lambda v: [("euclidean", fmt(euclidean_end(v)))],
+    covers=("metric",),
 )
-
-
-#: in place of "a_end" at such a start: the same value, but the path slides into the saddle (θ → 0), not to y
-SADDLE_A_END = Step(
-    "saddle_a_end",
+A_END = Step(
+    "a_end",
     METRIC,
     a_end,
     rtol=0.1,
@@ -110,7 +106,21 @@ SADDLE_A_END = Step(
     reveal=V.ab_figure,
     texts=_texts,
     metrics=lambda v: [("b_end", fmt(float(co.ab_flow(v["a0"], v["b0"], v["y"], [t_end(v)])[0, 1])))],
+    covers=("metric",),
 )
+
+#: in place of "pullback_end" for a start whose pulled-back flow meets the saddle inside the window (a
+#: diagonal a = ±b with ab of the other sign than y, or a = b = 0): there θ has no value to predict in
+#: that metric, so the step asks for the Euclidean flow's θ, which is defined for every t
+SADDLE_END = replace(
+    PULLBACK_END,
+    id="saddle_end",
+    answer=euclidean_end,
+    metrics=lambda v: [("t_saddle", fmt(saddle_time(v) or 0.0, 3))],
+    covers=(),
+)
+#: in place of "a_end" at such a start: the same value, but the path slides into the saddle (θ → 0), not to y
+SADDLE_A_END = replace(A_END, id="saddle_a_end", covers=())
 
 #: steps a page may show in place of one of STEPS (their texts are checked like STEPS' own)
 ALTERNATE_STEPS = (SADDLE_END, SADDLE_A_END)
@@ -127,28 +137,8 @@ def steps_for(v: dict) -> tuple:
 
 
 STEPS = (
-    Step(
-        "pullback_end",
-        METRIC,
-        pullback_end,
-        rtol=0.05,
-        atol=0.02,
-        reveal=V.theta_figure,
-        texts=_texts,
-        metrics=lambda v: [("euclidean", fmt(euclidean_end(v)))],
-        covers=("metric",),
-    ),
-    Step(
-        "a_end",
-        METRIC,
-        a_end,
-        rtol=0.1,
-        atol=0.02,
-        reveal=V.ab_figure,
-        texts=_texts,
-        metrics=lambda v: [("b_end", fmt(float(co.ab_flow(v["a0"], v["b0"], v["y"], [t_end(v)])[0, 1])))],
-        covers=("metric",),
-    ),
+    PULLBACK_END,
+    A_END,
     Step(
         "area",
         ("n",),

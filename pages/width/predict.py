@@ -7,6 +7,7 @@ The answers are read from the page's own cached adapters (``pages.width.views``)
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -54,39 +55,33 @@ def _texts(v: dict) -> dict:
     return {"T": f"{v['T']:g}", "N": v["N"], "inv_T": f"{1.0 / v['T']:.3g}", "M": int(W.dataset(v["data"])[0].size)}
 
 
+#: every step here: an absolute tolerance (fitted exponents, a count), three digits, the same texts
+_step = partial(Step, rtol=0.0, digits=3, texts=_texts)
+
 STEPS = (
-    Step(
+    _step(
         "param_slope",
         SWEEP,
         param_slope,
-        rtol=0.0,
         atol=0.15,
-        digits=3,
         reveal=V.motion_figure,
-        texts=_texts,
         metrics=lambda v: [("mf", fmt(_slope(v, "mean_field_param"), 3))],
         covers=("width.body", "notice"),
     ),
-    Step(
+    _step(
         "kernel_slope",
         SWEEP,
         kernel_slope,
-        rtol=0.0,
         atol=0.2,
-        digits=3,
         reveal=V.kernel_figure,
-        texts=_texts,
         covers=("width.body", "notice"),
     ),
-    Step(
+    _step(
         "learned",
         RUN,
         learned,
-        rtol=0.0,
         atol=0.5,
-        digits=3,
         reveal=V.eigen_figure,
-        texts=_texts,
         metrics=lambda v: [("lam1", fmt(float(eig0(v)[0]), 3)), ("inv_T", fmt(1.0 / v["T"], 3))],
     ),
 )
