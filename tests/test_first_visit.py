@@ -12,15 +12,17 @@ import json
 import re
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 
+import brotli
 import pytest
 
 from harness.apptest import STEMS
 from harness.server import ROOT, Server, first_visit, free_port, serve_flags, wait_healthy
 from tests.conftest import app_test, charts
 from ui.kit import bundles, chart
-from ui.server import compress
+from ui.server import compress, fonts
 
 STATIC = ROOT / ".venv/lib/python3.11/site-packages/streamlit/static"
 
@@ -107,16 +109,41 @@ def test_each_asset_is_compressed_once_however_many_ask_at_once():
     cache = compress.Cache()
     raw = b"function f(){return 1}\n" * 5000
 
-    async def many():
-        return await asyncio.gather(*(cache.compressed(("/a.js", '"1"'), raw) for _ in range(30)))
+    async def many(encoding):
+        return await asyncio.gather(*(cache.compressed(("/a.js", '"1"'), raw, encoding) for _ in range(30)))
 
-    out = asyncio.run(many())
+    out = asyncio.run(many("gzip"))
     assert cache.compressions == 1 and all(o == out[0] for o in out)
     assert gzip.decompress(out[0]) == raw and len(out[0]) < len(raw) / 20
     assert compress.compressible("text/javascript; charset=utf-8") and compress.compressible("image/svg+xml")
     assert not compress.compressible("font/woff2") and not compress.compressible("image/png")
     assert compress.accepts_gzip([(b"accept-encoding", b"gzip, deflate, br")])
     assert not compress.accepts_gzip([(b"accept-encoding", b"br, gzip;q=0")])
+    # brotli: its own entry, compressed once at the fast level, then once more at the best level
+    # (on real JavaScript: 200 kB of the 2-D bundle)
+    raw = (bundles.VENDOR / bundles.manifest()["bundles"]["2d"]["file"]).read_bytes()[:200_000]
+    fast = asyncio.run(many("br"))
+    assert cache.compressions == 2 and all(o == fast[0] for o in fast) and brotli.decompress(fast[0]) == raw
+    compress.settle(120)
+    best = cache.get(("/a.js", '"1"', "br"))
+    assert cache.recompressions == 1 and brotli.decompress(best) == raw and len(best) < 0.95 * len(fast[0])
+    assert cache.get(("/a.js", '"1"', "gzip")) == out[0]  # the gzip entry is its own
+
+
+@pytest.mark.parametrize(
+    "accept, chosen",
+    [
+        ("gzip, deflate, br", "br"),
+        ("br;q=0, gzip", "gzip"),
+        ("gzip;q=0, br", "br"),
+        ("*", "gzip"),
+        ("identity", None),
+        ("gzip;q=0, br;q=0", None),
+        ("", None),
+    ],
+)
+def test_the_coding_follows_what_the_browser_accepts(accept, chosen):
+    assert compress.encoding_for([(b"accept-encoding", accept.encode())]) == chosen
 
 
 def _get(url: str, enc: str = "gzip, deflate, br"):
@@ -124,11 +151,16 @@ def _get(url: str, enc: str = "gzip, deflate, br"):
         return r.status, r.headers, r.read()
 
 
-def _check_compressed(url: str) -> dict[str, int]:
+#: what a request accepting it gets, and how to read it back
+CODINGS = {"gzip": ("gzip, deflate", gzip.decompress), "br": ("gzip, deflate, br", brotli.decompress)}
+
+
+def _check_compressed(url: str, coding: str) -> dict[str, int]:
     """Every text asset of a first visit compressed, byte for byte the file; sizes on the wire."""
-    status, h, body = _get(url + "/")
-    assert status == 200 and h["Content-Encoding"] == "gzip" and h["Cache-Control"] == "no-cache"
-    html = gzip.decompress(body).decode()
+    accept, decompress = CODINGS[coding]
+    status, h, body = _get(url + "/", accept)
+    assert status == 200 and h["Content-Encoding"] == coding and h["Cache-Control"] == "no-cache"
+    html = decompress(body).decode()
     main_js = re.search(r'src="\.?(/static/js/index\.[^"]+\.js)"', html).group(1)
     css = re.search(r'href="\.?(/static/css/[^"]+\.css)"', html).group(1)
     sizes = {}
@@ -139,9 +171,9 @@ def _check_compressed(url: str) -> dict[str, int]:
         (chart.asset_path("2d"), two_d.read_bytes()),
         (chart.asset_path(), chart.plotly_js().read_bytes()),
     ):
-        status, h, body = _get(url + path)
-        assert status == 200 and h["Content-Encoding"] == "gzip", path
-        assert gzip.decompress(body) == raw, path
+        status, h, body = _get(url + path, accept)
+        assert status == 200 and h["Content-Encoding"] == coding, path
+        assert decompress(body) == raw, path
         assert int(h["Content-Length"]) == len(body) < 0.45 * len(raw), path
         assert "immutable" in h["Cache-Control"] and "max-age=31536000" in h["Cache-Control"], path
         assert h["Vary"] == "Accept-Encoding" and h["ETag"].startswith('W/"'), path
@@ -151,11 +183,33 @@ def _check_compressed(url: str) -> dict[str, int]:
     return sizes
 
 
+def _check_fonts(url: str) -> None:
+    """Streamlit's fonts that have a subset are answered with it (and a 304 for a client that has
+    it); the others as Streamlit serves them."""
+    subsets = json.loads(fonts.MANIFEST.read_text(encoding="utf-8"))["fonts"]
+    assert len(subsets) == 5
+    for name, f in subsets.items():
+        status, h, body = _get(f"{url}/static/media/{name}")
+        assert status == 200 and h["Content-Type"] == "font/woff2" and "Content-Encoding" not in h, name
+        assert body == (fonts.VENDOR / f["file"]).read_bytes() and len(body) < 0.8 * f["source_bytes"], name
+        assert "immutable" in h["Cache-Control"], name
+        req = urllib.request.Request(f"{url}/static/media/{name}", headers={"If-None-Match": h["ETag"]})
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(req, timeout=60)
+        assert e.value.code == 304, name
+    whole = next(p for p in (STATIC / "static" / "media").glob("KaTeX_Main-Regular.*.woff2"))
+    status, _, body = _get(f"{url}/static/media/{whole.name}")
+    assert status == 200 and body == whole.read_bytes()
+
+
 def test_make_run_compresses_text_assets():
     with Server(warm=False) as s:
-        sizes = _check_compressed(s.url)
-        _check_compressed(s.url)  # the second time from the cache: the same bytes
+        sizes = _check_compressed(s.url, "gzip")
+        _check_compressed(s.url, "gzip")  # the second time from the cache: the same bytes
+        br = _check_compressed(s.url, "br")
+        _check_fonts(s.url)
     assert sizes[chart.asset_path("2d")] < 450_000
+    assert br[chart.asset_path("2d")] < 0.97 * sizes[chart.asset_path("2d")]
 
 
 def test_a_plain_streamlit_run_compresses_them_after_its_first_page_run():
@@ -170,7 +224,8 @@ def test_a_plain_streamlit_run_compresses_them_after_its_first_page_run():
     try:
         wait_healthy(url, proc)
         first_visit(url)  # the app's code runs: install_late wraps the running server
-        _check_compressed(url)
+        _check_compressed(url, "br")
+        _check_fonts(url)
     finally:
         proc.terminate()
         proc.wait(20)
