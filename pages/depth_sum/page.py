@@ -73,21 +73,11 @@ def _variants_section(ctx, cv: dict) -> None:
     c7, c8 = st.columns([3, 2])
     with c7:
         _show(ctx, "cov")
+    sums = {}  # each measured sum (sv, sc, vt) beside its exact value (sve, sce, vte)
+    for name, key in (("sv", "sum_var"), ("sc", "sum_cov2"), ("vt", "var_total")):
+        sums[name], sums[name + "e"] = f"{cv[key]:.4g}", f"{cv[key + '_exact']:.4g}"
     with c8:
-        ctx.md(
-            "variants.table",
-            L=cv["L"],
-            n=cv["n"],
-            nv=cv["n_var_terms"],
-            nc=cv["n_cov_terms"],
-            sv=f"{cv['sum_var']:.4g}",
-            sve=f"{cv['sum_var_exact']:.4g}",
-            sc=f"{cv['sum_cov2']:.4g}",
-            sce=f"{cv['sum_cov2_exact']:.4g}",
-            vt=f"{cv['var_total']:.4g}",
-            vte=f"{cv['var_total_exact']:.4g}",
-            chk=chk,
-        )
+        ctx.md("variants.table", L=cv["L"], n=cv["n"], nv=cv["n_var_terms"], nc=cv["n_cov_terms"], chk=chk, **sums)
 
 
 def _residual_section(ctx, r: dict) -> None:
