@@ -68,9 +68,14 @@ def _fmt(t):
     return f"{t[0] * 1e3:7.1f}/{t[1] * 1e3:7.1f}"
 
 
+def _header(*cols) -> None:
+    """A table's header: names and column widths, alternating (each name right-aligned)."""
+    print(" ".join(f"{name:>{width}}" for name, width in zip(cols[::2], cols[1::2])))
+
+
 def sums_table():
     print("Gaussian sums: unit_sums(L, trials, seed); ms CPU, min / median of 5")
-    print(f"{'L':>5} {'trials':>7} {'normals':>10} {'numba':>15} {'numpy ref':>15} {'ref/numba':>10} {'ns/normal':>10}")
+    _header("L", 5, "trials", 7, "normals", 10, "numba", 15, "numpy ref", 15, "ref/numba", 10, "ns/normal", 10)
     for L, T in [(1, 4000), (64, 4000), (512, 4000), (1024, 3906), (4096, 2000)]:
         nb = best(lambda: ds.unit_sums(L, T, 1, use_numba=True))
         rf = best(lambda: ds.unit_sums(L, T, 1, use_numba=False))
@@ -80,7 +85,7 @@ def sums_table():
 
 def moments_table():
     print("\nPath and covariance moments (what the page caches per depth/seed); ms CPU, min / median of 3")
-    print(f"{'function':>16} {'L':>5} {'trials':>7} {'numba':>15} {'numpy ref':>15} {'ref/numba':>10}")
+    _header("function", 16, "L", 5, "trials", 7, "numba", 15, "numpy ref", 15, "ref/numba", 10)
     for L, T in [(64, 2000), (512, 2000)]:
         ks = np.unique(np.round(np.logspace(0, np.log10(L), 14)).astype(int))
         nb = best(lambda: ds.path_moments(L, T, 1, ks, 24, use_numba=True), 3)
@@ -99,10 +104,7 @@ def moments_table():
 
 def residual_table():
     print("\nResidual network: _residual_norms (draws included); ms CPU, min / median of 3")
-    print(
-        f"{'L':>5} {'N':>5} {'trials':>7} {'normals':>10} {'numba':>15} {'numpy ref':>15} {'ref/numba':>10} "
-        f"{'ns/normal':>10}"
-    )
+    _header("L", 5, "N", 5, "trials", 7, "normals", 10, "numba", 15, "numpy ref", 15, "ref/numba", 10, "ns/normal", 10)
     for L, N, T in RESIDUAL_SIZES:
         nb, rf = numba_and_ref(ds._residual_norms, 0.5, L, N, T, 1)
         n = T * (L * N * N + N)
@@ -112,9 +114,8 @@ def residual_table():
 def residual_vector_table():
     print("\nResidual network, vector sampler (W z drawn as |z|/sqrt(N) g: same law, N normals a layer):")
     print("_residual_norms_vector vs its NumPy reference and vs the matrix kernel; ms CPU, min / median of 3")
-    print(
-        f"{'L':>5} {'N':>5} {'trials':>7} {'vector':>15} {'numpy ref':>15} {'ref/vector':>10} {'matrix':>15} "
-        f"{'matrix/vector':>13}"
+    _header(
+        "L", 5, "N", 5, "trials", 7, "vector", 15, "numpy ref", 15, "ref/vector", 10, "matrix", 15, "matrix/vector", 13
     )
     for L, N, T in RESIDUAL_SIZES:
         vb, vr = numba_and_ref(ds._residual_norms_vector, 0.5, L, N, T, 1)
