@@ -17,6 +17,7 @@ from ui.kit.figures import (
     hline,
     sim_line,
     sim_markers,
+    sphere_scene,
     sphere_wire,
     thin,
     typed,
@@ -104,9 +105,7 @@ def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Froze
     ]
     # plain frame dicts: Plotly would validate 2 x 48 frames one by one (see ui.kit.figures.Frozen)
     frames = [{"data": [{"type": "scatter3d", **xyz[k]}], "traces": [4], "name": f"{k}"} for k in range(fr.shape[0])]
-    # tick values carry no information on the unit sphere; hiding them also keeps the animation
-    # controls below the scene free of clutter
-    ax = dict(range=[-1.15, 1.15], showbackground=False, gridcolor="#E5E5E5", zeroline=False, showticklabels=False)
+    # no tick values (sphere_scene): that also keeps the animation controls below the scene free of clutter
     fig = figure3d(
         traces,
         height=650,
@@ -122,21 +121,19 @@ def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Froze
             font=dict(size=15),
         ),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0),
-        scene=dict(
-            aspectmode="cube",
-            domain=dict(x=[0.0, 1.0], y=[0.1, 1.0]),
-            # the horizontal axes are named at their positive ends, inside the scene: Plotly's
-            # own title of the y axis fell outside the drawn area at this camera (z₂ missing)
-            xaxis=dict(title=dict(text=""), **ax),
-            yaxis=dict(title=dict(text=""), **ax),
-            zaxis=dict(title=dict(text=labels["z"]), **ax),
+        # the horizontal axes are named at their positive ends, inside the scene: Plotly's own title
+        # of the y axis fell outside the drawn area at this camera (z₂ missing)
+        scene=sphere_scene(
+            1.15,
+            0.1,
+            ("", "", labels["z"]),
+            (1.2, 1.05, 0.65),
             annotations=[
                 dict(
                     x=x, y=y, z=0.0, text=text, showarrow=False, font=dict(size=15), xanchor="center", yanchor="middle"
                 )
                 for x, y, text in ((1.12, 0.0, labels["x"]), (0.0, 1.12, labels["y"]))
             ],
-            camera=dict(eye=dict(x=1.2, y=1.05, z=0.65)),
         ),
         # step labels feed the "depth τ = …" read-out; the tick labels under the slider (odd values
         # at every frame) are hidden by a transparent slider font

@@ -19,6 +19,7 @@ from ui.kit.figures import (
     figure3d,
     line,
     markers,
+    sphere_scene,
     sphere_wire,
     tall_legend,
     typed,
@@ -179,7 +180,6 @@ def scene_figure(t, model, gap, log10_beta, n, seeds, T, dt):
             marker=dict(color=COLORS["sa"], **{**marker, "size": 7}),
         )
     )
-    ax = dict(range=[-1.35, 1.35], showbackground=False, gridcolor="#E5E5E5", zeroline=False, showticklabels=False)
     # legend below the scene: its 4-6 entries wrap on a narrow column and would run into the title
     return figure3d(
         traces,
@@ -187,12 +187,5 @@ def scene_figure(t, model, gap, log10_beta, n, seeds, T, dt):
         margin=dict(l=0, r=0, t=40, b=10),
         title=dict(text=t("fig3d.title", beta=_beta_label(d["betas"][-1])), x=0.0, xanchor="left", font=dict(size=15)),
         legend=dict(orientation="h", yanchor="top", y=0.16, x=0.0),
-        scene=dict(
-            aspectmode="cube",
-            domain=dict(x=[0.0, 1.0], y=[0.18, 1.0]),
-            xaxis=dict(title=dict(text="z₁"), **ax),
-            yaxis=dict(title=dict(text="z₂"), **ax),
-            zaxis=dict(title=dict(text="z₃"), **ax),
-            camera=dict(eye=dict(x=1.35, y=1.15, z=0.7)),
-        ),
+        scene=sphere_scene(1.35, 0.18, ("z₁", "z₂", "z₃"), (1.35, 1.15, 0.7)),
     )

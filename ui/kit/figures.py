@@ -399,6 +399,24 @@ def sphere_wire(
     return {c: typed(P[:, i], np.float32) for i, c in enumerate("xyz")}
 
 
+def sphere_scene(half: float, bottom: float, titles: tuple, eye: tuple, **more) -> dict:
+    """The ``scene`` of a figure of tokens on the unit sphere: a cube of half-width ``half``, a light
+    grid and no ticks or background (tick values carry no information on the sphere), the axes
+    titled ``titles`` (x, y, z), the camera at ``eye``, the scene from ``bottom`` to the top of
+    the figure; ``more``: other scene entries (``annotations``)."""
+    ax = dict(range=[-half, half], showbackground=False, gridcolor="#E5E5E5", zeroline=False, showticklabels=False)
+    x, y, z = (dict(title=dict(text=text), **ax) for text in titles)
+    return dict(
+        aspectmode="cube",
+        domain=dict(x=[0.0, 1.0], y=[bottom, 1.0]),
+        xaxis=x,
+        yaxis=y,
+        zaxis=z,
+        **more,
+        camera=dict(eye=dict(zip("xyz", eye))),
+    )
+
+
 def thin(n: int, max_points: int) -> np.ndarray:
     """Indices of at most ``max_points`` evenly spread samples of ``range(n)``, ends kept."""
     if n <= max_points:
