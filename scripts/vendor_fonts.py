@@ -8,9 +8,10 @@ of which the app shows a few dozen).
   icon's name) or as ``:material/name:`` in this app's code and texts. Every other icon's glyph and
   ligature is dropped.
 - **Source Sans 3 and Source Code Pro** (variable, upright and italic): kept are the variable axes,
-  every OpenType feature and the Unicode blocks of :data:`TEXT_BLOCKS` (Latin with its accents and
-  Vietnamese, Greek, punctuation, letterlike symbols, arrows, mathematical operators, shapes);
-  dropped are Cyrillic, Latin Extended-B, IPA and most combining marks. A character outside them is
+  every OpenType feature and the Unicode blocks of :data:`TEXT_BLOCKS` (Latin with the accents of
+  Western and Central European languages, Greek, punctuation, letterlike symbols, arrows,
+  mathematical operators, shapes); dropped are Cyrillic, Vietnamese's extra letters (Latin Extended
+  Additional), Latin Extended-B, IPA and most combining marks. A character outside them is
   drawn by the browser's next font (as every Chinese character is: these fonts have none).
 
 Needs fonttools (requirements-dev.txt; the app itself does not). The output is deterministic for a
@@ -42,7 +43,6 @@ TEXT_BLOCKS = (
     (0x0300, 0x0308),  # the common combining accents (grave to diaeresis; the macron of x̄)
     (0x0370, 0x03FF),  # Greek and Coptic
     (0x1D00, 0x1DBF),  # phonetic extensions (the modifier letters: superscript ᵀ, subscript ᵢ)
-    (0x1E00, 0x1EFF),  # Latin Extended Additional (Vietnamese)
     (0x2000, 0x214F),  # punctuation, super- and subscripts, currency, letterlike symbols
     (0x2150, 0x23FF),  # number forms, arrows, mathematical operators, technical symbols
     (0x2460, 0x27FF),  # enclosed numbers, box drawing, shapes, symbols, dingbats, math arrows
