@@ -182,37 +182,26 @@ def w1_figure(t, n, beta, depth, dt, seed):
     )
 
 
+def _mc_loglog(t, d: dict, x: str, keys: tuple, curves: tuple, **kw):
+    """A log-log figure of a Monte Carlo mean against a size (``d[x]``, ``d["mean"]``, ``d["se"]``)
+    beside closed forms over ``d["fine"]``: ``curves`` are ``(entry, legend key, colour)``; ``keys``
+    the x title, the y title, the title and the Monte Carlo legend."""
+    x_title, y_title, title, mc = keys
+    data = [line(d["fine"], d[entry], t(name), color) for entry, name, color in curves]
+    data.append(_mc(d[x], d["mean"], d["se"], t(mc)))
+    return figure(t(x_title), t(y_title), t(title), data, log_x=True, log_y=True, **kw)
+
+
 @cached_figure
 def sampling_figure(t, n, seed):
-    d = sampling_data(seed)
-    return figure(
-        t("fig.x_n"),
-        t("fig.y_w1_mean"),
-        t("fig.sampling_title"),
-        log_x=True,
-        log_y=True,
-        data=[
-            line(d["fine"], d["fixed_shift"], t("fig.fixed_shift")),
-            line(d["fine"], d["equispaced"], t("fig.equispaced"), COLORS["ref"]),
-            _mc(d["n"], d["mean"], d["se"], t("fig.sampling_sim")),
-        ],
-        shapes=[vline(n)],
-        annotations=[vline_label(n, t("fig.your_n"))],
-    )
+    keys = ("fig.x_n", "fig.y_w1_mean", "fig.sampling_title", "fig.sampling_sim")
+    curves = (("fixed_shift", "fig.fixed_shift", COLORS["exact"]), ("equispaced", "fig.equispaced", COLORS["ref"]))
+    notes = [vline_label(n, t("fig.your_n"))]
+    return _mc_loglog(t, sampling_data(seed), "n", keys, curves, shapes=[vline(n)], annotations=notes)
 
 
 @cached_figure
 def heads_figure(t, H, beta, seed):
-    d = heads_data(H, beta, seed)
-    return figure(
-        t("fig.x_heads"),
-        t("fig.y_head_err"),
-        t("fig.heads_title"),
-        log_x=True,
-        log_y=True,
-        data=[
-            line(d["fine"], d["bound"], t("fig.head_bound"), COLORS["bound"]),
-            line(d["fine"], d["asymptote"], t("fig.head_asymptote")),
-            _mc(d["H"], d["mean"], d["se"], t("fig.head_sim")),
-        ],
-    )
+    keys = ("fig.x_heads", "fig.y_head_err", "fig.heads_title", "fig.head_sim")
+    curves = (("bound", "fig.head_bound", COLORS["bound"]), ("asymptote", "fig.head_asymptote", COLORS["exact"]))
+    return _mc_loglog(t, heads_data(H, beta, seed), "H", keys, curves)
