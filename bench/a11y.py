@@ -145,9 +145,9 @@ try {
 LIGHTHOUSE = "lighthouse@12"
 
 
-def lighthouse(url: str, stems: list[str], lang: str = "en") -> dict[str, float]:
-    """Lighthouse's accessibility score of each page (0-100) and the audits it fails. Lighthouse
-    (:data:`LIGHTHOUSE`, from the npm registry) is installed once under artifacts/lighthouse."""
+def ensure_lighthouse() -> Path:
+    """The folder where Lighthouse (:data:`LIGHTHOUSE`) is installed, installing it the first time
+    (npm, from the npm registry: only for these benchmarks)."""
     home = ROOT / "artifacts" / "lighthouse"
     home.mkdir(parents=True, exist_ok=True)
     if not (home / "node_modules" / "lighthouse").is_dir():
@@ -157,6 +157,13 @@ def lighthouse(url: str, stems: list[str], lang: str = "en") -> dict[str, float]
             timeout=600,
             capture_output=True,
         )
+    return home
+
+
+def lighthouse(url: str, stems: list[str], lang: str = "en") -> dict[str, float]:
+    """Lighthouse's accessibility score of each page (0-100) and the audits it fails. Lighthouse
+    (:data:`LIGHTHOUSE`, from the npm registry) is installed once under artifacts/lighthouse."""
+    home = ensure_lighthouse()
     script = home / "snapshot.mjs"
     script.write_text(_SNAPSHOT_MJS, encoding="utf-8")
     scores = {}

@@ -28,6 +28,7 @@ page) from the sidebar: what a second lesson costs once the app's code is loaded
     .venv/bin/python bench/first_visit.py                     # home, two_point, hemisphere
     .venv/bin/python bench/first_visit.py --all --repeat 3    # every page, median of 3
     .venv/bin/python bench/first_visit.py --json out.json --assets   # also every asset's bytes
+    .venv/bin/python bench/first_visit.py --lighthouse        # and Lighthouse's performance score
 """
 
 from __future__ import annotations
@@ -306,6 +307,74 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+#: what the Lighthouse table shows: (audit id, column, unit divisor)
+LH_AUDITS = (
+    ("first-contentful-paint", "FCP s", 1000),
+    ("largest-contentful-paint", "LCP s", 1000),
+    ("speed-index", "SI s", 1000),
+    ("total-blocking-time", "TBT s", 1000),
+    ("total-byte-weight", "kB", 1024),
+)
+
+
+def lighthouse_performance(url: str, pages: list[str], lang: str = "en") -> list[dict]:
+    """Lighthouse's performance category (desktop preset, navigation mode: a fresh profile, so a
+    first visit) for each page, in ``harness.browser.CHROMIUM`` with its flags. Lighthouse is
+    installed once under artifacts/lighthouse (``bench.a11y.ensure_lighthouse``)."""
+    import json
+    import subprocess
+    import tempfile
+
+    from bench.a11y import ensure_lighthouse
+
+    cli = ensure_lighthouse() / "node_modules" / ".bin" / "lighthouse"
+    rows = []
+    for stem in pages:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "lh.json"
+            load = os.getloadavg()[0]
+            subprocess.run(
+                [
+                    str(cli),
+                    f"{url}/{url_path(stem)}?lang={lang}",
+                    "--quiet",
+                    "--preset=desktop",
+                    "--only-categories=performance",
+                    "--output=json",
+                    f"--output-path={out}",
+                    f"--chrome-path={b.CHROMIUM}",
+                    "--chrome-flags=" + " ".join(b.CHROMIUM_ARGS),
+                    "--max-wait-for-load=120000",
+                ],
+                capture_output=True,
+                timeout=600,
+                check=False,
+            )
+            try:
+                rep = json.loads(out.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                rows.append({"page": stem, "score": float("nan"), "load": load})
+                continue
+        row = {"page": stem, "score": round(100 * (rep["categories"]["performance"]["score"] or 0)), "load": load}
+        for audit, col, div in LH_AUDITS:
+            row[col] = (rep["audits"].get(audit, {}).get("numericValue") or float("nan")) / div
+        rows.append(row)
+    return rows
+
+
+def lighthouse_table(rows: list[dict]) -> str:
+    cols = [c for _, c, _ in LH_AUDITS]
+    head = f"{'page':<18}{'score':>6}" + "".join(f"{c:>8}" for c in cols) + f"{'load':>6}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        lines.append(
+            f"{r['page']:<18}{r['score']:>6}"
+            + "".join(f"{r.get(c, float('nan')):>8.2f}" for c in cols[:-1])
+            + f"{r.get('kB', float('nan')):>8.0f}{r['load']:>6.1f}"
+        )
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--url", help="a running server (default: start one as make run does)")
@@ -316,6 +385,11 @@ def main(argv=None) -> int:
     ap.add_argument("--lang", default="en")
     ap.add_argument("--assets", action="store_true", help="print every asset of the first page")
     ap.add_argument("--json")
+    ap.add_argument(
+        "--lighthouse",
+        action="store_true",
+        help="then Lighthouse's performance score of each page (desktop preset; needs node and npm)",
+    )
     a = ap.parse_args(argv)
     quiet_streamlit()
     pages = list(a.pages)
@@ -335,7 +409,15 @@ def main(argv=None) -> int:
                 second = a.second if a.second != stem else "two_point"
                 runs = [visit(browser, url, stem, second, a.lang) for _ in range(a.repeat)]
                 rows += median_rows(runs)
+        lh = []
+        if a.lighthouse:  # the median of --repeat runs, each number on its own
+            runs = [lighthouse_performance(url, pages, a.lang) for _ in range(a.repeat)]
+            for rs in zip(*runs, strict=True):
+                lh.append({k: (statistics.median(r[k] for r in rs) if k != "page" else v) for k, v in rs[0].items()})
     print(table(rows))
+    if lh:
+        print("\nLighthouse 12, desktop preset, performance (a fresh profile: a first visit)")
+        print(lighthouse_table(lh))
     if a.assets:
         for r in rows:
             print(f"\n{r['page']}:")

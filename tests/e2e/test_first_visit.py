@@ -52,6 +52,32 @@ def test_a_first_visit_is_small_compressed_and_stays_on_the_server(visits, stem)
     assert not any("/_app/plotly" in a["path"] for a in second["assets"])
 
 
+#: the page's layout shifts as the browser reports them (what Lighthouse sums as CLS)
+SHIFTS_JS = """(() => { window.__tosShift = 0;
+  new PerformanceObserver((list) => { for (const e of list.getEntries())
+    if (!e.hadRecentInput) window.__tosShift += e.value; }).observe({type: 'layout-shift', buffered: true});
+})()"""
+#: the most a first visit may shift (before this change: home 0.49, two_point 0.75; now ~0.15, ~0.5)
+SHIFT_LIMITS = {"home": 0.3, "two_point": 0.65}
+
+
+@pytest.mark.parametrize("stem", list(SHIFT_LIMITS))
+def test_a_first_visit_keeps_its_layout(browser, server, stem):
+    """The sidebar's place, the wide column and the script-only elements hold from the first paint
+    (assets/first_paint.css in the document): the page does not jump when the first run arrives."""
+    ctx = browser.new_context(viewport=b.VIEWPORT)
+    try:
+        page = ctx.new_page()
+        page.add_init_script(SHIFTS_JS)
+        b.goto(page, f"{server}/{'' if stem == 'home' else stem}?lang=en")
+        page.wait_for_timeout(1000)
+        shift = page.evaluate("() => window.__tosShift")
+        assert shift <= SHIFT_LIMITS[stem], f"{stem}: layout shift {shift:.3f}"
+        assert page.evaluate("() => document.documentElement.classList.contains('tos-boot')") is False
+    finally:
+        ctx.close()
+
+
 # Every partial bundle's address answered with the plotly package's full bundle (loaded by a
 # script element the page adds before any of its own code runs)
 FULL_JS = """([urls, full]) => {

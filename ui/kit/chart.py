@@ -100,6 +100,10 @@ export default function (component) {
   const gd = host.firstChild;
   const seq = (gd.__tosSeq = (gd.__tosSeq || 0) + 1);
   const fig = msg.fig;
+  // the figure's height kept from the moment it arrives, before plotly.js has loaded and drawn it:
+  // the page below does not jump down when it is drawn (a layout shift on every first visit)
+  const tall = Math.round(Number((fig.layout || {}).height) || 450);
+  if (host.style.minHeight !== tall + 'px') host.style.minHeight = tall + 'px';
   host.dataset.drawing = '1';  // until the newest figure is drawn (tests and benchmarks wait for it)
   // one draw at a time per chart; a figure superseded while it waited is not drawn
   gd.__tosChain = (gd.__tosChain || Promise.resolve()).then(() => {

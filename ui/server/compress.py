@@ -20,18 +20,23 @@ holds the smaller body. gzip is level 9 at once (fast enough).
 Only ``GET`` responses with status 200, no ``Content-Encoding`` and a text type
 (:data:`COMPRESSIBLE`), for a client that accepts gzip or brotli; never the websocket. Streamlit's
 fonts that have a subset (``ui.server.fonts``) are answered here too, before Streamlit sees the
-request. Installed by ``ui.server.adapters`` in ``make run`` / ``make serve-class`` and, at its
-first page run, in a plain ``streamlit run app.py``.
+request. The page document gets ``assets/first_paint.css`` (:func:`document_head`): what must hold
+before the app's own CSS arrives with the first run. Installed by ``ui.server.adapters`` in
+``make run`` / ``make serve-class`` and, at its first page run, in a plain ``streamlit run app.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import gzip
+import hashlib
 import os
+import re
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from ui.server import fonts
 
@@ -187,6 +192,75 @@ def settle(timeout: float | None = None) -> None:
 CACHE = Cache()
 
 
+FIRST_PAINT_CSS = Path(__file__).resolve().parent.parent.parent / "assets" / "first_paint.css"
+
+
+#: ``tos-boot`` on ``<html>`` until the sidebar is drawn (at most 15 s): first_paint.css keeps the
+#: sidebar's place and the wide column while it is there
+_BOOT_JS = b"""<script>(function () {
+  var root = document.documentElement, done = function (o) { root.classList.remove('tos-boot'); o.disconnect(); };
+  root.classList.add('tos-boot');
+  var o = new MutationObserver(function () {
+    if (document.querySelector('[data-testid="stSidebar"]')) done(o);
+  });
+  o.observe(root, {childList: true, subtree: true});
+  setTimeout(function () { done(o); }, 15000);
+})();</script>"""
+
+#: Streamlit's code chunks that every page's text needs (Markdown, and KaTeX for its formulas),
+#: fetched at once instead of when the first text arrives: the page's text was drawn empty and
+#: then grew, moving everything below it
+EARLY_CHUNKS = ("StreamlitMarkdown.*.js", "rehype-katex.*.js")
+
+
+def _streamlit_js() -> Path | None:
+    try:
+        from streamlit import file_util
+
+        return Path(file_util.get_static_dir()) / "static" / "js"
+    except Exception:
+        return None
+
+
+_IMPORT = re.compile(rb'(?:from|import)\s*"\./([A-Za-z0-9_.-]+\.js)"')
+
+
+def _with_imports(js: Path, patterns: tuple[str, ...], most: int = 40) -> list[str]:
+    """The files matching ``patterns`` in Streamlit's ``static/js`` and the chunks they import
+    statically (``from"./x.js"``), transitively: what the browser would otherwise discover one
+    round trip at a time. At most ``most`` names."""
+    todo = [f.name for pattern in patterns for f in sorted(js.glob(pattern))[:1]]
+    seen: list[str] = []
+    while todo and len(seen) < most:
+        name = todo.pop(0)
+        if name in seen:
+            continue
+        seen.append(name)
+        try:
+            todo += [m.decode() for m in _IMPORT.findall((js / name).read_bytes()[:4096])]
+        except OSError:
+            continue
+    return seen
+
+
+@functools.cache
+def document_head() -> tuple[bytes, str]:
+    """What the page document gets before its ``</head>``: ``assets/first_paint.css`` as a style
+    element and a module preload of each of :data:`EARLY_CHUNKS` (found by name in the installed
+    Streamlit; none when absent), and a short hash of it; ``(b"", "")`` when there is nothing."""
+    parts = []
+    try:
+        css = FIRST_PAINT_CSS.read_bytes()
+        parts.append(b"<style>" + css.replace(b"</", b"<\\/") + b"</style>" + _BOOT_JS)
+    except OSError:
+        pass
+    js = _streamlit_js()
+    for name in _with_imports(js, EARLY_CHUNKS) if js is not None else ():
+        parts.append(b'<link rel="modulepreload" href="./static/js/' + name.encode() + b'">')
+    head = b"".join(parts)
+    return head, hashlib.sha256(head).hexdigest()[:12] if head else ""
+
+
 class CompressedAssets:
     """ASGI middleware: see the module's docstring."""
 
@@ -235,6 +309,7 @@ class CompressedAssets:
                     return
                 state["start"] = message
                 state["etag"] = etag
+                state["html"] = h.get(b"content-type", b"").lower().startswith(b"text/html")
                 return
             if message["type"] == "http.response.body" and state["start"] is not None:
                 state["parts"].append(message.get("body", b""))
@@ -248,6 +323,10 @@ class CompressedAssets:
 
     async def _send_compressed(self, path: str, state: dict, send, encoding: str) -> None:
         start, raw = state["start"], b"".join(state["parts"])
+        head, tag = document_head()
+        if state["html"] and head and b"</head>" in raw:
+            raw = raw.replace(b"</head>", head + b"</head>", 1)
+            state["etag"] = f"{state['etag']}+{tag}"
         if len(raw) < MIN_BYTES:
             await send(start)
             await send({"type": "http.response.body", "body": raw, "more_body": False})
