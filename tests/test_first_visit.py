@@ -161,13 +161,9 @@ def _check_compressed(url: str, coding: str) -> dict[str, int]:
     status, h, body = _get(url + "/", accept)
     assert status == 200 and h["Content-Encoding"] == coding and h["Cache-Control"] == "no-cache"
     html = decompress(body).decode()
-    # the first paint's CSS, the class that holds it until the sidebar is drawn, Markdown's and
-    # KaTeX's code fetched at once (each one a file Streamlit has)
+    # the first paint's CSS and the class that holds it until the sidebar is drawn
     head = html.split("</head>", 1)[0]
     assert "tos-boot" in head and (ROOT / "assets" / "first_paint.css").read_text()[:60] in head
-    early = re.findall(r'<link rel="modulepreload" href="\./static/js/([^"]+)">', head)
-    assert any(n.startswith("rehype-katex.") for n in early) and any(n.startswith("StreamlitMarkdown.") for n in early)
-    assert all((STATIC / "static" / "js" / n).is_file() for n in early), early
     main_js = re.search(r'src="\.?(/static/js/index\.[^"]+\.js)"', html).group(1)
     css = re.search(r'href="\.?(/static/css/[^"]+\.css)"', html).group(1)
     sizes = {}

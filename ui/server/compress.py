@@ -32,7 +32,6 @@ import functools
 import gzip
 import hashlib
 import os
-import re
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -207,58 +206,18 @@ _BOOT_JS = b"""<script>(function () {
   setTimeout(function () { done(o); }, 15000);
 })();</script>"""
 
-#: Streamlit's code chunks that every page's text needs (Markdown, and KaTeX for its formulas),
-#: fetched at once instead of when the first text arrives: the page's text was drawn empty and
-#: then grew, moving everything below it
-EARLY_CHUNKS = ("StreamlitMarkdown.*.js", "rehype-katex.*.js")
-
-
-def _streamlit_js() -> Path | None:
-    try:
-        from streamlit import file_util
-
-        return Path(file_util.get_static_dir()) / "static" / "js"
-    except Exception:
-        return None
-
-
-_IMPORT = re.compile(rb'(?:from|import)\s*"\./([A-Za-z0-9_.-]+\.js)"')
-
-
-def _with_imports(js: Path, patterns: tuple[str, ...], most: int = 40) -> list[str]:
-    """The files matching ``patterns`` in Streamlit's ``static/js`` and the chunks they import
-    statically (``from"./x.js"``), transitively: what the browser would otherwise discover one
-    round trip at a time. At most ``most`` names."""
-    todo = [f.name for pattern in patterns for f in sorted(js.glob(pattern))[:1]]
-    seen: list[str] = []
-    while todo and len(seen) < most:
-        name = todo.pop(0)
-        if name in seen:
-            continue
-        seen.append(name)
-        try:
-            todo += [m.decode() for m in _IMPORT.findall((js / name).read_bytes()[:4096])]
-        except OSError:
-            continue
-    return seen
-
 
 @functools.cache
 def document_head() -> tuple[bytes, str]:
     """What the page document gets before its ``</head>``: ``assets/first_paint.css`` as a style
-    element and a module preload of each of :data:`EARLY_CHUNKS` (found by name in the installed
-    Streamlit; none when absent), and a short hash of it; ``(b"", "")`` when there is nothing."""
-    parts = []
+    element and the script that holds it until the sidebar is drawn, and a short hash of it;
+    ``(b"", "")`` when the file is missing."""
     try:
         css = FIRST_PAINT_CSS.read_bytes()
-        parts.append(b"<style>" + css.replace(b"</", b"<\\/") + b"</style>" + _BOOT_JS)
     except OSError:
-        pass
-    js = _streamlit_js()
-    for name in _with_imports(js, EARLY_CHUNKS) if js is not None else ():
-        parts.append(b'<link rel="modulepreload" href="./static/js/' + name.encode() + b'">')
-    head = b"".join(parts)
-    return head, hashlib.sha256(head).hexdigest()[:12] if head else ""
+        return b"", ""
+    head = b"<style>" + css.replace(b"</", b"<\\/") + b"</style>" + _BOOT_JS
+    return head, hashlib.sha256(head).hexdigest()[:12]
 
 
 class CompressedAssets:
