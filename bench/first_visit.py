@@ -249,26 +249,24 @@ def warm_pages(url: str, pages: list[str]) -> None:
     run_async(go)
 
 
-def settle_assets(url: str, paths: list[str], timeout: float = 120.0) -> None:
-    """Wait until the server's brotli bodies of ``paths`` stop shrinking (``ui.server.compress``
-    sends a fast level first and recompresses at the best level in the background)."""
+def settle_assets(url: str, paths: list[str], timeout: float = 180.0) -> None:
+    """Wait until the server's brotli body of each of ``paths`` is its final one
+    (``ui.server.compress`` sends a fast level first, recompresses at the best level in the
+    background and marks each response ``X-Compression: interim`` or ``final``)."""
     import urllib.request
 
-    def sizes():
-        out = []
-        for path in paths:
+    left, t_end = list(paths), time.monotonic() + timeout
+    while left and time.monotonic() < t_end:
+        still = []
+        for path in left:
             req = urllib.request.Request(url + path, headers={"Accept-Encoding": "br"})
             with urllib.request.urlopen(req, timeout=60) as r:
-                out.append(len(r.read()))
-        return out
-
-    before, t_end = sizes(), time.monotonic() + timeout
-    while time.monotonic() < t_end:
-        time.sleep(2.0)
-        now = sizes()
-        if now == before:
-            return
-        before = now
+                r.read()
+                if r.headers.get("X-Compression") == "interim":
+                    still.append(path)
+        left = still
+        if left:
+            time.sleep(1.0)
 
 
 def median_rows(runs: list[list[dict]]) -> list[dict]:

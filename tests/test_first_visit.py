@@ -125,6 +125,7 @@ def test_each_asset_is_compressed_once_however_many_ask_at_once():
     fast = asyncio.run(many("br"))
     assert cache.compressions == 2 and all(o == fast[0] for o in fast) and brotli.decompress(fast[0]) == raw
     compress.settle(120)
+    assert cache.is_final(("/a.js", '"1"'), "br") and cache.is_final(("/a.js", '"1"'), "gzip")
     best = cache.get(("/a.js", '"1"', "br"))
     assert cache.recompressions == 1 and brotli.decompress(best) == raw and len(best) < 0.95 * len(fast[0])
     assert cache.get(("/a.js", '"1"', "gzip")) == out[0]  # the gzip entry is its own
@@ -180,6 +181,7 @@ def _check_compressed(url: str, coding: str) -> dict[str, int]:
         assert int(h["Content-Length"]) == len(body) < 0.45 * len(raw), path
         assert "immutable" in h["Cache-Control"] and "max-age=31536000" in h["Cache-Control"], path
         assert h["Vary"] == "Accept-Encoding" and h["ETag"].startswith('W/"'), path
+        assert h["X-Compression"] == "final" if coding == "gzip" else h["X-Compression"] in ("interim", "final")
         sizes[path] = len(body)
         _, h, plain = _get(url + path, "identity")  # a client that does not accept gzip
         assert "Content-Encoding" not in h and plain == raw, path
