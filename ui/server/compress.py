@@ -31,6 +31,7 @@ import asyncio
 import functools
 import gzip
 import hashlib
+import json
 import os
 import threading
 from collections import OrderedDict
@@ -208,17 +209,51 @@ CACHE = Cache()
 FIRST_PAINT_CSS = Path(__file__).resolve().parent.parent.parent / "assets" / "first_paint.css"
 
 
-#: ``tos-boot`` on ``<html>`` until the sidebar is drawn (at most 15 s): first_paint.css keeps the
-#: sidebar's place and the wide column while it is there
-_BOOT_JS = b"""<script>(function () {
-  var root = document.documentElement, done = function (o) { root.classList.remove('tos-boot'); o.disconnect(); };
-  root.classList.add('tos-boot');
+#: Classes on ``<html>`` from the start, each removed once the page has reached a state (then
+#: first_paint.css's rules for it stop): ``[class, removed when this exists, or this many ms after
+#: that exists]`` (``null``: only the first condition, and the 15 s cap on every class).
+#: tos-boot: until the sidebar is drawn; tos-wait: the page's column until KaTeX has drawn a
+#: formula (a page without one: 0.8 s after its first element); tos-nav: the sidebar's controls
+#: until the page list above them is drawn.
+_HOLDS = [
+    ["tos-boot", '[data-testid="stSidebar"]', None, 0],
+    ["tos-wait", '[data-testid="stMain"] .katex', '[data-testid="stMain"] [data-testid="stElementContainer"]', 800],
+    ["tos-nav", '[data-testid="stSidebarNavItems"]', '[data-testid="stSidebarUserContent"]', 800],
+]
+_BOOT_JS = (
+    b"""<script>(function (holds) {
+  var root = document.documentElement, left = holds.length;
+  var off = function (h) { if (h.done) return; h.done = true; left--; root.classList.remove(h[0]); };
+  holds.forEach(function (h) { root.classList.add(h[0]); });
   var o = new MutationObserver(function () {
-    if (document.querySelector('[data-testid="stSidebar"]')) done(o);
+    holds.forEach(function (h) {
+      if (h.done) return;
+      if (document.querySelector(h[1])) off(h);
+      else if (h[2] && !h.timer && document.querySelector(h[2])) h.timer = setTimeout(function () { off(h); }, h[3]);
+    });
+    if (!left) o.disconnect();
   });
   o.observe(root, {childList: true, subtree: true});
-  setTimeout(function () { done(o); }, 15000);
-})();</script>"""
+  setTimeout(function () { holds.forEach(off); o.disconnect(); }, 15000);
+})("""
+    + json.dumps(_HOLDS).encode()
+    + b""");</script>"""
+)
+
+
+#: KaTeX's two fonts that every formula uses, fetched at once (Streamlit's own document preloads
+#: only Source Sans): a formula was drawn in a fallback font first and then again, wider or
+#: narrower, when its font arrived
+EARLY_FONTS = ("KaTeX_Main-Regular.*.woff2", "KaTeX_Math-Italic.*.woff2")
+
+
+def _streamlit_media() -> Path | None:
+    try:
+        from streamlit import file_util
+
+        return Path(file_util.get_static_dir()) / "static" / "media"
+    except Exception:  # noqa: BLE001 - an addition must never break the document
+        return None
 
 
 @functools.cache
@@ -231,6 +266,12 @@ def document_head() -> tuple[bytes, str]:
     except OSError:
         return b"", ""
     head = b"<style>" + css.replace(b"</", b"<\\/") + b"</style>" + _BOOT_JS
+    media = _streamlit_media()
+    for pattern in EARLY_FONTS if media is not None else ():
+        for f in sorted(media.glob(pattern))[:1]:
+            head += b'<link rel="preload" href="./static/media/%s" as="font" type="font/woff2" crossorigin>' % (
+                f.name.encode()
+            )
     return head, hashlib.sha256(head).hexdigest()[:12]
 
 
