@@ -61,9 +61,8 @@ APP_SOURCES = ("app.py", "ui/**/*.py", "pages/**/*.py", "pages/**/*.toml", "asse
 
 def streamlit_media() -> tuple[str, Path]:
     import streamlit
-    from streamlit import file_util
 
-    return streamlit.__version__, Path(file_util.get_static_dir()) / "static" / "media"
+    return streamlit.__version__, Path(streamlit.__file__).resolve().parent / "static" / "static" / "media"
 
 
 def app_icons(root: Path = ROOT) -> set[str]:

@@ -249,9 +249,9 @@ EARLY_FONTS = ("KaTeX_Main-Regular.*.woff2", "KaTeX_Math-Italic.*.woff2")
 
 def _streamlit_media() -> Path | None:
     try:
-        from streamlit import file_util
+        import streamlit
 
-        return Path(file_util.get_static_dir()) / "static" / "media"
+        return Path(streamlit.__file__).resolve().parent / "static" / "static" / "media"
     except Exception:  # noqa: BLE001 - an addition must never break the document
         return None
 
