@@ -13,7 +13,6 @@ the other way.
 """
 
 import ast
-import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,20 +95,13 @@ def test_pages_are_thin():
     """A page file is its SCHEMA and a render() that reads like the page (README, *A new page*);
     its data adapters and figure builders live beside it, in views.py (and figures.py)."""
     for f in sorted((ROOT / "pages").glob("*/page.py")):
-        n = _logical_lines(f)
+        n = len(f.read_text(encoding="utf-8").splitlines())
         assert n <= MAX_LINES_PAGE_FILE, f"{f.relative_to(ROOT)}: {n} lines; data and figures belong in views.py"
 
 
-#: the longest a file of a page folder may be (page, views, figures, predict, notebook), in logical
-#: lines: a statement the formatter wraps over several lines counts once, so the limit measures
-#: how much a file does, not how its calls are wrapped (the longest today: 160)
-MAX_LINES_PAGE_FILE = 170
-
-
-def _logical_lines(path: Path) -> int:
-    """Python's logical lines in a file (its NEWLINE tokens): statements and clause headers."""
-    with path.open(encoding="utf-8") as fh:
-        return sum(tok.type == tokenize.NEWLINE for tok in tokenize.generate_tokens(fh.readline))
+#: the longest a file of a page folder may be (page, views, figures, predict, notebook, and the
+#: modules a long one is split into), in lines as formatted
+MAX_LINES_PAGE_FILE = 250
 
 
 def test_page_files_are_short():
@@ -117,10 +109,10 @@ def test_page_files_are_short():
     builders to figures.py beside it (pages/depth_sum/ is the model)."""
     long = []
     for f in sorted((ROOT / "pages").glob("*/**/*.py")):
-        n = _logical_lines(f)
+        n = len(f.read_text(encoding="utf-8").splitlines())
         if n > MAX_LINES_PAGE_FILE:
             long.append(
-                f"{f.relative_to(ROOT)}: {n} logical lines (at most {MAX_LINES_PAGE_FILE}; figure builders "
+                f"{f.relative_to(ROOT)}: {n} lines (at most {MAX_LINES_PAGE_FILE}; figure builders "
                 "belong in figures.py)"
             )
     assert long == []
@@ -156,7 +148,8 @@ def test_every_registered_page_has_its_files():
 
 def test_show_code_shows_the_page_and_its_views():
     """The 'show this page's code' toggle shows what a student reads: the page and the data and
-    figure modules of its folder (depth_sum's figures.py too), not the ui/ machinery or its steps."""
+    figure modules of its folder (depth_sum's figures.py and the modules its views and figures
+    continue in), not the ui/ machinery or its steps."""
     from ui.kit import files
     from ui.kit.page import page_sources
 
@@ -167,7 +160,10 @@ def test_show_code_shows_the_page_and_its_views():
     assert [p for p, _ in page_sources("depth_sum")] == [
         "pages/depth_sum/page.py",
         "pages/depth_sum/views.py",
+        "pages/depth_sum/views_resnet.py",
         "pages/depth_sum/figures.py",
+        "pages/depth_sum/figures_marks.py",
+        "pages/depth_sum/figures_resnet.py",
     ]
     assert "def render" in got[0][1] and "@cached_figure" in got[1][1]
 

@@ -224,13 +224,8 @@ def csv_columns(v: dict) -> dict:
     p = perm_data(v["perm_n"], v["perm_beta"], v["perm_pos"], v["perm_seed"])
     k = sink_data(v["sink_delta"], v["sink_share"])
     cols = {}
-    for kk, (hx, hy, lx, ly) in r["curves"].items():
-        cols |= {
-            f"rope_k{kk}_N_high": hx,
-            f"rope_k{kk}_sim_high": hy,
-            f"rope_k{kk}_N_low": lx,
-            f"rope_k{kk}_sim_low": ly,
-        }
+    for kk, curves in r["curves"].items():  # (N, sim) at the high and the low end
+        cols |= dict(zip((f"rope_k{kk}_{c}" for c in ("N_high", "sim_high", "N_low", "sim_low")), curves, strict=True))
     cols |= {"rope_k": r["ks"], "rope_largest_return": r["heights"], "rope_return_at_N": r["where"]}
     cols["norm_x"] = n["rho"]
     for eps, g in n["gain"].items():

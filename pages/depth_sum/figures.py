@@ -2,75 +2,20 @@
 
 from __future__ import annotations
 
-import functools
-import math
 
 import numpy as np
 
-from sim import depth_sum as ds
-from ui.kit.figures import COLORS, cached_figure, figure, histogram, hline, line, markers, vline
+from ui.kit.figures import COLORS, cached_figure, figure, histogram, line, markers
+from pages.depth_sum.figures_resnet import lr_figure, residual_figure, step_figure, sweep_L_figure, sweep_N_figure
+from pages.depth_sum.figures_marks import MARGIN, _ref, _mc_bars, _vline, _your_L
 from pages.depth_sum.views import (
     REGIME_ALPHAS,
-    SWEEP_L,
-    SWEEP_N,
-    _sweep_data,
     at_depth,
     covariance,
-    one_step_data,
     over_depth,
     paths,
-    residual,
     variants,
 )
-
-# --------------------------------------------------------------------------- figures
-# Every figure is built in one figure(...) call from plain trace dicts (ui.kit.figures: no per-property
-# validation; an alpha change rebuilds all eleven). The margin: room for the
-# x tick labels and title from the start: automargin pushed the bottom margin of every figure here
-# to 53-56 px, and each push makes Plotly.js draw the figure a second time. It still pushes if needed.
-MARGIN = {"b": 60}
-_REF_LINE = {"color": COLORS["ref"], "width": 1.2, "dash": "longdash"}
-#: an exact reference curve drawn thinner and patterned (slopes, limits, other regimes)
-_ref = functools.partial(line, color=COLORS["ref"], width=1.5, dash="dot")
-#: Monte Carlo means with error bars
-_mc_bars = functools.partial(markers, size=8)
-
-
-def _vline(L) -> dict:
-    """A thin vertical line at the chosen depth."""
-    return vline(L, **_REF_LINE)
-
-
-def _your_L(text) -> dict:
-    """The legend entry of the vertical line at the chosen depth (a text label inside the plot ran
-    into the error bars and markers)."""
-    return {
-        "type": "scatter",
-        "x": [None],
-        "y": [None],
-        "mode": "lines",
-        "line": _REF_LINE,
-        "name": text,
-        "hoverinfo": "skip",
-    }
-
-
-def _eline(alpha: float) -> dict:
-    """At alpha = 1/2 the horizontal line at e with its label (what fig.add_hline(annotation_text="e")
-    makes), as the ``shapes`` and ``annotations`` of :func:`figure`; nothing at other alpha."""
-    if alpha != 0.5:
-        return {}
-    label = {
-        "showarrow": False,
-        "text": "e",
-        "x": 1,
-        "xanchor": "right",
-        "xref": "x domain",
-        "y": math.e,
-        "yanchor": "top",
-        "yref": "y",
-    }
-    return {"shapes": [hline(math.e, dash="dot")], "annotations": [label]}
 
 
 @cached_figure
@@ -253,121 +198,6 @@ def cov_figure(t, alpha, L, sigma, rho, trials, seed):
         hovermode="closest",
         xaxis={"type": "category"},
         margin=MARGIN,
-    )
-
-
-@cached_figure
-def residual_figure(t, alpha, L, N, trials, seed):
-    r = residual(alpha, L, N, trials, seed)
-    return figure(
-        t("fig.x_ell", L=L),
-        t("fig.y_energy"),
-        t("fig.res_title", N=N, n=r["n"]),
-        [
-            line(r["fine"], r["exact"], t("fig.res_exact")),
-            _mc_bars(r["ell"], r["mean"], t("fig.res_mc"), size=7, error=2 * r["se"], error_y={"thickness": 1}),
-        ],
-        **_eline(alpha),
-        margin=MARGIN,
-    )
-
-
-@cached_figure
-def sweep_L_figure(t, alpha, L, N, trials, seed):
-    sw = _sweep_data(alpha, L, N, trials, seed)
-    Lf = np.unique(np.round(np.logspace(0, math.log10(SWEEP_L[-1]), 200)).astype(int))
-    return figure(
-        t("fig.x_L"),
-        t("fig.y_energy_final"),
-        t("fig.sweep_L_title", N=N),
-        [
-            line(Lf, [ds.residual_energy(alpha, int(x)) for x in Lf], t("fig.sweep_exact")),
-            _mc_bars(sw["L"], sw["L_mean"], t("fig.res_mc"), error=2 * sw["L_se"]),
-        ],
-        log_x=True,
-        log_y=alpha < 0.5,
-        **_eline(alpha),
-        margin=MARGIN,
-    )
-
-
-@cached_figure
-def sweep_N_figure(t, alpha, L, N, trials, seed):
-    sw = _sweep_data(alpha, L, N, trials, seed)
-    ex = ds.residual_energy(alpha, L)
-    return figure(
-        t("fig.x_N"),
-        t("fig.y_energy_final"),
-        t("fig.sweep_N_title", L=L),
-        [
-            line([SWEEP_N[0], SWEEP_N[-1]], [ex, ex], t("fig.sweep_exact_N")),
-            _mc_bars(sw["N"], sw["N_mean"], t("fig.res_mc"), error=2 * sw["N_se"]),
-            {
-                "type": "scatter",
-                "x": sw["N"],
-                "y": sw["N_sd"],
-                "mode": "lines+markers",
-                "name": t("fig.sweep_sd"),
-                "line": {"color": COLORS["accent"], "dash": "dash"},
-                "marker": {"symbol": "square-open", "color": COLORS["accent"]},
-            },
-        ],
-        log_x=True,
-        log_y=True,
-        margin=MARGIN,
-    )
-
-
-@cached_figure
-def step_figure(t, alpha, L, c):
-    s = one_step_data(alpha, c)
-    ends = [s["L"][0], s["L"][-1]]
-    return figure(
-        t("fig.x_L_step"),
-        t("fig.y_f"),
-        t("fig.step_title", c=f"{c:g}"),
-        [
-            line(s["L"], s["f"], t("fig.step_exact")),
-            _ref(ends, [s["lim"]] * 2, t("fig.step_lim")),
-            _ref(ends, [s["lin"]] * 2, t("fig.step_lin"), color=COLORS["bound"], dash="dashdot", width=2),
-            markers(s["L_mark"], s["f_sgd"], t("fig.step_sgd")),
-            {
-                "type": "scatter",
-                "x": s["L_mark"],
-                "y": s["f_sign"],
-                "mode": "markers",
-                "name": t("fig.step_sign"),
-                "marker": {
-                    "size": 10,
-                    "symbol": "x-thin",
-                    "color": COLORS["accent"],
-                    "line": {"width": 2, "color": COLORS["accent"]},
-                },
-            },
-            _your_L(t("fig.your_L")),
-        ],
-        log_x=True,
-        shapes=[_vline(L)],
-        margin={**MARGIN, "r": 28},
-    )
-
-
-@cached_figure
-def lr_figure(t, alpha, c):
-    s = one_step_data(alpha, c)
-    Lm = s["L_mark"].astype(float)
-    return figure(
-        t("fig.x_L_step"),
-        t("fig.y_lr"),
-        t("fig.lr_title", al=f"{alpha:g}"),
-        [
-            line(Lm, s["lr_sgd"], t("fig.lr_sgd", s=f"{2 * alpha - 1:.2f}")),
-            line(Lm, s["lr_sign"], t("fig.lr_sign", s=f"{alpha - 1:.2f}"), color=COLORS["accent"]),
-            _ref(Lm, np.abs(s["dw"]), t("fig.lr_dw", s=f"{alpha - 1:.2f}")),
-        ],
-        log_x=True,
-        log_y=True,
-        margin={**MARGIN, "l": 75},
     )
 
 

@@ -15,7 +15,8 @@ from ui.kit.figures import build, show
 from ui.server.jobs import heavy
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
-from pages.depth_sum.views import at_depth, covariance, fill_sweep, one_step_data, over_depth, paths, residual
+from pages.depth_sum.views import at_depth, covariance, over_depth, paths
+from pages.depth_sum.views_resnet import fill_sweep, one_step_data, residual
 from pages.depth_sum.figures import FIGURES
 from pages.depth_sum.predict import STEPS
 

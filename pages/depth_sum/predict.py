@@ -13,6 +13,9 @@ from ui.kit.predict import Step
 from pages.depth_sum import figures as V
 
 
+from pages.depth_sum import figures_resnet as FR
+
+
 def ds_variance(v: dict) -> float:
     return ds.variance(v["alpha"], v["L"], v["sigma"], v["rho"])
 
@@ -48,5 +51,5 @@ STEPS = (
         texts=lambda v: {"L2": 2 * v["L"]},
         covers=("statement", "sums", "variants.intro"),
     ),
-    Step("residual", ("alpha", "L"), ds_residual, rtol=0.1, reveal=V.residual_figure, covers=("residual.notes",)),
+    Step("residual", ("alpha", "L"), ds_residual, rtol=0.1, reveal=FR.residual_figure, covers=("residual.notes",)),
 )

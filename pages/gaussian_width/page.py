@@ -11,18 +11,9 @@ import streamlit as st
 from ui.kit.figures import show
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
-from pages.gaussian_width.views import (
-    focus,
-    focus_args,
-    max_M,
-    overview,
-    picture,
-    random_layout,
-    sweep,
-    sweep_args,
-    tail,
-)
-from pages.gaussian_width.figures import hist_figure, overview_figure, picture_figure, sweep_figure, tail_figure
+from pages.gaussian_width.views import focus, focus_args, max_M, overview, random_layout, sweep, sweep_args, tail
+from pages.gaussian_width.figures import hist_figure, overview_figure, sweep_figure, tail_figure
+from pages.gaussian_width.figures_picture import picture, picture_figure
 from pages.gaussian_width.predict import STEPS
 
 FAMILIES = ("subspace", "directions", "hypercube", "circle", "adaptive")

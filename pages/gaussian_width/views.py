@@ -11,7 +11,6 @@ import time
 import numpy as np
 
 from sim import gaussian_width as gw
-from ui.kit.figures import COLORS
 from ui.kit.compute import cached, sub_seed
 
 GRID_POINTS = 9  # Monte-Carlo points per sweep (plus the current value)
@@ -25,21 +24,9 @@ TAIL_MIN_COUNT = 5  # empirical tail points need at least this many draws above 
 LOG_TICKS = [0.5, 1, 2, 5, 10, 20, 50]  # y ticks of the log-scaled width axes
 SIGMA_BAR = 2.0  # error bars: mean ± 2 standard errors (≈ 95 %)
 
-FAMILY_COLORS = {
-    "subspace": COLORS["other"],
-    "directions": COLORS["accent"],
-    "hypercube": COLORS["sky"],
-    "circle": COLORS["black"],
-    "adaptive": COLORS["usa"],
-    "fixed": COLORS["sa"],
-}
-
 
 def _grid(lo: int, hi: int, n: int) -> np.ndarray:
     return np.unique(np.round(np.geomspace(lo, hi, n)).astype(int)) if hi > lo else np.array([lo])
-
-
-PICTURE_RANDOM_MAX = 300  # random directions drawn in the 3-D picture at most
 
 
 def random_layout(family: str, D: int, M: int) -> bool:
@@ -250,16 +237,3 @@ def tail(D: int, M: int, rho: float, samples: int, seed: int) -> dict:
         "mean": float(v.mean()),
         "bound_mean": gw.max_abs_bound(M),
     }
-
-
-@cached
-def picture(family: str, k: int, M: int, rho: float, seed: int) -> dict:
-    if random_layout(family, 3, M):  # M random directions of R^3 (at most PICTURE_RANDOM_MAX drawn)
-        m = min(M, PICTURE_RANDOM_MAX)
-        d = gw.one_draw("directions", seed, D=3, M=m, layout="random")
-        d["k"], d["M"] = None, m
-        return d
-    p = _params(family, 3, min(k, 2), min(M, 3), rho)
-    d = gw.one_draw(family, seed, **p)
-    d["k"], d["M"] = p.get("k"), p.get("M")
-    return d

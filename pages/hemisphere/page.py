@@ -14,14 +14,8 @@ from ui.server.jobs import calls, heavy
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
 from pages.hemisphere.views import PHASE_SIZES, contrast_args, contrast_data, hemi_args, hemi_data, phase_job
-from pages.hemisphere.figures import (
-    clusters_figure,
-    contrast_sphere_figure,
-    diam_figure,
-    hemi_sphere_figure,
-    phase_figures,
-    rmin_figure,
-)
+from pages.hemisphere.figures import contrast_sphere_figure, hemi_sphere_figure
+from pages.hemisphere.figures_depth import clusters_figure, diam_figure, phase_figures, rmin_figure
 from pages.hemisphere.predict import STEPS
 
 SCHEMA = PageSchema.from_file("hemisphere", steps=STEPS, options={"A": hs.MATRIX_KINDS})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ui.kit.predict import Step
 from pages.hemisphere import views as V
-from pages.hemisphere import figures as F
+from pages.hemisphere import figures_depth as C
 
 COLLAPSED = 1e-2  # "one point": the largest pairwise angle at the end is below 0.01 rad
 
@@ -32,7 +32,7 @@ STEPS = (
         hemi_collapse,
         kind="choice",
         choices=("one", "spread"),
-        reveal=F.diam_figure,
+        reveal=C.diam_figure,
         reveal_args=V.hemi_args,
         metrics=lambda v: [("diam", f"{hemi_final_diameter(v):.2e}")],
         covers=("subtitle", "statement", "notice"),
@@ -43,7 +43,7 @@ STEPS = (
         hemi_clusters,
         rtol=0.0,
         atol=0.5,
-        reveal=F.clusters_figure,
+        reveal=C.clusters_figure,
         reveal_args=V.contrast_args,
         texts=lambda v: {"cb": f"{v['contrast_beta']:g}", "ch": f"{v['contrast_horizon']:g}"},
         covers=("contrast.numbers",),

@@ -13,16 +13,8 @@ from ui.kit.figures import figure_beside, show, show_pair
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
 from pages.nonnormal.views import A_SCALAR, euler_data, flow_data, jacobian_data, kappa_data, pseudo_data
-from pages.nonnormal.figures import (
-    ellipse_figure,
-    euler_flow_figure,
-    euler_scalar_figure,
-    jacobian_figure,
-    kappa_eps_figure,
-    kappa_s_figure,
-    pseudo_figure,
-    response_figure,
-)
+from pages.nonnormal.figures import ellipse_figure, kappa_eps_figure, kappa_s_figure, response_figure
+from pages.nonnormal.figures_spectra import euler_flow_figure, euler_scalar_figure, jacobian_figure, pseudo_figure
 from pages.nonnormal.predict import STEPS
 
 SCHEMA = PageSchema.from_file("nonnormal", steps=STEPS)

@@ -11,6 +11,7 @@ from sim import nonnormal as nn
 from ui.kit.predict import Step, fmt
 from pages.nonnormal import views as V
 from pages.nonnormal import figures as F
+from pages.nonnormal import figures_spectra as S
 
 
 def nn_when(v: dict) -> float:
@@ -51,7 +52,7 @@ STEPS = (
         nn_regime,
         kind="choice",
         choices=("monotone", "zero", "alternating", "neutral", "divergent"),
-        reveal=F.euler_scalar_figure,
+        reveal=S.euler_scalar_figure,
         texts=lambda v: {"delta_s": f"{v['delta']:g}"},
         covers=("euler.result",),
     ),

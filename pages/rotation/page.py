@@ -11,6 +11,7 @@ from ui.kit.figures import show, show_pair
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
 from pages.rotation import views as vr
+from pages.rotation import figures as fr
 from pages.rotation.predict import STEPS
 
 SCHEMA = PageSchema.from_file("rotation", steps=STEPS)
@@ -37,10 +38,10 @@ def render() -> None:
         t("metrics.caption", steps=d["steps"], dt=v["dt"], T=f"{d['T_end']:g}"),
         per_row=2,
     )  # two rows: "rate ± error" does not fit a quarter width
-    show_pair((vr.cloud_figure(t, *okey), "fig_cloud"), (vr.area_figure(t, *okey), "fig_area"))
+    show_pair((fr.cloud_figure(t, *okey), "fig_cloud"), (fr.area_figure(t, *okey), "fig_area"))
     with ctx.guard():
         s = vr.sweep_data(v["kappa"], v["noise_ratio"], v["seed"])
-    show(vr.sweep_figure(t, v["kappa"], v["noise_ratio"], v["seed"]), key="fig_sweep")
+    show(fr.sweep_figure(t, v["kappa"], v["noise_ratio"], v["seed"]), key="fig_sweep")
     ctx.section("sgd_notice")
 
     # ---- the FFN's curl
@@ -53,7 +54,7 @@ def render() -> None:
             [(t("metrics.asym"), f"{f['asym']:.3f}"), (t("metrics.max_curl"), f"{f['max_curl']:.4g}")], stacked=True
         )
     with c1:
-        show(vr.ffn_figure(t, v["blend"], v["seed"]), key="fig_ffn")
+        show(fr.ffn_figure(t, v["blend"], v["seed"]), key="fig_ffn")
 
     ctx.section("notice")
     ctx.section("questions")

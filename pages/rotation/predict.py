@@ -12,9 +12,10 @@ from sim import rotation as ro
 from ui.kit.figures import params_of
 from ui.kit.predict import Step
 from pages.rotation import views as V
+from pages.rotation import figures as F
 
 OU = ("angle", "kappa", "noise_ratio")
-FFN = params_of(V.ffn_figure)  # ("blend", "seed")
+FFN = params_of(F.ffn_figure)  # ("blend", "seed")
 ZERO = 1e-9  # a rate or curl below this (relative to the model's own scale) is rounding, not rotation
 
 
@@ -51,7 +52,7 @@ def _texts(v: dict) -> dict:
 
 
 def _mc(v: dict) -> list:
-    rate_mc, se = V.ou_data(*(v[k] for k in params_of(V.cloud_figure)))["mc"]
+    rate_mc, se = V.ou_data(*(v[k] for k in params_of(F.cloud_figure)))["mc"]
     return [("mc", f"{rate_mc:.4f} ± {se:.4f}")]
 
 
@@ -62,7 +63,7 @@ STEPS = (
         current,
         kind="choice",
         choices=("rotates", "balanced"),
-        reveal=V.cloud_figure,
+        reveal=F.cloud_figure,
         texts=_texts,
         covers=("subtitle", "sgd", "sgd_notice"),
     ),
@@ -72,7 +73,7 @@ STEPS = (
         rate,
         rtol=0.1,
         atol=0.005,
-        reveal=V.area_figure,
+        reveal=F.area_figure,
         texts=_texts,
         metrics=_mc,
         covers=("sgd", "sgd_notice"),
@@ -83,7 +84,7 @@ STEPS = (
         curl,
         kind="choice",
         choices=("gradient", "curl"),
-        reveal=V.ffn_figure,
+        reveal=F.ffn_figure,
         texts=_texts,
         metrics=lambda v: [("max_curl", f"{max_curl(v):.3e}")],
         covers=("subtitle", "ffn", "notice"),

@@ -12,6 +12,7 @@ from ui.kit.figures import show, show_pair
 from ui.kit.page import setup
 from ui.kit.spec import PageSchema
 from pages.width import views as V
+from pages.width import figures as F
 from pages.width.predict import STEPS
 
 SCHEMA = PageSchema.from_file(
@@ -43,8 +44,8 @@ def render() -> None:
         ]
     )
     show_pair(
-        (V.motion_figure(t, v["N"], start, T, data, seed), "fig_motion"),
-        (V.kernel_figure(t, v["N"], start, T, data, seed), "fig_kernel"),
+        (F.motion_figure(t, v["N"], start, T, data, seed), "fig_motion"),
+        (F.kernel_figure(t, v["N"], start, T, data, seed), "fig_kernel"),
     )
     ctx.md("width.body")
 
@@ -58,7 +59,7 @@ def render() -> None:
             (t("metrics.ratio"), V.fmt_number(d["ratio"], ".2f")),
         ]
     )
-    show_pair((V.loss_figure(t, *run_key), "fig_loss"), (V.residual_figure(t, N, s, *run_key[1:]), "fig_residual"))
+    show_pair((F.loss_figure(t, *run_key), "fig_loss"), (F.residual_figure(t, N, s, *run_key[1:]), "fig_residual"))
     st.caption(t("metrics.caption", steps=d["steps"], h=f"{d['h']:.4g}", T=f"{T:g}"))
     st.markdown(t("training.body"))
 
@@ -66,7 +67,7 @@ def render() -> None:
     st.subheader(t("eigen.title"))
     c5, c6 = st.columns([3, 2])
     with c5:
-        show(V.eigen_figure(t, *run_key), key="fig_eigen")
+        show(F.eigen_figure(t, *run_key), key="fig_eigen")
     with c6:
         st.markdown(t("eigen.body"))
 

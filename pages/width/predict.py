@@ -15,9 +15,10 @@ from sim import width as W
 from ui.kit.figures import params_of
 from ui.kit.predict import Step, fmt
 from pages.width import views as V
+from pages.width import figures as F
 
 SWEEP = ("start", "T", "data", "seed")  # what the sweep over widths depends on (the figure also marks N)
-RUN = params_of(V.eigen_figure)  # what one run at width N depends on: N, start, T, dt, data, seed
+RUN = params_of(F.eigen_figure)  # what one run at width N depends on: N, start, T, dt, data, seed
 
 
 def _sweep(v: dict) -> dict:
@@ -64,7 +65,7 @@ STEPS = (
         SWEEP,
         param_slope,
         atol=0.15,
-        reveal=V.motion_figure,
+        reveal=F.motion_figure,
         metrics=lambda v: [("mf", fmt(_slope(v, "mean_field_param"), 3))],
         covers=("width.body", "notice"),
     ),
@@ -73,7 +74,7 @@ STEPS = (
         SWEEP,
         kernel_slope,
         atol=0.2,
-        reveal=V.kernel_figure,
+        reveal=F.kernel_figure,
         covers=("width.body", "notice"),
     ),
     _step(
@@ -81,7 +82,7 @@ STEPS = (
         RUN,
         learned,
         atol=0.5,
-        reveal=V.eigen_figure,
+        reveal=F.eigen_figure,
         metrics=lambda v: [("lam1", fmt(float(eig0(v)[0]), 3)), ("inv_T", fmt(1.0 / v["T"], 3))],
     ),
 )

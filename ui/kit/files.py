@@ -7,6 +7,7 @@ A page is a folder ``pages/<stem>/``, everything in it that page's and nothing e
 ``params.toml``            its built-in parameters and their hard limits (:meth:`ui.kit.spec.PageSchema.from_file`)
 ``views.py``               its cached data adapters (calling :mod:`sim`) and figure builders
 ``figures.py``             more figure builders, where ``views.py`` would grow too long (optional)
+``<part>_<topic>.py``      ``views.py`` or ``figures.py`` past 250 lines: a topic continued (optional)
 ``predict.py``             its "Predict first" steps (``STEPS``)
 ``notebook.py``            its notebook recipe (``RECIPE``)
 ``en.toml``, ``zh.toml``   its texts in both languages
@@ -20,6 +21,7 @@ import, scripts and benchmarks) asks this module, never builds a path or a modul
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -32,6 +34,10 @@ SHARED_TEXT_DIR = ROOT / "assets" / "text"
 #: ``notebook`` are left out of that view (the steps hold the answers a student is asked to predict)
 PARTS = ("page", "views", "figures", "predict", "notebook")
 SHOWN = ("page", "views", "figures")
+#: a views or figures module that would pass the page-file limit (250 lines) continues in
+#: ``views_<topic>.py`` / ``figures_<topic>.py`` beside it, shown right after it
+CONTINUED = ("views", "figures")
+_CONTINUATION = re.compile(r"(views|figures)_[a-z0-9_]+")
 
 
 def folder(stem: str) -> Path:
@@ -52,10 +58,16 @@ def text_file(name: str, lang: str) -> Path:
     return SHARED_TEXT_DIR / lang / f"{name}.toml"
 
 
+def is_part(part: str) -> bool:
+    """Whether a page folder may have a module of this name: one of :data:`PARTS`, or the
+    continuation of one of :data:`CONTINUED` (``figures_resnet``)."""
+    return part in PARTS or _CONTINUATION.fullmatch(part) is not None
+
+
 def module_name(stem: str, part: str = "page") -> str:
     """The dotted name of one module of a page (``pages.two_point.views``)."""
-    if part not in PARTS:
-        raise ValueError(f"{part!r}: a page folder has the modules {PARTS}")
+    if not is_part(part):
+        raise ValueError(f"{part!r}: a page folder has the modules {PARTS} and their continuations")
     return f"pages.{stem}.{part}"
 
 
@@ -82,13 +94,23 @@ def page_module(stem: str) -> ModuleType:
     return importlib.import_module(module_name(stem, "page"))
 
 
+def shown_parts(stem: str) -> list[str]:
+    """:data:`SHOWN`, each views/figures module followed by its continuations on disk (sorted)."""
+    out = []
+    for part in SHOWN:
+        out.append(part)
+        if part in CONTINUED:
+            out += sorted(p.stem for p in folder(stem).glob(f"{part}_*.py") if is_part(p.stem))
+    return out
+
+
 def shown_sources(stem: str) -> list[tuple[str, str]]:
     """``(path, source)`` of what a student reads for a page: every shown module it has, already
     imported (its page and its data and figures), never the shared machinery in ``ui/``."""
     import inspect
 
     out = []
-    for part in SHOWN:
+    for part in shown_parts(stem):
         mod = sys.modules.get(module_name(stem, part))
         try:
             src = inspect.getsource(mod) if mod is not None else ""
