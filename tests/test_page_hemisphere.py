@@ -138,7 +138,7 @@ def test_values_at_the_end_are_at_the_last_layer_and_the_title_follows_the_cap()
     90° or more gets a title that does not claim monotonicity."""
     import math
 
-    from pages.hemisphere.figures import rmin_figure
+    from pages.hemisphere.figures_depth import rmin_figure
     from pages.hemisphere.views import contrast_data, hemi_data
     from sim import hemisphere as hs
     from sim.attention import simulate_reference
