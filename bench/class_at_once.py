@@ -12,9 +12,10 @@ What a client does not do is evaluate the JavaScript and draw (1-4 s of a browse
 
 Reported: clients done / lost (an HTTP status other than the browser's, a run that did not finish,
 an error), p50 / p95 / max seconds from a client's start until done, MB on the wire (HTTP bodies
-as sent, compressed, and the websocket's payload), the server's CPU seconds, this process's own
-(all clients run in it: on a 2-core machine it competes with the server, and its share bounds the
-times) and the load average.
+as sent, compressed, and the websocket's frames as the socket delivered them, beside the size of its
+messages: the server compresses them, ``server.enableWebsocketCompression``), the server's CPU
+seconds, this process's own (all clients run in it: on a 2-core machine it competes with the
+server, and its share bounds the times) and the load average.
 
     .venv/bin/python bench/class_at_once.py                       # 30 clients, two_point, 10 s
     .venv/bin/python bench/class_at_once.py --clients 30 --page hemisphere --json out.json
@@ -67,7 +68,16 @@ async def one_client(url: str, stem: str, assets: list[tuple[str, int]], delay: 
 
     await asyncio.sleep(delay)
     t0 = time.perf_counter()
-    res = {"ok": False, "s": float("nan"), "http_bytes": 0, "ws_bytes": 0, "requests": 0, "retries": 0, "error": ""}
+    res = {
+        "ok": False,
+        "s": float("nan"),
+        "http_bytes": 0,
+        "ws_bytes": 0,
+        "ws_wire": 0,
+        "requests": 0,
+        "retries": 0,
+        "error": "",
+    }
     later = [a for a in assets if a[0].startswith("/media/")]
     first = [a for a in assets if not a[0].startswith("/media/")]
     limits = httpx.Limits(max_connections=PER_HOST, max_keepalive_connections=PER_HOST)
@@ -99,6 +109,7 @@ async def one_client(url: str, stem: str, assets: list[tuple[str, int]], delay: 
                 async with StreamlitSession(url, timeout=timeout, open_timeout=timeout) as s:
                     r = await s.rerun(page=url_path(stem), query_string="lang=en")
                     res["ws_bytes"] += r.bytes
+                    res["ws_wire"] += s.wire_bytes
                     if not r.ok:
                         raise RuntimeError(f"run: {r.error or r.exceptions}")
                 await asyncio.gather(*(get(p) for p in later))
@@ -134,6 +145,7 @@ def summary(results: list[dict], cpu: float, load: tuple[float, float]) -> dict:
         "max_s": max(done) if done else float("nan"),
         "http_MB": sum(r["http_bytes"] for r in results) / 1e6,
         "ws_MB": sum(r["ws_bytes"] for r in results) / 1e6,
+        "ws_wire_MB": sum(r["ws_wire"] for r in results) / 1e6,
         "requests": sum(r["requests"] for r in results),
         "retries": sum(r["retries"] for r in results),
         "server_cpu_s": cpu,
@@ -170,7 +182,8 @@ def main(argv=None) -> int:
         f"{out['clients']} clients on {a.page} within {a.window:g} s ({len(assets)} requests each + a websocket "
         f"run): done {out['done']}, lost {out['lost']}; until done p50 {out['p50_s']:.2f} s, p95 "
         f"{out['p95_s']:.2f} s, max {out['max_s']:.2f} s; on the wire {out['http_MB']:.1f} MB HTTP + "
-        f"{out['ws_MB']:.1f} MB websocket; server CPU {out['server_cpu_s']:.1f} s, this client's "
+        f"{out['ws_wire_MB']:.1f} MB websocket ({out['ws_MB']:.1f} MB of messages); server CPU "
+        f"{out['server_cpu_s']:.1f} s, this client's "
         f"{out['client_cpu_s']:.1f} s; load {out['load_before']:.1f}"
         f" -> {out['load_after']:.1f}"
     )

@@ -228,6 +228,7 @@ class StreamlitSession:
         self._elements: dict[str, Any] = {}
         self._seen_navigation = False
         self.connects = 0
+        self.wire_bytes = 0  # what the socket delivered, compressed or not (see _count_wire)
         self.auto_reruns: dict[str, float] = {}
         """Fragments the browser would rerun on a timer (``st.fragment(run_every=)``): id -> seconds."""
         """How many websockets this session opened (1 + reconnects)."""
@@ -303,9 +304,23 @@ class StreamlitSession:
         except (TimeoutError, OSError, InvalidStatus, WebSocketException) as exc:
             self._ws = None
             raise SessionError(f"connect {self._ws_url}: {type(exc).__name__}: {exc}") from exc
+        self._count_wire(self._ws)
         resp = getattr(self._ws, "response", None)
         self.response_headers = {k.lower(): v for k, v in resp.headers.raw_items()} if resp is not None else {}
         self.connects += 1
+
+    def _count_wire(self, conn) -> None:
+        """Count the bytes the socket delivers (``wire_bytes``: frames as sent, compressed when the
+        server compresses them), beside ``RunResult.bytes`` (the messages' payloads)."""
+        received = getattr(conn, "data_received", None)
+        if received is None:  # pragma: no cover - another websockets implementation
+            return
+
+        def counted(data: bytes) -> None:
+            self.wire_bytes += len(data)
+            received(data)
+
+        conn.data_received = counted
 
     async def reconnect(self, *, attempts: int = 20, delay: float = 0.25, max_delay: float = 2.0) -> int:
         """Reconnect after a dropped websocket, with backoff like the frontend.

@@ -188,6 +188,23 @@ def _check_compressed(url: str, coding: str) -> dict[str, int]:
     return sizes
 
 
+def test_the_first_paint_holds_make_content_transparent_never_hidden():
+    """Each class the document's script puts on <html> has its rules in first_paint.css, and the
+    holds that cover the page's text and controls only make them transparent: laid out, read by a
+    screen reader, clickable and focusable while held (and not counted as layout shifts)."""
+    css = (ROOT / "assets" / "first_paint.css").read_text(encoding="utf-8")
+    rules = re.findall(r"([^{}]+)\{([^{}]*)\}", re.sub(r"/\*.*?\*/", "", css, flags=re.S))
+    holds = {h[0] for h in compress._HOLDS}
+    assert holds == {"tos-boot", "tos-wait", "tos-nav"}
+    for cls in holds:
+        mine = [body for sel, body in rules if f".{cls} " in sel]
+        assert mine, cls
+        if cls != "tos-boot":
+            assert all(re.fullmatch(r"\s*opacity:\s*0;\s*", body) for body in mine), (cls, mine)
+    head, _ = compress.document_head()
+    assert b"15000" in head and all(json.dumps(h).encode() in head for h in compress._HOLDS)
+
+
 def _check_fonts(url: str) -> None:
     """Streamlit's fonts that have a subset are answered with it (and a 304 for a client that has
     it); the others as Streamlit serves them."""
@@ -207,12 +224,29 @@ def _check_fonts(url: str) -> None:
     assert status == 200 and body == whole.read_bytes()
 
 
+def _check_websocket(url: str) -> None:
+    """The websocket's messages arrive compressed (permessage-deflate, as uvicorn's websockets set
+    it up: a 4 KiB window): a page's run on the wire is about half its messages' size (two_point:
+    120 -> 63 kB)."""
+    from harness.wsclient import StreamlitSession
+
+    async def run():
+        async with StreamlitSession(url, timeout=120, open_timeout=60) as s:
+            r = await s.rerun(page="two_point", query_string="lang=en")
+            return s.response_headers.get("sec-websocket-extensions", ""), r, s.wire_bytes
+
+    ext, r, wire = asyncio.run(run())
+    assert r.ok and "permessage-deflate" in ext, ext
+    assert r.bytes > 50_000 and wire < 0.65 * r.bytes, (wire, r.bytes)
+
+
 def test_make_run_compresses_text_assets():
     with Server(warm=False) as s:
         sizes = _check_compressed(s.url, "gzip")
         _check_compressed(s.url, "gzip")  # the second time from the cache: the same bytes
         br = _check_compressed(s.url, "br")
         _check_fonts(s.url)
+        _check_websocket(s.url)
     assert sizes[chart.asset_path("2d")] < 450_000
     assert br[chart.asset_path("2d")] < 0.97 * sizes[chart.asset_path("2d")]
 
@@ -231,6 +265,7 @@ def test_a_plain_streamlit_run_compresses_them_after_its_first_page_run():
         first_visit(url)  # the app's code runs: install_late wraps the running server
         _check_compressed(url, "br")
         _check_fonts(url)
+        _check_websocket(url)  # .streamlit/config.toml: the same for a plain `streamlit run`
     finally:
         proc.terminate()
         proc.wait(20)

@@ -212,12 +212,13 @@ FIRST_PAINT_CSS = Path(__file__).resolve().parent.parent.parent / "assets" / "fi
 #: Classes on ``<html>`` from the start, each removed once the page has reached a state (then
 #: first_paint.css's rules for it stop): ``[class, removed when this exists, or this many ms after
 #: that exists]`` (``null``: only the first condition, and the 15 s cap on every class).
-#: tos-boot: until the sidebar is drawn. (Holding the page's column until KaTeX had drawn, and the
-#: sidebar's controls until the page list was there, took the layout shift to ~0.01 but coincided
-#: with class and lesson banners not reaching students under the full browser suite's load; taken
-#: out until that is understood.)
+#: tos-boot: until the sidebar is drawn; tos-wait: the page's column (transparent) until KaTeX has
+#: drawn a formula (a page without one: 0.8 s after its first element); tos-nav: the sidebar's
+#: controls (transparent) until the page list above them is drawn.
 _HOLDS = [
     ["tos-boot", '[data-testid="stSidebar"]', None, 0],
+    ["tos-wait", '[data-testid="stMain"] .katex', '[data-testid="stMain"] [data-testid="stElementContainer"]', 800],
+    ["tos-nav", '[data-testid="stSidebarNavItems"]', '[data-testid="stSidebarUserContent"]', 800],
 ]
 _BOOT_JS = (
     b"""<script>(function (holds) {
