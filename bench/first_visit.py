@@ -252,21 +252,25 @@ def warm_pages(url: str, pages: list[str]) -> None:
 def settle_assets(url: str, paths: list[str], timeout: float = 180.0) -> None:
     """Wait until the server's brotli body of each of ``paths`` is its final one
     (``ui.server.compress`` sends a fast level first, recompresses at the best level in the
-    background and marks each response ``X-Compression: interim`` or ``final``)."""
+    background and marks each response ``X-Compression: interim`` or ``final``); asked for with
+    ``X-Compression: final``, which has the server finish it at once (its background thread runs at
+    low priority and under load may take minutes). Raises if they are not final by ``timeout``."""
     import urllib.request
 
     left, t_end = list(paths), time.monotonic() + timeout
     while left and time.monotonic() < t_end:
         still = []
         for path in left:
-            req = urllib.request.Request(url + path, headers={"Accept-Encoding": "br"})
-            with urllib.request.urlopen(req, timeout=60) as r:
+            req = urllib.request.Request(url + path, headers={"Accept-Encoding": "br", "X-Compression": "final"})
+            with urllib.request.urlopen(req, timeout=120) as r:
                 r.read()
                 if r.headers.get("X-Compression") == "interim":
                     still.append(path)
         left = still
         if left:
             time.sleep(1.0)
+    if left:
+        raise TimeoutError(f"not recompressed at the best level within {timeout:g} s: {left}")
 
 
 def median_rows(runs: list[list[dict]]) -> list[dict]:

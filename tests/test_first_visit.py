@@ -131,6 +131,31 @@ def test_each_asset_is_compressed_once_however_many_ask_at_once():
     assert cache.get(("/a.js", '"1"', "gzip")) == out[0]  # the gzip entry is its own
 
 
+def test_a_client_asking_for_the_final_body_gets_it_at_once_and_it_is_made_once(monkeypatch):
+    """X-Compression: final (bench/first_visit.py's settle_assets): the brotli body is finished at
+    normal priority without waiting for the low-priority thread, once however many ask, and that
+    thread then has nothing left to do for it."""
+    cache = compress.Cache()
+    raw = (bundles.VENDOR / bundles.manifest()["bundles"]["2d"]["file"]).read_bytes()[:200_000]
+    gate = __import__("threading").Event()
+    compress._BEST.submit(gate.wait, 60)  # the background thread busy: the finish may not wait for it
+    try:
+
+        async def go():
+            fast = await cache.compressed(("/b.js", '"2"'), raw, "br")
+            assert not cache.is_final(("/b.js", '"2"'), "br")
+            done = await asyncio.gather(*(cache.finish(("/b.js", '"2"'), raw, "br") for _ in range(5)))
+            return fast, done
+
+        fast, done = asyncio.run(go())
+        assert cache.is_final(("/b.js", '"2"'), "br") and cache.recompressions == 1
+        assert all(d == done[0] for d in done) and brotli.decompress(done[0]) == raw and len(done[0]) < len(fast)
+    finally:
+        gate.set()
+    compress.settle(120)
+    assert cache.recompressions == 1 and cache.get(("/b.js", '"2"', "br")) == done[0]
+
+
 @pytest.mark.parametrize(
     "accept, chosen",
     [
@@ -185,6 +210,12 @@ def _check_compressed(url: str, coding: str) -> dict[str, int]:
         sizes[path] = len(body)
         _, h, plain = _get(url + path, "identity")  # a client that does not accept gzip
         assert "Content-Encoding" not in h and plain == raw, path
+        if coding == "br":  # a client that waits for the best level gets it at once
+            req = urllib.request.Request(url + path, headers={"Accept-Encoding": accept, "X-Compression": "final"})
+            with urllib.request.urlopen(req, timeout=120) as r:
+                best = r.read()
+                assert r.headers["X-Compression"] == "final" and decompress(best) == raw, path
+                assert len(best) <= len(body), path
     return sizes
 
 

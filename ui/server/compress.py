@@ -152,6 +152,9 @@ class Cache:
 
     def _better(self, key, raw: bytes) -> None:
         """Recompress at brotli's best level and keep the result if the entry is still there."""
+        with self._lock:
+            if key in self.final or key not in self.items:  # done already (asked for: finish)
+                return
         body = _compress(raw, "br", best=True)
         with self._lock:
             old = self.items.get(key)
@@ -162,6 +165,31 @@ class Cache:
                 self.size += len(body) - len(old)
                 self.recompressions += 1
             self.final.add(key)
+
+    async def finish(self, key, raw: bytes, encoding: str) -> bytes | None:
+        """The body for ``key`` at its final level now: a client asked for it (``X-Compression:
+        final``, a benchmark or a deploy's warm-up that measures or fills the cache as a class
+        will meet it). A brotli body still interim is recompressed at once, at normal priority,
+        instead of waiting for the low-priority thread (under load it may wait minutes); once
+        per entry however many ask, and never again later."""
+        key = (*key, encoding)
+        mark = ("best", *key)
+        waiting = self._pending.get(mark)
+        if waiting is not None:
+            await asyncio.shield(waiting)
+        elif key not in self.final:
+            fut = asyncio.get_running_loop().create_future()
+            self._pending[mark] = fut
+            try:
+                await asyncio.to_thread(self._better, key, raw)
+                fut.set_result(None)
+            except BaseException as exc:
+                fut.set_exception(exc)
+                fut.exception()
+                raise
+            finally:
+                self._pending.pop(mark, None)
+        return self.get(key)
 
     def is_final(self, key, encoding: str) -> bool:
         """Whether the body kept for ``key`` in ``encoding`` is the one it will keep (a brotli body
@@ -303,7 +331,9 @@ class CompressedAssets:
                 **scope,
                 "headers": [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"accept-encoding"],
             }
-        state: dict = {"start": None, "parts": [], "pass": False}
+        # "X-Compression: final": this client waits for the best level (Cache.finish)
+        want = any(k.lower() == b"x-compression" and v.strip().lower() == b"final" for k, v in scope.get("headers", []))
+        state: dict = {"start": None, "parts": [], "pass": False, "want_final": want}
 
         async def capture(message):
             if state["pass"]:
@@ -347,6 +377,9 @@ class CompressedAssets:
             return
         body = await self.cache.compressed((path, state["etag"]), raw, encoding)
         final = self.cache.is_final((path, state["etag"]), encoding)
+        if state["want_final"] and not final:
+            body = await self.cache.finish((path, state["etag"]), raw, encoding) or body
+            final = self.cache.is_final((path, state["etag"]), encoding)
         headers = [
             (k, v) for k, v in start.get("headers", []) if k.lower() not in (b"content-length", b"etag", b"vary")
         ]
