@@ -71,7 +71,7 @@ def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Froze
         go.Scatter3d(
             x=[0.0, 0.0],
             y=[0.0, 0.0],
-            z=[0.0, 1.3],
+            z=[0.0, 1.12],  # inside the scene's cube (half-width 1.15): beyond it the label "w" was clipped away
             mode="lines+text",
             text=["", "w"],
             textposition="top center",
