@@ -156,6 +156,11 @@ def test_the_partial_bundle_draws_what_the_full_one_draws(browser, server, stem)
                 ),
             )
             assert not b.exceptions(page)
+            # a 3-D scene is drawn at the screen's pixel density (1 here), not plotly's default 2
+            canvases = page.evaluate(
+                "() => [...document.querySelectorAll('.js-plotly-plot canvas')].map((c) => [c.width, c.clientWidth])"
+            )
+            assert all(w == cw for w, cw in canvases) and (bool(canvases) == (stem == "hemisphere")), canvases
         finally:
             ctx.close()
     assert drawn["partial"][1] == drawn["full"][1] and drawn["partial"][1], drawn

@@ -109,7 +109,10 @@ export default function (component) {
   gd.__tosChain = (gd.__tosChain || Promise.resolve()).then(() => {
     if (gd.__tosSeq !== seq) return null;
     return tosPlotly(msg.url, msg.also).then((P) => (gd.__tosP = P).react(gd, {
-      data: fig.data || [], layout: fig.layout || {}, frames: fig.frames, config: msg.config}));
+      data: fig.data || [], layout: fig.layout || {}, frames: fig.frames,
+      // a 3-D scene drawn at the screen's own pixel density (plotly.js draws it at twice that on
+      // any screen: four times the pixels on an ordinary display; an exported image keeps 2)
+      config: Object.assign({plotGlPixelRatio: Math.min(2, Math.max(1, window.devicePixelRatio || 1))}, msg.config)}));
   }).catch((e) => { console.error('chart', e); }).finally(() => {
     if (gd.__tosSeq === seq) delete host.dataset.drawing;
   });
