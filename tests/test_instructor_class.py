@@ -533,3 +533,43 @@ def _has_button(at, key: str) -> bool:
     except KeyError:
         return False
     return True
+
+
+def test_a_release_reaches_a_student_who_answered_in_the_banner_after_it(monkeypatch, router_only):  # noqa: F811
+    """The released answers are drawn by the page, not by the banner: the banner's own runs (a
+    student sending an answer reruns only the banner) must not note the new release, or the poll
+    would never redraw the page with the answers (seen once in the browser rehearsal: a student
+    never got them). Here: the banner run alone after a release leaves what the page was drawn
+    with unchanged, and the next poll reruns the page, which then shows the answers."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui.kit.i18n import Text
+    from ui.teaching import answers as ans
+
+    teacher, code = teacher_with_class(monkeypatch)
+    student = app_test("two_point", {"class": code, "lang": "en"})
+    drawn = student.session_state["_class_rel"]
+    assert "two_point" not in drawn
+    title = Text("instructor", "en")("answers.title", i=1)
+    assert not [e for e in student.expander if e.label == title]
+    ans.release("two_point", True)
+
+    def banner_alone(code):  # what a rerun of the banner fragment alone runs
+        import streamlit as st
+
+        from ui.kit.i18n import Text
+        from ui.teaching import student
+
+        st.session_state["_class_code"] = code
+        st.session_state["_class_rel"] = frozenset({"drawn before"})
+        student._box(code, "en", Text("common", "en"))
+        st.session_state["after"] = st.session_state["_class_rel"]
+
+    try:
+        alone = AppTest.from_function(banner_alone, args=(code,), default_timeout=60).run()
+        assert not alone.exception and alone.session_state["after"] == frozenset({"drawn before"})
+        student.run()  # the poll sees the release and the page is drawn again
+        assert "two_point" in student.session_state["_class_rel"]
+        assert [e for e in student.expander if e.label == title]
+    finally:
+        ans.release("two_point", False)

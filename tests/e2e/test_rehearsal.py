@@ -229,10 +229,19 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     # the page's worked answers released: on the students' pages without a reload
     release_switch(teacher).scroll_into_view_if_needed()
     flip(teacher, True, "zh")
-    for pg, lang, _ in students:
-        pg.locator(f'{MAIN} [data-testid="stExpander"] summary', has_text=T(lang)("answers.title", i=1)).first.wait_for(
-            timeout=WAIT_MS
-        )
+    for pg, lang, name in students:
+        summary = pg.locator(f'{MAIN} [data-testid="stExpander"] summary', has_text=T(lang)("answers.title", i=1))
+        try:
+            summary.first.wait_for(timeout=WAIT_MS)
+        except Exception as exc:  # noqa: BLE001 - said with what the student's page showed instead
+            _shot(pg, shots / f"rehearsal_{name}_no_answers.png")
+            seen = pg.evaluate(
+                "() => ({url: location.href, state: document.querySelector('[data-testid=\"stApp\"]')"
+                "?.getAttribute('data-test-script-state'), expanders: [...document.querySelectorAll("
+                "'[data-testid=\"stExpander\"] summary')].map((e) => e.innerText.trim().slice(0, 40)),"
+                " banner: document.querySelector('.st-key-class_banner')?.innerText.slice(0, 200)})"
+            )
+            raise AssertionError(f"{name}: the released answers never appeared; the page showed {seen}") from exc
     # ... and hidden again: released answers are the server's, and this worker's server goes on
     # to serve other tests (test_instructor.py checks that a student sees no answers)
     flip(teacher, False, "zh")

@@ -332,7 +332,6 @@ def _box(code: str, lang: str, t: Text) -> None:
     _show_toasts(lang)
     try:
         s[_STAMP] = _store().stamp(code)  # read before what is drawn: a change after it is polled
-        s[_REL] = _answers.released_pages()
         q = _store().question(code) if s[_STAMP] is not None else None
         ended = _store().ended(code) if s[_STAMP] is None else False
     except cs.STORE_ERRORS:
@@ -409,6 +408,10 @@ def _student(lang: str, t: Text) -> None:
             if s.pop("_class_join_bad", False):
                 st.error(t("class.no_such_class"))
         return
+    # The released answers are drawn by the page, not by the banner: what the page was drawn with
+    # is noted here, in the full run, and never by the banner's own reruns (a student answering in
+    # the banner after a release would otherwise note it, and the poll would never redraw the page)
+    s[_REL] = _answers.released_pages()
     # the main area, above the page: on a phone the sidebar is closed
     with st.container(border=True, key="class_banner"):
         fold_sheet("join", code)  # a phone: the sheet the code was typed in folds away
