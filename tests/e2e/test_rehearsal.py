@@ -199,7 +199,13 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     # the laptop reloads: its answer is still its own; it changes it; still three answers
     lap.reload(wait_until="domcontentloaded")
     _in_banner(lap, T("en")("class.sent"))
-    button(lap, C("en")("banner.change"), BANNER).click()
+    # (right after a reload the page's first run is still drawing: a click then may be lost, as
+    # any click on a fragment being redrawn; the student clicks again, and so does the test)
+    _until(
+        lap,
+        button(lap, C("en")("banner.change"), BANNER).click,
+        lambda ms: lap.locator(".st-key-_class_ans_1 input").wait_for(timeout=ms),
+    )
     _answer(lap, "en", 1, truth)
     _count(teacher, 3)  # (that the change replaced the first answer: the results' verdicts below)
     teacher.locator(f'{SB} [data-testid="stVegaLiteChart"], {SB} [data-testid="stArrowVegaLiteChart"]').first.wait_for()
