@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 
@@ -137,7 +138,7 @@ def test_a_client_asking_for_the_final_body_gets_it_at_once_and_it_is_made_once(
     thread then has nothing left to do for it."""
     cache = compress.Cache()
     raw = (bundles.VENDOR / bundles.manifest()["bundles"]["2d"]["file"]).read_bytes()[:200_000]
-    gate = __import__("threading").Event()
+    gate = threading.Event()
     compress._BEST.submit(gate.wait, 60)  # the background thread busy: the finish may not wait for it
     try:
 

@@ -173,23 +173,28 @@ class Cache:
         instead of waiting for the low-priority thread (under load it may wait minutes); once
         per entry however many ask, and never again later."""
         key = (*key, encoding)
-        mark = ("best", *key)
+        if key not in self.final:
+            await self._once(("best", *key), lambda: asyncio.to_thread(self._better, key, raw))
+        return self.get(key)
+
+    async def _once(self, mark, work):
+        """``await work()`` once for ``mark`` however many ask at the same time: the others wait for
+        that one's result (or its exception)."""
         waiting = self._pending.get(mark)
         if waiting is not None:
-            await asyncio.shield(waiting)
-        elif key not in self.final:
-            fut = asyncio.get_running_loop().create_future()
-            self._pending[mark] = fut
-            try:
-                await asyncio.to_thread(self._better, key, raw)
-                fut.set_result(None)
-            except BaseException as exc:
-                fut.set_exception(exc)
-                fut.exception()
-                raise
-            finally:
-                self._pending.pop(mark, None)
-        return self.get(key)
+            return await asyncio.shield(waiting)
+        fut = asyncio.get_running_loop().create_future()
+        self._pending[mark] = fut
+        try:
+            result = await work()
+            fut.set_result(result)
+            return result
+        except BaseException as exc:
+            fut.set_exception(exc)
+            fut.exception()  # retrieved: no "never retrieved" warning when nobody else waited
+            raise
+        finally:
+            self._pending.pop(mark, None)
 
     def is_final(self, key, encoding: str) -> bool:
         """Whether the body kept for ``key`` in ``encoding`` is the one it will keep (a brotli body
@@ -202,12 +207,8 @@ class Cache:
         hit = self.get(key)
         if hit is not None:
             return hit
-        waiting = self._pending.get(key)
-        if waiting is not None:
-            return await asyncio.shield(waiting)
-        fut = asyncio.get_running_loop().create_future()
-        self._pending[key] = fut
-        try:
+
+        async def work() -> bytes:
             body = await asyncio.to_thread(_compress, raw, encoding, False)
             self.compressions += 1
             self.put(key, body)
@@ -216,14 +217,9 @@ class Cache:
             else:
                 with self._lock:
                     self.final.add(key)
-            fut.set_result(body)
             return body
-        except BaseException as exc:
-            fut.set_exception(exc)
-            fut.exception()  # retrieved: no "never retrieved" warning when nobody else waited
-            raise
-        finally:
-            self._pending.pop(key, None)
+
+        return await self._once(key, work)
 
 
 def settle(timeout: float | None = None) -> None:
