@@ -249,6 +249,28 @@ def warm_pages(url: str, pages: list[str]) -> None:
     run_async(go)
 
 
+def kept_alive_ms(url: str, path: str = "/_stcore/health", n: int = 20) -> float:
+    """Median time of a request on a kept-alive connection (one socket, ``n`` requests one after
+    the other): what each of a first visit's ~60 JavaScript modules pays after the first on each of
+    the browser's six connections. 40 ms while the server's connections had Nagle's algorithm on
+    (ui/server/nodelay.py), under 1 ms without."""
+    import socket
+
+    host, port = urlsplit(url).hostname, urlsplit(url).port or 80
+    times = []
+    with socket.create_connection((host, port)) as s, s.makefile("rb") as f:
+        for _ in range(n):
+            t0 = time.perf_counter()
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+            length = 0
+            while (line := f.readline()) not in (b"\r\n", b""):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":", 1)[1])
+            f.read(length)
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000
+
+
 def settle_assets(url: str, paths: list[str], timeout: float = 180.0) -> None:
     """Wait until the server's brotli body of each of ``paths`` is its final one
     (``ui.server.compress`` sends a fast level first, recompresses at the best level in the
@@ -411,12 +433,14 @@ def main(argv=None) -> int:
                 second = a.second if a.second != stem else "two_point"
                 runs = [visit(browser, url, stem, second, a.lang) for _ in range(a.repeat)]
                 rows += median_rows(runs)
+        kept = kept_alive_ms(url)
         lh = []
         if a.lighthouse:  # the median of --repeat runs, each number on its own
             runs = [lighthouse_performance(url, pages, a.lang) for _ in range(a.repeat)]
             for rs in zip(*runs, strict=True):
                 lh.append({k: (statistics.median(r[k] for r in rs) if k != "page" else v) for k, v in rs[0].items()})
     print(table(rows))
+    print(f"a request on a kept-alive connection: {kept:.1f} ms (median of 20)")
     if lh:
         print("\nLighthouse 12, desktop preset, performance (a fresh profile: a first visit)")
         print(lighthouse_table(lh))

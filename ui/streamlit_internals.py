@@ -76,7 +76,7 @@ run_script  replace  1.67.0  b83129f64595c0cb
     a queued fragment rerun runs on the page shown; notes each run's origin for bursts
 uvicorn_kwargs  replace  1.67.0  40282eb42b52ec66
     ~st.starlette_server._get_uvicorn_config_kwargs
-    caps inbound websocket frames (ws_max_size) before uvicorn buffers them
+    caps inbound websocket frames (ws_max_size) before uvicorn buffers them; each connection without Nagle (http)
 middleware  replace  1.67.0  545ede9dd6518e1c
     ~st.starlette_app.create_streamlit_middleware
     adds the browser cookie middleware that names a browser for its message budget
@@ -449,3 +449,23 @@ def server_running() -> bool:
     from uvicorn import Server
 
     return any(isinstance(o, Server) and getattr(o, "started", False) for o in gc.get_objects())
+
+
+def listening_sockets() -> list:
+    """The listening sockets of the started uvicorn servers in this process (a plain ``streamlit run
+    app.py``, where the server was built before the app's code ran: found among the live objects);
+    ``[]`` when none runs."""
+    import sys
+
+    if "uvicorn" not in sys.modules:
+        return []
+    import gc
+
+    from uvicorn import Server
+
+    out = []
+    for o in gc.get_objects():
+        if isinstance(o, Server) and getattr(o, "started", False):
+            for srv in getattr(o, "servers", None) or ():
+                out.extend(getattr(srv, "sockets", None) or ())
+    return out

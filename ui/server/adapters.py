@@ -27,6 +27,7 @@ from ui.server.budgets import (
     clean_widget_states,
     client_key,
 )
+from ui.server import nodelay
 from ui.server.signin_routes import signin_routes
 
 #: the development setting that lets a client clear the server's caches
@@ -241,6 +242,7 @@ def install_guards(guard: Guard | None = None, late: bool = False) -> None:
         def capped_kwargs(*a, **k):
             out = kwargs(*a, **k)
             out["ws_max_size"] = min(int(out.get("ws_max_size") or INBOUND_MAX_BYTES), INBOUND_MAX_BYTES)
+            out.setdefault("http", nodelay.protocol())  # each connection without Nagle (ui.server.nodelay)
             return out
 
         return capped_kwargs
@@ -322,4 +324,5 @@ def install_late() -> tuple[str, ...]:
     base = str(st.get_option("server.baseUrlPath") or "")
     added = internals.add_routes_now(signin_routes(base) + asset_routes(base))
     compressed = internals.wrap_running_app(CompressedAssets)
+    nodelay.listeners()  # connections accepted from now on without Nagle (ui.server.nodelay)
     return LATE_MISSING + (() if added else ("routes",)) + (() if compressed else ("middleware_stack",))
