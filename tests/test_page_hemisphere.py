@@ -48,7 +48,7 @@ def _has_slider(at, key):
 
 def test_sphere_scene_names_every_axis_and_draws_w_as_a_segment():
     """The z₂ axis title was not visible in the 3-D scene (Plotly placed it outside the
-    drawn area); the horizontal axes are now named inside the scene at their positive ends. And the
+    drawn area), nor z₃'s on a phone; every axis is now named inside the scene. And the
     text says w is drawn as a segment: the w trace is a plain line from the centre."""
     from ui.kit.i18n import Text
 
@@ -62,7 +62,9 @@ def test_sphere_scene_names_every_axis_and_draws_w_as_a_segment():
             sc = f["layout"]["scene"]
             names = {a["text"]: (a["x"], a["y"], a["z"]) for a in sc.get("annotations", [])}
             assert names.get(t("fig3d.x")) == (1.12, 0.0, 0.0) and names.get(t("fig3d.y")) == (0.0, 1.12, 0.0)
-            assert sc["zaxis"]["title"]["text"] == t("fig3d.z")
+            # the vertical axis too (its Plotly title was missing at 390 px, on its side at 1400 px)
+            assert names.get(t("fig3d.z")) == (0.0, 0.0, -1.12)
+            assert not any(sc[c + "axis"]["title"]["text"] for c in "xyz")
             for a in sc["annotations"]:  # inside the drawn range of every axis
                 assert all(abs(a[c]) <= sc[c + "axis"]["range"][1] for c in "xyz")
         w = next(tr for tr in scenes[0]["data"] if tr.get("name") == t("fig3d.w"))

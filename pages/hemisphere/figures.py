@@ -115,18 +115,22 @@ def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Froze
             font=dict(size=15),
         ),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0),
-        # the horizontal axes are named at their positive ends, inside the scene: Plotly's own title
-        # of the y axis fell outside the drawn area at this camera (z₂ missing)
+        # every axis named inside the scene: Plotly's own titles fell outside the drawn area at this
+        # camera (z₂ missing; z₃ missing on a phone and turned on its side at the left edge on a
+        # laptop). The horizontal axes at their positive ends; the vertical one below the sphere,
+        # where no token is (w is named at its top end)
         scene=sphere_scene(
             1.15,
             0.1,
-            ("", "", labels["z"]),
+            ("", "", ""),
             (1.2, 1.05, 0.65),
             annotations=[
-                dict(
-                    x=x, y=y, z=0.0, text=text, showarrow=False, font=dict(size=15), xanchor="center", yanchor="middle"
+                dict(x=x, y=y, z=z, text=text, showarrow=False, font=dict(size=15), xanchor="center", yanchor="middle")
+                for x, y, z, text in (
+                    (1.12, 0.0, 0.0, labels["x"]),
+                    (0.0, 1.12, 0.0, labels["y"]),
+                    (0.0, 0.0, -1.12, labels["z"]),
                 )
-                for x, y, text in ((1.12, 0.0, labels["x"]), (0.0, 1.12, labels["y"]))
             ],
         ),
         # step labels feed the "depth τ = …" read-out; the tick labels under the slider (odd values

@@ -187,5 +187,16 @@ def scene_figure(t, model, gap, log10_beta, n, seeds, T, dt):
         margin=dict(l=0, r=0, t=40, b=10),
         title=dict(text=t("fig3d.title", beta=_beta_label(d["betas"][-1])), x=0.0, xanchor="left", font=dict(size=15)),
         legend=dict(orientation="h", yanchor="top", y=0.16, x=0.0),
-        scene=sphere_scene(1.35, 0.18, ("z₁", "z₂", "z₃"), (1.35, 1.15, 0.7)),
+        # the axes named inside the scene at their positive ends: Plotly's own title of the vertical
+        # axis fell outside the drawn area at this camera (z₃ missing at 390 and at 1400 px)
+        scene=sphere_scene(
+            1.35,
+            0.18,
+            ("", "", ""),
+            (1.35, 1.15, 0.7),
+            annotations=[
+                dict(x=x, y=y, z=z, text=text, showarrow=False, font=dict(size=15), xanchor="center", yanchor="middle")
+                for x, y, z, text in ((1.3, 0.0, 0.0, "z₁"), (0.0, 1.3, 0.0, "z₂"), (0.0, 0.0, 1.3, "z₃"))
+            ],
+        ),
     )
