@@ -84,6 +84,35 @@ def test_a_first_visit_keeps_its_layout(browser, server, stem):
         ctx.close()
 
 
+def test_the_page_column_is_held_while_streamlit_placeholders_are_in_it(browser):
+    """tos-wait (ui.server.compress): on a page without a formula the column shows 0.8 s after its
+    first element, but not while a Streamlit placeholder (stSkeleton, which grows when its element's
+    code arrives) is in it. Under load that code came more than 0.8 s after the first element, and
+    the text grew in view (two_point: layout shift 0.47 in a full run). The document's own script,
+    on a stand-in page whose elements the test adds."""
+    from ui.server import compress
+
+    head, _ = compress.document_head()
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        page.set_content("<html><head>" + head.decode() + "</head><body><div data-testid='stMain'></div></body></html>")
+        held = "() => document.documentElement.classList.contains('tos-wait')"
+        add = """(html) => document.querySelector('[data-testid="stMain"]').insertAdjacentHTML('beforeend', html)"""
+        assert page.evaluate(held)
+        page.evaluate(add, "<div data-testid='stElementContainer'>title</div><div data-testid='stSkeleton'></div>")
+        page.wait_for_timeout(1500)  # longer than the 0.8 s: a placeholder holds the column
+        assert page.evaluate(held)
+        page.evaluate("() => document.querySelector('[data-testid=\"stSkeleton\"]').remove()")
+        page.wait_for_function(f"() => !({held})()", timeout=10_000)  # then 0.8 s without one
+        # a formula releases it at once
+        page.set_content("<html><head>" + head.decode() + "</head><body><div data-testid='stMain'></div></body></html>")
+        page.evaluate(add, "<div data-testid='stSkeleton'></div><span class='katex'>x</span>")
+        page.wait_for_function(f"() => !({held})()", timeout=2_000)
+    finally:
+        ctx.close()
+
+
 # Every partial bundle's address answered with the plotly package's full bundle (loaded by a
 # script element the page adds before any of its own code runs)
 FULL_JS = """([urls, full]) => {

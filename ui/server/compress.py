@@ -235,14 +235,24 @@ FIRST_PAINT_CSS = Path(__file__).resolve().parent.parent.parent / "assets" / "fi
 
 #: Classes on ``<html>`` from the start, each removed once the page has reached a state (then
 #: first_paint.css's rules for it stop): ``[class, removed when this exists, or this many ms after
-#: that exists]`` (``null``: only the first condition, and the 15 s cap on every class).
-#: tos-boot: until the sidebar is drawn; tos-wait: the page's column (transparent) until KaTeX has
-#: drawn a formula (a page without one: 0.8 s after its first element); tos-nav: the sidebar's
-#: controls (transparent) until the page list above them is drawn.
+#: that exists while this does not]`` (``null``: only the first condition, and the 15 s cap on
+#: every class). tos-boot: until the sidebar is drawn; tos-wait: the page's column (transparent)
+#: until KaTeX has drawn a formula, on a page without one 0.8 s after its first element with no
+#: Streamlit placeholder (``stSkeleton``, 40 px, that grows when its element's code arrives) left in
+#: it: under load the code of Streamlit's Markdown and KaTeX came more than 0.8 s after the first
+#: element, the column was shown and its text grew in view (two_point 0.47 in a full browser run);
+#: tos-nav: the sidebar's controls (transparent) until the page list above them is drawn.
+_SKELETON = '[data-testid="stMain"] [data-testid="stSkeleton"]'
 _HOLDS = [
-    ["tos-boot", '[data-testid="stSidebar"]', None, 0],
-    ["tos-wait", '[data-testid="stMain"] .katex', '[data-testid="stMain"] [data-testid="stElementContainer"]', 800],
-    ["tos-nav", '[data-testid="stSidebarNavItems"]', '[data-testid="stSidebarUserContent"]', 800],
+    ["tos-boot", '[data-testid="stSidebar"]', None, 0, None],
+    [
+        "tos-wait",
+        '[data-testid="stMain"] .katex',
+        '[data-testid="stMain"] [data-testid="stElementContainer"]',
+        800,
+        _SKELETON,
+    ],
+    ["tos-nav", '[data-testid="stSidebarNavItems"]', '[data-testid="stSidebarUserContent"]', 800, None],
 ]
 _BOOT_JS = (
     b"""<script>(function (holds) {
@@ -253,6 +263,7 @@ _BOOT_JS = (
     holds.forEach(function (h) {
       if (h.done) return;
       if (document.querySelector(h[1])) off(h);
+      else if (h[4] && document.querySelector(h[4])) { clearTimeout(h.timer); h.timer = null; }
       else if (h[2] && !h.timer && document.querySelector(h[2])) h.timer = setTimeout(function () { off(h); }, h[3]);
     });
     if (!left) o.disconnect();
