@@ -51,6 +51,7 @@ def test_sphere_scene_names_every_axis_and_draws_w_as_a_segment():
     drawn area), nor z₃'s on a phone; every axis is now named inside the scene. And the
     text says w is drawn as a segment: the w trace is a plain line from the centre."""
     from ui.kit.i18n import Text
+    from ui.kit.sphere import LABEL_BG
 
     for lang in ("en", "zh"):
         t = Text("hemisphere", lang)
@@ -65,8 +66,9 @@ def test_sphere_scene_names_every_axis_and_draws_w_as_a_segment():
             # the vertical axis too (its Plotly title was missing at 390 px, on its side at 1400 px)
             assert names.get(t("fig3d.z")) == (0.0, 0.0, -1.12)
             assert not any(sc[c + "axis"]["title"]["text"] for c in "xyz")
-            for a in sc["annotations"]:  # inside the drawn range of every axis
+            for a in sc["annotations"]:  # inside the drawn range of every axis, readable over tokens
                 assert all(abs(a[c]) <= sc[c + "axis"]["range"][1] for c in "xyz")
+                assert a["bgcolor"] == LABEL_BG
         w = next(tr for tr in scenes[0]["data"] if tr.get("name") == t("fig3d.w"))
         assert w["mode"] == "lines+text" and list(w["x"]) == [0.0, 0.0] and list(w["z"]) == [0.0, 1.12]
         # its label at the top end, inside the scene's cube (outside, plotly clips the text away)

@@ -10,6 +10,7 @@ import pytest
 from sim import low_temperature as lt
 from tests.conftest import app_test, chart_specs, decode
 from ui.kit.i18n import Text
+from ui.kit.sphere import LABEL_BG
 from pages.low_temperature import views as vw
 
 T_EN = Text("low_temperature", "en")
@@ -203,6 +204,6 @@ def test_the_sphere_names_its_three_axes_inside_the_scene():
         sc = f["layout"]["scene"]
         names = {a["text"]: (a["x"], a["y"], a["z"]) for a in sc["annotations"]}
         assert names == {"z₁": (1.3, 0.0, 0.0), "z₂": (0.0, 1.3, 0.0), "z₃": (0.0, 0.0, 1.3)}
-        for a in sc["annotations"]:
-            assert all(abs(a[c]) < sc[c + "axis"]["range"][1] for c in "xyz")
+        for a in sc["annotations"]:  # inside the cube; on a light box (tokens pass behind a name)
+            assert all(abs(a[c]) < sc[c + "axis"]["range"][1] for c in "xyz") and a["bgcolor"] == LABEL_BG
         assert not any(sc[c + "axis"]["title"]["text"] for c in "xyz")

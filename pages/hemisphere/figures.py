@@ -10,6 +10,7 @@ from ui.kit.figures import (
     SEQUENCE,
     Frozen,
     animation,
+    axis_names,
     cached_figure,
     figure3d,
     sphere_scene,
@@ -124,14 +125,9 @@ def _sphere_figure(data: dict, labels: dict, color: dict, show_w: bool) -> Froze
             0.1,
             ("", "", ""),
             (1.2, 1.05, 0.65),
-            annotations=[
-                dict(x=x, y=y, z=z, text=text, showarrow=False, font=dict(size=15), xanchor="center", yanchor="middle")
-                for x, y, z, text in (
-                    (1.12, 0.0, 0.0, labels["x"]),
-                    (0.0, 1.12, 0.0, labels["y"]),
-                    (0.0, 0.0, -1.12, labels["z"]),
-                )
-            ],
+            annotations=axis_names(
+                (1.12, 0.0, 0.0, labels["x"]), (0.0, 1.12, 0.0, labels["y"]), (0.0, 0.0, -1.12, labels["z"])
+            ),
         ),
         # step labels feed the "depth τ = …" read-out; the tick labels under the slider (odd values
         # at every frame) are hidden by a transparent slider font

@@ -13,6 +13,7 @@ import numpy as np
 
 from ui.kit.figures import (
     COLORS,
+    axis_names,
     band,
     cached_figure,
     figure,
@@ -194,9 +195,6 @@ def scene_figure(t, model, gap, log10_beta, n, seeds, T, dt):
             0.18,
             ("", "", ""),
             (1.35, 1.15, 0.7),
-            annotations=[
-                dict(x=x, y=y, z=z, text=text, showarrow=False, font=dict(size=15), xanchor="center", yanchor="middle")
-                for x, y, z, text in ((1.3, 0.0, 0.0, "z₁"), (0.0, 1.3, 0.0, "z₂"), (0.0, 0.0, 1.3, "z₃"))
-            ],
+            annotations=axis_names((1.3, 0.0, 0.0, "z₁"), (0.0, 1.3, 0.0, "z₂"), (0.0, 0.0, 1.3, "z₃")),
         ),
     )

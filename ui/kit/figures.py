@@ -22,7 +22,7 @@ from ui.kit import access, chart, cover, style
 from ui.kit.finish import fewer_points_spec, fit_legend, fit_log_ticks, log_tick_label  # noqa: F401 (vocabulary)
 from ui.kit.frozen import Frozen, cached_figure, freeze, spec_dict, typed, unchecked  # noqa: F401 (what pages use)
 from ui.kit.lang import current_lang
-from ui.kit.sphere import sphere_scene, sphere_wire  # noqa: F401 (vocabulary)
+from ui.kit.sphere import axis_names, sphere_scene, sphere_wire  # noqa: F401 (vocabulary)
 
 # Okabe–Ito palette, by role; the three light ones (orange #E69F00 2.25:1, sky blue #56B4E9 2.31:1,
 # yellow #F0E442 1.32:1 on white) darkened in hue to the 3:1 that WCAG 2.2 asks of a line or marker

@@ -37,6 +37,30 @@ def sphere_wire(
     return {c: typed(P[:, i], np.float32) for i, c in enumerate("xyz")}
 
 
+#: behind an axis name in a 3-D scene: tokens pass behind it as the figure plays (readable over them)
+LABEL_BG = "rgba(255,255,255,0.8)"
+
+
+def axis_names(*named: tuple) -> list[dict]:
+    """Scene annotations naming the axes inside the scene, each ``(x, y, z, text)``: plotly.js puts
+    a 3-D axis title on an edge of the scene's cube that, at the cameras these figures use, can fall
+    outside the drawn area (missing on a phone, on its side at the canvas's edge on a laptop)."""
+    return [
+        dict(
+            x=x,
+            y=y,
+            z=z,
+            text=text,
+            showarrow=False,
+            font=dict(size=15),
+            bgcolor=LABEL_BG,
+            xanchor="center",
+            yanchor="middle",
+        )
+        for x, y, z, text in named
+    ]
+
+
 def sphere_scene(half: float, bottom: float, titles: tuple, eye: tuple, **more) -> dict:
     """The ``scene`` of a figure of tokens on the unit sphere: a cube of half-width ``half``, a light
     grid and no ticks or background (tick values carry no information on the sphere), the axes
