@@ -8,7 +8,8 @@ until the browser acknowledges the headers, and a browser delays that acknowledg
 40 ms. On a kept-alive connection every request after the first paid it: a first visit's ~60
 JavaScript modules arrived one round per 30-40 ms over Chromium's six connections (0.5 s on
 localhost before Streamlit's code could start), and the page's websocket messages trickled the same
-way. Measured: keep-alive requests 40 ms each before, ~1 ms after (``tests/test_nodelay.py``).
+way. Measured: keep-alive requests 40 ms each before, ~1 ms after (``bench/first_visit.py``); the
+option itself is checked by ``tests/test_nodelay.py``.
 
 Two ways in, one per start:
 
