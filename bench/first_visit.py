@@ -256,7 +256,8 @@ def kept_alive_ms(url: str, path: str = "/_stcore/health", n: int = 20) -> float
     (ui/server/nodelay.py), under 1 ms without."""
     import socket
 
-    host, port = urlsplit(url).hostname, urlsplit(url).port or 80
+    parts = urlsplit(url)
+    host, port = parts.hostname, parts.port or 80
     times = []
     with socket.create_connection((host, port)) as s, s.makefile("rb") as f:
         for _ in range(n):

@@ -436,25 +436,9 @@ def wrap_running_app(middleware) -> bool:
     return True
 
 
-def server_running() -> bool:
-    """Whether this process serves the app over HTTP: a started uvicorn server (what ``streamlit
-    run`` runs). False under AppTest, which runs the script with a runtime of its own but no server,
-    and in bare scripts. (``streamlit.runtime.exists()`` is True under AppTest too.)"""
-    import sys
-
-    if "uvicorn" not in sys.modules:
-        return False
-    import gc
-
-    from uvicorn import Server
-
-    return any(isinstance(o, Server) and getattr(o, "started", False) for o in gc.get_objects())
-
-
-def listening_sockets() -> list:
-    """The listening sockets of the started uvicorn servers in this process (a plain ``streamlit run
-    app.py``, where the server was built before the app's code ran: found among the live objects);
-    ``[]`` when none runs."""
+def _started_servers() -> list:
+    """The started uvicorn servers of this process (found among the live objects); ``[]`` when
+    uvicorn was never imported."""
     import sys
 
     if "uvicorn" not in sys.modules:
@@ -463,9 +447,17 @@ def listening_sockets() -> list:
 
     from uvicorn import Server
 
-    out = []
-    for o in gc.get_objects():
-        if isinstance(o, Server) and getattr(o, "started", False):
-            for srv in getattr(o, "servers", None) or ():
-                out.extend(getattr(srv, "sockets", None) or ())
-    return out
+    return [o for o in gc.get_objects() if isinstance(o, Server) and getattr(o, "started", False)]
+
+
+def server_running() -> bool:
+    """Whether this process serves the app over HTTP: a started uvicorn server (what ``streamlit
+    run`` runs). False under AppTest, which runs the script with a runtime of its own but no server,
+    and in bare scripts. (``streamlit.runtime.exists()`` is True under AppTest too.)"""
+    return bool(_started_servers())
+
+
+def listening_sockets() -> list:
+    """The listening sockets of the started uvicorn servers in this process (a plain ``streamlit run
+    app.py``, where the server was built before the app's code ran); ``[]`` when none runs."""
+    return [sock for o in _started_servers() for srv in (o.servers or ()) for sock in (srv.sockets or ())]

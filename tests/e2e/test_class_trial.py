@@ -30,7 +30,19 @@ from harness import browser as b
 from harness.browser import WAIT_MS
 from tests.e2e.test_instructor import MAIN, SB, STEM, T, _wait_param, button, open_class, open_nav_link, see, sign_in
 from tests.e2e.test_instructor_more import flip, pick, release_switch
-from tests.e2e.test_rehearsal import BANNER, PHONE, C, _answer, _ask, _in_banner, _reveal, _shot, _until, people  # noqa: F401
+from tests.e2e.test_rehearsal import (  # noqa: F401
+    BANNER,
+    PHONE,
+    STATE_JS,
+    C,
+    _answer,
+    _ask,
+    _in_banner,
+    _reveal,
+    _shot,
+    _until,
+    people,
+)
 from ui.teaching import responses
 from ui.kit.i18n import Text
 from ui.kit.predict import live_question
@@ -87,20 +99,6 @@ def _push(teacher, done, phone=None, shots=None) -> None:
                 except Exception:  # noqa: BLE001 - what can be saved is saved
                     pass
         raise
-
-
-#: what a page showed when a push was not followed: its address, the banner's and the sidebar's
-#: text, the toasts seen, whether a run was going
-STATE_JS = """() => ({
-  url: location.href,
-  banner: (document.querySelector('.st-key-class_banner') || {}).innerText || null,
-  sidebar: ((document.querySelector('[data-testid="stSidebarUserContent"]') || {}).innerText || '').slice(0, 2000),
-  toasts: window.__toasts || null,
-  script: (document.querySelector('[data-testid="stApp"]') || {getAttribute: () => null})
-    .getAttribute('data-test-script-state'),
-  stale: document.querySelectorAll('[data-stale="true"]').length,
-  connection: !!document.querySelector('[data-testid="stStatusWidget"]'),
-})"""
 
 
 def _on(pg, stem: str):

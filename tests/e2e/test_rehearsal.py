@@ -141,6 +141,22 @@ def _count(teacher, n: int) -> None:
     )
 
 
+#: what a student's page showed when something expected never came (said by a failing test): its
+#: address, the class banner, the sidebar, the expanders' titles, the toasts seen, the run state
+STATE_JS = """() => ({
+  url: location.href,
+  banner: (document.querySelector('.st-key-class_banner') || {}).innerText || null,
+  sidebar: ((document.querySelector('[data-testid="stSidebarUserContent"]') || {}).innerText || '').slice(0, 2000),
+  expanders: [...document.querySelectorAll('[data-testid="stExpander"] summary')]
+    .map((e) => e.innerText.trim().slice(0, 40)),
+  toasts: window.__toasts || null,
+  script: (document.querySelector('[data-testid="stApp"]') || {getAttribute: () => null})
+    .getAttribute('data-test-script-state'),
+  stale: document.querySelectorAll('[data-stale="true"]').length,
+  connection: !!document.querySelector('[data-testid="stStatusWidget"]'),
+})"""
+
+
 def _shot(pg, path) -> None:
     pg.screenshot(path=str(path), animations="disabled")
 
@@ -241,12 +257,7 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
             summary.first.wait_for(timeout=WAIT_MS)
         except Exception as exc:  # noqa: BLE001 - said with what the student's page showed instead
             _shot(pg, shots / f"rehearsal_{name}_no_answers.png")
-            seen = pg.evaluate(
-                "() => ({url: location.href, state: document.querySelector('[data-testid=\"stApp\"]')"
-                "?.getAttribute('data-test-script-state'), expanders: [...document.querySelectorAll("
-                "'[data-testid=\"stExpander\"] summary')].map((e) => e.innerText.trim().slice(0, 40)),"
-                " banner: document.querySelector('.st-key-class_banner')?.innerText.slice(0, 200)})"
-            )
+            seen = pg.evaluate(STATE_JS)
             raise AssertionError(f"{name}: the released answers never appeared; the page showed {seen}") from exc
     # ... and hidden again: released answers are the server's, and this worker's server goes on
     # to serve other tests (test_instructor.py checks that a student sees no answers)

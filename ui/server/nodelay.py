@@ -14,7 +14,7 @@ option itself is checked by ``tests/test_nodelay.py``.
 Two ways in, one per start:
 
 - ``make run`` / ``make serve-class`` / the image (``python -m ui.server``): uvicorn's HTTP protocol
-  (:class:`NoDelayHTTP`, given as uvicorn's ``http`` setting by ``ui.server.adapters``) sets
+  (:func:`protocol`, given as uvicorn's ``http`` setting by ``ui.server.adapters``) sets
   ``TCP_NODELAY`` on each connection as it is made; the websocket upgrade keeps the connection.
 - a plain ``streamlit run app.py``: at the first page run the running server's listening sockets get
   ``TCP_NODELAY`` (:func:`listeners`), which Linux passes on to every connection accepted after it.
@@ -22,6 +22,7 @@ Two ways in, one per start:
 
 from __future__ import annotations
 
+import functools
 import socket
 
 from ui import streamlit_internals as internals
@@ -39,28 +40,18 @@ def no_nagle(sock) -> bool:
         return False
 
 
-def _protocol():
+@functools.cache
+def protocol():
+    """The HTTP protocol class to give uvicorn (``uvicorn.Config(http=...)``): uvicorn's own (h11, or
+    httptools when installed), each connection without Nagle; one class per process."""
     from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
     class NoDelayHTTP(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
-        """uvicorn's HTTP protocol (h11, or httptools when installed), each connection without Nagle."""
-
         def connection_made(self, transport) -> None:
             no_nagle(transport.get_extra_info("socket"))
             super().connection_made(transport)
 
     return NoDelayHTTP
-
-
-_CLASS = None
-
-
-def protocol():
-    """The HTTP protocol class to give uvicorn (``uvicorn.Config(http=...)``); one class per process."""
-    global _CLASS
-    if _CLASS is None:
-        _CLASS = _protocol()
-    return _CLASS
 
 
 def listeners() -> int:
