@@ -28,7 +28,19 @@ import json
 
 from harness import browser as b
 from harness.browser import WAIT_MS
-from tests.e2e.test_instructor import MAIN, SB, STEM, T, _wait_param, button, open_class, open_nav_link, see, sign_in
+from tests.e2e.test_instructor import (
+    MAIN,
+    SB,
+    STEM,
+    T,
+    _wait_param,
+    button,
+    open_class,
+    open_nav_link,
+    open_page,
+    see,
+    sign_in,
+)
 from tests.e2e.test_instructor_more import flip, pick, release_switch
 from tests.e2e.test_rehearsal import (  # noqa: F401
     BANNER,
@@ -44,6 +56,7 @@ from tests.e2e.test_rehearsal import (  # noqa: F401
     people,
 )
 from ui.teaching import responses
+from ui.teaching.console import CONSOLE_PATH
 from ui.kit.i18n import Text
 from ui.kit.predict import live_question
 from ui.teaching.teacher import with_context
@@ -87,18 +100,22 @@ def _push(teacher, done, phone=None, shots=None) -> None:
     each page showed (``class_trial_not_followed_*``) for finding out why."""
     try:
         _until(teacher, lambda: button(teacher, T("zh")("class.push"), SB).click(), done)
-    except Exception:
-        if phone is not None and shots is not None:
-            for name, pg in (("phone", phone), ("teacher", teacher)):
-                try:
-                    _shot(pg, shots / f"class_trial_not_followed_{name}.png")
-                    state = pg.evaluate(STATE_JS)
-                    (shots / f"class_trial_not_followed_{name}.json").write_text(
-                        json.dumps(state, ensure_ascii=False, indent=1), encoding="utf-8"
-                    )
-                except Exception:  # noqa: BLE001 - what can be saved is saved
-                    pass
-        raise
+    except Exception as exc:
+        if phone is None or shots is None:
+            raise
+        said = {}
+        for name, pg in (("phone", phone), ("teacher", teacher)):
+            try:
+                _shot(pg, shots / f"class_trial_not_followed_{name}.png")
+                state = pg.evaluate(STATE_JS)
+                (shots / f"class_trial_not_followed_{name}.json").write_text(
+                    json.dumps(state, ensure_ascii=False, indent=1), encoding="utf-8"
+                )
+                said[name] = {k: (v[:160] if isinstance(v, str) else v) for k, v in state.items() if k != "sidebar"}
+            except Exception:  # noqa: BLE001 - what can be saved is saved
+                pass
+        # in the failure's own line: a CI run's screenshots are not kept
+        raise AssertionError(f"the phone did not follow the push; the pages showed {said}") from exc
 
 
 def _on(pg, stem: str):
@@ -119,7 +136,7 @@ def _teacher_with_class(open_tab, server: str):
 def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots):  # noqa: F811 - the fixture
     tz, cz, pz = T("zh"), C("zh"), Text(STEM, "zh")
     teacher, link, code = _teacher_with_class(people, teacher_server)
-    open_nav_link(teacher, pz("title"))
+    open_page(teacher, pz("title"), STEM)
     teacher.locator(".st-key-_class_qn").wait_for(timeout=WAIT_MS)
 
     # item 6: the phone joins by typing the code in the sidebar sheet; the sheet folds
@@ -180,9 +197,8 @@ def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots)
     )
 
     # item 6: the class moves on to another page: the revealed question folds away on the phone
-    open_nav_link(teacher, Text(OTHER, "zh")("title"))
+    open_page(teacher, Text(OTHER, "zh")("title"), OTHER)
     teacher.locator(".st-key-_class_push button").wait_for(timeout=WAIT_MS)
-    b.wait_ready(teacher)
     _push(teacher, _on(phone, OTHER), phone, shots)
     _in_banner(phone, cz("banner.earlier", n=1))
     b.wait_ready(phone)
@@ -192,7 +208,7 @@ def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots)
     assert not chart.is_visible()
 
     # item 7: the console on a projector at 1400 x 900
-    open_nav_link(teacher, cz("title"))
+    open_page(teacher, cz("title"), CONSOLE_PATH)
     qr = teacher.locator(f"{MAIN} .tos-class-qr img").first
     qr.wait_for(timeout=WAIT_MS)
     teacher.locator(".st-key-projector label").first.click()  # the sidebar's projector switch
@@ -253,7 +269,7 @@ def test_pushed_view_opens_exactly_ime_choices_and_settings_kept(teacher_server,
     laptop = people(viewport={"width": 1280, "height": 800})
     laptop.goto(f"{link}&lang=zh", wait_until="domcontentloaded")
     _in_banner(laptop, code)
-    open_nav_link(teacher, pz("title"))
+    open_page(teacher, pz("title"), STEM)
     teacher.locator(".st-key-_class_qn").wait_for(timeout=WAIT_MS)
     b.wait_ready(teacher)
 
@@ -270,16 +286,14 @@ def test_pushed_view_opens_exactly_ime_choices_and_settings_kept(teacher_server,
     later = b.step_target(p_beta, pushed)[1]
     _wait_param(teacher, "beta", later)
     b.wait_ready(teacher)
-    open_nav_link(teacher, Text("glossary", "zh")("title"))
-    teacher.wait_for_function("() => location.pathname.endsWith('/glossary')", timeout=WAIT_MS)
-    b.wait_ready(teacher)
-    open_nav_link(teacher, pz("title"))
+    open_page(teacher, Text("glossary", "zh")("title"), "glossary")
+    open_page(teacher, pz("title"), STEM)
     _wait_param(teacher, "beta", later)
     b.wait_ready(teacher)
     assert b.same(b.widget_value(teacher, STEM, p_beta, "zh"), later)
 
     # item 1: the console opens the pushed view (beta as pushed), not the session's later value
-    open_nav_link(teacher, cz("title"))
+    open_page(teacher, cz("title"), CONSOLE_PATH)
     button(teacher, cz("console.go"), MAIN).click()
     teacher.wait_for_function(f"() => location.pathname.endsWith('/{STEM}')", timeout=WAIT_MS)
     _wait_param(teacher, "beta", pushed)

@@ -59,6 +59,13 @@ def _step_shown(pg, lang: str, i: int, where: str = BANNER, timeout: float = WAI
     pg.locator(box, has_text=head).first.wait_for(state="visible", timeout=timeout)
 
 
+def _sent(lang: str, q: dict) -> str:
+    """What the question box says once it holds this student's answer ("Your answer: …"), up to the
+    value: its first words alone are also the input's label ("Your answer"), there before sending."""
+    t = L(lang)
+    return t("yours_text") if q["kind"] == "text" else t("yours", value="\x00").split("\x00")[0]
+
+
 def _answer(pg, lang: str, rid: str, i: int, q: dict, value) -> None:
     box = f"_lsn_in_{rid}_{i}"
     if q["kind"] == "choice":
@@ -73,7 +80,7 @@ def _answer(pg, lang: str, rid: str, i: int, q: dict, value) -> None:
     else:
         b.commit_text(pg, _key(pg, box, "input"), f"{value:.10g}")
     b.wait_ready(pg)
-    sent = L(lang)("yours_text" if q["kind"] == "text" else "yours", value="")[:4]
+    sent = _sent(lang, q)
     _click(
         pg,
         f"_lsn_send_{rid}_{i}",
@@ -216,7 +223,7 @@ def test_a_prepared_lesson_live_and_at_each_students_pace(teacher_server, people
     # the phone reloads: the teacher's step, its answer kept; the teacher reloads: the lesson's controls
     phone.reload(wait_until="domcontentloaded")
     _step_shown(phone, "zh", 5)
-    phone.locator(".st-key-lsn_q_5", has_text=lz("yours", value="")[:4]).wait_for()
+    phone.locator(".st-key-lsn_q_5", has_text=_sent("zh", qs[5])).wait_for()
     _shot(phone, shots / "lesson_phone_zh_step.png")
     _console(teacher, teacher_server, reload=True)
     _key(teacher, "lsn_controls").wait_for()

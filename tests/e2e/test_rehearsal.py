@@ -22,7 +22,7 @@ import pytest
 from harness import browser as b
 from harness.browser import WAIT_MS
 from tests.e2e.conftest import ROOT
-from tests.e2e.test_instructor import MAIN, SB, STEM, T, button, open_class, open_nav_link, see, sign_in
+from tests.e2e.test_instructor import MAIN, SB, STEM, T, button, open_class, open_nav_link, open_page, see, sign_in
 from tests.e2e.test_instructor_more import flip, pick, release_switch
 from ui.teaching import live, responses
 from ui.teaching.teacher import with_context
@@ -171,7 +171,7 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     assert "class=" in link and code in link
 
     # the lesson page: Push and the question bank on its first run (no slider moved)
-    open_nav_link(teacher, Text(STEM, "zh")("title"))
+    open_page(teacher, Text(STEM, "zh")("title"), STEM)
     teacher.locator(".st-key-_class_qn").wait_for(timeout=WAIT_MS)
     push = button(teacher, tz("class.push"), SB)
     assert push.is_enabled()
