@@ -338,6 +338,8 @@ LH_AUDITS = (
     ("largest-contentful-paint", "LCP s", 1000),
     ("speed-index", "SI s", 1000),
     ("total-blocking-time", "TBT s", 1000),
+    ("mainthread-work-breakdown", "main s", 1000),  # the "main-thread work" (every task kind)
+    ("bootup-time", "JS s", 1000),  # of it: JavaScript (evaluate, compile, parse)
     ("total-byte-weight", "kB", 1024),
 )
 
