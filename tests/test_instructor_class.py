@@ -503,10 +503,63 @@ def test_held_class_said_in_the_banner_and_a_revealed_question_folds_once_the_cl
     student.run()
     earlier = ce("banner.earlier", n=q["id"])
     assert not [e for e in student.expander if e.label == earlier]  # the class is still on it: shown
+    teacher.toggle(key="_class_hold").set_value(False).run()  # released on the same view: still shown
+    student.run()
+    student.run()
+    assert not [e for e in student.expander if e.label == earlier]
     cs.get_store().push(code, {"page": "hemisphere", "query": {}, "hold": False})  # the class moves on
     student.run()
     student.run()
     assert [e for e in student.expander if e.label == earlier]
+
+
+def test_the_hold_switch_holds_and_releases_the_class_at_once_and_moves_nobody(monkeypatch, router_only):  # noqa: F811
+    """The sidebar's "Hold the class on this page" acts on the class's view when it is switched
+    (before: only with the next Push, so a class released by it stayed held). A change of the hold
+    alone moves no student: a held student's own slider value stays when the class is released,
+    and the student is told; the switch shows what the class is under, also after the console's
+    Unhold."""
+    from ui.kit.i18n import Text
+
+    ce = Text("console", "en")
+    title = Text("two_point", "en")("title")
+    teacher, code = teacher_with_class(monkeypatch)
+    teacher.toggle(key="_class_hold").set_value(True).run()
+    teacher.button(key="_class_push").click().run()
+    first = cs.get_store().current(code)[0]
+    student = app_test("home", {"class": code, "lang": "en"})
+    student.run()  # the poll applies the held push: two_point, held
+    held = ce("banner.held", code=code, page=title)
+    following = ce("banner.following", code=code)
+    assert any(m.value == held for m in student.markdown)
+    student.slider(key="beta").set_value(3.2).run()  # the student's own value, under the hold
+
+    teacher.toggle(key="_class_hold").set_value(False).run()  # no Push
+    version, view, _ = cs.get_store().current(code)
+    assert (version, view["hold"], view["page"], view["only_hold"]) == (first + 1, False, "two_point", True)
+    assert not any(c.value == ce("teacher.holding", page=title) for c in teacher.caption)
+    student.run()  # the poll sees the change and reruns the page: the banner, the toast
+    assert any(m.value == following for m in student.markdown)
+    assert not any(m.value == held for m in student.markdown)
+    assert student.slider(key="beta").value == pytest.approx(3.2)  # not moved back to the pushed view
+    assert any(t.value == ce("toast.unheld") for t in student.toast)
+
+    teacher.toggle(key="_class_hold").set_value(True).run()
+    assert cs.get_store().current(code)[1]["hold"] is True
+    assert any(c.value == ce("teacher.holding", page=title) for c in teacher.caption)
+    student.run()
+    assert any(m.value == held for m in student.markdown)
+    assert any(t.value == ce("toast.held") for t in student.toast)
+    assert student.slider(key="beta").value == pytest.approx(3.2)
+
+    # the console's Unhold: the same change; the sidebar's switch follows it
+    cs.get_store().push(code, panel.hold_only(cs.get_store().current(code)[1], False))
+    teacher.run()
+    assert teacher.toggle(key="_class_hold").value is False
+    # a Push of the same view with the switch on is an ordinary push: everyone is brought to it
+    teacher.toggle(key="_class_hold").set_value(True).run()
+    teacher.button(key="_class_push").click().run()
+    assert "only_hold" not in cs.get_store().current(code)[1]
 
 
 def test_a_free_text_question_shows_its_answers_literally_and_no_reveal(monkeypatch, router_only):  # noqa: F811

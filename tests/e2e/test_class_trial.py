@@ -169,7 +169,23 @@ def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots)
     phone.wait_for_timeout(6_000)  # the poll's trips meanwhile: no second toast
     toasts = phone.evaluate("() => window.__toasts")
     assert sum(cz("toast.held") in x for x in toasts) == 1, toasts
-    teacher.locator(".st-key-_class_hold label").first.click()  # hold off again
+    # hold off again: released at once (before: only with the next Push), said once, nobody moved
+    holding = cz("teacher.holding", page=pz("title"))[:8]  # the caption under the switch while held
+    see(teacher, holding, SB)
+    _until(
+        teacher,
+        lambda: teacher.locator(".st-key-_class_hold label").first.click(),
+        lambda ms: teacher.wait_for_function(
+            "(t) => !document.querySelector('[data-testid=\"stSidebar\"]').innerText.includes(t)",
+            arg=holding,
+            timeout=ms,
+        ),
+    )
+    _in_banner(phone, cz("banner.following", code=code).split("**")[-1].strip()[:8])
+    phone.wait_for_function(
+        "(t) => window.__toasts.filter((x) => x.includes(t)).length === 1", arg=cz("toast.unheld"), timeout=WAIT_MS
+    )
+    assert phone.evaluate("() => location.pathname").endswith(f"/{STEM}")
     b.wait_ready(teacher)
 
     # item 2: a bank question with its instruction and parameters, for the teacher and the student

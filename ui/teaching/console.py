@@ -17,6 +17,7 @@ from ui.teaching.teacher import (
     _results_and_close,
     _teacher,
     ask,
+    hold_only,
     join_box,
     last_results,
     params_line,
@@ -95,7 +96,7 @@ def _console_state(code: str, lang: str, ct: Text, t: Text) -> None:
             read_url_again()
             st.switch_page(_page(view["page"], lang), query_params=query)
         if view.get("hold") and cols[1].button(ct("console.unhold"), key="_console_unhold"):
-            _store().push(code, {**view, "hold": False})
+            _store().push(code, hold_only(view, False))
             st.rerun()
         rel = _answers.released(view["page"])
         if cols[2].button(ct("console.withdraw" if rel else "console.release"), key="_console_release"):

@@ -153,9 +153,20 @@ def _apply_latest(version: int | None = None) -> None:
     version, view, _ = _store().current(code)
     if not view or version <= s.get(_SEEN, 0):
         return
+    old = s.get(_VIEW)
     s[_SEEN], s[_VIEW] = version, view
+    if view.get("only_hold") and old and _place(old) == _place(view):
+        # the teacher held or released the class on the view it has: nobody is moved (a student's
+        # own slider values stay); held, the poll brings back a student who is on another page
+        _toast("held" if view.get("hold") else "unheld")
+        st.rerun()  # the banner says it
     _toast("held" if view.get("hold") else "pushed")
     _go_next(view)
+
+
+def _place(view: dict) -> tuple:
+    """Where a view opens: its page and its parameters."""
+    return view.get("page"), view.get("query") or {}
 
 
 def _flush(code: str) -> None:
@@ -378,7 +389,11 @@ def _moved_on(code: str, q: dict) -> bool:
     version = q.get("version")
     if not isinstance(version, int) or _store().revealed(code, q["id"]) is None:
         return False
-    return _store().current(code)[0] > version
+    now, view, _ = _store().current(code)
+    at = q.get("at")
+    if isinstance(at, dict) and view and _place(view) == _place(at):
+        return False  # pushed again, or held or released, on the view it was asked about
+    return now > version
 
 
 def _student(lang: str, t: Text) -> None:

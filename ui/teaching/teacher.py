@@ -245,12 +245,43 @@ def _push(code: str, ctx, hold: bool) -> int:
     return _store().push(code, {"page": ctx.stem, "query": _query_of(ctx), "hold": bool(hold)})
 
 
+def hold_only(view: dict, on: bool) -> dict:
+    """``view`` again, held or released (``on``), marked as a change of the hold alone: a student
+    following stays where they are, with their own slider values (``ui.teaching.student``); only a
+    held student who is on another page is brought back. The sidebar's switch and the console's
+    Unhold push it."""
+    return {**view, "hold": bool(on), "only_hold": True}
+
+
+def _hold_changed(code: str) -> None:
+    """The hold switch's callback: the class's current view, held or released now (before: the
+    switch waited for the next Push, and a class released by it stayed held)."""
+    try:
+        _, view, _ = _store().current(code)
+        on = bool(st.session_state.get("_class_hold"))
+        if view and bool(view.get("hold")) != on:
+            _store().push(code, hold_only(view, on))
+    except (*cs.STORE_ERRORS, KeyError):  # down or closed: the switch applies with the next Push
+        pass
+
+
 def _push_ask(code: str, ctx, t: Text) -> None:
     s = st.session_state
     ct = _ct(ctx.lang)
-    hold = st.toggle(ct("teacher.hold"), key="_class_hold", help=ct("teacher.hold_help"))
+    try:
+        _, now, _ = _store().current(code)
+    except cs.STORE_ERRORS:
+        now = None
+    if now:  # the switch says what the class is under now (the console's Unhold included)
+        s["_class_hold"] = bool(now.get("hold"))
+    hold = st.toggle(
+        ct("teacher.hold"), key="_class_hold", help=ct("teacher.hold_help"), on_change=_hold_changed, args=(code,)
+    )
     if st.button(t("class.push"), key="_class_push", type="primary"):
         st.caption(t("class.pushed", v=_push(code, ctx, hold)))
+        now = {"page": ctx.stem, "hold": hold}
+    if now and now.get("hold") and now.get("page") in _stems():
+        st.caption(ct("teacher.holding", page=Text(now["page"], ctx.lang)("title")))
     qs = {q["step"]: q for q in _bank(ctx)}
     s[_BANK] = {"stem": ctx.stem, "query": _query_of(ctx), "questions": list(qs.values())}
     ids = [*qs, ADHOC]
@@ -301,11 +332,12 @@ def _push_ask(code: str, ctx, t: Text) -> None:
 def ask(code: str, q: dict, view: dict) -> int:
     """Ask ``q`` of class ``code`` about ``view`` (pushed first unless the class sees it already: the
     class sees the parameters the exact value is for). The question keeps the push it was asked at
-    (``version``): once the class has moved on, a student's banner folds it away."""
+    (``version``) and its view (``at``): once the class has moved on to another view, a student's
+    banner folds it away."""
     version, shown, _ = _store().current(code)
     if not shown or shown.get("page") != view["page"] or shown.get("query") != view["query"]:
         version = _store().push(code, view)
-    return _store().ask(code, {**q, "version": version})
+    return _store().ask(code, {**q, "version": version, "at": {"page": view["page"], "query": view["query"]}})
 
 
 def _live_answers(code: str, lang: str, t: Text, height: int = 180, prefix: str = "") -> None:
