@@ -172,6 +172,7 @@ def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots)
     # hold off again: released at once (before: only with the next Push), said once, nobody moved
     holding = cz("teacher.holding", page=pz("title"))[:8]  # the caption under the switch while held
     see(teacher, holding, SB)
+    _shot(teacher, shots / "class_trial_teacher_zh_held.png")
     _until(
         teacher,
         lambda: teacher.locator(".st-key-_class_hold label").first.click(),
@@ -186,6 +187,7 @@ def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots)
         "(t) => window.__toasts.filter((x) => x.includes(t)).length === 1", arg=cz("toast.unheld"), timeout=WAIT_MS
     )
     assert phone.evaluate("() => location.pathname").endswith(f"/{STEM}")
+    _shot(phone, shots / "class_trial_phone_zh_released.png")
     b.wait_ready(teacher)
 
     # item 2: a bank question with its instruction and parameters, for the teacher and the student
