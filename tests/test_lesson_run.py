@@ -161,6 +161,14 @@ def test_live_lesson_steps_answers_pacing_pause_snapshot_csv(live):
     b.run()
     assert f"Step {t + 2} of 8" in _md(b)
     assert ls.get_lessons().positions(code)[b.session_state["_class_who"][1]] == t + 1
+    # the teacher's hold taken off (the sidebar's switch, the console's Unhold): nobody is moved
+    from ui.teaching.teacher import hold_only
+
+    cs.get_store().push(code, hold_only(cs.get_store().current(code)[1], False))
+    b.run()
+    b.run()
+    assert f"Step {t + 2} of 8" in _md(b)
+    assert ls.get_lessons().positions(code)[b.session_state["_class_who"][1]] == t + 1
     # ahead of the teacher (pacing), the student answers; the dashboard reveals that step
     qn = lessons.step_question(lesson.steps[t + 1], "en")
     b.radio(key=f"_lsn_in_{code}_{t + 1}").set_value(qn["truth"])

@@ -332,9 +332,11 @@ def _live(code: str, lang: str, box, t: Text, who: str) -> None:
     _nickname(code, who, lang)
     seen = s.get(_SEEN)
     was = pos = s.setdefault(_POS, {}).get(code)
-    if s.setdefault(_SEEN_PUSH, {}).get(code) != seen:  # a new push: the teacher's step
+    view = s.get(_VIEW) or {}
+    released = view.get("only_hold") and not view.get("hold")  # the hold taken off: nobody moves
+    if s.setdefault(_SEEN_PUSH, {}).get(code) != seen and not released:  # a new push: the teacher's step
         s[_SEEN_PUSH][code] = seen
-        pushed = (s.get(_VIEW) or {}).get("lesson_step")
+        pushed = view.get("lesson_step")
         pos = pushed if isinstance(pushed, int) else run["step"]
     n = len(lesson.steps)
     forced = pos is not None and pos not in allowed(run, n)  # ahead, and the teacher narrowed the pacing
