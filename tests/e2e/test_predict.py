@@ -39,15 +39,20 @@ def _expected(p, x, y):
 
 
 def _guess(page, p, x, y):
-    """Type the guess x, press Enter; the verdict is the expected one, in a success or error box."""
+    """Type the guess x, press Enter; the verdict is the expected one, in a success or error box,
+    and the run that gave it has finished (its figure drawn). The verdict's own box is waited for:
+    any alert would be the first guess's hint, already there, and a wait for the page to be ready
+    could then pass before the guess's run started (the full run on 7fcadef failed so: the figure
+    counted before it was drawn)."""
     box = page.locator(f".st-key-_predict_coordinates_{STEP}_in input")
     box.fill(f"{x:g}")
     box.press("Enter")
-    page.wait_for_selector(ALERT, timeout=WAIT_MS)
-    wait_ready(page)
     msg, ok = _expected(p, x, y)
     kind = "Success" if ok else "Error"
-    got = page.locator(f'{ALERT} [data-testid="stAlertContent{kind}"]').first.inner_text()
+    verdict = page.locator(f'{ALERT} [data-testid="stAlertContent{kind}"]').first
+    verdict.wait_for(timeout=WAIT_MS)
+    wait_ready(page)
+    got = verdict.inner_text()
     assert got.strip().endswith(msg), (got, msg)  # after the icon's name
 
 
