@@ -195,6 +195,18 @@ def test_live_lesson_steps_answers_pacing_pause_snapshot_csv(live):
     b.run()
     assert len(b.slider) == sliders
 
+    # the teacher holds the class: in a lesson, that is the teacher's step, its view included
+    cs.get_store().push(code, hold_only(cs.get_store().current(code)[1], True))
+    b.run()
+    b.run()
+    assert f"Step {t + 1} of 8" in _md(b)
+    assert b.session_state["_last_view"]["query"] == lesson.steps[t].query() | {"class": code, "lang": "en"}
+    assert ls.get_lessons().positions(code)[b.session_state["_class_who"][1]] == t
+    cs.get_store().push(code, hold_only(cs.get_store().current(code)[1], False))
+    b.run()
+    b.button(key="_lsn_next").click().run()  # released: ahead again, within the pacing
+    b.run()
+    assert f"Step {t + 2} of 8" in _md(b)
     # pacing narrowed again: the student ahead is brought back to the teacher's step, its view included
     teacher.number_input(key=f"_lsn_t_pace_{t + 2}").set_value(0).run()
     b.run()

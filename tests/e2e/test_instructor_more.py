@@ -119,9 +119,10 @@ def people(browser, teacher_server):
 def editor(pg, lang: str) -> None:
     """Open the editor on STEM as the file is now (forgetting what this session loaded before)."""
     open_editor(pg, lang)
-    button(pg, T(lang)("editor.discard"), MAIN).click()
-    pg.wait_for_timeout(300)
-    b.wait_ready(pg)
+    # the discard's run draws every row again under new keys: wait for that run, not a fixed
+    # 300 ms (under load the old rows were read, their keys then never came back: the full run on
+    # 7fcadef waited 240 s for ".st-key-edp-two_point-1-id")
+    b.after_rerun(pg, lambda: button(pg, T(lang)("editor.discard"), MAIN).click())
     assert T(lang)("editor.changed_on_disk") not in pg.locator(MAIN).inner_text()
 
 
@@ -232,10 +233,27 @@ def release_switch(pg):
 
 
 def flip(pg, on: bool, lang: str) -> None:
+    """Turn the page's release switch ``on`` or off and wait for the page to say so. A click that
+    lands while the page is being redrawn is lost with the element it hit (the rehearsal's full run
+    on 7fcadef waited 240 s for "only the instructor sees these answers"): the switch is clicked
+    again when it did not change."""
     sw = release_switch(pg)
     box = sw.locator('input[type="checkbox"]')
     assert box.is_checked() != on
-    sw.locator("label").first.click()
+    sel = f'.st-key-_release_{STEM} input[type="checkbox"]'
+    for attempt in range(3):
+        sw.locator("label").first.click()
+        try:
+            pg.wait_for_function(
+                "([sel, on]) => { const x = document.querySelector(sel); return !!x && x.checked === on; }",
+                arg=[sel, on],
+                timeout=WAIT_MS / 8,
+            )
+            break
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: not changed, click again
+            if attempt == 2:
+                raise
+            b.wait_ready(pg)
     see(pg, T(lang)("answers.public" if on else "answers.private"), MAIN)
     b.wait_ready(pg)
     assert box.is_checked() == on

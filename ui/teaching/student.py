@@ -155,7 +155,8 @@ def _apply_latest(version: int | None = None) -> None:
         return
     old = s.get(_VIEW)
     s[_SEEN], s[_VIEW] = version, view
-    if view.get("only_hold") and old and _place(old) == _place(view):
+    lesson_hold = view.get("hold") and view.get("lesson_step") is not None  # a lesson held: its step, as a push
+    if view.get("only_hold") and old and _place(old) == _place(view) and not lesson_hold:
         # the teacher held or released the class on the view it has: nobody is moved (a student's
         # own slider values stay); held, the poll brings back a student who is on another page
         _toast("held" if view.get("hold") else "unheld")

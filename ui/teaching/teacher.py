@@ -272,8 +272,8 @@ def _push_ask(code: str, ctx, t: Text) -> None:
         _, now, _ = _store().current(code)
     except cs.STORE_ERRORS:
         now = None
-    if now:  # the switch says what the class is under now (the console's Unhold included)
-        s["_class_hold"] = bool(now.get("hold"))
+    if now and bool(s.get("_class_hold")) != bool(now.get("hold")):  # the switch says what the class is
+        s["_class_hold"] = bool(now.get("hold"))  # under now (the console's Unhold included)
     hold = st.toggle(
         ct("teacher.hold"), key="_class_hold", help=ct("teacher.hold_help"), on_change=_hold_changed, args=(code,)
     )
