@@ -120,9 +120,12 @@ _CHARTS_JS = """() => [...document.querySelectorAll('[data-testid="appPlotlyChar
 def test_lang_title_and_charts_follow_the_language(server, page):
     stem = "two_point"
     b.goto(page, f"{server}/{stem}?lang=en")
+    # every chart named (the page's script names each chart once it is drawn: waiting for one of
+    # them let the full run on 9b96d33 read the others before they were named)
     page.wait_for_function(
-        "() => document.documentElement.lang === 'en'"
-        " && document.querySelector('[data-testid=\"appPlotlyChart\"][role=figure]')",
+        "() => { const cs = [...document.querySelectorAll('[data-testid=\"appPlotlyChart\"]')];"
+        " return document.documentElement.lang === 'en' && cs.length > 0"
+        " && cs.every((c) => c.getAttribute('role') === 'figure' && c.getAttribute('aria-label')); }",
         timeout=WAIT_MS,
     )
     lang, title = _lang_title(page)
@@ -157,12 +160,14 @@ def test_lang_title_and_charts_follow_the_language(server, page):
     b.wait_ready(page)
     zh_title = f"{Text(stem, 'zh')('title')} · {Text('common', 'zh')('app_title')}"
     page.wait_for_function("(t) => document.title === t", arg=zh_title, timeout=WAIT_MS)
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('.modebar-btn')].some("
-        "(x) => x.getAttribute('aria-label') === '下载图片（PNG）')",
+    words = Text("common", "zh")
+    page.wait_for_function(  # every chart's toolbar in Chinese (one of them was not enough, as above)
+        "(name) => { const cs = [...document.querySelectorAll('[data-testid=\"appPlotlyChart\"]')];"
+        " return cs.length > 0 && cs.every((c) => [...c.querySelectorAll('.modebar-btn')].some("
+        "(x) => x.getAttribute('aria-label') === name)); }",
+        arg=words("chart.download"),
         timeout=WAIT_MS,
     )
-    words = Text("common", "zh")
     for c in page.evaluate(_CHARTS_JS):
         assert [x[0] for x in c["buttons"]] == [words("chart.download"), words("chart.reset")], c
         assert c["desc"] and c["desc"].startswith(words("view.alt_prefix")), c

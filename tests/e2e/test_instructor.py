@@ -412,6 +412,14 @@ def test_editor_detects_a_file_edited_by_hand(lang, teacher_server, params, pris
         arg=t("editor.changed_on_disk")[:12],
     )
     b.wait_ready(pg)
+    try:  # the field takes the file's value as its widget is drawn again (the full run on 9b96d33 read
+        # it before: '3')
+        pg.wait_for_function(
+            "() => ['1', '1.0'].includes(document.querySelector('.st-key-ed-two_point-beta-default input').value)",
+            timeout=30_000,
+        )
+    except Exception:  # noqa: BLE001 - playwright's TimeoutError: the assertion says what was there
+        pass
     assert field(pg, "beta", "default").input_value() in ("1", "1.0"), "the editor shows the file's value"
 
 
