@@ -13,6 +13,23 @@ costs ~0.3 GB and a server start a few seconds of CPU):
 No module is pinned to one worker (no ``xdist_group``) unless it must share one expensive fixture
 (test_oidc.py: its provider). ``pytest_collection_modifyitems`` puts the long class-session tests
 first, so that ``--dist load`` starts them at once and the short ones fill the workers around them.
+
+How a test waits for what an action caused (each rule was a test that failed now and then, with
+four workers on two cores):
+
+- wait for something only the new state shows, never for text or an element that may already be
+  there. The first words of "Your answer: 3" are also the label of the input box, and an alert
+  may be the previous step's;
+- after an edit, wait for the run it starts (``harness.browser.after_rerun``), not a fixed sleep
+  and then ``wait_ready``: the previous run's finished page also looks ready;
+- wait for every element that is checked, not for one of them (every chart named, every toolbar
+  in the new language);
+- a click that lands while a fragment or the page is redrawn is lost with the element it hit:
+  click again when what it causes does not come (``_until`` in test_rehearsal.py, ``open_page``
+  and ``flip``). Never retry a click whose effect may only be slow, unless a second click is
+  harmless (a second Send replaces the first);
+- the teacher's sidebar (Push, Ask) is the same on every page: after a navigation, wait for the
+  page's address (``open_page``) before using it.
 """
 
 from __future__ import annotations
