@@ -196,6 +196,23 @@ def commit_text(page, box, text: str, timeout: float = WAIT_MS, tries: int = 4) 
     wait_ready(page, timeout)
 
 
+def until(page, action, done, tries: int = 3) -> None:
+    """``action()`` (a click), then wait for ``done(timeout)`` (raises on timeout); again up to
+    ``tries`` times. A click that lands while a fragment (the banner, the live panel: redrawn every
+    few seconds) is being redrawn is lost with the element it hit; a person clicks again, and so
+    does the test (a second send replaces the first: counted once, checked in the results).
+    :func:`click_until` is the same for a locator to click and one to wait for."""
+    for attempt in range(tries):
+        action()
+        try:
+            done(WAIT_MS / tries)
+            return
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError
+            if attempt == tries - 1:
+                raise
+            wait_ready(page)
+
+
 def click_until(target, done, tries: int = 3, timeout: float = WAIT_MS) -> None:
     """Click ``target`` (a locator) until ``done`` (a locator) is visible, at most ``tries`` times.
 

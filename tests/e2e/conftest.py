@@ -25,11 +25,11 @@ four workers on two cores):
 - wait for every element that is checked, not for one of them (every chart named, every toolbar
   in the new language);
 - a click that lands while a fragment or the page is redrawn is lost with the element it hit:
-  click again when what it causes does not come (``_until`` in test_rehearsal.py, ``open_page``
+  click again when what it causes does not come (``harness.browser.until``, ``open_nav_page``
   and ``flip``). Never retry a click whose effect may only be slow, unless a second click is
   harmless (a second Send replaces the first);
 - the teacher's sidebar (Push, Ask) is the same on every page: after a navigation, wait for the
-  page's address (``open_page``) before using it.
+  page's address (``open_nav_page``) before using it.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ from tests.e2e.test_instructor import (
     button,
     open_class,
     open_nav_link,
-    open_page,
+    open_nav_page,
     see,
     sign_in,
 )
@@ -53,6 +53,7 @@ from tests.e2e.test_rehearsal import (  # noqa: F401
     _reveal,
     _shot,
     _until,
+    page_said,
     people,
 )
 from ui.teaching import responses
@@ -111,7 +112,7 @@ def _push(teacher, done, phone=None, shots=None) -> None:
                 (shots / f"class_trial_not_followed_{name}.json").write_text(
                     json.dumps(state, ensure_ascii=False, indent=1), encoding="utf-8"
                 )
-                said[name] = {k: (v[:160] if isinstance(v, str) else v) for k, v in state.items() if k != "sidebar"}
+                said[name] = page_said(pg)
             except Exception:  # noqa: BLE001 - what can be saved is saved
                 pass
         # in the failure's own line: a CI run's screenshots are not kept
@@ -136,7 +137,7 @@ def _teacher_with_class(open_tab, server: str):
 def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots):  # noqa: F811 - the fixture
     tz, cz, pz = T("zh"), C("zh"), Text(STEM, "zh")
     teacher, link, code = _teacher_with_class(people, teacher_server)
-    open_page(teacher, pz("title"), STEM)
+    open_nav_page(teacher, pz("title"), STEM)
     teacher.locator(".st-key-_class_qn").wait_for(timeout=WAIT_MS)
 
     # item 6: the phone joins by typing the code in the sidebar sheet; the sheet folds
@@ -215,7 +216,7 @@ def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots)
     )
 
     # item 6: the class moves on to another page: the revealed question folds away on the phone
-    open_page(teacher, Text(OTHER, "zh")("title"), OTHER)
+    open_nav_page(teacher, Text(OTHER, "zh")("title"), OTHER)
     teacher.locator(".st-key-_class_push button").wait_for(timeout=WAIT_MS)
     _push(teacher, _on(phone, OTHER), phone, shots)
     _in_banner(phone, cz("banner.earlier", n=1))
@@ -226,7 +227,7 @@ def test_a_class_trial_on_a_phone_and_a_projector(teacher_server, people, shots)
     assert not chart.is_visible()
 
     # item 7: the console on a projector at 1400 x 900
-    open_page(teacher, cz("title"), CONSOLE_PATH)
+    open_nav_page(teacher, cz("title"), CONSOLE_PATH)
     qr = teacher.locator(f"{MAIN} .tos-class-qr img").first
     qr.wait_for(timeout=WAIT_MS)
     teacher.locator(".st-key-projector label").first.click()  # the sidebar's projector switch
@@ -287,7 +288,7 @@ def test_pushed_view_opens_exactly_ime_choices_and_settings_kept(teacher_server,
     laptop = people(viewport={"width": 1280, "height": 800})
     laptop.goto(f"{link}&lang=zh", wait_until="domcontentloaded")
     _in_banner(laptop, code)
-    open_page(teacher, pz("title"), STEM)
+    open_nav_page(teacher, pz("title"), STEM)
     teacher.locator(".st-key-_class_qn").wait_for(timeout=WAIT_MS)
     b.wait_ready(teacher)
 
@@ -304,14 +305,14 @@ def test_pushed_view_opens_exactly_ime_choices_and_settings_kept(teacher_server,
     later = b.step_target(p_beta, pushed)[1]
     _wait_param(teacher, "beta", later)
     b.wait_ready(teacher)
-    open_page(teacher, Text("glossary", "zh")("title"), "glossary")
-    open_page(teacher, pz("title"), STEM)
+    open_nav_page(teacher, Text("glossary", "zh")("title"), "glossary")
+    open_nav_page(teacher, pz("title"), STEM)
     _wait_param(teacher, "beta", later)
     b.wait_ready(teacher)
     assert b.same(b.widget_value(teacher, STEM, p_beta, "zh"), later)
 
     # item 1: the console opens the pushed view (beta as pushed), not the session's later value
-    open_page(teacher, cz("title"), CONSOLE_PATH)
+    open_nav_page(teacher, cz("title"), CONSOLE_PATH)
     button(teacher, cz("console.go"), MAIN).click()
     teacher.wait_for_function(f"() => location.pathname.endsWith('/{STEM}')", timeout=WAIT_MS)
     _wait_param(teacher, "beta", pushed)

@@ -163,21 +163,13 @@ def open_nav_link(pg, text: str) -> None:
     nav_links(pg, text).first.click()
 
 
-def open_page(pg, text: str, path: str, tries: int = 3) -> None:
+def open_nav_page(pg, text: str, path: str) -> None:
     """Open the page of the navigation's link ``text`` and wait until the address ends with
     ``/path`` and its run is done (the link clicked again if a redraw swallowed the click). The
     teacher's sidebar panel is the same on every page: what it does must wait for this, or it acts
     for the page left (a Push of the old page)."""
     on = f"() => location.pathname.replace(/\\/$/, '').endsWith('/{path}')"
-    for attempt in range(tries):
-        open_nav_link(pg, text)
-        try:
-            pg.wait_for_function(on, timeout=WAIT_MS / tries)
-            break
-        except Exception:  # noqa: BLE001 - playwright's TimeoutError
-            if attempt == tries - 1:
-                raise
-            b.wait_ready(pg)
+    b.until(pg, lambda: open_nav_link(pg, text), lambda ms: pg.wait_for_function(on, timeout=ms))
     b.wait_ready(pg)
 
 

@@ -241,19 +241,15 @@ def flip(pg, on: bool, lang: str) -> None:
     box = sw.locator('input[type="checkbox"]')
     assert box.is_checked() != on
     sel = f'.st-key-_release_{STEM} input[type="checkbox"]'
-    for attempt in range(3):
-        sw.locator("label").first.click()
-        try:
-            pg.wait_for_function(
-                "([sel, on]) => { const x = document.querySelector(sel); return !!x && x.checked === on; }",
-                arg=[sel, on],
-                timeout=WAIT_MS / 8,
-            )
-            break
-        except Exception:  # noqa: BLE001 - playwright's TimeoutError: not changed, click again
-            if attempt == 2:
-                raise
-            b.wait_ready(pg)
+    b.until(
+        pg,
+        lambda: sw.locator("label").first.click(),
+        lambda ms: pg.wait_for_function(
+            "([sel, on]) => { const x = document.querySelector(sel); return !!x && x.checked === on; }",
+            arg=[sel, on],
+            timeout=ms,
+        ),
+    )
     see(pg, T(lang)("answers.public" if on else "answers.private"), MAIN)
     b.wait_ready(pg)
     assert box.is_checked() == on

@@ -28,7 +28,7 @@ from harness.browser import WAIT_MS
 from tests.e2e.conftest import ROOT
 from tests.e2e.test_instructor import MAIN, open_nav_link, see, sign_in
 from tests.e2e.test_instructor_more import pick
-from tests.e2e.test_rehearsal import PHONE, STATE_JS, _until, people  # noqa: F401 - fixture
+from tests.e2e.test_rehearsal import PHONE, _until, page_said, people  # noqa: F401 - fixture
 from ui.teaching import lessons
 from ui.teaching.console import CONSOLE_PATH
 from ui.kit.i18n import Text
@@ -218,8 +218,7 @@ def test_a_prepared_lesson_live_and_at_each_students_pace(teacher_server, people
         except Exception as exc:  # once in a full run (9b96d33's tree), the laptop just back at step 5:
             # what its page showed, in the failure's own line (a CI run's screenshots are not kept)
             _shot(pg, shots / f"lesson_{name}_not_paused.png")
-            seen = {k: (v[:200] if isinstance(v, str) else v) for k, v in pg.evaluate(STATE_JS).items()}
-            raise AssertionError(f"{name} was not told of the pause; its page showed {seen}") from exc
+            raise AssertionError(f"{name} was not told of the pause; its page showed {page_said(pg)}") from exc
     laptop.wait_for_function("() => document.querySelectorAll('[data-testid=\"stSlider\"]').length === 0")
     _shot(phone, shots / "lesson_phone_zh_paused.png")
     _click(teacher, "_lsn_t_pause", lambda ms: see(teacher, lz("board.pause"), MAIN, timeout=ms))

@@ -22,7 +22,7 @@ import pytest
 from harness import browser as b
 from harness.browser import WAIT_MS
 from tests.e2e.conftest import ROOT
-from tests.e2e.test_instructor import MAIN, SB, STEM, T, button, open_class, open_nav_link, open_page, see, sign_in
+from tests.e2e.test_instructor import MAIN, SB, STEM, T, button, open_class, open_nav_link, open_nav_page, see, sign_in
 from tests.e2e.test_instructor_more import flip, pick, release_switch
 from ui.teaching import live, responses
 from ui.teaching.teacher import with_context
@@ -78,20 +78,7 @@ def _banner_on_screen(pg) -> None:
     assert pg.locator(f"{MAIN} {BANNER}").count() == 1
 
 
-def _until(pg, action, done, tries: int = 3) -> None:
-    """``action()`` (a click), then wait for ``done(timeout)`` (raises on timeout); again up to
-    ``tries`` times. A click that lands while a fragment (the banner, the live panel: redrawn every
-    few seconds) is being redrawn is lost with the element it hit; a person clicks again, and so
-    does the test (a second send replaces the first: counted once, checked in the results)."""
-    for attempt in range(tries):
-        action()
-        try:
-            done(WAIT_MS / tries)
-            return
-        except Exception:  # noqa: BLE001 - playwright's TimeoutError
-            if attempt == tries - 1:
-                raise
-            b.wait_ready(pg)
+_until = b.until
 
 
 def _answer(pg, lang: str, qid: int, value) -> None:
@@ -157,6 +144,12 @@ STATE_JS = """() => ({
 })"""
 
 
+def page_said(pg) -> dict:
+    """What ``pg`` showed (:data:`STATE_JS`, each text cut to 200 characters, no sidebar): for a
+    failure's own line, as a CI run's screenshots are not kept."""
+    return {k: (v[:200] if isinstance(v, str) else v) for k, v in pg.evaluate(STATE_JS).items() if k != "sidebar"}
+
+
 def _shot(pg, path) -> None:
     pg.screenshot(path=str(path), animations="disabled")
 
@@ -171,7 +164,7 @@ def test_a_live_lesson_rehearsed(teacher_server, people, shots):
     assert "class=" in link and code in link
 
     # the lesson page: Push and the question bank on its first run (no slider moved)
-    open_page(teacher, Text(STEM, "zh")("title"), STEM)
+    open_nav_page(teacher, Text(STEM, "zh")("title"), STEM)
     teacher.locator(".st-key-_class_qn").wait_for(timeout=WAIT_MS)
     push = button(teacher, tz("class.push"), SB)
     assert push.is_enabled()
